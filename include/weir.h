@@ -1,0 +1,453 @@
+/*
+ * weir.h -- the public C API of libweir.
+ *
+ * weir is an embeddable lakehouse: Apache Iceberg tables, a Git-like catalog over all of
+ * them (commits, branches, tags, merges, time travel, revert), data contracts checked on
+ * Arrow data, and transactional pipeline runs. This header is the only interface the
+ * `weir` CLI and the Python SDK use.
+ *
+ * Conventions (the same everywhere, as in libgit2):
+ *
+ *   - Names are weir_<noun>_<verb>. Objects are opaque handles created by a function that
+ *     fills an out-parameter and freed by the matching weir_<noun>_free().
+ *   - Every fallible function returns an int status: WEIR_OK (0) on success, otherwise a
+ *     weir_error_code, and, when `err` is not NULL, fills *err with the code, a message a
+ *     person can act on, and optional structured details (JSON).
+ *   - Ownership: a `char **out_json` or other `char **` out-parameter receives a string the
+ *     caller owns and releases with weir_free(). `const char *` results are owned by the
+ *     handle they come from and live as long as it. Input strings are copied when kept.
+ *   - JSON documents returned by the library are the same documents the CLI prints with
+ *     `--json`; their shapes are documented in docs/json.md.
+ *   - Refs: a branch name, a tag name, a full 64-digit commit hash or a unique prefix of at
+ *     least 7 hex digits, optionally followed by ~N (N-th first-parent ancestor).
+ *   - Tables: "namespace.name", or "name" meaning "default.name".
+ *   - Times are UTC; durations and timestamps in microseconds unless a name says otherwise.
+ *
+ * Thread-safety: a weir_lake handle must not be used by two threads at once; open one
+ * handle per thread (handles on the same lake are safe to use concurrently, from threads
+ * or processes: the catalog serialises writers). Contracts are immutable once loaded and
+ * may be shared between threads. weir_error values belong to their caller.
+ */
+#ifndef WEIR_H
+#define WEIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ====================================================================================
+ * Arrow C Data Interface (https://arrow.apache.org/docs/format/CDataInterface.html).
+ * These definitions are the ABI fixed by the Arrow project; the guards let this header
+ * coexist with any other library that declares them.
+ * ==================================================================================== */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+#endif
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+  const char *(*get_last_error)(struct ArrowArrayStream *);
+  void (*release)(struct ArrowArrayStream *);
+  void *private_data;
+};
+#endif
+
+/* ====================================================================================
+ * Version
+ * ==================================================================================== */
+#define WEIR_VERSION_STRING "0.1.0"
+/** The library's version, e.g. "0.1.0". Static storage; never free. Thread-safe. */
+const char *weir_version(void);
+
+/* ====================================================================================
+ * Errors
+ * ==================================================================================== */
+
+/** Error codes. Each maps to one CLI exit code (weir_error_exit_code) and one Python
+ *  exception class (weir.errors). Values are stable. */
+typedef enum weir_error_code {
+  WEIR_OK = 0,
+  WEIR_EGENERIC = 1,        /* an error with no better code                    exit 1 */
+  WEIR_ENOTFOUND = 2,       /* lake, ref, table, run, file or column not found  exit 1 */
+  WEIR_EEXISTS = 3,         /* the thing to create already exists               exit 1 */
+  WEIR_EIO = 4,             /* a file could not be read or written              exit 1 */
+  WEIR_ECATALOG = 5,        /* the catalog database failed or is corrupt        exit 1 */
+  WEIR_EENGINE = 6,         /* the SQL engine reported an error                 exit 1 */
+  WEIR_EINVALIDNAME = 7,    /* a table, namespace, branch or tag name is bad    exit 2 */
+  WEIR_EINVALIDARG = 8,     /* a bad argument or option value                   exit 2 */
+  WEIR_EINPUT = 9,          /* bad input data or file (ragged CSV, bad YAML)    exit 1 */
+  WEIR_ECONTRACT = 10,      /* data breaks a contract; nothing was published   exit 3 */
+  WEIR_EPLAN = 11,          /* a project does not plan; nothing was written     exit 3 */
+  WEIR_ECONFLICT = 12,      /* merge conflict; nothing was written              exit 4 */
+  WEIR_ECONCURRENT = 13,    /* a concurrent update could not be reconciled      exit 4 */
+  WEIR_EPARTIAL = 14,       /* would publish or revert part of a run            exit 1 */
+  WEIR_EMODEL = 15,         /* a model raised an error or its worker crashed    exit 1 */
+  WEIR_EUNSUPPORTED = 16    /* a valid request weir does not support            exit 1 */
+} weir_error_code;
+
+/**
+ * An error value, owned by the caller (usually on the stack: `weir_error err = {0};`).
+ * A function that fails sets `code`, replaces `message` with one line naming what went
+ * wrong and where (no "error: " prefix), and sets `details` to a JSON array of structured
+ * items (contract violations, merge conflicts, plan problems) or NULL. Release the
+ * strings with weir_error_clear(), which also resets the value for reuse.
+ */
+typedef struct weir_error {
+  int code;
+  char *message;
+  char *details;
+} weir_error;
+
+/** Frees err->message and err->details and sets the value back to {0}. NULL-safe. */
+void weir_error_clear(weir_error *err);
+/** Stable name of a code, e.g. "NotFound", "ContractViolation". Static storage. */
+const char *weir_error_name(int code);
+/** The CLI exit code for an error code (0, 1, 2, 3 or 4; see docs/cli.md). */
+int weir_error_exit_code(int code);
+/** Frees memory returned by weir through a `char **` out-parameter. NULL-safe. */
+void weir_free(void *ptr);
+
+/* ====================================================================================
+ * Lake
+ * ==================================================================================== */
+
+/** An open lake: its catalog and warehouse folder. See the thread-safety note above. */
+typedef struct weir_lake weir_lake;
+
+/**
+ * Creates a lake at `path` (a folder that must not already hold a lake; created if
+ * missing): the catalog, the warehouse folder, and the first (empty) commit on `main`.
+ * On success *out is an open handle to free with weir_lake_free().
+ * Errors: WEIR_EEXISTS if a lake is already there, WEIR_EIO, WEIR_ECATALOG.
+ */
+int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
+
+/**
+ * Opens the lake at `path`. With path NULL: $WEIR_LAKE if set, else the nearest `.weir`
+ * folder found walking up from the current directory (as git finds .git).
+ * Errors: WEIR_ENOTFOUND (no lake; the message says where weir looked), WEIR_ECATALOG
+ * (unreadable catalog, or a catalog newer than this library).
+ */
+int weir_lake_open(const char *path, weir_lake **out, weir_error *err);
+
+/** Closes the lake and frees the handle. NULL-safe. */
+void weir_lake_free(weir_lake *lake);
+
+/** The lake's absolute path. Owned by the handle. */
+const char *weir_lake_path(const weir_lake *lake);
+
+/** Sets the author recorded in commits made through this handle (copied). The default is
+ *  $WEIR_AUTHOR, else "$USER@hostname". */
+int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err);
+
+/**
+ * Progress callback for long operations (imports, runs): `event` is a short JSON object
+ * such as {"phase":"model","model":"f","rows":1200,"elapsed_us":30000}. Called on the
+ * calling thread. Pass fn NULL to remove.
+ */
+typedef void (*weir_progress_fn)(const char *event_json, void *ctx);
+void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx);
+
+/* ====================================================================================
+ * Refs and commits
+ * ==================================================================================== */
+
+/** Size of a full commit hash in hex plus the terminating NUL. */
+#define WEIR_HASH_HEX_SIZE 65
+
+/** Resolves `ref` to a full commit hash written to out_hash (NUL-terminated).
+ *  Errors: WEIR_EINVALIDARG (malformed ref), WEIR_ENOTFOUND (no such ref, or a prefix
+ *  that matches nothing), WEIR_EINVALIDARG (an ambiguous prefix; the message lists the
+ *  candidates). */
+int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
+                     weir_error *err);
+
+/**
+ * Commits reachable from `ref`, newest first (by time, ties by hash), at most
+ * `max_count` (0 = all). *out_json: a JSON array of
+ * {hash, parents, time, author, message, properties, tables_changed}.
+ */
+int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
+             weir_error *err);
+
+/** One commit with, per table, the metadata file and snapshot it points to.
+ *  *out_json: {hash, parents, time, author, message, properties, tables: [{table,
+ *  metadata_location, snapshot_id, record_count}]}. */
+int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+
+/** Tables added, removed and changed from ref_a to ref_b, with row-count change.
+ *  *out_json: {from, to, added:[...], removed:[...], changed:[...]} (docs/json.md). */
+int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
+              weir_error *err);
+
+/* ====================================================================================
+ * Branches and tags
+ * ==================================================================================== */
+
+/** Creates branch `name` at `from_ref` (NULL = "main"), copying no data; writes the new
+ *  head to out_head when it is not NULL. Cost does not depend on the size of the lake.
+ *  Errors: WEIR_EINVALIDNAME, WEIR_EEXISTS, WEIR_ENOTFOUND (from_ref). */
+int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
+                       char out_head[WEIR_HASH_HEX_SIZE], weir_error *err);
+
+/** Flags for weir_branch_delete. */
+#define WEIR_BRANCH_FORCE 1u
+
+/** Deletes branch `name`. Refuses `main`, and a branch whose head is not reachable from
+ *  another branch or tag unless flags has WEIR_BRANCH_FORCE (commits stay readable by
+ *  hash either way). Errors: WEIR_ENOTFOUND, WEIR_EINVALIDARG (main, unmerged). */
+int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err);
+
+/** All branches: *out_json is a JSON array of {name, head, time}, sorted by name. */
+int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err);
+
+/** Creates tag `name` at `ref` (NULL = "main"). Tags never move.
+ *  Errors: WEIR_EINVALIDNAME, WEIR_EEXISTS, WEIR_ENOTFOUND. */
+int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
+                    char out_target[WEIR_HASH_HEX_SIZE], weir_error *err);
+/** Deletes tag `name`. Errors: WEIR_ENOTFOUND. */
+int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err);
+/** All tags: JSON array of {name, target, time}, sorted by name. */
+int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err);
+
+/* ====================================================================================
+ * Merge
+ * ==================================================================================== */
+
+typedef struct weir_merge_options {
+  const char *message;  /* merge commit message; NULL = "Merge SOURCE into TARGET" */
+  int no_ff;            /* create a merge commit even when a fast-forward is possible */
+  int allow_partial;    /* merge even if the source history holds failed-run commits */
+} weir_merge_options;
+
+/**
+ * Merges `source` (any ref) into branch `into` as docs/versioning.md describes:
+ * fast-forward, already up to date, or a three-way merge at table level against the
+ * merge base. *out_json: {result: "fast-forward"|"merge"|"up-to-date", commit, base,
+ * tables: [...]}.
+ * Errors: WEIR_ECONFLICT with details listing every conflicting table and what each
+ * side did (nothing is written); WEIR_EPARTIAL when the source history holds commits of
+ * a run that did not succeed (details name the runs) and allow_partial is 0;
+ * WEIR_ECONCURRENT if `into` kept moving; WEIR_ENOTFOUND.
+ */
+int weir_merge(weir_lake *lake, const char *source, const char *into,
+               const weir_merge_options *opts, char **out_json, weir_error *err);
+
+/* ====================================================================================
+ * Tables
+ * ==================================================================================== */
+
+/** Tables at `ref` (NULL = "main"): JSON array of {table, record_count, snapshot_id,
+ *  metadata_location}, sorted by name. */
+int weir_tables(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+
+/** One table at `ref`: {table, ref, commit, snapshot_id, metadata_location, comment,
+ *  record_count, columns: [{name, type, weir_type, required, doc, field_id, lineage}],
+ *  properties, contract}. Errors: WEIR_ENOTFOUND (naming the table and the ref). */
+int weir_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
+                  weir_error *err);
+
+typedef struct weir_revert_options {
+  const char *message;  /* NULL = a message naming what was reverted */
+  int allow_partial;    /* revert one table of a run on its own */
+} weir_revert_options;
+
+/** Commits on `branch` (NULL = "main") the pointer `table` had at `to_ref`, or drops the
+ *  table if it did not exist there. Refused with WEIR_EPARTIAL (naming the run and its
+ *  other tables) when the table's current version was published by a run together with
+ *  other tables, unless allow_partial. *out_json: {commit, table, action}. */
+int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
+                      const char *branch, const weir_revert_options *opts, char **out_json,
+                      weir_error *err);
+
+/** Puts every table run `run_id` wrote back as it was before the run, in one commit on
+ *  `branch` (NULL = the run's target branch). *out_json: {commit, run_id, tables}. */
+int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
+                    const weir_revert_options *opts, char **out_json, weir_error *err);
+
+/* ====================================================================================
+ * Writing data
+ * ==================================================================================== */
+
+typedef enum weir_write_mode {
+  WEIR_MODE_CREATE = 0,  /* the table must not exist */
+  WEIR_MODE_APPEND = 1,  /* add rows to an existing table (created if missing) */
+  WEIR_MODE_REPLACE = 2  /* replace the table's rows and schema (created if missing) */
+} weir_write_mode;
+
+typedef struct weir_import_options {
+  const char *table;          /* required: target table */
+  const char *branch;         /* NULL = "main" */
+  weir_write_mode mode;
+  const char *contract_path;  /* YAML or JSON contract to check the data against, or NULL */
+  const char *message;        /* commit message; NULL = "import FILE into TABLE" */
+  const char *format;         /* "csv", "parquet", "jsonl"; NULL = from the extension */
+} weir_import_options;
+
+/**
+ * Loads a CSV, Parquet or JSON-lines file into a table as one commit.
+ * Column types are those DuckDB's readers infer, mapped to weir types (docs/types.md).
+ * With a contract, the data is validated first (docs/contracts.md): violations of mode
+ * fail make the call fail with WEIR_ECONTRACT and details listing every violation, and
+ * nothing is written; mode drop writes the table and `<table>__quarantine` in the same
+ * commit; mode warn writes and reports.
+ * *out_json: {commit, table, mode, rows_written, rows_quarantined, report}.
+ * Errors: WEIR_EINVALIDNAME (table, before anything is touched), WEIR_EINPUT (e.g. a
+ * ragged CSV row: the message names file and line), WEIR_ENOTFOUND, WEIR_EEXISTS (create
+ * mode), WEIR_ECONTRACT, WEIR_ECONCURRENT.
+ */
+int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
+                char **out_json, weir_error *err);
+
+/**
+ * Like weir_import, but the rows come from an Arrow stream (for example a pyarrow Table
+ * exported through the C Data Interface). The stream is consumed and released; its
+ * buffers are read in place, never copied before validation.
+ */
+int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
+                      const weir_import_options *opts, char **out_json, weir_error *err);
+
+/* ====================================================================================
+ * Reading data
+ * ==================================================================================== */
+
+/**
+ * Runs read-only SQL over every table as it is at `ref` (NULL = "main"); a table is named
+ * `namespace.name`, or bare `name` for the default namespace. On success *out is an Arrow
+ * stream the caller owns: consume it, then call out->release(out). The stream holds the
+ * engine's Arrow buffers; nothing is copied on the way to the caller.
+ * Errors: WEIR_ENOTFOUND (a table that does not exist at ref), WEIR_EENGINE (SQL error,
+ * with the engine's message), WEIR_EINVALIDARG (a statement that writes).
+ */
+int weir_query(weir_lake *lake, const char *sql, const char *ref,
+               struct ArrowArrayStream *out, weir_error *err);
+
+/* ====================================================================================
+ * Contracts
+ * ==================================================================================== */
+
+/** A compiled contract (the IR of docs/contract-ir.md). Immutable; thread-safe to share. */
+typedef struct weir_contract weir_contract;
+
+/** Loads a contract from a YAML (.yml, .yaml) or IR JSON (.json) file. Errors name the
+ *  file, line and column: WEIR_EINPUT (syntax, unknown type, bad rule), WEIR_ENOTFOUND. */
+int weir_contract_load(const char *path, weir_contract **out, weir_error *err);
+
+/** Parses a contract from memory. `format` is "yaml" or "json"; `origin` names the source
+ *  in error messages (a file name, "<string>"). */
+int weir_contract_parse(const char *text, size_t len, const char *format, const char *origin,
+                        weir_contract **out, weir_error *err);
+
+/** The contract's IR as canonical JSON. Caller frees with weir_free(). */
+char *weir_contract_to_json(const weir_contract *contract);
+
+/** Frees a contract. NULL-safe. */
+void weir_contract_free(weir_contract *contract);
+
+/**
+ * Validates an Arrow stream against a contract, as the output of a model or an import:
+ * missing, unknown and uncastable columns, nulls in required columns, and every quality
+ * rule with its mode. Widening casts are applied. The input stream is consumed and
+ * released. When out_valid is not NULL it receives the validated (cast, and with rows of
+ * drop-mode rules removed) data as a stream the caller releases. *out_report_json: {ok,
+ * violations: [{kind, column, rule, mode, count, rows, samples, message}], rules:
+ * [...results...]}. Returns WEIR_ECONTRACT when a fail-mode violation was found (the
+ * report is still filled).
+ */
+int weir_validate(const weir_contract *contract, struct ArrowArrayStream *in,
+                  struct ArrowArrayStream *out_valid, char **out_report_json,
+                  weir_error *err);
+
+/* ====================================================================================
+ * Pipelines
+ * ==================================================================================== */
+
+/**
+ * Plans project `project_dir` against the catalog at `ref` (NULL = "main") without
+ * reading data or writing anything. *out_json: {ok, models: [...in execution order...],
+ * problems: [...]}. Returns WEIR_EPLAN with every problem in err->details (file, line,
+ * model, column, expected, found) when the project does not plan.
+ */
+int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref,
+                       char **out_json, weir_error *err);
+
+typedef struct weir_run_options {
+  const char *branch;   /* target branch; NULL = "main" */
+  int dry_run;          /* plan and report, run nothing */
+} weir_run_options;
+
+/**
+ * Checks, then runs a project transactionally on a branch (docs/versioning.md): models
+ * run on a temporary branch run/<id> and are merged into the target only if all passed.
+ * *out_json is filled with the run record (as weir_run_show) whether or not the run
+ * succeeded. Errors: WEIR_EPLAN (nothing written, no branch created), WEIR_ECONTRACT and
+ * WEIR_EMODEL (the run failed; the target is untouched and run/<id> is kept),
+ * WEIR_ECONFLICT (the final merge conflicted).
+ */
+int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
+                     char **out_json, weir_error *err);
+
+/** Runs, newest first: JSON array of {run_id, status, branch, base_commit, result_commit,
+ *  started, ended, models}. */
+int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err);
+
+/** One run with per-model timings, row counts, rule results and violations. */
+int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err);
+
+/* ====================================================================================
+ * Worker interface (used by the Python SDK's model worker)
+ * ==================================================================================== */
+
+/**
+ * Reads a table as it is at `ref` (a full commit hash or any ref) as an Arrow stream.
+ * `spec_json` (may be NULL) is {"columns": [...], "filter": "SQL predicate",
+ * "contract": IR}: the scan is projected to the columns, filtered, and, with a contract,
+ * checked against it (WEIR_ECONTRACT with details on violation). The caller releases *out.
+ */
+int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+              struct ArrowArrayStream *out, weir_error *err);
+
+/**
+ * Validates a model's output stream against `request_json` ({"table", "contract",
+ * "model", "run_id", ...}, see docs/worker.md) and writes its data files, without
+ * committing. *out_json describes the staged files and the report; the runner commits
+ * them. The stream is consumed and released.
+ */
+int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream,
+                      const char *request_json, char **out_json, weir_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEIR_H */

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Installs everything weir needs on a fresh Debian 12 (bookworm) x86_64 machine.
+#
+#   scripts/bootstrap.sh          # idempotent; re-running is cheap
+#
+# What it installs, and why each source:
+#   - Debian packages: compiler, CMake/Ninja, SQLite, libpq, jansson, libyaml, PCRE2,
+#     OpenSSL, avro-c, PostgreSQL server (for the catalog's PostgreSQL backend tests).
+#   - DuckDB's C library and its header, one pinned version (DUCKDB_VERSION). Debian has
+#     no DuckDB, so the shared library comes from the npm registry package that ships a
+#     complete libduckdb.so (parquet and json built in) and the header from DuckDB's
+#     source distribution on PyPI, which carries duckdb.h of the same version. Both
+#     archives are checked against pinned SHA-256 sums before anything is extracted.
+#   - A Python virtual environment in .venv with pinned packages (python/requirements-dev.txt):
+#     pyarrow, polars, pyiceberg, DuckDB's Python package and extensions of the same
+#     version (iceberg, avro, tpch, ducklake), pytest, pyright.
+#
+# Everything lands inside the repository (.deps/, .venv/), so nothing of weir is written
+# outside it except Debian packages. Set WEIR_SKIP_APT=1 to skip apt (for machines where
+# the packages are already present and you are not root).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+DUCKDB_VERSION=1.5.5
+DUCKDB_NPM_URL="https://registry.npmjs.org/@duckdb/node-bindings-linux-x64/-/node-bindings-linux-x64-${DUCKDB_VERSION}-r.5.tgz"
+DUCKDB_NPM_SHA256=86d2bda909785550e8a14a57a8a4584827aff0e268d8f1a58c3fd48559f7020e
+DUCKDB_SDIST_URL="https://files.pythonhosted.org/packages/7d/19/e57151753576373c6696a12022648546cca6038e8833fda2908ee2342d9b/duckdb-${DUCKDB_VERSION}.tar.gz"
+DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c1238
+
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
+  libsqlite3-dev libjansson-dev libyaml-dev libpcre2-dev libssl-dev libpq-dev
+  libavro-dev postgresql valgrind)
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] || die "only Linux x86_64 is supported (found $(uname -s)-$(uname -m))"
+
+# --- Debian packages -----------------------------------------------------------------
+if [ "${WEIR_SKIP_APT:-0}" != 1 ]; then
+  missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  if ! python3 -m venv --help >/dev/null 2>&1; then missing+=(python3-venv); fi
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+# --- DuckDB C library and header ----------------------------------------------------------
+fetch() { # url sha256 dest
+  local url=$1 sum=$2 dest=$3
+  if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
+  say "downloading $url"
+  curl -fsSL --retry 3 -o "$dest.part" "$url" || die "download failed: $url"
+  echo "$sum  $dest.part" | sha256sum -c --status || die "checksum mismatch for $url (expected $sum)"
+  mv "$dest.part" "$dest"
+}
+
+ddir="$root/.deps/duckdb-$DUCKDB_VERSION"
+if [ ! -f "$ddir/.complete" ]; then
+  mkdir -p "$root/.deps/cache" "$ddir/lib" "$ddir/include"
+  fetch "$DUCKDB_NPM_URL" "$DUCKDB_NPM_SHA256" "$root/.deps/cache/duckdb-lib-$DUCKDB_VERSION.tgz"
+  fetch "$DUCKDB_SDIST_URL" "$DUCKDB_SDIST_SHA256" "$root/.deps/cache/duckdb-$DUCKDB_VERSION.tar.gz"
+  tar -xzf "$root/.deps/cache/duckdb-lib-$DUCKDB_VERSION.tgz" -C "$ddir/lib" --strip-components=1 package/libduckdb.so
+  tar -xzf "$root/.deps/cache/duckdb-$DUCKDB_VERSION.tar.gz" -C "$ddir/include" --strip-components=5 \
+    "duckdb-$DUCKDB_VERSION/external/duckdb/src/include/duckdb.h"
+  # The library and the header must be the same release: check by compiling against both.
+  tmp=$(mktemp -d)
+  printf '#include "duckdb.h"\n#include <stdio.h>\nint main(void){puts(duckdb_library_version());return 0;}\n' > "$tmp/v.c"
+  cc "$tmp/v.c" -I"$ddir/include" -L"$ddir/lib" -lduckdb -Wl,-rpath,"$ddir/lib" -o "$tmp/v"
+  got=$("$tmp/v")
+  rm -rf "$tmp"
+  [ "$got" = "v$DUCKDB_VERSION" ] || die "libduckdb.so reports $got, expected v$DUCKDB_VERSION"
+  touch "$ddir/.complete"
+fi
+ln -sfn "duckdb-$DUCKDB_VERSION" "$root/.deps/duckdb"
+
+# --- Python environment -------------------------------------------------------------------
+req="$root/python/requirements-dev.txt"
+stamp="$root/.venv/.requirements.sha256"
+want=$(sha256sum "$req" | cut -d' ' -f1)
+if [ ! -x "$root/.venv/bin/python" ]; then
+  say "creating .venv"
+  python3 -m venv "$root/.venv"
+fi
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing Python packages from $req"
+  "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+  "$root/.venv/bin/python" -m pip install -q -r "$req"
+  echo "$want" > "$stamp"
+fi
+say "ready (DuckDB v$DUCKDB_VERSION in .deps/duckdb, Python in .venv)"

@@ -1,0 +1,274 @@
+/*
+ * catalog.h -- the versioned catalog: commits over all tables, branches, tags, merges,
+ * reverts, and the run records that make pipeline runs transactional.
+ *
+ * Model (docs/versioning.md, docs/catalog.md):
+ *
+ *   - A commit maps every table identifier ("ns.name") to one table version: the Iceberg
+ *     metadata file, the snapshot it marks current, and its record count. The map is
+ *     stored as a content-addressed Merkle trie of tree nodes (as Git stores trees), so a
+ *     commit that changes one table writes O(log n) small nodes, and a branch is one row:
+ *     neither grows with the number of tables or commits.
+ *   - A commit's hash is SHA-256 over canonical JSON (sorted keys, no whitespace) of
+ *     {author, message, parents, properties, tables, time}, where `tables` is the root
+ *     hash of the table trie (the empty map has a fixed root). Equal content gives equal
+ *     hashes on every machine.
+ *   - Branch heads move only by compare-and-swap inside a catalog transaction.
+ *   - Everything lives in a relational database behind catalog_backend (backend.h):
+ *     SQLite (WAL) by default, PostgreSQL next; this file's functions are the same for
+ *     both.
+ *
+ * All functions return WEIR_OK or an error code and fill `err`. Strings in records are
+ * owned by the record and released by its _clear function. A weir_catalog handle is
+ * used by one thread at a time.
+ */
+#ifndef WEIR_CATALOG_CATALOG_H
+#define WEIR_CATALOG_CATALOG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "util/error.h"
+
+#define WEIR_HASH_LEN 64 /* hex digits */
+
+typedef struct weir_catalog weir_catalog;
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+/* Opens the catalog at `uri`: a file path or "sqlite:PATH" (SQLite, WAL mode, busy
+ * timeout so concurrent writers queue), or "postgresql://..." (when that backend
+ * exists). With `create`, makes a new catalog (schema migrations applied, the first
+ * commit with no tables and message "initial commit" on branch main) and fails with
+ * WEIR_EEXISTS if one is there. Without it, fails with WEIR_ENOTFOUND if none is there,
+ * and migrates an older schema forward (WEIR_ECATALOG if the schema is newer than this
+ * library knows). */
+int catalog_open(const char *uri, bool create, const char *author, weir_catalog **out,
+                 weir_error *err);
+void catalog_close(weir_catalog *cat);
+
+/* The schema version the catalog is at (migrations applied). */
+int catalog_schema_version(weir_catalog *cat);
+
+/* ---- transactions ------------------------------------------------------------------- */
+
+/* Explicit transactions group several calls atomically (used by runs: merge + status).
+ * Nested begins are counted; only the outermost commit/rollback acts. A write
+ * transaction takes the database write lock at begin (SQLite BEGIN IMMEDIATE), so reads
+ * inside it see a state no other writer can change before commit. Functions called
+ * outside an explicit transaction run in their own. */
+int catalog_tx_begin(weir_catalog *cat, bool write, weir_error *err);
+int catalog_tx_commit(weir_catalog *cat, weir_error *err);
+void catalog_tx_rollback(weir_catalog *cat);
+
+/* ---- records ------------------------------------------------------------------------ */
+
+typedef struct weir_table_entry {
+  char *table;              /* "ns.name" */
+  char *metadata_location;  /* absolute path of the Iceberg metadata JSON */
+  int64_t snapshot_id;      /* current snapshot of that file; -1 when it has none */
+  int64_t record_count;     /* rows in that snapshot */
+} weir_table_entry;
+
+void weir_table_entry_clear(weir_table_entry *e);
+void weir_table_entries_free(weir_table_entry *v, size_t n);
+
+typedef struct weir_commit_rec {
+  char hash[WEIR_HASH_LEN + 1];
+  char parents[2][WEIR_HASH_LEN + 1];
+  int n_parents;            /* 0 (the first commit), 1, or 2 (a merge) */
+  char *author;
+  char *message;
+  int64_t time_us;          /* UTC microseconds */
+  json_t *properties;       /* object of strings, never NULL (may be empty) */
+  char tables_root[WEIR_HASH_LEN + 1]; /* root of the table trie */
+  int64_t generation;       /* 1 + max(parents' generation); 1 for the first commit */
+  char *run_id;             /* the run that wrote this commit, or NULL */
+} weir_commit_rec;
+
+void weir_commit_rec_clear(weir_commit_rec *c);
+void weir_commit_recs_free(weir_commit_rec *v, size_t n);
+/* The canonical JSON a commit's hash is computed over (caller frees). */
+char *catalog_commit_canonical(const weir_commit_rec *c);
+
+typedef enum weir_ref_kind { WEIR_REF_BRANCH = 0, WEIR_REF_TAG = 1 } weir_ref_kind;
+
+typedef struct weir_ref_rec {
+  char *name;
+  char target[WEIR_HASH_LEN + 1];
+  int64_t updated_us;
+} weir_ref_rec;
+
+void weir_ref_recs_free(weir_ref_rec *v, size_t n);
+
+/* One table's change in a commit relative to its first parent. */
+typedef enum weir_change_kind {
+  WEIR_CHANGE_ADDED = 0,
+  WEIR_CHANGE_CHANGED = 1,
+  WEIR_CHANGE_DROPPED = 2
+} weir_change_kind;
+
+/* ---- refs --------------------------------------------------------------------------- */
+
+/* Resolves a ref (see include/weir.h: branch, tag, full hash, unique prefix of >= 7 hex
+ * digits, each optionally followed by ~N) to a full hash. Branches win over tags, tags
+ * over hash prefixes. Errors: WEIR_EINVALIDARG (malformed, or an ambiguous prefix: the
+ * message lists candidates), WEIR_ENOTFOUND (the message names the ref). */
+int catalog_resolve(weir_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
+                    weir_error *err);
+
+int catalog_ref_get(weir_catalog *cat, weir_ref_kind kind, const char *name,
+                    char out[WEIR_HASH_LEN + 1], weir_error *err);
+int catalog_ref_list(weir_catalog *cat, weir_ref_kind kind, weir_ref_rec **out, size_t *n,
+                     weir_error *err);
+/* Creates a ref at `target` (a full hash of an existing commit). Does not validate the
+ * name (callers do, with util/names.h). Errors: WEIR_EEXISTS, WEIR_ENOTFOUND. */
+int catalog_ref_create(weir_catalog *cat, weir_ref_kind kind, const char *name,
+                       const char *target, weir_error *err);
+int catalog_ref_delete(weir_catalog *cat, weir_ref_kind kind, const char *name,
+                       weir_error *err);
+/* Moves branch `name` from `expected` to `target` if and only if it is still at
+ * `expected`. Errors: WEIR_ECONCURRENT (moved meanwhile), WEIR_ENOTFOUND. */
+int catalog_branch_cas(weir_catalog *cat, const char *name, const char *expected,
+                       const char *target, weir_error *err);
+
+/* ---- commits ------------------------------------------------------------------------ */
+
+int catalog_commit_get(weir_catalog *cat, const char *hash, weir_commit_rec *out,
+                       weir_error *err);
+
+/* One table change to apply to the first parent's table map. */
+typedef struct weir_table_change {
+  const char *table;              /* "ns.name" */
+  const char *metadata_location;  /* NULL to drop the table */
+  int64_t snapshot_id;
+  int64_t record_count;
+} weir_table_change;
+
+typedef struct weir_commit_request {
+  const char *branch;          /* the branch to advance */
+  const char *expected_head;   /* its head the changes were computed against (CAS) */
+  const char *second_parent;   /* merge commits: the merged head; else NULL */
+  const weir_table_change *changes;
+  size_t n_changes;
+  const char *author;          /* NULL = the catalog's default author */
+  const char *message;
+  json_t *properties;          /* borrowed object of strings, or NULL */
+  const char *run_id;          /* set when a pipeline run writes this commit */
+  int64_t time_us;             /* 0 = now */
+} weir_commit_request;
+
+/* Writes one commit whose first parent is `expected_head` and whose table map is that
+ * commit's map with `changes` applied, and moves `branch` to it, atomically. Records,
+ * per changed table, the change kind (for log) and, for each table version first seen,
+ * the commit and run that wrote it (for the aborted-work and partial-revert rules).
+ * Errors: WEIR_ECONCURRENT when the branch is no longer at expected_head (nothing
+ * written; the caller re-reads and retries), WEIR_ENOTFOUND. */
+int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
+                   char out_hash[WEIR_HASH_LEN + 1], weir_error *err);
+
+/* ---- table maps --------------------------------------------------------------------- */
+
+/* The version of `table` at commit `hash`. WEIR_ENOTFOUND when the table is not there. */
+int catalog_table_get(weir_catalog *cat, const char *hash, const char *table,
+                      weir_table_entry *out, weir_error *err);
+/* Every table at commit `hash`, sorted by name. */
+int catalog_tables(weir_catalog *cat, const char *hash, weir_table_entry **out, size_t *n,
+                   weir_error *err);
+
+/* Called once per table that differs between two commits, in name order; `a` or `b` is
+ * NULL when the table is absent on that side. Return non-zero to stop. Identical
+ * subtrees are skipped by hash, so cost grows with the number of differing tables. */
+typedef int (*catalog_diff_fn)(const char *table, const weir_table_entry *a,
+                               const weir_table_entry *b, void *ctx);
+int catalog_diff(weir_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
+                 void *ctx, weir_error *err);
+
+/* Tables a commit changed relative to its first parent: JSON array of {table, change}
+ * with change "added" | "changed" | "dropped". Caller decrefs. */
+int catalog_commit_changes(weir_catalog *cat, const char *hash, json_t **out,
+                           weir_error *err);
+
+/* ---- history ------------------------------------------------------------------------ */
+
+/* Commits reachable from `head`, newest first (time, then hash), at most max (0 = all). */
+int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_rec **out,
+                size_t *n, weir_error *err);
+/* Is `ancestor` reachable from `descendant` (a commit is its own ancestor)? Uses
+ * generation numbers to stop early. */
+int catalog_is_ancestor(weir_catalog *cat, const char *ancestor, const char *descendant,
+                        bool *out, weir_error *err);
+/* The merge base of a and b: the nearest common ancestor; with several, the one with the
+ * latest time, ties broken by the smaller hash. *found is false if they share none. */
+int catalog_merge_base(weir_catalog *cat, const char *a, const char *b,
+                       char out[WEIR_HASH_LEN + 1], bool *found, weir_error *err);
+/* The first-parent ancestor n steps back (REF~N). */
+int catalog_first_parent_ancestor(weir_catalog *cat, const char *hash, int64_t n,
+                                  char out[WEIR_HASH_LEN + 1], weir_error *err);
+
+/* ---- merge and revert ---------------------------------------------------------------- */
+
+typedef struct weir_merge_request {
+  const char *source;      /* any ref */
+  const char *into;        /* a branch */
+  const char *message;     /* NULL = "Merge <source> into <into>" */
+  const char *author;      /* NULL = default */
+  bool no_ff;
+  bool allow_partial;
+  const char *run_id;      /* a run publishing its own branch: its commits are exempt
+                              from the aborted-work rule, and the merge commit carries it */
+} weir_merge_request;
+
+/* Merges as docs/versioning.md says (fast-forward, up to date, or three-way at table
+ * level against the merge base). *out (caller decrefs): {result, commit, base, source,
+ * into, tables: [{table, action}]}. Errors: WEIR_ECONFLICT with err->details = every
+ * conflicting table as {table, base, ours, theirs} where each side is one of "added",
+ * "changed", "dropped", "unchanged" and metadata locations are included (nothing
+ * written); WEIR_EPARTIAL naming the failed runs whose work the source would publish;
+ * WEIR_ECONCURRENT if `into` kept moving after bounded retries. */
+int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out,
+                  weir_error *err);
+
+/* Commits on `branch` the version `table` had at `to_ref` (or drops it if absent there).
+ * Refused with WEIR_EPARTIAL when the table's current version on the branch was written
+ * by a run that also wrote other tables that are still at that run's versions (message
+ * names the run and those tables), unless allow_partial. *out: {commit, table, action}. */
+int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
+                         const char *branch, const char *message, bool allow_partial,
+                         json_t **out, weir_error *err);
+/* Puts every table run `run_id` wrote back to its version at the run's base commit, in one
+ * commit on `branch` (NULL = the run's target branch). *out: {commit, run_id, tables}. */
+int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
+                       const char *message, json_t **out, weir_error *err);
+
+/* ---- runs --------------------------------------------------------------------------- */
+
+typedef enum weir_run_status {
+  WEIR_RUN_RUNNING = 0,
+  WEIR_RUN_SUCCEEDED = 1,
+  WEIR_RUN_FAILED = 2
+} weir_run_status;
+
+const char *weir_run_status_name(weir_run_status s); /* "running", "succeeded", "failed" */
+
+/* Records a new run (status running, started now). */
+int catalog_run_create(weir_catalog *cat, const char *run_id, const char *project,
+                       const char *project_digest, const char *branch,
+                       const char *base_commit, const char *run_branch, weir_error *err);
+/* Records one model's outcome: `model` is a JSON object {model, status, started, ended,
+ * rows, commit, violations, rules, error, ...} stored as given (borrowed). Replaces an
+ * earlier record of the same model in the run. */
+int catalog_run_model(weir_catalog *cat, const char *run_id, json_t *model, weir_error *err);
+/* Ends a run: status, result commit (or NULL), error JSON (or NULL). */
+int catalog_run_finish(weir_catalog *cat, const char *run_id, weir_run_status status,
+                       const char *result_commit, json_t *error, weir_error *err);
+/* One run as JSON {run_id, status, project, project_digest, branch, run_branch,
+ * base_commit, result_commit, started, ended, error, models: [...]}. */
+int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err);
+/* Runs newest first (same shape, models included). */
+int catalog_runs(weir_catalog *cat, int64_t max, json_t **out, weir_error *err);
+int catalog_run_status(weir_catalog *cat, const char *run_id, weir_run_status *out,
+                       weir_error *err);
+
+#endif

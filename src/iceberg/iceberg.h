@@ -1,0 +1,146 @@
+/*
+ * iceberg.h -- Apache Iceberg v2 table metadata: metadata.json files, Avro manifest
+ * lists and manifests, column statistics and bounds.
+ *
+ * weir writes every table as a real Iceberg table that any Iceberg reader (pyiceberg's
+ * StaticTable.from_metadata, DuckDB's iceberg extension, Spark) can read from its
+ * metadata file alone. Files are immutable once written: a new table version is a new
+ * metadata file (plus a new manifest list and manifests) that points back to the files
+ * of earlier versions it keeps. Where the new version's files go:
+ *
+ *   <table_location>/data/<uuid>.parquet                      (written by the engine)
+ *   <table_location>/metadata/<uuid>-m0.avro                  manifest
+ *   <table_location>/metadata/snap-<snapshot-id>-1-<uuid>.avro manifest list
+ *   <table_location>/metadata/<version:05d>-<uuid>.metadata.json
+ *
+ * Avro: records are encoded with avro-c; the object container header is written by
+ * weir itself, because avro-c drops the field-id/doc/default attributes of the schema it
+ * writes into a file header and cannot add the metadata keys Iceberg requires (schema,
+ * partition-spec, partition-spec-id, format-version, content).
+ */
+#ifndef WEIR_ICEBERG_ICEBERG_H
+#define WEIR_ICEBERG_ICEBERG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "types/schema.h"
+#include "util/error.h"
+
+/* Per-column statistics of one data file, keyed by Iceberg field id. Bounds are in
+ * Iceberg's single-value binary serialisation (little-endian numbers, UTF-8 strings,
+ * ...); has_* false when unknown. */
+typedef struct iceberg_column_stats {
+  int32_t field_id;
+  int64_t value_count;   /* values including nulls; -1 unknown */
+  int64_t null_count;    /* -1 unknown */
+  int64_t nan_count;     /* -1 unknown (floating point columns only) */
+  int64_t column_size;   /* bytes on disk; -1 unknown */
+  uint8_t *lower;        /* owned; NULL when unknown */
+  size_t lower_len;
+  uint8_t *upper;        /* owned; NULL when unknown */
+  size_t upper_len;
+} iceberg_column_stats;
+
+/* A Parquet data file of a table version. */
+typedef struct iceberg_data_file {
+  char *path;            /* absolute */
+  int64_t record_count;
+  int64_t file_size;     /* bytes */
+  iceberg_column_stats *stats;
+  size_t n_stats;
+} iceberg_data_file;
+
+void iceberg_data_file_clear(iceberg_data_file *f);
+void iceberg_data_files_free(iceberg_data_file *v, size_t n);
+
+/*
+ * Encodes a bound given as text (as DuckDB's Parquet writer reports min/max: "42",
+ * "0.42", "A10", "2024-01-31", "2024-01-31 12:00:00", "12.50") into Iceberg's binary
+ * single-value form for a column of weir type `t`. Strings longer than 16 bytes are
+ * truncated for lower bounds and truncated-and-incremented for upper bounds (as Iceberg
+ * writers do); returns false (no bound) when the text cannot be encoded exactly.
+ */
+bool iceberg_bound_from_text(weir_type t, const char *text, bool upper, uint8_t **out,
+                             size_t *len);
+/* The reverse, for describe/tests: renders a binary bound as text. Caller frees. */
+char *iceberg_bound_to_text(weir_type t, const uint8_t *data, size_t len);
+
+/* A parsed metadata file: the table version weir reads and extends. */
+typedef struct iceberg_table {
+  json_t *json;               /* the whole metadata document (owned) */
+  char *metadata_location;    /* absolute path it was read from */
+  char *location;             /* table location (folder) */
+  char *table_uuid;
+  int64_t last_sequence_number;
+  int32_t last_column_id;
+  int32_t current_schema_id;
+  weir_schema schema;         /* current schema: names, types, required, doc, field ids */
+  int64_t current_snapshot_id;/* -1 when the table has no snapshot */
+  char *manifest_list;        /* of the current snapshot; NULL when none */
+  int64_t record_count;       /* total-records of the current snapshot; 0 when none */
+  json_t *properties;         /* borrowed from json; object of strings */
+  json_t *summary;            /* borrowed: current snapshot's summary, or NULL */
+} iceberg_table;
+
+/* Reads and checks a metadata file (format-version 2; schema types weir knows; a column
+ * of another Iceberg type is loaded as Any). Errors: WEIR_ENOTFOUND, WEIR_EINPUT naming
+ * the file and what is wrong. */
+int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_error *err);
+void iceberg_table_free(iceberg_table *t);
+
+/* The data files live in the current snapshot (manifest list -> manifests -> entries
+ * with status ADDED or EXISTING), in manifest order. */
+int iceberg_table_data_files(const iceberg_table *t, iceberg_data_file **out, size_t *n,
+                             weir_error *err);
+
+/*
+ * Gives every column of `schema` a field id: a column whose name the previous version
+ * `prev` has keeps that column's id (so readers track it across versions); any other
+ * column gets the next id after max(prev->last_column_id, ids used). Columns that already
+ * carry an id > 0 keep it. Sets *last_column_id to the highest id in use.
+ */
+void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
+                              int32_t *last_column_id);
+
+typedef enum iceberg_op {
+  ICEBERG_OP_APPEND = 0,    /* the new snapshot keeps prev's data files and adds files */
+  ICEBERG_OP_OVERWRITE = 1  /* the new snapshot has only `files` (prev's are removed) */
+} iceberg_op;
+
+typedef struct iceberg_write_request {
+  const char *table_location;       /* absolute folder of the table */
+  const iceberg_table *prev;        /* previous version, or NULL for a new table */
+  iceberg_op op;
+  const weir_schema *schema;        /* the version's schema, field ids assigned */
+  const iceberg_data_file *files;   /* new data files (may be 0: an empty snapshot) */
+  size_t n_files;
+  json_t *properties;               /* borrowed; keys set on the table (comment,
+                                       weir.contract, weir.lineage, ...); a JSON null
+                                       value removes a key */
+  json_t *summary;                  /* borrowed; extra snapshot summary entries (strings) */
+  int64_t time_ms;                  /* 0 = now */
+} iceberg_write_request;
+
+typedef struct iceberg_write_result {
+  char *metadata_location;          /* the new metadata file (caller frees) */
+  int64_t snapshot_id;
+  int64_t record_count;             /* total-records of the new snapshot */
+} iceberg_write_result;
+
+/* Writes a new table version: manifest(s), manifest list and metadata file, each
+ * atomically (temp file + rename), without touching prev's files. The metadata carries
+ * the schema (field ids, required flags, docs), the snapshot with its summary
+ * (operation, added/deleted/total records and files, plus request->summary), the
+ * snapshot log, the metadata log, refs {main}, and properties. */
+int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result *out,
+                          weir_error *err);
+
+/* The Iceberg schema JSON ({"type":"struct","schema-id":N,"fields":[...]}) of a weir schema;
+ * new reference. */
+json_t *iceberg_schema_to_json(const weir_schema *s, int32_t schema_id);
+/* Reads an Iceberg schema JSON into a weir schema. */
+int iceberg_schema_from_json(const json_t *j, weir_schema *out, weir_error *err);
+
+#endif

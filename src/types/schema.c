@@ -1,0 +1,108 @@
+/*
+ * schema.c -- column lists.
+ */
+#include "types/schema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void weir_field_clear(weir_field *f) {
+  if (!f) return;
+  free(f->name);
+  free(f->doc);
+  for (size_t i = 0; i < f->n_lineage; i++) free(f->lineage[i]);
+  free(f->lineage);
+  memset(f, 0, sizeof *f);
+}
+
+void weir_field_copy(weir_field *dst, const weir_field *src) {
+  memset(dst, 0, sizeof *dst);
+  dst->name = weir_strdup(src->name);
+  dst->type = src->type;
+  dst->required = src->required;
+  dst->doc = weir_strdup(src->doc);
+  dst->field_id = src->field_id;
+  if (src->n_lineage) {
+    dst->lineage = weir_calloc(src->n_lineage, sizeof *dst->lineage);
+    for (size_t i = 0; i < src->n_lineage; i++) dst->lineage[i] = weir_strdup(src->lineage[i]);
+    dst->n_lineage = src->n_lineage;
+  }
+}
+
+void weir_schema_clear(weir_schema *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->n_fields; i++) weir_field_clear(&s->fields[i]);
+  free(s->fields);
+  s->fields = NULL;
+  s->n_fields = 0;
+}
+
+void weir_schema_copy(weir_schema *dst, const weir_schema *src) {
+  memset(dst, 0, sizeof *dst);
+  for (size_t i = 0; i < src->n_fields; i++) weir_schema_add(dst, &src->fields[i]);
+}
+
+void weir_schema_add(weir_schema *s, const weir_field *f) {
+  s->fields = weir_realloc(s->fields, (s->n_fields + 1) * sizeof *s->fields);
+  weir_field_copy(&s->fields[s->n_fields++], f);
+}
+
+long weir_schema_find(const weir_schema *s, const char *name) {
+  for (size_t i = 0; i < s->n_fields; i++)
+    if (strcmp(s->fields[i].name, name) == 0) return (long)i;
+  return -1;
+}
+
+json_t *weir_schema_to_json(const weir_schema *s) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < s->n_fields; i++) {
+    const weir_field *f = &s->fields[i];
+    char tn[WEIR_TYPE_NAME_MAX];
+    weir_type_name(f->type, tn, sizeof tn);
+    json_t *lin = json_array();
+    for (size_t j = 0; j < f->n_lineage; j++) json_array_append_new(lin, json_string(f->lineage[j]));
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(f->name));
+    json_object_set_new(o, "type", json_string(tn));
+    json_object_set_new(o, "required", json_boolean(f->required));
+    json_object_set_new(o, "doc", f->doc ? json_string(f->doc) : json_null());
+    json_object_set_new(o, "field_id", json_integer(f->field_id));
+    json_object_set_new(o, "lineage", lin);
+    json_array_append_new(arr, o);
+  }
+  return arr;
+}
+
+int weir_schema_from_json(const json_t *arr, weir_schema *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!json_is_array(arr)) return weir_seterr(err, WEIR_EINPUT, "schema: expected a JSON array of columns");
+  size_t i;
+  json_t *o;
+  json_array_foreach(arr, i, o) {
+    weir_field f = {0};
+    const char *name = json_string_value(json_object_get(o, "name"));
+    const char *type = json_string_value(json_object_get(o, "type"));
+    char why[256];
+    if (!name) {
+      weir_schema_clear(out);
+      return weir_seterr(err, WEIR_EINPUT, "schema: column %zu has no name", i + 1);
+    }
+    if (!weir_type_parse(type, &f.type, why, sizeof why)) {
+      weir_schema_clear(out);
+      return weir_seterr(err, WEIR_EINPUT, "schema: column \"%s\": %s", name, why);
+    }
+    f.name = (char *)name;
+    f.required = json_is_true(json_object_get(o, "required"));
+    f.doc = (char *)json_string_value(json_object_get(o, "doc"));
+    f.field_id = (int32_t)json_integer_value(json_object_get(o, "field_id"));
+    json_t *lin = json_object_get(o, "lineage");
+    size_t nl = json_is_array(lin) ? json_array_size(lin) : 0;
+    char **refs = nl ? weir_calloc(nl, sizeof *refs) : NULL;
+    for (size_t j = 0; j < nl; j++) refs[j] = (char *)json_string_value(json_array_get(lin, j));
+    f.lineage = refs;
+    f.n_lineage = nl;
+    weir_schema_add(out, &f); /* copies */
+    free(refs);
+  }
+  return WEIR_OK;
+}

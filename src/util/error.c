@@ -1,0 +1,178 @@
+/*
+ * error.c -- error values, error-code names and exit codes, and checked allocation.
+ */
+#include "util/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *vformat(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return weir_strdup("(unformattable message)");
+  char *s = weir_malloc((size_t)n + 1);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  return s;
+}
+
+int weir_seterr(weir_error *err, int code, const char *fmt, ...) {
+  if (!err) return code;
+  weir_error_clear(err);
+  va_list ap;
+  va_start(ap, fmt);
+  err->message = vformat(fmt, ap);
+  va_end(ap);
+  err->code = code;
+  return code;
+}
+
+void weir_error_clear(weir_error *err) {
+  if (!err) return;
+  free(err->message);
+  free(err->details);
+  err->message = NULL;
+  err->details = NULL;
+  err->code = WEIR_OK;
+}
+
+void weir_error_set_details(weir_error *err, json_t *details) {
+  if (!err) {
+    json_decref(details);
+    return;
+  }
+  free(err->details);
+  err->details = details ? json_dumps(details, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+  json_decref(details);
+}
+
+void weir_error_add_detail(weir_error *err, json_t *item) {
+  if (!err) {
+    json_decref(item);
+    return;
+  }
+  json_t *arr = NULL;
+  if (err->details) arr = json_loads(err->details, 0, NULL);
+  if (!json_is_array(arr)) {
+    json_decref(arr);
+    arr = json_array();
+  }
+  json_array_append_new(arr, item);
+  weir_error_set_details(err, arr);
+}
+
+void weir_error_prefix(weir_error *err, const char *fmt, ...) {
+  if (!err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *p = vformat(fmt, ap);
+  va_end(ap);
+  char *m = weir_asprintf("%s: %s", p, err->message ? err->message : "");
+  free(p);
+  free(err->message);
+  err->message = m;
+}
+
+void weir_error_move(weir_error *dst, weir_error *src) {
+  if (!dst) {
+    weir_error_clear(src);
+    return;
+  }
+  weir_error_clear(dst);
+  if (!src) return;
+  *dst = *src;
+  src->code = WEIR_OK;
+  src->message = NULL;
+  src->details = NULL;
+}
+
+const char *weir_error_name(int code) {
+  switch (code) {
+  case WEIR_OK: return "Ok";
+  case WEIR_EGENERIC: return "WeirError";
+  case WEIR_ENOTFOUND: return "NotFound";
+  case WEIR_EEXISTS: return "AlreadyExists";
+  case WEIR_EIO: return "StorageError";
+  case WEIR_ECATALOG: return "CatalogError";
+  case WEIR_EENGINE: return "EngineError";
+  case WEIR_EINVALIDNAME: return "InvalidName";
+  case WEIR_EINVALIDARG: return "InvalidArgument";
+  case WEIR_EINPUT: return "InvalidInput";
+  case WEIR_ECONTRACT: return "ContractViolation";
+  case WEIR_EPLAN: return "PlanError";
+  case WEIR_ECONFLICT: return "MergeConflict";
+  case WEIR_ECONCURRENT: return "ConcurrentUpdate";
+  case WEIR_EPARTIAL: return "PartialRunError";
+  case WEIR_EMODEL: return "ModelError";
+  case WEIR_EUNSUPPORTED: return "Unsupported";
+  default: return "WeirError";
+  }
+}
+
+int weir_error_exit_code(int code) {
+  switch (code) {
+  case WEIR_OK: return 0;
+  case WEIR_EINVALIDNAME:
+  case WEIR_EINVALIDARG: return 2;
+  case WEIR_ECONTRACT:
+  case WEIR_EPLAN: return 3;
+  case WEIR_ECONFLICT:
+  case WEIR_ECONCURRENT: return 4;
+  default: return 1;
+  }
+}
+
+void weir_free(void *ptr) { free(ptr); }
+
+const char *weir_version(void) { return WEIR_VERSION_STRING; }
+
+static void oom(size_t n) {
+  fprintf(stderr, "error: out of memory (allocating %zu bytes)\n", n);
+  abort();
+}
+
+void *weir_malloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) oom(n);
+  return p;
+}
+
+void *weir_calloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) oom(n * size);
+  return p;
+}
+
+void *weir_realloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) oom(n);
+  return q;
+}
+
+char *weir_strdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s);
+  char *d = weir_malloc(n + 1);
+  memcpy(d, s, n + 1);
+  return d;
+}
+
+char *weir_strndup(const char *s, size_t n) {
+  if (!s) return NULL;
+  size_t len = strnlen(s, n);
+  char *d = weir_malloc(len + 1);
+  memcpy(d, s, len);
+  d[len] = 0;
+  return d;
+}
+
+char *weir_asprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
