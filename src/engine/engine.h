@@ -1,0 +1,149 @@
+/*
+ * engine.h -- the embedded SQL engine (DuckDB, through its C API): queries, Arrow in and
+ * out without copies where DuckDB allows, Parquet files with Iceberg field ids and
+ * statistics, reading CSV/Parquet/JSON-lines files, and SQL analysis (which tables a
+ * query reads, what types it returns) for planning.
+ *
+ * One weir_engine is one in-memory DuckDB database with one connection; it is used by one
+ * thread at a time (DuckDB itself runs a query on several threads). All SQL errors come
+ * back as WEIR_EENGINE with DuckDB's message, prefixed by what weir was doing.
+ */
+#ifndef WEIR_ENGINE_ENGINE_H
+#define WEIR_ENGINE_ENGINE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arrow/arrow.h"
+#include "types/schema.h"
+#include "util/error.h"
+
+typedef struct weir_engine weir_engine;
+
+typedef struct weir_engine_options {
+  int threads;              /* 0 = DuckDB's default (all cores) */
+  const char *memory_limit; /* e.g. "4GB"; NULL = DuckDB's default */
+  const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
+} weir_engine_options;
+
+/* Opens an in-memory engine: TimeZone UTC, no extension auto-install or auto-load (the
+ * machine may have no internet; parquet and json are built in). opts may be NULL. */
+int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_error *err);
+void weir_engine_close(weir_engine *e);
+
+/* The DuckDB connection, for modules that need the C API directly (a duckdb_connection,
+ * returned as void * so that this header does not require duckdb.h). */
+void *weir_engine_connection(weir_engine *e);
+
+/* Runs one or more statements, discarding results. */
+int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err);
+
+/* Runs a query and returns its result as an Arrow stream (the caller releases it). Rows
+ * are produced as DuckDB computes them; each batch is converted once from DuckDB's
+ * vectors to Arrow (the only copy on the way out). Strings come as large_string ("U"). */
+int weir_engine_query_stream(weir_engine *e, const char *sql, struct ArrowArrayStream *out,
+                             weir_error *err);
+/* Same, materialised into a table. */
+int weir_engine_query_table(weir_engine *e, const char *sql, weir_arrow_table *out,
+                            weir_error *err);
+/* Small results as JSON: an array of row objects with values as JSON numbers, strings,
+ * booleans or null (other types as their text). For metadata queries, not data. */
+int weir_engine_query_json(weir_engine *e, const char *sql, json_t **out, weir_error *err);
+/* The single value of a one-row, one-column query as a double (*is_null set on NULL). */
+int weir_engine_query_double(weir_engine *e, const char *sql, double *out, bool *is_null,
+                             weir_error *err);
+
+/* Makes `table` queryable as `name` (a view over a table function that scans the
+ * table's batches in place: fixed-width columns are not copied). The table must stay
+ * alive and unchanged until weir_engine_unregister(name) or weir_engine_close. */
+int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arrow_table *table,
+                               weir_error *err);
+int weir_engine_unregister(weir_engine *e, const char *name, weir_error *err);
+
+/* ---- files ------------------------------------------------------------------------- */
+
+typedef enum weir_file_format {
+  WEIR_FORMAT_AUTO = 0,   /* from the extension: .csv/.tsv, .parquet, .jsonl/.ndjson/.json */
+  WEIR_FORMAT_CSV,
+  WEIR_FORMAT_PARQUET,
+  WEIR_FORMAT_JSONL
+} weir_file_format;
+
+/* Parses "csv", "parquet", "jsonl"/"json"/"ndjson"; false if unknown. */
+bool weir_file_format_parse(const char *name, weir_file_format *out);
+
+/* Reads a data file into a table with the types DuckDB's readers infer. CSV is read
+ * strictly: a row with too many or too few fields is an error naming the file and its
+ * line number (WEIR_EINPUT), as are unterminated quotes and invalid UTF-8; nothing is
+ * skipped silently. Errors: WEIR_ENOTFOUND, WEIR_EINPUT, WEIR_EENGINE. */
+int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format format,
+                          weir_arrow_table *out, weir_error *err);
+
+/* One Parquet file written by weir_engine_write_parquet. */
+typedef struct weir_parquet_file {
+  char *path;            /* absolute */
+  int64_t record_count;
+  int64_t file_size;
+  json_t *column_stats;  /* {"col": {"min": text, "max": text, "null_count": n,
+                            "num_values": n, "column_size_bytes": n, "has_nan": bool}}
+                            keyed by column name; values missing when unknown */
+} weir_parquet_file;
+
+void weir_parquet_files_free(weir_parquet_file *v, size_t n);
+
+/* Writes the result of `select_sql` to one or more Parquet files in folder `dir` (created
+ * if missing), named <uuid>.parquet (several when the data is large: about
+ * `target_file_bytes` each, 0 = 512 MiB), with the Iceberg field id of each top-level
+ * column (`columns[i]` gets `field_ids[i]`; every result column must be listed), zstd
+ * compression, and per-file statistics. Files appear atomically (written under a
+ * temporary name, then renamed). */
+int weir_engine_write_parquet(weir_engine *e, const char *select_sql, const char *dir,
+                              const char *const *columns, const int32_t *field_ids,
+                              size_t n_columns, int64_t target_file_bytes,
+                              weir_parquet_file **out, size_t *n_out, weir_error *err);
+
+/* ---- SQL analysis (planning; reads no data) ------------------------------------------ */
+
+/* A table a query reads: as written ("titanic", "raw.orders"), CTE names excluded. */
+typedef struct weir_sql_table_ref {
+  char *schema;   /* NULL when unqualified */
+  char *name;
+  int line;       /* 1-based position in the SQL text where known, else 0 */
+  int column;
+} weir_sql_table_ref;
+
+void weir_sql_table_refs_free(weir_sql_table_ref *v, size_t n);
+
+/* The tables `sql` reads, found with DuckDB's own parser (json_serialize_sql), in order of
+ * first appearance, without duplicates. Errors: WEIR_EINPUT with the parser's message and
+ * position (a syntax error), WEIR_EUNSUPPORTED for statements other than one SELECT. */
+int weir_engine_sql_tables(weir_engine *e, const char *sql, weir_sql_table_ref **out,
+                           size_t *n, weir_error *err);
+
+/* Creates an empty table `ns.name` (schema created if missing) with the columns of
+ * `schema` (weir types mapped to DuckDB types, NOT NULL for required columns), so that
+ * queries can be planned against it without data. */
+int weir_engine_create_empty(weir_engine *e, const char *ns, const char *name,
+                             const weir_schema *schema, weir_error *err);
+
+/* The result columns of `sql` as DuckDB infers them without running it: names and weir
+ * types (a DuckDB type without a weir name gives WEIR_TYPE_ANY with the DuckDB type name
+ * in the field's doc). `required` is set when DuckDB can prove non-null, else false. */
+int weir_engine_describe(weir_engine *e, const char *sql, weir_schema *out, weir_error *err);
+
+/* ---- lake tables as views ------------------------------------------------------------- */
+
+/* Creates view `ns.name` over Parquet files (or an empty typed view when n_files is 0),
+ * exposing exactly the columns of `schema` by name. For the default namespace the view
+ * also answers to the bare name. */
+int weir_engine_attach_table(weir_engine *e, const char *ns, const char *name,
+                             const weir_schema *schema, const char *const *files,
+                             size_t n_files, weir_error *err);
+
+/* Quotes an identifier for SQL ("a""b"). Caller frees. */
+char *weir_sql_ident(const char *name);
+/* Quotes a string literal for SQL ('it''s'). Caller frees. */
+char *weir_sql_string(const char *s);
+
+#endif
