@@ -353,6 +353,15 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
 int weir_query(weir_lake *lake, const char *sql, const char *ref,
                struct ArrowArrayStream *out, weir_error *err);
 
+/**
+ * Runs a query like weir_query and writes its result to `path` in `format`: "csv" (with
+ * a header row), "json" (one JSON array of row objects) or "parquet". A path of "-"
+ * writes to standard output (csv and json only). *rows_out (if not NULL) receives the
+ * number of rows written. Errors as weir_query, plus WEIR_EIO for the output file.
+ */
+int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
+                      const char *path, int64_t *rows_out, weir_error *err);
+
 /* ====================================================================================
  * Contracts
  * ==================================================================================== */

@@ -1,0 +1,346 @@
+/*
+ * cmd_history.c -- branch, tag, log, show, diff, merge, revert.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* "2026-11-30T12:34:56.123456Z" -> "2026-11-30 12:34:56 UTC" */
+static void human_time(const char *iso, char *out, size_t n) {
+  if (!iso || strlen(iso) < 19) {
+    snprintf(out, n, "%s", iso ? iso : "");
+    return;
+  }
+  snprintf(out, n, "%.10s %.8s UTC", iso, iso + 11);
+}
+
+static int list_refs(cli_ctx *ctx, bool tags) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  rc = tags ? weir_tag_list(lake, &out, &err) : weir_branch_list(lake, &out, &err);
+  if (rc) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *arr = json_loads(out, 0, NULL);
+  weir_free(out);
+  const char *h[] = {tags ? "tag" : "branch", tags ? "commit" : "head", "updated"};
+  cli_table t;
+  cli_table_init(&t, 3, h);
+  size_t i;
+  json_t *o;
+  json_array_foreach(arr, i, o) {
+    char s[13], tm[40];
+    const char *target = json_string_value(json_object_get(o, tags ? "target" : "head"));
+    human_time(json_string_value(json_object_get(o, "time")), tm, sizeof tm);
+    cli_table_add(&t, json_string_value(json_object_get(o, "name")), cli_short(target, s), tm);
+  }
+  if (json_array_size(arr) == 0) printf(tags ? "(no tags)\n" : "(no branches)\n");
+  else cli_table_print(&t, stdout);
+  cli_table_free(&t);
+  json_decref(arr);
+  return 0;
+}
+
+int cmd_branch_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  (void)args;
+  return list_refs(ctx, false);
+}
+
+int cmd_tag_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  (void)args;
+  return list_refs(ctx, true);
+}
+
+int cmd_branch_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char head[WEIR_HASH_HEX_SIZE];
+  const char *from = cli_opt_value(cmd, args, "from");
+  if (weir_branch_create(lake, args->pos[0], from, head, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) cli_print_json(json_pack("{s:s,s:s}", "name", args->pos[0], "head", head));
+  else if (ctx->verbosity >= 0) {
+    char s[13];
+    printf("Created branch %s at %s\n", args->pos[0], cli_short(head, s));
+  }
+  return 0;
+}
+
+int cmd_branch_delete(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  if (weir_branch_delete(lake, args->pos[0], cli_flag(cmd, args, "force") ? WEIR_BRANCH_FORCE : 0, &err))
+    return cli_report_error(ctx, &err);
+  if (ctx->json) cli_print_json(json_pack("{s:s,s:b}", "name", args->pos[0], "deleted", 1));
+  else if (ctx->verbosity >= 0) printf("Deleted branch %s\n", args->pos[0]);
+  return 0;
+}
+
+int cmd_tag_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char target[WEIR_HASH_HEX_SIZE];
+  if (weir_tag_create(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), target, &err))
+    return cli_report_error(ctx, &err);
+  if (ctx->json) cli_print_json(json_pack("{s:s,s:s}", "name", args->pos[0], "target", target));
+  else if (ctx->verbosity >= 0) {
+    char s[13];
+    printf("Created tag %s at %s\n", args->pos[0], cli_short(target, s));
+  }
+  return 0;
+}
+
+int cmd_tag_delete(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  if (weir_tag_delete(lake, args->pos[0], &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) cli_print_json(json_pack("{s:s,s:b}", "name", args->pos[0], "deleted", 1));
+  else if (ctx->verbosity >= 0) printf("Deleted tag %s\n", args->pos[0]);
+  return 0;
+}
+
+static void print_changes(const json_t *changes, const char *indent) {
+  size_t i;
+  json_t *c;
+  json_array_foreach(changes, i, c) {
+    printf("%s%s (%s)\n", indent, json_string_value(json_object_get(c, "table")),
+           json_string_value(json_object_get(c, "change")));
+  }
+}
+
+static void print_commit(const json_t *c, bool full) {
+  const char *hash = json_string_value(json_object_get(c, "hash"));
+  char s[13], tm[40];
+  human_time(json_string_value(json_object_get(c, "time")), tm, sizeof tm);
+  printf("commit %s\n", full ? hash : cli_short(hash, s));
+  json_t *parents = json_object_get(c, "parents");
+  if (json_array_size(parents) > 0) {
+    printf("parents");
+    size_t i;
+    json_t *p;
+    json_array_foreach(parents, i, p) printf(" %s", full ? json_string_value(p) : cli_short(json_string_value(p), s));
+    printf("\n");
+  }
+  printf("author  %s\ndate    %s\n\n    %s\n", json_string_value(json_object_get(c, "author")), tm,
+         json_string_value(json_object_get(c, "message")));
+  json_t *props = json_object_get(c, "properties");
+  const char *key;
+  json_t *v;
+  if (json_object_size(props)) {
+    printf("\n");
+    json_object_foreach(props, key, v) printf("    %s: %s\n", key, json_string_value(v) ? json_string_value(v) : "");
+  }
+  json_t *changes = json_object_get(c, "tables_changed");
+  if (json_array_size(changes)) {
+    printf("\n");
+    print_changes(changes, "    ");
+  }
+}
+
+int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  const char *nstr = cli_opt_value(cmd, args, "max-count");
+  int64_t max = 0;
+  if (nstr) {
+    char *end;
+    max = strtoll(nstr, &end, 10);
+    if (*end || max < 0) return cli_usage_error(ctx, cmd, "-n needs a non-negative number, not \"%s\"", nstr);
+  }
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_log(lake, cli_opt_value(cmd, args, "ref"), max, &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *arr = json_loads(out, 0, NULL);
+  weir_free(out);
+  size_t i;
+  json_t *c;
+  json_array_foreach(arr, i, c) {
+    if (i) printf("\n");
+    print_commit(c, false);
+  }
+  json_decref(arr);
+  return 0;
+}
+
+int cmd_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_show(lake, args->pos[0], &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *c = json_loads(out, 0, NULL);
+  weir_free(out);
+  print_commit(c, true);
+  json_t *tables = json_object_get(c, "tables");
+  printf("\n");
+  const char *h[] = {"table", "rows", "snapshot", "metadata"};
+  cli_table t;
+  cli_table_init(&t, 4, h);
+  cli_table_right(&t, 1);
+  size_t i;
+  json_t *o;
+  json_array_foreach(tables, i, o) {
+    char rows[32], snap[32];
+    snprintf(rows, sizeof rows, "%lld", (long long)json_integer_value(json_object_get(o, "record_count")));
+    json_t *sid = json_object_get(o, "snapshot_id");
+    if (json_is_integer(sid)) snprintf(snap, sizeof snap, "%lld", (long long)json_integer_value(sid));
+    else snprintf(snap, sizeof snap, "-");
+    cli_table_add(&t, json_string_value(json_object_get(o, "table")), rows, snap,
+                  json_string_value(json_object_get(o, "metadata_location")));
+  }
+  if (json_array_size(tables)) cli_table_print(&t, stdout);
+  else printf("(no tables)\n");
+  cli_table_free(&t);
+  json_decref(c);
+  return 0;
+}
+
+int cmd_diff(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_diff(lake, args->pos[0], args->pos[1], &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *d = json_loads(out, 0, NULL);
+  weir_free(out);
+  const char *h[] = {"", "table", "rows", "change"};
+  cli_table t;
+  cli_table_init(&t, 4, h);
+  cli_table_right(&t, 2);
+  cli_table_right(&t, 3);
+  const char *kinds[] = {"added", "removed", "changed"};
+  const char *marks[] = {"+", "-", "~"};
+  int total = 0;
+  for (int k = 0; k < 3; k++) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(d, kinds[k]), i, o) {
+      char rows[64], change[32];
+      long long delta = (long long)json_integer_value(json_object_get(o, "record_change"));
+      if (k == 2)
+        snprintf(rows, sizeof rows, "%lld -> %lld", (long long)json_integer_value(json_object_get(o, "records_before")),
+                 (long long)json_integer_value(json_object_get(o, "records_after")));
+      else
+        snprintf(rows, sizeof rows, "%lld", (long long)json_integer_value(json_object_get(o, "record_count")));
+      snprintf(change, sizeof change, "%+lld", delta);
+      cli_table_add(&t, marks[k], json_string_value(json_object_get(o, "table")), rows, change);
+      total++;
+    }
+  }
+  if (total) cli_table_print(&t, stdout);
+  else printf("no differences between %s and %s\n", args->pos[0], args->pos[1]);
+  cli_table_free(&t);
+  json_decref(d);
+  return 0;
+}
+
+int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  const char *into = cli_opt_value(cmd, args, "into");
+  if (!into) return cli_usage_error(ctx, cmd, "weir merge needs --into TARGET");
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_merge_options o = {0};
+  o.message = cli_opt_value(cmd, args, "message");
+  o.no_ff = cli_flag(cmd, args, "no-ff");
+  o.allow_partial = cli_flag(cmd, args, "allow-partial");
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_merge(lake, args->pos[0], into, &o, &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *r = json_loads(out, 0, NULL);
+  weir_free(out);
+  if (ctx->verbosity >= 0) {
+    const char *result = json_string_value(json_object_get(r, "result"));
+    char s[13];
+    const char *commit = json_string_value(json_object_get(r, "commit"));
+    if (result && strcmp(result, "up-to-date") == 0)
+      printf("Already up to date: %s is reachable from %s\n", args->pos[0], into);
+    else if (result && strcmp(result, "fast-forward") == 0)
+      printf("Fast-forward %s to %s\n", into, cli_short(commit, s));
+    else
+      printf("Merged %s into %s (merge commit %s)\n", args->pos[0], into, cli_short(commit, s));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(r, "tables"), i, c) {
+      const char *tname = json_string_value(json_object_get(c, "table"));
+      const char *action = json_string_value(json_object_get(c, "action"));
+      if (tname) printf("  %s (%s)\n", tname, action ? action : "changed");
+    }
+  }
+  json_decref(r);
+  return 0;
+}
+
+int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  const char *to = cli_opt_value(cmd, args, "to");
+  const char *run = cli_opt_value(cmd, args, "run");
+  if (run && (to || args->n_pos))
+    return cli_usage_error(ctx, cmd, "give either TABLE --to R, or --run RUN_ID, not both");
+  if (!run && (!args->n_pos || !to))
+    return cli_usage_error(ctx, cmd, "weir revert needs TABLE --to R, or --run RUN_ID");
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_revert_options o = {0};
+  o.message = cli_opt_value(cmd, args, "message");
+  o.allow_partial = cli_flag(cmd, args, "allow-partial");
+  const char *branch = cli_opt_value(cmd, args, "branch");
+  weir_error err = {0};
+  char *out = NULL;
+  rc = run ? weir_revert_run(lake, run, branch, &o, &out, &err)
+           : weir_revert_table(lake, args->pos[0], to, branch, &o, &out, &err);
+  if (rc) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *r = json_loads(out, 0, NULL);
+  weir_free(out);
+  char s[13];
+  if (ctx->verbosity >= 0) {
+    if (run) printf("Reverted run %s (commit %s)\n", run, cli_short(json_string_value(json_object_get(r, "commit")), s));
+    else
+      printf("Reverted %s to its version at %s (%s; commit %s)\n", args->pos[0], to,
+             json_string_value(json_object_get(r, "action")) ? json_string_value(json_object_get(r, "action")) : "restored",
+             cli_short(json_string_value(json_object_get(r, "commit")), s));
+  }
+  json_decref(r);
+  return 0;
+}

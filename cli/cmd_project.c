@@ -1,0 +1,203 @@
+/*
+ * cmd_project.c -- check, run, runs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_plan(const json_t *plan) {
+  size_t i;
+  json_t *m;
+  printf("plan (%zu models, in execution order):\n", json_array_size(json_object_get(plan, "models")));
+  json_array_foreach(json_object_get(plan, "models"), i, m) {
+    const char *name = json_string_value(json_object_get(m, "name"));
+    const char *lang = json_string_value(json_object_get(m, "language"));
+    const char *contract = json_string_value(json_object_get(m, "output_schema"));
+    printf("  %zu. %s (%s)", i + 1, name ? name : "?", lang ? lang : "?");
+    json_t *inputs = json_object_get(m, "inputs");
+    if (json_array_size(inputs)) {
+      printf(" <- ");
+      size_t j;
+      json_t *in;
+      json_array_foreach(inputs, j, in) {
+        const char *t = json_string_value(json_object_get(in, "table"));
+        printf("%s%s", j ? ", " : "", t ? t : "?");
+      }
+    }
+    if (contract) printf(" -> %s", contract);
+    printf("\n");
+  }
+}
+
+int cmd_check(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  rc = weir_project_check(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), &out, &err);
+  if (rc) {
+    weir_free(out);
+    return cli_report_error(ctx, &err);
+  }
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *plan = json_loads(out, 0, NULL);
+  weir_free(out);
+  if (ctx->verbosity >= 0) {
+    print_plan(plan);
+    printf("ok: the project plans against %s\n", cli_opt_value(cmd, args, "ref") ? cli_opt_value(cmd, args, "ref") : "main");
+  }
+  json_decref(plan);
+  return 0;
+}
+
+static void print_run(cli_ctx *ctx, const json_t *run) {
+  char s[13];
+  const char *status = json_string_value(json_object_get(run, "status"));
+  printf("run %s: %s on %s\n", json_string_value(json_object_get(run, "run_id")), status ? status : "?",
+         json_string_value(json_object_get(run, "branch")) ? json_string_value(json_object_get(run, "branch")) : "?");
+  const char *base = json_string_value(json_object_get(run, "base_commit"));
+  const char *result = json_string_value(json_object_get(run, "result_commit"));
+  if (base) printf("  base commit    %s\n", cli_short(base, s));
+  if (result) printf("  result commit  %s\n", cli_short(result, s));
+  const char *rb = json_string_value(json_object_get(run, "run_branch"));
+  if (rb && status && strcmp(status, "succeeded") != 0) printf("  run branch     %s (kept for debugging)\n", rb);
+  const char *h[] = {"model", "status", "rows", "ms", "commit"};
+  cli_table t;
+  cli_table_init(&t, 5, h);
+  cli_table_right(&t, 2);
+  cli_table_right(&t, 3);
+  size_t i;
+  json_t *m;
+  json_array_foreach(json_object_get(run, "models"), i, m) {
+    char rows[32] = "", ms[32] = "";
+    json_t *r = json_object_get(m, "rows");
+    if (json_is_integer(r)) snprintf(rows, sizeof rows, "%lld", (long long)json_integer_value(r));
+    json_t *st = json_object_get(m, "started_us"), *en = json_object_get(m, "ended_us");
+    if (json_is_integer(st) && json_is_integer(en))
+      snprintf(ms, sizeof ms, "%.1f", (double)(json_integer_value(en) - json_integer_value(st)) / 1000.0);
+    const char *commit = json_string_value(json_object_get(m, "commit"));
+    cli_table_add(&t, json_string_value(json_object_get(m, "model")), json_string_value(json_object_get(m, "status")),
+                  rows, ms, commit ? cli_short(commit, s) : "");
+  }
+  if (json_array_size(json_object_get(run, "models"))) cli_table_print(&t, stdout);
+  cli_table_free(&t);
+  json_array_foreach(json_object_get(run, "models"), i, m) {
+    const char *model = json_string_value(json_object_get(m, "model"));
+    const char *error = json_string_value(json_object_get(m, "error"));
+    if (error) printf("\nmodel %s failed:\n%s\n", model, error);
+    char what[300];
+    snprintf(what, sizeof what, "model %s", model ? model : "?");
+    cli_print_report_notes(ctx, json_object_get(m, "report"), what);
+  }
+  json_t *err = json_object_get(run, "error");
+  const char *emsg = json_string_value(json_object_get(err, "message"));
+  if (emsg && !json_array_size(json_object_get(run, "models"))) printf("\n%s\n", emsg);
+}
+
+int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_run_options o = {0};
+  o.branch = cli_opt_value(cmd, args, "ref");
+  o.dry_run = cli_flag(cmd, args, "dry-run");
+  weir_error err = {0};
+  char *out = NULL;
+  rc = weir_project_run(lake, args->pos[0], &o, &out, &err);
+  if (ctx->progress) fprintf(stderr, "\r\033[K");
+  json_t *run = out ? json_loads(out, 0, NULL) : NULL;
+  if (rc) {
+    /* A failed run still has a record: show it (people need the model and the
+     * violation), then the error. */
+    if (run && !ctx->json && ctx->verbosity >= 0) print_run(ctx, run);
+    weir_free(out);
+    json_decref(run);
+    return cli_report_error(ctx, &err);
+  }
+  if (ctx->json) {
+    cli_print_json_text(out);
+    json_decref(run);
+    return 0;
+  }
+  weir_free(out);
+  if (ctx->verbosity >= 0) {
+    if (o.dry_run) print_plan(run);
+    else {
+      print_run(ctx, run);
+      printf("\nOutputs:\n");
+      size_t i;
+      json_t *m;
+      json_array_foreach(json_object_get(run, "models"), i, m) {
+        json_t *r = json_object_get(m, "rows");
+        printf("  %-30s %lld rows\n", json_string_value(json_object_get(m, "table")) ? json_string_value(json_object_get(m, "table")) : json_string_value(json_object_get(m, "model")),
+               (long long)json_integer_value(r));
+      }
+    }
+  }
+  json_decref(run);
+  return 0;
+}
+
+int cmd_runs_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  (void)args;
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_runs_list(lake, &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *arr = json_loads(out, 0, NULL);
+  weir_free(out);
+  const char *h[] = {"run", "status", "branch", "base", "result", "started", "models"};
+  cli_table t;
+  cli_table_init(&t, 7, h);
+  size_t i;
+  json_t *r;
+  json_array_foreach(arr, i, r) {
+    char b[13], res[13], nm[16];
+    const char *base = json_string_value(json_object_get(r, "base_commit"));
+    const char *result = json_string_value(json_object_get(r, "result_commit"));
+    snprintf(nm, sizeof nm, "%zu", json_array_size(json_object_get(r, "models")));
+    const char *started = json_string_value(json_object_get(r, "started"));
+    cli_table_add(&t, json_string_value(json_object_get(r, "run_id")), json_string_value(json_object_get(r, "status")),
+                  json_string_value(json_object_get(r, "branch")), base ? cli_short(base, b) : "",
+                  result ? cli_short(result, res) : "", started ? started : "", nm);
+  }
+  if (json_array_size(arr)) cli_table_print(&t, stdout);
+  else printf("(no runs)\n");
+  cli_table_free(&t);
+  json_decref(arr);
+  return 0;
+}
+
+int cmd_runs_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_run_show(lake, args->pos[0], &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *run = json_loads(out, 0, NULL);
+  weir_free(out);
+  print_run(ctx, run);
+  json_t *e = json_object_get(run, "error");
+  const char *emsg = json_string_value(json_object_get(e, "message"));
+  if (emsg) printf("\nerror: %s\n", emsg);
+  json_decref(run);
+  return 0;
+}

@@ -1,0 +1,301 @@
+/*
+ * cmd_tables.c -- init, import, tables, describe, query.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  (void)cmd;
+  const char *path = args->n_pos ? args->pos[0] : (ctx->lake_path ? ctx->lake_path : NULL);
+  weir_error err = {0};
+  weir_lake *lake = NULL;
+  if (weir_lake_init(path, &lake, &err)) return cli_report_error(ctx, &err);
+  char head[WEIR_HASH_HEX_SIZE];
+  weir_ref_resolve(lake, "main", head, &err);
+  weir_error_clear(&err);
+  if (ctx->json) {
+    json_t *o = json_pack("{s:s,s:s,s:s}", "lake", weir_lake_path(lake), "branch", "main", "commit", head);
+    cli_print_json(o);
+  } else if (ctx->verbosity >= 0) {
+    char s[13];
+    printf("Initialized empty lake in %s (main at %s)\n", weir_lake_path(lake), cli_short(head, s));
+  }
+  weir_lake_free(lake);
+  return 0;
+}
+
+static bool parse_mode(const char *s, weir_write_mode *out) {
+  if (!s || strcmp(s, "create") == 0) *out = WEIR_MODE_CREATE;
+  else if (strcmp(s, "append") == 0) *out = WEIR_MODE_APPEND;
+  else if (strcmp(s, "replace") == 0) *out = WEIR_MODE_REPLACE;
+  else return false;
+  return true;
+}
+
+void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what) {
+  if (ctx->verbosity < 0 || !report) return;
+  size_t i;
+  json_t *v;
+  int warned = 0, dropped = 0;
+  json_array_foreach(json_object_get(report, "violations"), i, v) {
+    const char *mode = json_string_value(json_object_get(v, "mode"));
+    const char *msg = json_string_value(json_object_get(v, "message"));
+    if (!mode || !msg) continue;
+    if (strcmp(mode, "warn") == 0) {
+      if (!warned++) fprintf(stderr, "warning: contract warnings in %s:\n", what);
+      fprintf(stderr, "  - %s\n", msg);
+    }
+  }
+  json_array_foreach(json_object_get(report, "violations"), i, v) {
+    const char *mode = json_string_value(json_object_get(v, "mode"));
+    const char *msg = json_string_value(json_object_get(v, "message"));
+    if (!mode || !msg) continue;
+    if (strcmp(mode, "drop") == 0) {
+      if (!dropped++) fprintf(stderr, "note: rows dropped to quarantine in %s:\n", what);
+      fprintf(stderr, "  - %s\n", msg);
+    }
+  }
+}
+
+int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_import_options o = {0};
+  o.table = cli_opt_value(cmd, args, "table");
+  if (!o.table) return cli_usage_error(ctx, cmd, "weir import needs --table T");
+  if (!parse_mode(cli_opt_value(cmd, args, "mode"), &o.mode))
+    return cli_usage_error(ctx, cmd, "unknown --mode \"%s\" (expected create, append or replace)",
+                           cli_opt_value(cmd, args, "mode"));
+  o.branch = cli_opt_value(cmd, args, "branch");
+  o.contract_path = cli_opt_value(cmd, args, "contract");
+  o.message = cli_opt_value(cmd, args, "message");
+  o.format = cli_opt_value(cmd, args, "format");
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  rc = weir_import(lake, args->pos[0], &o, &out, &err);
+  if (ctx->progress) fprintf(stderr, "\r\033[K");
+  if (rc) return cli_report_error(ctx, &err);
+  json_t *res = json_loads(out, 0, NULL);
+  char what[600];
+  snprintf(what, sizeof what, "import into %s", json_string_value(json_object_get(res, "table")));
+  cli_print_report_notes(ctx, json_object_get(res, "report"), what);
+  if (ctx->json) {
+    cli_print_json_text(out);
+  } else {
+    weir_free(out);
+    if (ctx->verbosity >= 0) {
+      char s[13];
+      long long q = (long long)json_integer_value(json_object_get(res, "rows_quarantined"));
+      printf("Imported %lld rows into %s on %s (commit %s)", (long long)json_integer_value(json_object_get(res, "rows_written")),
+             json_string_value(json_object_get(res, "table")), json_string_value(json_object_get(res, "branch")),
+             cli_short(json_string_value(json_object_get(res, "commit")), s));
+      if (q) printf("; %lld rows quarantined in %s", q, json_string_value(json_object_get(res, "quarantine_table")));
+      printf("\n");
+    }
+  }
+  json_decref(res);
+  return 0;
+}
+
+int cmd_tables(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_tables(lake, cli_opt_value(cmd, args, "ref"), &out, &err)) return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *arr = json_loads(out, 0, NULL);
+  weir_free(out);
+  const char *h[] = {"table", "rows", "snapshot"};
+  cli_table t;
+  cli_table_init(&t, 3, h);
+  cli_table_right(&t, 1);
+  size_t i;
+  json_t *o;
+  json_array_foreach(arr, i, o) {
+    char rows[32], snap[32];
+    snprintf(rows, sizeof rows, "%lld", (long long)json_integer_value(json_object_get(o, "record_count")));
+    json_t *sid = json_object_get(o, "snapshot_id");
+    if (json_is_integer(sid)) snprintf(snap, sizeof snap, "%lld", (long long)json_integer_value(sid));
+    else snprintf(snap, sizeof snap, "-");
+    cli_table_add(&t, json_string_value(json_object_get(o, "table")), rows, snap);
+  }
+  if (json_array_size(arr) == 0) printf("(no tables)\n");
+  else cli_table_print(&t, stdout);
+  cli_table_free(&t);
+  json_decref(arr);
+  return 0;
+}
+
+static char *join_strings(const json_t *arr) {
+  size_t len = 1;
+  size_t i;
+  json_t *v;
+  json_array_foreach(arr, i, v) len += strlen(json_string_value(v) ? json_string_value(v) : "") + 2;
+  char *s = calloc(1, len);
+  json_array_foreach(arr, i, v) {
+    if (i) strcat(s, ", ");
+    strcat(s, json_string_value(v) ? json_string_value(v) : "");
+  }
+  return s;
+}
+
+int cmd_describe(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  char *out = NULL;
+  if (weir_describe(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), &out, &err))
+    return cli_report_error(ctx, &err);
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  json_t *d = json_loads(out, 0, NULL);
+  weir_free(out);
+  char s[13];
+  printf("table     %s\n", json_string_value(json_object_get(d, "table")));
+  printf("ref       %s (commit %s)\n", json_string_value(json_object_get(d, "ref")),
+         cli_short(json_string_value(json_object_get(d, "commit")), s));
+  const char *comment = json_string_value(json_object_get(d, "comment"));
+  if (comment) printf("comment   %s\n", comment);
+  printf("rows      %lld\n", (long long)json_integer_value(json_object_get(d, "record_count")));
+  json_t *sid = json_object_get(d, "snapshot_id");
+  if (json_is_integer(sid)) printf("snapshot  %lld\n", (long long)json_integer_value(sid));
+  printf("metadata  %s\n\n", json_string_value(json_object_get(d, "metadata_location")));
+  const char *h[] = {"id", "column", "type", "weir type", "", "doc", "lineage"};
+  cli_table t;
+  cli_table_init(&t, 7, h);
+  cli_table_right(&t, 0);
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(d, "columns"), i, c) {
+    char id[16];
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(c, "field_id")));
+    char *lin = join_strings(json_object_get(c, "lineage"));
+    const char *doc = json_string_value(json_object_get(c, "doc"));
+    cli_table_add(&t, id, json_string_value(json_object_get(c, "name")), json_string_value(json_object_get(c, "type")),
+                  json_string_value(json_object_get(c, "weir_type")),
+                  json_is_true(json_object_get(c, "required")) ? "required" : "optional", doc ? doc : "", lin);
+    free(lin);
+  }
+  cli_table_print(&t, stdout);
+  cli_table_free(&t);
+  json_decref(d);
+  return 0;
+}
+
+/* ---- query ----------------------------------------------------------------------------- */
+
+/* Text of row i of a string column (every column of the wrapped query is VARCHAR). */
+static char *string_cell(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i) {
+  int64_t j = a->offset + i;
+  const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
+  if (valid && !((valid[j >> 3] >> (j & 7)) & 1)) return strdup("NULL");
+  const char *data = a->buffers[2];
+  int64_t lo, hi;
+  if (strcmp(s->format, "U") == 0) {
+    lo = ((const int64_t *)a->buffers[1])[j];
+    hi = ((const int64_t *)a->buffers[1])[j + 1];
+  } else {
+    lo = ((const int32_t *)a->buffers[1])[j];
+    hi = ((const int32_t *)a->buffers[1])[j + 1];
+  }
+  char *cell = malloc((size_t)(hi - lo) + 1);
+  memcpy(cell, data + lo, (size_t)(hi - lo));
+  cell[hi - lo] = 0;
+  /* One line per row: show line breaks in values escaped. */
+  for (char *p = cell; *p; p++)
+    if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+  return cell;
+}
+
+static char *trimmed(const char *sql) {
+  size_t n = strlen(sql);
+  while (n && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' || sql[n - 1] == '\t' || sql[n - 1] == '\r'))
+    n--;
+  char *s = malloc(n + 1);
+  memcpy(s, sql, n);
+  s[n] = 0;
+  return s;
+}
+
+int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  const char *format = cli_opt_value(cmd, args, "format");
+  const char *output = cli_opt_value(cmd, args, "output");
+  const char *ref = cli_opt_value(cmd, args, "ref");
+  if (ctx->json && !format) format = "json";
+  if (!format) format = output ? "csv" : "table";
+  if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "parquet"))
+    return cli_usage_error(ctx, cmd, "unknown --format \"%s\" (expected table, csv, json or parquet)", format);
+  if (strcmp(format, "table") == 0 && output)
+    return cli_usage_error(ctx, cmd, "--format table prints to the terminal; use csv, json or parquet with --output");
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  weir_error err = {0};
+  if (strcmp(format, "table") != 0) {
+    int64_t rows = 0;
+    fflush(stdout);
+    if (weir_query_export(lake, args->pos[0], ref, format, output ? output : "-", &rows, &err))
+      return cli_report_error(ctx, &err);
+    if (output && ctx->verbosity >= 0) fprintf(stderr, "wrote %lld rows to %s\n", (long long)rows, output);
+    return 0;
+  }
+  /* Aligned text: let the engine render every value as text, then align. */
+  char *body = trimmed(args->pos[0]);
+  size_t n = strlen(body) + 64;
+  char *sql = malloc(n);
+  snprintf(sql, n, "SELECT COLUMNS(*)::VARCHAR FROM (%s) AS q", body);
+  free(body);
+  struct ArrowArrayStream stream;
+  rc = weir_query(lake, sql, ref, &stream, &err);
+  free(sql);
+  if (rc) return cli_report_error(ctx, &err);
+  struct ArrowSchema schema;
+  if (stream.get_schema(&stream, &schema) != 0) {
+    fprintf(stderr, "error: %s\n", stream.get_last_error(&stream));
+    stream.release(&stream);
+    return 1;
+  }
+  int ncols = (int)schema.n_children;
+  const char **headers = calloc((size_t)(ncols ? ncols : 1), sizeof *headers);
+  for (int c = 0; c < ncols; c++) headers[c] = schema.children[c]->name;
+  cli_table t;
+  cli_table_init(&t, ncols, headers);
+  int64_t total = 0;
+  for (;;) {
+    struct ArrowArray batch;
+    if (stream.get_next(&stream, &batch) != 0) {
+      fprintf(stderr, "error: %s\n", stream.get_last_error(&stream));
+      rc = 1;
+      break;
+    }
+    if (!batch.release) break;
+    for (int64_t r = 0; r < batch.length; r++) {
+      char **cells = calloc((size_t)(ncols ? ncols : 1), sizeof *cells);
+      for (int c = 0; c < ncols; c++) cells[c] = string_cell(schema.children[c], batch.children[c], batch.offset + r);
+      cli_table_addv(&t, cells);
+      free(cells);
+    }
+    total += batch.length;
+    batch.release(&batch);
+  }
+  if (rc == 0) {
+    if (ncols) cli_table_print(&t, stdout);
+    if (ctx->verbosity >= 0) printf("(%lld row%s)\n", (long long)total, total == 1 ? "" : "s");
+  }
+  cli_table_free(&t);
+  free(headers);
+  schema.release(&schema);
+  stream.release(&stream);
+  return rc;
+}

@@ -1,0 +1,121 @@
+/*
+ * commands.c -- the command table: names, arguments, options, help text and examples.
+ * Keeping them in one table is what makes `weir --help` complete by construction.
+ */
+#include "cli.h"
+
+static const cli_opt NO_OPTS[] = {{NULL, 0, NULL, NULL}};
+
+static const cli_opt IMPORT_OPTS[] = {
+    {"table", 't', "T", "target table: NAME or NAMESPACE.NAME (required)"},
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"mode", 0, "MODE", "create (default), append or replace"},
+    {"contract", 'c', "C.yml", "check the data against this contract first"},
+    {"message", 'm', "M", "commit message"},
+    {"format", 0, "FMT", "csv, parquet or jsonl (default: from the file extension)"},
+    {NULL, 0, NULL, NULL}};
+
+static const cli_opt REF_OPTS[] = {{"ref", 'r', "R", "ref to read (default: main)"}, {NULL, 0, NULL, NULL}};
+
+static const cli_opt QUERY_OPTS[] = {
+    {"ref", 'r', "R", "ref to read (default: main)"},
+    {"format", 'f', "FMT", "table (default), csv, json or parquet"},
+    {"output", 'o', "FILE", "write to FILE instead of standard output"},
+    {NULL, 0, NULL, NULL}};
+
+static const cli_opt BRANCH_CREATE_OPTS[] = {{"from", 0, "R", "where the branch starts (default: main)"},
+                                             {NULL, 0, NULL, NULL}};
+static const cli_opt BRANCH_DELETE_OPTS[] = {
+    {"force", 'f', NULL, "delete even if its commits are reachable from no other ref"}, {NULL, 0, NULL, NULL}};
+static const cli_opt LOG_OPTS[] = {{"ref", 'r', "R", "where to start (default: main)"},
+                                   {"max-count", 'n', "N", "show at most N commits"},
+                                   {NULL, 0, NULL, NULL}};
+static const cli_opt MERGE_OPTS[] = {
+    {"into", 0, "TARGET", "branch to merge into (required)"},
+    {"message", 'm', "M", "merge commit message"},
+    {"no-ff", 0, NULL, "create a merge commit even when a fast-forward is possible"},
+    {"allow-partial", 0, NULL, "merge even if the source holds work of a failed run"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt REVERT_OPTS[] = {
+    {"to", 0, "R", "the ref whose version of the table to restore"},
+    {"run", 0, "RUN_ID", "revert every table a run wrote, together"},
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"message", 'm', "M", "commit message"},
+    {"allow-partial", 0, NULL, "revert one table of a run on its own"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan against (default: main)"},
+                                     {NULL, 0, NULL, NULL}};
+static const cli_opt RUN_OPTS[] = {{"ref", 'r', "B", "branch to run on (default: main)"},
+                                   {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
+                                   {NULL, 0, NULL, NULL}};
+
+const cli_command CLI_COMMANDS[] = {
+    {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
+     "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
+     "folder. Refuses a folder that already holds a lake.",
+     "weir init ./lake", NO_OPTS, 0, 1, cmd_init},
+    {"import", "FILE", "load a CSV, Parquet or JSON-lines file into a table as one commit",
+     "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
+     "without nulls is recorded as required. With --contract the data is checked first:\n"
+     "a violation of a fail-mode rule writes nothing (exit 3); drop-mode rules move rows\n"
+     "to TABLE__quarantine in the same commit; warn-mode rules only report.",
+     "weir import titanic.csv --table titanic --contract contracts/titanic.yml", IMPORT_OPTS, 1, 1,
+     cmd_import},
+    {"tables", "", "list tables at a ref with row counts", NULL, "weir tables --ref dev", REF_OPTS, 0, 0,
+     cmd_tables},
+    {"describe", "TABLE",
+     "show a table at a ref: columns (type, required, doc, lineage, field id), comment, snapshot, "
+     "metadata file",
+     NULL, "weir describe titanic --json", REF_OPTS, 1, 1, cmd_describe},
+    {"query", "SQL", "run read-only SQL over the tables as they are at a ref",
+     "Tables are named NAMESPACE.NAME or, in the default namespace, NAME. --ref takes a\n"
+     "branch, a tag, or a commit hash (time travel).",
+     "weir query \"SELECT Pclass, count(*) FROM titanic GROUP BY 1\" --ref 1a2b3c4d", QUERY_OPTS, 1, 1,
+     cmd_query},
+    {"branch", "", "list branches with their head commits", NULL, "weir branch", NO_OPTS, 0, 0,
+     cmd_branch_list},
+    {"branch list", "", "list branches with their head commits", NULL, "weir branch list", NO_OPTS, 0, 0,
+     cmd_branch_list},
+    {"branch create", "NAME", "create a branch (copies no data)", NULL, "weir branch create dev --from main",
+     BRANCH_CREATE_OPTS, 1, 1, cmd_branch_create},
+    {"branch delete", "NAME", "delete a branch (never main)",
+     "Refuses a branch whose head is not reachable from another branch or tag unless\n"
+     "--force; its commits stay readable by hash either way.",
+     "weir branch delete dev", BRANCH_DELETE_OPTS, 1, 1, cmd_branch_delete},
+    {"tag list", "", "list tags", NULL, "weir tag list", NO_OPTS, 0, 0, cmd_tag_list},
+    {"tag create", "NAME", "name a commit; tags never move", NULL, "weir tag create v1 --ref main", REF_OPTS, 1,
+     1, cmd_tag_create},
+    {"tag delete", "NAME", "delete a tag", NULL, "weir tag delete v1", NO_OPTS, 1, 1, cmd_tag_delete},
+    {"log", "", "commits reachable from a ref, newest first", NULL, "weir log --ref main -n 5", LOG_OPTS, 0, 0,
+     cmd_log},
+    {"show", "REF", "one commit: fields, and per table the metadata file and snapshot", NULL,
+     "weir show main~1", NO_OPTS, 1, 1, cmd_show},
+    {"diff", "REF1 REF2", "tables added, removed and changed between two refs", NULL, "weir diff main dev",
+     NO_OPTS, 2, 2, cmd_diff},
+    {"merge", "SOURCE", "merge a ref into a branch (fast-forward or three-way at table level)",
+     "On conflict every conflicting table is listed with what each side did, nothing is\n"
+     "written, and the exit code is 4.",
+     "weir merge dev --into main", MERGE_OPTS, 1, 1, cmd_merge},
+    {"revert", "[TABLE]", "commit a table's version from another ref, or undo a whole run",
+     "weir revert TABLE --to R puts TABLE back as it was at R (dropping it if it did not\n"
+     "exist there); weir revert --run RUN_ID puts every table the run wrote back as it was\n"
+     "before the run, in one commit.",
+     "weir revert titanic --to main~1", REVERT_OPTS, 0, 1, cmd_revert},
+    {"check", "PROJECT", "plan a pipeline project against the catalog and report every problem",
+     "Finds SQL and Python models and contracts, builds the DAG, resolves inputs at the\n"
+     "ref and checks that every step composes. Reads no data and writes nothing; exit 3\n"
+     "when the project does not plan.",
+     "weir check examples/titanic/project", CHECK_OPTS, 1, 1, cmd_check},
+    {"run", "PROJECT", "check, then run a project transactionally on a branch",
+     "Models run on a temporary branch run/<id> and are merged into the target only if\n"
+     "every model and contract passed: all outputs appear at once or none do.",
+     "weir run examples/titanic/project --ref main", RUN_OPTS, 1, 1, cmd_run},
+    {"runs", "", "list runs with status, branch and result commit", NULL, "weir runs", NO_OPTS, 0, 0,
+     cmd_runs_list},
+    {"runs list", "", "list runs with status, branch and result commit", NULL, "weir runs list", NO_OPTS, 0, 0,
+     cmd_runs_list},
+    {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
+     "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
+};
+
+const int CLI_N_COMMANDS = (int)(sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0]);

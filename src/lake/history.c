@@ -1,0 +1,302 @@
+/*
+ * history.c -- refs, branches, tags, log, show, diff, merge and revert: the Git-like
+ * surface of the public API, over the catalog.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lake/lake.h"
+#include "util/clock.h"
+#include "util/json.h"
+
+int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
+                     weir_error *err) {
+  return lake_resolve(lake, ref, out_hash, err);
+}
+
+static json_t *time_json(int64_t us) {
+  char buf[40];
+  weir_format_time_us(us, buf, sizeof buf);
+  return json_string(buf);
+}
+
+static json_t *commit_json(weir_lake *lake, const weir_commit_rec *c, bool with_changes,
+                           weir_error *err, int *rc) {
+  json_t *o = json_object();
+  json_object_set_new(o, "hash", json_string(c->hash));
+  json_t *parents = json_array();
+  for (int i = 0; i < c->n_parents; i++) json_array_append_new(parents, json_string(c->parents[i]));
+  json_object_set_new(o, "parents", parents);
+  json_object_set_new(o, "time", time_json(c->time_us));
+  json_object_set_new(o, "author", json_string(c->author ? c->author : ""));
+  json_object_set_new(o, "message", json_string(c->message ? c->message : ""));
+  json_object_set_new(o, "properties", c->properties ? json_incref(c->properties) : json_object());
+  if (with_changes) {
+    json_t *changes = NULL;
+    *rc = catalog_commit_changes(lake->cat, c->hash, &changes, err);
+    json_object_set_new(o, "tables_changed", changes ? changes : json_array());
+  }
+  return o;
+}
+
+int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
+             weir_error *err) {
+  *out_json = NULL;
+  char head[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, ref, head, err);
+  if (rc) return rc;
+  weir_commit_rec *v = NULL;
+  size_t n = 0;
+  if ((rc = catalog_log(lake->cat, head, max_count, &v, &n, err))) return rc;
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++)
+    json_array_append_new(arr, commit_json(lake, &v[i], true, err, &rc));
+  weir_commit_recs_free(v, n);
+  if (rc) {
+    json_decref(arr);
+    return rc;
+  }
+  *out_json = lake_dump(arr);
+  return WEIR_OK;
+}
+
+int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  char hash[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, ref, hash, err);
+  if (rc) return rc;
+  weir_commit_rec c = {0};
+  if ((rc = catalog_commit_get(lake->cat, hash, &c, err))) return rc;
+  json_t *o = commit_json(lake, &c, true, err, &rc);
+  weir_commit_rec_clear(&c);
+  if (rc) {
+    json_decref(o);
+    return rc;
+  }
+  weir_table_entry *tables = NULL;
+  size_t n = 0;
+  if ((rc = catalog_tables(lake->cat, hash, &tables, &n, err))) {
+    json_decref(o);
+    return rc;
+  }
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *t = json_object();
+    json_object_set_new(t, "table", json_string(tables[i].table));
+    json_object_set_new(t, "metadata_location", json_string(tables[i].metadata_location));
+    json_object_set_new(t, "snapshot_id", tables[i].snapshot_id >= 0 ? json_integer(tables[i].snapshot_id) : json_null());
+    json_object_set_new(t, "record_count", json_integer(tables[i].record_count));
+    json_array_append_new(arr, t);
+  }
+  weir_table_entries_free(tables, n);
+  json_object_set_new(o, "tables", arr);
+  *out_json = lake_dump(o);
+  return WEIR_OK;
+}
+
+typedef struct diff_ctx {
+  json_t *added, *removed, *changed;
+} diff_ctx;
+
+static int diff_cb(const char *table, const weir_table_entry *a, const weir_table_entry *b, void *p) {
+  diff_ctx *d = p;
+  json_t *o = json_object();
+  json_object_set_new(o, "table", json_string(table));
+  if (!a) {
+    json_object_set_new(o, "record_count", json_integer(b->record_count));
+    json_object_set_new(o, "record_change", json_integer(b->record_count));
+    json_object_set_new(o, "metadata_location", json_string(b->metadata_location));
+    json_array_append_new(d->added, o);
+  } else if (!b) {
+    json_object_set_new(o, "record_count", json_integer(a->record_count));
+    json_object_set_new(o, "record_change", json_integer(-a->record_count));
+    json_object_set_new(o, "metadata_location", json_string(a->metadata_location));
+    json_array_append_new(d->removed, o);
+  } else {
+    json_object_set_new(o, "records_before", json_integer(a->record_count));
+    json_object_set_new(o, "records_after", json_integer(b->record_count));
+    json_object_set_new(o, "record_change", json_integer(b->record_count - a->record_count));
+    json_object_set_new(o, "metadata_before", json_string(a->metadata_location));
+    json_object_set_new(o, "metadata_after", json_string(b->metadata_location));
+    json_array_append_new(d->changed, o);
+  }
+  return 0;
+}
+
+int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
+              weir_error *err) {
+  *out_json = NULL;
+  char a[WEIR_HASH_HEX_SIZE], b[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, ref_a, a, err);
+  if (rc) return rc;
+  if ((rc = lake_resolve(lake, ref_b, b, err))) return rc;
+  diff_ctx d = {json_array(), json_array(), json_array()};
+  rc = catalog_diff(lake->cat, a, b, diff_cb, &d, err);
+  if (rc) {
+    json_decref(d.added);
+    json_decref(d.removed);
+    json_decref(d.changed);
+    return rc;
+  }
+  json_t *o = json_object();
+  json_object_set_new(o, "from", json_string(ref_a ? ref_a : "main"));
+  json_object_set_new(o, "to", json_string(ref_b ? ref_b : "main"));
+  json_object_set_new(o, "from_commit", json_string(a));
+  json_object_set_new(o, "to_commit", json_string(b));
+  json_object_set_new(o, "added", d.added);
+  json_object_set_new(o, "removed", d.removed);
+  json_object_set_new(o, "changed", d.changed);
+  *out_json = lake_dump(o);
+  return WEIR_OK;
+}
+
+/* ---- branches and tags --------------------------------------------------------------- */
+
+int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
+                       char out_head[WEIR_HASH_HEX_SIZE], weir_error *err) {
+  int rc = weir_ref_name_check(name, "branch", err);
+  if (rc) return rc;
+  if (strncmp(name, "run/", 4) == 0)
+    return weir_seterr(err, WEIR_EINVALIDNAME,
+                       "invalid branch name \"%s\": names under run/ are reserved for pipeline runs", name);
+  char target[WEIR_HASH_HEX_SIZE];
+  if ((rc = lake_resolve(lake, from_ref, target, err))) return rc;
+  if ((rc = catalog_ref_create(lake->cat, WEIR_REF_BRANCH, name, target, err))) {
+    if (rc == WEIR_EEXISTS) return weir_seterr(err, WEIR_EEXISTS, "branch \"%s\" already exists", name);
+    return rc;
+  }
+  if (out_head) memcpy(out_head, target, WEIR_HASH_HEX_SIZE);
+  return WEIR_OK;
+}
+
+int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err) {
+  if (name && strcmp(name, "main") == 0)
+    return weir_seterr(err, WEIR_EINVALIDARG, "cannot delete branch \"main\"");
+  char head[WEIR_HASH_HEX_SIZE];
+  int rc = lake_branch_head(lake, name, head, err);
+  if (rc) return rc;
+  if (!(flags & WEIR_BRANCH_FORCE)) {
+    /* Is the head reachable from any other branch or tag? If not, deleting the branch
+     * would leave its commits reachable only by hash. */
+    bool reachable = false;
+    for (int kind = 0; kind < 2 && !reachable && rc == WEIR_OK; kind++) {
+      weir_ref_rec *refs = NULL;
+      size_t n = 0;
+      if ((rc = catalog_ref_list(lake->cat, (weir_ref_kind)kind, &refs, &n, err))) break;
+      for (size_t i = 0; i < n && !reachable && rc == WEIR_OK; i++) {
+        if (kind == WEIR_REF_BRANCH && strcmp(refs[i].name, name) == 0) continue;
+        rc = catalog_is_ancestor(lake->cat, head, refs[i].target, &reachable, err);
+      }
+      weir_ref_recs_free(refs, n);
+    }
+    if (rc) return rc;
+    if (!reachable)
+      return weir_seterr(err, WEIR_EINVALIDARG,
+                         "branch \"%s\" has commits not reachable from any other branch or tag "
+                         "(head %.12s); merge it first, or delete it anyway with --force",
+                         name, head);
+  }
+  return catalog_ref_delete(lake->cat, WEIR_REF_BRANCH, name, err);
+}
+
+static int list_refs(weir_lake *lake, weir_ref_kind kind, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  weir_ref_rec *refs = NULL;
+  size_t n = 0;
+  int rc = catalog_ref_list(lake->cat, kind, &refs, &n, err);
+  if (rc) return rc;
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(refs[i].name));
+    json_object_set_new(o, kind == WEIR_REF_BRANCH ? "head" : "target", json_string(refs[i].target));
+    json_object_set_new(o, "time", time_json(refs[i].updated_us));
+    json_array_append_new(arr, o);
+  }
+  weir_ref_recs_free(refs, n);
+  *out_json = lake_dump(arr);
+  return WEIR_OK;
+}
+
+int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err) {
+  return list_refs(lake, WEIR_REF_BRANCH, out_json, err);
+}
+
+int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
+                    char out_target[WEIR_HASH_HEX_SIZE], weir_error *err) {
+  int rc = weir_ref_name_check(name, "tag", err);
+  if (rc) return rc;
+  char target[WEIR_HASH_HEX_SIZE];
+  if ((rc = lake_resolve(lake, ref, target, err))) return rc;
+  if ((rc = catalog_ref_create(lake->cat, WEIR_REF_TAG, name, target, err))) {
+    if (rc == WEIR_EEXISTS) return weir_seterr(err, WEIR_EEXISTS, "tag \"%s\" already exists (tags never move)", name);
+    return rc;
+  }
+  if (out_target) memcpy(out_target, target, WEIR_HASH_HEX_SIZE);
+  return WEIR_OK;
+}
+
+int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err) {
+  int rc = weir_ref_name_check(name, "tag", err);
+  if (rc) return rc;
+  rc = catalog_ref_delete(lake->cat, WEIR_REF_TAG, name, err);
+  if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "tag \"%s\" does not exist", name);
+  return rc;
+}
+
+int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err) {
+  return list_refs(lake, WEIR_REF_TAG, out_json, err);
+}
+
+/* ---- merge and revert ------------------------------------------------------------------ */
+
+int weir_merge(weir_lake *lake, const char *source, const char *into,
+               const weir_merge_options *opts, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  if (!into || !*into) into = "main";
+  char head[WEIR_HASH_HEX_SIZE];
+  int rc = lake_branch_head(lake, into, head, err); /* into must be a branch */
+  if (rc) return rc;
+  weir_merge_request req = {0};
+  req.source = source;
+  req.into = into;
+  req.message = opts ? opts->message : NULL;
+  req.author = lake->author;
+  req.no_ff = opts && opts->no_ff;
+  req.allow_partial = opts && opts->allow_partial;
+  json_t *res = NULL;
+  if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
+  *out_json = lake_dump(res);
+  return WEIR_OK;
+}
+
+int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
+                      const char *branch, const weir_revert_options *opts, char **out_json,
+                      weir_error *err) {
+  *out_json = NULL;
+  weir_table_id id;
+  int rc = weir_table_id_parse(table, &id, err);
+  if (rc) return rc;
+  char full[2 * WEIR_NAME_MAX + 2];
+  weir_table_id_format(&id, full, sizeof full);
+  char head[WEIR_HASH_HEX_SIZE];
+  if ((rc = lake_branch_head(lake, branch, head, err))) return rc;
+  json_t *res = NULL;
+  rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main",
+                            opts ? opts->message : NULL, opts && opts->allow_partial, &res, err);
+  if (rc) return rc;
+  *out_json = lake_dump(res);
+  return WEIR_OK;
+}
+
+int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
+                    const weir_revert_options *opts, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "no run id given");
+  json_t *res = NULL;
+  int rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL,
+                              opts ? opts->message : NULL, &res, err);
+  if (rc) return rc;
+  *out_json = lake_dump(res);
+  return WEIR_OK;
+}

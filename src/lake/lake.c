@@ -1,0 +1,225 @@
+/*
+ * lake.c -- creating, finding and opening lakes.
+ */
+#include "lake/lake.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/json.h"
+
+#define LAKE_DIR_NAME ".weir"
+#define CATALOG_FILE "catalog.db"
+#define WAREHOUSE_DIR "warehouse"
+
+static char *default_author(void) {
+  const char *a = getenv("WEIR_AUTHOR");
+  if (a && *a) return weir_strdup(a);
+  const char *user = getenv("USER");
+  if (!user || !*user) user = getenv("LOGNAME");
+  char host[256] = "localhost";
+  if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
+  host[sizeof host - 1] = 0;
+  return weir_asprintf("%s@%s", user && *user ? user : "unknown", host);
+}
+
+static weir_lake *lake_new(const char *abs_path) {
+  weir_lake *lake = weir_calloc(1, sizeof *lake);
+  lake->path = weir_strdup(abs_path);
+  lake->warehouse = weir_path_join(abs_path, WAREHOUSE_DIR);
+  char *db = weir_path_join(abs_path, CATALOG_FILE);
+  lake->catalog_uri = weir_asprintf("sqlite:%s", db);
+  free(db);
+  lake->author = default_author();
+  return lake;
+}
+
+static bool is_lake(const char *dir) {
+  char *db = weir_path_join(dir, CATALOG_FILE);
+  bool yes = weir_fs_exists(db);
+  free(db);
+  return yes;
+}
+
+int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
+  *out = NULL;
+  char *abs = weir_path_absolute(path && *path ? path : LAKE_DIR_NAME);
+  int rc = WEIR_OK;
+  weir_lake *lake = NULL;
+  if (is_lake(abs)) {
+    rc = weir_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
+    goto done;
+  }
+  if ((rc = weir_fs_mkdirs(abs, err))) goto done;
+  lake = lake_new(abs);
+  if ((rc = weir_fs_mkdirs(lake->warehouse, err))) goto done;
+  if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  *out = lake;
+  lake = NULL;
+done:
+  weir_lake_free(lake);
+  free(abs);
+  return rc;
+}
+
+/* The nearest folder named .weir that holds a lake, walking up from `start`. */
+static char *find_upwards(const char *start) {
+  char *dir = weir_path_absolute(start);
+  for (;;) {
+    char *cand = weir_path_join(dir, LAKE_DIR_NAME);
+    if (is_lake(cand)) {
+      free(dir);
+      return cand;
+    }
+    free(cand);
+    if (strcmp(dir, "/") == 0) break;
+    char *up = weir_path_dirname(dir);
+    free(dir);
+    dir = up;
+  }
+  free(dir);
+  return NULL;
+}
+
+int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
+  *out = NULL;
+  char *abs = NULL;
+  if (path && *path) {
+    abs = weir_path_absolute(path);
+    if (!is_lake(abs)) {
+      int rc = weir_seterr(err, WEIR_ENOTFOUND, "no lake at %s (no %s there; create one with: weir init %s)",
+                           abs, CATALOG_FILE, path);
+      free(abs);
+      return rc;
+    }
+  } else if (getenv("WEIR_LAKE") && *getenv("WEIR_LAKE")) {
+    const char *env = getenv("WEIR_LAKE");
+    abs = weir_path_absolute(env);
+    if (!is_lake(abs)) {
+      int rc = weir_seterr(err, WEIR_ENOTFOUND, "no lake at %s (from $WEIR_LAKE)", abs);
+      free(abs);
+      return rc;
+    }
+  } else {
+    abs = find_upwards(".");
+    if (!abs) {
+      char cwd[4096] = ".";
+      if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
+      return weir_seterr(err, WEIR_ENOTFOUND,
+                         "no lake found: no --lake given, $WEIR_LAKE is not set, and no %s folder in "
+                         "%s or any parent (create one with: weir init)",
+                         LAKE_DIR_NAME, cwd);
+    }
+  }
+  weir_lake *lake = lake_new(abs);
+  free(abs);
+  int rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
+  if (rc) {
+    weir_lake_free(lake);
+    return rc;
+  }
+  *out = lake;
+  return WEIR_OK;
+}
+
+void weir_lake_free(weir_lake *lake) {
+  if (!lake) return;
+  catalog_close(lake->cat);
+  free(lake->path);
+  free(lake->warehouse);
+  free(lake->catalog_uri);
+  free(lake->author);
+  free(lake);
+}
+
+const char *weir_lake_path(const weir_lake *lake) { return lake->path; }
+
+int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err) {
+  if (!author || !*author) return weir_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
+  free(lake->author);
+  lake->author = weir_strdup(author);
+  return WEIR_OK;
+}
+
+void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx) {
+  lake->progress = fn;
+  lake->progress_ctx = ctx;
+}
+
+void lake_progress(weir_lake *lake, json_t *event) {
+  if (lake->progress && event) {
+    char *s = weir_json_compact(event);
+    lake->progress(s, lake->progress_ctx);
+    free(s);
+  }
+  json_decref(event);
+}
+
+char *lake_table_location(const weir_lake *lake, const weir_table_id *id) {
+  return weir_asprintf("%s/%s/%s", lake->warehouse, id->ns, id->name);
+}
+
+int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE], weir_error *err) {
+  if (!ref || !*ref) ref = "main";
+  return catalog_resolve(lake->cat, ref, out, err);
+}
+
+int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX_SIZE],
+                     weir_error *err) {
+  if (!branch || !*branch) branch = "main";
+  int rc = weir_ref_name_check(branch, "branch", err);
+  if (rc) return rc;
+  rc = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, branch, out, err);
+  if (rc == WEIR_ENOTFOUND)
+    return weir_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist (create it with: weir branch create %s)",
+                       branch, branch);
+  return rc;
+}
+
+int lake_table_at(weir_lake *lake, const char *hash, const char *table, bool missing_ok,
+                  iceberg_table **out, weir_error *err) {
+  *out = NULL;
+  weir_table_entry e = {0};
+  weir_error inner = {0};
+  int rc = catalog_table_get(lake->cat, hash, table, &e, &inner);
+  if (rc == WEIR_ENOTFOUND) {
+    weir_error_clear(&inner);
+    if (missing_ok) return WEIR_OK;
+    return weir_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", table, hash);
+  }
+  if (rc) {
+    weir_error_move(err, &inner);
+    return rc;
+  }
+  rc = iceberg_table_load(e.metadata_location, out, err);
+  weir_table_entry_clear(&e);
+  return rc;
+}
+
+int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err) {
+  (void)lake;
+  weir_engine_options opts = {0};
+  const char *threads = getenv("WEIR_THREADS");
+  if (threads && *threads) opts.threads = atoi(threads);
+  opts.memory_limit = getenv("WEIR_MEMORY_LIMIT");
+  return weir_engine_open(&opts, out, err);
+}
+
+json_t *lake_error_json(const weir_error *err) {
+  json_t *o = json_object();
+  json_object_set_new(o, "code", json_string(weir_error_name(err->code)));
+  json_object_set_new(o, "message", json_string(err->message ? err->message : ""));
+  json_t *details = NULL;
+  if (err->details) details = json_loads(err->details, 0, NULL);
+  json_object_set_new(o, "details", details ? details : json_array());
+  return o;
+}
+
+char *lake_dump(json_t *doc) {
+  char *s = weir_json_pretty(doc);
+  json_decref(doc);
+  return s;
+}

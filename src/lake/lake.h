@@ -1,0 +1,130 @@
+/*
+ * lake.h -- the lake: a catalog plus a warehouse folder, and the operations of the public
+ * API (include/weir.h) that combine the catalog, Iceberg metadata, the engine and
+ * contracts.
+ *
+ *   LAKE/catalog.db                                   the catalog (SQLite, WAL)
+ *   LAKE/warehouse/<namespace>/<table>/data/          Parquet data files
+ *   LAKE/warehouse/<namespace>/<table>/metadata/      Iceberg metadata, manifests
+ *
+ * Writing a table version is two steps, so that a pipeline worker process can do the
+ * heavy part and the runner the commit: staging (validate, then write data files) and
+ * committing (write Iceberg metadata on top of the branch head, then move the branch in
+ * one catalog transaction, retrying if another writer moved it first).
+ */
+#ifndef WEIR_LAKE_LAKE_H
+#define WEIR_LAKE_LAKE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include "catalog/catalog.h"
+#include "contracts/contract.h"
+#include "engine/engine.h"
+#include "iceberg/iceberg.h"
+#include "util/names.h"
+#include "weir.h"
+
+struct weir_lake {
+  char *path;              /* absolute lake folder */
+  char *warehouse;         /* path/warehouse */
+  char *catalog_uri;
+  weir_catalog *cat;
+  char *author;
+  weir_progress_fn progress;
+  void *progress_ctx;
+};
+
+/* Reports a progress event (a JSON object, stolen) if a callback is set. */
+void lake_progress(weir_lake *lake, json_t *event);
+
+/* Absolute folder of a table: warehouse/<ns>/<name>. Caller frees. */
+char *lake_table_location(const weir_lake *lake, const weir_table_id *id);
+
+/* Resolves `ref` to a commit hash; `what` names it in messages ("--ref", "source"). */
+int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE], weir_error *err);
+/* The head of branch `branch`, which must be a branch (not a tag or hash).
+ * Errors: WEIR_EINVALIDNAME, WEIR_ENOTFOUND naming the branch. */
+int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX_SIZE],
+                     weir_error *err);
+
+/* Loads the Iceberg version of `table` at commit `hash`. *out NULL (and WEIR_OK) when the
+ * table does not exist there and `missing_ok`; otherwise WEIR_ENOTFOUND naming the table
+ * and ref. */
+int lake_table_at(weir_lake *lake, const char *hash, const char *table, bool missing_ok,
+                  iceberg_table **out, weir_error *err);
+
+/* ---- staging and committing table versions --------------------------------------------- */
+
+/* A table version ready to commit: data files written, metadata not yet. */
+typedef struct lake_staged {
+  char *table;                 /* "ns.name" */
+  weir_write_mode mode;        /* APPEND adds files; CREATE/REPLACE replace them */
+  weir_schema schema;          /* declared columns, field ids assigned */
+  int32_t last_column_id;
+  iceberg_data_file *files;
+  size_t n_files;
+  int64_t rows;
+  json_t *properties;          /* table properties to set (comment, weir.contract, ...) */
+  json_t *summary;             /* snapshot summary additions */
+  char *based_on;              /* metadata location field ids were assigned against */
+} lake_staged;
+
+void lake_staged_clear(lake_staged *s);
+/* JSON form (for the worker protocol) and back. */
+json_t *lake_staged_to_json(const lake_staged *s);
+int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err);
+
+/* How a validated Arrow table is staged. */
+typedef struct lake_stage_request {
+  const char *table;           /* "ns.name" (validated) */
+  weir_write_mode mode;
+  const weir_contract *contract; /* the columns to write (declared or inferred) */
+  bool declared;               /* contract was declared by the user: store it (IR, docs,
+                                  lineage) in the table's properties */
+  const char *comment;         /* table comment (NULL: the contract's description) */
+  json_t *summary;             /* borrowed: extra snapshot summary entries */
+  const char *base_commit;     /* commit whose version of the table ids build on */
+} lake_stage_request;
+
+/* Writes `data` (already validated and cast to its schema) as Parquet files of the table
+ * and fills `out`. Field ids continue those of the table at base_commit. */
+int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+                     const lake_stage_request *req, lake_staged *out, weir_error *err);
+
+typedef struct lake_commit_request {
+  const char *branch;
+  const char *expected_head;   /* NULL: whatever the head is (retry on races) */
+  const char *message;
+  json_t *properties;          /* commit properties (borrowed) */
+  const char *run_id;
+} lake_commit_request;
+
+/* Writes Iceberg metadata for every staged table on top of the branch head and commits
+ * them together (one commit). On a race with another writer, re-reads the head and
+ * rewrites the metadata (data files are reused), up to a bounded number of attempts;
+ * with expected_head set, a moved head is WEIR_ECONCURRENT at once. */
+int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_staged *staged,
+                       size_t n, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err);
+
+/* Opens an engine with the lake's settings. */
+int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err);
+/* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`. */
+int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, const char *sql,
+                        weir_error *err);
+/* Makes one table queryable as it is at commit `hash`. */
+int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
+                      const weir_table_id *id, weir_error *err);
+
+/* Builds the contract used when none is given: each column's weir type is the one its
+ * Arrow type widens to; required when the data has no nulls (create/replace). Errors:
+ * WEIR_EUNSUPPORTED naming a column whose type weir cannot store. */
+int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_contract **out,
+                        weir_error *err);
+
+/* The JSON form of a weir_error for out_json documents. */
+json_t *lake_error_json(const weir_error *err);
+
+/* Returns a malloc'ed string for a JSON document (out_json convention). */
+char *lake_dump(json_t *doc); /* steals doc */
+
+#endif

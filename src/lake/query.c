@@ -1,0 +1,280 @@
+/*
+ * query.c -- reading the lake at a ref: SQL queries over any commit, and table scans for
+ * pipeline models (projected, filtered and checked against an input contract).
+ *
+ * Only the tables a query reads are attached (found with the engine's own parser), so a
+ * query costs the same in a lake of ten tables or ten thousand. Each query gets its own
+ * engine, owned by the result stream: the caller can keep reading after other calls on
+ * the lake handle, and releasing the stream closes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lake/lake.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
+                      const weir_table_id *id, weir_error *err) {
+  char full[2 * WEIR_NAME_MAX + 2];
+  weir_table_id_format(id, full, sizeof full);
+  iceberg_table *t = NULL;
+  int rc = lake_table_at(lake, hash, full, false, &t, err);
+  if (rc) return rc;
+  iceberg_data_file *files = NULL;
+  size_t n = 0;
+  if ((rc = iceberg_table_data_files(t, &files, &n, err))) {
+    iceberg_table_free(t);
+    return rc;
+  }
+  const char **paths = weir_calloc(n ? n : 1, sizeof *paths);
+  for (size_t i = 0; i < n; i++) paths[i] = files[i].path;
+  rc = weir_engine_attach_table(engine, id->ns, id->name, &t->schema, paths, n, err);
+  free(paths);
+  iceberg_data_files_free(files, n);
+  iceberg_table_free(t);
+  return rc;
+}
+
+/* Schemas that belong to the engine, not the lake. */
+static bool system_schema(const char *s) {
+  return s && (strcmp(s, "information_schema") == 0 || strcmp(s, "pg_catalog") == 0);
+}
+
+int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, const char *sql,
+                        weir_error *err) {
+  weir_sql_table_ref *refs = NULL;
+  size_t n = 0;
+  int rc = weir_engine_sql_tables(engine, sql, &refs, &n, err);
+  if (rc == WEIR_EUNSUPPORTED)
+    return weir_seterr(err, WEIR_EINVALIDARG,
+                       "weir query runs one read-only SELECT statement (tables change through "
+                       "import, runs, merge and revert)");
+  if (rc) return rc;
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
+    if (system_schema(refs[i].schema)) continue;
+    char *text = refs[i].schema ? weir_asprintf("%s.%s", refs[i].schema, refs[i].name)
+                                : weir_strdup(refs[i].name);
+    weir_table_id id;
+    weir_error inner = {0};
+    if (weir_table_id_parse(text, &id, &inner) != WEIR_OK) {
+      weir_error_clear(&inner);
+      rc = weir_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", text, hash);
+    } else {
+      rc = lake_attach_table(lake, engine, hash, &id, err);
+    }
+    free(text);
+  }
+  weir_sql_table_refs_free(refs, n);
+  return rc;
+}
+
+/* ---- a stream that owns its engine -------------------------------------------------- */
+
+typedef struct owned_stream {
+  struct ArrowArrayStream inner;
+  weir_engine *engine;
+} owned_stream;
+
+static int os_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
+  owned_stream *o = s->private_data;
+  return o->inner.get_schema(&o->inner, out);
+}
+static int os_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
+  owned_stream *o = s->private_data;
+  return o->inner.get_next(&o->inner, out);
+}
+static const char *os_last_error(struct ArrowArrayStream *s) {
+  owned_stream *o = s->private_data;
+  return o->inner.get_last_error(&o->inner);
+}
+static void os_release(struct ArrowArrayStream *s) {
+  if (!s || !s->release) return;
+  owned_stream *o = s->private_data;
+  if (o->inner.release) o->inner.release(&o->inner);
+  weir_engine_close(o->engine);
+  free(o);
+  s->release = NULL;
+}
+
+/* Wraps `inner` so that releasing the result also closes `engine` (taken over). */
+static void own_engine(struct ArrowArrayStream *inner, weir_engine *engine,
+                       struct ArrowArrayStream *out) {
+  owned_stream *o = weir_calloc(1, sizeof *o);
+  o->inner = *inner;
+  inner->release = NULL;
+  o->engine = engine;
+  out->get_schema = os_get_schema;
+  out->get_next = os_get_next;
+  out->get_last_error = os_last_error;
+  out->release = os_release;
+  out->private_data = o;
+}
+
+int weir_query(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+               weir_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!sql || !*sql) return weir_seterr(err, WEIR_EINVALIDARG, "no SQL given");
+  char hash[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, ref, hash, err);
+  if (rc) return rc;
+  weir_engine *engine = NULL;
+  if ((rc = lake_engine_open(lake, &engine, err))) return rc;
+  if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
+  struct ArrowArrayStream inner;
+  if ((rc = weir_engine_query_stream(engine, sql, &inner, err))) goto fail;
+  own_engine(&inner, engine, out);
+  return WEIR_OK;
+fail:
+  weir_engine_close(engine);
+  return rc;
+}
+
+/* Strips trailing blanks and semicolons so the query can be nested in COPY (...). */
+static char *trim_statement(const char *sql) {
+  size_t n = strlen(sql);
+  while (n > 0 && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' || sql[n - 1] == '\t' ||
+                   sql[n - 1] == '\r'))
+    n--;
+  return weir_strndup(sql, n);
+}
+
+int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
+                      const char *path, int64_t *rows_out, weir_error *err) {
+  if (rows_out) *rows_out = 0;
+  if (!sql || !*sql) return weir_seterr(err, WEIR_EINVALIDARG, "no SQL given");
+  const char *opts;
+  if (!format || strcmp(format, "csv") == 0) opts = "FORMAT csv, HEADER true";
+  else if (strcmp(format, "json") == 0) opts = "FORMAT json, ARRAY true";
+  else if (strcmp(format, "parquet") == 0) opts = "FORMAT parquet, COMPRESSION zstd";
+  else
+    return weir_seterr(err, WEIR_EINVALIDARG, "unknown output format \"%s\" (expected csv, json or parquet)",
+                       format);
+  bool to_stdout = !path || strcmp(path, "-") == 0;
+  if (to_stdout && format && strcmp(format, "parquet") == 0)
+    return weir_seterr(err, WEIR_EINVALIDARG, "parquet output needs a file (--output FILE)");
+  char hash[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, ref, hash, err);
+  if (rc) return rc;
+  weir_engine *engine = NULL;
+  if ((rc = lake_engine_open(lake, &engine, err))) return rc;
+  char *body = trim_statement(sql);
+  char *target = weir_sql_string(to_stdout ? "/dev/stdout" : path);
+  char *copy = weir_asprintf("COPY (%s) TO %s (%s)", body, target, opts);
+  double rows = 0;
+  bool is_null = false;
+  if ((rc = lake_attach_for_sql(lake, engine, hash, body, err))) goto done;
+  rc = weir_engine_query_double(engine, copy, &rows, &is_null, err);
+  if (rc == WEIR_OK && rows_out) *rows_out = (int64_t)rows;
+done:
+  free(copy);
+  free(target);
+  free(body);
+  weir_engine_close(engine);
+  return rc;
+}
+
+/* ---- scans for model inputs -------------------------------------------------------- */
+
+int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+              struct ArrowArrayStream *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  weir_table_id id;
+  int rc = weir_table_id_parse(table, &id, err);
+  if (rc) return rc;
+  char hash[WEIR_HASH_HEX_SIZE];
+  if ((rc = lake_resolve(lake, ref, hash, err))) return rc;
+  json_t *spec = NULL;
+  if (spec_json && *spec_json && (rc = weir_json_parse(spec_json, "scan spec", &spec, err))) return rc;
+
+  weir_engine *engine = NULL;
+  weir_contract *contract = NULL;
+  weir_arrow_table data;
+  weir_arrow_table_init(&data);
+  weir_validation v = {0};
+  weir_buf sql = WEIR_BUF_INIT;
+  char full[2 * WEIR_NAME_MAX + 2];
+  weir_table_id_format(&id, full, sizeof full);
+
+  json_t *ir = json_object_get(spec, "contract");
+  if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "input contract", &contract, err))) goto done;
+  if ((rc = lake_engine_open(lake, &engine, err))) goto done;
+  if ((rc = lake_attach_table(lake, engine, hash, &id, err))) goto done;
+
+  /* Projection: the columns the model declared (a contract's, or an explicit list). */
+  weir_buf_puts(&sql, "SELECT ");
+  json_t *cols = json_object_get(spec, "columns");
+  if (contract && contract->n_columns > 0) {
+    for (size_t i = 0; i < contract->n_columns; i++) {
+      char *q = weir_sql_ident(contract->columns[i].field.name);
+      weir_buf_printf(&sql, "%s%s", i ? ", " : "", q);
+      free(q);
+    }
+  } else if (json_array_size(cols) > 0) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(cols, i, c) {
+      char *q = weir_sql_ident(json_string_value(c) ? json_string_value(c) : "");
+      weir_buf_printf(&sql, "%s%s", i ? ", " : "", q);
+      free(q);
+    }
+  } else {
+    weir_buf_puts(&sql, "*");
+  }
+  char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name);
+  weir_buf_printf(&sql, " FROM %s.%s", qn, qt);
+  free(qn);
+  free(qt);
+  const char *filter = weir_json_str(spec, "filter", NULL);
+  if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s)", filter);
+
+  if (!contract) {
+    struct ArrowArrayStream inner;
+    if ((rc = weir_engine_query_stream(engine, weir_buf_cstr(&sql), &inner, err))) {
+      weir_error_prefix(err, "cannot read %s", full);
+      goto done;
+    }
+    own_engine(&inner, engine, out);
+    engine = NULL;
+    goto done;
+  }
+  /* A projected input: a declared column the table lacks is reported by the validator
+   * with the other violations, so select only the columns that exist. */
+  if ((rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), &data, err))) {
+    weir_error_clear(err);
+    weir_buf_clear(&sql);
+    weir_buf_puts(&sql, "SELECT * FROM ");
+    qn = weir_sql_ident(id.ns);
+    qt = weir_sql_ident(id.name);
+    weir_buf_printf(&sql, "%s.%s", qn, qt);
+    free(qn);
+    free(qt);
+    if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s)", filter);
+    weir_arrow_table_release(&data);
+    weir_arrow_table_init(&data);
+    if ((rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), &data, err))) {
+      weir_error_prefix(err, "cannot read %s", full);
+      goto done;
+    }
+  }
+  weir_validate_options vo = {0};
+  vo.is_output = false;
+  vo.project = true;
+  vo.engine = engine;
+  const char *subject = weir_json_str(spec, "subject", NULL);
+  char *dflt = weir_asprintf("input %s (schema %s)", full, contract->name ? contract->name : "unnamed");
+  vo.subject = subject ? subject : dflt;
+  rc = weir_contract_validate(contract, &data, &vo, &v, err);
+  free(dflt);
+  if (rc) goto done;
+  weir_arrow_table_to_stream(&v.valid, true, out);
+
+done:
+  weir_buf_free(&sql);
+  weir_validation_clear(&v);
+  weir_arrow_table_release(&data);
+  weir_contract_free(contract);
+  weir_engine_close(engine);
+  json_decref(spec);
+  return rc;
+}

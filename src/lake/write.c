@@ -1,0 +1,399 @@
+/*
+ * write.c -- staging table versions (data files) and committing them (Iceberg metadata +
+ * one catalog commit), with optimistic retries when another writer moves the branch.
+ *
+ * Why two steps: data files are the expensive, immutable part and never depend on who
+ * else is writing; metadata depends on the table's previous version, which can change
+ * under us. So data is written once, and only the small metadata files are rewritten if
+ * the compare-and-swap on the branch head loses a race (as Iceberg writers retry).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lake/lake.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/json.h"
+#include "util/uuid.h"
+
+#define COMMIT_ATTEMPTS 64
+
+void lake_staged_clear(lake_staged *s) {
+  if (!s) return;
+  free(s->table);
+  weir_schema_clear(&s->schema);
+  iceberg_data_files_free(s->files, s->n_files);
+  json_decref(s->properties);
+  json_decref(s->summary);
+  free(s->based_on);
+  memset(s, 0, sizeof *s);
+}
+
+/* ---- staging ---------------------------------------------------------------------- */
+
+/* Iceberg stats for one Parquet file, from the text statistics DuckDB reports. */
+static void file_stats(const weir_parquet_file *pf, const weir_schema *schema,
+                       iceberg_data_file *df) {
+  df->path = weir_strdup(pf->path);
+  df->record_count = pf->record_count;
+  df->file_size = pf->file_size;
+  df->stats = weir_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *df->stats);
+  df->n_stats = 0;
+  for (size_t i = 0; i < schema->n_fields; i++) {
+    const weir_field *f = &schema->fields[i];
+    json_t *cs = json_object_get(pf->column_stats, f->name);
+    iceberg_column_stats *st = &df->stats[df->n_stats++];
+    memset(st, 0, sizeof *st);
+    st->field_id = f->field_id;
+    st->value_count = cs ? weir_json_int(cs, "num_values", -1) : -1;
+    st->null_count = cs ? weir_json_int(cs, "null_count", -1) : -1;
+    st->column_size = cs ? weir_json_int(cs, "column_size_bytes", -1) : -1;
+    st->nan_count = -1;
+    if (f->type.id == WEIR_TYPE_FLOAT32 || f->type.id == WEIR_TYPE_FLOAT64) {
+      json_t *hn = json_object_get(cs, "has_nan");
+      if (json_is_false(hn)) st->nan_count = 0;
+    }
+    const char *mn = cs ? weir_json_str(cs, "min", NULL) : NULL;
+    const char *mx = cs ? weir_json_str(cs, "max", NULL) : NULL;
+    /* NaN poisons float bounds: Iceberg readers must not see NaN as a bound. */
+    bool nan_possible = (f->type.id == WEIR_TYPE_FLOAT32 || f->type.id == WEIR_TYPE_FLOAT64) &&
+                        st->nan_count != 0;
+    if (mn && !nan_possible) iceberg_bound_from_text(f->type, mn, false, &st->lower, &st->lower_len);
+    if (mx && !nan_possible) iceberg_bound_from_text(f->type, mx, true, &st->upper, &st->upper_len);
+  }
+}
+
+int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+                     const lake_stage_request *req, lake_staged *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  weir_table_id id;
+  int rc = weir_table_id_parse(req->table, &id, err);
+  if (rc) return rc;
+  char full[2 * WEIR_NAME_MAX + 2];
+  weir_table_id_format(&id, full, sizeof full);
+
+  iceberg_table *prev = NULL;
+  char *location = lake_table_location(lake, &id);
+  char *data_dir = weir_path_join(location, "data");
+  char *view = NULL;
+  weir_parquet_file *pfiles = NULL;
+  size_t n_pfiles = 0;
+  const char **names = NULL;
+  int32_t *ids = NULL;
+
+  if (req->base_commit && (rc = lake_table_at(lake, req->base_commit, full, true, &prev, err))) goto done;
+
+  out->table = weir_strdup(full);
+  out->mode = req->mode;
+  if (req->contract) weir_contract_schema(req->contract, &out->schema);
+  iceberg_assign_field_ids(prev, &out->schema, &out->last_column_id);
+  out->based_on = prev ? weir_strdup(prev->metadata_location) : NULL;
+
+  /* Parquet: the columns in declared order, each carrying its Iceberg field id. */
+  size_t nc = out->schema.n_fields;
+  names = weir_calloc(nc ? nc : 1, sizeof *names);
+  ids = weir_calloc(nc ? nc : 1, sizeof *ids);
+  weir_buf sel = WEIR_BUF_INIT;
+  weir_buf_puts(&sel, "SELECT ");
+  for (size_t i = 0; i < nc; i++) {
+    names[i] = out->schema.fields[i].name;
+    ids[i] = out->schema.fields[i].field_id;
+    char *q = weir_sql_ident(names[i]);
+    weir_buf_printf(&sel, "%s%s", i ? ", " : "", q);
+    free(q);
+  }
+  char u[WEIR_UUID_STR_LEN + 1];
+  weir_uuid4(u);
+  view = weir_asprintf("__weir_stage_%.8s", u);
+  weir_buf_printf(&sel, " FROM %s", view);
+  if (nc > 0 && data->n_rows > 0) {
+    if ((rc = weir_engine_register_arrow(engine, view, data, err))) {
+      weir_buf_free(&sel);
+      goto done;
+    }
+    rc = weir_engine_write_parquet(engine, weir_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
+                                   &n_pfiles, err);
+    weir_error ignore = {0};
+    weir_engine_unregister(engine, view, &ignore);
+    weir_error_clear(&ignore);
+    if (rc) {
+      weir_buf_free(&sel);
+      weir_error_prefix(err, "cannot write the data of %s", full);
+      goto done;
+    }
+  }
+  weir_buf_free(&sel);
+
+  out->files = weir_calloc(n_pfiles ? n_pfiles : 1, sizeof *out->files);
+  for (size_t i = 0; i < n_pfiles; i++) {
+    file_stats(&pfiles[i], &out->schema, &out->files[i]);
+    out->rows += pfiles[i].record_count;
+  }
+  out->n_files = n_pfiles;
+
+  /* Table properties: the contract travels with the data. A replace without a contract
+   * removes the previous version's contract, docs and lineage, which no longer apply. */
+  out->properties = json_object();
+  const char *comment = req->comment ? req->comment
+                                     : (req->contract && req->declared ? req->contract->description : NULL);
+  if (req->contract && req->declared) {
+    json_t *ir = weir_contract_to_ir(req->contract);
+    char *text = weir_json_canonical(ir);
+    json_object_set_new(out->properties, "weir.contract", json_string(text));
+    free(text);
+    json_decref(ir);
+  }
+  if (comment) json_object_set_new(out->properties, "comment", json_string(comment));
+  if (req->contract && req->declared) {
+    json_t *lin = weir_contract_lineage_json(req->contract);
+    if (json_object_size(lin) > 0) {
+      char *s = weir_json_canonical(lin);
+      json_object_set_new(out->properties, "weir.lineage", json_string(s));
+      free(s);
+    } else if (req->mode != WEIR_MODE_APPEND) {
+      json_object_set_new(out->properties, "weir.lineage", json_null());
+    }
+    json_decref(lin);
+  }
+  if (req->mode != WEIR_MODE_APPEND) {
+    if (!json_object_get(out->properties, "weir.contract")) json_object_set_new(out->properties, "weir.contract", json_null());
+    if (!comment) json_object_set_new(out->properties, "comment", json_null());
+  }
+  out->summary = req->summary ? json_deep_copy(req->summary) : json_object();
+
+done:
+  free(names);
+  free(ids);
+  free(view);
+  weir_parquet_files_free(pfiles, n_pfiles);
+  iceberg_table_free(prev);
+  free(data_dir);
+  free(location);
+  if (rc) lake_staged_clear(out);
+  return rc;
+}
+
+/* ---- committing --------------------------------------------------------------------- */
+
+/* Two versions' schemas agree on names, types and field ids (so files staged against
+ * one can be appended to the other). */
+static bool same_columns(const weir_schema *a, const weir_schema *b) {
+  if (a->n_fields != b->n_fields) return false;
+  for (size_t i = 0; i < a->n_fields; i++) {
+    if (strcmp(a->fields[i].name, b->fields[i].name) != 0) return false;
+    if (!weir_type_equal(a->fields[i].type, b->fields[i].type)) return false;
+    if (a->fields[i].field_id != b->fields[i].field_id) return false;
+  }
+  return true;
+}
+
+/* Sleep a little, more after each lost race, with jitter so retrying writers spread. */
+static void backoff(int attempt) {
+  uint32_t r;
+  weir_random_bytes(&r, sizeof r);
+  long us = (long)(200 * (1 << (attempt < 8 ? attempt : 8))) + (long)(r % 1000);
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+}
+
+int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_staged *staged,
+                       size_t n, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err) {
+  const char *branch = req->branch && *req->branch ? req->branch : "main";
+  weir_table_change *changes = weir_calloc(n ? n : 1, sizeof *changes);
+  iceberg_write_result *results = weir_calloc(n ? n : 1, sizeof *results);
+  int rc = WEIR_OK;
+  for (int attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
+    char head[WEIR_HASH_HEX_SIZE];
+    for (size_t i = 0; i < n; i++) {
+      free(results[i].metadata_location);
+      memset(&results[i], 0, sizeof results[i]);
+    }
+    if ((rc = lake_branch_head(lake, branch, head, err))) break;
+    if (req->expected_head && strcmp(head, req->expected_head) != 0) {
+      rc = weir_seterr(err, WEIR_ECONCURRENT,
+                       "branch \"%s\" moved from %.12s to %.12s while writing; nothing was committed",
+                       branch, req->expected_head, head);
+      break;
+    }
+    for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
+      lake_staged *s = &staged[i];
+      iceberg_table *prev = NULL;
+      if ((rc = lake_table_at(lake, head, s->table, true, &prev, err))) break;
+      if (prev && s->mode == WEIR_MODE_CREATE) {
+        rc = weir_seterr(err, WEIR_EEXISTS,
+                         "table %s already exists on branch %s (use --mode replace or --mode append)",
+                         s->table, branch);
+        iceberg_table_free(prev);
+        break;
+      }
+      bool moved = (prev ? prev->metadata_location : NULL) != NULL
+                       ? (!s->based_on || strcmp(prev->metadata_location, s->based_on) != 0)
+                       : s->based_on != NULL;
+      if (moved && s->mode == WEIR_MODE_APPEND && prev && !same_columns(&prev->schema, &s->schema)) {
+        rc = weir_seterr(err, WEIR_ECONCURRENT,
+                         "table %s changed its columns on branch %s while this write was prepared; "
+                         "nothing was committed (run it again)",
+                         s->table, branch);
+        iceberg_table_free(prev);
+        break;
+      }
+      char *location = NULL;
+      {
+        weir_table_id id;
+        weir_table_id_parse(s->table, &id, NULL);
+        location = lake_table_location(lake, &id);
+      }
+      iceberg_write_request w = {0};
+      w.table_location = location;
+      w.prev = prev;
+      w.op = (s->mode == WEIR_MODE_APPEND && prev) ? ICEBERG_OP_APPEND : ICEBERG_OP_OVERWRITE;
+      w.schema = &s->schema;
+      w.files = s->files;
+      w.n_files = s->n_files;
+      w.properties = s->properties;
+      w.summary = s->summary;
+      rc = iceberg_write_version(&w, &results[i], err);
+      free(location);
+      iceberg_table_free(prev);
+      if (rc) break;
+      changes[i].table = s->table;
+      changes[i].metadata_location = results[i].metadata_location;
+      changes[i].snapshot_id = results[i].snapshot_id;
+      changes[i].record_count = results[i].record_count;
+    }
+    if (rc) break;
+    weir_commit_request c = {0};
+    c.branch = branch;
+    c.expected_head = head;
+    c.changes = changes;
+    c.n_changes = n;
+    c.author = lake->author;
+    c.message = req->message;
+    c.properties = req->properties;
+    c.run_id = req->run_id;
+    weir_error inner = {0};
+    rc = catalog_commit(lake->cat, &c, out_hash, &inner);
+    if (rc == WEIR_ECONCURRENT && !req->expected_head && attempt + 1 < COMMIT_ATTEMPTS) {
+      weir_error_clear(&inner);
+      backoff(attempt);
+      continue;
+    }
+    weir_error_move(err, &inner);
+    break;
+  }
+  for (size_t i = 0; i < n; i++) free(results[i].metadata_location);
+  free(results);
+  free(changes);
+  return rc;
+}
+
+/* ---- JSON form of a staged version (worker protocol) ---------------------------------- */
+
+static json_t *hex_json(const uint8_t *b, size_t n) {
+  if (!b) return json_null();
+  char *hex = weir_malloc(2 * n + 1);
+  weir_hex_encode(b, n, hex);
+  json_t *s = json_string(hex);
+  free(hex);
+  return s;
+}
+
+static uint8_t *hex_decode(const char *hex, size_t *n) {
+  size_t len = strlen(hex) / 2;
+  uint8_t *b = weir_malloc(len ? len : 1);
+  for (size_t i = 0; i < len; i++) {
+    unsigned v = 0;
+    sscanf(hex + 2 * i, "%2x", &v);
+    b[i] = (uint8_t)v;
+  }
+  *n = len;
+  return b;
+}
+
+json_t *lake_staged_to_json(const lake_staged *s) {
+  json_t *o = json_object();
+  json_object_set_new(o, "table", json_string(s->table));
+  json_object_set_new(o, "mode", json_integer(s->mode));
+  json_object_set_new(o, "schema", weir_schema_to_json(&s->schema));
+  json_object_set_new(o, "last_column_id", json_integer(s->last_column_id));
+  json_object_set_new(o, "rows", json_integer(s->rows));
+  json_object_set_new(o, "properties", json_incref(s->properties));
+  json_object_set_new(o, "summary", json_incref(s->summary));
+  json_object_set_new(o, "based_on", weir_json_str_or_null(s->based_on));
+  json_t *files = json_array();
+  for (size_t i = 0; i < s->n_files; i++) {
+    const iceberg_data_file *f = &s->files[i];
+    json_t *fo = json_object();
+    json_object_set_new(fo, "path", json_string(f->path));
+    json_object_set_new(fo, "record_count", json_integer(f->record_count));
+    json_object_set_new(fo, "file_size", json_integer(f->file_size));
+    json_t *stats = json_array();
+    for (size_t j = 0; j < f->n_stats; j++) {
+      const iceberg_column_stats *st = &f->stats[j];
+      json_t *so = json_object();
+      json_object_set_new(so, "field_id", json_integer(st->field_id));
+      json_object_set_new(so, "value_count", json_integer(st->value_count));
+      json_object_set_new(so, "null_count", json_integer(st->null_count));
+      json_object_set_new(so, "nan_count", json_integer(st->nan_count));
+      json_object_set_new(so, "column_size", json_integer(st->column_size));
+      json_object_set_new(so, "lower", hex_json(st->lower, st->lower_len));
+      json_object_set_new(so, "upper", hex_json(st->upper, st->upper_len));
+      json_array_append_new(stats, so);
+    }
+    json_object_set_new(fo, "stats", stats);
+    json_array_append_new(files, fo);
+  }
+  json_object_set_new(o, "files", files);
+  return o;
+}
+
+int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  const char *table = weir_json_str(j, "table", NULL);
+  if (!table) return weir_seterr(err, WEIR_EINPUT, "staged output: missing \"table\"");
+  out->table = weir_strdup(table);
+  out->mode = (weir_write_mode)weir_json_int(j, "mode", WEIR_MODE_REPLACE);
+  int rc = weir_schema_from_json(json_object_get(j, "schema"), &out->schema, err);
+  if (rc) {
+    lake_staged_clear(out);
+    return rc;
+  }
+  out->last_column_id = (int32_t)weir_json_int(j, "last_column_id", 0);
+  out->rows = weir_json_int(j, "rows", 0);
+  json_t *p = json_object_get(j, "properties");
+  out->properties = json_is_object(p) ? json_deep_copy(p) : json_object();
+  json_t *sm = json_object_get(j, "summary");
+  out->summary = json_is_object(sm) ? json_deep_copy(sm) : json_object();
+  out->based_on = weir_strdup(weir_json_str(j, "based_on", NULL));
+  json_t *files = json_object_get(j, "files");
+  size_t nf = json_array_size(files);
+  out->files = weir_calloc(nf ? nf : 1, sizeof *out->files);
+  for (size_t i = 0; i < nf; i++) {
+    json_t *fo = json_array_get(files, i);
+    iceberg_data_file *f = &out->files[i];
+    f->path = weir_strdup(weir_json_str(fo, "path", ""));
+    f->record_count = weir_json_int(fo, "record_count", 0);
+    f->file_size = weir_json_int(fo, "file_size", 0);
+    json_t *stats = json_object_get(fo, "stats");
+    f->n_stats = json_array_size(stats);
+    f->stats = weir_calloc(f->n_stats ? f->n_stats : 1, sizeof *f->stats);
+    for (size_t k = 0; k < f->n_stats; k++) {
+      json_t *so = json_array_get(stats, k);
+      iceberg_column_stats *st = &f->stats[k];
+      st->field_id = (int32_t)weir_json_int(so, "field_id", 0);
+      st->value_count = weir_json_int(so, "value_count", -1);
+      st->null_count = weir_json_int(so, "null_count", -1);
+      st->nan_count = weir_json_int(so, "nan_count", -1);
+      st->column_size = weir_json_int(so, "column_size", -1);
+      const char *lo = weir_json_str(so, "lower", NULL);
+      const char *hi = weir_json_str(so, "upper", NULL);
+      if (lo) st->lower = hex_decode(lo, &st->lower_len);
+      if (hi) st->upper = hex_decode(hi, &st->upper_len);
+    }
+  }
+  out->n_files = nf;
+  return WEIR_OK;
+}
