@@ -67,6 +67,24 @@ bool iceberg_bound_from_text(weir_type t, const char *text, bool upper, uint8_t 
 /* The reverse, for describe/tests: renders a binary bound as text. Caller frees. */
 char *iceberg_bound_to_text(weir_type t, const uint8_t *data, size_t len);
 
+/* One column's statistics as DuckDB's Parquet writer reports them (COPY ... (FORMAT
+ * parquet, RETURN_STATS true) gives, per column, "min", "max", "null_count", "num_values",
+ * "column_size_bytes" and, for floating point columns, "has_nan"); any may be NULL. */
+typedef struct iceberg_stats_text {
+  const char *min;
+  const char *max;
+  const char *null_count;
+  const char *num_values;
+  const char *column_size;
+  const char *has_nan;
+} iceberg_stats_text;
+
+/* Fills `out` (field id, counts, bounds via iceberg_bound_from_text) for column `field`.
+ * Unknown or unparsable values stay unknown (-1 / NULL); the NaN count is 0 only when
+ * has_nan is "false" (DuckDB reports no count). Caller clears `out` with the data file. */
+void iceberg_column_stats_from_text(const weir_field *field, const iceberg_stats_text *text,
+                                    iceberg_column_stats *out);
+
 /* A parsed metadata file: the table version weir reads and extends. */
 typedef struct iceberg_table {
   json_t *json;               /* the whole metadata document (owned) */

@@ -1,0 +1,593 @@
+/*
+ * manifest.c -- Iceberg v2 manifests (one manifest_entry per data file) and manifest lists
+ * (one manifest_file per manifest), as Avro object containers.
+ *
+ * The Avro schemas are the v2 ones of the spec (and of Java's and pyiceberg's writers),
+ * with every field id: readers resolve manifest columns by "field-id", not by name. Maps
+ * keyed by column id (column_sizes, value_counts, ...) are Avro arrays of key/value
+ * records marked "logicalType": "map", the spec's encoding for maps with non-string keys,
+ * with the key/value ids the spec assigns (117/118, 119/120, ...). weir's tables are
+ * unpartitioned, so the partition tuple is an empty record ("r102") and each manifest
+ * list entry carries "partitions": [].
+ */
+#include "iceberg/iceberg_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/fs.h"
+
+/* clang-format off */
+#define MAP_FIELD(name, id, kid, vid, vtype, doc)                                            \
+  "{\"name\":\"" name "\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"record\"," \
+  "\"name\":\"k" #kid "_v" #vid "\",\"fields\":[{\"name\":\"key\",\"type\":\"int\",\"field-id\":" #kid "}," \
+  "{\"name\":\"value\",\"type\":\"" vtype "\",\"field-id\":" #vid "}]},\"logicalType\":\"map\"}]," \
+  "\"doc\":\"" doc "\",\"default\":null,\"field-id\":" #id "}"
+
+const char ICEBERG_MANIFEST_ENTRY_SCHEMA[] =
+  "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":["
+  "{\"name\":\"status\",\"type\":\"int\",\"field-id\":0},"
+  "{\"name\":\"snapshot_id\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":1},"
+  "{\"name\":\"sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":3},"
+  "{\"name\":\"file_sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":4},"
+  "{\"name\":\"data_file\",\"type\":{\"type\":\"record\",\"name\":\"r2\",\"fields\":["
+    "{\"name\":\"content\",\"type\":\"int\",\"doc\":\"Contents of the file: 0=data, 1=position deletes, 2=equality deletes\",\"field-id\":134},"
+    "{\"name\":\"file_path\",\"type\":\"string\",\"doc\":\"Location URI with FS scheme\",\"field-id\":100},"
+    "{\"name\":\"file_format\",\"type\":\"string\",\"doc\":\"File format name: avro, orc, or parquet\",\"field-id\":101},"
+    "{\"name\":\"partition\",\"type\":{\"type\":\"record\",\"name\":\"r102\",\"fields\":[]},\"doc\":\"Partition data tuple, schema based on the partition spec\",\"field-id\":102},"
+    "{\"name\":\"record_count\",\"type\":\"long\",\"doc\":\"Number of records in the file\",\"field-id\":103},"
+    "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"doc\":\"Total file size in bytes\",\"field-id\":104},"
+    MAP_FIELD("column_sizes", 108, 117, 118, "long", "Map of column id to total size on disk") ","
+    MAP_FIELD("value_counts", 109, 119, 120, "long", "Map of column id to total count, including null and NaN") ","
+    MAP_FIELD("null_value_counts", 110, 121, 122, "long", "Map of column id to null value count") ","
+    MAP_FIELD("nan_value_counts", 137, 138, 139, "long", "Map of column id to number of NaN values in the column") ","
+    MAP_FIELD("lower_bounds", 125, 126, 127, "bytes", "Map of column id to lower bound") ","
+    MAP_FIELD("upper_bounds", 128, 129, 130, "bytes", "Map of column id to upper bound") ","
+    "{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key metadata blob\",\"default\":null,\"field-id\":131},"
+    "{\"name\":\"split_offsets\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\",\"element-id\":133}],\"doc\":\"Splittable offsets\",\"default\":null,\"field-id\":132},"
+    "{\"name\":\"equality_ids\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"int\",\"element-id\":136}],\"doc\":\"Equality comparison field IDs\",\"default\":null,\"field-id\":135},"
+    "{\"name\":\"sort_order_id\",\"type\":[\"null\",\"int\"],\"doc\":\"Sort order ID\",\"default\":null,\"field-id\":140}"
+  "]},\"field-id\":2}]}";
+
+const char ICEBERG_MANIFEST_LIST_SCHEMA[] =
+  "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":["
+  "{\"name\":\"manifest_path\",\"type\":\"string\",\"doc\":\"Location URI with FS scheme\",\"field-id\":500},"
+  "{\"name\":\"manifest_length\",\"type\":\"long\",\"doc\":\"Total file size in bytes\",\"field-id\":501},"
+  "{\"name\":\"partition_spec_id\",\"type\":\"int\",\"doc\":\"Spec ID used to write\",\"field-id\":502},"
+  "{\"name\":\"content\",\"type\":\"int\",\"doc\":\"Contents of the manifest: 0=data, 1=deletes\",\"field-id\":517},"
+  "{\"name\":\"sequence_number\",\"type\":\"long\",\"doc\":\"Sequence number when the manifest was added\",\"field-id\":515},"
+  "{\"name\":\"min_sequence_number\",\"type\":\"long\",\"doc\":\"Lowest sequence number in the manifest\",\"field-id\":516},"
+  "{\"name\":\"added_snapshot_id\",\"type\":\"long\",\"doc\":\"Snapshot ID that added the manifest\",\"field-id\":503},"
+  "{\"name\":\"added_files_count\",\"type\":\"int\",\"doc\":\"Added entry count\",\"field-id\":504},"
+  "{\"name\":\"existing_files_count\",\"type\":\"int\",\"doc\":\"Existing entry count\",\"field-id\":505},"
+  "{\"name\":\"deleted_files_count\",\"type\":\"int\",\"doc\":\"Deleted entry count\",\"field-id\":506},"
+  "{\"name\":\"added_rows_count\",\"type\":\"long\",\"doc\":\"Added rows count\",\"field-id\":512},"
+  "{\"name\":\"existing_rows_count\",\"type\":\"long\",\"doc\":\"Existing rows count\",\"field-id\":513},"
+  "{\"name\":\"deleted_rows_count\",\"type\":\"long\",\"doc\":\"Deleted rows count\",\"field-id\":514},"
+  "{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"r508\",\"fields\":["
+    "{\"name\":\"contains_null\",\"type\":\"boolean\",\"doc\":\"True if any file has a null partition value\",\"field-id\":509},"
+    "{\"name\":\"contains_nan\",\"type\":[\"null\",\"boolean\"],\"doc\":\"True if any file has a nan partition value\",\"default\":null,\"field-id\":518},"
+    "{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition lower bound for all files\",\"default\":null,\"field-id\":510},"
+    "{\"name\":\"upper_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition upper bound for all files\",\"default\":null,\"field-id\":511}"
+  "]},\"element-id\":508}],\"doc\":\"Summary for each partition\",\"default\":null,\"field-id\":507},"
+  "{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key metadata blob\",\"default\":null,\"field-id\":519}"
+  "]}";
+/* clang-format on */
+
+void iceberg_manifest_files_free(iceberg_manifest_file *v, size_t n) {
+  if (!v) return;
+  for (size_t i = 0; i < n; i++) {
+    free(v[i].path);
+    for (size_t j = 0; j < v[i].n_partitions; j++) {
+      free(v[i].partitions[j].lower);
+      free(v[i].partitions[j].upper);
+    }
+    free(v[i].partitions);
+    free(v[i].key_metadata);
+  }
+  free(v);
+}
+
+/* ---- building records ---------------------------------------------------------------
+ * avro-c reports failures through return codes; with our own fixed schemas a failure is a
+ * programming error, so the setters OR the codes into *rc and the caller reports once. */
+
+static avro_value_t field(avro_value_t *rec, const char *name, int *rc) {
+  avro_value_t v = {0};
+  *rc |= avro_value_get_by_name(rec, name, &v, NULL);
+  return v;
+}
+
+static void set_int(avro_value_t *rec, const char *name, int32_t x, int *rc) {
+  avro_value_t v = field(rec, name, rc);
+  if (!*rc) *rc |= avro_value_set_int(&v, x);
+}
+
+static void set_long(avro_value_t *rec, const char *name, int64_t x, int *rc) {
+  avro_value_t v = field(rec, name, rc);
+  if (!*rc) *rc |= avro_value_set_long(&v, x);
+}
+
+static void set_string(avro_value_t *rec, const char *name, const char *s, int *rc) {
+  avro_value_t v = field(rec, name, rc);
+  if (!*rc) *rc |= avro_value_set_string(&v, s);
+}
+
+static void set_null(avro_value_t *rec, const char *name, int *rc) {
+  avro_value_t u = field(rec, name, rc), b;
+  if (!*rc) *rc |= avro_value_set_branch(&u, 0, &b);
+  if (!*rc) *rc |= avro_value_set_null(&b);
+}
+
+/* The non-null branch of an optional field. */
+static avro_value_t set_some(avro_value_t *rec, const char *name, int *rc) {
+  avro_value_t u = field(rec, name, rc), b = {0};
+  if (!*rc) *rc |= avro_value_set_branch(&u, 1, &b);
+  return b;
+}
+
+static void set_opt_long(avro_value_t *rec, const char *name, int64_t x, int *rc) {
+  avro_value_t b = set_some(rec, name, rc);
+  if (!*rc) *rc |= avro_value_set_long(&b, x);
+}
+
+static void set_opt_bytes(avro_value_t *rec, const char *name, const void *p, size_t n, int *rc) {
+  if (!p) {
+    set_null(rec, name, rc);
+    return;
+  }
+  avro_value_t b = set_some(rec, name, rc);
+  if (!*rc) *rc |= avro_value_set_bytes(&b, (void *)p, n);
+}
+
+enum stat_kind { K_SIZE, K_VALUES, K_NULLS, K_NANS, K_LOWER, K_UPPER };
+
+static bool stat_present(const iceberg_column_stats *s, enum stat_kind k) {
+  switch (k) {
+    case K_SIZE: return s->column_size >= 0;
+    case K_VALUES: return s->value_count >= 0;
+    case K_NULLS: return s->null_count >= 0;
+    case K_NANS: return s->nan_count >= 0;
+    case K_LOWER: return s->lower != NULL;
+    case K_UPPER: return s->upper != NULL;
+  }
+  return false;
+}
+
+/* One of the data file's id-keyed maps; null when no column has that statistic. */
+static void set_stat_map(avro_value_t *df, const char *name, const iceberg_data_file *f,
+                         enum stat_kind k, int *rc) {
+  size_t present = 0;
+  for (size_t i = 0; i < f->n_stats; i++) present += stat_present(&f->stats[i], k);
+  if (!present) {
+    set_null(df, name, rc);
+    return;
+  }
+  avro_value_t arr = set_some(df, name, rc);
+  for (size_t i = 0; i < f->n_stats && !*rc; i++) {
+    const iceberg_column_stats *s = &f->stats[i];
+    if (!stat_present(s, k)) continue;
+    avro_value_t el, kv;
+    *rc |= avro_value_append(&arr, &el, NULL);
+    if (*rc) break;
+    set_int(&el, "key", s->field_id, rc);
+    kv = field(&el, "value", rc);
+    if (*rc) break;
+    switch (k) {
+      case K_SIZE: *rc |= avro_value_set_long(&kv, s->column_size); break;
+      case K_VALUES: *rc |= avro_value_set_long(&kv, s->value_count); break;
+      case K_NULLS: *rc |= avro_value_set_long(&kv, s->null_count); break;
+      case K_NANS: *rc |= avro_value_set_long(&kv, s->nan_count); break;
+      case K_LOWER: *rc |= avro_value_set_bytes(&kv, s->lower, s->lower_len); break;
+      case K_UPPER: *rc |= avro_value_set_bytes(&kv, s->upper, s->upper_len); break;
+    }
+  }
+}
+
+/* ---- manifests --------------------------------------------------------------------- */
+
+int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_data_file *files,
+                            size_t n_files, weir_buf *out, weir_error *err) {
+  iceberg_avro_writer w;
+  int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_ENTRY_SCHEMA, err);
+  if (st != WEIR_OK) return st;
+  for (size_t i = 0; i < n_files; i++) {
+    const iceberg_data_file *f = &files[i];
+    if (!f->path || f->record_count < 0 || f->file_size < 0) {
+      iceberg_avro_writer_free(&w);
+      return weir_seterr(err, WEIR_EINVALIDARG,
+                         "data file %zu (%s) needs a path, a record count and a size", i + 1,
+                         f->path ? f->path : "no path");
+    }
+    int rc = 0;
+    avro_value_t *rec = iceberg_avro_writer_record(&w);
+    set_int(rec, "status", ICEBERG_STATUS_ADDED, &rc);
+    set_opt_long(rec, "snapshot_id", info->snapshot_id, &rc);
+    /* Null sequence numbers: an ADDED entry inherits the manifest's (spec, "Sequence
+     * Number Inheritance"), as Java writes them. */
+    set_null(rec, "sequence_number", &rc);
+    set_null(rec, "file_sequence_number", &rc);
+    avro_value_t df = field(rec, "data_file", &rc);
+    if (!rc) {
+      set_int(&df, "content", ICEBERG_CONTENT_DATA, &rc);
+      set_string(&df, "file_path", f->path, &rc);
+      set_string(&df, "file_format", "PARQUET", &rc);
+      set_long(&df, "record_count", f->record_count, &rc);
+      set_long(&df, "file_size_in_bytes", f->file_size, &rc);
+      set_stat_map(&df, "column_sizes", f, K_SIZE, &rc);
+      set_stat_map(&df, "value_counts", f, K_VALUES, &rc);
+      set_stat_map(&df, "null_value_counts", f, K_NULLS, &rc);
+      set_stat_map(&df, "nan_value_counts", f, K_NANS, &rc);
+      set_stat_map(&df, "lower_bounds", f, K_LOWER, &rc);
+      set_stat_map(&df, "upper_bounds", f, K_UPPER, &rc);
+      set_null(&df, "key_metadata", &rc);
+      set_null(&df, "split_offsets", &rc);
+      set_null(&df, "equality_ids", &rc);
+      set_null(&df, "sort_order_id", &rc);
+    }
+    if (rc) {
+      iceberg_avro_writer_free(&w);
+      return weir_seterr(err, WEIR_EGENERIC, "manifest entry for %s: %s", f->path,
+                         avro_strerror());
+    }
+    st = iceberg_avro_writer_append(&w, err);
+    if (st != WEIR_OK) {
+      iceberg_avro_writer_free(&w);
+      return st;
+    }
+  }
+  char schema_id[32];
+  snprintf(schema_id, sizeof schema_id, "%d", info->schema_id);
+  const iceberg_avro_meta meta[] = {
+      {"schema", info->schema_json},   {"schema-id", schema_id},
+      {"partition-spec", "[]"},        {"partition-spec-id", "0"},
+      {"format-version", "2"},         {"content", "data"},
+  };
+  iceberg_avro_writer_finish(&w, meta, sizeof meta / sizeof meta[0], out);
+  iceberg_avro_writer_free(&w);
+  return WEIR_OK;
+}
+
+int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
+                           const iceberg_data_file *files, size_t n_files,
+                           iceberg_manifest_file *entry, weir_error *err) {
+  memset(entry, 0, sizeof *entry);
+  weir_buf b = WEIR_BUF_INIT;
+  int rc = iceberg_manifest_encode(info, files, n_files, &b, err);
+  if (rc == WEIR_OK) rc = weir_fs_write_atomic(path, b.data, b.len, true, err);
+  if (rc == WEIR_OK) {
+    entry->path = weir_strdup(path);
+    entry->length = (int64_t)b.len;
+    entry->spec_id = 0;
+    entry->content = ICEBERG_CONTENT_DATA;
+    entry->sequence_number = info->sequence_number;
+    entry->min_sequence_number = info->sequence_number;
+    entry->added_snapshot_id = info->snapshot_id;
+    entry->added_files = (int32_t)n_files;
+    for (size_t i = 0; i < n_files; i++) entry->added_rows += files[i].record_count;
+    entry->has_partitions = true;
+  }
+  weir_buf_free(&b);
+  return rc;
+}
+
+/* Grows a vector whose capacity is the next power of two of its length. */
+static void *grow(void *v, size_t n, size_t elem) {
+  if (n == 0) return weir_realloc(v, 8 * elem);
+  if (n >= 8 && (n & (n - 1)) == 0) return weir_realloc(v, 2 * n * elem);
+  return v;
+}
+
+static iceberg_column_stats *stats_for(iceberg_data_file *f, int32_t id) {
+  for (size_t i = 0; i < f->n_stats; i++)
+    if (f->stats[i].field_id == id) return &f->stats[i];
+  f->stats = grow(f->stats, f->n_stats, sizeof *f->stats);
+  iceberg_column_stats *s = &f->stats[f->n_stats++];
+  memset(s, 0, sizeof *s);
+  s->field_id = id;
+  s->value_count = s->null_count = s->nan_count = s->column_size = -1;
+  return s;
+}
+
+static int read_stat_map(avro_value_t *df, const char *name, iceberg_data_file *f,
+                         enum stat_kind k) {
+  avro_value_t arr;
+  if (!iceberg_avro_field(df, name, &arr)) return 0;
+  if (avro_value_get_type(&arr) != AVRO_ARRAY) return -1;
+  size_t n = 0;
+  if (avro_value_get_size(&arr, &n) != 0) return -1;
+  for (size_t i = 0; i < n; i++) {
+    avro_value_t el;
+    int64_t key;
+    if (avro_value_get_by_index(&arr, i, &el, NULL) != 0) return -1;
+    if (!iceberg_avro_get_long(&el, "key", &key)) return -1;
+    iceberg_column_stats *s = stats_for(f, (int32_t)key);
+    if (k == K_LOWER || k == K_UPPER) {
+      const void *p;
+      size_t len;
+      if (!iceberg_avro_get_bytes(&el, "value", &p, &len)) return -1;
+      uint8_t **dst = k == K_LOWER ? &s->lower : &s->upper;
+      free(*dst);
+      *dst = weir_malloc(len ? len : 1);
+      if (len) memcpy(*dst, p, len);
+      if (k == K_LOWER) s->lower_len = len;
+      else s->upper_len = len;
+    } else {
+      int64_t v;
+      if (!iceberg_avro_get_long(&el, "value", &v)) return -1;
+      switch (k) {
+        case K_SIZE: s->column_size = v; break;
+        case K_VALUES: s->value_count = v; break;
+        case K_NULLS: s->null_count = v; break;
+        case K_NANS: s->nan_count = v; break;
+        default: break;
+      }
+    }
+  }
+  return 0;
+}
+
+static int cmp_stats(const void *a, const void *b) {
+  int32_t x = ((const iceberg_column_stats *)a)->field_id;
+  int32_t y = ((const iceberg_column_stats *)b)->field_id;
+  return (x > y) - (x < y);
+}
+
+int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
+                          size_t *n, int **statuses, weir_error *err) {
+  iceberg_avro_reader r;
+  int rc = iceberg_avro_reader_open(&r, path, err);
+  if (rc != WEIR_OK) return rc;
+  const char *content = iceberg_avro_reader_meta(&r, "content");
+  if (content && strcmp(content, "data") != 0) {
+    iceberg_avro_reader_close(&r);
+    return weir_seterr(err, WEIR_EINPUT,
+                       "%s: a manifest of %s files; weir reads tables without delete files",
+                       path, content);
+  }
+  for (;;) {
+    avro_value_t *rec;
+    rc = iceberg_avro_reader_next(&r, &rec, err);
+    if (rc != WEIR_OK || !rec) break;
+    int64_t status, df_content = 0;
+    avro_value_t df;
+    if (!iceberg_avro_get_long(rec, "status", &status) ||
+        !iceberg_avro_field(rec, "data_file", &df)) {
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file",
+                       path, (long long)r.records_read);
+      break;
+    }
+    if (live_only && status == ICEBERG_STATUS_DELETED) continue;
+    iceberg_avro_get_long(&df, "content", &df_content);
+    if (df_content != ICEBERG_CONTENT_DATA) {
+      rc = weir_seterr(err, WEIR_EINPUT,
+                       "%s: entry %lld is a delete file; weir reads tables without delete files",
+                       path, (long long)r.records_read);
+      break;
+    }
+    const char *fpath = NULL, *format = NULL;
+    iceberg_data_file f = {0};
+    if (!iceberg_avro_get_string(&df, "file_path", &fpath) ||
+        !iceberg_avro_get_long(&df, "record_count", &f.record_count) ||
+        !iceberg_avro_get_long(&df, "file_size_in_bytes", &f.file_size)) {
+      rc = weir_seterr(err, WEIR_EINPUT,
+                       "%s: entry %lld lacks file_path, record_count or file_size_in_bytes", path,
+                       (long long)r.records_read);
+      break;
+    }
+    if (iceberg_avro_get_string(&df, "file_format", &format) && strcasecmp(format, "parquet") != 0) {
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: data file %s is %s; weir reads Parquet data files",
+                       path, fpath, format);
+      break;
+    }
+    f.path = iceberg_local_path(fpath);
+    static const struct {
+      const char *name;
+      enum stat_kind k;
+    } maps[] = {{"column_sizes", K_SIZE},       {"value_counts", K_VALUES},
+                {"null_value_counts", K_NULLS}, {"nan_value_counts", K_NANS},
+                {"lower_bounds", K_LOWER},      {"upper_bounds", K_UPPER}};
+    for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
+      if (read_stat_map(&df, maps[m].name, &f, maps[m].k) != 0) {
+        rc = weir_seterr(err, WEIR_EINPUT, "%s: entry %lld has a malformed %s map", path,
+                         (long long)r.records_read, maps[m].name);
+        break;
+      }
+    }
+    if (rc != WEIR_OK) {
+      iceberg_data_file_clear(&f);
+      break;
+    }
+    if (f.n_stats > 1) qsort(f.stats, f.n_stats, sizeof *f.stats, cmp_stats);
+    if (statuses) {
+      *statuses = grow(*statuses, *n, sizeof **statuses);
+      (*statuses)[*n] = (int)status;
+    }
+    *files = grow(*files, *n, sizeof **files);
+    (*files)[(*n)++] = f;
+  }
+  iceberg_avro_reader_close(&r);
+  return rc;
+}
+
+/* ---- manifest lists ---------------------------------------------------------------- */
+
+int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
+                                 const iceberg_manifest_file *m, size_t n, weir_buf *out,
+                                 weir_error *err) {
+  iceberg_avro_writer w;
+  int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_LIST_SCHEMA, err);
+  if (st != WEIR_OK) return st;
+  for (size_t i = 0; i < n; i++) {
+    int rc = 0;
+    avro_value_t *rec = iceberg_avro_writer_record(&w);
+    set_string(rec, "manifest_path", m[i].path, &rc);
+    set_long(rec, "manifest_length", m[i].length, &rc);
+    set_int(rec, "partition_spec_id", m[i].spec_id, &rc);
+    set_int(rec, "content", m[i].content, &rc);
+    set_long(rec, "sequence_number", m[i].sequence_number, &rc);
+    set_long(rec, "min_sequence_number", m[i].min_sequence_number, &rc);
+    set_long(rec, "added_snapshot_id", m[i].added_snapshot_id, &rc);
+    set_int(rec, "added_files_count", m[i].added_files, &rc);
+    set_int(rec, "existing_files_count", m[i].existing_files, &rc);
+    set_int(rec, "deleted_files_count", m[i].deleted_files, &rc);
+    set_long(rec, "added_rows_count", m[i].added_rows, &rc);
+    set_long(rec, "existing_rows_count", m[i].existing_rows, &rc);
+    set_long(rec, "deleted_rows_count", m[i].deleted_rows, &rc);
+    if (m[i].has_partitions) {
+      avro_value_t arr = set_some(rec, "partitions", &rc);
+      for (size_t j = 0; j < m[i].n_partitions && !rc; j++) {
+        const iceberg_partition_summary *p = &m[i].partitions[j];
+        avro_value_t el, v;
+        rc |= avro_value_append(&arr, &el, NULL);
+        if (rc) break;
+        v = field(&el, "contains_null", &rc);
+        if (!rc) rc |= avro_value_set_boolean(&v, p->contains_null);
+        if (p->contains_nan < 0) {
+          set_null(&el, "contains_nan", &rc);
+        } else {
+          avro_value_t b = set_some(&el, "contains_nan", &rc);
+          if (!rc) rc |= avro_value_set_boolean(&b, p->contains_nan);
+        }
+        set_opt_bytes(&el, "lower_bound", p->has_lower ? (const void *)p->lower : NULL,
+                      p->lower_len, &rc);
+        set_opt_bytes(&el, "upper_bound", p->has_upper ? (const void *)p->upper : NULL,
+                      p->upper_len, &rc);
+      }
+    } else {
+      set_null(rec, "partitions", &rc);
+    }
+    set_opt_bytes(rec, "key_metadata", m[i].key_metadata, m[i].key_metadata_len, &rc);
+    if (rc) {
+      iceberg_avro_writer_free(&w);
+      return weir_seterr(err, WEIR_EGENERIC, "manifest list entry for %s: %s", m[i].path,
+                         avro_strerror());
+    }
+    st = iceberg_avro_writer_append(&w, err);
+    if (st != WEIR_OK) {
+      iceberg_avro_writer_free(&w);
+      return st;
+    }
+  }
+  char snap[32], parent[32], seq[32];
+  snprintf(snap, sizeof snap, "%lld", (long long)info->snapshot_id);
+  if (info->parent_snapshot_id >= 0)
+    snprintf(parent, sizeof parent, "%lld", (long long)info->parent_snapshot_id);
+  else
+    snprintf(parent, sizeof parent, "null");
+  snprintf(seq, sizeof seq, "%lld", (long long)info->sequence_number);
+  const iceberg_avro_meta meta[] = {
+      {"snapshot-id", snap},
+      {"parent-snapshot-id", parent},
+      {"sequence-number", seq},
+      {"format-version", "2"},
+  };
+  iceberg_avro_writer_finish(&w, meta, sizeof meta / sizeof meta[0], out);
+  iceberg_avro_writer_free(&w);
+  return WEIR_OK;
+}
+
+int iceberg_manifest_list_write(const char *path, const iceberg_manifest_list_info *info,
+                                const iceberg_manifest_file *m, size_t n, weir_error *err) {
+  weir_buf b = WEIR_BUF_INIT;
+  int rc = iceberg_manifest_list_encode(info, m, n, &b, err);
+  if (rc == WEIR_OK) rc = weir_fs_write_atomic(path, b.data, b.len, true, err);
+  weir_buf_free(&b);
+  return rc;
+}
+
+static uint8_t *copy_bytes(const void *p, size_t n) {
+  uint8_t *b = weir_malloc(n ? n : 1);
+  if (n) memcpy(b, p, n);
+  return b;
+}
+
+static int read_partitions(avro_value_t *rec, iceberg_manifest_file *mf) {
+  avro_value_t arr;
+  if (!iceberg_avro_field(rec, "partitions", &arr)) return 0;
+  if (avro_value_get_type(&arr) != AVRO_ARRAY) return -1;
+  size_t n = 0;
+  if (avro_value_get_size(&arr, &n) != 0) return -1;
+  mf->has_partitions = true;
+  if (n) mf->partitions = weir_calloc(n, sizeof *mf->partitions);
+  for (size_t i = 0; i < n; i++) {
+    avro_value_t el;
+    iceberg_partition_summary *p = &mf->partitions[mf->n_partitions++];
+    if (avro_value_get_by_index(&arr, i, &el, NULL) != 0) return -1;
+    bool b;
+    if (!iceberg_avro_get_bool(&el, "contains_null", &p->contains_null)) return -1;
+    p->contains_nan = iceberg_avro_get_bool(&el, "contains_nan", &b) ? b : -1;
+    const void *d;
+    size_t len;
+    if (iceberg_avro_get_bytes(&el, "lower_bound", &d, &len)) {
+      p->lower = copy_bytes(d, len), p->lower_len = len, p->has_lower = true;
+    }
+    if (iceberg_avro_get_bytes(&el, "upper_bound", &d, &len)) {
+      p->upper = copy_bytes(d, len), p->upper_len = len, p->has_upper = true;
+    }
+  }
+  return 0;
+}
+
+int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n,
+                               weir_error *err) {
+  *out = NULL;
+  *n = 0;
+  iceberg_avro_reader r;
+  int rc = iceberg_avro_reader_open(&r, path, err);
+  if (rc != WEIR_OK) return rc;
+  iceberg_manifest_file *v = NULL;
+  size_t count = 0;
+  for (;;) {
+    avro_value_t *rec;
+    rc = iceberg_avro_reader_next(&r, &rec, err);
+    if (rc != WEIR_OK || !rec) break;
+    v = grow(v, count, sizeof *v);
+    iceberg_manifest_file *mf = &v[count++];
+    memset(mf, 0, sizeof *mf);
+    const char *mpath;
+    int64_t x;
+    if (!iceberg_avro_get_string(rec, "manifest_path", &mpath) ||
+        !iceberg_avro_get_long(rec, "manifest_length", &mf->length) ||
+        !iceberg_avro_get_long(rec, "added_snapshot_id", &mf->added_snapshot_id)) {
+      rc = weir_seterr(err, WEIR_EINPUT,
+                       "%s: manifest list entry %zu lacks manifest_path, manifest_length or "
+                       "added_snapshot_id",
+                       path, count);
+      break;
+    }
+    mf->path = iceberg_local_path(mpath);
+    /* Fields v1 lists lack default as the spec says (Appendix E). */
+    mf->spec_id = iceberg_avro_get_long(rec, "partition_spec_id", &x) ? (int32_t)x : 0;
+    mf->content = iceberg_avro_get_long(rec, "content", &x) ? (int32_t)x : 0;
+    mf->sequence_number = iceberg_avro_get_long(rec, "sequence_number", &x) ? x : 0;
+    mf->min_sequence_number = iceberg_avro_get_long(rec, "min_sequence_number", &x) ? x : 0;
+    mf->added_files = iceberg_avro_get_long(rec, "added_files_count", &x) ? (int32_t)x : 0;
+    mf->existing_files = iceberg_avro_get_long(rec, "existing_files_count", &x) ? (int32_t)x : 0;
+    mf->deleted_files = iceberg_avro_get_long(rec, "deleted_files_count", &x) ? (int32_t)x : 0;
+    mf->added_rows = iceberg_avro_get_long(rec, "added_rows_count", &x) ? x : 0;
+    mf->existing_rows = iceberg_avro_get_long(rec, "existing_rows_count", &x) ? x : 0;
+    mf->deleted_rows = iceberg_avro_get_long(rec, "deleted_rows_count", &x) ? x : 0;
+    const void *km;
+    size_t kml;
+    if (iceberg_avro_get_bytes(rec, "key_metadata", &km, &kml)) {
+      mf->key_metadata = copy_bytes(km, kml);
+      mf->key_metadata_len = kml;
+    }
+    if (read_partitions(rec, mf) != 0) {
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest list entry %zu has malformed partitions",
+                       path, count);
+      break;
+    }
+  }
+  iceberg_avro_reader_close(&r);
+  if (rc != WEIR_OK) {
+    iceberg_manifest_files_free(v, count);
+    return rc;
+  }
+  *out = v;
+  *n = count;
+  return WEIR_OK;
+}

@@ -1,0 +1,451 @@
+/*
+ * table_write.c -- writing a table version: manifest, manifest list, metadata file.
+ *
+ * Each version is one Iceberg snapshot committed by one new metadata file; nothing of the
+ * previous version is touched. How weir's operations map to Iceberg:
+ *
+ *   create     first metadata file: schema 0, unpartitioned spec 0, unsorted order 0, one
+ *              snapshot whose manifest list holds one manifest of the new files
+ *   append     new snapshot, parent = previous current snapshot; its manifest list lists
+ *              the previous manifests unchanged (their files stay where they are) and one
+ *              new manifest of the added files; operation "append"
+ *   overwrite  new snapshot whose manifest list has only the new manifest: the previous
+ *              files are no longer live (they stay on disk for older versions); operation
+ *              "overwrite" (or "append" when nothing was live, "delete" when nothing is
+ *              added); the summary counts what was removed
+ *
+ * The previous snapshots stay in "snapshots" (time travel inside Iceberg works too), the
+ * snapshot-log and metadata-log grow by one entry each, and a schema that differs from
+ * every schema the table had gets the next schema id (one equal to an older schema reuses
+ * that schema's id, as Java does).
+ */
+#include "iceberg/iceberg_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/uuid.h"
+
+/* Java's default for write.metadata.previous-versions-max. */
+#define DEFAULT_PREVIOUS_VERSIONS_MAX 100
+#define PROP_PREVIOUS_VERSIONS_MAX "write.metadata.previous-versions-max"
+
+/* ---- checks ------------------------------------------------------------------------ */
+
+static int check_request(const iceberg_write_request *req, weir_error *err) {
+  if (!req->table_location || req->table_location[0] != '/')
+    return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write: the table location \"%s\" is not "
+                       "an absolute path", req->table_location ? req->table_location : "");
+  if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE)
+    return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: unknown operation %d",
+                       req->table_location, (int)req->op);
+  const weir_schema *s = req->schema;
+  if (!s || s->n_fields == 0)
+    return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: the schema has no columns",
+                       req->table_location);
+  for (size_t i = 0; i < s->n_fields; i++) {
+    const weir_field *f = &s->fields[i];
+    if (!f->name || !*f->name)
+      return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: column %zu has no name",
+                         req->table_location, i + 1);
+    if (f->field_id <= 0)
+      return weir_seterr(err, WEIR_EINVALIDARG,
+                         "Iceberg write to %s: column \"%s\" has no field id (call "
+                         "iceberg_assign_field_ids first)",
+                         req->table_location, f->name);
+    for (size_t j = 0; j < i; j++) {
+      if (strcmp(s->fields[j].name, f->name) == 0)
+        return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: two columns are named \"%s\"",
+                           req->table_location, f->name);
+      if (s->fields[j].field_id == f->field_id)
+        return weir_seterr(err, WEIR_EINVALIDARG,
+                           "Iceberg write to %s: columns \"%s\" and \"%s\" share field id %d",
+                           req->table_location, s->fields[j].name, f->name, f->field_id);
+    }
+  }
+  for (size_t i = 0; i < req->n_files; i++) {
+    const iceberg_data_file *f = &req->files[i];
+    if (!f->path || !*f->path || f->record_count < 0 || f->file_size < 0)
+      return weir_seterr(err, WEIR_EINVALIDARG,
+                         "Iceberg write to %s: data file %zu (%s) needs a path, a record count "
+                         "and a size",
+                         req->table_location, i + 1, f->path ? f->path : "no path");
+    for (size_t k = 0; k < f->n_stats; k++) {
+      bool known = false;
+      for (size_t c = 0; c < s->n_fields && !known; c++)
+        known = s->fields[c].field_id == f->stats[k].field_id;
+      if (!known)
+        return weir_seterr(err, WEIR_EINVALIDARG,
+                           "Iceberg write to %s: data file %s has statistics for field id %d, "
+                           "which is not a column of the schema",
+                           req->table_location, f->path, f->stats[k].field_id);
+    }
+  }
+  if (req->prev) {
+    /* weir writes its manifests with partition spec 0, which must be unpartitioned. */
+    const json_t *specs = json_object_get(req->prev->json, "partition-specs");
+    size_t i;
+    const json_t *sp;
+    json_array_foreach(specs, i, sp) {
+      if (json_integer_value(json_object_get(sp, "spec-id")) == 0 &&
+          json_array_size(json_object_get(sp, "fields")) > 0)
+        return weir_seterr(err, WEIR_EINVALIDARG,
+                           "Iceberg write to %s: the table (%s) is partitioned; weir writes "
+                           "unpartitioned tables",
+                           req->table_location, req->prev->metadata_location);
+    }
+  }
+  return WEIR_OK;
+}
+
+/* ---- pieces of the metadata -------------------------------------------------------- */
+
+static bool snapshot_exists(const json_t *meta, int64_t id) {
+  size_t i;
+  const json_t *s;
+  json_array_foreach(json_object_get(meta, "snapshots"), i, s) {
+    if (json_integer_value(json_object_get(s, "snapshot-id")) == id) return true;
+  }
+  return false;
+}
+
+/* The id of a schema of `meta` with exactly these fields, or -1. Also the highest id. */
+static int64_t find_schema(const json_t *meta, const json_t *fields, int64_t *max_id) {
+  *max_id = -1;
+  int64_t found = -1;
+  size_t i;
+  const json_t *s;
+  json_array_foreach(json_object_get(meta, "schemas"), i, s) {
+    int64_t id = json_integer_value(json_object_get(s, "schema-id"));
+    if (id > *max_id) *max_id = id;
+    if (found < 0 && json_equal(json_object_get(s, "fields"), (json_t *)fields)) found = id;
+  }
+  return found;
+}
+
+/* A JSON value as an Iceberg string value (properties and summaries hold strings only). */
+static json_t *as_string(const json_t *v) {
+  if (json_is_string(v)) return json_string(json_string_value(v));
+  char *s = weir_json_compact(v);
+  json_t *r = json_string(s);
+  free(s);
+  return r;
+}
+
+static void apply_properties(json_t *props, const json_t *changes) {
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)changes, k, v) {
+    if (json_is_null(v))
+      json_object_del(props, k);
+    else
+      json_object_set_new(props, k, as_string(v));
+  }
+}
+
+/* The version number of a metadata file name: "00003-<uuid>.metadata.json" or
+ * "v3.metadata.json" give 3; -1 otherwise. */
+static int64_t metadata_version(const char *path) {
+  const char *b = weir_path_basename(path);
+  if (*b == 'v') b++;
+  int64_t v = 0;
+  int nd = 0;
+  while (*b >= '0' && *b <= '9' && nd < 18) v = v * 10 + (*b++ - '0'), nd++;
+  if (nd == 0 || (*b != '-' && *b != '.')) return -1;
+  return v;
+}
+
+static void set_str(json_t *o, const char *k, const char *v) { json_object_set_new(o, k, json_string(v)); }
+
+static void set_num(json_t *o, const char *k, int64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  json_object_set_new(o, k, json_string(buf));
+}
+
+typedef struct totals {
+  int64_t files, records, size;
+  int64_t delete_files, position_deletes, equality_deletes;
+} totals;
+
+/* What the previous version holds, from its summary or, when a total is missing, from
+ * its manifests. */
+static int prev_totals(const iceberg_table *prev, totals *t, weir_error *err) {
+  memset(t, 0, sizeof *t);
+  if (!prev || prev->current_snapshot_id < 0) return WEIR_OK;
+  const json_t *s = prev->summary;
+  if (s && iceberg_summary_int(s, "total-data-files", &t->files) &&
+      iceberg_summary_int(s, "total-records", &t->records) &&
+      iceberg_summary_int(s, "total-files-size", &t->size)) {
+    iceberg_summary_int(s, "total-delete-files", &t->delete_files);
+    iceberg_summary_int(s, "total-position-deletes", &t->position_deletes);
+    iceberg_summary_int(s, "total-equality-deletes", &t->equality_deletes);
+    return WEIR_OK;
+  }
+  iceberg_data_file *files;
+  size_t n;
+  int rc = iceberg_table_data_files(prev, &files, &n, err);
+  if (rc != WEIR_OK) return rc;
+  t->files = (int64_t)n;
+  for (size_t i = 0; i < n; i++) t->records += files[i].record_count, t->size += files[i].file_size;
+  iceberg_data_files_free(files, n);
+  return WEIR_OK;
+}
+
+static json_t *new_metadata(const iceberg_write_request *req) {
+  char uuid[WEIR_UUID_STR_LEN + 1];
+  weir_uuid4(uuid);
+  json_t *m = json_object();
+  json_object_set_new(m, "format-version", json_integer(2));
+  set_str(m, "table-uuid", uuid);
+  set_str(m, "location", req->table_location);
+  json_object_set_new(m, "last-sequence-number", json_integer(0));
+  json_object_set_new(m, "last-updated-ms", json_integer(0));
+  json_object_set_new(m, "last-column-id", json_integer(0));
+  json_object_set_new(m, "current-schema-id", json_integer(0));
+  json_object_set_new(m, "schemas", json_array());
+  json_object_set_new(m, "default-spec-id", json_integer(0));
+  json_t *spec = json_object();
+  json_object_set_new(spec, "spec-id", json_integer(0));
+  json_object_set_new(spec, "fields", json_array());
+  json_t *specs = json_array();
+  json_array_append_new(specs, spec);
+  json_object_set_new(m, "partition-specs", specs);
+  /* Partition field ids start at 1000; an unpartitioned table's last is 999 (as Java). */
+  json_object_set_new(m, "last-partition-id", json_integer(999));
+  json_object_set_new(m, "default-sort-order-id", json_integer(0));
+  json_t *order = json_object();
+  json_object_set_new(order, "order-id", json_integer(0));
+  json_object_set_new(order, "fields", json_array());
+  json_t *orders = json_array();
+  json_array_append_new(orders, order);
+  json_object_set_new(m, "sort-orders", orders);
+  json_object_set_new(m, "properties", json_object());
+  json_object_set_new(m, "current-snapshot-id", json_integer(-1));
+  json_object_set_new(m, "refs", json_object());
+  json_object_set_new(m, "snapshots", json_array());
+  json_object_set_new(m, "statistics", json_array());
+  json_object_set_new(m, "partition-statistics", json_array());
+  json_object_set_new(m, "snapshot-log", json_array());
+  json_object_set_new(m, "metadata-log", json_array());
+  return m;
+}
+
+/* The array under `key`, created when missing. */
+static json_t *array_at(json_t *o, const char *key) {
+  json_t *a = json_object_get(o, key);
+  if (!json_is_array(a)) {
+    a = json_array();
+    json_object_set_new(o, key, a);
+  }
+  return a;
+}
+
+static json_t *object_at(json_t *o, const char *key) {
+  json_t *a = json_object_get(o, key);
+  if (!json_is_object(a)) {
+    a = json_object();
+    json_object_set_new(o, key, a);
+  }
+  return a;
+}
+
+/* ---- the write --------------------------------------------------------------------- */
+
+int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result *out,
+                          weir_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = check_request(req, err);
+  if (rc != WEIR_OK) return rc;
+  const iceberg_table *prev = req->prev;
+
+  char *meta_dir = weir_path_join(req->table_location, "metadata");
+  char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL;
+  bool wrote_manifest = false, wrote_list = false;
+  json_t *schema_json = NULL, *meta = NULL;
+  iceberg_manifest_file *list = NULL;
+  size_t n_list = 0;
+  totals before;
+
+  rc = weir_fs_mkdirs(meta_dir, err);
+  if (rc != WEIR_OK) goto done;
+  rc = prev_totals(prev, &before, err);
+  if (rc != WEIR_OK) goto done;
+
+  int64_t now = req->time_ms > 0 ? req->time_ms : weir_now_us() / 1000;
+  int64_t seq = (prev ? prev->last_sequence_number : 0) + 1;
+  int64_t parent = prev ? prev->current_snapshot_id : -1;
+  int64_t snapshot_id;
+  do snapshot_id = weir_random_i63();
+  while (snapshot_id <= 0 || (prev && snapshot_exists(prev->json, snapshot_id)));
+
+  /* Schema: reuse the id of an equal schema, else the next one. */
+  const json_t *prev_schema = prev ? iceberg_metadata_schema(prev->json, prev->current_schema_id) : NULL;
+  rc = iceberg_schema_json_build(req->schema, 0, prev_schema, &schema_json, err);
+  if (rc != WEIR_OK) {
+    weir_error_prefix(err, "Iceberg write to %s", req->table_location);
+    goto done;
+  }
+  int64_t max_schema_id = -1, schema_id = -1;
+  if (prev) schema_id = find_schema(prev->json, json_object_get(schema_json, "fields"), &max_schema_id);
+  bool new_schema = schema_id < 0;
+  if (new_schema) schema_id = max_schema_id + 1;
+  json_object_set_new(schema_json, "schema-id", json_integer(schema_id));
+  int32_t last_column_id = prev ? prev->last_column_id : 0;
+  for (size_t i = 0; i < req->schema->n_fields; i++)
+    if (req->schema->fields[i].field_id > last_column_id) last_column_id = req->schema->fields[i].field_id;
+
+  /* Manifests: the previous ones carried forward on append, then the new one. */
+  if (req->op == ICEBERG_OP_APPEND && prev && prev->manifest_list) {
+    rc = iceberg_manifest_list_read(prev->manifest_list, &list, &n_list, err);
+    if (rc != WEIR_OK) goto done;
+  }
+  int64_t added_records = 0, added_size = 0;
+  for (size_t i = 0; i < req->n_files; i++)
+    added_records += req->files[i].record_count, added_size += req->files[i].file_size;
+  if (req->n_files > 0) {
+    char uuid[WEIR_UUID_STR_LEN + 1];
+    weir_uuid4(uuid);
+    char *name = weir_asprintf("%s-m0.avro", uuid);
+    manifest_path = weir_path_join(meta_dir, name);
+    free(name);
+    char *schema_text = weir_json_compact(schema_json);
+    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq};
+    list = weir_realloc(list, (n_list + 1) * sizeof *list);
+    rc = iceberg_manifest_write(manifest_path, &info, req->files, req->n_files, &list[n_list], err);
+    free(schema_text);
+    if (rc != WEIR_OK) goto done;
+    n_list++;
+    wrote_manifest = true;
+  }
+  {
+    char uuid[WEIR_UUID_STR_LEN + 1];
+    weir_uuid4(uuid);
+    char *name = weir_asprintf("snap-%lld-1-%s.avro", (long long)snapshot_id, uuid);
+    list_path = weir_path_join(meta_dir, name);
+    free(name);
+    iceberg_manifest_list_info info = {snapshot_id, parent, seq};
+    rc = iceberg_manifest_list_write(list_path, &info, list, n_list, err);
+    if (rc != WEIR_OK) goto done;
+    wrote_list = true;
+  }
+
+  /* Summary. */
+  bool overwrite = req->op == ICEBERG_OP_OVERWRITE;
+  totals after = before;
+  int64_t deleted_files = 0, deleted_records = 0, removed_size = 0;
+  if (overwrite) {
+    deleted_files = before.files, deleted_records = before.records, removed_size = before.size;
+    memset(&after, 0, sizeof after);
+  }
+  after.files += (int64_t)req->n_files;
+  after.records += added_records;
+  after.size += added_size;
+  const char *operation = "append";
+  if (overwrite && deleted_files > 0) operation = req->n_files > 0 ? "overwrite" : "delete";
+  json_t *summary = json_object();
+  set_str(summary, "operation", operation);
+  set_num(summary, "added-data-files", (int64_t)req->n_files);
+  set_num(summary, "added-records", added_records);
+  set_num(summary, "added-files-size", added_size);
+  set_num(summary, "deleted-data-files", deleted_files);
+  set_num(summary, "deleted-records", deleted_records);
+  set_num(summary, "removed-files-size", removed_size);
+  set_num(summary, "changed-partition-count", (req->n_files > 0 || deleted_files > 0) ? 1 : 0);
+  set_num(summary, "total-records", after.records);
+  set_num(summary, "total-files-size", after.size);
+  set_num(summary, "total-data-files", after.files);
+  set_num(summary, "total-delete-files", after.delete_files);
+  set_num(summary, "total-position-deletes", after.position_deletes);
+  set_num(summary, "total-equality-deletes", after.equality_deletes);
+  if (req->summary) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(req->summary, k, v) {
+      /* The counts above are facts about the files; a request cannot restate them. */
+      if (!json_object_get(summary, k) && !json_is_null(v)) json_object_set_new(summary, k, as_string(v));
+    }
+  }
+
+  json_t *snap = json_object();
+  json_object_set_new(snap, "snapshot-id", json_integer(snapshot_id));
+  if (parent >= 0) json_object_set_new(snap, "parent-snapshot-id", json_integer(parent));
+  json_object_set_new(snap, "sequence-number", json_integer(seq));
+  json_object_set_new(snap, "timestamp-ms", json_integer(now));
+  set_str(snap, "manifest-list", list_path);
+  json_object_set_new(snap, "summary", summary);
+  json_object_set_new(snap, "schema-id", json_integer(schema_id));
+
+  /* The metadata document: the previous one with this version's changes, or a new one. */
+  meta = prev ? json_deep_copy(prev->json) : new_metadata(req);
+  json_object_set_new(meta, "format-version", json_integer(2));
+  set_str(meta, "location", req->table_location);
+  json_object_set_new(meta, "last-sequence-number", json_integer(seq));
+  json_object_set_new(meta, "last-updated-ms", json_integer(now));
+  json_object_set_new(meta, "last-column-id", json_integer(last_column_id));
+  if (new_schema) json_array_append(array_at(meta, "schemas"), schema_json);
+  json_object_set_new(meta, "current-schema-id", json_integer(schema_id));
+  json_t *props = object_at(meta, "properties");
+  if (req->properties) apply_properties(props, req->properties);
+  json_object_set_new(meta, "current-snapshot-id", json_integer(snapshot_id));
+  json_t *ref = json_object();
+  json_object_set_new(ref, "snapshot-id", json_integer(snapshot_id));
+  set_str(ref, "type", "branch");
+  json_object_set_new(object_at(meta, "refs"), "main", ref);
+  json_array_append_new(array_at(meta, "snapshots"), snap);
+  json_t *slog = json_object();
+  json_object_set_new(slog, "timestamp-ms", json_integer(now));
+  json_object_set_new(slog, "snapshot-id", json_integer(snapshot_id));
+  json_array_append_new(array_at(meta, "snapshot-log"), slog);
+  json_t *mlog = array_at(meta, "metadata-log");
+  int64_t version = 1;
+  if (prev) {
+    json_t *e = json_object();
+    json_object_set_new(e, "timestamp-ms",
+                        json_integer(weir_json_int(prev->json, "last-updated-ms", 0)));
+    set_str(e, "metadata-file", prev->metadata_location);
+    json_array_append_new(mlog, e);
+    int64_t keep = DEFAULT_PREVIOUS_VERSIONS_MAX;
+    int64_t pv;
+    if (iceberg_summary_int(props, PROP_PREVIOUS_VERSIONS_MAX, &pv) && pv >= 1) keep = pv;
+    while ((int64_t)json_array_size(mlog) > keep) json_array_remove(mlog, 0);
+    int64_t pn = metadata_version(prev->metadata_location);
+    version = pn >= 0 ? pn + 1 : (int64_t)json_array_size(mlog) + 1;
+  }
+
+  {
+    char uuid[WEIR_UUID_STR_LEN + 1];
+    weir_uuid4(uuid);
+    char *name = weir_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
+    metadata_path = weir_path_join(meta_dir, name);
+    free(name);
+    char *text = weir_json_pretty(meta);
+    rc = weir_fs_write_atomic(metadata_path, text, strlen(text), true, err);
+    free(text);
+    if (rc != WEIR_OK) goto done;
+  }
+  out->metadata_location = metadata_path;
+  metadata_path = NULL;
+  out->snapshot_id = snapshot_id;
+  out->record_count = after.records;
+
+done:
+  if (rc != WEIR_OK) {
+    /* Only files this call created; the previous version's files are never touched. */
+    if (wrote_list) unlink(list_path);
+    if (wrote_manifest) unlink(manifest_path);
+  }
+  iceberg_manifest_files_free(list, n_list);
+  json_decref(schema_json);
+  json_decref(meta);
+  free(meta_dir);
+  free(manifest_path);
+  free(list_path);
+  free(metadata_path);
+  return rc;
+}
