@@ -1,0 +1,318 @@
+/*
+ * merge.c -- merging a ref into a branch (docs/versioning.md, "Merge"), with the
+ * aborted-work rule ("Aborted work must not leak").
+ *
+ * A merge is planned under one read snapshot (resolve both sides, find the relation of
+ * the heads, diff tables against the merge base, check conflicts and provenance) and
+ * then written in one write transaction whose branch move is a compare-and-swap against
+ * the head the plan was computed from. If another writer moved the branch in between,
+ * the plan is recomputed (bounded). Every step's cost grows with the number of tables
+ * that differ and the history between the two heads, not with lake size.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog_internal.h"
+#include "catalog/tree.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+typedef struct merge_plan {
+  char into_head[WEIR_HASH_LEN + 1];
+  char source_head[WEIR_HASH_LEN + 1];
+  char base[WEIR_HASH_LEN + 1]; /* "" when the heads share no ancestor */
+  const char *result;           /* "up-to-date", "fast-forward", "merge" */
+  bool fast_forward;            /* into's head is an ancestor of source's */
+  weir_table_change *changes;   /* to apply to into's head; strings owned */
+  size_t n_changes;
+  json_t *tables;               /* [{table, action}] */
+} merge_plan;
+
+static void plan_clear(merge_plan *p) {
+  for (size_t i = 0; i < p->n_changes; i++) {
+    free((char *)p->changes[i].table);
+    free((char *)p->changes[i].metadata_location);
+  }
+  free(p->changes);
+  json_decref(p->tables);
+  memset(p, 0, sizeof *p);
+}
+
+static const char *side_action(const weir_table_entry *base, const weir_table_entry *side) {
+  if (catalog_same_version(base, side)) return "unchanged";
+  if (!base) return "added";
+  if (!side) return "dropped";
+  return "changed";
+}
+
+/* Adds "apply `side` (or drop) to into's head" to the plan. */
+static void plan_take(merge_plan *p, const char *table, const weir_table_entry *ours,
+                      const weir_table_entry *side) {
+  p->changes = weir_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+  weir_table_change *c = &p->changes[p->n_changes++];
+  c->table = weir_strdup(table);
+  c->metadata_location = side ? weir_strdup(side->metadata_location) : NULL;
+  c->snapshot_id = side ? side->snapshot_id : -1;
+  c->record_count = side ? side->record_count : 0;
+  json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", table, "action",
+                                             side_action(ours, side)));
+}
+
+/* ---- the aborted-work rule ---------------------------------------------------------- */
+
+/* For every table whose source version differs from the base, find the run that first
+ * wrote that version; refuse if it is a run that has not succeeded (other than the run
+ * doing this merge). A later successful run that rewrites a table writes a new version,
+ * whose provenance is that run: the mark is cleared by construction. */
+static int check_partial(weir_catalog *cat, const weir_merge_request *req,
+                         const tree_diff_item *items, size_t n, weir_error *err) {
+  if (req->allow_partial) return WEIR_OK;
+  json_t *runs = json_object(); /* run_id -> {run_id, status, tables} */
+  json_t *order = json_array();
+  int rc = WEIR_OK;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (!items[i].b) continue; /* dropped on the source side: no version to trace */
+    catalog_table_version v;
+    bool found = false;
+    rc = cat->be->ops->version_get(cat->be, items[i].b->metadata_location, &v, &found, err);
+    if (rc || !found) continue;
+    if (v.run_id && !(req->run_id && strcmp(v.run_id, req->run_id) == 0)) {
+      json_t *r = json_object_get(runs, v.run_id);
+      if (!r) {
+        catalog_run_row row;
+        weir_error gerr = {0};
+        const char *status = "unknown";
+        int grc = cat->be->ops->run_get(cat->be, v.run_id, &row, &gerr);
+        if (grc == WEIR_OK) {
+          status = weir_run_status_name(row.status);
+          catalog_run_row_clear(&row);
+        } else if (grc != WEIR_ENOTFOUND) {
+          weir_error_move(err, &gerr);
+          rc = grc;
+        }
+        weir_error_clear(&gerr);
+        r = json_pack("{s:s,s:s,s:[]}", "run_id", v.run_id, "status", status, "tables");
+        json_object_set_new(runs, v.run_id, r);
+        if (strcmp(status, "succeeded") != 0) json_array_append(order, r);
+      }
+      if (strcmp(weir_json_str(r, "status", ""), "succeeded") != 0)
+        json_array_append_new(json_object_get(r, "tables"), json_string(items[i].table));
+    }
+    catalog_table_version_clear(&v);
+  }
+  if (!rc && json_array_size(order) > 0) {
+    weir_buf b = WEIR_BUF_INIT;
+    size_t i;
+    json_t *r;
+    json_array_foreach(order, i, r) {
+      weir_buf_printf(&b, "%srun %s (%s) wrote ", i ? "; " : "", weir_json_str(r, "run_id", ""),
+                      strcmp(weir_json_str(r, "status", ""), "unknown") == 0
+                          ? "no run record"
+                          : weir_json_str(r, "status", ""));
+      size_t j;
+      json_t *t;
+      json_array_foreach(json_object_get(r, "tables"), j, t)
+        weir_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(t));
+    }
+    rc = weir_seterr(err, WEIR_EPARTIAL,
+                     "merging %s into %s would publish the work of a run that did not succeed: "
+                     "%s; merge with --allow-partial to publish it anyway",
+                     req->source, req->into, weir_buf_cstr(&b));
+    weir_error_set_details(err, json_incref(order));
+    weir_buf_free(&b);
+  }
+  json_decref(order);
+  json_decref(runs);
+  return rc;
+}
+
+/* ---- planning ----------------------------------------------------------------------- */
+
+static int conflict_error(const weir_merge_request *req, const char *base, json_t *conflicts,
+                          weir_error *err) {
+  size_t n = json_array_size(conflicts);
+  weir_buf b = WEIR_BUF_INIT;
+  size_t i;
+  json_t *c;
+  json_array_foreach(conflicts, i, c) {
+    if (i == 10) {
+      weir_buf_printf(&b, ", and %zu more", n - 10);
+      break;
+    }
+    weir_buf_printf(&b, "%s%s (%s: %s, %s: %s)", i ? ", " : "", weir_json_str(c, "table", ""),
+                    req->into, weir_json_str(c, "ours", ""), req->source,
+                    weir_json_str(c, "theirs", ""));
+  }
+  weir_seterr(err, WEIR_ECONFLICT,
+              "merge conflict merging %s into %s: %zu table%s changed on both sides: %s",
+              req->source, req->into, n, n == 1 ? "" : "s", weir_buf_cstr(&b));
+  (void)base;
+  weir_error_set_details(err, json_incref(conflicts));
+  weir_buf_free(&b);
+  return WEIR_ECONFLICT;
+}
+
+static json_t *loc_or_null(const weir_table_entry *e) {
+  return e ? json_string(e->metadata_location) : json_null();
+}
+
+static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merge_plan *p,
+                          const commit_head *hi, const commit_head *hs, weir_error *err) {
+  bool found = false;
+  char base[WEIR_HASH_LEN + 1];
+  int rc = catalog_merge_base(cat, p->into_head, p->source_head, base, &found, err);
+  if (rc) return rc;
+  const char *base_root = tree_empty_root();
+  commit_head hb;
+  if (found) {
+    memcpy(p->base, base, sizeof base);
+    rc = catalog_head_get(cat, base, &hb, err);
+    if (rc) return rc;
+    base_root = hb.tables_root;
+  }
+  tree_diff_item *ours = NULL, *theirs = NULL;
+  size_t no = 0, nt = 0;
+  rc = tree_diff(cat, base_root, hi->tables_root, &ours, &no, err);
+  if (!rc) rc = tree_diff(cat, base_root, hs->tables_root, &theirs, &nt, err);
+  json_t *conflicts = json_array();
+  size_t i = 0, j = 0;
+  while (!rc && (i < no || j < nt)) {
+    int cmp = i == no ? 1 : j == nt ? -1 : strcmp(ours[i].table, theirs[j].table);
+    if (cmp < 0) {
+      i++; /* changed on into's side only: keep it */
+    } else if (cmp > 0) {
+      /* changed on the source side only: take it (into still has the base version) */
+      plan_take(p, theirs[j].table, theirs[j].a, theirs[j].b);
+      j++;
+    } else {
+      const tree_diff_item *o = &ours[i++], *t = &theirs[j++];
+      if (catalog_same_version(o->b, t->b)) continue; /* same result on both sides */
+      json_array_append_new(
+          conflicts,
+          json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:o}", "table", o->table, "base",
+                    found ? json_string(p->base) : json_null(), "ours", side_action(o->a, o->b),
+                    "theirs", side_action(t->a, t->b), "base_metadata", loc_or_null(o->a),
+                    "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b)));
+    }
+  }
+  if (!rc && json_array_size(conflicts) > 0) rc = conflict_error(req, p->base, conflicts, err);
+  if (!rc) rc = check_partial(cat, req, theirs, nt, err);
+  json_decref(conflicts);
+  tree_diff_free(ours, no);
+  tree_diff_free(theirs, nt);
+  return rc;
+}
+
+static int plan_merge(weir_catalog *cat, const weir_merge_request *req, merge_plan *p,
+                      weir_error *err) {
+  p->tables = json_array();
+  int rc = catalog_resolve(cat, req->source, p->source_head, err);
+  if (rc) return rc;
+  rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, req->into, p->into_head, err);
+  if (rc == WEIR_ENOTFOUND)
+    return weir_seterr(err, rc, "cannot merge into '%s': no such branch", req->into);
+  if (rc) return rc;
+  bool up_to_date = false, ff = false;
+  rc = catalog_is_ancestor(cat, p->source_head, p->into_head, &up_to_date, err);
+  if (rc) return rc;
+  if (up_to_date) {
+    p->result = "up-to-date";
+    memcpy(p->base, p->source_head, sizeof p->base);
+    return WEIR_OK;
+  }
+  commit_head hi, hs;
+  rc = catalog_head_get(cat, p->into_head, &hi, err);
+  if (!rc) rc = catalog_head_get(cat, p->source_head, &hs, err);
+  if (!rc) rc = catalog_is_ancestor(cat, p->into_head, p->source_head, &ff, err);
+  if (rc) return rc;
+  if (!ff) {
+    p->result = "merge";
+    return plan_three_way(cat, req, p, &hi, &hs, err);
+  }
+  /* into's head is an ancestor of the source: everything that differs comes from it. */
+  p->fast_forward = true;
+  p->result = req->no_ff ? "merge" : "fast-forward";
+  memcpy(p->base, p->into_head, sizeof p->base);
+  tree_diff_item *items = NULL;
+  size_t n = 0;
+  rc = tree_diff(cat, hi.tables_root, hs.tables_root, &items, &n, err);
+  for (size_t i = 0; i < n && !rc; i++) plan_take(p, items[i].table, items[i].a, items[i].b);
+  if (!rc) rc = check_partial(cat, req, items, n, err);
+  tree_diff_free(items, n);
+  return rc;
+}
+
+/* ---- merging ------------------------------------------------------------------------ */
+
+/* One attempt. *retry is set when the attempt lost a race with another writer of the
+ * branch (as opposed to, say, timing out on the database lock). */
+static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t **out,
+                      bool *retry, weir_error *err) {
+  *retry = false;
+  merge_plan p = {0};
+  bool opened = false;
+  int rc = catalog_read_begin(cat, &opened, err);
+  if (rc) return rc;
+  rc = plan_merge(cat, req, &p, err);
+  rc = catalog_read_end(cat, opened, rc, err);
+  char commit[WEIR_HASH_LEN + 1] = "";
+  if (!rc) {
+    if (strcmp(p.result, "up-to-date") == 0) {
+      memcpy(commit, p.into_head, sizeof commit);
+    } else if (p.fast_forward && !req->no_ff) {
+      rc = catalog_branch_cas(cat, req->into, p.into_head, p.source_head, err);
+      if (!rc) memcpy(commit, p.source_head, sizeof commit);
+    } else {
+      char *msg = req->message ? NULL : weir_asprintf("Merge %s into %s", req->source, req->into);
+      weir_commit_request cr = {
+          .branch = req->into,
+          .expected_head = p.into_head,
+          .second_parent = p.source_head,
+          .changes = p.changes,
+          .n_changes = p.n_changes,
+          .author = req->author,
+          .message = req->message ? req->message : msg,
+          .run_id = req->run_id,
+      };
+      rc = catalog_commit(cat, &cr, commit, err);
+      free(msg);
+    }
+  }
+  if (rc == WEIR_ECONCURRENT && p.result) {
+    char now[WEIR_HASH_LEN + 1];
+    if (cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, req->into, now, NULL) == WEIR_OK &&
+        strcmp(now, p.into_head) != 0)
+      *retry = true;
+  }
+  if (!rc) {
+    *out = json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:O}", "result", p.result, "commit", commit,
+                     "base", p.base[0] ? json_string(p.base) : json_null(), "source", req->source,
+                     "source_commit", p.source_head, "into", req->into, "into_commit",
+                     p.into_head, "tables", p.tables);
+  }
+  plan_clear(&p);
+  return rc;
+}
+
+int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out,
+                  weir_error *err) {
+  *out = NULL;
+  if (!req || !req->source || !*req->source || !req->into || !*req->into)
+    return weir_seterr(err, WEIR_EINVALIDARG, "a merge needs a source ref and a target branch");
+  int rc = WEIR_ECONCURRENT;
+  /* Inside a caller's transaction the snapshot cannot change, so a retry would see the
+   * same state: one attempt only. */
+  int attempts = cat->tx_depth > 0 ? 1 : CATALOG_CAS_ATTEMPTS;
+  for (int i = 0; i < attempts; i++) {
+    bool retry = false;
+    rc = merge_once(cat, req, out, &retry, err);
+    if (rc != WEIR_ECONCURRENT || !retry) return rc;
+  }
+  if (attempts > 1)
+    weir_seterr(err, WEIR_ECONCURRENT,
+                "merging %s into %s: branch %s kept moving (gave up after %d attempts); retry "
+                "later",
+                req->source, req->into, req->into, attempts);
+  return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * migrations.c -- the catalog schema, step by step (see migrations.h).
+ *
+ * Table map nodes, commits and table versions are content-addressed and immutable once
+ * written; refs and runs are the only rows that change.
+ */
+#include "catalog/migrations.h"
+
+/* Step 1: the versioned table map. */
+static const char *const STEP1[] = {
+    /* Merkle trie nodes of table maps: hash = SHA-256 hex of body (canonical JSON). */
+    "CREATE TABLE tree_nodes ("
+    " hash TEXT PRIMARY KEY,"
+    " body TEXT NOT NULL)",
+    /* Commits: hash = SHA-256 hex of the canonical JSON of author, message, parents,
+     * properties, tables (the trie root) and time. generation = 1 + max(parents'). */
+    "CREATE TABLE commits ("
+    " hash TEXT PRIMARY KEY,"
+    " tables_root TEXT NOT NULL REFERENCES tree_nodes(hash),"
+    " author TEXT NOT NULL,"
+    " message TEXT NOT NULL,"
+    " time_us BIGINT NOT NULL,"
+    " properties TEXT NOT NULL,"
+    " generation BIGINT NOT NULL,"
+    " run_id TEXT)",
+    "CREATE INDEX commits_by_run ON commits(run_id)",
+    "CREATE TABLE commit_parents ("
+    " commit_hash TEXT NOT NULL REFERENCES commits(hash),"
+    " position INTEGER NOT NULL,"
+    " parent_hash TEXT NOT NULL REFERENCES commits(hash),"
+    " PRIMARY KEY (commit_hash, position))",
+    /* Branches (kind 0) and tags (kind 1). */
+    "CREATE TABLE refs ("
+    " kind INTEGER NOT NULL,"
+    " name TEXT NOT NULL,"
+    " target TEXT NOT NULL REFERENCES commits(hash),"
+    " updated_us BIGINT NOT NULL,"
+    " PRIMARY KEY (kind, name))",
+    /* What each commit changed relative to its first parent (for log). */
+    "CREATE TABLE commit_changes ("
+    " commit_hash TEXT NOT NULL REFERENCES commits(hash),"
+    " table_name TEXT NOT NULL,"
+    " change TEXT NOT NULL,"
+    " PRIMARY KEY (commit_hash, table_name))",
+    /* Provenance: the commit and run that first wrote each table version. */
+    "CREATE TABLE table_versions ("
+    " metadata_location TEXT PRIMARY KEY,"
+    " table_name TEXT NOT NULL,"
+    " commit_hash TEXT NOT NULL REFERENCES commits(hash),"
+    " run_id TEXT)",
+    "CREATE INDEX table_versions_by_run ON table_versions(run_id)",
+    NULL};
+
+/* Step 2: pipeline runs. */
+static const char *const STEP2[] = {
+    "CREATE TABLE runs ("
+    " run_id TEXT PRIMARY KEY,"
+    " status TEXT NOT NULL,"
+    " project TEXT,"
+    " project_digest TEXT,"
+    " branch TEXT,"
+    " run_branch TEXT,"
+    " base_commit TEXT REFERENCES commits(hash),"
+    " result_commit TEXT REFERENCES commits(hash),"
+    " started_us BIGINT NOT NULL,"
+    " ended_us BIGINT,"
+    " error TEXT)",
+    "CREATE INDEX runs_by_start ON runs(started_us)",
+    "CREATE TABLE run_models ("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id),"
+    " model TEXT NOT NULL,"
+    " position INTEGER NOT NULL,"
+    " body TEXT NOT NULL,"
+    " PRIMARY KEY (run_id, model))",
+    NULL};
+
+static const catalog_migration MIGRATIONS[] = {
+    {1, "table map trie, commits, refs, commit changes, table versions", STEP1},
+    {2, "pipeline runs and per-model records", STEP2},
+};
+
+const catalog_migration *catalog_migrations(size_t *n) {
+  *n = sizeof MIGRATIONS / sizeof MIGRATIONS[0];
+  return MIGRATIONS;
+}
+
+int catalog_schema_latest(void) {
+  return MIGRATIONS[sizeof MIGRATIONS / sizeof MIGRATIONS[0] - 1].version;
+}

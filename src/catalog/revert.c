@@ -1,0 +1,279 @@
+/*
+ * revert.c -- putting tables back (docs/versioning.md, "Revert" and "Aborted work must
+ * not leak"). A revert is an ordinary commit; history is never rewritten.
+ *
+ * The tables a run published belong together: reverting one of them alone is refused
+ * while the run's other tables are still at the versions the run wrote (the provenance
+ * of each version is in table_versions), unless the caller allows it. revert_run puts all
+ * of a run's tables back, in one commit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog_internal.h"
+#include "catalog/tree.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+static const char *change_action(const weir_table_entry *cur, const weir_table_entry *to) {
+  if (!cur) return "added";
+  if (!to) return "dropped";
+  return "changed";
+}
+
+static void entry_free(weir_table_entry *e) {
+  if (!e) return;
+  weir_table_entry_clear(e);
+  free(e);
+}
+
+/* The entry of `table` in the map at `root`, or NULL when absent. */
+static int entry_at(weir_catalog *cat, const char *root, const char *table,
+                    weir_table_entry **out, weir_error *err) {
+  *out = NULL;
+  weir_table_entry *e = weir_calloc(1, sizeof *e);
+  bool found = false;
+  int rc = tree_get(cat, root, table, e, &found, err);
+  if (rc || !found) {
+    free(e);
+    return rc;
+  }
+  *out = e;
+  return WEIR_OK;
+}
+
+/* After a commit failed with WEIR_ECONCURRENT: did the branch really move (retry), or was
+ * it something else, such as a lock timeout (do not)? */
+static bool branch_moved(weir_catalog *cat, const char *branch, const char *head) {
+  char now[WEIR_HASH_LEN + 1];
+  return cat->tx_depth == 0 &&
+         cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, now, NULL) == WEIR_OK &&
+         strcmp(now, head) != 0;
+}
+
+/* ---- one table ---------------------------------------------------------------------- */
+
+/* Refuses when `cur` was written by a run whose other tables are still, on the branch
+ * (map at `root`), at versions that run wrote. */
+static int check_run_siblings(weir_catalog *cat, const char *table, const char *branch,
+                              const char *root, const weir_table_entry *cur, weir_error *err) {
+  catalog_table_version v;
+  bool found = false;
+  int rc = cat->be->ops->version_get(cat->be, cur->metadata_location, &v, &found, err);
+  if (rc || !found) return rc;
+  if (!v.run_id) {
+    catalog_table_version_clear(&v);
+    return WEIR_OK;
+  }
+  catalog_table_version *vs = NULL;
+  size_t n = 0;
+  rc = cat->be->ops->run_versions(cat->be, v.run_id, &vs, &n, err);
+  json_t *others = json_array();
+  const char *last = NULL;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (strcmp(vs[i].table, table) == 0) continue;
+    if (last && strcmp(last, vs[i].table) == 0) continue; /* already listed */
+    weir_table_entry *e = NULL;
+    rc = entry_at(cat, root, vs[i].table, &e, err);
+    if (!rc && e && strcmp(e->metadata_location, vs[i].metadata_location) == 0) {
+      json_array_append_new(others, json_string(vs[i].table));
+      last = vs[i].table;
+    }
+    entry_free(e);
+  }
+  if (!rc && json_array_size(others) > 0) {
+    weir_buf b = WEIR_BUF_INIT;
+    size_t i;
+    json_t *t;
+    json_array_foreach(others, i, t) weir_buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(t));
+    rc = weir_seterr(err, WEIR_EPARTIAL,
+                     "table %s on branch %s was written by run %s together with %s, which %s "
+                     "still at that run's versions: revert them together with `weir revert "
+                     "--run %s --branch %s`, or pass --allow-partial to revert %s alone",
+                     table, branch, v.run_id, weir_buf_cstr(&b),
+                     json_array_size(others) == 1 ? "is" : "are", v.run_id, branch, table);
+    weir_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table,
+                                          "tables", others));
+    weir_buf_free(&b);
+  }
+  json_decref(others);
+  catalog_table_versions_free(vs, n);
+  catalog_table_version_clear(&v);
+  return rc;
+}
+
+static int revert_table_once(weir_catalog *cat, const char *table, const char *to_ref,
+                             const char *branch, const char *message, bool allow_partial,
+                             json_t **out, bool *retry, weir_error *err) {
+  *retry = false;
+  char head[WEIR_HASH_LEN + 1], to[WEIR_HASH_LEN + 1];
+  weir_table_entry *cur = NULL, *target = NULL;
+  bool opened = false;
+  int rc = catalog_read_begin(cat, &opened, err);
+  if (rc) return rc;
+  rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
+  if (rc == WEIR_ENOTFOUND)
+    weir_seterr(err, rc, "cannot revert %s on '%s': no such branch", table, branch);
+  if (!rc) rc = catalog_resolve(cat, to_ref, to, err);
+  commit_head hh, ht;
+  if (!rc) rc = catalog_head_get(cat, head, &hh, err);
+  if (!rc) rc = catalog_head_get(cat, to, &ht, err);
+  if (!rc) rc = entry_at(cat, hh.tables_root, table, &cur, err);
+  if (!rc) rc = entry_at(cat, ht.tables_root, table, &target, err);
+  bool unchanged = !rc && catalog_same_version(cur, target);
+  if (!rc && !unchanged && cur && !allow_partial)
+    rc = check_run_siblings(cat, table, branch, hh.tables_root, cur, err);
+  rc = catalog_read_end(cat, opened, rc, err);
+
+  char commit[WEIR_HASH_LEN + 1];
+  memcpy(commit, head, sizeof commit);
+  const char *action = "unchanged";
+  if (!rc && !unchanged) {
+    action = change_action(cur, target);
+    char s[13];
+    char *msg = message ? NULL
+                : target ? weir_asprintf("Revert %s to %s", table, catalog_short(to, s))
+                         : weir_asprintf("Drop %s (absent at %s)", table, catalog_short(to, s));
+    weir_table_change c = {table, target ? target->metadata_location : NULL,
+                           target ? target->snapshot_id : -1, target ? target->record_count : 0};
+    json_t *props = json_pack("{s:s,s:s}", "reverted_table", table, "reverted_to", to);
+    weir_commit_request req = {.branch = branch,
+                               .expected_head = head,
+                               .changes = &c,
+                               .n_changes = 1,
+                               .message = message ? message : msg,
+                               .properties = props};
+    rc = catalog_commit(cat, &req, commit, err);
+    if (rc == WEIR_ECONCURRENT) *retry = branch_moved(cat, branch, head);
+    json_decref(props);
+    free(msg);
+  }
+  if (!rc)
+    *out = json_pack("{s:s,s:s,s:s,s:s,s:s}", "commit", commit, "table", table, "action", action,
+                     "to", to, "branch", branch);
+  entry_free(cur);
+  entry_free(target);
+  return rc;
+}
+
+int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
+                         const char *branch, const char *message, bool allow_partial,
+                         json_t **out, weir_error *err) {
+  *out = NULL;
+  if (!table || !*table || !to_ref || !*to_ref || !branch || !*branch)
+    return weir_seterr(err, WEIR_EINVALIDARG, "revert needs a table, a ref to revert to and a branch");
+  int rc = WEIR_ECONCURRENT;
+  for (int i = 0; i < CATALOG_CAS_ATTEMPTS; i++) {
+    bool retry = false;
+    rc = revert_table_once(cat, table, to_ref, branch, message, allow_partial, out, &retry, err);
+    if (rc != WEIR_ECONCURRENT || !retry) return rc;
+  }
+  return weir_seterr(err, WEIR_ECONCURRENT,
+                     "reverting %s on %s: the branch kept moving (gave up after %d attempts)",
+                     table, branch, CATALOG_CAS_ATTEMPTS);
+}
+
+/* ---- a whole run -------------------------------------------------------------------- */
+
+static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char **tables,
+                           size_t n_tables, const char *branch, const char *message,
+                           json_t **out, bool *retry, weir_error *err) {
+  *retry = false;
+  char head[WEIR_HASH_LEN + 1];
+  weir_table_change *changes = weir_calloc(n_tables ? n_tables : 1, sizeof *changes);
+  weir_table_entry **keep = weir_calloc(n_tables ? n_tables : 1, sizeof *keep);
+  size_t n = 0;
+  json_t *list = json_array();
+  bool opened = false;
+  int rc = catalog_read_begin(cat, &opened, err);
+  if (rc) {
+    free(changes);
+    free(keep);
+    json_decref(list);
+    return rc;
+  }
+  rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
+  if (rc == WEIR_ENOTFOUND)
+    weir_seterr(err, rc, "cannot revert run %s on '%s': no such branch", run->run_id, branch);
+  commit_head hh, hb;
+  if (!rc) rc = catalog_head_get(cat, head, &hh, err);
+  if (!rc) rc = catalog_head_get(cat, run->base_commit, &hb, err);
+  for (size_t i = 0; i < n_tables && !rc; i++) {
+    weir_table_entry *cur = NULL, *before = NULL;
+    rc = entry_at(cat, hh.tables_root, tables[i], &cur, err);
+    if (!rc) rc = entry_at(cat, hb.tables_root, tables[i], &before, err);
+    if (!rc && !catalog_same_version(cur, before)) {
+      json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "action",
+                                            change_action(cur, before)));
+      changes[n] = (weir_table_change){tables[i], before ? before->metadata_location : NULL,
+                                       before ? before->snapshot_id : -1,
+                                       before ? before->record_count : 0};
+      keep[n++] = before; /* owns the strings `changes` points to */
+      before = NULL;
+    }
+    entry_free(cur);
+    entry_free(before);
+  }
+  rc = catalog_read_end(cat, opened, rc, err);
+  char commit[WEIR_HASH_LEN + 1];
+  memcpy(commit, head, sizeof commit);
+  if (!rc && n > 0) {
+    char *msg = message ? NULL : weir_asprintf("Revert run %s", run->run_id);
+    json_t *props = json_pack("{s:s}", "reverted_run", run->run_id);
+    weir_commit_request req = {.branch = branch,
+                               .expected_head = head,
+                               .changes = changes,
+                               .n_changes = n,
+                               .message = message ? message : msg,
+                               .properties = props};
+    rc = catalog_commit(cat, &req, commit, err);
+    if (rc == WEIR_ECONCURRENT) *retry = branch_moved(cat, branch, head);
+    json_decref(props);
+    free(msg);
+  }
+  if (!rc)
+    *out = json_pack("{s:s,s:s,s:s,s:s,s:O}", "commit", commit, "run_id", run->run_id, "branch",
+                     branch, "base_commit", run->base_commit, "tables", list);
+  for (size_t i = 0; i < n; i++) entry_free(keep[i]);
+  free(keep);
+  free(changes);
+  json_decref(list);
+  return rc;
+}
+
+int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
+                       const char *message, json_t **out, weir_error *err) {
+  *out = NULL;
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "revert --run needs a run id");
+  catalog_run_row run;
+  int rc = cat->be->ops->run_get(cat->be, run_id, &run, err);
+  if (rc) return rc;
+  const char *br = branch && *branch ? branch : run.branch;
+  if (!run.base_commit || !br) {
+    rc = weir_seterr(err, WEIR_EINVALIDARG,
+                     "run %s has no %s recorded: give the branch to revert it on", run_id,
+                     run.base_commit ? "target branch" : "base commit");
+    catalog_run_row_clear(&run);
+    return rc;
+  }
+  char **tables = NULL;
+  size_t n = 0;
+  rc = cat->be->ops->run_tables(cat->be, run_id, &tables, &n, err);
+  for (int i = 0; !rc; i++) {
+    if (i == CATALOG_CAS_ATTEMPTS) {
+      rc = weir_seterr(err, WEIR_ECONCURRENT,
+                       "reverting run %s on %s: the branch kept moving (gave up after %d "
+                       "attempts)",
+                       run_id, br, CATALOG_CAS_ATTEMPTS);
+      break;
+    }
+    bool retry = false;
+    rc = revert_run_once(cat, &run, tables, n, br, message, out, &retry, err);
+    if (rc == WEIR_ECONCURRENT && retry) rc = WEIR_OK;
+    else break;
+  }
+  catalog_strv_free(tables, n);
+  catalog_run_row_clear(&run);
+  return rc;
+}

@@ -1,0 +1,160 @@
+/*
+ * runs.c -- records of pipeline runs and of each model in them (docs/versioning.md,
+ * "Transactional run"). A run row holds the run's identity, target, base and result
+ * commits and status; each model's outcome is stored as the JSON object the runner gives.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog_internal.h"
+#include "util/clock.h"
+#include "util/json.h"
+
+static int check_commit(weir_catalog *cat, const char *what, const char *run_id,
+                        const char *hash, weir_error *err) {
+  if (!hash) return WEIR_OK;
+  commit_head h;
+  int rc = catalog_head_get(cat, hash, &h, err);
+  if (rc == WEIR_ENOTFOUND)
+    return weir_seterr(err, rc, "run %s: %s commit '%s' not found", run_id, what, hash);
+  return rc;
+}
+
+int catalog_run_create(weir_catalog *cat, const char *run_id, const char *project,
+                       const char *project_digest, const char *branch,
+                       const char *base_commit, const char *run_branch, weir_error *err) {
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  int rc = catalog_tx_begin(cat, true, err);
+  if (rc) return rc;
+  rc = check_commit(cat, "base", run_id, base_commit, err);
+  if (!rc) {
+    catalog_run_row r = {
+        .run_id = (char *)run_id,
+        .status = WEIR_RUN_RUNNING,
+        .project = (char *)project,
+        .project_digest = (char *)project_digest,
+        .branch = (char *)branch,
+        .run_branch = (char *)run_branch,
+        .base_commit = (char *)base_commit,
+        .started_us = weir_now_us(),
+    };
+    rc = cat->be->ops->run_create(cat->be, &r, err);
+  }
+  return catalog_tx_end(cat, rc, err);
+}
+
+int catalog_run_model(weir_catalog *cat, const char *run_id, json_t *model, weir_error *err) {
+  const char *name = weir_json_str(model, "model", NULL);
+  if (!run_id || !json_is_object(model) || !name || !*name)
+    return weir_seterr(err, WEIR_EINVALIDARG,
+                       "run %s: a model record must be a JSON object with a \"model\" name",
+                       run_id ? run_id : "(null)");
+  int rc = catalog_tx_begin(cat, true, err);
+  if (rc) return rc;
+  catalog_run_row r;
+  rc = cat->be->ops->run_get(cat->be, run_id, &r, err);
+  if (!rc) {
+    catalog_run_row_clear(&r);
+    char *body = weir_json_compact(model);
+    rc = cat->be->ops->run_model_put(cat->be, run_id, name, body, err);
+    free(body);
+  }
+  return catalog_tx_end(cat, rc, err);
+}
+
+int catalog_run_finish(weir_catalog *cat, const char *run_id, weir_run_status status,
+                       const char *result_commit, json_t *error, weir_error *err) {
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  int rc = catalog_tx_begin(cat, true, err);
+  if (rc) return rc;
+  rc = check_commit(cat, "result", run_id, result_commit, err);
+  if (!rc) {
+    char *ej = error && !json_is_null(error) ? weir_json_compact(error) : NULL;
+    rc = cat->be->ops->run_finish(cat->be, run_id, status, result_commit, ej, weir_now_us(), err);
+    free(ej);
+  }
+  return catalog_tx_end(cat, rc, err);
+}
+
+static json_t *run_json(const catalog_run_row *r, char **models, size_t n) {
+  json_t *ms = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *m = json_loads(models[i], 0, NULL);
+    json_array_append_new(ms, m ? m : json_string(models[i]));
+  }
+  json_t *error = r->error_json ? json_loads(r->error_json, JSON_DECODE_ANY, NULL) : NULL;
+  if (r->error_json && !error) error = json_string(r->error_json);
+  return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o,s:o,s:o}", "run_id", r->run_id,
+                   "status", weir_run_status_name(r->status), "project",
+                   weir_json_str_or_null(r->project), "project_digest",
+                   weir_json_str_or_null(r->project_digest), "branch",
+                   weir_json_str_or_null(r->branch), "run_branch",
+                   weir_json_str_or_null(r->run_branch), "base_commit",
+                   weir_json_str_or_null(r->base_commit), "result_commit",
+                   weir_json_str_or_null(r->result_commit), "started", (json_int_t)r->started_us,
+                   "ended", r->ended_us ? json_integer((json_int_t)r->ended_us) : json_null(),
+                   "error", error ? error : json_null(), "models", ms);
+}
+
+static int run_get_locked(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
+  catalog_run_row r;
+  int rc = cat->be->ops->run_get(cat->be, run_id, &r, err);
+  if (rc) return rc;
+  char **models = NULL;
+  size_t n = 0;
+  rc = cat->be->ops->run_models(cat->be, run_id, &models, &n, err);
+  if (!rc) *out = run_json(&r, models, n);
+  catalog_strv_free(models, n);
+  catalog_run_row_clear(&r);
+  return rc;
+}
+
+int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
+  *out = NULL;
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  bool opened = false;
+  int rc = catalog_read_begin(cat, &opened, err);
+  if (rc) return rc;
+  rc = run_get_locked(cat, run_id, out, err);
+  rc = catalog_read_end(cat, opened, rc, err);
+  if (rc) {
+    json_decref(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int catalog_runs(weir_catalog *cat, int64_t max, json_t **out, weir_error *err) {
+  *out = NULL;
+  bool opened = false;
+  int rc = catalog_read_begin(cat, &opened, err);
+  if (rc) return rc;
+  char **ids = NULL;
+  size_t n = 0;
+  json_t *arr = json_array();
+  rc = cat->be->ops->run_list(cat->be, max, &ids, &n, err);
+  for (size_t i = 0; i < n && !rc; i++) {
+    json_t *r = NULL;
+    rc = run_get_locked(cat, ids[i], &r, err);
+    if (!rc) json_array_append_new(arr, r);
+  }
+  catalog_strv_free(ids, n);
+  rc = catalog_read_end(cat, opened, rc, err);
+  if (rc) {
+    json_decref(arr);
+    return rc;
+  }
+  *out = arr;
+  return WEIR_OK;
+}
+
+int catalog_run_status(weir_catalog *cat, const char *run_id, weir_run_status *out,
+                       weir_error *err) {
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  catalog_run_row r;
+  int rc = cat->be->ops->run_get(cat->be, run_id, &r, err);
+  if (rc) return rc;
+  *out = r.status;
+  catalog_run_row_clear(&r);
+  return WEIR_OK;
+}

@@ -1,0 +1,194 @@
+/* Opening, creating and migrating catalogs; durability settings; the first commit. */
+#include <sqlite3.h>
+
+#include "catalog/catalog_internal.h"
+#include "catalog/migrations.h"
+#include "fixtures.h"
+
+TEST(create_makes_initial_commit_on_main) {
+  fx f = fx_new();
+  weir_error err = {0};
+  char head[WEIR_HASH_LEN + 1];
+  CHECK_OK(catalog_ref_get(f.cat, WEIR_REF_BRANCH, "main", head, &err), &err);
+  weir_commit_rec c;
+  CHECK_OK(catalog_commit_get(f.cat, head, &c, &err), &err);
+  CHECK_STR(c.message, "initial commit");
+  CHECK_STR(c.author, "tester");
+  CHECK_INT(c.n_parents, 0);
+  CHECK_INT(c.generation, 1);
+  CHECK(json_object_size(c.properties) == 0);
+  weir_table_entry *t = NULL;
+  size_t n = 99;
+  CHECK_OK(catalog_tables(f.cat, head, &t, &n, &err), &err);
+  CHECK_INT(n, 0);
+  weir_table_entries_free(t, n);
+  weir_commit_rec_clear(&c);
+  CHECK_INT(catalog_schema_version(f.cat), catalog_schema_latest());
+  fx_free(&f);
+}
+
+TEST(create_refuses_existing_and_open_requires_one) {
+  fx f = fx_new();
+  weir_error err = {0};
+  weir_catalog *c2 = NULL;
+  CHECK_INT(catalog_open(f.path, true, NULL, &c2, &err), WEIR_EEXISTS);
+  CHECK_CONTAINS(err.message, f.path);
+  CHECK(c2 == NULL);
+  char *missing = weir_asprintf("%s/nope.db", f.dir);
+  CHECK_INT(catalog_open(missing, false, NULL, &c2, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "nope.db");
+  /* sqlite: prefix works too */
+  char *uri = weir_asprintf("sqlite:%s", f.path);
+  CHECK_OK(catalog_open(uri, false, NULL, &c2, &err), &err);
+  catalog_close(c2);
+  free(uri);
+  free(missing);
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST(postgres_uri_is_reported_unsupported) {
+  weir_catalog *c = NULL;
+  weir_error err = {0};
+  CHECK_INT(catalog_open("postgresql://localhost/weir", false, NULL, &c, &err), WEIR_EUNSUPPORTED);
+  CHECK_CONTAINS(err.message, "PostgreSQL");
+  weir_error_clear(&err);
+}
+
+TEST(foreign_files_are_refused) {
+  char *dir = test_tmpdir();
+  char *junk = weir_asprintf("%s/junk.db", dir);
+  FILE *fp = fopen(junk, "w");
+  fputs("this is not a database at all, just some text that is long enough ....................................", fp);
+  fclose(fp);
+  weir_catalog *c = NULL;
+  weir_error err = {0};
+  CHECK_INT(catalog_open(junk, false, NULL, &c, &err), WEIR_ECATALOG);
+  CHECK_CONTAINS(err.message, "junk.db");
+  /* a SQLite database of someone else's */
+  char *other = weir_asprintf("%s/other.db", dir);
+  sqlite3 *db = NULL;
+  sqlite3_open(other, &db);
+  sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL);
+  sqlite3_close(db);
+  CHECK_INT(catalog_open(other, false, NULL, &c, &err), WEIR_ECATALOG);
+  CHECK_CONTAINS(err.message, "not a weir catalog");
+  CHECK_INT(catalog_open(other, true, NULL, &c, &err), WEIR_ECATALOG);
+  weir_error_clear(&err);
+  free(junk);
+  free(other);
+  test_rmtree(dir);
+  free(dir);
+}
+
+TEST(newer_schema_is_refused) {
+  fx f = fx_new();
+  catalog_close(f.cat);
+  f.cat = NULL;
+  sqlite3 *db = NULL;
+  sqlite3_open(f.path, &db);
+  CHECK_INT(sqlite3_exec(db, "INSERT INTO weir_schema_migrations VALUES (999, 'future', 0)",
+                         NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  weir_error err = {0};
+  CHECK_INT(catalog_open(f.path, false, NULL, &f.cat, &err), WEIR_ECATALOG);
+  CHECK_CONTAINS(err.message, "schema version 999");
+  CHECK_CONTAINS(err.message, "upgrade weir");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST(older_schema_is_migrated_forward) {
+  char *dir = test_tmpdir();
+  char *path = weir_asprintf("%s/old.db", dir);
+  weir_catalog *c = NULL;
+  weir_error err = {0};
+  CHECK_OK(catalog_open_at_version(path, true, "old", 1, &c, &err), &err);
+  CHECK_INT(catalog_schema_version(c), 1);
+  catalog_close(c);
+  CHECK_OK(catalog_open(path, false, NULL, &c, &err), &err);
+  CHECK_INT(catalog_schema_version(c), catalog_schema_latest());
+  /* the step-2 tables exist and work */
+  CHECK_OK(catalog_run_create(c, "r1", "p", "d", "main", NULL, "run/r1", &err), &err);
+  weir_run_status st;
+  CHECK_OK(catalog_run_status(c, "r1", &st, &err), &err);
+  CHECK_INT(st, WEIR_RUN_RUNNING);
+  catalog_close(c);
+  weir_error_clear(&err);
+  free(path);
+  test_rmtree(dir);
+  free(dir);
+}
+
+TEST(migrations_are_ordered_and_complete) {
+  size_t n = 0;
+  const catalog_migration *m = catalog_migrations(&n);
+  CHECK(n >= 2);
+  for (size_t i = 0; i < n; i++) {
+    CHECK_INT(m[i].version, (int)i + 1);
+    CHECK(m[i].statements && m[i].statements[0]);
+  }
+  CHECK_INT(catalog_schema_latest(), m[n - 1].version);
+}
+
+static char *pragma(const char *path, const char *sql) {
+  sqlite3 *db = NULL;
+  sqlite3_open(path, &db);
+  sqlite3_stmt *s = NULL;
+  char *out = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    out = weir_strdup((const char *)sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
+TEST(wal_mode_and_sync_setting) {
+  fx f = fx_new();
+  char *mode = pragma(f.path, "PRAGMA journal_mode");
+  CHECK_STR(mode, "wal");
+  free(mode);
+  setenv("WEIR_CATALOG_SYNC", "bogus", 1);
+  weir_catalog *c = NULL;
+  weir_error err = {0};
+  CHECK_INT(catalog_open(f.path, false, NULL, &c, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "WEIR_CATALOG_SYNC");
+  setenv("WEIR_CATALOG_SYNC", "full", 1);
+  CHECK_OK(catalog_open(f.path, false, NULL, &c, &err), &err);
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  catalog_close(c);
+  unsetenv("WEIR_CATALOG_SYNC");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST(author_defaults_from_environment) {
+  setenv("WEIR_AUTHOR", "env-author", 1);
+  char *dir = test_tmpdir();
+  char *path = weir_asprintf("%s/c.db", dir);
+  weir_catalog *c = NULL;
+  weir_error err = {0};
+  CHECK_OK(catalog_open(path, true, NULL, &c, &err), &err);
+  char head[WEIR_HASH_LEN + 1];
+  CHECK_OK(catalog_ref_get(c, WEIR_REF_BRANCH, "main", head, &err), &err);
+  weir_commit_rec rec;
+  CHECK_OK(catalog_commit_get(c, head, &rec, &err), &err);
+  CHECK_STR(rec.author, "env-author");
+  weir_commit_rec_clear(&rec);
+  catalog_close(c);
+  unsetenv("WEIR_AUTHOR");
+  free(path);
+  test_rmtree(dir);
+  free(dir);
+}
+
+TEST(data_survives_reopen) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  fx_reopen(&f);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
+  CHECK_INT(fx_count(&f, "main"), 2);
+  fx_free(&f);
+}
+
+TEST_MAIN()
