@@ -1,0 +1,114 @@
+/*
+ * pipeline.h -- pipeline projects: discovery of SQL and Python models and their
+ * contracts, planning (stage 2 of docs/contracts.md), and transactional runs
+ * (docs/versioning.md, "Transactional run").
+ *
+ * A project is loaded into a weir_project: models with their inputs and output
+ * contracts, the schemas they name, and every problem found on the way. Planning
+ * resolves inputs against the catalog at a commit, orders the DAG and checks that every
+ * edge composes; running executes the plan on a temporary branch and publishes it with
+ * one merge.
+ */
+#ifndef WEIR_PIPELINE_PIPELINE_H
+#define WEIR_PIPELINE_PIPELINE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include "lake/lake.h"
+
+typedef enum model_lang { MODEL_SQL = 0, MODEL_PYTHON = 1 } model_lang;
+
+typedef struct model_input {
+  char *param;           /* Python parameter name; NULL for SQL inputs */
+  char *name;            /* as written: "titanic", "raw.orders", "f" */
+  char *table;           /* resolved table identifier "ns.name" */
+  int producer;          /* index of the model producing it, or -1 (a catalog table) */
+  char *filter;          /* Python Model(filter=...) */
+  char *ref;             /* Python Model(ref=...) */
+  char *schema_name;     /* projection schema, or NULL (unchecked input) */
+  const weir_contract *schema; /* resolved projection schema (borrowed) */
+  int line;
+} model_input;
+
+typedef struct pipeline_model {
+  char *name;
+  model_lang lang;
+  char *file;            /* relative to the project folder */
+  int line;
+  char *sql;             /* SQL models: the statement */
+  char *function;        /* Python models: function name */
+  bool append;           /* materialization APPEND (default REPLACE) */
+  char *output_schema_name;
+  const weir_contract *output; /* resolved output contract (borrowed), or NULL */
+  char *doc;             /* Python docstring */
+  json_t *python;        /* {"version", "pip"} for Python models, or NULL */
+  model_input *inputs;
+  size_t n_inputs;
+  char *table;           /* output table "ns.name" */
+  weir_schema planned;   /* output columns known at plan time (declared or inferred) */
+  bool planned_known;
+} pipeline_model;
+
+typedef struct weir_project {
+  char *dir;             /* absolute */
+  char *name;
+  char *ns;              /* namespace of model outputs (default "default") */
+  pipeline_model *models;
+  size_t n_models;
+  weir_contract **schemas; /* owned: YAML contracts and Python TableSchemas */
+  size_t n_schemas;
+  size_t *order;         /* execution order (indices into models) after planning */
+  size_t n_order;
+  json_t *problems;      /* array of {file, line, model, column, expected, found, message} */
+  char digest[WEIR_HASH_HEX_SIZE]; /* SHA-256 over the project's files */
+} weir_project;
+
+void pipeline_project_free(weir_project *p);
+
+/* Adds a problem. Any of file/model/column/expected/found may be NULL; line 0 = none. */
+void pipeline_problem(weir_project *p, const char *file, int line, const char *model,
+                      const char *column, const char *expected, const char *found,
+                      const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+/* Finds models and contracts in `dir` (SQL files, YAML contracts, Python via the SDK's
+ * discovery). Problems in project files are recorded in p->problems; the return value is
+ * an error only when the project cannot be read at all (missing folder, no Python). */
+int pipeline_load(const char *dir, weir_project **out, weir_error *err);
+
+/* Parses the `-- weir:` header of a SQL model. */
+int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text,
+                             pipeline_model *out);
+
+/* The schema (YAML contract or TableSchema) named `name`, or NULL. */
+const weir_contract *pipeline_schema(const weir_project *p, const char *name);
+
+/* Plans against the catalog at commit `hash`: resolves inputs, orders the DAG, runs the
+ * stage-2 checks. Problems are added to p->problems. */
+int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error *err);
+
+/* The plan as JSON: {ok, project, ref, commit, models: [...], problems: [...]}. */
+json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *hash);
+
+/* Fills err with WEIR_EPLAN and a message listing every problem. */
+int pipeline_plan_error(const weir_project *p, weir_error *err);
+
+/* ---- running ------------------------------------------------------------------------ */
+
+/* The Python interpreter used for discovery and workers: $WEIR_PYTHON, else python3. */
+const char *pipeline_python(void);
+
+/* Runs `argv` with `stdin_text` on its stdin; captures stdout into *out (caller frees)
+ * and sends stderr to `log_path` (or captures it into *errtext when log_path is NULL).
+ * *status receives the exit status (or 128 + signal). */
+int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
+                   const char *log_path, char **out, char **errtext, int *status,
+                   weir_error *err);
+
+/* The interpreter of the environment a Python model asks for (prepared and cached by
+ * `python -m weir.envs prepare`). */
+int pipeline_python_env(const json_t *python_spec, char **out_interpreter, weir_error *err);
+
+/* The absolute path of the loaded libweir shared library. */
+const char *pipeline_library_path(void);
+
+#endif

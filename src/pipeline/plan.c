@@ -1,0 +1,423 @@
+/*
+ * plan.c -- stage 2 of docs/contracts.md: before any data is read, check that the whole
+ * project composes against the catalog at the ref.
+ *
+ * Every input must exist (a model of the project, or a table at the ref); the DAG must
+ * have no cycle; every projection must name columns its producer declares, with types
+ * that compose under widening and without feeding a required column from a nullable
+ * one; a SQL model's result types, inferred by the engine from its inputs' schemas over
+ * empty tables, must match its output contract. All problems are collected.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/pipeline.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+static long model_index(const weir_project *p, const char *name) {
+  for (size_t i = 0; i < p->n_models; i++)
+    if (strcmp(p->models[i].name, name) == 0) return (long)i;
+  return -1;
+}
+
+static const char *type_text(weir_type t, char *buf, size_t n) {
+  weir_type_arrow_name(t, buf, n);
+  return buf;
+}
+
+/* ---- catalog schemas, loaded once per table --------------------------------------- */
+
+typedef struct table_cache {
+  char **names;
+  iceberg_table **tables; /* NULL entries: not in the catalog */
+  size_t n;
+} table_cache;
+
+static iceberg_table *cached_table(weir_lake *lake, table_cache *tc, const char *hash, const char *table,
+                                   weir_error *err, int *rc) {
+  for (size_t i = 0; i < tc->n; i++)
+    if (strcmp(tc->names[i], table) == 0) return tc->tables[i];
+  iceberg_table *t = NULL;
+  *rc = lake_table_at(lake, hash, table, true, &t, err);
+  tc->names = weir_realloc(tc->names, (tc->n + 1) * sizeof *tc->names);
+  tc->tables = weir_realloc(tc->tables, (tc->n + 1) * sizeof *tc->tables);
+  tc->names[tc->n] = weir_strdup(table);
+  tc->tables[tc->n++] = t;
+  return t;
+}
+
+static void cache_free(table_cache *tc) {
+  for (size_t i = 0; i < tc->n; i++) {
+    free(tc->names[i]);
+    iceberg_table_free(tc->tables[i]);
+  }
+  free(tc->names);
+  free(tc->tables);
+}
+
+/* ---- resolution ------------------------------------------------------------------- */
+
+static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
+                          weir_error *err) {
+  int rc = WEIR_OK;
+  for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
+    pipeline_model *m = &p->models[i];
+    if (m->output_schema_name) {
+      m->output = pipeline_schema(p, m->output_schema_name);
+      if (!m->output)
+        pipeline_problem(p, m->file, m->line, m->name, NULL, m->output_schema_name, NULL,
+                         "%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
+                         "TableSchema of that name)",
+                         m->file, m->line, m->name, m->output_schema_name);
+      else
+        for (size_t c = 0; c < m->output->n_columns; c++)
+          if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
+            pipeline_problem(p, m->file, m->line, m->name, m->output->columns[c].field.name, "a storable type",
+                             "Date64",
+                             "%s:%d: model %s: column \"%s\" of output schema %s is Date64, which Iceberg "
+                             "cannot store (use Date32)",
+                             m->file, m->line, m->name, m->output->columns[c].field.name, m->output->name);
+    }
+    for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
+      model_input *in = &m->inputs[k];
+      in->producer = -1;
+      const char *dot = strchr(in->name, '.');
+      long prod = -1;
+      if (!dot) prod = model_index(p, in->name);
+      else if (strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 && strlen(p->ns) == (size_t)(dot - in->name))
+        prod = model_index(p, dot + 1);
+      if (in->schema_name) {
+        in->schema = pipeline_schema(p, in->schema_name);
+        if (!in->schema)
+          pipeline_problem(p, m->file, in->line, m->name, NULL, in->schema_name, NULL,
+                           "%s:%d: model %s: input %s: schema \"%s\" is not defined", m->file, in->line,
+                           m->name, in->param ? in->param : in->name, in->schema_name);
+      }
+      if (prod >= 0 && !in->ref) {
+        in->producer = (int)prod;
+        in->table = weir_strdup(p->models[prod].table);
+        continue;
+      }
+      weir_table_id id;
+      weir_error e2 = {0};
+      if (weir_table_id_parse(in->name, &id, &e2) != WEIR_OK) {
+        pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name, "%s:%d: model %s: %s", m->file,
+                         in->line, m->name, e2.message);
+        weir_error_clear(&e2);
+        continue;
+      }
+      char full[2 * WEIR_NAME_MAX + 2];
+      weir_table_id_format(&id, full, sizeof full);
+      in->table = weir_strdup(full);
+      const char *at = hash;
+      char other[WEIR_HASH_HEX_SIZE];
+      if (in->ref) {
+        if (lake_resolve(lake, in->ref, other, &e2) != WEIR_OK) {
+          pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->ref, "%s:%d: model %s: input %s: %s",
+                           m->file, in->line, m->name, in->name, e2.message);
+          weir_error_clear(&e2);
+          continue;
+        }
+        at = other;
+        /* Inputs at another ref are not cached with the plan's ref. */
+        iceberg_table *t = NULL;
+        rc = lake_table_at(lake, at, full, true, &t, err);
+        if (rc) break;
+        if (!t)
+          pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
+                           "%s:%d: model %s reads %s at %s, where that table does not exist", m->file, in->line,
+                           m->name, full, in->ref);
+        iceberg_table_free(t);
+        continue;
+      }
+      iceberg_table *t = cached_table(lake, tc, at, full, err, &rc);
+      if (rc) break;
+      if (!t)
+        pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
+                         "%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
+                         "commit %.12s",
+                         m->file, in->line, m->name, in->name, hash);
+    }
+  }
+  return rc;
+}
+
+/* ---- ordering ----------------------------------------------------------------------- */
+
+static void order_models(weir_project *p) {
+  size_t n = p->n_models;
+  size_t *indeg = weir_calloc(n ? n : 1, sizeof *indeg);
+  bool *done = weir_calloc(n ? n : 1, sizeof *done);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < p->models[i].n_inputs; k++)
+      if (p->models[i].inputs[k].producer >= 0) indeg[i]++;
+  p->order = weir_calloc(n ? n : 1, sizeof *p->order);
+  p->n_order = 0;
+  /* Kahn's algorithm, always taking the ready model with the smallest name so the
+   * order is the same on every machine. */
+  for (;;) {
+    long pick = -1;
+    for (size_t i = 0; i < n; i++)
+      if (!done[i] && indeg[i] == 0 && (pick < 0 || strcmp(p->models[i].name, p->models[pick].name) < 0))
+        pick = (long)i;
+    if (pick < 0) break;
+    done[pick] = true;
+    p->order[p->n_order++] = (size_t)pick;
+    for (size_t i = 0; i < n; i++)
+      for (size_t k = 0; k < p->models[i].n_inputs; k++)
+        if (p->models[i].inputs[k].producer == pick) indeg[i]--;
+  }
+  if (p->n_order < n) {
+    /* Walk producers from a model left over until one repeats: that is a cycle. */
+    size_t start = 0;
+    while (done[start]) start++;
+    long *seen_at = weir_calloc(n, sizeof *seen_at);
+    for (size_t i = 0; i < n; i++) seen_at[i] = -1;
+    size_t *path = weir_calloc(n + 1, sizeof *path);
+    size_t len = 0;
+    size_t cur = start;
+    while (seen_at[cur] < 0) {
+      seen_at[cur] = (long)len;
+      path[len++] = cur;
+      long next = -1;
+      for (size_t k = 0; k < p->models[cur].n_inputs; k++) {
+        int pr = p->models[cur].inputs[k].producer;
+        if (pr >= 0 && !done[pr]) {
+          next = pr;
+          break;
+        }
+      }
+      if (next < 0) break;
+      cur = (size_t)next;
+    }
+    weir_buf b = WEIR_BUF_INIT;
+    if (seen_at[cur] >= 0) {
+      /* path[seen_at[cur]..len) is the cycle, in "reads from" order; print it as data flows. */
+      for (long i = (long)len - 1; i >= seen_at[cur]; i--) weir_buf_printf(&b, "%s -> ", p->models[path[i]].name);
+      weir_buf_puts(&b, p->models[path[len - 1]].name);
+    }
+    const pipeline_model *m = &p->models[start];
+    pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "the models form a cycle: %s",
+                     b.len ? weir_buf_cstr(&b) : m->name);
+    weir_buf_free(&b);
+    free(path);
+    free(seen_at);
+  }
+  free(indeg);
+  free(done);
+}
+
+/* ---- edge checks -------------------------------------------------------------------- */
+
+/* Checks a projection schema against what its producer declares. */
+static void check_projection(weir_project *p, const pipeline_model *m, const model_input *in,
+                             const weir_schema *producer, const char *producer_desc) {
+  const weir_contract *s = in->schema;
+  char t1[64], t2[64];
+  for (size_t c = 0; c < s->n_columns; c++) {
+    const weir_field *want = &s->columns[c].field;
+    long idx = weir_schema_find(producer, want->name);
+    if (idx < 0) {
+      pipeline_problem(p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
+                       "%s:%d: model %s: input %s (schema %s) reads column \"%s\", which %s does not declare",
+                       m->file, in->line, m->name, in->param ? in->param : in->name, s->name, want->name,
+                       producer_desc);
+      continue;
+    }
+    const weir_field *have = &producer->fields[idx];
+    if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE) {
+      pipeline_problem(p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+                       type_text(have->type, t2, sizeof t2),
+                       "%s:%d: model %s: input %s (schema %s): column \"%s\" is %s in %s, expected %s (only "
+                       "widening casts compose)",
+                       m->file, in->line, m->name, in->param ? in->param : in->name, s->name, want->name, t2,
+                       producer_desc, t1);
+    }
+    if (want->required && !have->required) {
+      pipeline_problem(p, m->file, in->line, m->name, want->name, "required", "nullable",
+                       "%s:%d: model %s: input %s (schema %s): column \"%s\" is required, but %s declares it "
+                       "nullable",
+                       m->file, in->line, m->name, in->param ? in->param : in->name, s->name, want->name,
+                       producer_desc);
+    }
+  }
+}
+
+/* Infers a SQL model's result columns from empty tables shaped like its inputs, and
+ * checks them against the output contract. */
+static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, const char *hash,
+                          table_cache *tc, weir_error *err) {
+  /* Every input's columns must be known to infer anything. */
+  for (size_t k = 0; k < m->n_inputs; k++) {
+    const model_input *in = &m->inputs[k];
+    if (!in->table) return WEIR_OK;
+    if (in->producer >= 0 && !p->models[in->producer].planned_known) return WEIR_OK;
+  }
+  weir_engine *engine = NULL;
+  int rc = weir_engine_open(NULL, &engine, err);
+  if (rc) return rc;
+  for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
+    const model_input *in = &m->inputs[k];
+    const weir_schema *schema = NULL;
+    if (in->producer >= 0) schema = &p->models[in->producer].planned;
+    else {
+      iceberg_table *t = cached_table(lake, tc, hash, in->table, err, &rc);
+      if (rc) break;
+      if (!t) goto done; /* already reported */
+      schema = &t->schema;
+    }
+    weir_table_id id;
+    weir_table_id_parse(in->table, &id, NULL);
+    rc = weir_engine_create_empty(engine, id.ns, id.name, schema, err);
+  }
+  if (rc) goto done;
+  weir_schema inferred = {0};
+  weir_error e2 = {0};
+  if (weir_engine_describe(engine, m->sql, &inferred, &e2) != WEIR_OK) {
+    pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "%s: model %s does not plan: %s", m->file,
+                     m->name, e2.message);
+    weir_error_clear(&e2);
+    goto done;
+  }
+  if (!m->output) {
+    weir_schema_clear(&m->planned);
+    m->planned = inferred;
+    m->planned_known = true;
+    goto done;
+  }
+  char t1[64], t2[64];
+  for (size_t c = 0; c < m->output->n_columns; c++) {
+    const weir_field *want = &m->output->columns[c].field;
+    long idx = weir_schema_find(&inferred, want->name);
+    if (idx < 0) {
+      pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
+                       "%s: model %s: the query returns no column \"%s\" (output schema %s declares it, as %s)",
+                       m->file, m->name, want->name, m->output->name, t1);
+      continue;
+    }
+    const weir_field *have = &inferred.fields[idx];
+    if (have->type.id == WEIR_TYPE_ANY && want->type.id != WEIR_TYPE_ANY) {
+      pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+                       have->doc ? have->doc : "another type",
+                       "%s: model %s: column \"%s\" is %s in the query, expected %s (output schema %s)", m->file,
+                       m->name, want->name, have->doc ? have->doc : "a type weir does not store", t1,
+                       m->output->name);
+    } else if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE) {
+      pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+                       type_text(have->type, t2, sizeof t2),
+                       "%s: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
+                       "widening casts are applied)",
+                       m->file, m->name, want->name, t2, t1, m->output->name);
+    }
+  }
+  for (size_t c = 0; c < inferred.n_fields; c++) {
+    bool declared = false;
+    for (size_t d = 0; d < m->output->n_columns; d++)
+      if (strcmp(m->output->columns[d].field.name, inferred.fields[c].name) == 0) declared = true;
+    if (!declared)
+      pipeline_problem(p, m->file, m->line, m->name, inferred.fields[c].name, NULL,
+                       type_text(inferred.fields[c].type, t2, sizeof t2),
+                       "%s: model %s: the query returns column \"%s\", which output schema %s does not declare",
+                       m->file, m->name, inferred.fields[c].name, m->output->name);
+  }
+  weir_schema_clear(&inferred);
+done:
+  weir_engine_close(engine);
+  return rc;
+}
+
+int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error *err) {
+  table_cache tc = {0};
+  int rc = resolve_inputs(lake, p, hash, &tc, err);
+  if (rc) goto done;
+  order_models(p);
+  for (size_t oi = 0; oi < p->n_order && rc == WEIR_OK; oi++) {
+    pipeline_model *m = &p->models[p->order[oi]];
+    if (m->output) {
+      weir_schema_clear(&m->planned);
+      weir_contract_schema(m->output, &m->planned);
+      m->planned_known = true;
+    }
+    /* Edges with a projection schema. */
+    for (size_t k = 0; k < m->n_inputs; k++) {
+      const model_input *in = &m->inputs[k];
+      if (!in->schema || !in->table) continue;
+      if (in->producer >= 0) {
+        const pipeline_model *prod = &p->models[in->producer];
+        if (!prod->planned_known) continue; /* a Python model without an output schema */
+        char *desc = prod->output ? weir_asprintf("model %s (output schema %s)", prod->name, prod->output->name)
+                                  : weir_asprintf("model %s", prod->name);
+        check_projection(p, m, in, &prod->planned, desc);
+        free(desc);
+      } else if (!in->ref) {
+        iceberg_table *t = cached_table(lake, &tc, hash, in->table, err, &rc);
+        if (rc) break;
+        if (!t) continue;
+        char *desc = weir_asprintf("table %s", in->table);
+        check_projection(p, m, in, &t->schema, desc);
+        free(desc);
+      }
+    }
+    if (rc) break;
+    if (m->lang == MODEL_SQL) rc = plan_sql_model(lake, p, m, hash, &tc, err);
+  }
+done:
+  cache_free(&tc);
+  return rc;
+}
+
+json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *hash) {
+  json_t *o = json_object();
+  json_object_set_new(o, "ok", json_boolean(json_array_size(p->problems) == 0));
+  json_object_set_new(o, "project", json_string(p->name));
+  json_object_set_new(o, "project_dir", json_string(p->dir));
+  json_object_set_new(o, "project_digest", json_string(p->digest));
+  json_object_set_new(o, "ref", json_string(ref ? ref : "main"));
+  json_object_set_new(o, "commit", weir_json_str_or_null(hash));
+  json_t *models = json_array();
+  for (size_t oi = 0; oi < (p->n_order ? p->n_order : p->n_models); oi++) {
+    const pipeline_model *m = &p->models[p->n_order ? p->order[oi] : oi];
+    json_t *mo = json_object();
+    json_object_set_new(mo, "name", json_string(m->name));
+    json_object_set_new(mo, "language", json_string(m->lang == MODEL_SQL ? "sql" : "python"));
+    json_object_set_new(mo, "file", json_string(m->file));
+    json_object_set_new(mo, "line", json_integer(m->line));
+    json_object_set_new(mo, "table", json_string(m->table ? m->table : m->name));
+    json_object_set_new(mo, "materialization", json_string(m->append ? "APPEND" : "REPLACE"));
+    json_object_set_new(mo, "output_schema", weir_json_str_or_null(m->output_schema_name));
+    json_t *ins = json_array();
+    for (size_t k = 0; k < m->n_inputs; k++) {
+      const model_input *in = &m->inputs[k];
+      json_t *io = json_object();
+      json_object_set_new(io, "param", weir_json_str_or_null(in->param));
+      json_object_set_new(io, "name", json_string(in->name));
+      json_object_set_new(io, "table", weir_json_str_or_null(in->table));
+      json_object_set_new(io, "producer", in->producer >= 0 ? json_string(p->models[in->producer].name) : json_null());
+      json_object_set_new(io, "schema", weir_json_str_or_null(in->schema_name));
+      json_object_set_new(io, "filter", weir_json_str_or_null(in->filter));
+      json_object_set_new(io, "ref", weir_json_str_or_null(in->ref));
+      json_array_append_new(ins, io);
+    }
+    json_object_set_new(mo, "inputs", ins);
+    json_object_set_new(mo, "columns", m->planned_known ? weir_schema_to_json(&m->planned) : json_null());
+    if (m->python) json_object_set_new(mo, "python", json_incref(m->python));
+    json_array_append_new(models, mo);
+  }
+  json_object_set_new(o, "models", models);
+  json_object_set_new(o, "problems", json_incref(p->problems));
+  return o;
+}
+
+int pipeline_plan_error(const weir_project *p, weir_error *err) {
+  size_t n = json_array_size(p->problems);
+  weir_buf b = WEIR_BUF_INIT;
+  weir_buf_printf(&b, "project %s does not plan (%zu problem%s):", p->dir, n, n == 1 ? "" : "s");
+  size_t i;
+  json_t *v;
+  json_array_foreach(p->problems, i, v) weir_buf_printf(&b, "\n  - %s", weir_json_str(v, "message", ""));
+  weir_seterr(err, WEIR_EPLAN, "%s", weir_buf_cstr(&b));
+  weir_buf_free(&b);
+  weir_error_set_details(err, json_incref(p->problems));
+  return WEIR_EPLAN;
+}

@@ -1,0 +1,465 @@
+/*
+ * project.c -- finding what a project holds: weir_project.yml, SQL models, YAML
+ * contracts, and Python models and schemas (through the SDK's discovery, which is the
+ * only thing that can read Python classes faithfully).
+ *
+ * Problems in project files are collected, not returned one by one, so that `weir check`
+ * reports all of them at once.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "pipeline/pipeline.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/json.h"
+
+void pipeline_problem(weir_project *p, const char *file, int line, const char *model,
+                      const char *column, const char *expected, const char *found,
+                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  json_t *o = json_object();
+  json_object_set_new(o, "file", weir_json_str_or_null(file));
+  json_object_set_new(o, "line", line > 0 ? json_integer(line) : json_null());
+  json_object_set_new(o, "model", weir_json_str_or_null(model));
+  json_object_set_new(o, "column", weir_json_str_or_null(column));
+  json_object_set_new(o, "expected", weir_json_str_or_null(expected));
+  json_object_set_new(o, "found", weir_json_str_or_null(found));
+  json_object_set_new(o, "message", json_string(msg));
+  json_array_append_new(p->problems, o);
+}
+
+static void model_clear(pipeline_model *m) {
+  free(m->name);
+  free(m->file);
+  free(m->sql);
+  free(m->function);
+  free(m->output_schema_name);
+  free(m->doc);
+  json_decref(m->python);
+  for (size_t i = 0; i < m->n_inputs; i++) {
+    model_input *in = &m->inputs[i];
+    free(in->param);
+    free(in->name);
+    free(in->table);
+    free(in->filter);
+    free(in->ref);
+    free(in->schema_name);
+  }
+  free(m->inputs);
+  free(m->table);
+  weir_schema_clear(&m->planned);
+}
+
+void pipeline_project_free(weir_project *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n_models; i++) model_clear(&p->models[i]);
+  free(p->models);
+  for (size_t i = 0; i < p->n_schemas; i++) weir_contract_free(p->schemas[i]);
+  free(p->schemas);
+  free(p->order);
+  json_decref(p->problems);
+  free(p->dir);
+  free(p->name);
+  free(p->ns);
+  free(p);
+}
+
+const weir_contract *pipeline_schema(const weir_project *p, const char *name) {
+  if (!name) return NULL;
+  for (size_t i = 0; i < p->n_schemas; i++)
+    if (p->schemas[i]->name && strcmp(p->schemas[i]->name, name) == 0) return p->schemas[i];
+  return NULL;
+}
+
+static pipeline_model *add_model(weir_project *p) {
+  p->models = weir_realloc(p->models, (p->n_models + 1) * sizeof *p->models);
+  pipeline_model *m = &p->models[p->n_models++];
+  memset(m, 0, sizeof *m);
+  return m;
+}
+
+static void add_schema(weir_project *p, weir_contract *c, const char *file) {
+  const weir_contract *dup = pipeline_schema(p, c->name);
+  if (dup) {
+    pipeline_problem(p, file, c->line, NULL, NULL, NULL, NULL,
+                     "schema \"%s\" is defined twice (also in %s%s%d)", c->name,
+                     dup->origin ? dup->origin : "?", dup->line ? ":" : "", dup->line);
+    weir_contract_free(c);
+    return;
+  }
+  p->schemas = weir_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
+  p->schemas[p->n_schemas++] = c;
+}
+
+/* Sorted names of regular files in `dir` with one of the given suffixes. */
+static char **list_files(const char *dir, const char *suf1, const char *suf2, size_t *n) {
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  char **names = NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    const char *nm = e->d_name;
+    if (nm[0] == '.' || nm[0] == '_') continue;
+    size_t len = strlen(nm);
+    bool match = false;
+    for (int k = 0; k < 2; k++) {
+      const char *suf = k ? suf2 : suf1;
+      if (suf && len > strlen(suf) && strcmp(nm + len - strlen(suf), suf) == 0) match = true;
+    }
+    if (!match) continue;
+    char *full = weir_path_join(dir, nm);
+    bool reg = weir_fs_exists(full) && !weir_fs_is_dir(full);
+    free(full);
+    if (!reg) continue;
+    names = weir_realloc(names, (*n + 1) * sizeof *names);
+    names[(*n)++] = weir_strdup(nm);
+  }
+  closedir(d);
+  for (size_t i = 1; i < *n; i++)
+    for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+      char *t = names[j];
+      names[j] = names[j - 1];
+      names[j - 1] = t;
+    }
+  return names;
+}
+
+static void free_names(char **v, size_t n) {
+  for (size_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+/* ---- weir_project.yml ---------------------------------------------------------------- */
+
+static void load_project_file(weir_project *p) {
+  char *path = weir_path_join(p->dir, "weir_project.yml");
+  char *text = NULL;
+  size_t len = 0;
+  weir_error err = {0};
+  if (!weir_fs_exists(path) || weir_fs_read(path, &text, &len, &err) != WEIR_OK) {
+    weir_error_clear(&err);
+    free(path);
+    return;
+  }
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  if (!yaml_parser_load(&parser, &doc)) {
+    pipeline_problem(p, "weir_project.yml", (int)parser.problem_mark.line + 1, NULL, NULL, NULL, NULL,
+                     "weir_project.yml:%d:%d: %s", (int)parser.problem_mark.line + 1,
+                     (int)parser.problem_mark.column + 1, parser.problem ? parser.problem : "invalid YAML");
+    yaml_parser_delete(&parser);
+    free(text);
+    free(path);
+    return;
+  }
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  if (root && root->type == YAML_MAPPING_NODE) {
+    for (yaml_node_pair_t *pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+      yaml_node_t *k = yaml_document_get_node(&doc, pair->key);
+      yaml_node_t *v = yaml_document_get_node(&doc, pair->value);
+      if (!k || k->type != YAML_SCALAR_NODE) continue;
+      const char *key = (const char *)k->data.scalar.value;
+      int line = (int)k->start_mark.line + 1;
+      const char *val = v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+      if (strcmp(key, "name") == 0 && val) {
+        free(p->name);
+        p->name = weir_strdup(val);
+      } else if (strcmp(key, "namespace") == 0 && val) {
+        weir_error e2 = {0};
+        if (weir_ident_check(val, "namespace", &e2) != WEIR_OK) {
+          pipeline_problem(p, "weir_project.yml", line, NULL, NULL, NULL, NULL, "weir_project.yml:%d: %s", line,
+                           e2.message);
+          weir_error_clear(&e2);
+        } else {
+          free(p->ns);
+          p->ns = weir_strdup(val);
+        }
+      } else if (strcmp(key, "python") == 0 || strcmp(key, "description") == 0) {
+        /* recorded by the SDK; nothing to plan */
+      } else {
+        pipeline_problem(p, "weir_project.yml", line, NULL, NULL, NULL, NULL,
+                         "weir_project.yml:%d: unknown key \"%s\" (known: name, namespace, description, python)",
+                         line, key);
+      }
+    }
+  } else if (root) {
+    pipeline_problem(p, "weir_project.yml", 1, NULL, NULL, NULL, NULL,
+                     "weir_project.yml: expected a mapping of settings (name, namespace)");
+  }
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  free(text);
+  free(path);
+}
+
+/* ---- YAML contracts ------------------------------------------------------------------ */
+
+static void load_contracts(weir_project *p) {
+  char *cdir = weir_path_join(p->dir, "contracts");
+  size_t n = 0;
+  char **names = list_files(cdir, ".yml", ".yaml", &n);
+  for (size_t i = 0; i < n; i++) {
+    char *full = weir_path_join(cdir, names[i]);
+    char *rel = weir_asprintf("contracts/%s", names[i]);
+    weir_contract *c = NULL;
+    weir_error err = {0};
+    if (weir_contract_load_file(full, &c, &err) != WEIR_OK) {
+      /* The message already names file, line and column; keep it, with the path
+       * relative to the project. */
+      const char *m = err.message ? err.message : "invalid contract";
+      const char *tail = strstr(m, names[i]);
+      pipeline_problem(p, rel, 0, NULL, NULL, NULL, NULL, "%s%s", tail ? "contracts/" : "", tail ? tail : m);
+      weir_error_clear(&err);
+    } else {
+      if (!c->name) {
+        pipeline_problem(p, rel, c->line, NULL, NULL, NULL, NULL, "%s: the contract has no name", rel);
+        weir_contract_free(c);
+      } else {
+        free(c->origin);
+        c->origin = weir_strdup(rel);
+        add_schema(p, c, rel);
+      }
+    }
+    free(rel);
+    free(full);
+  }
+  free_names(names, n);
+  free(cdir);
+}
+
+/* ---- SQL models ---------------------------------------------------------------------- */
+
+static void load_sql_models(weir_project *p, weir_engine *engine) {
+  size_t n = 0;
+  char **names = list_files(p->dir, ".sql", NULL, &n);
+  for (size_t i = 0; i < n; i++) {
+    char *full = weir_path_join(p->dir, names[i]);
+    char *text = NULL;
+    size_t len = 0;
+    weir_error err = {0};
+    if (weir_fs_read(full, &text, &len, &err) != WEIR_OK) {
+      pipeline_problem(p, names[i], 0, NULL, NULL, NULL, NULL, "%s", err.message);
+      weir_error_clear(&err);
+      free(full);
+      continue;
+    }
+    pipeline_model *m = add_model(p);
+    if (pipeline_parse_sql_model(p, names[i], text, m) != WEIR_OK) {
+      model_clear(m);
+      p->n_models--;
+      free(text);
+      free(full);
+      continue;
+    }
+    /* Inputs: the tables the query reads, by DuckDB's own parser. */
+    weir_sql_table_ref *refs = NULL;
+    size_t nr = 0;
+    if (weir_engine_sql_tables(engine, m->sql, &refs, &nr, &err) != WEIR_OK) {
+      pipeline_problem(p, m->file, 0, m->name, NULL, NULL, NULL, "%s: model %s: %s", m->file, m->name,
+                       err.message);
+      weir_error_clear(&err);
+    } else {
+      m->inputs = weir_calloc(nr ? nr : 1, sizeof *m->inputs);
+      for (size_t k = 0; k < nr; k++) {
+        if (refs[k].schema && (strcmp(refs[k].schema, "information_schema") == 0 ||
+                               strcmp(refs[k].schema, "pg_catalog") == 0))
+          continue;
+        model_input *in = &m->inputs[m->n_inputs++];
+        in->name = refs[k].schema ? weir_asprintf("%s.%s", refs[k].schema, refs[k].name) : weir_strdup(refs[k].name);
+        in->producer = -1;
+        in->line = refs[k].line;
+      }
+      weir_sql_table_refs_free(refs, nr);
+    }
+    free(text);
+    free(full);
+  }
+  free_names(names, n);
+}
+
+/* ---- Python models and schemas ---------------------------------------------------- */
+
+static char *json_strdup(const json_t *o, const char *key) {
+  const char *s = weir_json_str(o, key, NULL);
+  return s ? weir_strdup(s) : NULL;
+}
+
+static int load_python(weir_project *p, weir_error *err) {
+  size_t n = 0;
+  char **names = list_files(p->dir, ".py", NULL, &n);
+  free_names(names, n);
+  if (n == 0) return WEIR_OK;
+
+  char *argv[] = {(char *)pipeline_python(), "-m", "weir.discover", p->dir, NULL};
+  char *out = NULL, *errtext = NULL;
+  int status = 0;
+  int rc = pipeline_spawn(argv, p->dir, NULL, NULL, &out, &errtext, &status, err);
+  if (rc) {
+    free(out);
+    free(errtext);
+    return rc;
+  }
+  json_t *doc = NULL;
+  if (status != 0 || !(doc = json_loads(out ? out : "", 0, NULL))) {
+    rc = weir_seterr(err, WEIR_EMODEL,
+                     "cannot read the Python models of %s: `%s -m weir.discover` exited with status %d%s%s",
+                     p->dir, pipeline_python(), status, errtext && *errtext ? ":\n" : "",
+                     errtext ? errtext : "");
+    free(out);
+    free(errtext);
+    return rc;
+  }
+  free(out);
+  free(errtext);
+
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(doc, "errors"), i, v) {
+    const char *file = weir_json_str(v, "file", NULL);
+    int line = (int)weir_json_int(v, "line", 0);
+    const char *msg = weir_json_str(v, "message", "error");
+    if (file && line) pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: %s", file, line, msg);
+    else if (file) pipeline_problem(p, file, 0, NULL, NULL, NULL, NULL, "%s: %s", file, msg);
+    else pipeline_problem(p, NULL, 0, NULL, NULL, NULL, NULL, "%s", msg);
+  }
+  json_array_foreach(json_object_get(doc, "schemas"), i, v) {
+    weir_contract *c = NULL;
+    weir_error e2 = {0};
+    const char *origin = weir_json_str(v, "origin", "models.py");
+    if (weir_contract_from_ir(v, origin, &c, &e2) != WEIR_OK) {
+      pipeline_problem(p, origin, (int)weir_json_int(v, "line", 0), NULL, NULL, NULL, NULL, "%s", e2.message);
+      weir_error_clear(&e2);
+      continue;
+    }
+    add_schema(p, c, origin);
+  }
+  json_array_foreach(json_object_get(doc, "models"), i, v) {
+    pipeline_model *m = add_model(p);
+    m->lang = MODEL_PYTHON;
+    m->name = json_strdup(v, "name");
+    m->file = json_strdup(v, "file");
+    m->line = (int)weir_json_int(v, "line", 0);
+    m->function = json_strdup(v, "function");
+    const char *mat = weir_json_str(v, "materialization", "REPLACE");
+    m->append = strcasecmp(mat, "APPEND") == 0;
+    m->doc = json_strdup(v, "doc");
+    m->output_schema_name = json_strdup(v, "output_schema");
+    json_t *py = json_object_get(v, "python");
+    m->python = json_is_object(py) ? json_incref(py) : NULL;
+    json_t *inputs = json_object_get(v, "inputs");
+    m->inputs = weir_calloc(json_array_size(inputs) ? json_array_size(inputs) : 1, sizeof *m->inputs);
+    size_t k;
+    json_t *in;
+    json_array_foreach(inputs, k, in) {
+      model_input *mi = &m->inputs[m->n_inputs++];
+      mi->param = json_strdup(in, "param");
+      mi->name = json_strdup(in, "table");
+      mi->filter = json_strdup(in, "filter");
+      mi->ref = json_strdup(in, "ref");
+      mi->schema_name = json_strdup(in, "schema");
+      mi->line = (int)weir_json_int(in, "line", m->line);
+      mi->producer = -1;
+    }
+    if (!m->name || !m->file || !m->function) {
+      pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL,
+                       "discovery returned a model without name, file or function");
+      model_clear(m);
+      p->n_models--;
+    }
+  }
+  json_decref(doc);
+  return WEIR_OK;
+}
+
+/* ---- digest ------------------------------------------------------------------------- */
+
+/* SHA-256 over the names and contents of the project's files, so a run records exactly
+ * which code it ran. */
+static void project_digest(weir_project *p) {
+  weir_buf all = WEIR_BUF_INIT;
+  const char *sufs[][2] = {{".sql", ".py"}, {".yml", ".yaml"}};
+  for (int pass = 0; pass < 2; pass++) {
+    char *dir = pass ? weir_path_join(p->dir, "contracts") : weir_strdup(p->dir);
+    for (int s = 0; s < 2; s++) {
+      size_t n = 0;
+      char **names = list_files(dir, sufs[s][0], sufs[s][1], &n);
+      for (size_t i = 0; i < n; i++) {
+        char *full = weir_path_join(dir, names[i]);
+        char *text = NULL;
+        size_t len = 0;
+        weir_error err = {0};
+        if (weir_fs_read(full, &text, &len, &err) == WEIR_OK) {
+          weir_buf_printf(&all, "%s%s\n%zu\n", pass ? "contracts/" : "", names[i], len);
+          weir_buf_append(&all, text, len);
+        }
+        weir_error_clear(&err);
+        free(text);
+        free(full);
+      }
+      free_names(names, n);
+    }
+    free(dir);
+  }
+  weir_sha256_hex(all.data ? all.data : "", all.len, p->digest);
+  weir_buf_free(&all);
+}
+
+int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
+  *out = NULL;
+  if (!dir || !weir_fs_is_dir(dir))
+    return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
+  weir_project *p = weir_calloc(1, sizeof *p);
+  p->dir = weir_path_absolute(dir);
+  p->problems = json_array();
+  p->ns = weir_strdup(WEIR_DEFAULT_NAMESPACE);
+  p->name = weir_strdup(weir_path_basename(p->dir));
+  load_project_file(p);
+  load_contracts(p);
+
+  weir_engine *engine = NULL;
+  int rc = weir_engine_open(NULL, &engine, err);
+  if (rc) {
+    pipeline_project_free(p);
+    return rc;
+  }
+  load_sql_models(p, engine);
+  weir_engine_close(engine);
+  if ((rc = load_python(p, err))) {
+    pipeline_project_free(p);
+    return rc;
+  }
+  /* Names: a model name is a table name, and must be unique in the project. */
+  for (size_t i = 0; i < p->n_models; i++) {
+    pipeline_model *m = &p->models[i];
+    weir_error e2 = {0};
+    if (weir_ident_check(m->name, "model name", &e2) != WEIR_OK) {
+      pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "%s:%d: %s", m->file, m->line, e2.message);
+      weir_error_clear(&e2);
+    }
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(p->models[j].name, m->name) == 0)
+        pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL,
+                         "%s:%d: model \"%s\" is defined twice (also in %s:%d)", m->file, m->line, m->name,
+                         p->models[j].file, p->models[j].line);
+    m->table = weir_asprintf("%s.%s", p->ns, m->name);
+  }
+  if (p->n_models == 0 && json_array_size(p->problems) == 0)
+    pipeline_problem(p, NULL, 0, NULL, NULL, NULL, NULL,
+                     "project %s has no models (no .sql files and no @weir.model functions)", p->dir);
+  project_digest(p);
+  *out = p;
+  return WEIR_OK;
+}

@@ -1,0 +1,457 @@
+/*
+ * run.c -- `weir check` and `weir run`: plan, then execute on a temporary branch and
+ * publish with one merge (docs/versioning.md, "Transactional run").
+ *
+ *   1. plan against the target's head H; any problem: exit 3, nothing written;
+ *   2. branch run/<id> at H, record the run as running;
+ *   3. each model in order: execute, validate, write its data, commit on run/<id>;
+ *   4. all passed: merge run/<id> into the target, mark the run succeeded (one catalog
+ *      transaction), delete run/<id>;
+ *   5. a model failed: the target is not touched, run/<id> is kept, the run is recorded
+ *      as failed with the model and its messages.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pipeline/pipeline.h"
+#include "pipeline/stage.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/uuid.h"
+
+/* ---- check ---------------------------------------------------------------------------- */
+
+static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, weir_project **out,
+                         weir_error *err) {
+  weir_project *p = NULL;
+  int rc = pipeline_load(dir, &p, err);
+  if (rc) return rc;
+  if ((rc = pipeline_plan(lake, p, hash, err))) {
+    pipeline_project_free(p);
+    return rc;
+  }
+  *out = p;
+  return WEIR_OK;
+}
+
+int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref, char **out_json,
+                       weir_error *err) {
+  *out_json = NULL;
+  const char *refname = ref && *ref ? ref : "main";
+  char hash[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, refname, hash, err);
+  if (rc) return rc;
+  weir_project *p = NULL;
+  if ((rc = load_and_plan(lake, project_dir, hash, &p, err))) return rc;
+  *out_json = lake_dump(pipeline_plan_json(p, refname, hash));
+  if (json_array_size(p->problems) > 0) rc = pipeline_plan_error(p, err);
+  pipeline_project_free(p);
+  return rc;
+}
+
+/* ---- running one model ------------------------------------------------------------------ */
+
+typedef struct run_ctx {
+  weir_lake *lake;
+  weir_project *p;
+  char run_id[16];
+  char run_branch[32];
+  const char *branch;
+  char base[WEIR_HASH_HEX_SIZE];
+  char head[WEIR_HASH_HEX_SIZE];   /* current head of the run branch */
+  char *run_dir;                   /* LAKE/runs/<id>: worker jobs, results, logs */
+  weir_engine *engine;             /* for SQL models */
+} run_ctx;
+
+static json_t *summary_for(const run_ctx *rc, const pipeline_model *m) {
+  return json_pack("{s:s,s:s,s:s}", "weir.run-id", rc->run_id, "weir.model", m->name, "weir.project",
+                   rc->p->name);
+}
+
+static char *subject_for(const pipeline_model *m) {
+  if (m->output) return weir_asprintf("model %s (output, schema %s)", m->name, m->output->name);
+  return weir_asprintf("model %s (output)", m->name);
+}
+
+static const char *comment_for(const pipeline_model *m) {
+  /* The table's documentation: the model's docstring, else its output schema's. */
+  if (m->doc && *m->doc) return m->doc;
+  if (m->output && m->output->description) return m->output->description;
+  return NULL;
+}
+
+static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir_error *err) {
+  weir_lake *lake = rc->lake;
+  int r = WEIR_OK;
+  for (size_t k = 0; k < m->n_inputs && r == WEIR_OK; k++) {
+    model_input *in = &m->inputs[k];
+    weir_table_id id;
+    if ((r = weir_table_id_parse(in->table, &id, err))) break;
+    r = lake_attach_table(lake, rc->engine, rc->head, &id, err);
+    /* A bare model name in a project with its own namespace: make it resolve too. */
+    if (r == WEIR_OK && !strchr(in->name, '.') && strcmp(id.ns, WEIR_DEFAULT_NAMESPACE) != 0) {
+      char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name), *qb = weir_sql_ident(in->name);
+      char *sql = weir_asprintf("CREATE OR REPLACE VIEW main.%s AS SELECT * FROM %s.%s", qb, qn, qt);
+      r = weir_engine_exec(rc->engine, sql, err);
+      free(sql);
+      free(qn);
+      free(qt);
+      free(qb);
+    }
+  }
+  if (r) return r;
+  weir_arrow_table data;
+  weir_arrow_table_init(&data);
+  if ((r = weir_engine_query_table(rc->engine, m->sql, &data, err))) {
+    weir_error_prefix(err, "model %s (%s)", m->name, m->file);
+    weir_arrow_table_release(&data);
+    return r;
+  }
+  char *subject = subject_for(m);
+  json_t *summary = summary_for(rc, m);
+  stage_request sr = {0};
+  sr.table = m->table;
+  sr.append = m->append;
+  sr.contract = m->output;
+  sr.subject = subject;
+  sr.comment = comment_for(m);
+  sr.summary = summary;
+  sr.base_commit = rc->head;
+  r = stage_output(lake, rc->engine, &data, &sr, res, err);
+  json_decref(summary);
+  free(subject);
+  weir_arrow_table_release(&data);
+  return r;
+}
+
+/* The tail of a log file, for error messages. Caller frees. */
+static char *log_tail(const char *path, size_t max) {
+  char *text = NULL;
+  size_t len = 0;
+  weir_error e = {0};
+  if (weir_fs_read(path, &text, &len, &e) != WEIR_OK) {
+    weir_error_clear(&e);
+    return weir_strdup("");
+  }
+  if (len <= max) return text;
+  char *tail = weir_strdup(text + len - max);
+  free(text);
+  return tail;
+}
+
+static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir_error *err) {
+  char *interp = NULL;
+  int r = pipeline_python_env(m->python, &interp, err);
+  if (r) {
+    weir_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
+    return r;
+  }
+  json_t *job = json_object();
+  json_object_set_new(job, "lake", json_string(weir_lake_path(rc->lake)));
+  json_object_set_new(job, "library", json_string(pipeline_library_path()));
+  json_object_set_new(job, "project", json_string(rc->p->dir));
+  json_object_set_new(job, "file", json_string(m->file));
+  json_object_set_new(job, "function", json_string(m->function));
+  json_object_set_new(job, "model", json_string(m->name));
+  json_object_set_new(job, "run_id", json_string(rc->run_id));
+  char *result_path = weir_asprintf("%s/%s.result.json", rc->run_dir, m->name);
+  char *log_path = weir_asprintf("%s/%s.log", rc->run_dir, m->name);
+  json_object_set_new(job, "result_path", json_string(result_path));
+  json_t *inputs = json_array();
+  for (size_t k = 0; k < m->n_inputs && r == WEIR_OK; k++) {
+    model_input *in = &m->inputs[k];
+    json_t *spec = json_object();
+    if (in->schema) {
+      json_t *cols = json_array();
+      for (size_t c = 0; c < in->schema->n_columns; c++)
+        json_array_append_new(cols, json_string(in->schema->columns[c].field.name));
+      json_object_set_new(spec, "columns", cols);
+      json_object_set_new(spec, "contract", weir_contract_to_ir(in->schema));
+      char *subj = weir_asprintf("input %s of model %s (schema %s)", in->param ? in->param : in->name, m->name,
+                                 in->schema->name);
+      json_object_set_new(spec, "subject", json_string(subj));
+      free(subj);
+    }
+    if (in->filter) json_object_set_new(spec, "filter", json_string(in->filter));
+    char at[WEIR_HASH_HEX_SIZE];
+    memcpy(at, rc->head, sizeof at);
+    if (in->ref) r = lake_resolve(rc->lake, in->ref, at, err);
+    json_array_append_new(inputs, json_pack("{s:s?,s:s,s:s,s:o}", "param", in->param, "table", in->table, "ref", at,
+                                            "spec", spec));
+  }
+  json_object_set_new(job, "inputs", inputs);
+  char *subject = subject_for(m);
+  json_t *out = json_object();
+  json_object_set_new(out, "table", json_string(m->table));
+  json_object_set_new(out, "mode", json_string(m->append ? "APPEND" : "REPLACE"));
+  json_object_set_new(out, "contract", m->output ? weir_contract_to_ir(m->output) : json_null());
+  json_object_set_new(out, "subject", json_string(subject));
+  json_object_set_new(out, "base_commit", json_string(rc->head));
+  json_object_set_new(out, "model", json_string(m->name));
+  json_object_set_new(out, "run_id", json_string(rc->run_id));
+  json_object_set_new(out, "comment", weir_json_str_or_null(comment_for(m)));
+  json_object_set_new(out, "summary", summary_for(rc, m));
+  json_object_set_new(job, "output", out);
+  free(subject);
+  char *job_text = weir_json_compact(job);
+  json_decref(job);
+
+  if (r == WEIR_OK) {
+    char *argv[] = {interp, "-m", "weir.worker", NULL};
+    char *stdout_text = NULL;
+    int status = 0;
+    r = pipeline_spawn(argv, rc->p->dir, job_text, log_path, &stdout_text, NULL, &status, err);
+    if (stdout_text && *stdout_text) {
+      /* What the model printed goes to its log, after anything it wrote to stderr. */
+      FILE *f = fopen(log_path, "a");
+      if (f) {
+        fputs(stdout_text, f);
+        fclose(f);
+      }
+    }
+    free(stdout_text);
+    if (r == WEIR_OK) {
+      char *text = NULL;
+      size_t len = 0;
+      weir_error e2 = {0};
+      json_t *result = NULL;
+      if (weir_fs_read(result_path, &text, &len, &e2) != WEIR_OK || !(result = json_loads(text, 0, NULL))) {
+        weir_error_clear(&e2);
+        char *tail = log_tail(log_path, 2000);
+        r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
+                        m->name, m->file, m->line, status > 128 ? "was killed by signal" : "exited with status",
+                        status > 128 ? status - 128 : status, log_path, *tail ? "\n" : "", tail);
+        free(tail);
+      } else if (json_is_true(json_object_get(result, "ok"))) {
+        r = stage_result_from_json(json_object_get(result, "stage"), res, err);
+      } else {
+        json_t *e = json_object_get(result, "error");
+        int code = (int)weir_json_int(e, "code_num", WEIR_EMODEL);
+        const char *msg = weir_json_str(e, "message", "the model failed");
+        const char *tb = weir_json_str(e, "traceback", NULL);
+        if (tb) r = weir_seterr(err, code, "%s (%s:%d)\n%s", msg, m->file, m->line, tb);
+        else r = weir_seterr(err, code, "%s", msg);
+        json_t *details = json_object_get(e, "details");
+        if (json_is_array(details)) weir_error_set_details(err, json_incref(details));
+        json_t *stage = json_object_get(result, "stage");
+        json_t *rep = json_object_get(stage, "report");
+        if (json_is_object(rep)) res->report = json_incref(rep);
+      }
+      json_decref(result);
+      free(text);
+    }
+  }
+  free(job_text);
+  free(result_path);
+  free(log_path);
+  free(interp);
+  return r;
+}
+
+/* ---- the run ---------------------------------------------------------------------------- */
+
+static json_t *model_record(const pipeline_model *m, const char *status, int64_t started, int64_t ended,
+                            const stage_result *res, const char *commit, const weir_error *e) {
+  json_t *o = json_object();
+  json_object_set_new(o, "model", json_string(m->name));
+  json_object_set_new(o, "table", json_string(m->table));
+  json_object_set_new(o, "language", json_string(m->lang == MODEL_SQL ? "sql" : "python"));
+  json_object_set_new(o, "status", json_string(status));
+  json_object_set_new(o, "started_us", json_integer(started));
+  json_object_set_new(o, "ended_us", json_integer(ended));
+  json_object_set_new(o, "rows", json_integer(res ? res->rows_written : 0));
+  json_object_set_new(o, "rows_quarantined", json_integer(res ? res->rows_quarantined : 0));
+  json_object_set_new(o, "commit", weir_json_str_or_null(commit));
+  json_t *report = res && res->report ? res->report : NULL;
+  json_object_set_new(o, "report", report ? json_incref(report) : json_null());
+  json_t *viol = report ? json_object_get(report, "violations") : NULL;
+  json_object_set_new(o, "violations", json_is_array(viol) ? json_incref(viol) : json_array());
+  json_t *rules = report ? json_object_get(report, "rules") : NULL;
+  json_object_set_new(o, "rules", json_is_array(rules) ? json_incref(rules) : json_array());
+  if (e && e->code) {
+    json_object_set_new(o, "error", json_string(e->message ? e->message : weir_error_name(e->code)));
+    json_object_set_new(o, "error_code", json_string(weir_error_name(e->code)));
+  } else {
+    json_object_set_new(o, "error", json_null());
+  }
+  return o;
+}
+
+static int finish_json(run_ctx *rc, char **out_json) {
+  json_t *run = NULL;
+  weir_error e = {0};
+  if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) *out_json = lake_dump(run);
+  weir_error_clear(&e);
+  return WEIR_OK;
+}
+
+int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
+                     char **out_json, weir_error *err) {
+  *out_json = NULL;
+  run_ctx rc;
+  memset(&rc, 0, sizeof rc);
+  rc.lake = lake;
+  rc.branch = opts && opts->branch && *opts->branch ? opts->branch : "main";
+  int r = lake_branch_head(lake, rc.branch, rc.base, err);
+  if (r) return r;
+
+  /* 1. Plan. Nothing is written if the project does not plan. */
+  if ((r = load_and_plan(lake, project_dir, rc.base, &rc.p, err))) return r;
+  if (json_array_size(rc.p->problems) > 0 || (opts && opts->dry_run)) {
+    *out_json = lake_dump(pipeline_plan_json(rc.p, rc.branch, rc.base));
+    r = json_array_size(rc.p->problems) > 0 ? pipeline_plan_error(rc.p, err) : WEIR_OK;
+    pipeline_project_free(rc.p);
+    return r;
+  }
+
+  /* 2. The run branch and the run record. */
+  char u[WEIR_UUID_STR_LEN + 1];
+  weir_uuid4(u);
+  snprintf(rc.run_id, sizeof rc.run_id, "%.8s%.4s", u, u + 9);
+  snprintf(rc.run_branch, sizeof rc.run_branch, "run/%s", rc.run_id);
+  memcpy(rc.head, rc.base, sizeof rc.head);
+  rc.run_dir = weir_asprintf("%s/runs/%s", weir_lake_path(lake), rc.run_id);
+  if ((r = weir_fs_mkdirs(rc.run_dir, err))) goto out;
+  if ((r = catalog_ref_create(lake->cat, WEIR_REF_BRANCH, rc.run_branch, rc.base, err))) goto out;
+  if ((r = catalog_run_create(lake->cat, rc.run_id, rc.p->name, rc.p->digest, rc.branch, rc.base, rc.run_branch,
+                              err)))
+    goto out;
+  if ((r = lake_engine_open(lake, &rc.engine, err))) goto fail;
+
+  /* 3. Models in order, each one commit on the run branch. */
+  for (size_t oi = 0; oi < rc.p->n_order; oi++) {
+    pipeline_model *m = &rc.p->models[rc.p->order[oi]];
+    int64_t started = weir_now_us();
+    lake_progress(lake, json_pack("{s:s,s:s,s:s}", "phase", "model", "model", m->name, "run_id", rc.run_id));
+    stage_result res = {0};
+    weir_error merr = {0};
+    int mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
+    char commit[WEIR_HASH_HEX_SIZE] = "";
+    if (mr == WEIR_OK) {
+      char *msg = weir_asprintf("run %s: model %s", rc.run_id, m->name);
+      json_t *props = json_pack("{s:s,s:s}", "weir.run-id", rc.run_id, "weir.model", m->name);
+      lake_commit_request cr = {0};
+      cr.branch = rc.run_branch;
+      cr.expected_head = rc.head;
+      cr.message = msg;
+      cr.properties = props;
+      cr.run_id = rc.run_id;
+      mr = lake_commit_staged(lake, &cr, res.staged, res.n_staged, commit, &merr);
+      if (mr == WEIR_OK) memcpy(rc.head, commit, sizeof rc.head);
+      json_decref(props);
+      free(msg);
+    }
+    int64_t ended = weir_now_us();
+    json_t *rec = model_record(m, mr == WEIR_OK ? "succeeded" : "failed", started, ended, &res,
+                               mr == WEIR_OK ? commit : NULL, &merr);
+    weir_error e2 = {0};
+    catalog_run_model(lake->cat, rc.run_id, rec, &e2);
+    weir_error_clear(&e2);
+    json_decref(rec);
+    lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", mr == WEIR_OK ? "done" : "failed", "model", m->name,
+                                  "rows", (json_int_t)res.rows_written));
+    stage_result_clear(&res);
+    if (mr != WEIR_OK) {
+      /* 5. The target is not touched; the run branch stays for debugging. */
+      json_t *error = json_object();
+      json_object_set_new(error, "model", json_string(m->name));
+      json_object_set_new(error, "code", json_string(weir_error_name(merr.code)));
+      json_object_set_new(error, "message", json_string(merr.message ? merr.message : ""));
+      json_t *details = merr.details ? json_loads(merr.details, 0, NULL) : NULL;
+      json_object_set_new(error, "details", details ? details : json_array());
+      catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_FAILED, NULL, error, &e2);
+      weir_error_clear(&e2);
+      json_decref(error);
+      r = merr.code ? merr.code : WEIR_EMODEL;
+      weir_error_move(err, &merr);
+      weir_error_prefix(err, "run %s failed (branch %s unchanged; %s kept)", rc.run_id, rc.branch, rc.run_branch);
+      finish_json(&rc, out_json);
+      goto out;
+    }
+  }
+
+  /* 4. Publish: merge and mark succeeded in one catalog transaction. */
+  {
+    char *msg = weir_asprintf("run %s of %s", rc.run_id, rc.p->name);
+    weir_merge_request mreq = {0};
+    mreq.source = rc.run_branch;
+    mreq.into = rc.branch;
+    mreq.message = msg;
+    mreq.author = lake->author;
+    mreq.run_id = rc.run_id;
+    json_t *merged = NULL;
+    weir_error e2 = {0};
+    r = catalog_tx_begin(lake->cat, true, err);
+    if (r == WEIR_OK) r = catalog_merge(lake->cat, &mreq, &merged, &e2);
+    if (r == WEIR_OK) {
+      const char *result = weir_json_str(merged, "commit", NULL);
+      r = catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_SUCCEEDED, result, NULL, &e2);
+    }
+    if (r == WEIR_OK) r = catalog_tx_commit(lake->cat, &e2);
+    else catalog_tx_rollback(lake->cat);
+    free(msg);
+    json_decref(merged);
+    if (r != WEIR_OK) {
+      json_t *error = json_object();
+      json_object_set_new(error, "model", json_null());
+      json_object_set_new(error, "code", json_string(weir_error_name(e2.code ? e2.code : r)));
+      json_object_set_new(error, "message", json_string(e2.message ? e2.message : "merge failed"));
+      json_t *details = e2.details ? json_loads(e2.details, 0, NULL) : NULL;
+      json_object_set_new(error, "details", details ? details : json_array());
+      weir_error e3 = {0};
+      catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_FAILED, NULL, error, &e3);
+      weir_error_clear(&e3);
+      json_decref(error);
+      weir_error_move(err, &e2);
+      weir_error_prefix(err, "run %s failed while publishing to %s (%s kept)", rc.run_id, rc.branch,
+                        rc.run_branch);
+      finish_json(&rc, out_json);
+      goto out;
+    }
+    weir_error_clear(&e2);
+    /* The run branch has served its purpose; its commits stay reachable from the target. */
+    catalog_ref_delete(lake->cat, WEIR_REF_BRANCH, rc.run_branch, &e2);
+    weir_error_clear(&e2);
+  }
+  finish_json(&rc, out_json);
+  goto out;
+
+fail: {
+  weir_error e3 = {0};
+  json_t *error = json_pack("{s:n,s:s,s:s}", "model", "code", weir_error_name(r), "message",
+                            err && err->message ? err->message : "the run could not start");
+  catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_FAILED, NULL, error, &e3);
+  weir_error_clear(&e3);
+  json_decref(error);
+}
+out:
+  weir_engine_close(rc.engine);
+  free(rc.run_dir);
+  pipeline_project_free(rc.p);
+  return r;
+}
+
+/* ---- run records ----------------------------------------------------------------------- */
+
+int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  json_t *runs = NULL;
+  int rc = catalog_runs(lake->cat, 0, &runs, err);
+  if (rc) return rc;
+  *out_json = lake_dump(runs);
+  return WEIR_OK;
+}
+
+int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "no run id given");
+  json_t *run = NULL;
+  int rc = catalog_run_get(lake->cat, run_id, &run, err);
+  if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "run %s does not exist (see weir runs)", run_id);
+  if (rc) return rc;
+  *out_json = lake_dump(run);
+  return WEIR_OK;
+}

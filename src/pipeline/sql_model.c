@@ -1,0 +1,127 @@
+/*
+ * sql_model.c -- the `-- weir:` header of SQL models.
+ *
+ *   -- weir: name=f
+ *   -- weir: materialization=REPLACE        -- REPLACE (default) or APPEND
+ *   -- weir: output_schema=WomenByClass
+ *
+ * Header lines are the comment lines at the top of the file. Each `-- weir:` line holds
+ * one key=value; anything after the value must be another comment. A malformed line is a
+ * problem naming the file and line, never ignored: a typo in a header silently changing
+ * a model is the kind of seam failure weir exists to remove.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pipeline/pipeline.h"
+#include "util/fs.h"
+
+static const char *skip_blanks(const char *p) {
+  while (*p == ' ' || *p == '\t') p++;
+  return p;
+}
+
+int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text,
+                             pipeline_model *m) {
+  memset(m, 0, sizeof *m);
+  m->lang = MODEL_SQL;
+  m->file = weir_strdup(file);
+  m->line = 1;
+  /* Default name: the file name without .sql. */
+  size_t flen = strlen(file);
+  m->name = weir_strndup(file, flen > 4 ? flen - 4 : flen);
+  bool bad = false;
+
+  int line = 0;
+  const char *s = text;
+  while (*s) {
+    line++;
+    const char *eol = strchr(s, '\n');
+    size_t len = eol ? (size_t)(eol - s) : strlen(s);
+    char *ln = weir_strndup(s, len);
+    if (len && ln[len - 1] == '\r') ln[len - 1] = 0;
+    const char *q = skip_blanks(ln);
+    bool is_comment = q[0] == '-' && q[1] == '-';
+    bool is_blank = *q == 0;
+    if (!is_comment && !is_blank) {
+      free(ln);
+      break; /* the header ends at the first line of SQL */
+    }
+    if (is_comment) {
+      const char *c = skip_blanks(q + 2);
+      if (strncasecmp(c, "weir:", 5) == 0) {
+        const char *kv = skip_blanks(c + 5);
+        const char *eq = strchr(kv, '=');
+        size_t klen = eq ? (size_t)(eq - kv) : 0;
+        while (klen && (kv[klen - 1] == ' ' || kv[klen - 1] == '\t')) klen--;
+        if (!eq || klen == 0) {
+          pipeline_problem(p, file, line, m->name, NULL, "key=value", kv, "%s:%d: malformed weir header \"%s\" (expected -- weir: key=value)",
+                           file, line, q);
+          bad = true;
+        } else {
+          char *key = weir_strndup(kv, klen);
+          const char *v = skip_blanks(eq + 1);
+          size_t vlen = 0;
+          while (v[vlen] && v[vlen] != ' ' && v[vlen] != '\t') vlen++;
+          char *val = weir_strndup(v, vlen);
+          const char *rest = skip_blanks(v + vlen);
+          if (vlen == 0) {
+            pipeline_problem(p, file, line, m->name, key, "a value", "nothing",
+                             "%s:%d: weir header \"%s\" has no value", file, line, key);
+            bad = true;
+          } else if (*rest && !(rest[0] == '-' && rest[1] == '-')) {
+            pipeline_problem(p, file, line, m->name, key, NULL, rest,
+                             "%s:%d: unexpected text after %s=%s: \"%s\" (one key=value per line; comments start with --)",
+                             file, line, key, val, rest);
+            bad = true;
+          } else if (strcmp(key, "name") == 0) {
+            free(m->name);
+            m->name = weir_strdup(val);
+            m->line = line;
+          } else if (strcmp(key, "materialization") == 0 || strcmp(key, "materialization_strategy") == 0) {
+            if (strcasecmp(val, "REPLACE") == 0) m->append = false;
+            else if (strcasecmp(val, "APPEND") == 0) m->append = true;
+            else {
+              pipeline_problem(p, file, line, m->name, key, "REPLACE or APPEND", val,
+                               "%s:%d: unknown materialization \"%s\" (expected REPLACE or APPEND)", file, line, val);
+              bad = true;
+            }
+          } else if (strcmp(key, "output_schema") == 0) {
+            free(m->output_schema_name);
+            m->output_schema_name = weir_strdup(val);
+          } else {
+            pipeline_problem(p, file, line, m->name, key, "name, materialization or output_schema", key,
+                             "%s:%d: unknown weir header key \"%s\" (known: name, materialization, output_schema)",
+                             file, line, key);
+            bad = true;
+          }
+          free(key);
+          free(val);
+        }
+      }
+    }
+    free(ln);
+    if (!eol) break;
+    s = eol + 1;
+  }
+  /* The statement is the whole file: header lines are SQL comments, and keeping them
+   * keeps the engine's line numbers equal to the file's. */
+  m->sql = weir_strdup(text);
+  bool only_comments = true;
+  for (const char *r = text; *r;) {
+    const char *eol = strchr(r, '\n');
+    size_t len = eol ? (size_t)(eol - r) : strlen(r);
+    const char *q = r;
+    while (q < r + len && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (q < r + len && !(q[0] == '-' && q + 1 < r + len && q[1] == '-')) only_comments = false;
+    if (!eol) break;
+    r = eol + 1;
+  }
+  if (only_comments) {
+    pipeline_problem(p, file, 1, m->name, NULL, "a SELECT statement", "no SQL", "%s: model %s has no SQL statement",
+                     file, m->name);
+    bad = true;
+  }
+  return bad ? WEIR_EINPUT : WEIR_OK;
+}

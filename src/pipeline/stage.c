@@ -1,0 +1,187 @@
+/*
+ * stage.c -- one model's output, from Arrow data to staged table versions: validate
+ * against the output contract (or an inferred one), then write the table's data files
+ * and, when drop-mode rules removed rows, the quarantine table's. Used in the runner's
+ * process for SQL models and in the worker process (weir_stage_output) for Python ones,
+ * so every model goes through the same validator whatever produced it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pipeline/stage.h"
+#include "util/json.h"
+
+void stage_result_clear(stage_result *r) {
+  for (size_t i = 0; i < r->n_staged; i++) lake_staged_clear(&r->staged[i]);
+  json_decref(r->report);
+  memset(r, 0, sizeof *r);
+}
+
+static void add_rule_summary(json_t *summary, const json_t *report) {
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(report, "rules"), i, r) {
+    const char *name = weir_json_str(r, "rule", NULL);
+    if (!name) continue;
+    char *key = weir_asprintf("weir.rule.%s", name);
+    char *val = weir_json_canonical(r);
+    json_object_set_new(summary, key, json_string(val));
+    free(key);
+    free(val);
+  }
+}
+
+int stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+                 const stage_request *req, stage_result *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  weir_contract *inferred = NULL;
+  const weir_contract *contract = req->contract;
+  int rc;
+  if (!contract) {
+    weir_table_id id;
+    if ((rc = weir_table_id_parse(req->table, &id, err))) return rc;
+    if ((rc = lake_infer_contract(data, id.name, &inferred, err))) {
+      weir_error_prefix(err, "%s", req->subject ? req->subject : req->table);
+      return rc;
+    }
+    contract = inferred;
+  }
+  weir_validate_options vo = {0};
+  vo.is_output = true;
+  vo.subject = req->subject;
+  vo.engine = engine;
+  weir_validation v = {0};
+  rc = weir_contract_validate(contract, data, &vo, &v, err);
+  out->report = v.report ? json_incref(v.report) : NULL;
+  if (rc) goto done;
+
+  json_t *summary = req->summary ? json_deep_copy(req->summary) : json_object();
+  add_rule_summary(summary, v.report);
+  lake_stage_request sr = {0};
+  sr.table = req->table;
+  sr.mode = req->append ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
+  sr.contract = contract;
+  sr.declared = req->contract != NULL;
+  sr.comment = req->comment;
+  sr.summary = summary;
+  sr.base_commit = req->base_commit;
+  rc = lake_stage_table(lake, engine, &v.valid, &sr, &out->staged[0], err);
+  if (rc == WEIR_OK) {
+    out->n_staged = 1;
+    out->rows_written = out->staged[0].rows;
+  }
+  if (rc == WEIR_OK && v.quarantine.n_rows > 0) {
+    char *qname = weir_asprintf("%s__quarantine", req->table);
+    weir_contract *qc = NULL;
+    rc = lake_infer_contract(&v.quarantine, "quarantine", &qc, err);
+    if (rc == WEIR_OK) {
+      lake_stage_request qr = {0};
+      qr.table = qname;
+      qr.mode = sr.mode;
+      qr.contract = qc;
+      char *qcomment = weir_asprintf("Rows of %s rejected by drop-mode contract rules (column _weir_rule names the rule).",
+                                     req->table);
+      qr.comment = qcomment;
+      qr.summary = summary;
+      qr.base_commit = req->base_commit;
+      rc = lake_stage_table(lake, engine, &v.quarantine, &qr, &out->staged[1], err);
+      free(qcomment);
+      if (rc == WEIR_OK) {
+        out->n_staged = 2;
+        out->rows_quarantined = out->staged[1].rows;
+      }
+    }
+    weir_contract_free(qc);
+    free(qname);
+  }
+  json_decref(summary);
+done:
+  weir_validation_clear(&v);
+  weir_contract_free(inferred);
+  return rc;
+}
+
+json_t *stage_result_json(const stage_result *r) {
+  json_t *o = json_object();
+  json_t *staged = json_array();
+  for (size_t i = 0; i < r->n_staged; i++) json_array_append_new(staged, lake_staged_to_json(&r->staged[i]));
+  json_object_set_new(o, "staged", staged);
+  json_object_set_new(o, "report", r->report ? json_incref(r->report) : json_null());
+  json_object_set_new(o, "rows_written", json_integer(r->rows_written));
+  json_object_set_new(o, "rows_quarantined", json_integer(r->rows_quarantined));
+  return o;
+}
+
+int stage_result_from_json(const json_t *j, stage_result *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  json_t *staged = json_object_get(j, "staged");
+  size_t n = json_array_size(staged);
+  if (n > 2) return weir_seterr(err, WEIR_EINPUT, "worker result: more than two staged tables");
+  for (size_t i = 0; i < n; i++) {
+    int rc = lake_staged_from_json(json_array_get(staged, i), &out->staged[i], err);
+    if (rc) {
+      stage_result_clear(out);
+      return rc;
+    }
+    out->n_staged++;
+  }
+  json_t *rep = json_object_get(j, "report");
+  out->report = json_is_object(rep) ? json_incref(rep) : NULL;
+  out->rows_written = weir_json_int(j, "rows_written", 0);
+  out->rows_quarantined = weir_json_int(j, "rows_quarantined", 0);
+  return WEIR_OK;
+}
+
+/* ---- the worker's entry point ---------------------------------------------------------- */
+
+int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
+                      char **out_json, weir_error *err) {
+  *out_json = NULL;
+  json_t *req = NULL;
+  int rc = weir_json_parse(request_json ? request_json : "", "stage request", &req, err);
+  if (rc) {
+    if (stream && stream->release) stream->release(stream);
+    return rc;
+  }
+  weir_contract *contract = NULL;
+  weir_engine *engine = NULL;
+  weir_arrow_table data;
+  weir_arrow_table_init(&data);
+  stage_result res = {0};
+  const char *table = weir_json_str(req, "table", NULL);
+  if (!table) {
+    rc = weir_seterr(err, WEIR_EINVALIDARG, "stage request: missing \"table\"");
+    if (stream && stream->release) stream->release(stream);
+    goto done;
+  }
+  json_t *ir = json_object_get(req, "contract");
+  if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "output contract", &contract, err))) {
+    if (stream && stream->release) stream->release(stream);
+    goto done;
+  }
+  if ((rc = weir_arrow_table_from_stream(stream, &data, err))) {
+    weir_error_prefix(err, "cannot read the output of %s", weir_json_str(req, "model", table));
+    goto done;
+  }
+  if ((rc = lake_engine_open(lake, &engine, err))) goto done;
+  stage_request sreq = {0};
+  sreq.table = table;
+  const char *mode = weir_json_str(req, "mode", "REPLACE");
+  sreq.append = strcasecmp(mode, "APPEND") == 0;
+  sreq.contract = contract;
+  sreq.subject = weir_json_str(req, "subject", table);
+  sreq.comment = weir_json_str(req, "comment", NULL);
+  sreq.summary = json_object_get(req, "summary");
+  sreq.base_commit = weir_json_str(req, "base_commit", NULL);
+  rc = stage_output(lake, engine, &data, &sreq, &res, err);
+  json_t *o = stage_result_json(&res);
+  *out_json = lake_dump(o);
+done:
+  stage_result_clear(&res);
+  weir_arrow_table_release(&data);
+  weir_engine_close(engine);
+  weir_contract_free(contract);
+  json_decref(req);
+  return rc;
+}
