@@ -113,21 +113,36 @@ static bool parse_real(const char *s, double *d, float *f, bool want_float) {
   return true;
 }
 
-/* The shortest "%.Ng" text that reads back as f (as a float). */
+/* The shortest decimal text that reads back as the same value: k significant digits, in
+ * plain notation for exponents -5..16 ("80", "0.42"), else scientific ("1.5e+300"). */
+static void render_real(double d, int k, char *buf, size_t size) {
+  if (isinf(d) || d == 0.0) {
+    snprintf(buf, size, "%.*g", k, d);
+    return;
+  }
+  char e[64];
+  snprintf(e, sizeof e, "%.*e", k - 1, d);
+  int exp10 = atoi(strchr(e, 'e') + 1);
+  if (exp10 >= -5 && exp10 <= 16) {
+    int prec = k - 1 - exp10;
+    snprintf(buf, size, "%.*f", prec > 0 ? prec : 0, d);
+  } else {
+    snprintf(buf, size, "%.*g", k, d);
+  }
+}
+
 static void shortest_float(float f, char *buf, size_t size) {
   for (int k = 1; k <= 9; k++) {
-    snprintf(buf, size, "%.*g", k, (double)f);
+    render_real(f, k, buf, size);
     if (strtof(buf, NULL) == f) return;
   }
-  snprintf(buf, size, "%.9g", (double)f);
 }
 
 static void shortest_double(double d, char *buf, size_t size) {
   for (int k = 1; k <= 17; k++) {
-    snprintf(buf, size, "%.*g", k, d);
+    render_real(d, k, buf, size);
     if (strtod(buf, NULL) == d) return;
   }
-  snprintf(buf, size, "%.17g", d);
 }
 
 static bool encode_float(const char *text, bool upper, uint8_t **out, size_t *len) {
@@ -416,8 +431,9 @@ static int read_digits(const char **p, int n) {
   return v;
 }
 
-/* "YYYY-MM-DD" (year of 1 to 9 digits, optional '-'); advances *p. */
-static bool parse_date(const char **p, bool bc, int64_t *days) {
+/* "YYYY-MM-DD[ (BC)]" (year of 1 to 9 digits; DuckDB writes years before 1 AD with a
+ * " (BC)" suffix right after the date, also inside timestamps); advances *p. */
+static bool parse_date(const char **p, int64_t *days) {
   const char *s = *p;
   bool neg = false;
   if (*s == '-') neg = true, s++;
@@ -433,9 +449,10 @@ static bool parse_date(const char **p, bool bc, int64_t *days) {
   int d = read_digits(&s, 2);
   static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (neg) y = -y;
-  if (bc) {
+  if (strncmp(s, " (BC)", 5) == 0) {
     if (neg || y < 1) return false;
     y = 1 - y; /* 1 BC is year 0 */
+    s += 5;
   }
   int max = mdays[m - 1] + (m == 2 && is_leap(y));
   if (d < 1 || d > max) return false;
@@ -444,82 +461,66 @@ static bool parse_date(const char **p, bool bc, int64_t *days) {
   return true;
 }
 
-/* Strips a trailing " (BC)" (how DuckDB prints years before 1 AD) into a copy. */
-static char *strip_bc(const char *text, bool *bc) {
-  size_t n = strlen(text);
-  *bc = n > 5 && strcmp(text + n - 5, " (BC)") == 0;
-  return weir_strndup(text, *bc ? n - 5 : n);
-}
-
 static bool encode_date(const char *text, uint8_t **out, size_t *len) {
-  bool bc;
-  char *s = strip_bc(text, &bc);
-  const char *p = s;
+  const char *p = text;
   int64_t days;
-  bool ok = parse_date(&p, bc, &days) && *p == '\0' && days >= INT32_MIN && days <= INT32_MAX;
-  free(s);
-  return ok && set_le((uint64_t)(int64_t)(int32_t)days, 4, out, len);
+  if (!parse_date(&p, &days) || *p != '\0' || days < INT32_MIN || days > INT32_MAX) return false;
+  return set_le((uint64_t)days, 4, out, len);
 }
 
-/* "YYYY-MM-DD HH:MM:SS[.fff...][Z|+HH[:MM[:SS]]]" in units of 1e6 (micros) or 1e9. */
+/* "YYYY-MM-DD[ (BC)] HH:MM:SS[.fff...][Z|+HH[:MM[:SS]]]" in micros or nanos. */
 static bool encode_timestamp(const char *text, bool nanos, bool with_tz, uint8_t **out,
                              size_t *len) {
-  bool bc;
-  char *buf = strip_bc(text, &bc);
-  const char *p = buf;
-  bool ok = false;
+  const char *p = text;
   int64_t days, value;
   int64_t unit = nanos ? 1000000000 : 1000000;
   int hh, mi, ss;
   int64_t frac = 0;
   int64_t offset = 0;
-  if (!parse_date(&p, bc, &days) || (*p != ' ' && *p != 'T')) goto done;
+  if (!parse_date(&p, &days) || (*p != ' ' && *p != 'T')) return false;
   p++;
   hh = read_digits(&p, 2);
-  if (hh < 0 || hh > 23 || *p++ != ':') goto done;
+  if (hh < 0 || hh > 23 || *p++ != ':') return false;
   mi = read_digits(&p, 2);
-  if (mi < 0 || mi > 59 || *p++ != ':') goto done;
+  if (mi < 0 || mi > 59 || *p++ != ':') return false;
   ss = read_digits(&p, 2);
-  if (ss < 0 || ss > 59) goto done;
+  if (ss < 0 || ss > 59) return false;
   if (*p == '.') {
     p++;
     int nd = 0, max_digits = nanos ? 9 : 6;
-    if (!isdigit((unsigned char)*p)) goto done;
+    if (!isdigit((unsigned char)*p)) return false;
     while (isdigit((unsigned char)*p)) {
       if (nd < max_digits) frac = frac * 10 + (*p - '0');
-      else if (*p != '0') goto done; /* finer than the column's unit: not exact */
+      else if (*p != '0') return false; /* finer than the column's unit: not exact */
       nd++, p++;
     }
     for (; nd < max_digits; nd++) frac *= 10;
   }
   if (*p == 'Z') {
-    if (!with_tz) goto done;
+    if (!with_tz) return false;
     p++;
   } else if (*p == '+' || *p == '-') {
-    if (!with_tz) goto done;
+    if (!with_tz) return false; /* an offset on a timestamp without time zone */
     int sign = *p++ == '-' ? -1 : 1;
     int oh = read_digits(&p, 2), om = 0, os = 0;
-    if (oh < 0 || oh > 23) goto done;
+    if (oh < 0 || oh > 23) return false;
     if (*p == ':') p++;
     if (isdigit((unsigned char)*p)) {
       om = read_digits(&p, 2);
-      if (om < 0 || om > 59) goto done;
+      if (om < 0 || om > 59) return false;
       if (*p == ':') p++;
       if (isdigit((unsigned char)*p)) {
         os = read_digits(&p, 2);
-        if (os < 0 || os > 59) goto done;
+        if (os < 0 || os > 59) return false;
       }
     }
     offset = sign * ((int64_t)oh * 3600 + om * 60 + os);
   }
-  if (*p != '\0') goto done;
+  if (*p != '\0') return false;
   int64_t secs = days * 86400 + hh * 3600 + mi * 60 + ss - offset;
   if (__builtin_mul_overflow(secs, unit, &value) || __builtin_add_overflow(value, frac, &value))
-    goto done;
-  ok = set_le((uint64_t)value, 8, out, len);
-done:
-  free(buf);
-  return ok;
+    return false;
+  return set_le((uint64_t)value, 8, out, len);
 }
 
 /* ---- public ------------------------------------------------------------------------ */
@@ -580,12 +581,11 @@ static char *timestamp_text(int64_t value, bool nanos, bool with_tz) {
   if (frac < 0) frac += unit, secs--;
   int64_t days = secs / 86400, sod = secs % 86400;
   if (sod < 0) sod += 86400, days--;
-  int64_t y;
-  int m, d;
-  civil_from_days(days, &y, &m, &d);
+  char *date = date_text(days);
   weir_buf b = WEIR_BUF_INIT;
-  weir_buf_printf(&b, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)(y <= 0 ? 1 - y : y), m, d,
-                  (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+  weir_buf_printf(&b, "%s %02d:%02d:%02d", date, (int)(sod / 3600), (int)(sod / 60 % 60),
+                  (int)(sod % 60));
+  free(date);
   if (frac) {
     char f[16];
     snprintf(f, sizeof f, nanos ? "%09lld" : "%06lld", (long long)frac);
@@ -594,7 +594,6 @@ static char *timestamp_text(int64_t value, bool nanos, bool with_tz) {
     weir_buf_printf(&b, ".%s", f);
   }
   if (with_tz) weir_buf_puts(&b, "+00");
-  if (y <= 0) weir_buf_puts(&b, " (BC)");
   return weir_buf_detach(&b);
 }
 

@@ -1,0 +1,432 @@
+/*
+ * test_avro.c -- the Avro object container weir writes for manifests and manifest lists:
+ * the header parsed back byte by byte (magic, metadata keys with exact values, the schema
+ * JSON verbatim with its field ids), records read back, blocks, avro-c's own file reader
+ * on our files, and files compressed by another writer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "iceberg/iceberg_internal.h"
+#include "util/fs.h"
+#include "util/json.h"
+
+/* A data file with statistics for field ids 1 (long) and 2 (string). */
+static void sample_file(iceberg_data_file *f, int i) {
+  memset(f, 0, sizeof *f);
+  char path[64];
+  snprintf(path, sizeof path, "/lake/t/data/file-%04d.parquet", i);
+  f->path = strdup(path);
+  f->record_count = 100 + i;
+  f->file_size = 4096 + i;
+  f->n_stats = 2;
+  f->stats = calloc(2, sizeof *f->stats);
+  f->stats[0] = (iceberg_column_stats){1, 100 + i, 0, -1, 800, NULL, 0, NULL, 0};
+  iceberg_bound_from_text((weir_type){WEIR_TYPE_INT64, 0, 0}, "1", false, &f->stats[0].lower,
+                          &f->stats[0].lower_len);
+  iceberg_bound_from_text((weir_type){WEIR_TYPE_INT64, 0, 0}, "891", true, &f->stats[0].upper,
+                          &f->stats[0].upper_len);
+  f->stats[1] = (iceberg_column_stats){2, 100 + i, 7, -1, -1, NULL, 0, NULL, 0};
+  iceberg_bound_from_text((weir_type){WEIR_TYPE_STRING, 0, 0}, "Abbing", false,
+                          &f->stats[1].lower, &f->stats[1].lower_len);
+}
+
+static const char SCHEMA[] =
+    "{\"type\":\"struct\",\"schema-id\":3,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,"
+    "\"type\":\"long\"},{\"id\":2,\"name\":\"name\",\"required\":false,\"type\":\"string\"}]}";
+
+/* Every field of every record in an Avro schema has a "field-id" (and maps key/value ids). */
+static int count_missing_field_ids(const json_t *type) {
+  int missing = 0;
+  if (json_is_array(type)) {
+    size_t i;
+    json_t *b;
+    json_array_foreach(type, i, b) missing += count_missing_field_ids(b);
+  } else if (json_is_object(type)) {
+    const char *t = json_string_value(json_object_get(type, "type"));
+    if (t && strcmp(t, "record") == 0) {
+      size_t i;
+      json_t *f;
+      json_array_foreach(json_object_get(type, "fields"), i, f) {
+        if (!json_is_integer(json_object_get(f, "field-id"))) missing++;
+        missing += count_missing_field_ids(json_object_get(f, "type"));
+      }
+    } else if (t && strcmp(t, "array") == 0) {
+      json_t *items = json_object_get(type, "items");
+      if (!json_is_object(items) && !json_is_integer(json_object_get(type, "element-id"))) missing++;
+      missing += count_missing_field_ids(items);
+    }
+  }
+  return missing;
+}
+
+TEST(manifest_header_parses_back_exactly) {
+  iceberg_data_file files[2];
+  sample_file(&files[0], 0);
+  sample_file(&files[1], 1);
+  iceberg_manifest_info info = {SCHEMA, 3, 1234567890123LL, 5};
+  weir_buf b = WEIR_BUF_INIT;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);
+  CHECK(b.len > 4 && memcmp(b.data, "Obj\x01", 4) == 0);
+
+  iceberg_avro_reader r;
+  CHECK_OK(iceberg_avro_reader_open_mem(&r, b.data, b.len, "mem-manifest", &err), &err);
+  /* Exactly these keys, with exactly these values. */
+  CHECK_INT(json_object_size(r.meta), 8);
+  CHECK_STR(iceberg_avro_reader_meta(&r, "avro.schema"), ICEBERG_MANIFEST_ENTRY_SCHEMA);
+  CHECK_STR(iceberg_avro_reader_meta(&r, "avro.codec"), "null");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "schema"), SCHEMA);
+  CHECK_STR(iceberg_avro_reader_meta(&r, "schema-id"), "3");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "partition-spec"), "[]");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "partition-spec-id"), "0");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "format-version"), "2");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "content"), "data");
+  /* The schema keeps what avro-c would drop: field ids, docs, defaults, logical maps. */
+  json_t *sj = json_loads(iceberg_avro_reader_meta(&r, "avro.schema"), 0, NULL);
+  CHECK(sj != NULL);
+  CHECK_INT(count_missing_field_ids(sj), 0);
+  const char *s = iceberg_avro_reader_meta(&r, "avro.schema");
+  CHECK_CONTAINS(s, "\"field-id\":117");
+  CHECK_CONTAINS(s, "\"logicalType\":\"map\"");
+  CHECK_CONTAINS(s, "\"doc\":\"Location URI with FS scheme\"");
+  CHECK_CONTAINS(s, "\"default\":null");
+  json_decref(sj);
+
+  /* Records read back through the reader. */
+  avro_value_t *rec;
+  int n = 0;
+  for (;;) {
+    CHECK_OK(iceberg_avro_reader_next(&r, &rec, &err), &err);
+    if (!rec) break;
+    int64_t status = -1, snap = -1, rc = -1, seq = 99;
+    CHECK(iceberg_avro_get_long(rec, "status", &status));
+    CHECK_INT(status, ICEBERG_STATUS_ADDED);
+    CHECK(iceberg_avro_get_long(rec, "snapshot_id", &snap));
+    CHECK_INT(snap, 1234567890123LL);
+    CHECK(!iceberg_avro_get_long(rec, "sequence_number", &seq)); /* null: inherited */
+    avro_value_t df;
+    CHECK(iceberg_avro_field(rec, "data_file", &df));
+    const char *path = NULL, *format = NULL;
+    CHECK(iceberg_avro_get_string(&df, "file_path", &path));
+    CHECK_STR(path, files[n].path);
+    CHECK(iceberg_avro_get_string(&df, "file_format", &format));
+    CHECK_STR(format, "PARQUET");
+    CHECK(iceberg_avro_get_long(&df, "record_count", &rc));
+    CHECK_INT(rc, 100 + n);
+    n++;
+  }
+  CHECK_INT(n, 2);
+  iceberg_avro_reader_close(&r);
+  weir_buf_free(&b);
+  iceberg_data_file_clear(&files[0]);
+  iceberg_data_file_clear(&files[1]);
+}
+
+TEST(manifest_round_trip_with_stats) {
+  char *dir = test_tmpdir();
+  char *path = weir_path_join(dir, "m.avro");
+  iceberg_data_file files[3];
+  for (int i = 0; i < 3; i++) sample_file(&files[i], i);
+  files[2].n_stats = 0; /* a file without any statistics: null maps */
+  iceberg_manifest_info info = {SCHEMA, 0, 77, 9};
+  iceberg_manifest_file entry;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_write(path, &info, files, 3, &entry, &err), &err);
+  CHECK_STR(entry.path, path);
+  CHECK_INT(entry.length, weir_fs_size(path));
+  CHECK_INT(entry.added_files, 3);
+  CHECK_INT(entry.added_rows, 100 + 101 + 102);
+  CHECK_INT(entry.sequence_number, 9);
+  CHECK_INT(entry.min_sequence_number, 9);
+  CHECK_INT(entry.added_snapshot_id, 77);
+  CHECK(entry.has_partitions && entry.n_partitions == 0);
+
+  iceberg_data_file *back = NULL;
+  size_t n = 0;
+  int *statuses = NULL;
+  CHECK_OK(iceberg_manifest_read(path, false, &back, &n, &statuses, &err), &err);
+  CHECK_INT(n, 3);
+  for (size_t i = 0; i < n && i < 3; i++) {
+    CHECK_STR(back[i].path, files[i].path);
+    CHECK_INT(back[i].record_count, files[i].record_count);
+    CHECK_INT(back[i].file_size, files[i].file_size);
+    CHECK_INT(statuses[i], ICEBERG_STATUS_ADDED);
+    CHECK_INT(back[i].n_stats, files[i].n_stats);
+  }
+  iceberg_column_stats *s1 = &back[0].stats[0], *s2 = &back[0].stats[1];
+  CHECK_INT(s1->field_id, 1);
+  CHECK_INT(s1->value_count, 100);
+  CHECK_INT(s1->null_count, 0);
+  CHECK_INT(s1->nan_count, -1);
+  CHECK_INT(s1->column_size, 800);
+  char *lo = iceberg_bound_to_text((weir_type){WEIR_TYPE_INT64, 0, 0}, s1->lower, s1->lower_len);
+  char *hi = iceberg_bound_to_text((weir_type){WEIR_TYPE_INT64, 0, 0}, s1->upper, s1->upper_len);
+  CHECK_STR(lo, "1");
+  CHECK_STR(hi, "891");
+  free(lo);
+  free(hi);
+  CHECK_INT(s2->field_id, 2);
+  CHECK_INT(s2->null_count, 7);
+  CHECK_INT(s2->column_size, -1);
+  CHECK(s2->upper == NULL);
+  lo = iceberg_bound_to_text((weir_type){WEIR_TYPE_STRING, 0, 0}, s2->lower, s2->lower_len);
+  CHECK_STR(lo, "Abbing");
+  free(lo);
+
+  /* avro-c's own file reader accepts our header and decodes the same records. */
+  avro_file_reader_t fr;
+  CHECK_INT(avro_file_reader(path, &fr), 0);
+  avro_schema_t ws = avro_file_reader_get_writer_schema(fr);
+  avro_value_iface_t *iface = avro_generic_class_from_schema(ws);
+  avro_value_t v;
+  avro_generic_value_new(iface, &v);
+  int count = 0;
+  while (avro_file_reader_read_value(fr, &v) == 0) {
+    avro_value_t df;
+    const char *p = NULL;
+    CHECK(iceberg_avro_field(&v, "data_file", &df));
+    CHECK(iceberg_avro_get_string(&df, "file_path", &p));
+    CHECK_STR(p, files[count].path);
+    count++;
+  }
+  CHECK_INT(count, 3);
+  avro_value_decref(&v);
+  avro_value_iface_decref(iface);
+  avro_schema_decref(ws); /* get_writer_schema returns a new reference */
+  avro_file_reader_close(fr);
+
+  free(statuses);
+  iceberg_data_files_free(back, n);
+  free(entry.path); /* the entry owns only its path (no partitions, no key) */
+  for (int i = 0; i < 3; i++) {
+    files[i].n_stats = 2;
+    iceberg_data_file_clear(&files[i]);
+  }
+  test_rmtree(dir);
+  free(path);
+  free(dir);
+}
+
+TEST(manifest_list_header_and_records) {
+  iceberg_manifest_file m[2];
+  memset(m, 0, sizeof m);
+  m[0].path = "/lake/t/metadata/a-m0.avro";
+  m[0].length = 5000;
+  m[0].sequence_number = 1;
+  m[0].min_sequence_number = 1;
+  m[0].added_snapshot_id = 11;
+  m[0].added_files = 2;
+  m[0].added_rows = 891;
+  m[0].has_partitions = true;
+  /* A manifest of another writer, with a partition summary, carried forward verbatim. */
+  iceberg_partition_summary ps = {true, -1, (uint8_t *)"\x01\x00\x00\x00", 4, NULL, 0, true, false};
+  m[1].path = "/lake/t/metadata/b-m0.avro";
+  m[1].length = 6000;
+  m[1].spec_id = 0;
+  m[1].sequence_number = 2;
+  m[1].min_sequence_number = 2;
+  m[1].added_snapshot_id = 22;
+  m[1].existing_files = 3;
+  m[1].deleted_files = 1;
+  m[1].existing_rows = 300;
+  m[1].deleted_rows = 5;
+  m[1].has_partitions = true;
+  m[1].partitions = &ps;
+  m[1].n_partitions = 1;
+  iceberg_manifest_list_info info = {22, 11, 2};
+  weir_buf b = WEIR_BUF_INIT;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_list_encode(&info, m, 2, &b, &err), &err);
+
+  iceberg_avro_reader r;
+  CHECK_OK(iceberg_avro_reader_open_mem(&r, b.data, b.len, "mem-list", &err), &err);
+  CHECK_INT(json_object_size(r.meta), 6);
+  CHECK_STR(iceberg_avro_reader_meta(&r, "avro.schema"), ICEBERG_MANIFEST_LIST_SCHEMA);
+  CHECK_STR(iceberg_avro_reader_meta(&r, "avro.codec"), "null");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "snapshot-id"), "22");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "parent-snapshot-id"), "11");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "sequence-number"), "2");
+  CHECK_STR(iceberg_avro_reader_meta(&r, "format-version"), "2");
+  json_t *sj = json_loads(iceberg_avro_reader_meta(&r, "avro.schema"), 0, NULL);
+  CHECK_INT(count_missing_field_ids(sj), 0);
+  json_decref(sj);
+  iceberg_avro_reader_close(&r);
+
+  char *dir = test_tmpdir();
+  char *path = weir_path_join(dir, "snap.avro");
+  CHECK_OK(weir_fs_write_atomic(path, b.data, b.len, true, &err), &err);
+  iceberg_manifest_file *back;
+  size_t n;
+  CHECK_OK(iceberg_manifest_list_read(path, &back, &n, &err), &err);
+  CHECK_INT(n, 2);
+  if (n == 2) {
+    CHECK_STR(back[0].path, m[0].path);
+    CHECK_INT(back[0].length, 5000);
+    CHECK_INT(back[0].added_files, 2);
+    CHECK_INT(back[0].added_rows, 891);
+    CHECK_INT(back[0].added_snapshot_id, 11);
+    CHECK(back[0].has_partitions);
+    CHECK_INT(back[0].n_partitions, 0);
+    CHECK_INT(back[1].existing_files, 3);
+    CHECK_INT(back[1].deleted_files, 1);
+    CHECK_INT(back[1].existing_rows, 300);
+    CHECK_INT(back[1].deleted_rows, 5);
+    CHECK_INT(back[1].sequence_number, 2);
+    CHECK_INT(back[1].n_partitions, 1);
+    CHECK(back[1].partitions[0].contains_null);
+    CHECK_INT(back[1].partitions[0].contains_nan, -1);
+    CHECK(back[1].partitions[0].has_lower && !back[1].partitions[0].has_upper);
+    CHECK_INT(back[1].partitions[0].lower_len, 4);
+  }
+  iceberg_manifest_files_free(back, n);
+  /* No parent: the key says "null", as pyiceberg writes it. */
+  info.parent_snapshot_id = -1;
+  CHECK_OK(iceberg_manifest_list_encode(&info, m, 0, &b, &err), &err);
+  CHECK_OK(iceberg_avro_reader_open_mem(&r, b.data, b.len, "mem-list", &err), &err);
+  CHECK_STR(iceberg_avro_reader_meta(&r, "parent-snapshot-id"), "null");
+  avro_value_t *rec;
+  CHECK_OK(iceberg_avro_reader_next(&r, &rec, &err), &err);
+  CHECK(rec == NULL);
+  iceberg_avro_reader_close(&r);
+  weir_buf_free(&b);
+  test_rmtree(dir);
+  free(path);
+  free(dir);
+}
+
+TEST(many_records_span_several_blocks) {
+  enum { N = 6000 };
+  iceberg_data_file *files = calloc(N, sizeof *files);
+  for (int i = 0; i < N; i++) sample_file(&files[i], i);
+  /* Long paths make the manifest larger than one block (1 MiB). */
+  for (int i = 0; i < N; i++) {
+    free(files[i].path);
+    char p[400];
+    snprintf(p, sizeof p, "/lake/%0300d/%d.parquet", 0, i);
+    files[i].path = strdup(p);
+  }
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1};
+  weir_buf b = WEIR_BUF_INIT;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_encode(&info, files, N, &b, &err), &err);
+  CHECK(b.len > 2u << 20);
+  iceberg_avro_reader r;
+  CHECK_OK(iceberg_avro_reader_open_mem(&r, b.data, b.len, "big", &err), &err);
+  int n = 0, blocks = 0;
+  avro_value_t *rec;
+  for (;;) {
+    if (r.block_left == 0) blocks++;
+    CHECK_OK(iceberg_avro_reader_next(&r, &rec, &err), &err);
+    if (!rec) break;
+    n++;
+  }
+  CHECK_INT(n, N);
+  CHECK(blocks >= 3);
+  iceberg_avro_reader_close(&r);
+  weir_buf_free(&b);
+  iceberg_data_files_free(files, N);
+}
+
+TEST(files_of_other_writers_with_deflate) {
+  /* A container written by avro-c's own writer with the deflate codec (what Java writes
+   * by default) goes through avro-c's file reader. */
+  char *dir = test_tmpdir();
+  char *path = weir_path_join(dir, "deflate.avro");
+  avro_schema_t schema;
+  CHECK_INT(avro_schema_from_json_length(ICEBERG_MANIFEST_LIST_SCHEMA, strlen(ICEBERG_MANIFEST_LIST_SCHEMA), &schema), 0);
+  avro_file_writer_t fw;
+  CHECK_INT(avro_file_writer_create_with_codec(path, schema, &fw, "deflate", 0), 0);
+  avro_value_iface_t *iface = avro_generic_class_from_schema(schema);
+  avro_value_t v, f, br;
+  avro_generic_value_new(iface, &v);
+  for (int i = 0; i < 3; i++) {
+    avro_value_reset(&v);
+    avro_value_get_by_name(&v, "manifest_path", &f, NULL);
+    avro_value_set_string(&f, i == 0 ? "/x/0.avro" : i == 1 ? "/x/1.avro" : "/x/2.avro");
+    avro_value_get_by_name(&v, "manifest_length", &f, NULL);
+    avro_value_set_long(&f, 10 * i);
+    static const char *ints[] = {"partition_spec_id", "content", "added_files_count",
+                                 "existing_files_count", "deleted_files_count"};
+    static const char *longs[] = {"sequence_number", "min_sequence_number", "added_snapshot_id",
+                                  "added_rows_count", "existing_rows_count", "deleted_rows_count"};
+    for (size_t k = 0; k < 5; k++) {
+      avro_value_get_by_name(&v, ints[k], &f, NULL);
+      avro_value_set_int(&f, k == 2 ? i : 0);
+    }
+    for (size_t k = 0; k < 6; k++) {
+      avro_value_get_by_name(&v, longs[k], &f, NULL);
+      avro_value_set_long(&f, k == 2 ? 500 + i : 0);
+    }
+    avro_value_get_by_name(&v, "partitions", &f, NULL);
+    avro_value_set_branch(&f, 0, &br);
+    avro_value_set_null(&br);
+    avro_value_get_by_name(&v, "key_metadata", &f, NULL);
+    avro_value_set_branch(&f, 0, &br);
+    avro_value_set_null(&br);
+    CHECK_INT(avro_file_writer_append_value(fw, &v), 0);
+  }
+  avro_file_writer_close(fw);
+  avro_value_decref(&v);
+  avro_value_iface_decref(iface);
+  avro_schema_decref(schema);
+
+  iceberg_manifest_file *back;
+  size_t n;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_list_read(path, &back, &n, &err), &err);
+  CHECK_INT(n, 3);
+  if (n == 3) {
+    CHECK_STR(back[2].path, "/x/2.avro");
+    CHECK_INT(back[2].added_snapshot_id, 502);
+    CHECK_INT(back[2].added_files, 2);
+    CHECK(!back[2].has_partitions);
+  }
+  iceberg_manifest_files_free(back, n);
+  test_rmtree(dir);
+  free(path);
+  free(dir);
+}
+
+TEST(corrupt_files_are_reported_with_their_name) {
+  iceberg_data_file f;
+  sample_file(&f, 0);
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1};
+  weir_buf b = WEIR_BUF_INIT;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_encode(&info, &f, 1, &b, &err), &err);
+  iceberg_avro_reader r;
+  avro_value_t *rec;
+
+  CHECK_INT(iceberg_avro_reader_open_mem(&r, "PAR1xxxx", 8, "/t/not-avro.avro", &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "/t/not-avro.avro");
+  CHECK_CONTAINS(err.message, "magic");
+  /* Cut inside the header. */
+  CHECK_INT(iceberg_avro_reader_open_mem(&r, b.data, 40, "/t/short.avro", &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "/t/short.avro");
+  /* Cut inside the block: the header parses, the record does not. */
+  CHECK_OK(iceberg_avro_reader_open_mem(&r, b.data, b.len - 20, "/t/cut.avro", &err), &err);
+  CHECK_INT(iceberg_avro_reader_next(&r, &rec, &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "/t/cut.avro");
+  CHECK_CONTAINS(err.message, "truncated block");
+  iceberg_avro_reader_close(&r);
+  /* A wrong sync marker after the block. */
+  char *copy = malloc(b.len);
+  memcpy(copy, b.data, b.len);
+  copy[b.len - 1] ^= 0x5a;
+  CHECK_OK(iceberg_avro_reader_open_mem(&r, copy, b.len, "/t/sync.avro", &err), &err);
+  CHECK_INT(iceberg_avro_reader_next(&r, &rec, &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "sync marker");
+  iceberg_avro_reader_close(&r);
+  free(copy);
+  /* A missing file. */
+  CHECK_INT(iceberg_avro_reader_open(&r, "/nonexistent/weir/m.avro", &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "/nonexistent/weir/m.avro");
+
+  weir_buf_free(&b);
+  iceberg_data_file_clear(&f);
+  weir_error_clear(&err);
+}
+
+TEST_MAIN()
