@@ -1,0 +1,141 @@
+/* Reverting a table, the partial-revert rule, and reverting a whole run. */
+#include "catalog/catalog_internal.h"
+#include "fixtures.h"
+
+static int revert(fx *f, const char *table, const char *to, bool allow_partial, json_t **out,
+                  weir_error *err) {
+  json_t *o = NULL;
+  int rc = catalog_revert_table(f->cat, table, to, "main", NULL, allow_partial, &o, err);
+  if (out) *out = o;
+  else json_decref(o);
+  return rc;
+}
+
+TEST(revert_table_to_an_older_version_or_drop_or_re_add) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  weir_error err = {0};
+  CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_TAG, "good", fx_head(&f, "main"), &err), &err);
+  fx_set(&f, "main", "default.a", "/w/a2", NULL);
+  fx_set(&f, "main", "default.b", "/w/b1", NULL);
+  json_t *o = NULL;
+  CHECK_OK(revert(&f, "default.a", "good", false, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "action", ""), "changed");
+  CHECK_STR(weir_json_str(o, "commit", ""), fx_head(&f, "main"));
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
+  CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
+  weir_commit_rec c;
+  CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
+  CHECK_CONTAINS(c.message, "Revert default.a to ");
+  CHECK_INT(c.n_parents, 1);
+  weir_commit_rec_clear(&c);
+  json_decref(o);
+  /* b did not exist at "good": dropped */
+  CHECK_OK(revert(&f, "default.b", "good", false, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "action", ""), "dropped");
+  CHECK(fx_loc(&f, "main", "default.b") == NULL);
+  json_decref(o);
+  /* and back again from main~1 */
+  CHECK_OK(revert(&f, "default.b", "main~1", false, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "action", ""), "added");
+  CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
+  json_decref(o);
+  /* nothing to do: no commit */
+  size_t n = fx_count(&f, "main");
+  CHECK_OK(revert(&f, "default.a", "good", false, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "action", ""), "unchanged");
+  CHECK_INT(fx_count(&f, "main"), n);
+  json_decref(o);
+  /* errors name what is missing */
+  CHECK_INT(revert(&f, "default.a", "nosuch", false, NULL, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "nosuch");
+  CHECK_INT(catalog_revert_table(f.cat, "default.a", "good", "nobranch", NULL, false, &o, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "nobranch");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+/* Run r1 wrote default.a (changed) and default.b (added) and was merged into main. */
+static void published_run(fx *f) {
+  weir_error err = {0};
+  fx_set(f, "main", "default.a", "/w/a0", NULL);
+  fx_set(f, "main", "default.other", "/w/o0", NULL);
+  CHECK_OK(catalog_run_create(f->cat, "r1", "proj", "dg", "main", fx_head(f, "main"), "run/r1", &err), &err);
+  fx_branch(f, "run/r1", "main");
+  fx_set(f, "run/r1", "default.a", "/w/a-r1", "r1");
+  fx_set(f, "run/r1", "default.b", "/w/b-r1", "r1");
+  fx_set(f, "main", "default.other", "/w/o1", NULL); /* main moves meanwhile */
+  weir_merge_request req = {.source = "run/r1", .into = "main", .run_id = "r1"};
+  json_t *o = NULL;
+  CHECK_OK(catalog_merge(f->cat, &req, &o, &err), &err);
+  CHECK_OK(catalog_run_finish(f->cat, "r1", WEIR_RUN_SUCCEEDED, weir_json_str(o, "commit", NULL), NULL, &err), &err);
+  json_decref(o);
+  CHECK_OK(catalog_ref_delete(f->cat, WEIR_REF_BRANCH, "run/r1", &err), &err);
+  weir_error_clear(&err);
+}
+
+TEST(partial_revert_of_a_run_is_refused) {
+  fx f = fx_new();
+  published_run(&f);
+  weir_error err = {0};
+  CHECK_INT(revert(&f, "default.a", "main~1", false, NULL, &err), WEIR_EPARTIAL);
+  CHECK_CONTAINS(err.message, "run r1");
+  CHECK_CONTAINS(err.message, "default.b");
+  CHECK_CONTAINS(err.message, "--run r1");
+  CHECK_CONTAINS(err.details, "default.b");
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a-r1");
+  /* allowed explicitly */
+  json_t *o = NULL;
+  CHECK_OK(revert(&f, "default.a", "main~1", true, &o, &err), &err);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
+  json_decref(o);
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST(partial_rule_ends_when_siblings_moved_on) {
+  fx f = fx_new();
+  published_run(&f);
+  fx_set(&f, "main", "default.b", "/w/b-later", NULL); /* b no longer at r1's version */
+  weir_error err = {0};
+  CHECK_OK(revert(&f, "default.a", "main~2", false, NULL, &err), &err);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST(revert_run_puts_every_table_back_in_one_commit) {
+  fx f = fx_new();
+  published_run(&f);
+  fx_set(&f, "main", "default.d", "/w/d1", NULL); /* unrelated later work stays */
+  size_t n = fx_count(&f, "main");
+  json_t *o = NULL;
+  weir_error err = {0};
+  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, &o, &err), &err);
+  CHECK_INT(fx_count(&f, "main"), n + 1);
+  CHECK_STR(weir_json_str(o, "run_id", ""), "r1");
+  char *t = weir_json_canonical(json_object_get(o, "tables"));
+  CHECK_STR(t, "[{\"action\":\"changed\",\"table\":\"default.a\"},{\"action\":\"dropped\",\"table\":\"default.b\"}]");
+  free(t);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
+  CHECK(fx_loc(&f, "main", "default.b") == NULL);
+  CHECK_STR(fx_loc(&f, "main", "default.other"), "/w/o1");
+  CHECK_STR(fx_loc(&f, "main", "default.d"), "/w/d1");
+  weir_commit_rec c;
+  CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
+  CHECK_CONTAINS(c.message, "r1");
+  CHECK_STR(weir_json_str(c.properties, "reverted_run", ""), "r1");
+  weir_commit_rec_clear(&c);
+  json_decref(o);
+  /* again: nothing left to revert, no commit */
+  CHECK_OK(catalog_revert_run(f.cat, "r1", "main", NULL, &o, &err), &err);
+  CHECK_INT(json_array_size(json_object_get(o, "tables")), 0);
+  CHECK_INT(fx_count(&f, "main"), n + 1);
+  json_decref(o);
+  CHECK_INT(catalog_revert_run(f.cat, "r404", NULL, NULL, &o, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "r404");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST_MAIN()
