@@ -1,0 +1,422 @@
+/*
+ * cast.c -- the widening casts of docs/types.md on Arrow arrays.
+ *
+ * weir_cast_check (types module) decides whether a cast is allowed; this file performs
+ * it, reusing every buffer it can instead of copying:
+ *   - the validity bitmap is always borrowed: the output array starts at bit (off & 7)
+ *     of the input's bitmap byte (off >> 3), so no bit is shifted or copied;
+ *   - string -> large_string and binary -> large_binary rebuild only the offsets (int32
+ *     to int64) and borrow the character data;
+ *   - large_string -> large_binary and a decimal whose scale does not change are the
+ *     same bytes under another type: every buffer is borrowed;
+ *   - string views and dictionaries are decoded (their layout has no large_* equivalent).
+ * Numeric casts write a new values buffer. A timestamp that overflows the finer unit is
+ * the one case where a "widening" cast can change a value; it is reported, never wrapped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contracts/internal.h"
+
+/* ---- the output array ------------------------------------------------------------------------------ */
+
+/* A new array for `len` rows starting at bit `o` of a borrowed validity bitmap (the
+ * input's, from its byte off >> 3). Returns o. */
+static int64_t start_output(const struct ArrowArray *src, int64_t off, int64_t len, int64_t n_buffers,
+                            weir_arrow_batch *owner, struct ArrowArray *out) {
+  int64_t o = off & 7;
+  weir_arrow_array_init(out, len, n_buffers, 0);
+  out->offset = o;
+  const uint8_t *valid = src->n_buffers > 0 ? src->buffers[0] : NULL;
+  if (valid) {
+    weir_arrow_array_borrow_buffer(out, 0, valid + (off >> 3), owner);
+    out->null_count = len - weir_bitmap_count(valid, off, len);
+  } else {
+    out->null_count = 0;
+  }
+  return o;
+}
+
+/* Same buffers, another type: the output is the input (offset and all). */
+static void share_all(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+                      struct ArrowArray *out) {
+  weir_arrow_array_init(out, len, src->n_buffers, 0);
+  out->offset = off;
+  for (int64_t i = 0; i < src->n_buffers; i++)
+    if (src->buffers[i]) weir_arrow_array_borrow_buffer(out, i, src->buffers[i], i == 0 ? owner : NULL);
+  /* Hold the owner even when there is no validity buffer. */
+  if (!src->buffers[0]) weir_arrow_array_borrow_buffer(out, 0, NULL, owner);
+  const uint8_t *valid = src->buffers[0];
+  out->null_count = valid ? len - weir_bitmap_count(valid, off, len) : 0;
+}
+
+/* ---- numbers ------------------------------------------------------------------------------------------ */
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { /* subnormal: normalise */
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        exp--;
+      }
+      mant &= 0x3FF;
+      bits = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7F800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+#define CONVERT_LOOP(SRC_T, DST_T)                                           \
+  do {                                                                       \
+    const SRC_T *s_ = (const SRC_T *)src->buffers[1] + off;                  \
+    DST_T *d_ = (DST_T *)dst + o;                                            \
+    for (int64_t i_ = 0; i_ < len; i_++) d_[i_] = (DST_T)s_[i_];             \
+  } while (0)
+
+#define CONVERT_FROM(SRC_T)                                                  \
+  do {                                                                       \
+    switch (t.id) {                                                          \
+    case WEIR_TYPE_INT32: CONVERT_LOOP(SRC_T, int32_t); break;               \
+    case WEIR_TYPE_INT64: CONVERT_LOOP(SRC_T, int64_t); break;               \
+    case WEIR_TYPE_FLOAT32: CONVERT_LOOP(SRC_T, float); break;               \
+    case WEIR_TYPE_FLOAT64: CONVERT_LOOP(SRC_T, double); break;              \
+    default: goto unsupported;                                               \
+    }                                                                        \
+  } while (0)
+
+static size_t width_of(weir_type t) {
+  switch (t.id) {
+  case WEIR_TYPE_INT32:
+  case WEIR_TYPE_FLOAT32:
+  case WEIR_TYPE_DATE32: return 4;
+  case WEIR_TYPE_DECIMAL: return 16;
+  default: return 8;
+  }
+}
+
+static int cast_numeric(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+                        weir_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
+  int64_t o = start_output(src, off, len, 2, owner, out);
+  void *dst = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * width_of(t));
+  if (!f[1]) {
+    switch (f[0]) {
+    case 'c': CONVERT_FROM(int8_t); return WEIR_OK;
+    case 'C': CONVERT_FROM(uint8_t); return WEIR_OK;
+    case 's': CONVERT_FROM(int16_t); return WEIR_OK;
+    case 'S': CONVERT_FROM(uint16_t); return WEIR_OK;
+    case 'i': CONVERT_FROM(int32_t); return WEIR_OK;
+    case 'I': CONVERT_FROM(uint32_t); return WEIR_OK;
+    case 'f': CONVERT_FROM(float); return WEIR_OK;
+    case 'e': {
+      const uint16_t *s = (const uint16_t *)src->buffers[1] + off;
+      if (t.id == WEIR_TYPE_FLOAT32) {
+        float *d = (float *)dst + o;
+        for (int64_t i = 0; i < len; i++) d[i] = half_to_float(s[i]);
+      } else if (t.id == WEIR_TYPE_FLOAT64) {
+        double *d = (double *)dst + o;
+        for (int64_t i = 0; i < len; i++) d[i] = half_to_float(s[i]);
+      } else {
+        goto unsupported;
+      }
+      return WEIR_OK;
+    }
+    default: break;
+    }
+  }
+unsupported:
+  out->release(out);
+  return weir_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to this type", f);
+}
+
+/* decimal128(p, s) -> decimal128(p', s'): s' >= s. The same scale is the same bytes. */
+static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+                        weir_arrow_batch *owner, struct ArrowArray *out) {
+  int p = 0, s = 0;
+  sscanf(f + 2, "%d,%d", &p, &s);
+  if (s == t.scale) {
+    share_all(src, off, len, owner, out);
+    return WEIR_OK;
+  }
+  weir_i128 factor = 1;
+  for (int k = s; k < t.scale; k++) factor *= 10;
+  int64_t o = start_output(src, off, len, 2, owner, out);
+  weir_i128 *d = (weir_i128 *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 16) + o;
+  const uint8_t *sv = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
+  /* Arrow decimals are little-endian two's complement 128-bit integers; memcpy keeps the
+   * read aligned-agnostic. The precision check guarantees the product fits. */
+  for (int64_t i = 0; i < len; i++) {
+    weir_i128 v;
+    memcpy(&v, sv + i * 16, 16);
+    d[i] = v * factor;
+  }
+  return WEIR_OK;
+}
+
+/* date32 (days) -> date64 (milliseconds): always exact in int64. */
+static void cast_date64(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+                        struct ArrowArray *out) {
+  int64_t o = start_output(src, off, len, 2, owner, out);
+  int64_t *d = (int64_t *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
+  const int32_t *s = (const int32_t *)src->buffers[1] + off;
+  for (int64_t i = 0; i < len; i++) d[i] = (int64_t)s[i] * 86400000;
+}
+
+static int64_t unit_factor(char from, char to) {
+  static const char units[] = "smun";
+  int a = (int)(strchr(units, from) - units), b = (int)(strchr(units, to) - units);
+  int64_t f = 1;
+  for (int k = a; k < b; k++) f *= 1000;
+  return f;
+}
+
+/* Timestamps to a finer unit. Multiplying can overflow int64 (a date past 2262 in ns):
+ * those rows are reported as a violation instead of being wrapped into another date. */
+static void cast_timestamp(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+                           weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch,
+                           int64_t row_base) {
+  int64_t factor = unit_factor(f[2], value_ts_unit(t));
+  int64_t o = start_output(src, off, len, 2, owner, out);
+  int64_t *d = (int64_t *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
+  const int64_t *s = (const int64_t *)src->buffers[1] + off;
+  const uint8_t *valid = src->buffers[0];
+  for (int64_t i = 0; i < len; i++) {
+    if (__builtin_mul_overflow(s[i], factor, &d[i])) {
+      d[i] = 0;
+      if (valid && !weir_bit_get(valid, off + i)) continue;
+      if (overflow) {
+        char txt[64];
+        value_timestamp_format(s[i], f[2], f[4] != 0, txt, sizeof txt);
+        hits_add(overflow, batch, i, len, row_base + i, hits_want_sample(overflow) ? json_string(txt) : NULL);
+      }
+    }
+  }
+}
+
+/* ---- strings and binaries --------------------------------------------------------------------------------- */
+
+/* 32-bit offsets -> 64-bit offsets; the character data is borrowed. */
+static void cast_offsets32(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+                           struct ArrowArray *out) {
+  int64_t o = start_output(src, off, len, 3, owner, out);
+  int64_t *d = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
+  const int32_t *s = (const int32_t *)src->buffers[1] + off;
+  for (int64_t i = 0; i < o; i++) d[i] = s[0];
+  for (int64_t i = 0; i <= len; i++) d[o + i] = s[i];
+  weir_arrow_array_borrow_buffer(out, 2, src->buffers[2], owner);
+}
+
+/* fixed_size_binary[w] -> large_binary: offsets i * w over the borrowed bytes. */
+static void cast_fixed_binary(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
+                              weir_arrow_batch *owner, struct ArrowArray *out) {
+  int64_t w = atoll(f + 2);
+  int64_t o = start_output(src, off, len, 3, owner, out);
+  int64_t *d = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
+  for (int64_t i = 0; i <= o + len; i++) d[i] = (i < o ? 0 : i - o) * w;
+  weir_arrow_array_borrow_buffer(out, 2, (const uint8_t *)src->buffers[1] + off * w, owner);
+}
+
+/* string_view / binary_view -> large_*: views point into several buffers (or hold short
+ * values inline), so the bytes are gathered into one data buffer. */
+static void cast_views(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+                       struct ArrowArray *out) {
+  int64_t o = start_output(src, off, len, 3, owner, out);
+  const uint8_t *views = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
+  const uint8_t *valid = src->buffers[0];
+  int64_t total = 0;
+  for (int64_t i = 0; i < len; i++) {
+    int32_t n;
+    memcpy(&n, views + i * 16, 4);
+    if (!valid || weir_bit_get(valid, off + i)) total += n;
+  }
+  int64_t *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
+  uint8_t *data = weir_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
+  int64_t pos = 0;
+  for (int64_t i = 0; i < len; i++) {
+    offs[o + i] = pos;
+    if (valid && !weir_bit_get(valid, off + i)) continue;
+    const uint8_t *v = views + i * 16;
+    int32_t n, buf, at;
+    memcpy(&n, v, 4);
+    if (n <= 12) {
+      memcpy(data + pos, v + 4, (size_t)n);
+    } else {
+      memcpy(&buf, v + 8, 4);
+      memcpy(&at, v + 12, 4);
+      memcpy(data + pos, (const uint8_t *)src->buffers[2 + buf] + at, (size_t)n);
+    }
+    pos += n;
+  }
+  offs[o + len] = pos;
+}
+
+/* ---- dictionaries ----------------------------------------------------------------------------------------------- */
+
+static int64_t index_at(const char *f, const void *p, int64_t i) {
+  switch (f[0]) {
+  case 'c': return ((const int8_t *)p)[i];
+  case 'C': return ((const uint8_t *)p)[i];
+  case 's': return ((const int16_t *)p)[i];
+  case 'S': return ((const uint16_t *)p)[i];
+  case 'i': return ((const int32_t *)p)[i];
+  case 'I': return ((const uint32_t *)p)[i];
+  case 'L': return (int64_t)((const uint64_t *)p)[i];
+  default: return ((const int64_t *)p)[i];
+  }
+}
+
+/* Decodes a dictionary column: the (small) dictionary is cast to the declared type
+ * first, then each row takes its value, so the per-row work is one copy whatever the
+ * value type was. */
+static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len,
+                           weir_type t, weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow,
+                           size_t batch, int64_t row_base, weir_error *err) {
+  const struct ArrowArray *dict = src->dictionary;
+  struct ArrowArray dv;
+  int rc = cast_column(field->dictionary, dict, dict->offset, dict->length, t, owner, &dv, overflow, batch,
+                       row_base, err);
+  if (rc) return rc;
+  const uint8_t *dvalid = dv.n_buffers > 0 ? dv.buffers[0] : NULL;
+  const uint8_t *ivalid = src->n_buffers > 0 ? src->buffers[0] : NULL;
+  const void *idx = src->buffers[1];
+  const char *f = field->format;
+  bool var = t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY;
+  bool is_bool = t.id == WEIR_TYPE_BOOL;
+  weir_arrow_array_init(out, len, var ? 3 : 2, 0);
+  uint8_t *valid = weir_arrow_array_alloc_buffer(out, 0, (size_t)(len + 7) / 8);
+  int64_t nulls = 0;
+  if (var) {
+    const int64_t *doffs = dv.buffers[1];
+    const uint8_t *ddata = dv.buffers[2];
+    int64_t total = 0;
+    for (int64_t i = 0; i < len; i++) {
+      if (ivalid && !weir_bit_get(ivalid, off + i)) continue;
+      int64_t k = index_at(f, idx, off + i) + dv.offset;
+      total += doffs[k + 1] - doffs[k];
+    }
+    int64_t *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(len + 1) * 8);
+    uint8_t *data = weir_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
+    int64_t pos = 0;
+    for (int64_t i = 0; i < len; i++) {
+      offs[i] = pos;
+      if (ivalid && !weir_bit_get(ivalid, off + i)) {
+        nulls++;
+        continue;
+      }
+      int64_t k = index_at(f, idx, off + i) + dv.offset;
+      if (dvalid && !weir_bit_get(dvalid, k)) {
+        nulls++;
+        continue;
+      }
+      weir_bit_set(valid, i);
+      int64_t n = doffs[k + 1] - doffs[k];
+      memcpy(data + pos, ddata + doffs[k], (size_t)n);
+      pos += n;
+    }
+    offs[len] = pos;
+  } else {
+    size_t w = is_bool ? 0 : width_of(t);
+    uint8_t *vals = weir_arrow_array_alloc_buffer(out, 1, is_bool ? (size_t)(len + 7) / 8 : (size_t)len * w);
+    const uint8_t *dvals = dv.buffers[1];
+    for (int64_t i = 0; i < len; i++) {
+      if (ivalid && !weir_bit_get(ivalid, off + i)) {
+        nulls++;
+        continue;
+      }
+      int64_t k = index_at(f, idx, off + i) + dv.offset;
+      if (dvalid && !weir_bit_get(dvalid, k)) {
+        nulls++;
+        continue;
+      }
+      weir_bit_set(valid, i);
+      if (is_bool) {
+        if (weir_bit_get(dvals, k)) weir_bit_set(vals, i);
+      } else {
+        memcpy(vals + (size_t)i * w, dvals + (size_t)k * w, w);
+      }
+    }
+  }
+  out->null_count = nulls;
+  dv.release(&dv);
+  return WEIR_OK;
+}
+
+/* ---- entry point ---------------------------------------------------------------------------------------------------- */
+
+static bool is_int_format(const char *f) { return !f[1] && strchr("cCsSiIlL", f[0]); }
+
+int cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+                weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch, int64_t row_base,
+                weir_error *err) {
+  const char *f = field->format;
+  if (field->dictionary)
+    return cast_dictionary(field, src, off, len, t, owner, out, overflow, batch, row_base, err);
+  weir_type exact;
+  if (weir_type_from_arrow_format(f, &exact) && weir_type_equal(exact, t)) {
+    /* Already the declared type (a dictionary's values, say): share, no copy. */
+    share_all(src, off, len, owner, out);
+    return WEIR_OK;
+  }
+  switch (t.id) {
+  case WEIR_TYPE_INT32:
+  case WEIR_TYPE_INT64:
+  case WEIR_TYPE_FLOAT32:
+  case WEIR_TYPE_FLOAT64:
+    if (is_int_format(f) || !strcmp(f, "f") || !strcmp(f, "e"))
+      return cast_numeric(f, src, off, len, t, owner, out, err);
+    break;
+  case WEIR_TYPE_DECIMAL:
+    if (f[0] == 'd' && f[1] == ':') return cast_decimal(f, src, off, len, t, owner, out);
+    break;
+  case WEIR_TYPE_DATE64:
+    if (!strcmp(f, "tdD")) {
+      cast_date64(src, off, len, owner, out);
+      return WEIR_OK;
+    }
+    break;
+  case WEIR_TYPE_TS_US:
+  case WEIR_TYPE_TS_NS:
+  case WEIR_TYPE_TS_US_UTC:
+  case WEIR_TYPE_TS_NS_UTC:
+    if (f[0] == 't' && f[1] == 's') {
+      cast_timestamp(f, src, off, len, t, owner, out, overflow, batch, row_base);
+      return WEIR_OK;
+    }
+    break;
+  case WEIR_TYPE_STRING:
+  case WEIR_TYPE_BINARY:
+    if (!strcmp(f, "u") || !strcmp(f, "z")) {
+      cast_offsets32(src, off, len, owner, out);
+      return WEIR_OK;
+    }
+    if (!strcmp(f, "U") || !strcmp(f, "Z")) { /* large_string as large_binary: same bytes */
+      share_all(src, off, len, owner, out);
+      return WEIR_OK;
+    }
+    if (!strcmp(f, "vu") || !strcmp(f, "vz")) {
+      cast_views(src, off, len, owner, out);
+      return WEIR_OK;
+    }
+    if (f[0] == 'w' && f[1] == ':' && t.id == WEIR_TYPE_BINARY) {
+      cast_fixed_binary(f, src, off, len, owner, out);
+      return WEIR_OK;
+    }
+    break;
+  default: break;
+  }
+  char tn[WEIR_TYPE_NAME_MAX];
+  weir_type_arrow_name(t, tn, sizeof tn);
+  return weir_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to %s", f, tn);
+}

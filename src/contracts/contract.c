@@ -1,0 +1,410 @@
+/*
+ * contract.c -- a contract's life: names of modes and rule kinds, default rule names,
+ * copying and freeing, the contract as a schema, lineage, loading a file, and the check
+ * that a rule makes sense for its column's type (shared by the YAML and IR loaders, so
+ * both refuse the same contracts with the same words).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contracts/internal.h"
+#include "util/fs.h"
+#include "util/json.h"
+
+const char *weir_rule_mode_name(weir_rule_mode m) {
+  switch (m) {
+  case WEIR_MODE_FAIL: return "fail";
+  case WEIR_MODE_DROP: return "drop";
+  case WEIR_MODE_WARN: return "warn";
+  }
+  return "fail";
+}
+
+bool contract_mode_parse(const char *s, weir_rule_mode *out) {
+  if (!s) return false;
+  if (strcmp(s, "fail") == 0) *out = WEIR_MODE_FAIL;
+  else if (strcmp(s, "drop") == 0) *out = WEIR_MODE_DROP;
+  else if (strcmp(s, "warn") == 0) *out = WEIR_MODE_WARN;
+  else return false;
+  return true;
+}
+
+const char *contract_rule_kind_name(weir_rule_kind k) {
+  switch (k) {
+  case WEIR_RULE_UNIQUE: return "unique";
+  case WEIR_RULE_ENUM: return "enum";
+  case WEIR_RULE_PATTERN: return "pattern";
+  case WEIR_RULE_RANGE: return "range";
+  case WEIR_RULE_CHECK: return "check";
+  }
+  return "check";
+}
+
+bool contract_rule_kind_parse(const char *s, weir_rule_kind *out) {
+  static const weir_rule_kind all[] = {WEIR_RULE_UNIQUE, WEIR_RULE_ENUM, WEIR_RULE_PATTERN,
+                                       WEIR_RULE_RANGE, WEIR_RULE_CHECK};
+  if (!s) return false;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (strcmp(s, contract_rule_kind_name(all[i])) == 0) {
+      *out = all[i];
+      return true;
+    }
+  return false;
+}
+
+bool contract_op_valid(const char *op) {
+  static const char *const ops[] = {"<=", "<", ">=", ">", "==", "!="};
+  if (!op) return false;
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(op, ops[i]) == 0) return true;
+  return false;
+}
+
+char *contract_rule_default_name(const char *column, weir_rule_kind k, int check_index) {
+  if (k == WEIR_RULE_CHECK) return weir_asprintf("%s.check[%d]", column, check_index);
+  return weir_asprintf("%s.%s", column, contract_rule_kind_name(k));
+}
+
+/* ---- freeing and copying ------------------------------------------------------------------ */
+
+void contract_rule_clear(weir_column_rule *r) {
+  free(r->name);
+  json_decref(r->values);
+  json_decref(r->value_names);
+  free(r->pattern);
+  json_decref(r->min);
+  json_decref(r->max);
+  free(r->sql);
+  memset(r, 0, sizeof *r);
+}
+
+/* Deep copies of JSON values, so copies never share mutable state. */
+static json_t *jcopy(const json_t *v) { return v ? json_deep_copy(v) : NULL; }
+
+void contract_rule_copy(weir_column_rule *dst, const weir_column_rule *src) {
+  memset(dst, 0, sizeof *dst);
+  dst->kind = src->kind;
+  dst->name = weir_strdup(src->name);
+  dst->mode = src->mode;
+  dst->values = jcopy(src->values);
+  dst->value_names = jcopy(src->value_names);
+  dst->pattern = weir_strdup(src->pattern);
+  dst->min = jcopy(src->min);
+  dst->max = jcopy(src->max);
+  dst->sql = weir_strdup(src->sql);
+}
+
+void contract_column_clear(weir_contract_column *c) {
+  weir_field_clear(&c->field);
+  for (size_t i = 0; i < c->n_rules; i++) contract_rule_clear(&c->rules[i]);
+  free(c->rules);
+  memset(c, 0, sizeof *c);
+}
+
+void contract_table_rule_clear(weir_table_rule *r) {
+  free(r->name);
+  free(r->sql);
+  memset(r, 0, sizeof *r);
+}
+
+void weir_contract_free(weir_contract *c) {
+  if (!c) return;
+  free(c->name);
+  free(c->version);
+  free(c->owner);
+  free(c->description);
+  json_decref(c->sla);
+  free(c->origin);
+  for (size_t i = 0; i < c->n_columns; i++) contract_column_clear(&c->columns[i]);
+  free(c->columns);
+  for (size_t i = 0; i < c->n_rules; i++) contract_table_rule_clear(&c->rules[i]);
+  free(c->rules);
+  free(c);
+}
+
+weir_contract *weir_contract_copy(const weir_contract *c) {
+  if (!c) return NULL;
+  weir_contract *d = weir_calloc(1, sizeof *d);
+  d->name = weir_strdup(c->name);
+  d->version = weir_strdup(c->version);
+  d->owner = weir_strdup(c->owner);
+  d->description = weir_strdup(c->description);
+  d->mode = c->mode;
+  d->sla = jcopy(c->sla);
+  d->origin = weir_strdup(c->origin);
+  d->line = c->line;
+  if (c->n_columns) {
+    d->columns = weir_calloc(c->n_columns, sizeof *d->columns);
+    d->n_columns = c->n_columns;
+    for (size_t i = 0; i < c->n_columns; i++) {
+      const weir_contract_column *s = &c->columns[i];
+      weir_contract_column *t = &d->columns[i];
+      weir_field_copy(&t->field, &s->field);
+      t->line = s->line;
+      t->column = s->column;
+      if (s->n_rules) {
+        t->rules = weir_calloc(s->n_rules, sizeof *t->rules);
+        t->n_rules = s->n_rules;
+        for (size_t j = 0; j < s->n_rules; j++) contract_rule_copy(&t->rules[j], &s->rules[j]);
+      }
+    }
+  }
+  if (c->n_rules) {
+    d->rules = weir_calloc(c->n_rules, sizeof *d->rules);
+    d->n_rules = c->n_rules;
+    for (size_t i = 0; i < c->n_rules; i++) {
+      d->rules[i] = c->rules[i];
+      d->rules[i].name = weir_strdup(c->rules[i].name);
+      d->rules[i].sql = weir_strdup(c->rules[i].sql);
+    }
+  }
+  return d;
+}
+
+/* ---- schema and lineage ------------------------------------------------------------------ */
+
+void weir_contract_schema(const weir_contract *c, weir_schema *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < c->n_columns; i++) {
+    weir_schema_add(out, &c->columns[i].field);
+    out->fields[i].field_id = 0;
+  }
+}
+
+weir_contract *weir_contract_from_schema(const weir_schema *s, const char *name) {
+  weir_contract *c = weir_calloc(1, sizeof *c);
+  c->name = weir_strdup(name);
+  c->mode = WEIR_MODE_FAIL;
+  if (s->n_fields) {
+    c->columns = weir_calloc(s->n_fields, sizeof *c->columns);
+    c->n_columns = s->n_fields;
+    for (size_t i = 0; i < s->n_fields; i++) {
+      weir_field_copy(&c->columns[i].field, &s->fields[i]);
+      c->columns[i].field.field_id = 0;
+    }
+  }
+  return c;
+}
+
+json_t *weir_contract_lineage_json(const weir_contract *c) {
+  json_t *o = json_object();
+  for (size_t i = 0; i < c->n_columns; i++) {
+    const weir_field *f = &c->columns[i].field;
+    if (!f->n_lineage) continue;
+    json_t *a = json_array();
+    for (size_t j = 0; j < f->n_lineage; j++) json_array_append_new(a, json_string(f->lineage[j]));
+    json_object_set_new(o, f->name, a);
+  }
+  return o;
+}
+
+/* ---- loading a file -------------------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  if (m > n) return false;
+  for (size_t i = 0; i < m; i++)
+    if (tolower((unsigned char)s[n - m + i]) != suffix[i]) return false;
+  return true;
+}
+
+int weir_contract_load_file(const char *path, weir_contract **out, weir_error *err) {
+  *out = NULL;
+  bool yaml = ends_with(path, ".yml") || ends_with(path, ".yaml");
+  bool json = ends_with(path, ".json");
+  if (!yaml && !json)
+    return weir_seterr(err, WEIR_EINPUT,
+                       "%s: a contract file must end in .yml, .yaml (YAML) or .json (IR)", path);
+  char *text = NULL;
+  size_t len = 0;
+  int rc = weir_fs_read(path, &text, &len, err);
+  if (rc) return rc;
+  if (yaml) {
+    rc = weir_contract_from_yaml(text, len, path, out, err);
+  } else {
+    json_t *ir = NULL;
+    rc = weir_json_parse(text, path, &ir, err);
+    if (!rc) rc = weir_contract_from_ir(ir, path, out, err);
+    json_decref(ir);
+  }
+  free(text);
+  return rc;
+}
+
+/* ---- rule sanity, per column type ------------------------------------------------------ */
+
+static bool is_int_type(weir_type t) { return t.id == WEIR_TYPE_INT32 || t.id == WEIR_TYPE_INT64; }
+static bool is_float_type(weir_type t) {
+  return t.id == WEIR_TYPE_FLOAT32 || t.id == WEIR_TYPE_FLOAT64;
+}
+static bool is_temporal(weir_type t) { return t.id >= WEIR_TYPE_DATE32 && t.id <= WEIR_TYPE_TS_NS_UTC; }
+
+/* Can JSON value v stand for a value of type t (an enum value or a range bound)? */
+static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size_t n) {
+  char tn[WEIR_TYPE_NAME_MAX];
+  weir_type_name(t, tn, sizeof tn);
+  if (is_int_type(t)) {
+    /* Enum values must be whole numbers; a bound may be fractional (it is rounded
+     * inward: x >= 0.5 means x >= 1 for integers). */
+    if (json_is_integer(v) || (bound && json_is_real(v))) return true;
+    if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v)) return true;
+  } else if (is_float_type(t)) {
+    if (json_is_number(v)) return true;
+  } else if (t.id == WEIR_TYPE_DECIMAL) {
+    weir_i128 x;
+    if (value_decimal_from_json(v, t.scale, bound ? -1 : 0, &x)) return true;
+    if (json_is_string(v) || json_is_number(v)) {
+      snprintf(why, n, "%s is not a %s value", json_is_string(v) ? json_string_value(v) : "a number",
+               tn);
+      return false;
+    }
+  } else if (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) {
+    if (json_is_string(v)) return true;
+  } else if (t.id == WEIR_TYPE_BOOL) {
+    if (json_is_boolean(v)) return true;
+  } else if (is_temporal(t)) {
+    if (json_is_integer(v)) return true;
+    if (json_is_string(v)) {
+      const char *s = json_string_value(v);
+      int64_t x;
+      bool zone = false;
+      bool ok = (t.id == WEIR_TYPE_DATE32) ? value_date_parse(s, &x)
+                : (t.id == WEIR_TYPE_DATE64) ? value_timestamp_parse(s, 'm', &x, &zone)
+                                             : value_timestamp_parse(s, value_ts_unit(t), &x, &zone);
+      if (ok && zone && !value_ts_utc(t)) {
+        snprintf(why, n, "\"%s\" has a time zone but the column is %s (no time zone)", s, tn);
+        return false;
+      }
+      if (ok) return true;
+      snprintf(why, n, "\"%s\" is not a %s value (expected e.g. %s)", s, tn,
+               t.id == WEIR_TYPE_DATE32 ? "\"2024-01-31\"" : "\"2024-01-31 12:00:00\"");
+      return false;
+    }
+  }
+  char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  snprintf(why, n, "%s is not a %s value", txt ? txt : "?", tn);
+  free(txt);
+  return false;
+}
+
+bool contract_rule_check(const weir_contract_column *col, const weir_column_rule *r, char *why,
+                         size_t n) {
+  weir_type t = col->field.type;
+  char tn[WEIR_TYPE_NAME_MAX];
+  weir_type_name(t, tn, sizeof tn);
+  switch (r->kind) {
+  case WEIR_RULE_UNIQUE:
+    if (t.id == WEIR_TYPE_ANY) {
+      snprintf(why, n, "unique needs a typed column, not Any");
+      return false;
+    }
+    return true;
+  case WEIR_RULE_ENUM: {
+    if (t.id == WEIR_TYPE_ANY) {
+      snprintf(why, n, "enum needs a typed column, not Any");
+      return false;
+    }
+    if (!json_is_array(r->values) || json_array_size(r->values) == 0) {
+      snprintf(why, n, "enum needs a non-empty list of values");
+      return false;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(r->values, i, v) {
+      if (!value_fits(t, v, false, why, n)) return false;
+    }
+    if (r->value_names) {
+      if (!json_is_array(r->value_names) || json_array_size(r->value_names) != json_array_size(r->values)) {
+        snprintf(why, n, "enum value names must be a list as long as the values");
+        return false;
+      }
+      json_array_foreach(r->value_names, i, v) {
+        if (!json_is_string(v)) {
+          snprintf(why, n, "enum value names must be strings");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  case WEIR_RULE_PATTERN: {
+    if (t.id != WEIR_TYPE_STRING) {
+      snprintf(why, n, "pattern applies to String columns, not %s", tn);
+      return false;
+    }
+    if (!r->pattern) {
+      snprintf(why, n, "pattern needs a regular expression");
+      return false;
+    }
+    pattern_rule *p = NULL;
+    if (pattern_compile(r->pattern, &p, why, n)) return false;
+    pattern_free(p);
+    return true;
+  }
+  case WEIR_RULE_RANGE: {
+    if (t.id == WEIR_TYPE_ANY || t.id == WEIR_TYPE_BOOL || t.id == WEIR_TYPE_BINARY) {
+      snprintf(why, n, "min/max do not apply to %s columns", tn);
+      return false;
+    }
+    if (!r->min && !r->max) {
+      snprintf(why, n, "a range needs min, max or both");
+      return false;
+    }
+    if (r->min && !value_fits(t, r->min, true, why, n)) return false;
+    if (r->max && !value_fits(t, r->max, true, why, n)) return false;
+    range_bounds *b = NULL;
+    if (range_compile(t, r->min, r->max, &b, why, n)) return false;
+    range_free(b);
+    return true;
+  }
+  case WEIR_RULE_CHECK:
+    if (!r->sql || !r->sql[0]) {
+      snprintf(why, n, "a check needs a SQL expression");
+      return false;
+    }
+    return true;
+  }
+  snprintf(why, n, "unknown rule kind");
+  return false;
+}
+
+/* ---- suggestions for typos ------------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 64 || m > 64) return 99;
+  size_t prev[65], cur[65];
+  for (size_t j = 0; j <= m; j++) prev[j] = j;
+  for (size_t i = 1; i <= n; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= m; j++) {
+      size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+      size_t best = prev[j - 1] + cost;
+      if (prev[j] + 1 < best) best = prev[j] + 1;
+      if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+      cur[j] = best;
+    }
+    memcpy(prev, cur, (m + 1) * sizeof *prev);
+  }
+  return prev[m];
+}
+
+const char *contract_suggest(const char *s, const char *const *words) {
+  const char *best = NULL;
+  size_t best_d = 99;
+  for (size_t i = 0; words[i]; i++) {
+    size_t d = edit_distance(s, words[i]);
+    if (d < best_d) {
+      best_d = d;
+      best = words[i];
+    }
+  }
+  /* A third of the word's length, at least 1 and at most 3 edits, counts as a typo. */
+  size_t len = strlen(s);
+  size_t limit = len / 3;
+  if (limit < 1) limit = 1;
+  if (limit > 3) limit = 3;
+  return best_d <= limit ? best : NULL;
+}

@@ -1,0 +1,195 @@
+/*
+ * rule_sql.c -- the rules written in SQL: per-row `checks` (a boolean expression over
+ * the row) and table `rules` (a query over {table} returning one number), run by the
+ * embedded engine over the validated (cast) data, registered as an Arrow scan, so no
+ * value is copied into the engine.
+ *
+ * Row numbers cannot come from row_number() OVER (): a parallel scan does not promise
+ * the input order. The registered data carries an explicit int64 column __weir_row (the
+ * global 0-based row number), so a violation names the row as it arrived.
+ *
+ * All checks of a table run in one scan: the query selects the rows where any check is
+ * false, with one boolean per check. A check that is NULL passes, as in SQL CHECK
+ * constraints (and as nulls pass every value rule).
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contracts/internal.h"
+#include "util/buf.h"
+
+static atomic_long next_name = 0;
+
+/* The row-number column of one batch: row_base .. row_base + len - 1. */
+static void row_column(int64_t row_base, int64_t len, struct ArrowArray *out) {
+  weir_arrow_array_init(out, len, 2, 0);
+  int64_t *v = weir_arrow_array_alloc_buffer(out, 1, (size_t)len * 8);
+  for (int64_t i = 0; i < len; i++) v[i] = row_base + i;
+}
+
+int sql_register(weir_engine *e, const sql_input *in, bool with_row, char **name, weir_arrow_table *holder,
+                 weir_error *err) {
+  weir_arrow_table_init(holder);
+  int64_t nc = in->schema->n_children;
+  struct ArrowSchema schema;
+  weir_arrow_schema_init(&schema, "+s", "", 0, nc + (with_row ? 1 : 0));
+  for (int64_t c = 0; c < nc; c++) {
+    struct ArrowSchema child;
+    weir_arrow_schema_copy(in->schema->children[c], &child);
+    weir_arrow_schema_set_child(&schema, c, &child);
+  }
+  if (with_row) {
+    struct ArrowSchema rs;
+    weir_arrow_schema_init(&rs, "l", "__weir_row", 0, 0);
+    weir_arrow_schema_set_child(&schema, nc, &rs);
+  }
+  weir_arrow_table_set_schema(holder, &schema);
+  for (size_t b = 0; b < in->n_batches; b++) {
+    if (!with_row) {
+      weir_arrow_table_append_batch(holder, in->batches[b]);
+      continue;
+    }
+    const struct ArrowArray *ba = weir_arrow_batch_array(in->batches[b]);
+    struct ArrowArray st;
+    weir_arrow_array_init(&st, ba->length, 1, nc + 1);
+    for (int64_t c = 0; c < nc; c++) {
+      struct ArrowArray child;
+      weir_arrow_batch_export_column(in->batches[b], c, &child);
+      child.offset += ba->offset; /* the column on its own: fold the batch's offset in */
+      weir_arrow_array_set_child(&st, c, &child);
+    }
+    struct ArrowArray rc;
+    row_column(in->row_base[b], ba->length, &rc);
+    weir_arrow_array_set_child(&st, nc, &rc);
+    weir_arrow_table_append(holder, &st);
+  }
+  *name = weir_asprintf("__weir_validate_%ld", (long)atomic_fetch_add(&next_name, 1));
+  int rc = weir_engine_register_arrow(e, *name, holder, err);
+  if (rc) {
+    free(*name);
+    *name = NULL;
+    weir_arrow_table_release(holder);
+  }
+  return rc;
+}
+
+/* The batch holding global row `row` (batches are in row order). */
+static size_t batch_of(const sql_input *in, int64_t row) {
+  size_t lo = 0, hi = in->n_batches;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (in->row_base[mid] <= row) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Finds which check does not compile, to name it instead of the combined query. */
+static int blame_check(weir_engine *e, const char *qname, const weir_column_rule *const *checks,
+                       const char *const *columns, size_t n, weir_error *err) {
+  for (size_t k = 0; k < n; k++) {
+    char *sql = weir_asprintf("SELECT 1 FROM %s WHERE NOT (%s) LIMIT 0", qname, checks[k]->sql);
+    weir_error e2 = {0};
+    weir_arrow_table t;
+    weir_arrow_table_init(&t);
+    int rc = weir_engine_query_table(e, sql, &t, &e2);
+    weir_arrow_table_release(&t);
+    free(sql);
+    if (rc) {
+      rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) does not run: %s", checks[k]->sql,
+                       columns[k], checks[k]->name, e2.message ? e2.message : "engine error");
+      weir_error_clear(&e2);
+      return rc;
+    }
+  }
+  return WEIR_OK;
+}
+
+int sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
+                   const char *const *columns, size_t n, rule_hits *hits, weir_error *err) {
+  char *name = NULL;
+  weir_arrow_table holder;
+  int rc = sql_register(e, in, true, &name, &holder, err);
+  if (rc) return rc;
+  char *qname = weir_sql_ident(name);
+  weir_buf q = WEIR_BUF_INIT;
+  weir_buf_puts(&q, "SELECT __weir_row");
+  for (size_t k = 0; k < n; k++) weir_buf_printf(&q, ", COALESCE(NOT (%s), false)", checks[k]->sql);
+  weir_buf_printf(&q, " FROM %s WHERE ", qname);
+  for (size_t k = 0; k < n; k++) weir_buf_printf(&q, "%s(NOT (%s))", k ? " OR " : "", checks[k]->sql);
+  weir_buf_puts(&q, " ORDER BY 1");
+  weir_arrow_table res;
+  weir_arrow_table_init(&res);
+  rc = weir_engine_query_table(e, weir_buf_cstr(&q), &res, err);
+  if (rc) {
+    weir_error why = {0};
+    if (blame_check(e, qname, checks, columns, n, &why)) weir_error_move(err, &why);
+    weir_error_clear(&why);
+  } else {
+    for (size_t b = 0; b < res.n_batches; b++) {
+      const struct ArrowArray *ra = weir_arrow_batch_array(res.batches[b]);
+      const struct ArrowArray *rows = ra->children[0];
+      const int64_t *rv = (const int64_t *)rows->buffers[1] + rows->offset + ra->offset;
+      for (int64_t i = 0; i < ra->length; i++) {
+        int64_t row = rv[i];
+        size_t ib = batch_of(in, row);
+        int64_t local = row - in->row_base[ib];
+        int64_t blen = weir_arrow_batch_length(in->batches[ib]);
+        for (size_t k = 0; k < n; k++) {
+          const struct ArrowArray *bc = ra->children[k + 1];
+          const uint8_t *bits = bc->buffers[1];
+          const uint8_t *valid = bc->buffers[0];
+          int64_t at = bc->offset + ra->offset + i;
+          if (valid && !weir_bit_get(valid, at)) continue;
+          if (weir_bit_get(bits, at)) hits_add(&hits[k], ib, local, blen, row, NULL);
+        }
+      }
+    }
+  }
+  weir_arrow_table_release(&res);
+  weir_buf_free(&q);
+  weir_error ue = {0};
+  weir_engine_unregister(e, name, &ue);
+  weir_error_clear(&ue);
+  weir_arrow_table_release(&holder);
+  free(qname);
+  free(name);
+  return rc;
+}
+
+/* {table} -> the registered name, everywhere it appears. */
+static char *expand(const char *sql, const char *qname) {
+  weir_buf b = WEIR_BUF_INIT;
+  const char *p = sql;
+  for (const char *q; (q = strstr(p, "{table}")); p = q + 7) {
+    weir_buf_append(&b, p, (size_t)(q - p));
+    weir_buf_puts(&b, qname);
+  }
+  weir_buf_puts(&b, p);
+  return weir_buf_detach(&b);
+}
+
+int sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_rule *r, double *value, bool *is_null,
+                       weir_error *err) {
+  char *name = NULL;
+  weir_arrow_table holder;
+  int rc = sql_register(e, in, false, &name, &holder, err);
+  if (rc) return rc;
+  char *qname = weir_sql_ident(name);
+  char *sql = expand(r->sql, qname);
+  *value = NAN;
+  *is_null = false;
+  rc = weir_engine_query_double(e, sql, value, is_null, err);
+  if (rc) weir_error_prefix(err, "rule \"%s\" does not run", r->name);
+  free(sql);
+  weir_error ue = {0};
+  weir_engine_unregister(e, name, &ue);
+  weir_error_clear(&ue);
+  weir_arrow_table_release(&holder);
+  free(qname);
+  free(name);
+  return rc;
+}
