@@ -32,3 +32,62 @@ def titanic_csv() -> pathlib.Path:
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     """Runs a command, capturing text output; never raises on a non-zero exit."""
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def weir_bin() -> pathlib.Path:
+    """The weir CLI of the build under test."""
+    return build_path("weir")
+
+
+def weir(*args: str, lake: "pathlib.Path | str | None" = None, cwd=None, env=None,
+         input: str | None = None) -> subprocess.CompletedProcess:
+    """Runs the CLI. With `lake`, passes --lake. Never raises on a non-zero exit."""
+    cmd = [str(weir_bin())]
+    if lake is not None:
+        cmd += ["--lake", str(lake)]
+    cmd += [str(a) for a in args]
+    full_env = dict(os.environ)
+    full_env.setdefault("WEIR_AUTHOR", "tester")
+    full_env.setdefault("WEIR_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
+    if env:
+        full_env.update(env)
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full_env, input=input)
+
+
+def weir_json(*args: str, lake=None, **kw):
+    """Runs the CLI with --json, asserts success and returns the parsed document."""
+    import json
+
+    r = weir(*args, "--json", lake=lake, **kw)
+    assert r.returncode == 0, f"weir {' '.join(map(str, args))} failed ({r.returncode}): {r.stderr}"
+    return json.loads(r.stdout)
+
+
+@pytest.fixture
+def lake(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A fresh, empty lake."""
+    path = tmp_path / "lake"
+    r = weir("init", path)
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+@pytest.fixture
+def titanic_lake(lake: pathlib.Path) -> pathlib.Path:
+    """A lake with titanic imported on main."""
+    r = weir("import", TITANIC, "--table", "titanic", lake=lake)
+    assert r.returncode == 0, r.stderr
+    return lake
+
+
+def count(lake, sql: str, ref: str | None = None) -> int:
+    """The single integer a query returns."""
+    args = ["query", sql, "--format", "json"]
+    if ref:
+        args += ["--ref", ref]
+    import json
+
+    r = weir(*args, lake=lake)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    return int(list(rows[0].values())[0])

@@ -1,0 +1,59 @@
+# weir: the two commands of the README, and their parts.
+#
+#   make demo   set up a fresh machine, build, and run the Titanic pipeline end to end
+#   make test   set up, build, and run every test (also under ASan/UBSan)
+#
+# Both run scripts/bootstrap.sh first, which installs what is missing and is quick when
+# nothing is.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+PY         := $(CURDIR)/.venv/bin/python
+JOBS       ?= $(shell nproc)
+export WEIR_PYTHON ?= $(PY)
+
+.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan bench bench-full clean
+
+all: build
+
+bootstrap:
+	scripts/bootstrap.sh
+
+build: bootstrap
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: bootstrap
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+demo: build
+	examples/titanic/demo.sh
+
+test: build build-asan
+	$(MAKE) --no-print-directory test-c test-py test-asan
+
+test-c:
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-py:
+	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest tests/py -q
+
+# Under the sanitizers: every C test, and the CLI tests (they drive the weir binary, which
+# is instrumented; Python itself is not, so SDK tests that load libweir.so into the
+# interpreter run in test-py only, and Python model workers use the plain build's library).
+test-asan:
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so \
+	  $(PY) -m pytest tests/py -q -m cli
+
+bench: build
+	$(PY) bench/run.py --tier quick
+
+bench-full: build
+	$(PY) bench/run.py --tier full
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

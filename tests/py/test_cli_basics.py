@@ -1,0 +1,101 @@
+"""The command line's contract: help everywhere, exit codes, names refused at the door."""
+from __future__ import annotations
+
+import pytest
+
+import json
+import os
+import re
+
+from conftest import TITANIC, weir, weir_json
+
+pytestmark = pytest.mark.cli
+
+
+def test_every_command_answers_help():
+    top = weir("--help")
+    assert top.returncode == 0
+    commands = re.findall(r"^  ([a-z]+(?: [a-z]+)?)\s{2,}", top.stdout, re.M)
+    expected = {"init", "import", "tables", "describe", "query", "branch", "tag list", "log", "show",
+                "diff", "merge", "revert", "check", "run", "runs"}
+    assert expected <= set(commands), commands
+    for c in commands:
+        r = weir(*c.split(), "--help")
+        assert r.returncode == 0, c
+        assert r.stdout.startswith(f"usage: weir {c}"), r.stdout
+        assert "example:" in r.stdout, c
+        assert "--json" in r.stdout, c
+
+
+def test_unknown_command_and_option_are_usage_errors(lake):
+    r = weir("frobnicate", lake=lake)
+    assert r.returncode == 2
+    assert 'error: unknown command "frobnicate"' in r.stderr
+    r = weir("tables", "--nope", lake=lake)
+    assert r.returncode == 2
+    assert "unknown option --nope" in r.stderr
+
+
+def test_init_refuses_an_existing_lake(lake):
+    r = weir("init", lake)
+    assert r.returncode == 1
+    assert "already exists" in r.stderr
+    assert r.stderr.startswith("error: ")
+
+
+def test_lake_found_walking_up(tmp_path):
+    r = weir("init", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / ".weir" / "catalog.db").exists()
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    r = weir("branch", "--json", cwd=sub)
+    assert r.returncode == 0, r.stderr
+    assert [b["name"] for b in json.loads(r.stdout)] == ["main"]
+
+
+def test_no_lake_message_says_where_it_looked(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "WEIR_LAKE"}
+    r = weir("tables", cwd=tmp_path, env={"WEIR_LAKE": ""})
+    assert r.returncode == 1
+    assert "no lake found" in r.stderr
+    assert "weir init" in r.stderr
+    del env
+
+
+def test_json_errors_on_stdout(lake):
+    r = weir("describe", "nope", "--json", lake=lake)
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    assert doc["error"]["code"] == "NotFound"
+    assert "default.nope" in doc["error"]["message"]
+    assert r.stderr.startswith("error: ")
+
+
+def test_bad_table_name_refused_before_anything_is_touched(lake):
+    before = sorted(p.relative_to(lake) for p in lake.rglob("*") if "catalog.db" not in p.name)
+    log_before = weir_json("log", lake=lake)
+    for bad in ["../x", "a/b", "1x", "x.y.z", "", "a b"]:
+        r = weir("import", TITANIC, "--table", bad, lake=lake)
+        assert r.returncode == 2, (bad, r.stderr)
+        assert "invalid table name" in r.stderr
+    after = sorted(p.relative_to(lake) for p in lake.rglob("*") if "catalog.db" not in p.name)
+    assert before == after
+    assert not (lake.parent / "x").exists()
+    assert weir_json("log", lake=lake) == log_before
+
+
+def test_bad_branch_names_refused(lake):
+    for bad in ["a..b", "-x", "a b", "a~1", "x:y", "x.lock", "run/mine"]:
+        r = weir("branch", "create", bad, lake=lake)
+        assert r.returncode == 2, (bad, r.stderr)
+    assert [b["name"] for b in weir_json("branch", lake=lake)] == ["main"]
+
+
+def test_main_exists_with_one_commit(lake):
+    log = weir_json("log", lake=lake)
+    assert len(log) == 1
+    c = log[0]
+    assert set(c) >= {"hash", "parents", "time", "author", "message", "tables_changed"}
+    assert len(c["hash"]) == 64 and c["parents"] == []
+    assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", c["time"])

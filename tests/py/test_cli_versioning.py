@@ -1,0 +1,123 @@
+"""Branches, merges, conflicts, time travel and revert, as docs/versioning.md requires."""
+from __future__ import annotations
+
+import pytest
+
+import json
+
+from conftest import TITANIC, count, weir, weir_json
+
+pytestmark = pytest.mark.cli
+
+
+def first_class_csv(tmp_path):
+    out = tmp_path / "first.csv"
+    r = weir("query", "SELECT * FROM titanic WHERE Pclass = 1", "--format", "csv", "--output", out,
+             lake=tmp_path / "lake")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_branch_replace_merge_and_time_travel(titanic_lake, tmp_path):
+    lake = titanic_lake
+    old = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    first = first_class_csv(tmp_path)
+    r = weir("import", first, "--table", "titanic", "--mode", "replace", "--branch", "dev", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM titanic") == 891
+    assert count(lake, "SELECT count(*) FROM titanic", ref="dev") == 216
+    m = weir_json("merge", "dev", "--into", "main", lake=lake)
+    assert m["result"] == "fast-forward"
+    assert count(lake, "SELECT count(*) FROM titanic") == 216
+    assert count(lake, "SELECT count(*) FROM titanic", ref=old) == 891
+    assert count(lake, "SELECT count(*) FROM titanic", ref=old[:12]) == 891
+    assert count(lake, "SELECT count(*) FROM titanic", ref="main~1") == 891
+
+
+def test_conflict_lists_tables_and_writes_nothing(titanic_lake, tmp_path):
+    lake = titanic_lake
+    first = first_class_csv(tmp_path)
+    for b in ("a", "b"):
+        assert weir("branch", "create", b, lake=lake).returncode == 0
+        r = weir("import", first if b == "a" else TITANIC, "--table", "titanic", "--mode", "replace",
+                 "--branch", b, lake=lake)
+        assert r.returncode == 0, r.stderr
+    assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
+    head = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    r = weir("merge", "b", "--into", "main", lake=lake)
+    assert r.returncode == 4, r.stderr
+    assert "default.titanic" in r.stderr
+    assert weir_json("log", "-n", "1", lake=lake)[0]["hash"] == head
+    r = weir("merge", "b", "--into", "main", "--json", lake=lake)
+    doc = json.loads(r.stdout)
+    assert doc["error"]["code"] == "MergeConflict"
+    assert [d["table"] for d in doc["error"]["details"]] == ["default.titanic"]
+
+
+def test_three_way_merge_of_different_tables(titanic_lake, tmp_path):
+    lake = titanic_lake
+    weir("branch", "create", "x", lake=lake)
+    r = weir("import", TITANIC, "--table", "other", "--branch", "x", lake=lake)
+    assert r.returncode == 0, r.stderr
+    r = weir("import", TITANIC, "--table", "third", lake=lake)
+    assert r.returncode == 0, r.stderr
+    m = weir_json("merge", "x", "--into", "main", lake=lake)
+    assert m["result"] == "merge"
+    names = [t["table"] for t in weir_json("tables", lake=lake)]
+    assert names == ["default.other", "default.third", "default.titanic"]
+    c = weir_json("show", "main", lake=lake)
+    assert len(c["parents"]) == 2
+
+
+def test_revert_and_read_after_drop(titanic_lake, tmp_path):
+    lake = titanic_lake
+    before = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    init = weir_json("log", lake=lake)[-1]["hash"]
+    r = weir("revert", "titanic", "--to", init, lake=lake)   # titanic did not exist there: dropped
+    assert r.returncode == 0, r.stderr
+    assert weir_json("tables", lake=lake) == []
+    assert count(lake, "SELECT count(*) FROM titanic", ref=before) == 891
+    r = weir("revert", "titanic", "--to", before, lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM titanic") == 891
+    log = weir_json("log", lake=lake)
+    assert len(log) == 4   # init, import, revert (drop), revert (restore): history never rewritten
+
+
+def test_tags_log_show_diff(titanic_lake, tmp_path):
+    lake = titanic_lake
+    assert weir("tag", "create", "v1", lake=lake).returncode == 0
+    r = weir("tag", "create", "v1", lake=lake)
+    assert r.returncode == 1 and "already exists" in r.stderr
+    weir("import", TITANIC, "--table", "t2", lake=lake)
+    d = weir_json("diff", "v1", "main", lake=lake)
+    assert [a["table"] for a in d["added"]] == ["default.t2"]
+    assert d["removed"] == [] and d["changed"] == []
+    s = weir_json("show", "v1", lake=lake)
+    assert [t["table"] for t in s["tables"]] == ["default.titanic"]
+    assert s["tables"][0]["metadata_location"].endswith(".metadata.json")
+    log = weir_json("log", "--ref", "main", "-n", "2", lake=lake)
+    assert len(log) == 2
+    assert log[0]["tables_changed"][0]["table"] == "default.t2"
+    tags = weir_json("tag", "list", lake=lake)
+    assert [t["name"] for t in tags] == ["v1"]
+
+
+def test_branch_delete_rules(titanic_lake):
+    lake = titanic_lake
+    r = weir("branch", "delete", "main", lake=lake)
+    assert r.returncode == 2
+    weir("branch", "create", "tmp", lake=lake)
+    assert weir("branch", "delete", "tmp", lake=lake).returncode == 0   # merged: head reachable from main
+    weir("branch", "create", "wip", lake=lake)
+    weir("import", TITANIC, "--table", "w", "--branch", "wip", lake=lake)
+    r = weir("branch", "delete", "wip", lake=lake)
+    assert r.returncode == 2 and "--force" in r.stderr
+    assert weir("branch", "delete", "wip", "--force", lake=lake).returncode == 0
+
+
+def test_unknown_ref(titanic_lake):
+    r = weir("tables", "--ref", "nope", lake=titanic_lake)
+    assert r.returncode == 1
+    assert "nope" in r.stderr
