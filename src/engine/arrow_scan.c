@@ -1,0 +1,586 @@
+/*
+ * arrow_scan.c -- weir's Arrow tables as DuckDB views, scanned in place.
+ *
+ * weir_engine_register_arrow keeps a shared copy of the table (its schema and a reference
+ * on every batch: no data is copied) under a numeric id, and creates a view
+ *   CREATE VIEW name AS SELECT * FROM weir_arrow_scan(<id>)
+ * weir_arrow_scan is a C-API table function. The id, not a pointer, is what SQL sees, so
+ * no statement can make DuckDB read memory that is not a registered table.
+ *
+ * How rows reach DuckDB. The table is cut into morsels of up to 122,880 rows (DuckDB's row
+ * group size) that threads claim in turn (duckdb_init_set_max_threads), so aggregations
+ * over a registered table run in parallel; order-sensitive consumers (a plain SELECT, a
+ * COPY) are run in order by DuckDB itself, which keeps a table function's rows in order
+ * when insertion order must be preserved. For each call, a thread takes the next slice of
+ * at most duckdb_vector_size() rows and, for every column the query uses (projection
+ * pushdown), hands DuckDB a one-column struct array describing that slice: the column's
+ * own ArrowArray node copied by value (same buffers, same children, same dictionary) with
+ * its offset moved to the slice and its length cut to it. duckdb_data_chunk_from_arrow
+ * turns that into a vector, and duckdb_vector_reference_vector makes the output column
+ * share it. What DuckDB does with the slice:
+ *   - fixed-width values whose layout DuckDB shares (integers, floats, date32,
+ *     timestamp[s/ms/us/ns] without time zone, timestamp[us] with one): the vector points
+ *     at the Arrow buffer, no copy;
+ *   - strings and binaries (utf8, large_utf8, string_view, binary, large_binary): DuckDB
+ *     writes its 16-byte string_t headers, which point into the Arrow data buffer for
+ *     values over 12 bytes (shorter ones are inlined in the header);
+ *   - validity is copied into DuckDB's 64-bit mask (a few hundred bytes per slice);
+ *   - booleans (bit-packed in Arrow, bytes in DuckDB), decimal128 (DuckDB stores small
+ *     precisions in 16/32/64-bit integers), date64, and timestamps with a time zone in
+ *     s/ms/ns are converted value by value: DuckDB has no in-place form for them;
+ *   - dictionary arrays become DuckDB dictionary vectors: the dictionary values are
+ *     converted (string_t headers again) and the indices become a selection vector.
+ *     DuckDB redoes that for every slice, so a dictionary much longer than a slice costs
+ *     its length per slice; weir keeps the values it converted for a dictionary and reuses
+ *     them while the same dictionary continues (see dict_cache below).
+ * The structs handed to DuckDB hold a reference on the batch, so memory stays valid for as
+ * long as any DuckDB vector points at it, even if the registration is dropped meanwhile.
+ *
+ * DuckDB adds a struct's own offset to its children when it reads nested data, but when it
+ * converts the top-level struct of a chunk it applies that offset to validity and not to
+ * values. So the slice puts the whole offset (the batch's own, as a sliced pyarrow batch
+ * has, plus the column's, plus the slice start) on the column node and none on the root.
+ */
+#include "engine/engine_internal.h"
+#include "util/names.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MORSEL_ROWS ((int64_t)122880)
+
+typedef struct morsel {
+  size_t batch;
+  int64_t start, len;
+  int64_t row0; /* row number of the morsel's first row in the table */
+} morsel;
+
+struct arrow_reg {
+  atomic_int refs;
+  weir_arrow_table table;   /* shared: references on the caller's batches */
+  int64_t ncols;
+  char **names;
+  duckdb_logical_type *types;
+  duckdb_arrow_converted_schema *conv; /* per column: a struct holding that column alone */
+  bool *is_dict;
+  morsel *morsels;
+  size_t n_morsels;
+  duckdb_connection conn;   /* the engine's, for duckdb_data_chunk_from_arrow */
+};
+
+static void reg_unref(arrow_reg *r) {
+  if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+  for (int64_t i = 0; i < r->ncols; i++) {
+    free(r->names[i]);
+    if (r->types[i]) duckdb_destroy_logical_type(&r->types[i]);
+    if (r->conv[i]) duckdb_destroy_arrow_converted_schema(&r->conv[i]);
+  }
+  free(r->names);
+  free(r->types);
+  free(r->conv);
+  free(r->is_dict);
+  free(r->morsels);
+  weir_arrow_table_release(&r->table);
+  free(r);
+}
+
+static void reg_unref_cb(void *p) { reg_unref(p); }
+
+/* ---- slices ---------------------------------------------------------------------------- */
+
+typedef struct slice_priv {
+  struct ArrowArray col;           /* the column node, copied by value and re-cut */
+  struct ArrowArray *children[1];
+  const void *root_buffers[1];
+  weir_arrow_batch *hold;
+} slice_priv;
+
+/* The column node shares everything with the batch; only the slice wrapper owns memory. */
+static void slice_child_release(struct ArrowArray *a) { a->release = NULL; }
+
+static void slice_release(struct ArrowArray *a) {
+  slice_priv *p = a->private_data;
+  weir_arrow_batch_unref(p->hold);
+  free(p);
+  a->release = NULL;
+  a->private_data = NULL;
+}
+
+/* Nulls in [offset, offset + len) of a column node. Union and run-end arrays have no
+ * validity buffer (their buffer 0 is something else) and the null type has no buffers. */
+static int64_t slice_nulls(const struct ArrowArray *src, const char *format, int64_t offset,
+                           int64_t len) {
+  if (format[0] == 'n' && format[1] == 0) return len;
+  if (format[0] == '+' && (format[1] == 'u' || format[1] == 'r')) return 0;
+  if (src->null_count == 0 || src->n_buffers < 1 || !src->buffers[0]) return 0;
+  return len - weir_bitmap_count(src->buffers[0], offset, len);
+}
+
+/* Exact null counts matter: DuckDB copies a validity mask only when null_count != 0, and
+ * its dictionary path looks for nulls only when null_count > 0 (so -1, "unknown", would
+ * lose them). */
+static duckdb_data_chunk slice_chunk(duckdb_connection conn, weir_arrow_batch *b, int64_t col,
+                                     const char *format, duckdb_arrow_converted_schema conv,
+                                     int64_t start, int64_t len, char **errmsg) {
+  const struct ArrowArray *batch = weir_arrow_batch_array(b);
+  const struct ArrowArray *src = batch->children[col];
+  slice_priv *p = weir_calloc(1, sizeof *p);
+  p->col = *src;
+  p->col.offset = src->offset + batch->offset + start;
+  p->col.length = len;
+  p->col.null_count = slice_nulls(src, format, p->col.offset, len);
+  p->col.release = slice_child_release;
+  p->col.private_data = NULL;
+  p->children[0] = &p->col;
+  p->hold = weir_arrow_batch_ref(b);
+  struct ArrowArray root;
+  memset(&root, 0, sizeof root);
+  root.length = len;
+  root.n_buffers = 1;
+  root.buffers = p->root_buffers;
+  root.n_children = 1;
+  root.children = p->children;
+  root.release = slice_release;
+  root.private_data = p;
+  duckdb_data_chunk chunk = NULL;
+  duckdb_error_data ed = duckdb_data_chunk_from_arrow(conn, &root, conv, &chunk);
+  /* DuckDB takes the array when it starts converting; if it failed before, it is ours. */
+  if (root.release) root.release(&root);
+  if (ed) {
+    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    duckdb_destroy_error_data(&ed);
+    if (chunk) duckdb_destroy_data_chunk(&chunk);
+    return NULL;
+  }
+  return chunk;
+}
+
+duckdb_data_chunk weir_eng_arrow_slice(duckdb_connection conn, weir_arrow_batch *b, int64_t col,
+                                       duckdb_arrow_converted_schema conv, int64_t start,
+                                       int64_t len, char **errmsg) {
+  /* Without a schema at hand, any format whose buffer 0 is validity behaves the same. */
+  return slice_chunk(conn, b, col, "?", conv, start, len, errmsg);
+}
+
+duckdb_arrow_converted_schema weir_eng_arrow_convert_field(duckdb_connection conn,
+                                                           const struct ArrowSchema *field,
+                                                           char **errmsg) {
+  struct ArrowSchema root, child;
+  weir_arrow_schema_init(&root, "+s", "", 0, 1);
+  weir_arrow_schema_copy(field, &child);
+  weir_arrow_schema_set_child(&root, 0, &child);
+  duckdb_arrow_converted_schema conv = NULL;
+  duckdb_error_data ed = duckdb_schema_from_arrow(conn, &root, &conv);
+  root.release(&root);
+  if (ed) {
+    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    duckdb_destroy_error_data(&ed);
+    if (conv) duckdb_destroy_arrow_converted_schema(&conv);
+    return NULL;
+  }
+  return conv;
+}
+
+/* ---- zero-length arrays (to learn the DuckDB type of a column) ---------------------------
+ * The C API gives no way to read the types out of a converted schema, and guessing them
+ * from Arrow formats would be a second copy of DuckDB's mapping that could drift from it.
+ * So the engine converts an empty array of the column's type and asks the resulting
+ * vector. An empty array still needs well-formed buffers (an offsets buffer holds one
+ * entry), so every buffer points at a block of zeros. */
+
+static const uint64_t ZEROS[8];
+
+typedef struct empty_priv {
+  const void **buffers;
+  struct ArrowArray *storage;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+} empty_priv;
+
+static void empty_release(struct ArrowArray *a) {
+  empty_priv *p = a->private_data;
+  for (int64_t i = 0; i < a->n_children; i++)
+    if (p->storage[i].release) p->storage[i].release(&p->storage[i]);
+  if (p->dictionary) {
+    if (p->dictionary->release) p->dictionary->release(p->dictionary);
+    free(p->dictionary);
+  }
+  free(p->buffers);
+  free(p->storage);
+  free(p->children);
+  free(p);
+  a->release = NULL;
+}
+
+static int64_t format_buffers(const char *f) {
+  if (strcmp(f, "n") == 0 || strcmp(f, "+r") == 0) return 0;
+  if (strcmp(f, "+s") == 0 || strncmp(f, "+w:", 3) == 0 || strncmp(f, "+us", 3) == 0) return 1;
+  if (strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0 || strcmp(f, "+m") == 0 || strncmp(f, "+ud", 3) == 0) return 2;
+  if (strcmp(f, "+vl") == 0 || strcmp(f, "+vL") == 0) return 3;
+  if (strcmp(f, "u") == 0 || strcmp(f, "U") == 0 || strcmp(f, "z") == 0 || strcmp(f, "Z") == 0) return 3;
+  if (strcmp(f, "vu") == 0 || strcmp(f, "vz") == 0) return 3; /* validity, views, sizes */
+  return 2;
+}
+
+static void make_empty(const struct ArrowSchema *s, struct ArrowArray *out) {
+  empty_priv *p = weir_calloc(1, sizeof *p);
+  memset(out, 0, sizeof *out);
+  out->n_buffers = format_buffers(s->format);
+  p->buffers = weir_calloc((size_t)(out->n_buffers ? out->n_buffers : 1), sizeof *p->buffers);
+  for (int64_t i = 0; i < out->n_buffers; i++) p->buffers[i] = ZEROS;
+  out->buffers = p->buffers;
+  out->n_children = s->n_children;
+  p->storage = weir_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *p->storage);
+  p->children = weir_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *p->children);
+  for (int64_t i = 0; i < s->n_children; i++) {
+    make_empty(s->children[i], &p->storage[i]);
+    p->children[i] = &p->storage[i];
+  }
+  out->children = s->n_children ? p->children : NULL;
+  if (s->dictionary) {
+    p->dictionary = weir_calloc(1, sizeof *p->dictionary);
+    make_empty(s->dictionary, p->dictionary);
+    out->dictionary = p->dictionary;
+  }
+  out->private_data = p;
+  out->release = empty_release;
+}
+
+static duckdb_logical_type type_of(duckdb_connection conn, const struct ArrowSchema *field,
+                                   duckdb_arrow_converted_schema conv, char **errmsg) {
+  /* A zero-length struct holding one zero-length column, released (child included) by
+   * DuckDB's chunk, which takes it over. */
+  empty_priv *rp = weir_calloc(1, sizeof *rp);
+  rp->buffers = weir_calloc(1, sizeof *rp->buffers);
+  rp->storage = weir_calloc(1, sizeof *rp->storage);
+  rp->children = weir_calloc(1, sizeof *rp->children);
+  make_empty(field, &rp->storage[0]);
+  rp->children[0] = &rp->storage[0];
+  struct ArrowArray root;
+  memset(&root, 0, sizeof root);
+  root.n_buffers = 1;
+  root.buffers = rp->buffers;
+  root.n_children = 1;
+  root.children = rp->children;
+  root.private_data = rp;
+  root.release = empty_release;
+  duckdb_data_chunk chunk = NULL;
+  duckdb_error_data ed = duckdb_data_chunk_from_arrow(conn, &root, conv, &chunk);
+  if (root.release) root.release(&root);
+  if (ed) {
+    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    duckdb_destroy_error_data(&ed);
+    if (chunk) duckdb_destroy_data_chunk(&chunk);
+    return NULL;
+  }
+  duckdb_logical_type t = duckdb_vector_get_column_type(duckdb_data_chunk_get_vector(chunk, 0));
+  duckdb_destroy_data_chunk(&chunk);
+  return t;
+}
+
+/* ---- the table function ------------------------------------------------------------------ */
+
+typedef struct scan_global {
+  atomic_size_t next;   /* next morsel to claim */
+  idx_t ncols;
+  idx_t *cols;          /* projected column indexes */
+} scan_global;
+
+typedef struct scan_local {
+  bool have;
+  size_t morsel;
+  int64_t pos, end;     /* rows of the morsel's batch still to emit */
+} scan_local;
+
+static void free_global(void *p) {
+  scan_global *g = p;
+  free(g->cols);
+  free(g);
+}
+
+static arrow_reg *find_reg_locked(weir_engine *e, int64_t id) {
+  for (size_t i = 0; i < e->n_regs; i++)
+    if (e->regs[i].id == id) return e->regs[i].reg;
+  return NULL;
+}
+
+static void scan_bind(duckdb_bind_info info) {
+  weir_engine *e = duckdb_bind_get_extra_info(info);
+  duckdb_value v = duckdb_bind_get_parameter(info, 0);
+  int64_t id = duckdb_get_int64(v);
+  duckdb_destroy_value(&v);
+  pthread_mutex_lock(&e->mu);
+  arrow_reg *r = find_reg_locked(e, id);
+  if (r) atomic_fetch_add(&r->refs, 1);
+  pthread_mutex_unlock(&e->mu);
+  if (!r) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "weir_arrow_scan: no Arrow table is registered with id %lld", (long long)id);
+    duckdb_bind_set_error(info, msg);
+    return;
+  }
+  for (int64_t i = 0; i < r->ncols; i++) duckdb_bind_add_result_column(info, r->names[i], r->types[i]);
+  duckdb_bind_set_cardinality(info, (idx_t)r->table.n_rows, true);
+  duckdb_bind_set_bind_data(info, r, reg_unref_cb);
+}
+
+static void scan_init(duckdb_init_info info) {
+  arrow_reg *r = duckdb_init_get_bind_data(info);
+  scan_global *g = weir_calloc(1, sizeof *g);
+  atomic_init(&g->next, 0);
+  g->ncols = duckdb_init_get_column_count(info);
+  g->cols = weir_calloc(g->ncols ? g->ncols : 1, sizeof *g->cols);
+  for (idx_t i = 0; i < g->ncols; i++) g->cols[i] = duckdb_init_get_column_index(info, i);
+  duckdb_init_set_init_data(info, g, free_global);
+  duckdb_init_set_max_threads(info, r->n_morsels ? r->n_morsels : 1);
+}
+
+static void scan_local_init(duckdb_init_info info) {
+  scan_local *l = weir_calloc(1, sizeof *l);
+  duckdb_init_set_init_data(info, l, free);
+}
+
+static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
+  arrow_reg *r = duckdb_function_get_bind_data(info);
+  scan_global *g = duckdb_function_get_init_data(info);
+  scan_local *l = duckdb_function_get_local_init_data(info);
+  if (!l->have || l->pos >= l->end) {
+    size_t m = atomic_fetch_add(&g->next, 1);
+    if (m >= r->n_morsels) {
+      l->have = false;
+      duckdb_data_chunk_set_size(output, 0);
+      return;
+    }
+    l->have = true;
+    l->morsel = m;
+    l->pos = r->morsels[m].start;
+    l->end = r->morsels[m].start + r->morsels[m].len;
+  }
+  const morsel *ms = &r->morsels[l->morsel];
+  int64_t n = l->end - l->pos;
+  if (n > (int64_t)duckdb_vector_size()) n = (int64_t)duckdb_vector_size();
+  weir_arrow_batch *b = r->table.batches[ms->batch];
+  for (idx_t k = 0; k < g->ncols; k++) {
+    duckdb_vector out = duckdb_data_chunk_get_vector(output, k);
+    idx_t col = g->cols[k];
+    if (col >= (idx_t)r->ncols) {
+      /* A virtual column (the row id DuckDB asks for when it needs rows but no column,
+       * as in count(*)): the row's number in the table. */
+      int64_t *d = duckdb_vector_get_data(out);
+      int64_t first = ms->row0 + (l->pos - ms->start);
+      for (int64_t i = 0; i < n; i++) d[i] = first + i;
+      continue;
+    }
+    char *msg = NULL;
+    const char *format = r->table.schema.children[col]->format;
+    duckdb_data_chunk ch = slice_chunk(r->conn, b, (int64_t)col, format, r->conv[col], l->pos, n, &msg);
+    if (!ch) {
+      char *full = weir_asprintf("cannot read column \"%s\" of a registered Arrow table: %s",
+                                 r->names[col], msg);
+      duckdb_function_set_error(info, full);
+      free(full);
+      free(msg);
+      return;
+    }
+    duckdb_vector_reference_vector(out, duckdb_data_chunk_get_vector(ch, 0));
+    duckdb_destroy_data_chunk(&ch);
+  }
+  duckdb_data_chunk_set_size(output, (idx_t)n);
+  l->pos += n;
+}
+
+int weir_eng_scan_install(weir_engine *e, weir_error *err) {
+  duckdb_table_function f = duckdb_create_table_function();
+  duckdb_table_function_set_name(f, "weir_arrow_scan");
+  duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+  duckdb_table_function_add_parameter(f, bigint);
+  duckdb_destroy_logical_type(&bigint);
+  duckdb_table_function_set_extra_info(f, e, NULL);
+  duckdb_table_function_set_bind(f, scan_bind);
+  duckdb_table_function_set_init(f, scan_init);
+  duckdb_table_function_set_local_init(f, scan_local_init);
+  duckdb_table_function_set_function(f, scan_fn);
+  duckdb_table_function_supports_projection_pushdown(f, true);
+  duckdb_state st = duckdb_register_table_function(e->conn, f);
+  duckdb_destroy_table_function(&f);
+  if (st == DuckDBError)
+    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused the Arrow scan function");
+  return WEIR_OK;
+}
+
+/* ---- registration ------------------------------------------------------------------------ */
+
+static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_table *t,
+                            weir_error *err) {
+  if (!t->schema.release || strcmp(t->schema.format, "+s") != 0) {
+    weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: its schema is not a struct (\"+s\")", name);
+    return NULL;
+  }
+  int64_t ncols = t->schema.n_children;
+  if (ncols == 0) {
+    weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: it has no columns", name);
+    return NULL;
+  }
+  for (size_t i = 0; i < t->n_batches; i++) {
+    const struct ArrowArray *a = weir_arrow_batch_array(t->batches[i]);
+    if (a->n_children != ncols) {
+      weir_seterr(err, WEIR_EINVALIDARG,
+                  "cannot register Arrow table %s: batch %zu has %lld columns, the schema %lld", name, i,
+                  (long long)a->n_children, (long long)ncols);
+      return NULL;
+    }
+  }
+  arrow_reg *r = weir_calloc(1, sizeof *r);
+  atomic_init(&r->refs, 1);
+  r->conn = e->conn;
+  r->ncols = ncols;
+  r->names = weir_calloc((size_t)ncols, sizeof *r->names);
+  r->types = weir_calloc((size_t)ncols, sizeof *r->types);
+  r->conv = weir_calloc((size_t)ncols, sizeof *r->conv);
+  r->is_dict = weir_calloc((size_t)ncols, sizeof *r->is_dict);
+  weir_arrow_table_share(t, &r->table);
+  for (int64_t i = 0; i < ncols; i++) {
+    const struct ArrowSchema *f = t->schema.children[i];
+    r->names[i] = f->name && *f->name ? weir_strdup(f->name) : weir_asprintf("column%lld", (long long)i);
+    r->is_dict[i] = f->dictionary != NULL;
+    char *msg = NULL;
+    r->conv[i] = weir_eng_arrow_convert_field(e->conn, f, &msg);
+    if (r->conv[i]) r->types[i] = type_of(e->conn, f, r->conv[i], &msg);
+    if (!r->types[i]) {
+      char tn[128];
+      weir_arrow_type_name(f, tn, sizeof tn);
+      weir_seterr(err, WEIR_EUNSUPPORTED,
+                  "cannot register Arrow table %s: column \"%s\" has type %s, which the SQL engine cannot read: %s",
+                  name, r->names[i], tn, msg ? msg : "unknown error");
+      free(msg);
+      reg_unref(r);
+      return NULL;
+    }
+  }
+  /* Morsels: every batch cut into pieces of at most MORSEL_ROWS. */
+  size_t cap = 0;
+  int64_t row = 0;
+  for (size_t i = 0; i < r->table.n_batches; i++) {
+    int64_t len = weir_arrow_batch_length(r->table.batches[i]);
+    for (int64_t s = 0; s < len; s += MORSEL_ROWS) {
+      if (r->n_morsels == cap) {
+        cap = cap ? cap * 2 : 16;
+        r->morsels = weir_realloc(r->morsels, cap * sizeof *r->morsels);
+      }
+      int64_t m = len - s < MORSEL_ROWS ? len - s : MORSEL_ROWS;
+      r->morsels[r->n_morsels++] = (morsel){i, s, m, row};
+      row += m;
+    }
+  }
+  return r;
+}
+
+static long find_entry_locked(weir_engine *e, const char *schema, const char *name) {
+  for (size_t i = 0; i < e->n_regs; i++)
+    if (strcmp(e->regs[i].schema, schema) == 0 && strcmp(e->regs[i].name, name) == 0) return (long)i;
+  return -1;
+}
+
+static void entry_free(reg_entry *en) {
+  free(en->schema);
+  free(en->name);
+  reg_unref(en->reg);
+}
+
+int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arrow_table *table,
+                               weir_error *err) {
+  weir_eng_settle(e);
+  arrow_reg *r = reg_build(e, name, table, err);
+  if (!r) return err ? err->code : WEIR_EINVALIDARG;
+  reg_entry en = {0};
+  weir_eng_split_name(name, &en.schema, &en.name);
+  en.alias = strcmp(en.schema, WEIR_DEFAULT_NAMESPACE) == 0;
+  en.reg = r;
+
+  pthread_mutex_lock(&e->mu);
+  en.id = e->next_reg_id++;
+  reg_entry old = {0};
+  long at = find_entry_locked(e, en.schema, en.name);
+  if (at >= 0) {
+    old = e->regs[at];
+    e->regs[at] = en;
+  } else {
+    if (e->n_regs == e->cap_regs) {
+      e->cap_regs = e->cap_regs ? e->cap_regs * 2 : 8;
+      e->regs = weir_realloc(e->regs, e->cap_regs * sizeof *e->regs);
+    }
+    e->regs[e->n_regs++] = en;
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (old.reg) entry_free(&old);
+
+  weir_buf sql = WEIR_BUF_INIT;
+  weir_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+  weir_eng_put_ident(&sql, en.schema);
+  weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW ");
+  weir_eng_put_ident(&sql, en.schema);
+  weir_buf_putc(&sql, '.');
+  weir_eng_put_ident(&sql, en.name);
+  weir_buf_printf(&sql, " AS SELECT * FROM weir_arrow_scan(%lld)", (long long)en.id);
+  if (en.alias) {
+    weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
+    weir_eng_put_ident(&sql, en.name);
+    weir_buf_puts(&sql, " AS SELECT * FROM ");
+    weir_eng_put_ident(&sql, en.schema);
+    weir_buf_putc(&sql, '.');
+    weir_eng_put_ident(&sql, en.name);
+  }
+  char *what = weir_asprintf("cannot register Arrow table %s", name);
+  int rc = weir_eng_run(e, weir_buf_cstr(&sql), what, err);
+  free(what);
+  weir_buf_free(&sql);
+  if (rc) {
+    pthread_mutex_lock(&e->mu);
+    long i = find_entry_locked(e, en.schema, en.name);
+    reg_entry gone = e->regs[i];
+    e->regs[i] = e->regs[--e->n_regs];
+    pthread_mutex_unlock(&e->mu);
+    entry_free(&gone);
+  }
+  return rc;
+}
+
+int weir_engine_unregister(weir_engine *e, const char *name, weir_error *err) {
+  weir_eng_settle(e);
+  char *schema, *bare;
+  weir_eng_split_name(name, &schema, &bare);
+  pthread_mutex_lock(&e->mu);
+  long i = find_entry_locked(e, schema, bare);
+  reg_entry gone = {0};
+  if (i >= 0) {
+    gone = e->regs[i];
+    e->regs[i] = e->regs[--e->n_regs];
+  }
+  pthread_mutex_unlock(&e->mu);
+  free(schema);
+  free(bare);
+  if (i < 0) return weir_seterr(err, WEIR_ENOTFOUND, "cannot unregister %s: no Arrow table is registered under that name", name);
+  weir_buf sql = WEIR_BUF_INIT;
+  weir_buf_puts(&sql, "DROP VIEW IF EXISTS ");
+  weir_eng_put_ident(&sql, gone.schema);
+  weir_buf_putc(&sql, '.');
+  weir_eng_put_ident(&sql, gone.name);
+  if (gone.alias) {
+    weir_buf_puts(&sql, "; DROP VIEW IF EXISTS main.");
+    weir_eng_put_ident(&sql, gone.name);
+  }
+  char *what = weir_asprintf("cannot unregister Arrow table %s", name);
+  int rc = weir_eng_run(e, weir_buf_cstr(&sql), what, err);
+  free(what);
+  weir_buf_free(&sql);
+  entry_free(&gone);
+  return rc;
+}
+
+void weir_eng_scan_clear(weir_engine *e) {
+  for (size_t i = 0; i < e->n_regs; i++) entry_free(&e->regs[i]);
+  free(e->regs);
+  e->regs = NULL;
+  e->n_regs = e->cap_regs = 0;
+}

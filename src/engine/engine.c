@@ -1,0 +1,157 @@
+/*
+ * engine.c -- opening and closing the engine, running statements, and the wording of
+ * engine errors.
+ *
+ * Settings are fixed when the database is opened, as global settings, so that every
+ * statement sees the same ones whatever ran before it:
+ *   - no extension is installed or loaded behind weir's back (the machine may be offline,
+ *     and a query must not change behaviour because a download happened to work);
+ *   - TimeZone is UTC, so TIMESTAMP WITH TIME ZONE values export as "tsu:UTC" and render
+ *     the same on every machine;
+ *   - arrow_large_buffer_size: strings and blobs export as large_string / large_binary
+ *     ("U" / "Z"), the types weir stores (docs/types.md), so no cast follows the export.
+ */
+#include "engine/engine_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+int weir_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql,
+                  const char *what_fmt, ...) {
+  if (!err) return code;
+  weir_buf b = WEIR_BUF_INIT;
+  va_list ap;
+  va_start(ap, what_fmt);
+  char what[1024];
+  vsnprintf(what, sizeof what, what_fmt, ap);
+  va_end(ap);
+  weir_buf_puts(&b, what);
+  weir_buf_puts(&b, ": ");
+  const char *m = duck_msg && *duck_msg ? duck_msg : "unknown error";
+  size_t first = strcspn(m, "\n");
+  while (first > 0 && (m[first - 1] == ' ' || m[first - 1] == '\r')) first--;
+  weir_buf_append(&b, m, first);
+  /* DuckDB shows the SQL line it stopped at as "LINE n: ..." under the message. In a
+   * one-line statement that adds nothing; in a longer one it is where to look. */
+  const char *line = strstr(m, "\nLINE ");
+  if (line && sql && strchr(sql, '\n')) {
+    long n = strtol(line + 6, NULL, 10);
+    if (n > 0) weir_buf_printf(&b, " (SQL line %ld)", n);
+  }
+  weir_seterr(err, code, "%s", weir_buf_cstr(&b));
+  weir_buf_free(&b);
+  return code;
+}
+
+int weir_eng_run(weir_engine *e, const char *sql, const char *what, weir_error *err) {
+  duckdb_result res;
+  int rc = WEIR_OK;
+  if (duckdb_query(e->conn, sql, &res) == DuckDBError)
+    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "%s", what);
+  duckdb_destroy_result(&res);
+  return rc;
+}
+
+/* ---- lifetime ----------------------------------------------------------------------- */
+
+static int set_config(duckdb_config cfg, const char *key, const char *value, weir_error *err) {
+  if (duckdb_set_config(cfg, key, value) == DuckDBError)
+    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused the setting %s = %s",
+                       key, value);
+  return WEIR_OK;
+}
+
+int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_error *err) {
+  *out = NULL;
+  if (opts && opts->threads < 0)
+    return weir_seterr(err, WEIR_EINVALIDARG, "cannot open the SQL engine: threads must be 0 or more, not %d",
+                       opts->threads);
+  duckdb_config cfg;
+  if (duckdb_create_config(&cfg) == DuckDBError)
+    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB could not create a configuration");
+  int rc = set_config(cfg, "autoinstall_known_extensions", "false", err);
+  if (!rc) rc = set_config(cfg, "autoload_known_extensions", "false", err);
+  if (!rc) rc = set_config(cfg, "arrow_large_buffer_size", "true", err);
+  if (!rc && opts && opts->threads > 0) {
+    char n[32];
+    snprintf(n, sizeof n, "%d", opts->threads);
+    rc = set_config(cfg, "threads", n, err);
+  }
+  if (!rc && opts && opts->memory_limit) rc = set_config(cfg, "memory_limit", opts->memory_limit, err);
+  if (!rc && opts && opts->temp_dir) rc = set_config(cfg, "temp_directory", opts->temp_dir, err);
+  if (rc) {
+    duckdb_destroy_config(&cfg);
+    return rc;
+  }
+  duckdb_database db;
+  char *open_err = NULL;
+  if (duckdb_open_ext(NULL, &db, cfg, &open_err) == DuckDBError) {
+    rc = weir_eng_fail(err, WEIR_EENGINE, open_err, NULL, "cannot open the SQL engine");
+    duckdb_free(open_err);
+    duckdb_destroy_config(&cfg);
+    return rc;
+  }
+  duckdb_destroy_config(&cfg);
+
+  weir_engine *e = weir_calloc(1, sizeof *e);
+  e->db = db;
+  atomic_init(&e->refs, 1);
+  pthread_mutex_init(&e->mu, NULL);
+  e->next_reg_id = 1;
+  if (duckdb_connect(db, &e->conn) == DuckDBError) {
+    duckdb_close(&e->db);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused a connection");
+  }
+  /* TimeZone belongs to the ICU extension, which registers it only once the database is
+   * up, so it cannot go in the configuration above. */
+  rc = weir_eng_run(e, "SET GLOBAL TimeZone = 'UTC'", "cannot open the SQL engine", err);
+  if (!rc) rc = weir_eng_scan_install(e, err);
+  if (rc) {
+    weir_engine_close(e);
+    return rc;
+  }
+  *out = e;
+  return WEIR_OK;
+}
+
+void weir_eng_ref(weir_engine *e) { atomic_fetch_add(&e->refs, 1); }
+
+void weir_eng_unref(weir_engine *e) {
+  if (atomic_fetch_sub(&e->refs, 1) != 1) return;
+  /* Nothing can be reading from the connection now: every stream holds a reference. */
+  weir_eng_scan_clear(e);
+  duckdb_disconnect(&e->conn);
+  duckdb_close(&e->db);
+  pthread_mutex_destroy(&e->mu);
+  free(e);
+}
+
+void weir_engine_close(weir_engine *e) {
+  if (e) weir_eng_unref(e);
+}
+
+void weir_eng_settle(weir_engine *e) {
+  pthread_mutex_lock(&e->mu);
+  if (e->active) weir_eng_stream_drain(e->active);
+  pthread_mutex_unlock(&e->mu);
+}
+
+void *weir_engine_connection(weir_engine *e) {
+  /* The caller is about to use the connection directly: free it from any stream. */
+  weir_eng_settle(e);
+  return e->conn;
+}
+
+int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err) {
+  weir_eng_settle(e);
+  char *text = weir_eng_sql_text(sql, NULL);
+  int rc = weir_eng_run(e, text, "cannot run SQL", err);
+  free(text);
+  return rc;
+}

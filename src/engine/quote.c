@@ -1,0 +1,165 @@
+/*
+ * quote.c -- quoting identifiers and strings for SQL, and the one rewrite weir applies to
+ * user SQL before DuckDB sees it.
+ *
+ * Quoting follows the SQL standard, which DuckDB implements: an identifier goes between
+ * double quotes with inner double quotes doubled, a string between single quotes with
+ * inner single quotes doubled. Backslashes are ordinary characters in both (DuckDB's
+ * strings are standard-conforming), and every other byte, UTF-8 included, stands for
+ * itself, so the quoted text denotes exactly the input.
+ */
+#include "engine/engine_internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void put_quoted(weir_buf *b, const char *s, char q) {
+  weir_buf_putc(b, q);
+  for (const char *p = s; *p; p++) {
+    if (*p == q) weir_buf_putc(b, q);
+    weir_buf_putc(b, *p);
+  }
+  weir_buf_putc(b, q);
+}
+
+void weir_eng_put_ident(weir_buf *b, const char *name) { put_quoted(b, name ? name : "", '"'); }
+void weir_eng_put_string(weir_buf *b, const char *s) { put_quoted(b, s ? s : "", '\''); }
+
+char *weir_sql_ident(const char *name) {
+  weir_buf b = WEIR_BUF_INIT;
+  weir_eng_put_ident(&b, name);
+  return weir_buf_detach(&b);
+}
+
+char *weir_sql_string(const char *s) {
+  weir_buf b = WEIR_BUF_INIT;
+  weir_eng_put_string(&b, s);
+  return weir_buf_detach(&b);
+}
+
+void weir_eng_split_name(const char *qualified, char **schema, char **name) {
+  const char *dot = strchr(qualified, '.');
+  if (dot) {
+    *schema = weir_strndup(qualified, (size_t)(dot - qualified));
+    *name = weir_strdup(dot + 1);
+  } else {
+    *schema = weir_strdup("main");
+    *name = weir_strdup(qualified);
+  }
+}
+
+/* ---- the `default.` rewrite ------------------------------------------------------------
+ * weir names a table of the default namespace `default.name`, but DEFAULT is a reserved
+ * word in DuckDB's (PostgreSQL's) grammar, so `FROM default.titanic` is a syntax error.
+ * The keyword followed directly by a dot and an identifier is never valid SQL otherwise
+ * (`DEFAULT .5` has a digit after the dot), so it is quoted there. A small lexer skips
+ * what must not be touched: strings ('..', E'..' with backslash escapes, $tag$..$tag$),
+ * quoted identifiers and comments (--, and nested block comments). */
+
+typedef struct out_text {
+  weir_buf b;
+  size_t *map;
+  size_t cap;
+} out_text;
+
+static void emit(out_text *o, const char *p, size_t n, size_t src) {
+  weir_buf_append(&o->b, p, n);
+  if (o->cap < o->b.len + 1) {
+    o->cap = (o->b.len + 1) * 2;
+    o->map = weir_realloc(o->map, o->cap * sizeof *o->map);
+  }
+  for (size_t i = 0; i < n; i++) o->map[o->b.len - n + i] = src + i;
+  o->map[o->b.len] = src + n;
+}
+
+static bool ident_start(unsigned char c) { return isalpha(c) || c == '_' || c >= 0x80; }
+static bool ident_char(unsigned char c) { return isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
+
+/* Length of the construct starting at s[i] that must be copied verbatim (string, quoted
+ * identifier, comment), or 0 when s[i] starts none. */
+static size_t opaque_len(const char *s, size_t i, size_t total) {
+  size_t n = total - i, j;
+  const char *p = s + i;
+  if (p[0] == '\'' || p[0] == '"') {
+    char q = p[0];
+    for (j = 1; j < n; j++) {
+      if (p[j] == q) {
+        if (p[j + 1] == q) j++;
+        else return j + 1;
+      }
+    }
+    return n;
+  }
+  if ((p[0] == 'E' || p[0] == 'e') && p[1] == '\'' && (i == 0 || !ident_char((unsigned char)s[i - 1]))) {
+    for (j = 2; j < n; j++) {
+      if (p[j] == '\\' && j + 1 < n) j++;
+      else if (p[j] == '\'') {
+        if (p[j + 1] == '\'') j++;
+        else return j + 1;
+      }
+    }
+    return n;
+  }
+  if (p[0] == '-' && p[1] == '-') return strcspn(p, "\n");
+  if (p[0] == '/' && p[1] == '*') {
+    int depth = 0;
+    for (j = 0; j + 1 < n; j++) {
+      if (p[j] == '/' && p[j + 1] == '*') depth++, j++;
+      else if (p[j] == '*' && p[j + 1] == '/') {
+        depth--, j++;
+        if (depth == 0) return j + 1;
+      }
+    }
+    return n;
+  }
+  if (p[0] == '$' && (i == 0 || !ident_char((unsigned char)s[i - 1]))) {
+    /* $tag$ ... $tag$ with an empty or identifier tag ($1 is a parameter, not a tag). */
+    j = 1;
+    if (ident_start((unsigned char)p[j]))
+      while (ident_char((unsigned char)p[j]) && p[j] != '$') j++;
+    if (p[j] != '$') return 0;
+    size_t tag = j + 1;
+    for (size_t k = tag; k + tag <= n; k++)
+      if (strncmp(p + k, p, tag) == 0) return k + tag;
+    return n;
+  }
+  return 0;
+}
+
+char *weir_eng_sql_text(const char *sql, size_t **map) {
+  out_text o = {WEIR_BUF_INIT, NULL, 0};
+  emit(&o, "", 0, 0);
+  size_t i = 0, n = strlen(sql);
+  while (i < n) {
+    size_t skip = opaque_len(sql, i, n);
+    if (skip) {
+      emit(&o, sql + i, skip, i);
+      i += skip;
+      continue;
+    }
+    unsigned char c = (unsigned char)sql[i];
+    if (ident_start(c) && (i == 0 || !ident_char((unsigned char)sql[i - 1]))) {
+      size_t j = i;
+      while (j < n && ident_char((unsigned char)sql[j])) j++;
+      if (j - i == 7 && strncasecmp(sql + i, "default", 7) == 0 && sql[j] == '.' &&
+          (ident_start((unsigned char)sql[j + 1]) || sql[j + 1] == '"')) {
+        emit(&o, "\"", 1, i);
+        emit(&o, "default", 7, i);
+        o.map[o.b.len] = j;
+        emit(&o, "\"", 1, j);
+        o.map[o.b.len] = j;
+      } else {
+        emit(&o, sql + i, j - i, i);
+      }
+      i = j;
+      continue;
+    }
+    emit(&o, sql + i, 1, i);
+    i++;
+  }
+  if (map) *map = o.map;
+  else free(o.map);
+  return weir_buf_detach(&o.b);
+}
