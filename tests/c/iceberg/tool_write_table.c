@@ -310,7 +310,7 @@ static void types(const char *out_dir, json_t *result) {
   json_object_set_new(result, "types", table_done(&t));
 
   run("CREATE TABLE types_ns AS SELECT i AS id,"
-      " TIMESTAMP_NS '2024-01-31 12:00:00.123456789' + i * INTERVAL 1 SECOND AS ts_ns"
+      " make_timestamp_ns(1706702400123456789 + i * 1000000001) AS ts_ns"
       " FROM range(10) r(i)");
   schema_of("SELECT * FROM types_ns", NULL, &s);
   table_init(&t, out_dir, "types_ns");
