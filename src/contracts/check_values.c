@@ -251,7 +251,7 @@ bad:;
   char *txt = json_dumps(j, JSON_ENCODE_ANY);
   char tn[WEIR_TYPE_NAME_MAX];
   weir_type_name(t, tn, sizeof tn);
-  snprintf(why, n, "enum value %s is not a %s value", txt ? txt : "?", tn);
+  snprintf(why, n, "enum value %s is not a value of type %s", txt ? txt : "?", tn);
   free(txt);
   enum_free(e);
   return WEIR_EINPUT;

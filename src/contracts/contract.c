@@ -254,12 +254,8 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
     if (json_is_number(v)) return true;
   } else if (t.id == WEIR_TYPE_DECIMAL) {
     weir_i128 x;
+    /* Bounds may fall between two decimals (rounded inward); enum values must be exact. */
     if (value_decimal_from_json(v, t.scale, bound ? -1 : 0, &x)) return true;
-    if (json_is_string(v) || json_is_number(v)) {
-      snprintf(why, n, "%s is not a %s value", json_is_string(v) ? json_string_value(v) : "a number",
-               tn);
-      return false;
-    }
   } else if (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) {
     if (json_is_string(v)) return true;
   } else if (t.id == WEIR_TYPE_BOOL) {
@@ -278,13 +274,13 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
         return false;
       }
       if (ok) return true;
-      snprintf(why, n, "\"%s\" is not a %s value (expected e.g. %s)", s, tn,
+      snprintf(why, n, "\"%s\" is not a value of type %s (expected e.g. %s)", s, tn,
                t.id == WEIR_TYPE_DATE32 ? "\"2024-01-31\"" : "\"2024-01-31 12:00:00\"");
       return false;
     }
   }
   char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-  snprintf(why, n, "%s is not a %s value", txt ? txt : "?", tn);
+  snprintf(why, n, "%s is not a value of type %s", txt ? txt : "?", tn);
   free(txt);
   return false;
 }
@@ -372,23 +368,27 @@ bool contract_rule_check(const weir_contract_column *col, const weir_column_rule
 
 /* ---- suggestions for typos ------------------------------------------------------------------- */
 
+/* Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+ * two neighbours each cost 1 ("mdoe" is one typo away from "mode"). */
 static size_t edit_distance(const char *a, const char *b) {
   size_t n = strlen(a), m = strlen(b);
   if (n > 64 || m > 64) return 99;
-  size_t prev[65], cur[65];
-  for (size_t j = 0; j <= m; j++) prev[j] = j;
+  size_t d[65][65];
+  for (size_t i = 0; i <= n; i++) d[i][0] = i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = j;
   for (size_t i = 1; i <= n; i++) {
-    cur[0] = i;
     for (size_t j = 1; j <= m; j++) {
-      size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-      size_t best = prev[j - 1] + cost;
-      if (prev[j] + 1 < best) best = prev[j] + 1;
-      if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
-      cur[j] = best;
+      int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
+      size_t best = d[i - 1][j - 1] + (ai == bj ? 0 : 1);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == bj &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
     }
-    memcpy(prev, cur, (m + 1) * sizeof *prev);
   }
-  return prev[m];
+  return d[n][m];
 }
 
 const char *contract_suggest(const char *s, const char *const *words) {

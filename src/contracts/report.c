@@ -254,7 +254,9 @@ char *weir_violation_message(const json_t *v) {
     const char *rule = json_string_value(json_object_get(v, "rule"));
     const char *op = json_string_value(json_object_get(v, "op"));
     weir_buf_printf(&b, "rule \"%s\" returned ", rule ? rule : "");
-    put_value(&b, json_object_get(v, "value"), false);
+    const json_t *val = json_object_get(v, "value");
+    if (!val || json_is_null(val)) weir_buf_puts(&b, "NULL"); /* as SQL says it */
+    else put_value(&b, val, false);
     weir_buf_printf(&b, ", expected %s ", op ? op : "<=");
     put_value(&b, json_object_get(v, "threshold"), false);
   } else {
