@@ -1,0 +1,132 @@
+"""weir: a lakehouse where data contracts are types and the catalog is versioned like Git.
+
+The Python SDK has two halves:
+
+- **modelling**: :class:`TableSchema` contracts with weir types (``Int64``, ``String``,
+  ``T | None``...), ``Annotated`` metadata (``TableField``, ``Doc``, ``Enum``, ``Unique``,
+  ``Pattern``, ``Range``, ``Check``), ``Table[S]`` inputs and outputs, ``Model(...)``
+  references and the ``@weir.model`` / ``@weir.python`` decorators;
+- **the client**: :class:`Client`, the whole Git-for-data API over libweir (commits,
+  branches, tags, merges, runs, queries as Arrow, time travel, revert, imports).
+
+Example:
+    >>> import weir
+    >>> client = weir.Client(lake="/tmp/lake")                       # doctest: +SKIP
+    >>> head = client.get_commits(ref="main", limit=1)[0]            # doctest: +SKIP
+    >>> dev = client.create_branch("dev", from_ref="main")           # doctest: +SKIP
+    >>> state = client.run("examples/titanic/project", ref=dev)      # doctest: +SKIP
+    >>> if state.success():                                          # doctest: +SKIP
+    ...     client.merge(dev, into_branch="main")
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from weir.errors import (
+    AlreadyExists,
+    CatalogError,
+    ConcurrentUpdate,
+    ContractViolation,
+    EngineError,
+    InvalidArgument,
+    InvalidInput,
+    InvalidName,
+    LibraryNotFound,
+    MergeConflict,
+    ModelDefinitionError,
+    ModelError,
+    NotFound,
+    PartialRunError,
+    PlanError,
+    SchemaError,
+    StorageError,
+    Unsupported,
+    WeirError,
+)
+from weir.model import Filter, Model, Table, model, python
+from weir.records import (
+    Branch,
+    Column,
+    Commit,
+    CommitTable,
+    Conflict,
+    Diff,
+    ImportResult,
+    MergeResult,
+    ModelResult,
+    Plan,
+    PlanProblem,
+    RevertResult,
+    RunState,
+    TableChange,
+    TableDiff,
+    TableInfo,
+    TableSummary,
+    Tag,
+    Violation,
+)
+from weir.schema import (
+    Check,
+    ColumnRef,
+    Doc,
+    Enum,
+    Pattern,
+    Range,
+    Required,
+    TableField,
+    TableRule,
+    TableSchema,
+    Unique,
+)
+from weir.types import (
+    Any,
+    Binary,
+    Bool,
+    Date32,
+    Date64,
+    Decimal,
+    Float32,
+    Float64,
+    Int32,
+    Int64,
+    String,
+    TimestampMicro,
+    TimestampMicroUTC,
+    TimestampNano,
+    TimestampNanoUTC,
+)
+
+if TYPE_CHECKING:
+    from weir.client import Client
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # types
+    "Any", "Binary", "Bool", "Date32", "Date64", "Decimal", "Float32", "Float64", "Int32", "Int64",
+    "String", "TimestampMicro", "TimestampMicroUTC", "TimestampNano", "TimestampNanoUTC",
+    # schemas
+    "TableSchema", "TableField", "Doc", "Required", "ColumnRef", "Enum", "Unique", "Pattern", "Range",
+    "Check", "TableRule",
+    # models
+    "Table", "Model", "Filter", "model", "python",
+    # client and records
+    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "TableSummary",
+    "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
+    "RunState", "ModelResult", "Violation", "Plan", "PlanProblem",
+    # errors
+    "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
+    "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
+    "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
+    "SchemaError", "ModelDefinitionError", "LibraryNotFound",
+]
+
+
+def __getattr__(name: str) -> object:
+    # The client loads libweir; importing it lazily keeps `import weir` (and model
+    # discovery) free of the native library.
+    if name == "Client":
+        from weir.client import Client
+
+        return Client
+    raise AttributeError(f"module 'weir' has no attribute {name!r}")

@@ -1,0 +1,331 @@
+"""Exceptions: one class per libweir error code (include/weir.h, ``weir_error_code``).
+
+Every exception derives from :class:`WeirError` and carries ``code`` (the numeric
+libweir code), ``message`` (one line naming what went wrong and where) and ``details``
+(the structured JSON items libweir attached, as Python objects). The class names are
+the names ``weir_error_name`` returns, so ``type(e).__name__`` is the same string the
+worker protocol and the CLI's ``--json`` errors use.
+
+=====================  ====  ===========================================================
+class                  code  raised when
+=====================  ====  ===========================================================
+WeirError              1     an error with no better code (also the base class)
+NotFound               2     lake, ref, table, run, file or column not found
+AlreadyExists          3     the thing to create already exists
+StorageError           4     a file could not be read or written
+CatalogError           5     the catalog database failed or is corrupt
+EngineError            6     the SQL engine reported an error
+InvalidName            7     a table, namespace, branch or tag name is bad
+InvalidArgument        8     a bad argument or option value
+InvalidInput           9     bad input data or file (ragged CSV, bad YAML)
+ContractViolation      10    data breaks a contract (``.violations``)
+PlanError              11    a project does not plan (``.problems``)
+MergeConflict          12    merge conflict (``.conflicts``)
+ConcurrentUpdate       13    a concurrent update could not be reconciled
+PartialRunError        14    would publish or revert part of a run
+ModelError             15    a model raised an error or its worker crashed
+Unsupported            16    a valid request weir does not support
+=====================  ====  ===========================================================
+
+Example:
+    >>> import weir
+    >>> try:
+    ...     client.get_branch("nope")          # doctest: +SKIP
+    ... except weir.NotFound as e:
+    ...     print(e.code, e.message)
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from weir.records import Conflict, PlanProblem, Violation
+
+__all__ = [
+    "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
+    "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
+    "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
+    "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
+    "CODES",
+]
+
+
+class WeirError(Exception):
+    """Base class of every weir error; also the class of code 1 (generic).
+
+    Attributes:
+        code: the libweir error code (int).
+        message: one line naming what went wrong and where (no ``error:`` prefix).
+        details: structured items libweir attached (list of JSON values), possibly empty.
+
+    Example:
+        >>> e = WeirError("something broke")
+        >>> e.code, e.message, e.exit_code
+        (1, 'something broke', 1)
+    """
+
+    code: ClassVar[int] = 1
+    exit_code_: ClassVar[int] = 1
+
+    def __init__(self, message: str, details: Sequence[Any] | None = None) -> None:
+        super().__init__(message)
+        self.message: str = message
+        self.details: list[Any] = list(details) if details else []
+
+    @property
+    def name(self) -> str:
+        """The stable name of the error code (``"NotFound"``, ``"ContractViolation"``)."""
+        return type(self).__name__ if type(self) in _BY_CODE.values() else _name_of(self.code)
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI exit code for this error (1, 2, 3 or 4)."""
+        return self.exit_code_
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as the worker protocol writes it:
+        ``{"code": name, "code_num": n, "message": ..., "details": [...]}``."""
+        return {"code": self.name, "code_num": self.code, "message": self.message, "details": self.details}
+
+
+class NotFound(WeirError, LookupError):
+    """Code 2: a lake, ref, table, run, file or column does not exist.
+
+    Example:
+        >>> client.get_table("nope")     # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.NotFound: table default.nope does not exist at main
+    """
+
+    code = 2
+
+
+class AlreadyExists(WeirError):
+    """Code 3: the branch, tag, table or lake to create already exists."""
+
+    code = 3
+
+
+class StorageError(WeirError):
+    """Code 4: a file could not be read or written."""
+
+    code = 4
+
+
+class CatalogError(WeirError):
+    """Code 5: the catalog database failed or is corrupt."""
+
+    code = 5
+
+
+class EngineError(WeirError):
+    """Code 6: the SQL engine reported an error (the message is the engine's)."""
+
+    code = 6
+
+
+class InvalidName(WeirError, ValueError):
+    """Code 7: a table, namespace, branch or tag name breaks the naming rules.
+
+    Example:
+        >>> client.create_branch("bad..name")   # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.InvalidName: invalid branch name 'bad..name': ...
+    """
+
+    code = 7
+    exit_code_ = 2
+
+
+class InvalidArgument(WeirError, ValueError):
+    """Code 8: a bad argument or option value."""
+
+    code = 8
+    exit_code_ = 2
+
+
+class InvalidInput(WeirError, ValueError):
+    """Code 9: bad input data or file (a ragged CSV row, bad YAML); the message names
+    file and line."""
+
+    code = 9
+
+
+class ContractViolation(WeirError):
+    """Code 10: data breaks a contract; nothing was published.
+
+    ``violations`` holds every violation (not just the first) as :class:`Violation`
+    records with ``kind``, ``column``, ``rule``, ``count``, ``rows``, ``samples`` and the
+    CLI's ``message`` line.
+
+    Example:
+        >>> try:
+        ...     client.import_data("t", table, contract=Strict)   # doctest: +SKIP
+        ... except weir.ContractViolation as e:
+        ...     for v in e.violations:
+        ...         print(v.kind, v.column, v.message)
+    """
+
+    code = 10
+    exit_code_ = 3
+
+    @property
+    def violations(self) -> tuple[Violation, ...]:
+        """The violations, structured."""
+        return tuple(Violation.from_json(d) for d in self.details)
+
+
+class PlanError(WeirError):
+    """Code 11: a project does not plan; nothing was written.
+
+    ``problems`` lists every problem (file, line, model, column, expected, found).
+    """
+
+    code = 11
+    exit_code_ = 3
+
+    @property
+    def problems(self) -> tuple[PlanProblem, ...]:
+        """The problems, structured."""
+        return tuple(PlanProblem.from_json(d) for d in self.details)
+
+
+class MergeConflict(WeirError):
+    """Code 12: a merge conflict; nothing was written.
+
+    ``conflicts`` lists every table changed on both sides, with what each side did.
+
+    Example:
+        >>> try:
+        ...     client.merge("dev", into_branch="main")   # doctest: +SKIP
+        ... except weir.MergeConflict as e:
+        ...     print([(c.table, c.ours, c.theirs) for c in e.conflicts])
+    """
+
+    code = 12
+    exit_code_ = 4
+
+    @property
+    def conflicts(self) -> tuple[Conflict, ...]:
+        """The conflicting tables, structured."""
+        out: list[Conflict] = []
+        for d in self.details:
+            if isinstance(d, Mapping):
+                out.append(Conflict.from_json(d))  # pyright: ignore[reportUnknownArgumentType]
+        return tuple(out)
+
+
+class ConcurrentUpdate(WeirError):
+    """Code 13: another writer kept moving the branch; nothing was written. Retry."""
+
+    code = 13
+    exit_code_ = 4
+
+
+class PartialRunError(WeirError):
+    """Code 14: the operation would publish (merge) or revert only part of a run. The
+    message names the run and its tables; pass ``allow_partial=True`` to do it anyway."""
+
+    code = 14
+
+
+class ModelError(WeirError):
+    """Code 15: a model raised an exception or its worker crashed."""
+
+    code = 15
+
+
+class Unsupported(WeirError):
+    """Code 16: a valid request weir does not support (yet)."""
+
+    code = 16
+
+
+class SchemaError(InvalidArgument, TypeError):
+    """A ``TableSchema`` class is malformed: an unknown type, a lineage reference to a
+    column that does not exist, a duplicate column, conflicting markers. Raised when the
+    class is defined (so at import time of the module that defines it).
+
+    Example:
+        >>> from weir import TableSchema, Int64
+        >>> class A(TableSchema):
+        ...     x: Int64
+        >>> A["y"]
+        Traceback (most recent call last):
+        weir.errors.SchemaError: schema A has no column 'y' (columns: x)
+    """
+
+
+class ModelDefinitionError(InvalidArgument, TypeError):
+    """A ``@weir.model`` function is malformed (an input without ``Model(...)``, a bad
+    materialization, two schemas for one input). ``line`` is the line of the offending
+    parameter or function, when known."""
+
+    def __init__(self, message: str, line: int | None = None, file: str | None = None) -> None:
+        super().__init__(message)
+        self.line: int | None = line
+        self.file: str | None = file
+
+
+class LibraryNotFound(NotFound):
+    """libweir could not be loaded; the message lists every place that was tried
+    (``$WEIR_LIBRARY``, ``weir/lib/libweir.so``, the repository's ``build/``)."""
+
+
+_BY_CODE: dict[int, type[WeirError]] = {
+    c.code: c for c in (WeirError, NotFound, AlreadyExists, StorageError, CatalogError, EngineError,
+                        InvalidName, InvalidArgument, InvalidInput, ContractViolation, PlanError,
+                        MergeConflict, ConcurrentUpdate, PartialRunError, ModelError, Unsupported)
+}
+
+#: code number → class name, as ``weir_error_name`` returns them.
+CODES: Mapping[int, str] = {code: cls.__name__ for code, cls in _BY_CODE.items()}
+
+
+def _name_of(code: int) -> str:
+    return CODES.get(code, "WeirError")
+
+
+def error_class(code: int | str) -> type[WeirError]:
+    """The exception class for a numeric code or a code name (``"NotFound"``);
+    ``WeirError`` for unknown codes.
+
+    Example:
+        >>> error_class(2).__name__, error_class("MergeConflict").code
+        ('NotFound', 12)
+    """
+    if isinstance(code, str):
+        for cls in _BY_CODE.values():
+            if cls.__name__ == code:
+                return cls
+        return WeirError
+    return _BY_CODE.get(code, WeirError)
+
+
+def error_from_code(code: int | str, message: str, details: object = None) -> WeirError:
+    """Builds the exception for a libweir error. ``details`` may be a JSON string, a list,
+    a single object, or None.
+
+    Example:
+        >>> e = error_from_code(12, "conflict", '[{"table": "default.t", "ours": "changed", "theirs": "dropped"}]')
+        >>> type(e).__name__, e.conflicts[0].table
+        ('MergeConflict', 'default.t')
+    """
+    if isinstance(details, (str, bytes)):
+        try:
+            details = json.loads(details)
+        except ValueError:
+            details = [details if isinstance(details, str) else details.decode("utf-8", "replace")]
+    items: list[Any]
+    if details is None:
+        items = []
+    elif isinstance(details, list):
+        items = list(details)  # pyright: ignore[reportUnknownArgumentType]
+    else:
+        items = [details]
+    cls = error_class(code)
+    return cls(message, items)
