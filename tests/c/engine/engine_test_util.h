@@ -135,4 +135,100 @@ static inline weir_engine *tu_open(void) {
   return e;
 }
 
+/* ---- canonical cell text, for comparing data across Arrow layouts ---------------------
+ * Equal logical values give equal text whatever the physical form: strings in any layout
+ * as their bytes, timestamps as nanoseconds (plus "Z" when they have a time zone), dates
+ * as days, decimals as their unscaled integer and scale, dictionaries as their values. */
+
+static inline int64_t tu_read_int(const void *buf, char f, int64_t i) {
+  switch (f) {
+  case 'c': return ((const int8_t *)buf)[i];
+  case 'C': return ((const uint8_t *)buf)[i];
+  case 's': return ((const int16_t *)buf)[i];
+  case 'S': return ((const uint16_t *)buf)[i];
+  case 'i': return ((const int32_t *)buf)[i];
+  case 'I': return ((const uint32_t *)buf)[i];
+  default: return ((const int64_t *)buf)[i];
+  }
+}
+
+static inline void tu_cell(const struct ArrowSchema *f, const struct ArrowArray *a, int64_t row, char *out,
+                           size_t size) {
+  const char *fmt = f->format;
+  int64_t i = a->offset + row;
+  if (a->null_count != 0 && a->buffers[0] && !weir_bit_get(a->buffers[0], i)) {
+    snprintf(out, size, "NULL");
+    return;
+  }
+  if (f->dictionary) {
+    tu_cell(f->dictionary, a->dictionary, tu_read_int(a->buffers[1], fmt[0], i) - a->dictionary->offset, out, size);
+    return;
+  }
+  const void *d = a->buffers[1];
+  if (strcmp(fmt, "b") == 0) snprintf(out, size, "%s", weir_bit_get(d, i) ? "true" : "false");
+  else if (strchr("csilCSI", fmt[0]) && fmt[1] == 0) snprintf(out, size, "%lld", (long long)tu_read_int(d, fmt[0], i));
+  else if (strcmp(fmt, "L") == 0) snprintf(out, size, "%llu", (unsigned long long)((const uint64_t *)d)[i]);
+  else if (strcmp(fmt, "f") == 0) snprintf(out, size, "%.9g", ((const float *)d)[i]);
+  else if (strcmp(fmt, "g") == 0) snprintf(out, size, "%.17g", ((const double *)d)[i]);
+  else if (fmt[0] == 'd') {
+    int p, s;
+    sscanf(fmt, "d:%d,%d", &p, &s);
+    const int64_t *w = (const int64_t *)d + 2 * i;
+    snprintf(out, size, "%lld:%llu/%d", (long long)w[1], (unsigned long long)w[0], s);
+  } else if (strchr("uUzZ", fmt[0]) || strcmp(fmt, "vu") == 0 || strcmp(fmt, "vz") == 0) {
+    const uint8_t *p;
+    int64_t n;
+    if (fmt[0] == 'v') {
+      const uint8_t *view = (const uint8_t *)d + 16 * i;
+      int32_t len, bi, off;
+      memcpy(&len, view, 4);
+      n = len;
+      if (len <= 12) p = view + 4;
+      else {
+        memcpy(&bi, view + 8, 4);
+        memcpy(&off, view + 12, 4);
+        p = (const uint8_t *)a->buffers[2 + bi] + off;
+      }
+    } else if (fmt[0] == 'U' || fmt[0] == 'Z') {
+      const int64_t *o = d;
+      p = (const uint8_t *)a->buffers[2] + o[i];
+      n = o[i + 1] - o[i];
+    } else {
+      const int32_t *o = d;
+      p = (const uint8_t *)a->buffers[2] + o[i];
+      n = o[i + 1] - o[i];
+    }
+    size_t pos = (size_t)snprintf(out, size, "s:");
+    for (int64_t k = 0; k < n && pos + 3 < size; k++) pos += (size_t)snprintf(out + pos, size - pos, "%02x", p[k]);
+  } else if (strcmp(fmt, "tdD") == 0) snprintf(out, size, "day %d", ((const int32_t *)d)[i]);
+  else if (strcmp(fmt, "tdm") == 0) snprintf(out, size, "day %lld", (long long)(((const int64_t *)d)[i] / 86400000));
+  else if (fmt[0] == 't' && fmt[1] == 's') {
+    int64_t v = ((const int64_t *)d)[i];
+    int64_t mul = fmt[2] == 's' ? 1000000000 : fmt[2] == 'm' ? 1000000 : fmt[2] == 'u' ? 1000 : 1;
+    snprintf(out, size, "ts %lld%s", (long long)(v * mul), fmt[4] ? "Z" : "");
+  } else snprintf(out, size, "?%s", fmt);
+}
+
+/* Compares column `ca` of table a with column `cb` of table b row by row; returns the
+ * number of differing rows and prints the first few. */
+static inline int64_t tu_compare_columns(const weir_arrow_table *a, int64_t ca, const weir_arrow_table *b, int64_t cb) {
+  int64_t diffs = 0;
+  size_t bi = 0, bj = 0;
+  int64_t ri = 0, rj = 0;
+  char x[512], y[512];
+  while (bi < a->n_batches && bj < b->n_batches) {
+    const struct ArrowArray *A = weir_arrow_batch_array(a->batches[bi]);
+    const struct ArrowArray *B = weir_arrow_batch_array(b->batches[bj]);
+    if (ri >= A->length) { bi++; ri = 0; continue; }
+    if (rj >= B->length) { bj++; rj = 0; continue; }
+    tu_cell(a->schema.children[ca], A->children[ca], A->offset + ri, x, sizeof x);
+    tu_cell(b->schema.children[cb], B->children[cb], B->offset + rj, y, sizeof y);
+    if (strcmp(x, y) != 0 && diffs++ < 3)
+      fprintf(stderr, "  column %s row %lld: %s != %s\n", a->schema.children[ca]->name, (long long)ri, x, y);
+    ri++;
+    rj++;
+  }
+  return diffs;
+}
+
 #endif
