@@ -1,0 +1,312 @@
+/* Every widening cast the types module allows, with exact values, nulls, sliced inputs
+ * and the buffers a cast must reuse instead of copying. */
+#include "harness.h"
+#include "build.h"
+
+static bool valid_at(const struct ArrowArray *a, int64_t i) {
+  const uint8_t *v = a->buffers[0];
+  return !v || weir_bit_get(v, a->offset + i);
+}
+#define VAL(T, a, i) (((const T *)(a)->buffers[1])[(a)->offset + (i)])
+
+static const char *str_at(const struct ArrowArray *a, int64_t i, char *buf, size_t size) {
+  const int64_t *o = a->buffers[1];
+  int64_t b = o[a->offset + i], e = o[a->offset + i + 1];
+  snprintf(buf, size, "%.*s", (int)(e - b), (const char *)a->buffers[2] + b);
+  return buf;
+}
+
+/* Validates one column `x` of format `fmt` against declared type `type`; the result's
+ * column is returned through *out (owned by v). */
+static int run1(const char *type, const char *fmt, struct ArrowArray *col, weir_validation *v, weir_error *err) {
+  char yaml[256];
+  snprintf(yaml, sizeof yaml, "contract:\n  name: t\n  columns:\n    - {name: x, type: \"%s\", nullable: true}\n", type);
+  weir_contract *c = yaml_contract(yaml);
+  weir_arrow_table t;
+  const char *names[] = {"x"}, *formats[] = {fmt};
+  table_of(&t, 1, names, formats, col);
+  int rc = weir_contract_validate(c, &t, NULL, v, err);
+  weir_contract_free(c);
+  return rc;
+}
+
+TEST(integers_widen) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  int8_t i8[] = {-128, 0, 127, 5};
+  bool nulls[] = {false, false, false, true};
+  arr_fixed(&a, 1, i8, 4, nulls);
+  CHECK_OK(run1("Int32", "c", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  CHECK_STR(v.valid.schema.children[0]->format, "i");
+  CHECK_INT(VAL(int32_t, o, 0), -128);
+  CHECK_INT(VAL(int32_t, o, 2), 127);
+  CHECK(!valid_at(o, 3));
+  CHECK_INT(o->null_count, 1);
+  CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "casts"), 0), "from")), "int8");
+  weir_validation_clear(&v);
+
+  uint16_t u16[] = {0, 65535};
+  arr_fixed(&a, 2, u16, 2, NULL);
+  CHECK_OK(run1("Int32", "S", &a, &v, &err), &err);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), 65535);
+  weir_validation_clear(&v);
+
+  int16_t i16[] = {-32768, 32767};
+  arr_fixed(&a, 2, i16, 2, NULL);
+  CHECK_OK(run1("Int64", "s", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), -32768);
+  weir_validation_clear(&v);
+
+  uint32_t u32[] = {4294967295u, 7};
+  arr_fixed(&a, 4, u32, 2, NULL);
+  CHECK_OK(run1("Int64", "I", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 4294967295LL);
+  weir_validation_clear(&v);
+
+  int32_t i32[] = {-2147483647 - 1, 2147483647, 3};
+  arr_fixed(&a, 4, i32, 3, NULL);
+  CHECK_OK(run1("Float64", "i", &a, &v, &err), &err);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 0) == -2147483648.0);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 1) == 2147483647.0);
+  weir_validation_clear(&v);
+
+  uint8_t u8[] = {255, 1};
+  arr_fixed(&a, 1, u8, 2, NULL);
+  CHECK_OK(run1("Float32", "C", &a, &v, &err), &err);
+  CHECK(VAL(float, tcol(&v.valid, 0, 0), 0) == 255.0f);
+  CHECK_STR(v.valid.schema.children[0]->format, "f");
+  weir_validation_clear(&v);
+}
+
+TEST(floats_widen) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  float f[] = {1.5f, -0.1f, 3.4028235e38f};
+  arr_fixed(&a, 4, f, 3, NULL);
+  CHECK_OK(run1("Float64", "f", &a, &v, &err), &err);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 0) == 1.5);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 1) == (double)-0.1f);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 2) == (double)3.4028235e38f);
+  weir_validation_clear(&v);
+
+  /* Half floats: 1.0, -2.0, 65504 (largest), the smallest subnormal, infinity. */
+  uint16_t h[] = {0x3C00, 0xC000, 0x7BFF, 0x0001, 0x7C00};
+  arr_fixed(&a, 2, h, 5, NULL);
+  CHECK_OK(run1("Float32", "e", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  CHECK(VAL(float, o, 0) == 1.0f);
+  CHECK(VAL(float, o, 1) == -2.0f);
+  CHECK(VAL(float, o, 2) == 65504.0f);
+  CHECK(VAL(float, o, 3) == 5.9604644775390625e-8f);
+  CHECK(VAL(float, o, 4) > 3.4e38f);
+  weir_validation_clear(&v);
+  arr_fixed(&a, 2, h, 2, NULL);
+  CHECK_OK(run1("Float64", "e", &a, &v, &err), &err);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 1) == -2.0);
+  weir_validation_clear(&v);
+}
+
+TEST(decimals_rescale_exactly) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  __int128 d[] = {12345, -1, (__int128)99999999 * 100000000 + 99999999}; /* 123.45, -0.01, 10^16 - 0.01 */
+  bool nulls[] = {false, false, false};
+  arr_fixed(&a, 16, d, 3, nulls);
+  CHECK_OK(run1("Decimal(22, 6)", "d:18,2", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  CHECK_STR(v.valid.schema.children[0]->format, "d:22,6");
+  CHECK(VAL(__int128, o, 0) == (__int128)123450000);
+  CHECK(VAL(__int128, o, 1) == (__int128)-10000);
+  CHECK(VAL(__int128, o, 2) == ((__int128)99999999 * 100000000 + 99999999) * 10000);
+  weir_validation_clear(&v);
+
+  /* Same scale, more precision: the same bytes, shared. */
+  arr_fixed(&a, 16, d, 3, NULL);
+  const void *buf = a.buffers[1];
+  CHECK_OK(run1("Decimal(20, 2)", "d:18,2", &a, &v, &err), &err);
+  CHECK(tcol(&v.valid, 0, 0)->buffers[1] == buf);
+  CHECK_STR(v.valid.schema.children[0]->format, "d:20,2");
+  weir_validation_clear(&v);
+
+  /* Fewer integer digits would lose values: refused as narrowing. */
+  arr_fixed(&a, 16, d, 3, NULL);
+  CHECK_INT(run1("Decimal(18, 4)", "d:18,2", &a, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0), "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4) (narrowing casts are not applied)");
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+}
+
+TEST(dates_and_timestamps_widen) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  int32_t days[] = {0, 19723, -1}; /* 1970-01-01, 2024-01-01, 1969-12-31 */
+  arr_fixed(&a, 4, days, 3, NULL);
+  CHECK_OK(run1("Date64", "tdD", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), 19723LL * 86400000);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 2), -86400000);
+  CHECK_STR(v.valid.schema.children[0]->format, "tdm");
+  weir_validation_clear(&v);
+
+  int64_t secs[] = {1700000000, -5};
+  arr_fixed(&a, 8, secs, 2, NULL);
+  CHECK_OK(run1("TimestampMicro", "tss:", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000000000LL);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), -5000000);
+  weir_validation_clear(&v);
+
+  int64_t ms[] = {1700000000123};
+  arr_fixed(&a, 8, ms, 1, NULL);
+  CHECK_OK(run1("TimestampNano", "tsm:", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000123000000LL);
+  weir_validation_clear(&v);
+
+  int64_t us[] = {1700000000123456};
+  arr_fixed(&a, 8, us, 1, NULL);
+  CHECK_OK(run1("TimestampNanoUTC", "tsu:UTC", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000123456000LL);
+  CHECK_STR(v.valid.schema.children[0]->format, "tsn:UTC");
+  weir_validation_clear(&v);
+
+  /* A date past 2262 does not fit nanoseconds: reported, never wrapped. */
+  int64_t far[] = {1, 10000000000LL, 3};
+  bool nulls[] = {false, false, true};
+  arr_fixed(&a, 8, far, 3, nulls);
+  CHECK_INT(run1("TimestampNano", "tss:", &a, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0), "column \"x\" has 1 value of type timestamp[s] outside the range of timestamp[ns] (row 1)");
+  CHECK_STR(json_string_value(json_array_get(json_object_get(json_array_get(json_object_get(v.report, "violations"), 0),
+                                                             "samples"),
+                                             0)),
+            "2286-11-20T17:46:40");
+  CHECK_INT(v.valid.n_rows, 0);
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+}
+
+TEST(strings_rebuild_only_offsets) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  const char *s[] = {"alpha", NULL, "", "δέλτα"};
+  arr_str(&a, s, 4, false);
+  const void *data = a.buffers[2];
+  CHECK_OK(run1("String", "u", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  char buf[64];
+  CHECK_STR(str_at(o, 0, buf, sizeof buf), "alpha");
+  CHECK(!valid_at(o, 1));
+  CHECK_STR(str_at(o, 2, buf, sizeof buf), "");
+  CHECK_STR(str_at(o, 3, buf, sizeof buf), "δέλτα");
+  CHECK(o->buffers[2] == data); /* the characters are not copied */
+  CHECK_STR(v.valid.schema.children[0]->format, "U");
+  weir_validation_clear(&v);
+
+  /* large_string as Binary: every buffer shared. */
+  arr_str(&a, s, 4, true);
+  const void *offs = a.buffers[1];
+  data = a.buffers[2];
+  CHECK_OK(run1("Binary", "U", &a, &v, &err), &err);
+  CHECK(tcol(&v.valid, 0, 0)->buffers[1] == offs);
+  CHECK(tcol(&v.valid, 0, 0)->buffers[2] == data);
+  CHECK_STR(v.valid.schema.children[0]->format, "Z");
+  weir_validation_clear(&v);
+
+  arr_str(&a, s, 4, false);
+  CHECK_OK(run1("Binary", "z", &a, &v, &err), &err);
+  CHECK_STR(str_at(tcol(&v.valid, 0, 0), 3, buf, sizeof buf), "δέλτα");
+  weir_validation_clear(&v);
+  arr_str(&a, s, 4, false);
+  CHECK_OK(run1("Binary", "u", &a, &v, &err), &err);
+  CHECK_STR(str_at(tcol(&v.valid, 0, 0), 0, buf, sizeof buf), "alpha");
+  weir_validation_clear(&v);
+}
+
+TEST(views_and_fixed_binary_decode) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  const char *s[] = {"short", "a value longer than twelve bytes", NULL, "exactly12byt"};
+  arr_view(&a, s, 4);
+  CHECK_OK(run1("String", "vu", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  char buf[64];
+  CHECK_STR(str_at(o, 0, buf, sizeof buf), "short");
+  CHECK_STR(str_at(o, 1, buf, sizeof buf), "a value longer than twelve bytes");
+  CHECK(!valid_at(o, 2));
+  CHECK_STR(str_at(o, 3, buf, sizeof buf), "exactly12byt");
+  weir_validation_clear(&v);
+  arr_view(&a, s, 4);
+  CHECK_OK(run1("Binary", "vz", &a, &v, &err), &err);
+  CHECK_STR(str_at(tcol(&v.valid, 0, 0), 1, buf, sizeof buf), "a value longer than twelve bytes");
+  weir_validation_clear(&v);
+
+  char fixed[] = "abcdefghi";
+  arr_fixed(&a, 3, fixed, 3, NULL);
+  CHECK_OK(run1("Binary", "w:3", &a, &v, &err), &err);
+  CHECK_STR(str_at(tcol(&v.valid, 0, 0), 2, buf, sizeof buf), "ghi");
+  weir_validation_clear(&v);
+}
+
+TEST(dictionaries_decode) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray dict, a;
+  const char *words[] = {"S", "C", "Q"};
+  arr_str(&dict, words, 3, false);
+  int32_t idx[] = {0, 2, NN, 1, 0};
+  arr_dict(&a, idx, 5, &dict);
+  CHECK_OK(run1("String", "dict:u", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  char buf[16];
+  CHECK_STR(str_at(o, 1, buf, sizeof buf), "Q");
+  CHECK(!valid_at(o, 2));
+  CHECK_STR(str_at(o, 3, buf, sizeof buf), "C");
+  CHECK_INT(o->null_count, 1);
+  CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "casts"), 0), "from")),
+            "dictionary<values=string, indices=int32>");
+  weir_validation_clear(&v);
+
+  int32_t codes[] = {10, 20, 30};
+  arr_fixed(&dict, 4, codes, 3, NULL);
+  int32_t idx2[] = {2, 2, 0};
+  arr_dict(&a, idx2, 3, &dict);
+  CHECK_OK(run1("Int64", "dict:i", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 30);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 2), 10);
+  weir_validation_clear(&v);
+}
+
+TEST(sliced_input_with_nulls) {
+  /* int32 -> Int64 on a column sliced at an odd offset, so the borrowed validity bitmap
+   * starts mid-byte. */
+  int32_t vals[20];
+  bool nulls[20];
+  for (int i = 0; i < 20; i++) {
+    vals[i] = i * 10;
+    nulls[i] = i % 3 == 0;
+  }
+  struct ArrowArray a;
+  arr_fixed(&a, 4, vals, 20, nulls);
+  a.offset = 5;
+  a.length = 13;
+  a.null_count = -1;
+  weir_validation v;
+  weir_error err = {0};
+  CHECK_OK(run1("Int64", "i", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  int64_t nn = 0;
+  for (int i = 0; i < 13; i++) {
+    int src = i + 5;
+    CHECK_INT(valid_at(o, i), src % 3 != 0);
+    if (src % 3) CHECK_INT(VAL(int64_t, o, i), src * 10);
+    else nn++;
+  }
+  CHECK_INT(o->null_count, nn);
+  weir_validation_clear(&v);
+}
+
+TEST_MAIN()
