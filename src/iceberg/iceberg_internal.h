@@ -145,17 +145,31 @@ typedef struct iceberg_manifest_file {
 } iceberg_manifest_file;
 
 void iceberg_manifest_files_free(iceberg_manifest_file *v, size_t n);
+/* Frees what one entry owns (not the entry itself). */
+void iceberg_manifest_files_free_one(iceberg_manifest_file *m);
 
-/* What goes into a manifest's header besides the Avro keys. */
+/* Where a manifest entry stands: its status, and the snapshot id and sequence numbers it
+ * carries; -1 where the entry leaves them null, to be inherited from its manifest. */
+typedef struct iceberg_entry_meta {
+  int status;
+  int64_t snapshot_id;
+  int64_t sequence_number;
+  int64_t file_sequence_number;
+} iceberg_entry_meta;
+
+/* What goes into a manifest: its header keys besides the Avro ones, and its entries'
+ * status and numbers. */
 typedef struct iceberg_manifest_info {
   const char *schema_json;     /* the table schema (Iceberg JSON) */
   int32_t schema_id;
-  int64_t snapshot_id;         /* of the entries (status ADDED) */
-  int64_t sequence_number;     /* of the snapshot that adds them (manifest list entry) */
+  int64_t snapshot_id;         /* the snapshot that writes the manifest */
+  int64_t sequence_number;     /* that snapshot's sequence number */
+  const iceberg_entry_meta *entries; /* one per file; NULL: every file ADDED by snapshot_id,
+                                        sequence numbers null (inherited) */
 } iceberg_manifest_info;
 
-/* Writes a manifest of `files` (all status ADDED; sequence numbers inherited) to `path`
- * atomically, and fills `entry` (its manifest list record; caller frees with
+/* Writes a manifest of `files` to `path` atomically, and fills `entry` (its manifest list
+ * record, with counts by status and the lowest data sequence number; caller frees it with
  * iceberg_manifest_files_free). */
 int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
                            const iceberg_data_file *files, size_t n_files,
@@ -165,10 +179,21 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
                             size_t n_files, weir_buf *out, weir_error *err);
 
 /* Reads a manifest's entries: data files whose status is ADDED or EXISTING (all of them
- * when `live_only` is false), appended to *files and *n (which may already hold some).
- * `statuses`, when not NULL, receives each appended entry's status (grown with *files). */
+ * when `live_only` is false), appended to *files and *n (which may already hold some,
+ * grown by this module's power-of-two rule, i.e. start from NULL and 0). `meta`, when not
+ * NULL, receives each appended entry's status and numbers as written (-1 when null). */
 int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
-                          size_t *n, int **statuses, weir_error *err);
+                          size_t *n, iceberg_entry_meta **meta, weir_error *err);
+
+/* Manifest merging (manifest_merge.c): when an append would leave at least
+ * `commit.manifest.min-count-to-merge` (default 100, as Java) data manifests, the carried
+ * ones are rewritten into one manifest of EXISTING entries with explicit sequence numbers,
+ * so reads never open an ever-growing number of manifests. `properties` are the table's;
+ * `list` is the carried manifest list, replaced in place; *written is the new manifest's
+ * path (NULL when nothing was merged; caller frees). */
+int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
+                            const iceberg_manifest_info *info, iceberg_manifest_file **list,
+                            size_t *n, char **written, weir_error *err);
 
 typedef struct iceberg_manifest_list_info {
   int64_t snapshot_id;

@@ -76,17 +76,20 @@ const char ICEBERG_MANIFEST_LIST_SCHEMA[] =
   "]}";
 /* clang-format on */
 
+void iceberg_manifest_files_free_one(iceberg_manifest_file *m) {
+  free(m->path);
+  for (size_t j = 0; j < m->n_partitions; j++) {
+    free(m->partitions[j].lower);
+    free(m->partitions[j].upper);
+  }
+  free(m->partitions);
+  free(m->key_metadata);
+  memset(m, 0, sizeof *m);
+}
+
 void iceberg_manifest_files_free(iceberg_manifest_file *v, size_t n) {
   if (!v) return;
-  for (size_t i = 0; i < n; i++) {
-    free(v[i].path);
-    for (size_t j = 0; j < v[i].n_partitions; j++) {
-      free(v[i].partitions[j].lower);
-      free(v[i].partitions[j].upper);
-    }
-    free(v[i].partitions);
-    free(v[i].key_metadata);
-  }
+  for (size_t i = 0; i < n; i++) iceberg_manifest_files_free_one(&v[i]);
   free(v);
 }
 
@@ -203,12 +206,20 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
     }
     int rc = 0;
     avro_value_t *rec = iceberg_avro_writer_record(&w);
-    set_int(rec, "status", ICEBERG_STATUS_ADDED, &rc);
-    set_opt_long(rec, "snapshot_id", info->snapshot_id, &rc);
-    /* Null sequence numbers: an ADDED entry inherits the manifest's (spec, "Sequence
-     * Number Inheritance"), as Java writes them. */
-    set_null(rec, "sequence_number", &rc);
-    set_null(rec, "file_sequence_number", &rc);
+    /* By default: ADDED by this snapshot, with null sequence numbers, which an ADDED entry
+     * inherits from its manifest (spec, "Sequence Number Inheritance"), as Java writes
+     * them. Merged manifests give every entry its own numbers. */
+    iceberg_entry_meta e = {ICEBERG_STATUS_ADDED, info->snapshot_id, -1, -1};
+    if (info->entries) e = info->entries[i];
+    set_int(rec, "status", e.status, &rc);
+    if (e.snapshot_id >= 0) set_opt_long(rec, "snapshot_id", e.snapshot_id, &rc);
+    else set_null(rec, "snapshot_id", &rc);
+    if (e.sequence_number >= 0) set_opt_long(rec, "sequence_number", e.sequence_number, &rc);
+    else set_null(rec, "sequence_number", &rc);
+    if (e.file_sequence_number >= 0)
+      set_opt_long(rec, "file_sequence_number", e.file_sequence_number, &rc);
+    else
+      set_null(rec, "file_sequence_number", &rc);
     avro_value_t df = field(rec, "data_file", &rc);
     if (!rc) {
       set_int(&df, "content", ICEBERG_CONTENT_DATA, &rc);
@@ -265,8 +276,14 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
     entry->sequence_number = info->sequence_number;
     entry->min_sequence_number = info->sequence_number;
     entry->added_snapshot_id = info->snapshot_id;
-    entry->added_files = (int32_t)n_files;
-    for (size_t i = 0; i < n_files; i++) entry->added_rows += files[i].record_count;
+    for (size_t i = 0; i < n_files; i++) {
+      int status = info->entries ? info->entries[i].status : ICEBERG_STATUS_ADDED;
+      int64_t seq = info->entries ? info->entries[i].sequence_number : -1;
+      if (seq >= 0 && seq < entry->min_sequence_number) entry->min_sequence_number = seq;
+      if (status == ICEBERG_STATUS_ADDED) entry->added_files++, entry->added_rows += files[i].record_count;
+      else if (status == ICEBERG_STATUS_EXISTING) entry->existing_files++, entry->existing_rows += files[i].record_count;
+      else entry->deleted_files++, entry->deleted_rows += files[i].record_count;
+    }
     entry->has_partitions = true;
   }
   weir_buf_free(&b);
@@ -336,7 +353,7 @@ static int cmp_stats(const void *a, const void *b) {
 }
 
 int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
-                          size_t *n, int **statuses, weir_error *err) {
+                          size_t *n, iceberg_entry_meta **meta, weir_error *err) {
   iceberg_avro_reader r;
   int rc = iceberg_avro_reader_open(&r, path, err);
   if (rc != WEIR_OK) return rc;
@@ -401,9 +418,13 @@ int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **
       break;
     }
     if (f.n_stats > 1) qsort(f.stats, f.n_stats, sizeof *f.stats, cmp_stats);
-    if (statuses) {
-      *statuses = grow(*statuses, *n, sizeof **statuses);
-      (*statuses)[*n] = (int)status;
+    if (meta) {
+      iceberg_entry_meta e = {(int)status, -1, -1, -1};
+      iceberg_avro_get_long(rec, "snapshot_id", &e.snapshot_id);
+      iceberg_avro_get_long(rec, "sequence_number", &e.sequence_number);
+      iceberg_avro_get_long(rec, "file_sequence_number", &e.file_sequence_number);
+      *meta = grow(*meta, *n, sizeof **meta);
+      (*meta)[*n] = e;
     }
     *files = grow(*files, *n, sizeof **files);
     (*files)[(*n)++] = f;

@@ -8,7 +8,9 @@
  *              snapshot whose manifest list holds one manifest of the new files
  *   append     new snapshot, parent = previous current snapshot; its manifest list lists
  *              the previous manifests unchanged (their files stay where they are) and one
- *              new manifest of the added files; operation "append"
+ *              new manifest of the added files; operation "append". When the data
+ *              manifests reach commit.manifest.min-count-to-merge (100), the carried ones
+ *              are merged into one first (manifest_merge.c)
  *   overwrite  new snapshot whose manifest list has only the new manifest: the previous
  *              files are no longer live (they stay on disk for older versions); operation
  *              "overwrite" (or "append" when nothing was live, "delete" when nothing is
@@ -75,6 +77,11 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
                          "Iceberg write to %s: data file %zu (%s) needs a path, a record count "
                          "and a size",
                          req->table_location, i + 1, f->path ? f->path : "no path");
+    /* Readers open data files by the path in the manifest, from anywhere. */
+    if (f->path[0] != '/' && !strstr(f->path, "://"))
+      return weir_seterr(err, WEIR_EINVALIDARG,
+                         "Iceberg write to %s: data file path \"%s\" is neither absolute nor a URI",
+                         req->table_location, f->path);
     for (size_t k = 0; k < f->n_stats; k++) {
       bool known = false;
       for (size_t c = 0; c < s->n_fields && !known; c++)
@@ -265,7 +272,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   const iceberg_table *prev = req->prev;
 
   char *meta_dir = weir_path_join(req->table_location, "metadata");
-  char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL;
+  char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL, *merged_path = NULL;
   bool wrote_manifest = false, wrote_list = false;
   json_t *schema_json = NULL, *meta = NULL;
   iceberg_manifest_file *list = NULL;
@@ -308,20 +315,25 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   int64_t added_records = 0, added_size = 0;
   for (size_t i = 0; i < req->n_files; i++)
     added_records += req->files[i].record_count, added_size += req->files[i].file_size;
-  if (req->n_files > 0) {
-    char uuid[WEIR_UUID_STR_LEN + 1];
-    weir_uuid4(uuid);
-    char *name = weir_asprintf("%s-m0.avro", uuid);
-    manifest_path = weir_path_join(meta_dir, name);
-    free(name);
+  {
     char *schema_text = weir_json_compact(schema_json);
-    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq};
-    list = weir_realloc(list, (n_list + 1) * sizeof *list);
-    rc = iceberg_manifest_write(manifest_path, &info, req->files, req->n_files, &list[n_list], err);
+    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL};
+    if (n_list > 0 && req->n_files > 0)
+      rc = iceberg_manifests_merge(meta_dir, prev->properties, &info, &list, &n_list,
+                                   &merged_path, err);
+    if (rc == WEIR_OK && req->n_files > 0) {
+      char uuid[WEIR_UUID_STR_LEN + 1];
+      weir_uuid4(uuid);
+      char *name = weir_asprintf("%s-m0.avro", uuid);
+      manifest_path = weir_path_join(meta_dir, name);
+      free(name);
+      list = weir_realloc(list, (n_list + 1) * sizeof *list);
+      rc = iceberg_manifest_write(manifest_path, &info, req->files, req->n_files, &list[n_list],
+                                  err);
+      if (rc == WEIR_OK) n_list++, wrote_manifest = true;
+    }
     free(schema_text);
     if (rc != WEIR_OK) goto done;
-    n_list++;
-    wrote_manifest = true;
   }
   {
     char uuid[WEIR_UUID_STR_LEN + 1];
@@ -439,12 +451,14 @@ done:
     /* Only files this call created; the previous version's files are never touched. */
     if (wrote_list) unlink(list_path);
     if (wrote_manifest) unlink(manifest_path);
+    if (merged_path) unlink(merged_path);
   }
   iceberg_manifest_files_free(list, n_list);
   json_decref(schema_json);
   json_decref(meta);
   free(meta_dir);
   free(manifest_path);
+  free(merged_path);
   free(list_path);
   free(metadata_path);
   return rc;

@@ -453,6 +453,33 @@ def test_empty_table_then_append(tables, con):
     assert con.execute(f"SELECT a, b FROM iceberg_scan('{v2['metadata']}')").fetchall() == [(1, "x")]
 
 
+def test_merged_manifests_read_back_in_every_version(tables, con):
+    """Six appends with manifest merging from three manifests on: EXISTING entries with
+    explicit sequence numbers, read by both engines, in the last and every older version."""
+    versions = tables["appends"]["versions"]
+    assert len(versions) == 6
+    for i, v in enumerate(versions):
+        n = min(891, (i + 1) * 150)
+        ids = _static(v["metadata"]).scan().to_arrow().column("PassengerId").to_pylist()
+        assert sorted(ids) == list(range(1, n + 1))
+        (count, total) = con.execute(
+            f"SELECT count(*), sum(PassengerId) FROM iceberg_scan('{v['metadata']}')").fetchone()
+        assert count == n and total == n * (n + 1) // 2
+    last = versions[-1]["metadata"]
+    rows = con.execute(f"SELECT DISTINCT manifest_path, status FROM iceberg_metadata('{last}')").fetchall()
+    assert len({r[0] for r in rows}) == 2  # merged + the last append's own manifest
+    assert {r[1] for r in rows} == {"EXISTING", "ADDED"}
+    t = _static(last)
+    entries = t.inspect.entries().to_pylist()
+    by_file = {e["data_file"]["file_path"]: e for e in entries}
+    for i, v in enumerate(versions):
+        (path,) = v["files"]
+        e = by_file[path]
+        assert e["snapshot_id"] == v["snapshot_id"]
+        assert e["sequence_number"] == i + 1 and e["file_sequence_number"] == i + 1
+        assert e["status"] == (1 if i == 5 else 0)  # ADDED only for the last append
+
+
 def test_duckdb_iceberg_metadata_lists_our_manifests_and_snapshots(tables, con):
     versions = tables["titanic"]["versions"]
     v = versions[1]

@@ -65,7 +65,7 @@ TEST(manifest_header_parses_back_exactly) {
   iceberg_data_file files[2];
   sample_file(&files[0], 0);
   sample_file(&files[1], 1);
-  iceberg_manifest_info info = {SCHEMA, 3, 1234567890123LL, 5};
+  iceberg_manifest_info info = {SCHEMA, 3, 1234567890123LL, 5, NULL};
   weir_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);
@@ -130,7 +130,7 @@ TEST(manifest_round_trip_with_stats) {
   iceberg_data_file files[3];
   for (int i = 0; i < 3; i++) sample_file(&files[i], i);
   files[2].n_stats = 0; /* a file without any statistics: null maps */
-  iceberg_manifest_info info = {SCHEMA, 0, 77, 9};
+  iceberg_manifest_info info = {SCHEMA, 0, 77, 9, NULL};
   iceberg_manifest_file entry;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_write(path, &info, files, 3, &entry, &err), &err);
@@ -145,14 +145,17 @@ TEST(manifest_round_trip_with_stats) {
 
   iceberg_data_file *back = NULL;
   size_t n = 0;
-  int *statuses = NULL;
-  CHECK_OK(iceberg_manifest_read(path, false, &back, &n, &statuses, &err), &err);
+  iceberg_entry_meta *meta = NULL;
+  CHECK_OK(iceberg_manifest_read(path, false, &back, &n, &meta, &err), &err);
   CHECK_INT(n, 3);
   for (size_t i = 0; i < n && i < 3; i++) {
     CHECK_STR(back[i].path, files[i].path);
     CHECK_INT(back[i].record_count, files[i].record_count);
     CHECK_INT(back[i].file_size, files[i].file_size);
-    CHECK_INT(statuses[i], ICEBERG_STATUS_ADDED);
+    CHECK_INT(meta[i].status, ICEBERG_STATUS_ADDED);
+    CHECK_INT(meta[i].snapshot_id, 77);
+    CHECK_INT(meta[i].sequence_number, -1); /* null: inherited from the manifest */
+    CHECK_INT(meta[i].file_sequence_number, -1);
     CHECK_INT(back[i].n_stats, files[i].n_stats);
   }
   iceberg_column_stats *s1 = &back[0].stats[0], *s2 = &back[0].stats[1];
@@ -197,7 +200,7 @@ TEST(manifest_round_trip_with_stats) {
   avro_schema_decref(ws); /* get_writer_schema returns a new reference */
   avro_file_reader_close(fr);
 
-  free(statuses);
+  free(meta);
   iceberg_data_files_free(back, n);
   free(entry.path); /* the entry owns only its path (no partitions, no key) */
   for (int i = 0; i < 3; i++) {
@@ -307,7 +310,7 @@ TEST(many_records_span_several_blocks) {
     snprintf(p, sizeof p, "/lake/%0300d/%d.parquet", 0, i);
     files[i].path = strdup(p);
   }
-  iceberg_manifest_info info = {SCHEMA, 0, 1, 1};
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
   weir_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, N, &b, &err), &err);
@@ -392,7 +395,7 @@ TEST(files_of_other_writers_with_deflate) {
 TEST(corrupt_files_are_reported_with_their_name) {
   iceberg_data_file f;
   sample_file(&f, 0);
-  iceberg_manifest_info info = {SCHEMA, 0, 1, 1};
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
   weir_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, &f, 1, &b, &err), &err);

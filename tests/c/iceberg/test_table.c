@@ -375,6 +375,111 @@ TEST(metadata_log_is_capped_by_the_table_property) {
   free(dir);
 }
 
+TEST(appends_merge_manifests_at_the_configured_count) {
+  char *dir = test_tmpdir();
+  weir_schema s = {0};
+  add(&s, "a", LONG, true, NULL);
+  int32_t last;
+  iceberg_assign_field_ids(NULL, &s, &last);
+  iceberg_data_file f[6];
+  for (int i = 0; i < 6; i++) fake_file(&f[i], dir, i, 10 + i, &s);
+  iceberg_table *t = write_version(dir, NULL, ICEBERG_OP_APPEND, &s, &f[0], 1,
+                                   "{\"commit.manifest.min-count-to-merge\": 3}", NULL, 0);
+  int64_t snaps[6] = {t ? t->current_snapshot_id : 0};
+  size_t manifests[6] = {1};
+  for (int i = 1; t && i < 6; i++) {
+    iceberg_table *next = write_version(dir, t, ICEBERG_OP_APPEND, &s, &f[i], 1, NULL, NULL, 0);
+    iceberg_table_free(t);
+    t = next;
+    if (!t) break;
+    snaps[i] = t->current_snapshot_id;
+    iceberg_manifest_file *ml;
+    weir_error err = {0};
+    CHECK_OK(iceberg_manifest_list_read(t->manifest_list, &ml, &manifests[i], &err), &err);
+    if (i == 2) {
+      /* 2 carried + 1 new reach 3: the carried two become one manifest of EXISTING
+       * entries, added by this snapshot; the new file keeps its own manifest. */
+      CHECK_INT(manifests[i], 2);
+      CHECK_INT(ml[0].added_snapshot_id, snaps[2]);
+      CHECK_INT(ml[0].existing_files, 2);
+      CHECK_INT(ml[0].added_files, 0);
+      CHECK_INT(ml[0].existing_rows, 10 + 11);
+      CHECK_INT(ml[0].sequence_number, 3);
+      CHECK_INT(ml[0].min_sequence_number, 1);
+      CHECK_INT(ml[1].added_files, 1);
+      /* Entries keep the snapshot and sequence numbers that added them. */
+      iceberg_data_file *files = NULL;
+      iceberg_entry_meta *meta = NULL;
+      size_t n = 0;
+      CHECK_OK(iceberg_manifest_read(ml[0].path, false, &files, &n, &meta, &err), &err);
+      CHECK_INT(n, 2);
+      if (n == 2) {
+        CHECK_STR(files[0].path, f[0].path);
+        CHECK_INT(meta[0].status, ICEBERG_STATUS_EXISTING);
+        CHECK_INT(meta[0].snapshot_id, snaps[0]);
+        CHECK_INT(meta[0].sequence_number, 1);
+        CHECK_INT(meta[0].file_sequence_number, 1);
+        CHECK_INT(meta[1].snapshot_id, snaps[1]);
+        CHECK_INT(meta[1].sequence_number, 2);
+        CHECK_INT(files[1].n_stats, 1); /* statistics are carried over */
+        CHECK(files[1].stats[0].upper != NULL);
+      }
+      iceberg_data_files_free(files, n);
+      free(meta);
+    }
+    iceberg_manifest_files_free(ml, manifests[i]);
+    weir_error_clear(&err);
+  }
+  /* From the second append on, two manifests are carried and merged again: two remain. */
+  CHECK_INT(manifests[1], 2);
+  CHECK_INT(manifests[3], 2);
+  CHECK_INT(manifests[4], 3 - 1);
+  if (t) {
+    CHECK_INT(t->record_count, 10 + 11 + 12 + 13 + 14 + 15);
+    iceberg_data_file *files;
+    size_t n = list_files(t, &files);
+    CHECK_INT(n, 6);
+    for (size_t i = 0; i < n && i < 6; i++) CHECK_STR(files[i].path, f[i].path); /* order kept */
+    iceberg_data_files_free(files, n);
+  }
+  iceberg_table_free(t);
+  for (int i = 0; i < 6; i++) iceberg_data_file_clear(&f[i]);
+  weir_schema_clear(&s);
+  test_rmtree(dir);
+  free(dir);
+}
+
+TEST(merging_can_be_turned_off) {
+  char *dir = test_tmpdir();
+  weir_schema s = {0};
+  add(&s, "a", LONG, true, NULL);
+  int32_t last;
+  iceberg_assign_field_ids(NULL, &s, &last);
+  iceberg_data_file f;
+  fake_file(&f, dir, 0, 1, &s);
+  iceberg_table *t = write_version(dir, NULL, ICEBERG_OP_APPEND, &s, &f, 1,
+                                   "{\"commit.manifest.min-count-to-merge\": 2, "
+                                   "\"commit.manifest-merge.enabled\": \"false\"}", NULL, 0);
+  for (int i = 0; t && i < 3; i++) {
+    iceberg_table *next = write_version(dir, t, ICEBERG_OP_APPEND, &s, &f, 1, NULL, NULL, 0);
+    iceberg_table_free(t);
+    t = next;
+  }
+  if (t) {
+    iceberg_manifest_file *ml;
+    size_t n;
+    weir_error err = {0};
+    CHECK_OK(iceberg_manifest_list_read(t->manifest_list, &ml, &n, &err), &err);
+    CHECK_INT(n, 4);
+    iceberg_manifest_files_free(ml, n);
+  }
+  iceberg_table_free(t);
+  iceberg_data_file_clear(&f);
+  weir_schema_clear(&s);
+  test_rmtree(dir);
+  free(dir);
+}
+
 /* Writes `text` as a metadata file and loads it; returns the status. */
 static int load_text(const char *dir, const char *name, const char *text, iceberg_table **t,
                      weir_error *err) {
@@ -474,6 +579,11 @@ TEST(write_errors) {
   CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "f1.parquet");
   f.record_count = 3;
+  char *abs_path = f.path;
+  f.path = "data/f1.parquet";
+  CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "neither absolute nor a URI");
+  f.path = abs_path;
   s.fields[1].type.id = WEIR_TYPE_DATE64;
   CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "Date64");

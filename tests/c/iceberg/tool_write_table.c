@@ -16,6 +16,8 @@
  *   types     one column of every storable weir type, two files, one version
  *   types_ns  TimestampNano (Iceberg's timestamp_ns, a type of format v3), one version
  *   empty     a table created with no data file, then appended to
+ *   appends   titanic in six appends of 150 passengers, with manifests merged from the
+ *             third manifest on (commit.manifest.min-count-to-merge = 3)
  *
  * Prints one JSON object: {table: {location, versions: [{op, metadata, snapshot_id,
  * records, files}]}}.
@@ -332,6 +334,25 @@ static void empty(const char *out_dir, json_t *result) {
   json_object_set_new(result, "empty", table_done(&t));
 }
 
+static void appends(const char *out_dir, json_t *result) {
+  weir_schema s;
+  schema_of("SELECT * FROM titanic", NULL, &s);
+  table t;
+  table_init(&t, out_dir, "appends");
+  json_t *props = parse_json("{\"commit.manifest.min-count-to-merge\": \"3\"}");
+  for (int i = 0; i < 6; i++) {
+    char *sel = weir_asprintf("SELECT * FROM titanic WHERE PassengerId > %d AND PassengerId <= %d "
+                              "ORDER BY PassengerId", i * 150, (i + 1) * 150);
+    const char *one[] = {sel};
+    version(&t, i == 0 ? "create" : "append", ICEBERG_OP_APPEND, &s, one, 1, i == 0 ? props : NULL,
+            NULL);
+    free(sel);
+  }
+  json_decref(props);
+  weir_schema_clear(&s);
+  json_object_set_new(result, "appends", table_done(&t));
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s OUT_DIR TITANIC_CSV\n", argv[0]);
@@ -345,6 +366,7 @@ int main(int argc, char **argv) {
   titanic(out_dir, argv[2], result);
   types(out_dir, result);
   empty(out_dir, result);
+  appends(out_dir, result);
   char *text = weir_json_pretty(result);
   printf("%s\n", text);
   free(text);
