@@ -10,6 +10,8 @@
  *     crash may roll back (never corrupting the database). FULL syncs the WAL on every
  *     commit.
  *   - foreign_keys=ON.
+ *   - cache_size of 16 MiB per handle (SQLite's default is 2 MiB): the hash-keyed indexes
+ *     are read at random places, so a larger page cache saves reads in big catalogs.
  * Write transactions start with BEGIN IMMEDIATE so the write lock is taken before any
  * read of the transaction. Statements are prepared once per handle and reused.
  */
@@ -248,6 +250,19 @@ static int sq_probe(catalog_backend *be, int *version, weir_error *err) {
   return WEIR_OK;
 }
 
+/* "CREATE TABLE name (...)" + " WITHOUT ROWID" when name is listed as clustered. */
+static char *clustered_sql(const char *st, const char *const *clustered) {
+  static const char prefix[] = "CREATE TABLE ";
+  if (clustered && strncmp(st, prefix, sizeof prefix - 1) == 0) {
+    const char *name = st + sizeof prefix - 1;
+    size_t len = strcspn(name, " (");
+    for (const char *const *c = clustered; *c; c++)
+      if (strlen(*c) == len && strncmp(*c, name, len) == 0)
+        return weir_asprintf("%s WITHOUT ROWID", st);
+  }
+  return weir_strdup(st);
+}
+
 static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_error *err) {
   sqlite_backend *b = SB(be);
   int rc = exec_sql(b,
@@ -259,7 +274,9 @@ static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_erro
   if (rc) return rc;
   for (const char *const *st = m->statements; *st; st++) {
     char *what = weir_asprintf("applying schema migration %d (%s)", m->version, m->description);
-    rc = exec_sql(b, *st, what, err);
+    char *sql = clustered_sql(*st, m->clustered);
+    rc = exec_sql(b, sql, what, err);
+    free(sql);
     free(what);
     if (rc) return rc;
   }
@@ -870,6 +887,7 @@ int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend *
   sqlite3_finalize(s);
   int code = exec_sql(b, sync_sql, "setting synchronous", err);
   if (!code) code = exec_sql(b, "PRAGMA foreign_keys=ON", "enabling foreign keys", err);
+  if (!code) code = exec_sql(b, "PRAGMA cache_size=-16384", "sizing the page cache", err);
   if (code) {
     sq_close(&b->base);
     return code;

@@ -337,10 +337,13 @@ static bool all_hex(const char *s) {
 
 static int resolve_base(weir_catalog *cat, const char *ref, const char *base,
                         char out[WEIR_HASH_LEN + 1], weir_error *err) {
+  /* Not-found on the way is expected: it must not leave a message behind on success. */
   int rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, base, out, err);
   if (rc != WEIR_ENOTFOUND) return rc;
+  weir_error_clear(err);
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_TAG, base, out, err);
   if (rc != WEIR_ENOTFOUND) return rc;
+  weir_error_clear(err);
   size_t len = strlen(base);
   if (len >= 7 && len <= WEIR_HASH_LEN && all_hex(base)) {
     char lower[WEIR_HASH_LEN + 1];

@@ -54,10 +54,13 @@ int catalog_schema_version(weir_catalog *cat);
 /* ---- transactions ------------------------------------------------------------------- */
 
 /* Explicit transactions group several calls atomically (used by runs: merge + status).
- * Nested begins are counted; only the outermost commit/rollback acts. A write
- * transaction takes the database write lock at begin (SQLite BEGIN IMMEDIATE), so reads
- * inside it see a state no other writer can change before commit. Functions called
- * outside an explicit transaction run in their own. */
+ * Nested begins are savepoints: only the outermost commit makes anything durable, and a
+ * nested rollback undoes only the work since its begin (so a failed call inside an
+ * explicit transaction leaves the caller's earlier work intact). A write transaction
+ * takes the database write lock at begin (SQLite BEGIN IMMEDIATE), so reads inside it see
+ * a state no other writer can change before commit. A write inside a read transaction is
+ * refused (WEIR_ECATALOG). Functions called outside an explicit transaction run in their
+ * own. */
 int catalog_tx_begin(weir_catalog *cat, bool write, weir_error *err);
 int catalog_tx_commit(weir_catalog *cat, weir_error *err);
 void catalog_tx_rollback(weir_catalog *cat);
@@ -160,7 +163,8 @@ typedef struct weir_commit_request {
 } weir_commit_request;
 
 /* Writes one commit whose first parent is `expected_head` and whose table map is that
- * commit's map with `changes` applied, and moves `branch` to it, atomically. Records,
+ * commit's map with `changes` applied, and moves `branch` to it, atomically. A run_id is
+ * also recorded in the hashed properties as "run_id" (unless the caller set one). Records,
  * per changed table, the change kind (for log) and, for each table version first seen,
  * the commit and run that wrote it (for the aborted-work and partial-revert rules).
  * Errors: WEIR_ECONCURRENT when the branch is no longer at expected_head (nothing
@@ -222,23 +226,34 @@ typedef struct weir_merge_request {
 
 /* Merges as docs/versioning.md says (fast-forward, up to date, or three-way at table
  * level against the merge base). *out (caller decrefs): {result, commit, base, source,
- * into, tables: [{table, action}]}. Errors: WEIR_ECONFLICT with err->details = every
- * conflicting table as {table, base, ours, theirs} where each side is one of "added",
- * "changed", "dropped", "unchanged" and metadata locations are included (nothing
- * written); WEIR_EPARTIAL naming the failed runs whose work the source would publish;
- * WEIR_ECONCURRENT if `into` kept moving after bounded retries. */
+ * source_commit, into, into_commit, tables: [{table, action}]} where result is
+ * "fast-forward", "merge" or "up-to-date", commit is into's new head, into_commit its head
+ * before, base the merge base (null if none), and tables what changed on `into` (action
+ * "added", "changed" or "dropped"). Errors: WEIR_ECONFLICT with err->details = every
+ * conflicting table as {table, base, ours, theirs, base_metadata, ours_metadata,
+ * theirs_metadata}: base is the merge-base commit, ours (into) and theirs (source) are
+ * what each side did ("added", "changed", "dropped"), the *_metadata the versions' metadata
+ * locations or null (nothing written); WEIR_EPARTIAL naming the runs that did not succeed
+ * whose work the source would publish, details [{run_id, status, tables}];
+ * WEIR_ECONCURRENT if `into` kept moving after bounded retries (one attempt inside an
+ * explicit transaction). */
 int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out,
                   weir_error *err);
 
 /* Commits on `branch` the version `table` had at `to_ref` (or drops it if absent there).
  * Refused with WEIR_EPARTIAL when the table's current version on the branch was written
  * by a run that also wrote other tables that are still at that run's versions (message
- * names the run and those tables), unless allow_partial. *out: {commit, table, action}. */
+ * names the run and those tables; details [{run_id, table, tables}]), unless
+ * allow_partial. *out: {commit, table, action, to, branch}: action is "added", "changed",
+ * "dropped", or "unchanged" when the table is already as at to_ref (then nothing is
+ * written and commit is the branch's head). */
 int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
                          const char *branch, const char *message, bool allow_partial,
                          json_t **out, weir_error *err);
 /* Puts every table run `run_id` wrote back to its version at the run's base commit, in one
- * commit on `branch` (NULL = the run's target branch). *out: {commit, run_id, tables}. */
+ * commit on `branch` (NULL = the run's target branch). *out: {commit, run_id, branch,
+ * base_commit, tables: [{table, action}]}; tables is empty (and nothing is written) when
+ * every table is already as before the run. */
 int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
                        const char *message, json_t **out, weir_error *err);
 

@@ -27,8 +27,8 @@ typedef struct commit_head {
  * a trie operation (never during one, so pointers into it stay valid while the operation
  * runs); the commit cache when it exceeds its bound (callers get copies). The commit
  * cache is also dropped on rollback, so it never holds a commit that was not committed. */
-#define CATALOG_NODE_CACHE_MAX 8192
-#define CATALOG_HEAD_CACHE_MAX 65536
+#define CATALOG_NODE_CACHE_MAX 32768
+#define CATALOG_HEAD_CACHE_MAX 16384
 
 /* How many times merge and revert re-read and retry when the branch moved. */
 #define CATALOG_CAS_ATTEMPTS 10

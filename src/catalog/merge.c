@@ -307,6 +307,7 @@ int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out
   for (int i = 0; i < attempts; i++) {
     bool retry = false;
     rc = merge_once(cat, req, out, &retry, err);
+    if (rc == WEIR_OK && i > 0) weir_error_clear(err); /* the lost races are history */
     if (rc != WEIR_ECONCURRENT || !retry) return rc;
   }
   if (attempts > 1)

@@ -23,7 +23,9 @@ static const char *const STEP1[] = {
     " properties TEXT NOT NULL,"
     " generation BIGINT NOT NULL,"
     " run_id TEXT)",
-    "CREATE INDEX commits_by_run ON commits(run_id)",
+    /* Partial: most commits are not a run's, and indexing their NULLs would put one entry per
+     * commit at a random place (ordered by hash), costing a page write per commit. */
+    "CREATE INDEX commits_by_run ON commits(run_id) WHERE run_id IS NOT NULL",
     "CREATE TABLE commit_parents ("
     " commit_hash TEXT NOT NULL REFERENCES commits(hash),"
     " position INTEGER NOT NULL,"
@@ -48,7 +50,7 @@ static const char *const STEP1[] = {
     " table_name TEXT NOT NULL,"
     " commit_hash TEXT NOT NULL REFERENCES commits(hash),"
     " run_id TEXT)",
-    "CREATE INDEX table_versions_by_run ON table_versions(run_id)",
+    "CREATE INDEX table_versions_by_run ON table_versions(run_id) WHERE run_id IS NOT NULL",
     NULL};
 
 /* Step 2: pipeline runs. */
@@ -74,9 +76,14 @@ static const char *const STEP2[] = {
     " PRIMARY KEY (run_id, model))",
     NULL};
 
+/* tree_nodes keeps a separate key index: its bodies (up to a few KB) would overflow a
+ * key B-tree's cells, while appending them to a rowid table is sequential. */
+static const char *const STEP1_CLUSTERED[] = {"commits", "commit_parents", "refs",
+                                              "commit_changes", "table_versions", NULL};
+
 static const catalog_migration MIGRATIONS[] = {
-    {1, "table map trie, commits, refs, commit changes, table versions", STEP1},
-    {2, "pipeline runs and per-model records", STEP2},
+    {1, "table map trie, commits, refs, commit changes, table versions", STEP1, STEP1_CLUSTERED},
+    {2, "pipeline runs and per-model records", STEP2, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {

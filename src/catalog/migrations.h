@@ -19,6 +19,11 @@ typedef struct catalog_migration {
   int version;                   /* 1, 2, ... in order */
   const char *description;
   const char *const *statements; /* NULL-terminated */
+  /* Tables (created by this step) with small rows that are only ever looked up by their
+   * primary key: a backend that can store such a table in its key's B-tree does so
+   * (SQLite: WITHOUT ROWID), which halves the pages a commit touches. NULL-terminated;
+   * may be NULL. Backends without the notion ignore it. */
+  const char *const *clustered;
 } catalog_migration;
 
 /* The steps in order; *n receives their number. */

@@ -167,6 +167,7 @@ int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_re
   for (int i = 0; i < CATALOG_CAS_ATTEMPTS; i++) {
     bool retry = false;
     rc = revert_table_once(cat, table, to_ref, branch, message, allow_partial, out, &retry, err);
+    if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc != WEIR_ECONCURRENT || !retry) return rc;
   }
   return weir_seterr(err, WEIR_ECONCURRENT,
@@ -270,6 +271,7 @@ int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch
     }
     bool retry = false;
     rc = revert_run_once(cat, &run, tables, n, br, message, out, &retry, err);
+    if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc == WEIR_ECONCURRENT && retry) rc = WEIR_OK;
     else break;
   }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "catalog/catalog_internal.h"
+#include "util/buf.h"
 #include "util/hash.h"
 #include "util/json.h"
 
@@ -113,7 +114,33 @@ void tree_node_free(void *p) {
   free(node);
 }
 
+/* True when jansson would write `s` as is between quotes: printable ASCII without '"'
+ * or '\\'. Such strings (table names, most paths) take the fast path below. */
+static bool plain(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '"' || *s == '\\')
+      return false;
+  return true;
+}
+
+/* The canonical JSON of a leaf. Built by hand when every string is plain (the bytes are
+ * exactly what weir_json_canonical writes: sorted keys, no whitespace), through jansson
+ * otherwise, so escaping rules are jansson's in every case. */
 static char *leaf_body(const eview *v, size_t n) {
+  bool fast = true;
+  for (size_t i = 0; i < n && fast; i++) fast = plain(v[i].table) && plain(v[i].loc);
+  if (fast) {
+    weir_buf b = WEIR_BUF_INIT;
+    weir_buf_puts(&b, "{\"entries\":[");
+    for (size_t i = 0; i < n; i++)
+      weir_buf_printf(&b,
+                      "%s{\"metadata_location\":\"%s\",\"record_count\":%lld,"
+                      "\"snapshot_id\":%lld,\"table\":\"%s\"}",
+                      i ? "," : "", v[i].loc, (long long)v[i].rc, (long long)v[i].snap,
+                      v[i].table);
+    weir_buf_puts(&b, "]}");
+    return weir_buf_detach(&b);
+  }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     json_t *e = json_object();
@@ -130,19 +157,20 @@ static char *leaf_body(const eview *v, size_t n) {
   return s;
 }
 
+/* {"children":{"<digit>":"<hash>",...},"count":N}: only hex digits and numbers, so the
+ * canonical form is written directly (keys "0".."9","a".."f" sort in nibble order). */
 static char *internal_body(const tree_node *node) {
-  json_t *children = json_object();
-  for (int b = 0; b < TREE_FANOUT; b++) {
-    if (!node->child[b][0]) continue;
-    char key[2] = {HEXDIGITS[b], 0};
-    json_object_set_new(children, key, json_string(node->child[b]));
+  weir_buf b = WEIR_BUF_INIT;
+  weir_buf_reserve(&b, 32 + TREE_FANOUT * (WEIR_HASH_LEN + 8));
+  weir_buf_puts(&b, "{\"children\":{");
+  bool first = true;
+  for (int d = 0; d < TREE_FANOUT; d++) {
+    if (!node->child[d][0]) continue;
+    weir_buf_printf(&b, "%s\"%c\":\"%s\"", first ? "" : ",", HEXDIGITS[d], node->child[d]);
+    first = false;
   }
-  json_t *o = json_object();
-  json_object_set_new(o, "children", children);
-  json_object_set_new(o, "count", json_integer((json_int_t)node->count));
-  char *s = weir_json_canonical(o);
-  json_decref(o);
-  return s;
+  weir_buf_printf(&b, "},\"count\":%lld}", (long long)node->count);
+  return weir_buf_detach(&b);
 }
 
 static int corrupt(weir_catalog *cat, const char *hash, const char *why, weir_error *err) {
