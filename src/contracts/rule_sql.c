@@ -126,7 +126,11 @@ int sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *
   rc = weir_engine_query_table(e, weir_buf_cstr(&q), &res, err);
   if (rc) {
     weir_error why = {0};
-    if (blame_check(e, qname, checks, columns, n, &why)) weir_error_move(err, &why);
+    int brc = blame_check(e, qname, checks, columns, n, &why);
+    if (brc) {
+      weir_error_move(err, &why);
+      rc = brc;
+    }
     weir_error_clear(&why);
   } else {
     for (size_t b = 0; b < res.n_batches; b++) {
