@@ -9,7 +9,7 @@
  * of earlier versions it keeps. Where the new version's files go:
  *
  *   <table_location>/data/<uuid>.parquet                      (written by the engine)
- *   <table_location>/metadata/<uuid>-m0.avro                  manifest
+ *   <table_location>/metadata/<uuid>-m0.avro                  manifest (-m1: merged manifest)
  *   <table_location>/metadata/snap-<snapshot-id>-1-<uuid>.avro manifest list
  *   <table_location>/metadata/<version:05d>-<uuid>.metadata.json
  *
@@ -58,9 +58,11 @@ void iceberg_data_files_free(iceberg_data_file *v, size_t n);
 /*
  * Encodes a bound given as text (as DuckDB's Parquet writer reports min/max: "42",
  * "0.42", "A10", "2024-01-31", "2024-01-31 12:00:00", "12.50") into Iceberg's binary
- * single-value form for a column of weir type `t`. Strings longer than 16 bytes are
- * truncated for lower bounds and truncated-and-incremented for upper bounds (as Iceberg
- * writers do); returns false (no bound) when the text cannot be encoded exactly.
+ * single-value form for a column of weir type `t`. Strings longer than 16 code points
+ * (bytes for Binary, which DuckDB reports as hex) are truncated for lower bounds and
+ * truncated-and-incremented for upper bounds (as Java and pyiceberg do: they count code
+ * points); returns false (no bound, *out NULL) when the text cannot be encoded exactly.
+ * The rules per type are in docs/iceberg.md.
  */
 bool iceberg_bound_from_text(weir_type t, const char *text, bool upper, uint8_t **out,
                              size_t *len);
@@ -115,9 +117,12 @@ int iceberg_table_data_files(const iceberg_table *t, iceberg_data_file **out, si
 
 /*
  * Gives every column of `schema` a field id: a column whose name the previous version
- * `prev` has keeps that column's id (so readers track it across versions); any other
- * column gets the next id after max(prev->last_column_id, ids used). Columns that already
- * carry an id > 0 keep it. Sets *last_column_id to the highest id in use.
+ * `prev` has keeps that column's id (so readers track it across versions) when its type
+ * is the same or an Iceberg promotion of it (int -> long, float -> double, decimal
+ * precision widening) and no other column of `schema` already holds that id; any other
+ * column gets the next id after max(prev->last_column_id, ids used), because reusing an
+ * id for an incompatible type would make older data files unreadable. Columns that
+ * already carry an id > 0 keep it. Sets *last_column_id to the highest id in use.
  */
 void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
                               int32_t *last_column_id);
