@@ -111,7 +111,7 @@ static int cmp_finding(const void *a, const void *b) {
 }
 
 void findings_finish(findings *f) {
-  qsort(f->v, f->n, sizeof *f->v, cmp_finding);
+  if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_finding);
   for (size_t i = 0; i < f->n; i++) {
     char *m = weir_violation_message(f->v[i].obj);
     json_object_set_new(f->v[i].obj, "message", json_string(m));
