@@ -136,7 +136,12 @@ struct enum_set {
   double *floats;
   weir_i128 *decs;
   bool allow_true, allow_false;
-  /* strings: open addressing over copies of the (few) allowed values */
+  /* strings: open addressing over copies of the (few) allowed values; when every value
+   * is at most 8 bytes (codes, currencies, statuses) also as packed words, compared
+   * branch-free without hashing */
+  uint64_t *packed;
+  uint8_t *packed_len;
+  bool all_short;
   char **strs;
   size_t *lens;
   uint64_t *hashes;
@@ -228,6 +233,7 @@ int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, s
     while (cap < cnt * 2) cap *= 2;
     e->mask = cap - 1;
     e->slots = weir_calloc(cap, sizeof *e->slots);
+    e->all_short = cnt <= 32;
     json_array_foreach(values, i, j) {
       if (!json_is_string(j)) goto bad;
       size_t len = json_string_length(j);
@@ -235,10 +241,19 @@ int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, s
       memcpy(e->strs[e->n], json_string_value(j), len + 1);
       e->lens[e->n] = len;
       e->hashes[e->n] = value_hash_bytes((const uint8_t *)e->strs[e->n], len);
+      if (len > 8) e->all_short = false;
       size_t s = e->hashes[e->n] & e->mask;
       while (e->slots[s]) s = (s + 1) & e->mask;
       e->slots[s] = (int32_t)(e->n + 1);
       e->n++;
+    }
+    if (e->all_short) {
+      e->packed = weir_calloc(e->n, sizeof *e->packed);
+      e->packed_len = weir_calloc(e->n, 1);
+      for (size_t k = 0; k < e->n; k++) {
+        memcpy(&e->packed[k], e->strs[k], e->lens[k]);
+        e->packed_len[k] = (uint8_t)e->lens[k];
+      }
     }
   } else {
     snprintf(why, n, "enum does not apply to this type");
@@ -268,6 +283,8 @@ void enum_free(enum_set *e) {
   free(e->lens);
   free(e->hashes);
   free(e->slots);
+  free(e->packed);
+  free(e->packed_len);
   free(e);
 }
 
@@ -297,6 +314,23 @@ static inline bool enum_has_dec(const enum_set *e, const uint8_t *p) {
   for (size_t k = 0; k < e->n; k++)
     if (e->decs[k] == d) return true;
   return false;
+}
+
+/* Short values: the value's bytes as one word (zero-padded) against each allowed word.
+ * `end` is where the column's character data ends, so the 8-byte load never reads past
+ * the buffer; values near the end take the byte-wise copy. */
+static inline bool enum_has_short(const enum_set *e, const uint8_t *p, size_t n, const uint8_t *end) {
+  if (n > 8) return false;
+  uint64_t w = 0;
+  if (p + 8 <= end) {
+    memcpy(&w, p, 8);
+    if (n < 8) w &= (((uint64_t)1) << (8 * n)) - 1;
+  } else {
+    memcpy(&w, p, n);
+  }
+  bool found = false;
+  for (size_t k = 0; k < e->n; k++) found |= (e->packed[k] == w) & (e->packed_len[k] == n);
+  return found;
 }
 
 static inline bool enum_has_bytes(const enum_set *e, const uint8_t *p, size_t n) {
@@ -360,7 +394,12 @@ void enum_run(const enum_set *e, weir_type t, const col_view *v, rule_hits *h) {
   case ENUM_BYTES: {
     const int64_t *offs = (const int64_t *)vals + v->off;
     const uint8_t *data = v->arr->buffers[2];
-    SCAN_ROWS(v, t, h, !enum_has_bytes(e, data + offs[i], (size_t)(offs[i + 1] - offs[i])));
+    if (e->all_short) {
+      const uint8_t *end = data + offs[v->len];
+      SCAN_ROWS(v, t, h, !enum_has_short(e, data + offs[i], (size_t)(offs[i + 1] - offs[i]), end));
+    } else {
+      SCAN_ROWS(v, t, h, !enum_has_bytes(e, data + offs[i], (size_t)(offs[i + 1] - offs[i])));
+    }
     break;
   }
   }
@@ -562,8 +601,8 @@ struct compiled_rule {
   unique_set *u;
 };
 
-int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r, compiled_rule **out,
-                      weir_error *err) {
+int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r, int64_t expected_rows,
+                      compiled_rule **out, weir_error *err) {
   compiled_rule *cr = weir_calloc(1, sizeof *cr);
   cr->kind = r->kind;
   cr->type = col->field.type;
@@ -573,7 +612,7 @@ int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r
   case WEIR_RULE_ENUM: rc = enum_compile(cr->type, r->values, &cr->e, why, sizeof why); break;
   case WEIR_RULE_RANGE: rc = range_compile(cr->type, r->min, r->max, &cr->r, why, sizeof why); break;
   case WEIR_RULE_PATTERN: rc = pattern_compile(r->pattern, &cr->p, why, sizeof why); break;
-  case WEIR_RULE_UNIQUE: cr->u = unique_new(cr->type); break;
+  case WEIR_RULE_UNIQUE: cr->u = unique_new(cr->type, expected_rows); break;
   case WEIR_RULE_CHECK: break; /* SQL: rule_sql.c */
   }
   if (rc) {

@@ -214,7 +214,7 @@ int64_t check_nulls(const col_view *v, rule_hits *h);
 typedef struct compiled_rule compiled_rule;
 
 int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r,
-                      compiled_rule **out, weir_error *err);
+                      int64_t expected_rows, compiled_rule **out, weir_error *err);
 void compiled_rule_free(compiled_rule *cr);
 /* Runs the rule over one column view, adding violations to h. */
 void compiled_rule_run(compiled_rule *cr, const col_view *v, rule_hits *h);
@@ -240,7 +240,8 @@ void pattern_free(pattern_rule *p);
 void pattern_run(pattern_rule *p, const col_view *v, rule_hits *h);
 
 typedef struct unique_set unique_set;
-unique_set *unique_new(weir_type t);
+/* A set sized for `expected_rows` values (the input's row count). */
+unique_set *unique_new(weir_type t, int64_t expected_rows);
 void unique_free(unique_set *u);
 void unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h);
 

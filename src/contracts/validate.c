@@ -495,7 +495,7 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
       hits_init(&rr->hits, s.limit, r->mode == WEIR_MODE_DROP, s.nb);
       /* Rules of a column that is missing or cannot be cast cannot run. */
       if (s.p.cols[i].out_idx < 0 || r->kind == WEIR_RULE_CHECK) continue;
-      rc = compiled_rule_new(&c->columns[i], r, &rr->cr, err);
+      rc = compiled_rule_new(&c->columns[i], r, s.row_base[s.nb], &rr->cr, err);
     }
   }
 
