@@ -170,7 +170,8 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
     if (count == 0) break;
     if (count < 0) {
       int64_t block_size;
-      if (!get_long(d, r->len, &pos, &block_size)) return bad(r, err, "truncated header metadata");
+      if (count == INT64_MIN || !get_long(d, r->len, &pos, &block_size))
+        return bad(r, err, "truncated header metadata");
       count = -count;
     }
     for (int64_t i = 0; i < count; i++) {

@@ -432,4 +432,35 @@ TEST(corrupt_files_are_reported_with_their_name) {
   weir_error_clear(&err);
 }
 
+TEST(truncated_at_every_byte_fails_cleanly) {
+  iceberg_data_file files[2];
+  sample_file(&files[0], 0);
+  sample_file(&files[1], 1);
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
+  weir_buf b = WEIR_BUF_INIT;
+  weir_error err = {0};
+  CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);
+  int complete = 0;
+  for (size_t len = 0; len < b.len; len++) {
+    iceberg_avro_reader r;
+    if (iceberg_avro_reader_open_mem(&r, b.data, len, "cut.avro", &err) != WEIR_OK) {
+      CHECK_CONTAINS(err.message, "cut.avro");
+      continue;
+    }
+    int rc;
+    avro_value_t *rec;
+    int n = 0;
+    while ((rc = iceberg_avro_reader_next(&r, &rec, &err)) == WEIR_OK && rec) n++;
+    if (rc == WEIR_OK) complete++; /* only the header, cut exactly before the block */
+    else CHECK_INT(rc, WEIR_EINPUT);
+    CHECK(n <= 2);
+    iceberg_avro_reader_close(&r);
+  }
+  CHECK_INT(complete, 1);
+  weir_buf_free(&b);
+  weir_error_clear(&err);
+  iceberg_data_file_clear(&files[0]);
+  iceberg_data_file_clear(&files[1]);
+}
+
 TEST_MAIN()
