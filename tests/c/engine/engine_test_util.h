@@ -11,6 +11,8 @@
 
 #include "arrow/arrow.h"
 #include "engine/engine.h"
+#include "util/buf.h"
+#include "util/fs.h"
 #include "harness.h"
 
 /* A fixed-width column of n values of `width` bytes; value i is written by fill(i, dst),

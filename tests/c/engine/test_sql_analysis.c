@@ -1,0 +1,171 @@
+/* SQL analysis: the tables a query reads (DuckDB's parser, CTE scoping, positions) and
+ * the types it returns (without reading data), and empty planning tables. */
+#include "engine_test_util.h"
+
+/* The refs as "schema.name@line:col" joined by spaces. */
+static char *refs_text(weir_engine *e, const char *sql, int *rc_out) {
+  weir_sql_table_ref *refs = NULL;
+  size_t n = 0;
+  weir_error err = {0};
+  int rc = weir_engine_sql_tables(e, sql, &refs, &n, &err);
+  if (rc_out) *rc_out = rc;
+  weir_buf b = WEIR_BUF_INIT;
+  if (rc) {
+    weir_buf_printf(&b, "ERROR %d: %s", rc, err.message);
+  } else {
+    for (size_t i = 0; i < n; i++)
+      weir_buf_printf(&b, "%s%s%s%s@%d:%d", i ? " " : "", refs[i].schema ? refs[i].schema : "",
+                      refs[i].schema ? "." : "", refs[i].name, refs[i].line, refs[i].column);
+  }
+  weir_sql_table_refs_free(refs, n);
+  weir_error_clear(&err);
+  return weir_buf_detach(&b);
+}
+
+#define CHECK_REFS(e, sql, want)        \
+  do {                                  \
+    char *got_ = refs_text(e, sql, NULL); \
+    CHECK_STR(got_, want);              \
+    free(got_);                         \
+  } while (0)
+
+TEST(tables_of_joins_subqueries_and_unions) {
+  weir_engine *e = tu_open();
+  CHECK_REFS(e, "SELECT * FROM titanic", "titanic@1:15");
+  CHECK_REFS(e, "SELECT o.id FROM raw.orders o JOIN customers c ON o.cid = c.id LEFT JOIN raw.orders o2 USING (id)",
+             "raw.orders@1:18 customers@1:36");
+  CHECK_REFS(e, "SELECT * FROM a WHERE x IN (SELECT x FROM b) AND EXISTS (SELECT 1 FROM c WHERE c.y = a.y)",
+             "a@1:15 b@1:43 c@1:72");
+  CHECK_REFS(e, "SELECT (SELECT max(v) FROM s1) AS m, * FROM (SELECT * FROM s2) sub",
+             "s1@1:28 s2@1:60");
+  CHECK_REFS(e, "SELECT a FROM u1 UNION ALL SELECT a FROM u2 EXCEPT SELECT a FROM u1",
+             "u1@1:15 u2@1:42");
+  CHECK_REFS(e, "SELECT *\nFROM\n  \"Weird \"\"Name\", default.titanic, main.x",
+             "Weird \"Name@3:3 default.titanic@3:19 main.x@3:36");
+  weir_engine_close(e);
+}
+
+TEST(ctes_are_excluded_where_they_are_in_scope) {
+  weir_engine *e = tu_open();
+  CHECK_REFS(e, "WITH c AS (SELECT * FROM raw.orders) SELECT * FROM c JOIN customers USING (id)",
+             "raw.orders@1:26 customers@1:59");
+  /* A CTE may read an earlier one; recursive CTEs read themselves. */
+  CHECK_REFS(e,
+             "WITH a AS (SELECT * FROM base), b AS (SELECT * FROM a) SELECT * FROM b",
+             "base@1:26");
+  CHECK_REFS(e,
+             "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT * FROM r, seed",
+             "seed@1:94");
+  /* A CTE name hides a table only inside its own query: this subquery reads table `c`. */
+  CHECK_REFS(e, "SELECT * FROM (WITH c AS (SELECT 1) SELECT * FROM c) q, c", "c@1:57");
+  /* A qualified name is never a CTE. */
+  CHECK_REFS(e, "WITH orders AS (SELECT 1) SELECT * FROM orders, raw.orders", "raw.orders@1:49");
+  weir_engine_close(e);
+}
+
+TEST(syntax_errors_and_non_selects) {
+  weir_engine *e = tu_open();
+  weir_error err = {0};
+  weir_sql_table_ref *refs = NULL;
+  size_t n = 0;
+  CHECK_INT(weir_engine_sql_tables(e, "SELECT a,\n  b FORM t", &refs, &n, &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "cannot parse SQL: syntax error at or near \"t\"");
+  CHECK_CONTAINS(err.message, "(line 2, column 10)");
+  CHECK_CONTAINS(err.details, "\"line\":2");
+  CHECK_INT(weir_engine_sql_tables(e, "SELECT 1 FROM default.x WHERE (", &refs, &n, &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "at end of input (line 1, column 32)"); /* in the caller's text */
+  CHECK_INT(weir_engine_sql_tables(e, "CREATE TABLE x (a INT)", &refs, &n, &err), WEIR_EUNSUPPORTED);
+  CHECK_INT(weir_engine_sql_tables(e, "SELECT 1; SELECT 2", &refs, &n, &err), WEIR_EUNSUPPORTED);
+  CHECK_CONTAINS(err.message, "found 2");
+  CHECK(refs == NULL && n == 0);
+  weir_error_clear(&err);
+  weir_engine_close(e);
+}
+
+static const char *type_of_field(const weir_schema *s, const char *name, char *buf, size_t size) {
+  long i = weir_schema_find(s, name);
+  if (i < 0) return "(missing)";
+  weir_type_name(s->fields[i].type, buf, size);
+  return buf;
+}
+
+TEST(describe_reads_no_data) {
+  weir_engine *e = tu_open();
+  weir_error err = {0};
+  /* An empty planning table for the data a model would read. */
+  weir_schema src = {0};
+  const char *names[] = {"id", "fare", "name", "day", "ts", "amount", "flag", "blob"};
+  const char *types[] = {"Int64", "Float64", "String", "Date32", "TimestampMicroUTC", "Decimal(18, 2)", "Bool", "Binary"};
+  for (int i = 0; i < 8; i++) {
+    weir_field f = {0};
+    f.name = (char *)names[i];
+    CHECK(weir_type_parse(types[i], &f.type, NULL, 0));
+    f.required = i == 0;
+    weir_schema_add(&src, &f);
+  }
+  CHECK_OK(weir_engine_create_empty(e, "raw", "trips", &src, &err), &err);
+  CHECK_OK(weir_engine_create_empty(e, "default", "people", &src, &err), &err);
+  CHECK(tu_double(e, "SELECT count(*) FROM raw.trips") == 0);
+  CHECK(tu_double(e, "SELECT count(*) FROM people") == 0); /* bare name for the default namespace */
+  weir_schema out;
+  CHECK_OK(weir_engine_describe(e,
+                                "SELECT id, fare, name, day, ts, amount, flag, blob, count(*) OVER () AS n, "
+                                "sum(fare) OVER () AS total, sum(id) OVER () AS ids, avg(id) OVER () AS mean, "
+                                "id::TINYINT AS tiny, [id] AS list FROM raw.trips",
+                                &out, &err),
+           &err);
+  char buf[64];
+  CHECK_INT(out.n_fields, 14);
+  CHECK_STR(type_of_field(&out, "id", buf, sizeof buf), "Int64");
+  CHECK_STR(type_of_field(&out, "fare", buf, sizeof buf), "Float64");
+  CHECK_STR(type_of_field(&out, "name", buf, sizeof buf), "String");
+  CHECK_STR(type_of_field(&out, "day", buf, sizeof buf), "Date32");
+  CHECK_STR(type_of_field(&out, "ts", buf, sizeof buf), "TimestampMicroUTC");
+  CHECK_STR(type_of_field(&out, "amount", buf, sizeof buf), "Decimal(18, 2)");
+  CHECK_STR(type_of_field(&out, "flag", buf, sizeof buf), "Bool");
+  CHECK_STR(type_of_field(&out, "blob", buf, sizeof buf), "Binary");
+  CHECK_STR(type_of_field(&out, "n", buf, sizeof buf), "Int64");     /* COUNT(*) */
+  CHECK_STR(type_of_field(&out, "total", buf, sizeof buf), "Float64"); /* SUM(double) */
+  CHECK_STR(type_of_field(&out, "mean", buf, sizeof buf), "Float64");
+  /* Types without a weir name: Any, with DuckDB's name in the doc. */
+  long i = weir_schema_find(&out, "ids");
+  CHECK(i >= 0 && out.fields[i].type.id == WEIR_TYPE_ANY);
+  if (i >= 0) CHECK_STR(out.fields[i].doc, "HUGEINT");
+  i = weir_schema_find(&out, "tiny");
+  if (i >= 0) CHECK_STR(out.fields[i].doc, "TINYINT");
+  i = weir_schema_find(&out, "list");
+  if (i >= 0) CHECK_STR(out.fields[i].doc, "BIGINT[]");
+  CHECK(!out.fields[0].required);
+  weir_schema_clear(&out);
+  /* Aggregates over the default table by its bare and qualified names. */
+  CHECK_OK(weir_engine_describe(e, "SELECT count(*) AS c, sum(fare) AS s FROM default.people GROUP BY name", &out, &err),
+           &err);
+  CHECK_STR(type_of_field(&out, "c", buf, sizeof buf), "Int64");
+  CHECK_STR(type_of_field(&out, "s", buf, sizeof buf), "Float64");
+  weir_schema_clear(&out);
+  /* Errors name what failed. */
+  CHECK_INT(weir_engine_describe(e, "SELECT nope FROM raw.trips", &out, &err), WEIR_EENGINE);
+  CHECK_CONTAINS(err.message, "cannot describe query: Binder Error");
+  /* A NOT NULL column refuses nulls: required columns are real constraints. */
+  CHECK_INT(weir_engine_exec(e, "INSERT INTO raw.trips (id) VALUES (NULL)", &err), WEIR_EENGINE);
+  weir_error_clear(&err);
+  weir_schema_clear(&src);
+  weir_engine_close(e);
+}
+
+TEST(describe_does_not_run_the_query) {
+  weir_engine *e = tu_open();
+  weir_error err = {0};
+  weir_schema out;
+  /* Running this would take very long and fail; describing it is instant. */
+  CHECK_OK(weir_engine_describe(e,
+                                "SELECT CAST('x' AS INT) AS boom, count(*) AS c "
+                                "FROM range(1000000000000) a, range(1000000000000) b",
+                                &out, &err),
+           &err);
+  CHECK_INT(out.n_fields, 2);
+  weir_schema_clear(&out);
+  weir_engine_close(e);
+}
+
+TEST_MAIN()
