@@ -34,35 +34,37 @@ void lake_staged_clear(lake_staged *s) {
 
 /* ---- staging ---------------------------------------------------------------------- */
 
-/* Iceberg stats for one Parquet file, from the text statistics DuckDB reports. */
+/* A statistic from the engine's JSON (text or number) as text, in `buf`. */
+static const char *stat_text(const json_t *cs, const char *key, char *buf, size_t n) {
+  json_t *v = json_object_get(cs, key);
+  if (json_is_string(v)) return json_string_value(v);
+  if (json_is_integer(v)) {
+    snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+    return buf;
+  }
+  if (json_is_boolean(v)) return json_is_true(v) ? "true" : "false";
+  return NULL;
+}
+
+/* Iceberg stats for one Parquet file, from the statistics DuckDB reports while writing. */
 static void file_stats(const weir_parquet_file *pf, const weir_schema *schema,
                        iceberg_data_file *df) {
   df->path = weir_strdup(pf->path);
   df->record_count = pf->record_count;
   df->file_size = pf->file_size;
   df->stats = weir_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *df->stats);
-  df->n_stats = 0;
+  df->n_stats = schema->n_fields;
   for (size_t i = 0; i < schema->n_fields; i++) {
-    const weir_field *f = &schema->fields[i];
-    json_t *cs = json_object_get(pf->column_stats, f->name);
-    iceberg_column_stats *st = &df->stats[df->n_stats++];
-    memset(st, 0, sizeof *st);
-    st->field_id = f->field_id;
-    st->value_count = cs ? weir_json_int(cs, "num_values", -1) : -1;
-    st->null_count = cs ? weir_json_int(cs, "null_count", -1) : -1;
-    st->column_size = cs ? weir_json_int(cs, "column_size_bytes", -1) : -1;
-    st->nan_count = -1;
-    if (f->type.id == WEIR_TYPE_FLOAT32 || f->type.id == WEIR_TYPE_FLOAT64) {
-      json_t *hn = json_object_get(cs, "has_nan");
-      if (json_is_false(hn)) st->nan_count = 0;
-    }
-    const char *mn = cs ? weir_json_str(cs, "min", NULL) : NULL;
-    const char *mx = cs ? weir_json_str(cs, "max", NULL) : NULL;
-    /* NaN poisons float bounds: Iceberg readers must not see NaN as a bound. */
-    bool nan_possible = (f->type.id == WEIR_TYPE_FLOAT32 || f->type.id == WEIR_TYPE_FLOAT64) &&
-                        st->nan_count != 0;
-    if (mn && !nan_possible) iceberg_bound_from_text(f->type, mn, false, &st->lower, &st->lower_len);
-    if (mx && !nan_possible) iceberg_bound_from_text(f->type, mx, true, &st->upper, &st->upper_len);
+    json_t *cs = json_object_get(pf->column_stats, schema->fields[i].name);
+    char b[6][32];
+    iceberg_stats_text t = {0};
+    t.min = stat_text(cs, "min", b[0], sizeof b[0]);
+    t.max = stat_text(cs, "max", b[1], sizeof b[1]);
+    t.null_count = stat_text(cs, "null_count", b[2], sizeof b[2]);
+    t.num_values = stat_text(cs, "num_values", b[3], sizeof b[3]);
+    t.column_size = stat_text(cs, "column_size_bytes", b[4], sizeof b[4]);
+    t.has_nan = stat_text(cs, "has_nan", b[5], sizeof b[5]);
+    iceberg_column_stats_from_text(&schema->fields[i], &t, &df->stats[i]);
   }
 }
 
