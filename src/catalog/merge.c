@@ -129,8 +129,7 @@ static int check_partial(weir_catalog *cat, const weir_merge_request *req,
 
 /* ---- planning ----------------------------------------------------------------------- */
 
-static int conflict_error(const weir_merge_request *req, const char *base, json_t *conflicts,
-                          weir_error *err) {
+static int conflict_error(const weir_merge_request *req, json_t *conflicts, weir_error *err) {
   size_t n = json_array_size(conflicts);
   weir_buf b = WEIR_BUF_INIT;
   size_t i;
@@ -147,7 +146,6 @@ static int conflict_error(const weir_merge_request *req, const char *base, json_
   weir_seterr(err, WEIR_ECONFLICT,
               "merge conflict merging %s into %s: %zu table%s changed on both sides: %s",
               req->source, req->into, n, n == 1 ? "" : "s", weir_buf_cstr(&b));
-  (void)base;
   weir_error_set_details(err, json_incref(conflicts));
   weir_buf_free(&b);
   return WEIR_ECONFLICT;
@@ -196,7 +194,7 @@ static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merg
                     "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b)));
     }
   }
-  if (!rc && json_array_size(conflicts) > 0) rc = conflict_error(req, p->base, conflicts, err);
+  if (!rc && json_array_size(conflicts) > 0) rc = conflict_error(req, conflicts, err);
   if (!rc) rc = check_partial(cat, req, theirs, nt, err);
   json_decref(conflicts);
   tree_diff_free(ours, no);
