@@ -187,7 +187,7 @@ static int64_t unit_factor(char from, char to) {
 static void cast_timestamp(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
                            weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch,
                            int64_t row_base) {
-  int64_t factor = unit_factor(f[2], value_ts_unit(t));
+  int64_t factor = unit_factor(f[2], wc_value_ts_unit(t));
   int64_t o = start_output(src, off, len, 2, owner, out);
   int64_t *d = (int64_t *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
   const int64_t *s = (const int64_t *)src->buffers[1] + off;
@@ -198,8 +198,8 @@ static void cast_timestamp(const char *f, const struct ArrowArray *src, int64_t 
       if (valid && !weir_bit_get(valid, off + i)) continue;
       if (overflow) {
         char txt[64];
-        value_timestamp_format(s[i], f[2], f[4] != 0, txt, sizeof txt);
-        hits_add(overflow, batch, i, len, row_base + i, hits_want_sample(overflow) ? json_string(txt) : NULL);
+        wc_value_timestamp_format(s[i], f[2], f[4] != 0, txt, sizeof txt);
+        wc_hits_add(overflow, batch, i, len, row_base + i, wc_hits_want_sample(overflow) ? json_string(txt) : NULL);
       }
     }
   }
@@ -285,7 +285,7 @@ static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowAr
                            size_t batch, int64_t row_base, weir_error *err) {
   const struct ArrowArray *dict = src->dictionary;
   struct ArrowArray dv;
-  int rc = cast_column(field->dictionary, dict, dict->offset, dict->length, t, owner, &dv, overflow, batch,
+  int rc = wc_cast_column(field->dictionary, dict, dict->offset, dict->length, t, owner, &dv, overflow, batch,
                        row_base, err);
   if (rc) return rc;
   const uint8_t *dvalid = dv.n_buffers > 0 ? dv.buffers[0] : NULL;
@@ -357,7 +357,7 @@ static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowAr
 
 static bool is_int_format(const char *f) { return !f[1] && strchr("cCsSiIlL", f[0]); }
 
-int cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
                 weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch, int64_t row_base,
                 weir_error *err) {
   const char *f = field->format;

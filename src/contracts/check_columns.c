@@ -38,7 +38,7 @@ static void out_field(const weir_contract_column *col, const struct ArrowSchema 
   weir_arrow_schema_init(out, fmt, col->field.name, flags, 0);
 }
 
-void plan_columns(const weir_contract *c, const struct ArrowSchema *in, const weir_validate_options *opts, plan *p,
+void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const weir_validate_options *opts, plan *p,
                   findings *f) {
   memset(p, 0, sizeof *p);
   p->n_cols = c->n_columns;
@@ -55,9 +55,9 @@ void plan_columns(const weir_contract *c, const struct ArrowSchema *in, const we
     char expected[96];
     weir_type_arrow_name(col->field.type, expected, sizeof expected);
     if (cp->in_idx < 0) {
-      json_t *v = violation_new(WEIR_V_MISSING, col->field.name, NULL, WEIR_MODE_FAIL, 0);
+      json_t *v = wc_violation_new(WEIR_V_MISSING, col->field.name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "expected", json_string(expected));
-      findings_add(f, (long)i, 0, v);
+      wc_findings_add(f, (long)i, 0, v);
       p->broken = true;
       continue;
     }
@@ -66,11 +66,11 @@ void plan_columns(const weir_contract *c, const struct ArrowSchema *in, const we
     if (cp->cast == WEIR_CAST_REFUSE) {
       char found[160];
       weir_arrow_type_name(field, found, sizeof found);
-      json_t *v = violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, 0);
+      json_t *v = wc_violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "expected", json_string(expected));
       json_object_set_new(v, "found", json_string(found));
       json_object_set_new(v, "narrowing", json_boolean(cp->narrowing));
-      findings_add(f, (long)i, 0, v);
+      wc_findings_add(f, (long)i, 0, v);
       p->broken = true;
       continue;
     }
@@ -90,9 +90,9 @@ void plan_columns(const weir_contract *c, const struct ArrowSchema *in, const we
     if (opts->is_output) {
       char found[160];
       weir_arrow_type_name(field, found, sizeof found);
-      json_t *v = violation_new(WEIR_V_UNKNOWN, name, NULL, WEIR_MODE_FAIL, 0);
+      json_t *v = wc_violation_new(WEIR_V_UNKNOWN, name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "found", json_string(found));
-      findings_add(f, (long)c->n_columns + (long)k, 0, v);
+      wc_findings_add(f, (long)c->n_columns + (long)k, 0, v);
     } else if (!opts->project) {
       p->out_in[p->n_out] = (long)k;
       p->out_decl[p->n_out] = -1;
@@ -110,7 +110,7 @@ void plan_columns(const weir_contract *c, const struct ArrowSchema *in, const we
   }
 }
 
-void plan_clear(plan *p) {
+void wc_plan_clear(plan *p) {
   free(p->cols);
   free(p->out_in);
   free(p->out_decl);

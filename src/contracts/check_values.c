@@ -20,19 +20,19 @@
 
 /* ---- samples ------------------------------------------------------------------------------------------- */
 
-json_t *value_sample(weir_type t, const struct ArrowArray *a, int64_t i) {
+json_t *wc_value_sample(weir_type t, const struct ArrowArray *a, int64_t i) {
   const void *v = a->buffers[1];
   char txt[96];
   switch (t.id) {
   case WEIR_TYPE_BOOL: return json_boolean(weir_bit_get(v, i));
   case WEIR_TYPE_INT32: return json_integer(((const int32_t *)v)[i]);
   case WEIR_TYPE_INT64: return json_integer(((const int64_t *)v)[i]);
-  case WEIR_TYPE_FLOAT32: return value_double_json(((const float *)v)[i]);
-  case WEIR_TYPE_FLOAT64: return value_double_json(((const double *)v)[i]);
+  case WEIR_TYPE_FLOAT32: return wc_value_double_json(((const float *)v)[i]);
+  case WEIR_TYPE_FLOAT64: return wc_value_double_json(((const double *)v)[i]);
   case WEIR_TYPE_DECIMAL: {
     weir_i128 d;
     memcpy(&d, (const uint8_t *)v + i * 16, 16);
-    value_decimal_format(d, t.scale, txt, sizeof txt);
+    wc_value_decimal_format(d, t.scale, txt, sizeof txt);
     return json_string(txt);
   }
   case WEIR_TYPE_STRING:
@@ -41,19 +41,19 @@ json_t *value_sample(weir_type t, const struct ArrowArray *a, int64_t i) {
     const uint8_t *data = a->buffers[2];
     int64_t n = offs[i + 1] - offs[i];
     /* A sample is for reading: very long values are cut. */
-    return value_bytes_json(data + offs[i], (size_t)(n > 200 ? 200 : n));
+    return wc_value_bytes_json(data + offs[i], (size_t)(n > 200 ? 200 : n));
   }
-  case WEIR_TYPE_DATE32: value_date_format(((const int32_t *)v)[i], txt, sizeof txt); return json_string(txt);
+  case WEIR_TYPE_DATE32: wc_value_date_format(((const int32_t *)v)[i], txt, sizeof txt); return json_string(txt);
   case WEIR_TYPE_DATE64: {
     int64_t ms = ((const int64_t *)v)[i];
-    value_timestamp_format(ms, 'm', false, txt, sizeof txt);
+    wc_value_timestamp_format(ms, 'm', false, txt, sizeof txt);
     return json_string(txt);
   }
   case WEIR_TYPE_TS_US:
   case WEIR_TYPE_TS_NS:
   case WEIR_TYPE_TS_US_UTC:
   case WEIR_TYPE_TS_NS_UTC:
-    value_timestamp_format(((const int64_t *)v)[i], value_ts_unit(t), value_ts_utc(t), txt, sizeof txt);
+    wc_value_timestamp_format(((const int64_t *)v)[i], wc_value_ts_unit(t), wc_value_ts_utc(t), txt, sizeof txt);
     return json_string(txt);
   default: return json_null();
   }
@@ -65,16 +65,16 @@ static inline void report_bits(uint64_t bad, int64_t base, weir_type t, const co
     int j = __builtin_ctzll(bad);
     bad &= bad - 1;
     int64_t i = base + j;
-    hits_add(h, v->batch, i, v->len, v->row_base + i, hits_want_sample(h) ? value_sample(t, v->arr, v->off + i) : NULL);
+    wc_hits_add(h, v->batch, i, v->len, v->row_base + i, wc_hits_want_sample(h) ? wc_value_sample(t, v->arr, v->off + i) : NULL);
   }
 }
 
 /* ---- nulls ------------------------------------------------------------------------------------------------------ */
 
-int64_t check_nulls(const col_view *v, rule_hits *h) {
+int64_t wc_check_nulls(const col_view *v, rule_hits *h) {
   const uint8_t *bits = v->arr->n_buffers > 0 ? v->arr->buffers[0] : NULL;
   if (!strcmp(v->field->format, "n")) { /* the null type: every row is null */
-    for (int64_t i = 0; i < v->len; i++) hits_add(h, v->batch, i, v->len, v->row_base + i, NULL);
+    for (int64_t i = 0; i < v->len; i++) wc_hits_add(h, v->batch, i, v->len, v->row_base + i, NULL);
     return v->len;
   }
   if (!bits) return 0;
@@ -89,7 +89,7 @@ int64_t check_nulls(const col_view *v, rule_hits *h) {
     while (w) {
       int j = __builtin_ctzll(w);
       w &= w - 1;
-      if (seen < h->limit || h->collect_mask) hits_add(h, v->batch, base + j, v->len, v->row_base + base + j, NULL);
+      if (seen < h->limit || h->collect_mask) wc_hits_add(h, v->batch, base + j, v->len, v->row_base + base + j, NULL);
       else h->count++;
       seen++;
     }
@@ -99,7 +99,7 @@ int64_t check_nulls(const col_view *v, rule_hits *h) {
 
 /* ---- hashing bytes (enum sets here, unique sets in rule_unique.c) ---------------------------------------------------- */
 
-uint64_t value_hash_bytes(const uint8_t *p, size_t n) {
+uint64_t wc_value_hash_bytes(const uint8_t *p, size_t n) {
   /* A multiply-xorshift over 8-byte words: fast on short strings, which enum and key
    * columns mostly hold. Not for adversarial input (sets here live for one validation). */
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
@@ -158,9 +158,9 @@ static bool temporal_value(weir_type t, const json_t *j, int64_t *out) {
   bool zone;
   const char *s = json_string_value(j);
   switch (t.id) {
-  case WEIR_TYPE_DATE32: return value_date_parse(s, out);
-  case WEIR_TYPE_DATE64: return value_timestamp_parse(s, 'm', out, &zone);
-  default: return value_timestamp_parse(s, value_ts_unit(t), out, &zone);
+  case WEIR_TYPE_DATE32: return wc_value_date_parse(s, out);
+  case WEIR_TYPE_DATE64: return wc_value_timestamp_parse(s, 'm', out, &zone);
+  default: return wc_value_timestamp_parse(s, wc_value_ts_unit(t), out, &zone);
   }
 }
 
@@ -173,7 +173,7 @@ static int cmp_i64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, size_t n) {
+int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, size_t n) {
   enum_set *e = weir_calloc(1, sizeof *e);
   size_t cnt = json_array_size(values);
   size_t i;
@@ -214,7 +214,7 @@ int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, s
     e->kind = ENUM_DEC;
     e->decs = weir_calloc(cnt ? cnt : 1, sizeof *e->decs);
     json_array_foreach(values, i, j) {
-      if (!value_decimal_from_json(j, t.scale, 0, &e->decs[e->n])) goto bad;
+      if (!wc_value_decimal_from_json(j, t.scale, 0, &e->decs[e->n])) goto bad;
       e->n++;
     }
   } else if (t.id == WEIR_TYPE_BOOL) {
@@ -240,7 +240,7 @@ int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, s
       e->strs[e->n] = weir_malloc(len + 1);
       memcpy(e->strs[e->n], json_string_value(j), len + 1);
       e->lens[e->n] = len;
-      e->hashes[e->n] = value_hash_bytes((const uint8_t *)e->strs[e->n], len);
+      e->hashes[e->n] = wc_value_hash_bytes((const uint8_t *)e->strs[e->n], len);
       if (len > 8) e->all_short = false;
       size_t s = e->hashes[e->n] & e->mask;
       while (e->slots[s]) s = (s + 1) & e->mask;
@@ -257,7 +257,7 @@ int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, s
     }
   } else {
     snprintf(why, n, "enum does not apply to this type");
-    enum_free(e);
+    wc_enum_free(e);
     return WEIR_EINPUT;
   }
   *out = e;
@@ -268,11 +268,11 @@ bad:;
   weir_type_name(t, tn, sizeof tn);
   snprintf(why, n, "enum value %s is not a value of type %s", txt ? txt : "?", tn);
   free(txt);
-  enum_free(e);
+  wc_enum_free(e);
   return WEIR_EINPUT;
 }
 
-void enum_free(enum_set *e) {
+void wc_enum_free(enum_set *e) {
   if (!e) return;
   free(e->ints);
   free(e->bitmap);
@@ -334,7 +334,7 @@ static inline bool enum_has_short(const enum_set *e, const uint8_t *p, size_t n,
 }
 
 static inline bool enum_has_bytes(const enum_set *e, const uint8_t *p, size_t n) {
-  uint64_t h = value_hash_bytes(p, n);
+  uint64_t h = wc_value_hash_bytes(p, n);
   for (size_t s = h & e->mask; e->slots[s]; s = (s + 1) & e->mask) {
     size_t k = (size_t)e->slots[s] - 1;
     if (e->hashes[k] == h && e->lens[k] == n && memcmp(e->strs[k], p, n) == 0) return true;
@@ -362,7 +362,7 @@ static inline bool enum_has_bytes(const enum_set *e, const uint8_t *p, size_t n)
     }                                                                                   \
   } while (0)
 
-void enum_run(const enum_set *e, weir_type t, const col_view *v, rule_hits *h) {
+void wc_enum_run(const enum_set *e, weir_type t, const col_view *v, rule_hits *h) {
   const void *vals = v->arr->buffers[1];
   switch (e->kind) {
   case ENUM_INT:
@@ -439,7 +439,7 @@ static double number_of(const json_t *j) {
   return json_number_value(j);
 }
 
-int range_compile(weir_type t, const json_t *min, const json_t *max, range_bounds **out, char *why, size_t n) {
+int wc_range_compile(weir_type t, const json_t *min, const json_t *max, range_bounds **out, char *why, size_t n) {
   range_bounds *r = weir_calloc(1, sizeof *r);
   r->has_lo = min && !json_is_null(min);
   r->has_hi = max && !json_is_null(max);
@@ -463,8 +463,8 @@ int range_compile(weir_type t, const json_t *min, const json_t *max, range_bound
     r->kind = RANGE_DEC;
     r->dlo = -((weir_i128)1 << 126);
     r->dhi = (weir_i128)1 << 126;
-    if (r->has_lo) ok = value_decimal_from_json(min, t.scale, +1, &r->dlo);
-    if (ok && r->has_hi) ok = value_decimal_from_json(max, t.scale, -1, &r->dhi);
+    if (r->has_lo) ok = wc_value_decimal_from_json(min, t.scale, +1, &r->dlo);
+    if (ok && r->has_hi) ok = wc_value_decimal_from_json(max, t.scale, -1, &r->dhi);
     r->empty = ok && r->dlo > r->dhi;
   } else if (t.id == WEIR_TYPE_STRING) {
     r->kind = RANGE_BYTES;
@@ -484,12 +484,12 @@ int range_compile(weir_type t, const json_t *min, const json_t *max, range_bound
     }
   } else {
     snprintf(why, n, "min/max do not apply to this type");
-    range_free(r);
+    wc_range_free(r);
     return WEIR_EINPUT;
   }
   if (!ok) {
     snprintf(why, n, "min/max must be values of the column's type");
-    range_free(r);
+    wc_range_free(r);
     return WEIR_EINPUT;
   }
   /* Bounds given the wrong way round are a mistake in the contract, not in the data. */
@@ -512,14 +512,14 @@ int range_compile(weir_type t, const json_t *min, const json_t *max, range_bound
     snprintf(why, n, "min %s is greater than max %s", a ? a : "?", b ? b : "?");
     free(a);
     free(b);
-    range_free(r);
+    wc_range_free(r);
     return WEIR_EINPUT;
   }
   *out = r;
   return WEIR_OK;
 }
 
-void range_free(range_bounds *r) {
+void wc_range_free(range_bounds *r) {
   if (!r) return;
   free(r->slo);
   free(r->shi);
@@ -539,7 +539,7 @@ static inline bool dec_outside(const uint8_t *p, weir_i128 lo, weir_i128 hi) {
   return (d < lo) | (d > hi);
 }
 
-void range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hits *h) {
+void wc_range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hits *h) {
   const void *vals = v->arr->buffers[1];
   if (r->empty) {
     SCAN_ROWS(v, t, h, 1);
@@ -601,7 +601,7 @@ struct compiled_rule {
   unique_set *u;
 };
 
-int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r, int64_t expected_rows,
+int wc_compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r, int64_t expected_rows,
                       compiled_rule **out, weir_error *err) {
   compiled_rule *cr = weir_calloc(1, sizeof *cr);
   cr->kind = r->kind;
@@ -609,35 +609,35 @@ int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r
   char why[512] = "";
   int rc = WEIR_OK;
   switch (r->kind) {
-  case WEIR_RULE_ENUM: rc = enum_compile(cr->type, r->values, &cr->e, why, sizeof why); break;
-  case WEIR_RULE_RANGE: rc = range_compile(cr->type, r->min, r->max, &cr->r, why, sizeof why); break;
-  case WEIR_RULE_PATTERN: rc = pattern_compile(r->pattern, &cr->p, why, sizeof why); break;
-  case WEIR_RULE_UNIQUE: cr->u = unique_new(cr->type, expected_rows); break;
+  case WEIR_RULE_ENUM: rc = wc_enum_compile(cr->type, r->values, &cr->e, why, sizeof why); break;
+  case WEIR_RULE_RANGE: rc = wc_range_compile(cr->type, r->min, r->max, &cr->r, why, sizeof why); break;
+  case WEIR_RULE_PATTERN: rc = wc_pattern_compile(r->pattern, &cr->p, why, sizeof why); break;
+  case WEIR_RULE_UNIQUE: cr->u = wc_unique_new(cr->type, expected_rows); break;
   case WEIR_RULE_CHECK: break; /* SQL: rule_sql.c */
   }
   if (rc) {
-    compiled_rule_free(cr);
+    wc_compiled_rule_free(cr);
     return weir_seterr(err, WEIR_EINPUT, "rule \"%s\" of column \"%s\": %s", r->name, col->field.name, why);
   }
   *out = cr;
   return WEIR_OK;
 }
 
-void compiled_rule_free(compiled_rule *cr) {
+void wc_compiled_rule_free(compiled_rule *cr) {
   if (!cr) return;
-  enum_free(cr->e);
-  range_free(cr->r);
-  pattern_free(cr->p);
-  unique_free(cr->u);
+  wc_enum_free(cr->e);
+  wc_range_free(cr->r);
+  wc_pattern_free(cr->p);
+  wc_unique_free(cr->u);
   free(cr);
 }
 
-void compiled_rule_run(compiled_rule *cr, const col_view *v, rule_hits *h) {
+void wc_compiled_rule_run(compiled_rule *cr, const col_view *v, rule_hits *h) {
   switch (cr->kind) {
-  case WEIR_RULE_ENUM: enum_run(cr->e, cr->type, v, h); break;
-  case WEIR_RULE_RANGE: range_run(cr->r, cr->type, v, h); break;
-  case WEIR_RULE_PATTERN: pattern_run(cr->p, v, h); break;
-  case WEIR_RULE_UNIQUE: unique_run(cr->u, cr->type, v, h); break;
+  case WEIR_RULE_ENUM: wc_enum_run(cr->e, cr->type, v, h); break;
+  case WEIR_RULE_RANGE: wc_range_run(cr->r, cr->type, v, h); break;
+  case WEIR_RULE_PATTERN: wc_pattern_run(cr->p, v, h); break;
+  case WEIR_RULE_UNIQUE: wc_unique_run(cr->u, cr->type, v, h); break;
   case WEIR_RULE_CHECK: break;
   }
 }

@@ -255,7 +255,7 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
   } else if (t.id == WEIR_TYPE_DECIMAL) {
     weir_i128 x;
     /* Bounds may fall between two decimals (rounded inward); enum values must be exact. */
-    if (value_decimal_from_json(v, t.scale, bound ? -1 : 0, &x)) return true;
+    if (wc_value_decimal_from_json(v, t.scale, bound ? -1 : 0, &x)) return true;
   } else if (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) {
     if (json_is_string(v)) return true;
   } else if (t.id == WEIR_TYPE_BOOL) {
@@ -266,10 +266,10 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
       const char *s = json_string_value(v);
       int64_t x;
       bool zone = false;
-      bool ok = (t.id == WEIR_TYPE_DATE32) ? value_date_parse(s, &x)
-                : (t.id == WEIR_TYPE_DATE64) ? value_timestamp_parse(s, 'm', &x, &zone)
-                                             : value_timestamp_parse(s, value_ts_unit(t), &x, &zone);
-      if (ok && zone && !value_ts_utc(t)) {
+      bool ok = (t.id == WEIR_TYPE_DATE32) ? wc_value_date_parse(s, &x)
+                : (t.id == WEIR_TYPE_DATE64) ? wc_value_timestamp_parse(s, 'm', &x, &zone)
+                                             : wc_value_timestamp_parse(s, wc_value_ts_unit(t), &x, &zone);
+      if (ok && zone && !wc_value_ts_utc(t)) {
         snprintf(why, n, "\"%s\" has a time zone but the column is %s (no time zone)", s, tn);
         return false;
       }
@@ -335,8 +335,8 @@ bool contract_rule_check(const weir_contract_column *col, const weir_column_rule
       return false;
     }
     pattern_rule *p = NULL;
-    if (pattern_compile(r->pattern, &p, why, n)) return false;
-    pattern_free(p);
+    if (wc_pattern_compile(r->pattern, &p, why, n)) return false;
+    wc_pattern_free(p);
     return true;
   }
   case WEIR_RULE_RANGE: {
@@ -351,8 +351,8 @@ bool contract_rule_check(const weir_contract_column *col, const weir_column_rule
     if (r->min && !value_fits(t, r->min, true, why, n)) return false;
     if (r->max && !value_fits(t, r->max, true, why, n)) return false;
     range_bounds *b = NULL;
-    if (range_compile(t, r->min, r->max, &b, why, n)) return false;
-    range_free(b);
+    if (wc_range_compile(t, r->min, r->max, &b, why, n)) return false;
+    wc_range_free(b);
     return true;
   }
   case WEIR_RULE_CHECK:

@@ -244,7 +244,7 @@ static void take_dictionary(const struct ArrowSchema *s, weir_arrow_batch *b, in
   for (int64_t k = 0; k < n; k++) memcpy(dst + (size_t)k * w, src + (size_t)(phys0 + idx[k]) * w, w);
 }
 
-int filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const int64_t *idx, int64_t n,
+int wc_filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const int64_t *idx, int64_t n,
                       struct ArrowArray *out, weir_error *err) {
   const struct ArrowArray *batch = weir_arrow_batch_array(b);
   weir_arrow_array_init(out, n, 1, batch->n_children);
@@ -265,7 +265,7 @@ int filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const in
   return WEIR_OK;
 }
 
-void filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out) {
+void wc_filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out) {
   size_t total = 0;
   for (int64_t k = 0; k < n; k++) total += strlen(texts[k]);
   weir_arrow_array_init(out, n, 3, 0);

@@ -48,31 +48,31 @@ typedef __int128 weir_i128;
 
 /* A decimal literal ("12.5", "-3", "1e2" is refused) at `scale` digits: exact when
  * representable; otherwise rounded down (dir < 0), up (dir > 0), or refused (dir == 0). */
-bool value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out);
-/* A JSON number or string as a decimal at `scale` (see value_decimal_parse). */
-bool value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out);
-void value_decimal_format(weir_i128 v, int scale, char *out, size_t size);
+bool wc_value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out);
+/* A JSON number or string as a decimal at `scale` (see wc_value_decimal_parse). */
+bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out);
+void wc_value_decimal_format(weir_i128 v, int scale, char *out, size_t size);
 /* A fast 64-bit hash of bytes (enum and unique sets). */
-uint64_t value_hash_bytes(const uint8_t *p, size_t n);
+uint64_t wc_value_hash_bytes(const uint8_t *p, size_t n);
 /* "YYYY-MM-DD" -> days since 1970-01-01. */
-bool value_date_parse(const char *s, int64_t *days);
+bool wc_value_date_parse(const char *s, int64_t *days);
 /* "YYYY-MM-DD[( |T)HH:MM[:SS[.fffffffff]]][Z|(+|-)HH:MM]" -> units since the epoch (UTC);
  * `unit` is 's', 'm', 'u' or 'n'. has_zone reports whether an offset or Z was given.
  * Fractions finer than the unit are refused. */
-bool value_timestamp_parse(const char *s, char unit, int64_t *out, bool *has_zone);
-void value_date_format(int64_t days, char *out, size_t size);
-void value_timestamp_format(int64_t v, char unit, bool utc, char *out, size_t size);
+bool wc_value_timestamp_parse(const char *s, char unit, int64_t *out, bool *has_zone);
+void wc_value_date_format(int64_t days, char *out, size_t size);
+void wc_value_timestamp_format(int64_t v, char unit, bool utc, char *out, size_t size);
 /* Shortest text that reads back as the same double ("62", "0.42", "1e+300"). */
-void value_double_format(double d, char *out, size_t size);
+void wc_value_double_format(double d, char *out, size_t size);
 /* A JSON string for bytes that may not be UTF-8 (invalid bytes become \xNN text). */
-json_t *value_bytes_json(const uint8_t *p, size_t n);
+json_t *wc_value_bytes_json(const uint8_t *p, size_t n);
 /* The JSON value of a double (NaN and infinities become the strings "NaN", "inf",
  * "-inf", which JSON cannot hold as numbers). */
-json_t *value_double_json(double d);
+json_t *wc_value_double_json(double d);
 
 /* The unit of a timestamp weir type ('u' or 'n'), 0 when t is not a timestamp. */
-char value_ts_unit(weir_type t);
-bool value_ts_utc(weir_type t);
+char wc_value_ts_unit(weir_type t);
+bool wc_value_ts_utc(weir_type t);
 
 /* ---- findings ---------------------------------------------------------------------------
  * Everything a check finds is added to a `findings` list as a JSON violation object plus
@@ -92,14 +92,14 @@ typedef struct findings {
   int sample_limit;
 } findings;
 
-void findings_add(findings *f, long col_order, int rule_order, json_t *obj);
-void findings_clear(findings *f);
+void wc_findings_add(findings *f, long col_order, int rule_order, json_t *obj);
+void wc_findings_clear(findings *f);
 /* Sorts and fills each object's "message". */
-void findings_finish(findings *f);
+void wc_findings_finish(findings *f);
 /* A violation object with the common fields set (column may be NULL). */
-json_t *violation_new(weir_violation_kind kind, const char *column, const char *rule,
+json_t *wc_violation_new(weir_violation_kind kind, const char *column, const char *rule,
                       weir_rule_mode mode, int64_t count);
-const char *violation_kind_name(weir_violation_kind k);
+const char *wc_violation_kind_name(weir_violation_kind k);
 
 /* ---- hits: what one rule found across batches ---------------------------------------- */
 
@@ -115,15 +115,15 @@ typedef struct rule_hits {
   size_t n_batches;
 } rule_hits;
 
-void hits_init(rule_hits *h, int limit, bool collect_mask, size_t n_batches);
-void hits_clear(rule_hits *h);
+void wc_hits_init(rule_hits *h, int limit, bool collect_mask, size_t n_batches);
+void wc_hits_clear(rule_hits *h);
 /* Records row `row` (batch-local index `i` of batch `batch`, global number `global`).
  * `sample` (may be NULL; stolen) is kept when fewer than `limit` distinct samples are
  * kept already. */
-void hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int64_t global,
+void wc_hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int64_t global,
               json_t *sample);
 /* True when more samples are wanted (callers skip formatting a value otherwise). */
-static inline bool hits_want_sample(const rule_hits *h) {
+static inline bool wc_hits_want_sample(const rule_hits *h) {
   return json_array_size(h->samples) < (size_t)h->limit;
 }
 
@@ -189,9 +189,9 @@ typedef struct plan {
   bool broken;                    /* missing or uncastable columns: nothing to write */
 } plan;
 
-void plan_columns(const weir_contract *c, const struct ArrowSchema *in_schema,
+void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in_schema,
                   const weir_validate_options *opts, plan *p, findings *f);
-void plan_clear(plan *p);
+void wc_plan_clear(plan *p);
 
 /* ---- cast.c ------------------------------------------------------------------------------ */
 
@@ -200,50 +200,50 @@ void plan_clear(plan *p);
  * string data) are borrowed from `owner`, not copied. Values the target cannot hold
  * (a timestamp that overflows a finer unit) are counted into `overflow` with samples.
  * Errors: WEIR_EUNSUPPORTED for a pair the types module allows but no kernel handles. */
-int cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
+int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
                 int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
                 rule_hits *overflow, size_t batch, int64_t row_base, weir_error *err);
 
 /* ---- check_values.c --------------------------------------------------------------------- */
 
 /* Null count of a column view (popcount); the first nulls are added to h. */
-int64_t check_nulls(const col_view *v, rule_hits *h);
+int64_t wc_check_nulls(const col_view *v, rule_hits *h);
 
 /* A rule compiled for one column type (enum sets, bounds in the column's units, a
  * regex, a unique set); see check_values.c, rule_pattern.c, rule_unique.c. */
 typedef struct compiled_rule compiled_rule;
 
-int compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r,
+int wc_compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r,
                       int64_t expected_rows, compiled_rule **out, weir_error *err);
-void compiled_rule_free(compiled_rule *cr);
+void wc_compiled_rule_free(compiled_rule *cr);
 /* Runs the rule over one column view, adding violations to h. */
-void compiled_rule_run(compiled_rule *cr, const col_view *v, rule_hits *h);
+void wc_compiled_rule_run(compiled_rule *cr, const col_view *v, rule_hits *h);
 
 /* The sample value of row i (physical index) of a column of declared type t. */
-json_t *value_sample(weir_type t, const struct ArrowArray *a, int64_t i);
+json_t *wc_value_sample(weir_type t, const struct ArrowArray *a, int64_t i);
 
-/* Per-kind entry points used by compiled_rule_run. */
+/* Per-kind entry points used by wc_compiled_rule_run. */
 typedef struct enum_set enum_set;
-int enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, size_t n);
-void enum_free(enum_set *e);
-void enum_run(const enum_set *e, weir_type t, const col_view *v, rule_hits *h);
+int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, size_t n);
+void wc_enum_free(enum_set *e);
+void wc_enum_run(const enum_set *e, weir_type t, const col_view *v, rule_hits *h);
 
 typedef struct range_bounds range_bounds;
-int range_compile(weir_type t, const json_t *min, const json_t *max, range_bounds **out,
+int wc_range_compile(weir_type t, const json_t *min, const json_t *max, range_bounds **out,
                   char *why, size_t n);
-void range_free(range_bounds *r);
-void range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hits *h);
+void wc_range_free(range_bounds *r);
+void wc_range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hits *h);
 
 typedef struct pattern_rule pattern_rule;
-int pattern_compile(const char *regex, pattern_rule **out, char *why, size_t n);
-void pattern_free(pattern_rule *p);
-void pattern_run(pattern_rule *p, const col_view *v, rule_hits *h);
+int wc_pattern_compile(const char *regex, pattern_rule **out, char *why, size_t n);
+void wc_pattern_free(pattern_rule *p);
+void wc_pattern_run(pattern_rule *p, const col_view *v, rule_hits *h);
 
 typedef struct unique_set unique_set;
 /* A set sized for `expected_rows` values (the input's row count). */
-unique_set *unique_new(weir_type t, int64_t expected_rows);
-void unique_free(unique_set *u);
-void unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h);
+unique_set *wc_unique_new(weir_type t, int64_t expected_rows);
+void wc_unique_free(unique_set *u);
+void wc_unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h);
 
 /* ---- rule_sql.c ------------------------------------------------------------------------------ */
 
@@ -257,23 +257,23 @@ typedef struct sql_input {
 
 /* Evaluates every SQL check of the contract in one scan: check k's violating rows go to
  * hits[k] (checks in the order contract columns list them). */
-int sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
+int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
                    const char *const *columns, size_t n_checks, rule_hits *hits, weir_error *err);
 /* Evaluates table rule r over `in`: *value (NaN when the query returned NULL). */
-int sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_rule *r,
+int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_rule *r,
                        double *value, bool *is_null, weir_error *err);
 /* Registers `in` with the engine under a fresh name (returned, caller frees) with an
  * extra int64 column __weir_row (the global row number) when with_row is set. */
-int sql_register(weir_engine *e, const sql_input *in, bool with_row, char **name,
+int wc_sql_register(weir_engine *e, const sql_input *in, bool with_row, char **name,
                  weir_arrow_table *holder, weir_error *err);
 
 /* ---- filter.c ---------------------------------------------------------------------------- */
 
 /* Rows `idx` (n of them, ascending, batch-relative) of batch `b` (schema `s`, "+s") as
  * a new struct array (values copied; dictionaries and view buffers shared). */
-int filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const int64_t *idx,
+int wc_filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const int64_t *idx,
                       int64_t n, struct ArrowArray *out, weir_error *err);
 /* A large_string column of n rows, row k holding texts[k]. */
-void filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out);
+void wc_filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out);
 
 #endif

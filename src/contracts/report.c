@@ -15,7 +15,7 @@
 
 /* ---- hits --------------------------------------------------------------------------------------- */
 
-void hits_init(rule_hits *h, int limit, bool collect_mask, size_t n_batches) {
+void wc_hits_init(rule_hits *h, int limit, bool collect_mask, size_t n_batches) {
   memset(h, 0, sizeof *h);
   h->limit = limit > 0 ? limit : 3;
   h->rows = weir_calloc((size_t)h->limit, sizeof *h->rows);
@@ -25,7 +25,7 @@ void hits_init(rule_hits *h, int limit, bool collect_mask, size_t n_batches) {
   if (collect_mask) h->masks = weir_calloc(n_batches ? n_batches : 1, sizeof *h->masks);
 }
 
-void hits_clear(rule_hits *h) {
+void wc_hits_clear(rule_hits *h) {
   free(h->rows);
   json_decref(h->samples);
   if (h->masks)
@@ -34,7 +34,7 @@ void hits_clear(rule_hits *h) {
   memset(h, 0, sizeof *h);
 }
 
-void hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int64_t global, json_t *sample) {
+void wc_hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int64_t global, json_t *sample) {
   h->count++;
   if (h->n_rows < h->limit) h->rows[h->n_rows++] = global;
   if (h->collect_mask && batch < h->n_batches) {
@@ -59,7 +59,7 @@ void hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int64_t
 
 /* ---- violation objects ------------------------------------------------------------------------------ */
 
-const char *violation_kind_name(weir_violation_kind k) {
+const char *wc_violation_kind_name(weir_violation_kind k) {
   switch (k) {
   case WEIR_V_MISSING: return "missing";
   case WEIR_V_UNKNOWN: return "unknown";
@@ -75,10 +75,10 @@ const char *violation_kind_name(weir_violation_kind k) {
   return "unknown";
 }
 
-json_t *violation_new(weir_violation_kind kind, const char *column, const char *rule, weir_rule_mode mode,
+json_t *wc_violation_new(weir_violation_kind kind, const char *column, const char *rule, weir_rule_mode mode,
                       int64_t count) {
   json_t *o = json_object();
-  json_object_set_new(o, "kind", json_string(violation_kind_name(kind)));
+  json_object_set_new(o, "kind", json_string(wc_violation_kind_name(kind)));
   json_object_set_new(o, "column", column ? json_string(column) : json_null());
   json_object_set_new(o, "rule", rule ? json_string(rule) : json_null());
   json_object_set_new(o, "mode", json_string(weir_rule_mode_name(mode)));
@@ -88,7 +88,7 @@ json_t *violation_new(weir_violation_kind kind, const char *column, const char *
   return o;
 }
 
-void findings_add(findings *f, long col_order, int rule_order, json_t *obj) {
+void wc_findings_add(findings *f, long col_order, int rule_order, json_t *obj) {
   if (f->n == f->cap) {
     f->cap = f->cap ? f->cap * 2 : 16;
     f->v = weir_realloc(f->v, f->cap * sizeof *f->v);
@@ -97,7 +97,7 @@ void findings_add(findings *f, long col_order, int rule_order, json_t *obj) {
   f->n++;
 }
 
-void findings_clear(findings *f) {
+void wc_findings_clear(findings *f) {
   for (size_t i = 0; i < f->n; i++) json_decref(f->v[i].obj);
   free(f->v);
   memset(f, 0, sizeof *f);
@@ -110,7 +110,7 @@ static int cmp_finding(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-void findings_finish(findings *f) {
+void wc_findings_finish(findings *f) {
   if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_finding);
   for (size_t i = 0; i < f->n; i++) {
     char *m = weir_violation_message(f->v[i].obj);
@@ -136,7 +136,7 @@ static void put_value(weir_buf *b, const json_t *v, bool quote) {
     weir_buf_printf(b, "%lld", (long long)json_integer_value(v));
   } else if (json_is_real(v)) {
     char d[40];
-    value_double_format(json_real_value(v), d, sizeof d);
+    wc_value_double_format(json_real_value(v), d, sizeof d);
     weir_buf_puts(b, d);
   } else if (json_is_true(v)) {
     weir_buf_puts(b, "true");

@@ -21,7 +21,7 @@ struct pattern_rule {
   bool jit;
 };
 
-int pattern_compile(const char *regex, pattern_rule **out, char *why, size_t n) {
+int wc_pattern_compile(const char *regex, pattern_rule **out, char *why, size_t n) {
   int errcode;
   PCRE2_SIZE erroff;
   pcre2_code *code = pcre2_compile((PCRE2_SPTR)regex, PCRE2_ZERO_TERMINATED,
@@ -43,7 +43,7 @@ int pattern_compile(const char *regex, pattern_rule **out, char *why, size_t n) 
   return WEIR_OK;
 }
 
-void pattern_free(pattern_rule *p) {
+void wc_pattern_free(pattern_rule *p) {
   if (!p) return;
   pcre2_match_data_free(p->md);
   pcre2_code_free(p->code);
@@ -60,7 +60,7 @@ static inline bool matches(pattern_rule *p, const uint8_t *s, size_t n) {
   return rc >= 0;
 }
 
-void pattern_run(pattern_rule *p, const col_view *v, rule_hits *h) {
+void wc_pattern_run(pattern_rule *p, const col_view *v, rule_hits *h) {
   const int64_t *offs = (const int64_t *)v->arr->buffers[1] + v->off;
   const uint8_t *data = v->arr->buffers[2];
   const uint8_t *valid = v->arr->n_buffers > 0 ? v->arr->buffers[0] : NULL;
@@ -69,7 +69,7 @@ void pattern_run(pattern_rule *p, const col_view *v, rule_hits *h) {
     /* Matching costs far more than a bit test: skip nulls before, not after. */
     if (valid && !weir_bit_get(valid, v->off + i)) continue;
     if (matches(p, data ? data + offs[i] : NULL, (size_t)(offs[i + 1] - offs[i]))) continue;
-    hits_add(h, v->batch, i, v->len, v->row_base + i,
-             hits_want_sample(h) ? value_sample(t, v->arr, v->off + i) : NULL);
+    wc_hits_add(h, v->batch, i, v->len, v->row_base + i,
+             wc_hits_want_sample(h) ? wc_value_sample(t, v->arr, v->off + i) : NULL);
   }
 }

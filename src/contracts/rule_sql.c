@@ -30,7 +30,7 @@ static void row_column(int64_t row_base, int64_t len, struct ArrowArray *out) {
   for (int64_t i = 0; i < len; i++) v[i] = row_base + i;
 }
 
-int sql_register(weir_engine *e, const sql_input *in, bool with_row, char **name, weir_arrow_table *holder,
+int wc_sql_register(weir_engine *e, const sql_input *in, bool with_row, char **name, weir_arrow_table *holder,
                  weir_error *err) {
   weir_arrow_table_init(holder);
   int64_t nc = in->schema->n_children;
@@ -108,11 +108,11 @@ static int blame_check(weir_engine *e, const char *qname, const weir_column_rule
   return WEIR_OK;
 }
 
-int sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
+int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
                    const char *const *columns, size_t n, rule_hits *hits, weir_error *err) {
   char *name = NULL;
   weir_arrow_table holder;
-  int rc = sql_register(e, in, true, &name, &holder, err);
+  int rc = wc_sql_register(e, in, true, &name, &holder, err);
   if (rc) return rc;
   char *qname = weir_sql_ident(name);
   weir_buf q = WEIR_BUF_INIT;
@@ -148,7 +148,7 @@ int sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *
           const uint8_t *valid = bc->buffers[0];
           int64_t at = bc->offset + ra->offset + i;
           if (valid && !weir_bit_get(valid, at)) continue;
-          if (weir_bit_get(bits, at)) hits_add(&hits[k], ib, local, blen, row, NULL);
+          if (weir_bit_get(bits, at)) wc_hits_add(&hits[k], ib, local, blen, row, NULL);
         }
       }
     }
@@ -176,11 +176,11 @@ static char *expand(const char *sql, const char *qname) {
   return weir_buf_detach(&b);
 }
 
-int sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_rule *r, double *value, bool *is_null,
+int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_rule *r, double *value, bool *is_null,
                        weir_error *err) {
   char *name = NULL;
   weir_arrow_table holder;
-  int rc = sql_register(e, in, false, &name, &holder, err);
+  int rc = wc_sql_register(e, in, false, &name, &holder, err);
   if (rc) return rc;
   char *qname = weir_sql_ident(name);
   char *sql = expand(r->sql, qname);

@@ -52,7 +52,7 @@ static void alloc_slots(unique_set *u) {
   else u->s16 = weir_calloc(u->cap, sizeof *u->s16);
 }
 
-unique_set *unique_new(weir_type t, int64_t expected_rows) {
+unique_set *wc_unique_new(weir_type t, int64_t expected_rows) {
   unique_set *u = weir_calloc(1, sizeof *u);
   u->kind = (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) ? U_BYTES
             : t.id == WEIR_TYPE_DECIMAL                            ? U_WIDE
@@ -66,7 +66,7 @@ unique_set *unique_new(weir_type t, int64_t expected_rows) {
   return u;
 }
 
-void unique_free(unique_set *u) {
+void wc_unique_free(unique_set *u) {
   if (!u) return;
   free(u->s8);
   free(u->s16);
@@ -146,7 +146,7 @@ static inline uint64_t float_key(double d) {
 
 #define GROUP 16
 
-void unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h) {
+void wc_unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h) {
   const uint8_t *valid = v->arr->n_buffers > 0 ? v->arr->buffers[0] : NULL;
   const void *vals = v->arr->buffers[1];
   uint64_t ka[GROUP], kb[GROUP];
@@ -175,7 +175,7 @@ void unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h) {
         size_t len = (size_t)(offs[k + 1] - offs[k]);
         a = (uint64_t)(uintptr_t)p;
         /* The low bit set keeps b non-zero, so a real key is never the empty slot. */
-        b = ((uint64_t)len << 32) | ((value_hash_bytes(p, len) >> 32) | 1);
+        b = ((uint64_t)len << 32) | ((wc_value_hash_bytes(p, len) >> 32) | 1);
         break;
       }
       default: a = (uint64_t)((const int64_t *)vals)[k]; break;
@@ -196,8 +196,8 @@ void unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h) {
     for (int g = 0; g < n; g++) {
       bool fresh = u->kind == U_NARROW ? insert8(u, ka[g]) : insert16(u, ka[g], kb[g]);
       if (fresh) continue;
-      hits_add(h, v->batch, rows[g], v->len, v->row_base + rows[g],
-               hits_want_sample(h) ? value_sample(t, v->arr, v->off + rows[g]) : NULL);
+      wc_hits_add(h, v->batch, rows[g], v->len, v->row_base + rows[g],
+               wc_hits_want_sample(h) ? wc_value_sample(t, v->arr, v->off + rows[g]) : NULL);
     }
   }
 }

@@ -61,19 +61,19 @@ typedef struct vstate {
 } vstate;
 
 static void vstate_clear(vstate *s) {
-  plan_clear(&s->p);
-  findings_clear(&s->f);
+  wc_plan_clear(&s->p);
+  wc_findings_clear(&s->f);
   free(s->row_base);
   if (s->cb)
     for (size_t b = 0; b < s->nb; b++) weir_arrow_batch_unref(s->cb[b]);
   free(s->cb);
-  for (size_t i = 0; s->nulls && i < s->c->n_columns; i++) hits_clear(&s->nulls[i]);
+  for (size_t i = 0; s->nulls && i < s->c->n_columns; i++) wc_hits_clear(&s->nulls[i]);
   free(s->nulls);
-  for (size_t i = 0; s->overflow && i < s->c->n_columns; i++) hits_clear(&s->overflow[i]);
+  for (size_t i = 0; s->overflow && i < s->c->n_columns; i++) wc_hits_clear(&s->overflow[i]);
   free(s->overflow);
   for (size_t i = 0; i < s->n_runs; i++) {
-    compiled_rule_free(s->runs[i].cr);
-    hits_clear(&s->runs[i].hits);
+    wc_compiled_rule_free(s->runs[i].cr);
+    wc_hits_clear(&s->runs[i].hits);
   }
   free(s->runs);
   if (s->own_engine) weir_engine_close(s->engine);
@@ -111,7 +111,7 @@ static int build_batch(vstate *s, weir_arrow_table *in, size_t bi, weir_error *e
       child.offset += ba->offset;
     } else {
       const weir_contract_column *col = &s->c->columns[decl];
-      int rc = cast_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child, &s->overflow[decl],
+      int rc = wc_cast_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child, &s->overflow[decl],
                            bi, s->row_base[bi], err);
       if (rc) {
         weir_error_prefix(err, "column \"%s\"", col->field.name);
@@ -133,12 +133,12 @@ static void check_batch(vstate *s, size_t bi) {
     const weir_contract_column *col = &s->c->columns[decl];
     const struct ArrowArray *a = ba->children[k];
     col_view v = {a, s->p.out_schema.children[k], a->offset, ba->length, bi, s->row_base[bi]};
-    if (col->field.required) check_nulls(&v, &s->nulls[decl]);
+    if (col->field.required) wc_check_nulls(&v, &s->nulls[decl]);
     if (col->field.type.id == WEIR_TYPE_ANY) continue;
     for (size_t r = 0; r < s->n_runs; r++) {
       rule_run *rr = &s->runs[r];
       if (rr->col != (size_t)decl || !rr->cr) continue;
-      compiled_rule_run(rr->cr, &v, &rr->hits);
+      wc_compiled_rule_run(rr->cr, &v, &rr->hits);
       rr->ran = true;
     }
   }
@@ -181,7 +181,7 @@ static int run_checks(vstate *s, weir_error *err) {
     k++;
   }
   sql_input in = {&s->p.out_schema, s->cb, s->nb, s->row_base};
-  rc = sql_run_checks(s->engine, &in, checks, cols, n, hits, err);
+  rc = wc_sql_run_checks(s->engine, &in, checks, cols, n, hits, err);
   k = 0;
   for (size_t r = 0; r < s->n_runs; r++) {
     rule_run *rr = &s->runs[r];
@@ -265,10 +265,10 @@ static int apply_drops(vstate *s, weir_validation *out, weir_error *err) {
     weir_buf_free(&nb);
     struct ArrowArray kept, dropped, rulecol;
     int rc = WEIR_OK;
-    if (nk) rc = filter_take_batch(&s->p.out_schema, s->cb[b], keep, nk, &kept, err);
-    if (!rc) rc = filter_take_batch(&s->p.out_schema, s->cb[b], drop, nd, &dropped, err);
+    if (nk) rc = wc_filter_take_batch(&s->p.out_schema, s->cb[b], keep, nk, &kept, err);
+    if (!rc) rc = wc_filter_take_batch(&s->p.out_schema, s->cb[b], drop, nd, &dropped, err);
     if (!rc) {
-      filter_string_column((const char *const *)names, nd, &rulecol);
+      wc_filter_string_column((const char *const *)names, nd, &rulecol);
       /* The quarantine batch: the dropped rows plus the rule column. */
       struct ArrowArray qb;
       int64_t nc = dropped.n_children;
@@ -308,7 +308,7 @@ static bool compare(double v, const char *op, double t) {
 
 static json_t *number_json(double d) {
   if (d == (double)(json_int_t)d && fabs(d) < 9e15) return json_integer((json_int_t)d);
-  return value_double_json(d);
+  return wc_value_double_json(d);
 }
 
 static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
@@ -322,7 +322,7 @@ static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
     const weir_table_rule *r = &s->c->rules[i];
     double value;
     bool is_null;
-    rc = sql_run_table_rule(s->engine, &in, r, &value, &is_null, err);
+    rc = wc_sql_run_table_rule(s->engine, &in, r, &value, &is_null, err);
     if (rc) break;
     /* A rule whose query returns NULL (no rows to aggregate) has no value to pass with. */
     bool passed = !is_null && !isnan(value) && compare(value, r->op, r->threshold);
@@ -338,12 +338,12 @@ static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
     json_object_set_new(res, "passed", json_boolean(passed));
     json_array_append_new(s->table_results, res);
     if (passed) continue;
-    json_t *v = violation_new(WEIR_V_TABLE_RULE, NULL, r->name, r->mode, 0);
+    json_t *v = wc_violation_new(WEIR_V_TABLE_RULE, NULL, r->name, r->mode, 0);
     json_object_set_new(v, "sql", json_string(r->sql));
     json_object_set_new(v, "value", is_null ? json_null() : number_json(value));
     json_object_set_new(v, "threshold", number_json(r->threshold));
     json_object_set_new(v, "op", json_string(r->op));
-    findings_add(&s->f, (long)(s->c->n_columns + (size_t)weir_arrow_table_ncols(&out->valid) + 1000000), (int)i, v);
+    wc_findings_add(&s->f, (long)(s->c->n_columns + (size_t)weir_arrow_table_ncols(&out->valid) + 1000000), (int)i, v);
   }
   free(bases);
   return rc;
@@ -368,19 +368,19 @@ static void column_findings(vstate *s, const struct ArrowSchema *in_schema) {
     weir_type_arrow_name(col->field.type, expected, sizeof expected);
     if (s->overflow[i].count) {
       /* A timestamp too far out for the finer unit: the cast would change it. */
-      json_t *v = violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, s->overflow[i].count);
+      json_t *v = wc_violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, s->overflow[i].count);
       char found[160];
       weir_arrow_type_name(in_schema->children[s->p.cols[i].in_idx], found, sizeof found);
       json_object_set_new(v, "expected", json_string(expected));
       json_object_set_new(v, "found", json_string(found));
       json_object_set_new(v, "overflow", json_true());
       set_hits(v, &s->overflow[i]);
-      findings_add(&s->f, (long)i, 0, v);
+      wc_findings_add(&s->f, (long)i, 0, v);
     }
     if (s->nulls[i].count) {
-      json_t *v = violation_new(WEIR_V_NULLS, col->field.name, NULL, WEIR_MODE_FAIL, s->nulls[i].count);
+      json_t *v = wc_violation_new(WEIR_V_NULLS, col->field.name, NULL, WEIR_MODE_FAIL, s->nulls[i].count);
       json_object_set_new(v, "rows", rows_json(&s->nulls[i]));
-      findings_add(&s->f, (long)i, 1, v);
+      wc_findings_add(&s->f, (long)i, 1, v);
     }
   }
   for (size_t r = 0; r < s->n_runs; r++) {
@@ -401,7 +401,7 @@ static void column_findings(vstate *s, const struct ArrowSchema *in_schema) {
     if (!rr->ran) json_object_set_new(res, "skipped", json_string("the table's columns do not match the contract"));
     json_array_append_new(s->rule_results, res);
     if (!rr->hits.count) continue;
-    json_t *v = violation_new(vkind(rule->kind), col->field.name, rule->name, rule->mode, rr->hits.count);
+    json_t *v = wc_violation_new(vkind(rule->kind), col->field.name, rule->name, rule->mode, rr->hits.count);
     json_object_set_new(v, "value_type", json_string(vt));
     set_hits(v, &rr->hits);
     switch (rule->kind) {
@@ -417,7 +417,7 @@ static void column_findings(vstate *s, const struct ArrowSchema *in_schema) {
     case WEIR_RULE_CHECK: json_object_set_new(v, "sql", json_string(rule->sql)); break;
     default: break;
     }
-    findings_add(&s->f, (long)rr->col, 2 + (int)rr->idx, v);
+    wc_findings_add(&s->f, (long)rr->col, 2 + (int)rr->idx, v);
   }
 }
 
@@ -471,7 +471,7 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   s.table_results = json_array();
   s.nb = in->n_batches;
   int rc = WEIR_OK;
-  plan_columns(c, &in->schema, opts, &s.p, &s.f);
+  wc_plan_columns(c, &in->schema, opts, &s.p, &s.f);
 
   s.row_base = weir_calloc(s.nb + 1, sizeof *s.row_base);
   for (size_t b = 1; b <= s.nb; b++) s.row_base[b] = s.row_base[b - 1] + weir_arrow_batch_length(in->batches[b - 1]);
@@ -480,8 +480,8 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   s.overflow = weir_calloc(c->n_columns ? c->n_columns : 1, sizeof *s.overflow);
   size_t n_rules = 0;
   for (size_t i = 0; i < c->n_columns; i++) {
-    hits_init(&s.nulls[i], s.limit, false, s.nb);
-    hits_init(&s.overflow[i], s.limit, false, s.nb);
+    wc_hits_init(&s.nulls[i], s.limit, false, s.nb);
+    wc_hits_init(&s.overflow[i], s.limit, false, s.nb);
     n_rules += c->columns[i].n_rules;
   }
   s.runs = weir_calloc(n_rules ? n_rules : 1, sizeof *s.runs);
@@ -492,10 +492,10 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
       rr->col = i;
       rr->idx = j;
       rr->rule = r;
-      hits_init(&rr->hits, s.limit, r->mode == WEIR_MODE_DROP, s.nb);
+      wc_hits_init(&rr->hits, s.limit, r->mode == WEIR_MODE_DROP, s.nb);
       /* Rules of a column that is missing or cannot be cast cannot run. */
       if (s.p.cols[i].out_idx < 0 || r->kind == WEIR_RULE_CHECK) continue;
-      rc = compiled_rule_new(&c->columns[i], r, s.row_base[s.nb], &rr->cr, err);
+      rc = wc_compiled_rule_new(&c->columns[i], r, s.row_base[s.nb], &rr->cr, err);
     }
   }
 
@@ -543,7 +543,7 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   column_findings(&s, in_schema);
   json_t *ordered = json_deep_copy(s.rule_results);
   json_array_extend(ordered, s.table_results);
-  findings_finish(&s.f);
+  wc_findings_finish(&s.f);
 
   json_t *violations = json_array();
   bool failed = false;

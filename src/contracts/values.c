@@ -17,7 +17,7 @@
 
 /* ---- decimals ------------------------------------------------------------------------------------ */
 
-bool value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out) {
+bool wc_value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out) {
   const char *p = s;
   while (isspace((unsigned char)*p)) p++;
   bool neg = false;
@@ -58,24 +58,24 @@ bool value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out) {
   return true;
 }
 
-bool value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out) {
-  if (json_is_string(v)) return value_decimal_parse(json_string_value(v), scale, dir, out);
+bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out) {
+  if (json_is_string(v)) return wc_value_decimal_parse(json_string_value(v), scale, dir, out);
   if (json_is_integer(v)) {
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-    return value_decimal_parse(buf, scale, dir, out);
+    return wc_value_decimal_parse(buf, scale, dir, out);
   }
   if (json_is_real(v)) {
     /* The shortest text of the double is what the author wrote (0.1, not 0.1000000000000000055). */
     char buf[64];
-    value_double_format(json_real_value(v), buf, sizeof buf);
+    wc_value_double_format(json_real_value(v), buf, sizeof buf);
     if (strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i')) return false;
-    return value_decimal_parse(buf, scale, dir, out);
+    return wc_value_decimal_parse(buf, scale, dir, out);
   }
   return false;
 }
 
-void value_decimal_format(weir_i128 v, int scale, char *out, size_t size) {
+void wc_value_decimal_format(weir_i128 v, int scale, char *out, size_t size) {
   char digits[48];
   int n = 0;
   bool neg = v < 0;
@@ -151,7 +151,7 @@ static bool parse_date_part(const char **p, int64_t *days) {
   return true;
 }
 
-bool value_date_parse(const char *s, int64_t *days) {
+bool wc_value_date_parse(const char *s, int64_t *days) {
   const char *p = s;
   if (!parse_date_part(&p, days)) return false;
   return *p == 0;
@@ -166,7 +166,7 @@ static int64_t unit_per_second(char unit) {
   }
 }
 
-bool value_timestamp_parse(const char *s, char unit, int64_t *out, bool *has_zone) {
+bool wc_value_timestamp_parse(const char *s, char unit, int64_t *out, bool *has_zone) {
   const char *p = s;
   int64_t days;
   *has_zone = false;
@@ -223,14 +223,14 @@ bool value_timestamp_parse(const char *s, char unit, int64_t *out, bool *has_zon
   return true;
 }
 
-void value_date_format(int64_t days, char *out, size_t size) {
+void wc_value_date_format(int64_t days, char *out, size_t size) {
   int64_t y;
   unsigned m, d;
   civil_from_days(days, &y, &m, &d);
   snprintf(out, size, "%04lld-%02u-%02u", (long long)y, m, d);
 }
 
-void value_timestamp_format(int64_t v, char unit, bool utc, char *out, size_t size) {
+void wc_value_timestamp_format(int64_t v, char unit, bool utc, char *out, size_t size) {
   int64_t per = unit_per_second(unit);
   int64_t secs = v / per, frac = v % per;
   if (frac < 0) {
@@ -243,7 +243,7 @@ void value_timestamp_format(int64_t v, char unit, bool utc, char *out, size_t si
     days -= 1;
   }
   char date[32], fr[16] = "";
-  value_date_format(days, date, sizeof date);
+  wc_value_date_format(days, date, sizeof date);
   if (frac) {
     int digits = unit == 'm' ? 3 : unit == 'u' ? 6 : 9;
     snprintf(fr, sizeof fr, ".%0*lld", digits, (long long)frac);
@@ -255,7 +255,7 @@ void value_timestamp_format(int64_t v, char unit, bool utc, char *out, size_t si
            fr, utc ? "Z" : "");
 }
 
-char value_ts_unit(weir_type t) {
+char wc_value_ts_unit(weir_type t) {
   switch (t.id) {
   case WEIR_TYPE_TS_US:
   case WEIR_TYPE_TS_US_UTC: return 'u';
@@ -265,11 +265,11 @@ char value_ts_unit(weir_type t) {
   }
 }
 
-bool value_ts_utc(weir_type t) { return t.id == WEIR_TYPE_TS_US_UTC || t.id == WEIR_TYPE_TS_NS_UTC; }
+bool wc_value_ts_utc(weir_type t) { return t.id == WEIR_TYPE_TS_US_UTC || t.id == WEIR_TYPE_TS_NS_UTC; }
 
 /* ---- doubles and bytes --------------------------------------------------------------------------- */
 
-void value_double_format(double d, char *out, size_t size) {
+void wc_value_double_format(double d, char *out, size_t size) {
   if (isnan(d)) {
     snprintf(out, size, "NaN");
     return;
@@ -284,10 +284,10 @@ void value_double_format(double d, char *out, size_t size) {
   }
 }
 
-json_t *value_double_json(double d) {
+json_t *wc_value_double_json(double d) {
   if (isnan(d) || isinf(d)) {
     char buf[8];
-    value_double_format(d, buf, sizeof buf);
+    wc_value_double_format(d, buf, sizeof buf);
     return json_string(buf);
   }
   return json_real(d);
@@ -322,7 +322,7 @@ static size_t utf8_len(const uint8_t *p, size_t n) {
   return len;
 }
 
-json_t *value_bytes_json(const uint8_t *p, size_t n) {
+json_t *wc_value_bytes_json(const uint8_t *p, size_t n) {
   size_t i = 0;
   for (; i < n; i++) {
     size_t l = utf8_len(p + i, n - i);
