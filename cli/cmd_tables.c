@@ -218,16 +218,6 @@ static char *string_cell(const struct ArrowSchema *s, const struct ArrowArray *a
   return cell;
 }
 
-static char *trimmed(const char *sql) {
-  size_t n = strlen(sql);
-  while (n && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' || sql[n - 1] == '\t' || sql[n - 1] == '\r'))
-    n--;
-  char *s = malloc(n + 1);
-  memcpy(s, sql, n);
-  s[n] = 0;
-  return s;
-}
-
 int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *format = cli_opt_value(cmd, args, "format");
   const char *output = cli_opt_value(cmd, args, "output");
@@ -251,15 +241,8 @@ int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     return 0;
   }
   /* Aligned text: let the engine render every value as text, then align. */
-  char *body = trimmed(args->pos[0]);
-  size_t n = strlen(body) + 64;
-  char *sql = malloc(n);
-  snprintf(sql, n, "SELECT COLUMNS(*)::VARCHAR FROM (%s) AS q", body);
-  free(body);
   struct ArrowArrayStream stream;
-  rc = weir_query(lake, sql, ref, &stream, &err);
-  free(sql);
-  if (rc) return cli_report_error(ctx, &err);
+  if (weir_query_text(lake, args->pos[0], ref, &stream, &err)) return cli_report_error(ctx, &err);
   struct ArrowSchema schema;
   if (stream.get_schema(&stream, &schema) != 0) {
     fprintf(stderr, "error: %s\n", stream.get_last_error(&stream));

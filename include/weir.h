@@ -354,6 +354,14 @@ int weir_query(weir_lake *lake, const char *sql, const char *ref,
                struct ArrowArrayStream *out, weir_error *err);
 
 /**
+ * Like weir_query, but every column comes back as its text rendering by the engine
+ * (strings; NULL stays null), for display: numbers, dates and nested values are printed
+ * the way the engine prints them.
+ */
+int weir_query_text(weir_lake *lake, const char *sql, const char *ref,
+                    struct ArrowArrayStream *out, weir_error *err);
+
+/**
  * Runs a query like weir_query and writes its result to `path` in `format`: "csv" (with
  * a header row), "json" (one JSON array of row objects) or "parquet". A path of "-"
  * writes to standard output (csv and json only). *rows_out (if not NULL) receives the

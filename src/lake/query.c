@@ -111,23 +111,45 @@ static void own_engine(struct ArrowArrayStream *inner, weir_engine *engine,
   out->private_data = o;
 }
 
-int weir_query(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
-               weir_error *err) {
+static char *trim_statement(const char *sql);
+
+/* Attaches the tables `sql` reads (which also checks that it is one read-only SELECT),
+ * then runs it, or the text rendering of it. */
+static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_text,
+                     struct ArrowArrayStream *out, weir_error *err) {
   memset(out, 0, sizeof *out);
   if (!sql || !*sql) return weir_seterr(err, WEIR_EINVALIDARG, "no SQL given");
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
   weir_engine *engine = NULL;
+  char *wrapped = NULL;
   if ((rc = lake_engine_open(lake, &engine, err))) return rc;
   if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
+  if (as_text) {
+    char *body = trim_statement(sql);
+    wrapped = weir_asprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s) AS q", body);
+    free(body);
+  }
   struct ArrowArrayStream inner;
-  if ((rc = weir_engine_query_stream(engine, sql, &inner, err))) goto fail;
+  if ((rc = weir_engine_query_stream(engine, wrapped ? wrapped : sql, &inner, err))) goto fail;
+  free(wrapped);
   own_engine(&inner, engine, out);
   return WEIR_OK;
 fail:
+  free(wrapped);
   weir_engine_close(engine);
   return rc;
+}
+
+int weir_query(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+               weir_error *err) {
+  return run_query(lake, sql, ref, false, out, err);
+}
+
+int weir_query_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+                    weir_error *err) {
+  return run_query(lake, sql, ref, true, out, err);
 }
 
 /* Strips trailing blanks and semicolons so the query can be nested in COPY (...). */
