@@ -45,14 +45,14 @@ static int parse_uri(const char *uri, char **path, weir_error *err) {
   return WEIR_OK;
 }
 
-static int write_initial_commit(weir_catalog *cat, weir_error *err) {
+static int write_initial_commit(weir_catalog *cat, int64_t time_us, weir_error *err) {
   const catalog_backend_ops *ops = cat->be->ops;
   int rc = ops->node_put(cat->be, tree_empty_root(), tree_empty_body(), err);
   if (rc) return rc;
   weir_commit_rec c = {0};
   c.author = cat->author;
   c.message = "initial commit";
-  c.time_us = weir_now_us();
+  c.time_us = time_us ? time_us : weir_now_us();
   c.properties = json_object();
   memcpy(c.tables_root, tree_empty_root(), WEIR_HASH_LEN + 1);
   c.generation = 1;
@@ -65,7 +65,8 @@ static int write_initial_commit(weir_catalog *cat, weir_error *err) {
   return ops->ref_create(cat->be, WEIR_REF_BRANCH, "main", c.hash, c.time_us, err);
 }
 
-static int create_catalog(weir_catalog *cat, int max_version, weir_error *err) {
+static int create_catalog(weir_catalog *cat, int max_version, int64_t init_time_us,
+                          weir_error *err) {
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   int v = 0;
@@ -79,7 +80,7 @@ static int create_catalog(weir_catalog *cat, int max_version, weir_error *err) {
   const catalog_migration *steps = catalog_migrations(&n);
   for (size_t i = 0; i < n && !rc; i++)
     if (steps[i].version <= max_version) rc = cat->be->ops->migrate(cat->be, &steps[i], err);
-  if (!rc) rc = write_initial_commit(cat, err);
+  if (!rc) rc = write_initial_commit(cat, init_time_us, err);
   return catalog_tx_end(cat, rc, err);
 }
 
@@ -115,7 +116,7 @@ static int migrate_catalog(weir_catalog *cat, int max_version, weir_error *err) 
 }
 
 int catalog_open_at_version(const char *uri, bool create, const char *author, int max_version,
-                            weir_catalog **out, weir_error *err) {
+                            int64_t init_time_us, weir_catalog **out, weir_error *err) {
   *out = NULL;
   char *path = NULL;
   int rc = parse_uri(uri, &path, err);
@@ -130,7 +131,8 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
   cat->be = be;
   cat->location = path;
   cat->author = author && *author ? weir_strdup(author) : default_author();
-  rc = create ? create_catalog(cat, max_version, err) : migrate_catalog(cat, max_version, err);
+  rc = create ? create_catalog(cat, max_version, init_time_us, err)
+              : migrate_catalog(cat, max_version, err);
   if (rc) {
     catalog_close(cat);
     return rc;
@@ -141,7 +143,7 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
 
 int catalog_open(const char *uri, bool create, const char *author, weir_catalog **out,
                  weir_error *err) {
-  return catalog_open_at_version(uri, create, author, catalog_schema_latest(), out, err);
+  return catalog_open_at_version(uri, create, author, catalog_schema_latest(), 0, out, err);
 }
 
 void catalog_close(weir_catalog *cat) {

@@ -43,10 +43,11 @@ struct weir_catalog {
   hmap heads;     /* hash -> commit_head* */
 };
 
-/* Opens a catalog, applying schema steps up to `max_version` only (tests use this to make
- * an old-schema catalog; everything else calls catalog_open, which applies all). */
+/* catalog_open with knobs for tests: apply schema steps up to `max_version` only (to make
+ * an old-schema catalog), and give the first commit of a new catalog the time
+ * `init_time_us` instead of now (so two catalogs can hold identical histories). */
 int catalog_open_at_version(const char *uri, bool create, const char *author, int max_version,
-                            weir_catalog **out, weir_error *err);
+                            int64_t init_time_us, weir_catalog **out, weir_error *err);
 
 /* Ends a transaction begun with catalog_tx_begin: commits when rc is WEIR_OK (returning
  * the commit's status), rolls back otherwise (returning rc). */

@@ -329,4 +329,95 @@ TEST(commits_of_unknown_runs_are_refused) {
   fx_free(&f);
 }
 
+/* ---- losing the race to another writer ---------------------------------------------- */
+
+/* The handle under test gets a copy of its backend's vtable whose write-transaction begin
+ * first lets another handle commit to main, `race_left` times: exactly the window
+ * between planning a merge and writing it. */
+static catalog_backend_ops race_ops;
+static const catalog_backend_ops *real_ops;
+static weir_catalog *race_other;
+static int race_left, race_n;
+
+static int racing_begin(catalog_backend *be, bool write, weir_error *err) {
+  if (write && race_left > 0) {
+    race_left--;
+    char head[65], out[65], name[32];
+    weir_error e = {0};
+    snprintf(name, sizeof name, "default.race%d", race_n++);
+    weir_table_change c = {name, name, 1, 1};
+    if (catalog_ref_get(race_other, WEIR_REF_BRANCH, "main", head, &e) == WEIR_OK) {
+      weir_commit_request req = {.branch = "main", .expected_head = head, .changes = &c,
+                                 .n_changes = 1, .message = "racer"};
+      catalog_commit(race_other, &req, out, &e);
+    }
+    weir_error_clear(&e);
+  }
+  return real_ops->begin(be, write, err);
+}
+
+static void race_setup(fx *f, int moves) {
+  weir_error err = {0};
+  CHECK_OK(catalog_open(f->path, false, "racer", &race_other, &err), &err);
+  real_ops = f->cat->be->ops;
+  race_ops = *real_ops;
+  race_ops.begin = racing_begin;
+  f->cat->be->ops = &race_ops;
+  race_left = moves;
+  race_n = 0;
+}
+
+static void race_teardown(fx *f) {
+  f->cat->be->ops = real_ops;
+  catalog_close(race_other);
+  race_other = NULL;
+}
+
+TEST(merge_retries_when_the_target_moves) {
+  fx f = fx_new();
+  fx_branch(&f, "dev", "main");
+  fx_set(&f, "dev", "default.a", "/w/a", NULL);
+  race_setup(&f, 3);
+  json_t *o = NULL;
+  weir_error err = {0};
+  CHECK_OK(merge(&f, "dev", "main", false, false, NULL, &o, &err), &err);
+  CHECK(err.message == NULL); /* the lost races leave no message behind */
+  race_teardown(&f);
+  CHECK_INT(race_left, 0);
+  /* it was a fast-forward when planned first, a three-way merge in the end */
+  CHECK_STR(weir_json_str(o, "result", ""), "merge");
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a");
+  CHECK_STR(fx_loc(&f, "main", "default.race2"), "default.race2"); /* nothing lost */
+  json_decref(o);
+  fx_free(&f);
+}
+
+TEST(merge_gives_up_when_the_target_keeps_moving) {
+  fx f = fx_new();
+  fx_branch(&f, "dev", "main");
+  fx_set(&f, "dev", "default.a", "/w/a", NULL);
+  fx_set(&f, "main", "default.m", "/w/m", NULL);
+  race_setup(&f, 1000);
+  weir_error err = {0};
+  CHECK_INT(merge(&f, "dev", "main", false, false, NULL, NULL, &err), WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "kept moving");
+  CHECK_INT(race_n, 10);
+  race_teardown(&f);
+  CHECK(fx_loc(&f, "main", "default.a") == NULL);
+  /* revert retries the same way */
+  char before_m[65];
+  CHECK_OK(catalog_resolve(f.cat, "dev~1", before_m, &err), &err); /* has no default.m */
+  race_setup(&f, 2);
+  json_t *o = NULL;
+  CHECK_OK(catalog_revert_table(f.cat, "default.m", before_m, "main", NULL, false, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "action", ""), "dropped");
+  race_teardown(&f);
+  CHECK(fx_loc(&f, "main", "default.m") == NULL);
+  CHECK_STR(fx_loc(&f, "main", "default.race1"), "default.race1");
+  CHECK_INT(race_n, 2);
+  json_decref(o);
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
 TEST_MAIN()

@@ -103,7 +103,7 @@ TEST(older_schema_is_migrated_forward) {
   char *path = weir_asprintf("%s/old.db", dir);
   weir_catalog *c = NULL;
   weir_error err = {0};
-  CHECK_OK(catalog_open_at_version(path, true, "old", 1, &c, &err), &err);
+  CHECK_OK(catalog_open_at_version(path, true, "old", 1, 0, &c, &err), &err);
   CHECK_INT(catalog_schema_version(c), 1);
   catalog_close(c);
   CHECK_OK(catalog_open(path, false, NULL, &c, &err), &err);
