@@ -27,7 +27,17 @@ json_t *wc_value_sample(weir_type t, const struct ArrowArray *a, int64_t i) {
   case WEIR_TYPE_BOOL: return json_boolean(weir_bit_get(v, i));
   case WEIR_TYPE_INT32: return json_integer(((const int32_t *)v)[i]);
   case WEIR_TYPE_INT64: return json_integer(((const int64_t *)v)[i]);
-  case WEIR_TYPE_FLOAT32: return wc_value_double_json(((const float *)v)[i]);
+  case WEIR_TYPE_FLOAT32: {
+    /* The shortest text that reads back as the same float: 0.1f is "0.1", not the
+     * double 0.10000000149011612 it widens to. */
+    float f = ((const float *)v)[i];
+    if (f != f || f - f != 0) return wc_value_double_json(f);
+    for (int prec = 1; prec <= 9; prec++) {
+      snprintf(txt, sizeof txt, "%.*g", prec, (double)f);
+      if (strtof(txt, NULL) == f) break;
+    }
+    return json_real(strtod(txt, NULL));
+  }
   case WEIR_TYPE_FLOAT64: return wc_value_double_json(((const double *)v)[i]);
   case WEIR_TYPE_DECIMAL: {
     weir_i128 d;
@@ -89,8 +99,12 @@ int64_t wc_check_nulls(const col_view *v, rule_hits *h) {
     while (w) {
       int j = __builtin_ctzll(w);
       w &= w - 1;
-      if (seen < h->limit || h->collect_mask) wc_hits_add(h, v->batch, base + j, v->len, v->row_base + base + j, NULL);
-      else h->count++;
+      if (seen >= h->limit && !h->collect_mask) {
+        /* The rows to name are known; the rest is only counted. */
+        h->count += nulls - seen;
+        return nulls;
+      }
+      wc_hits_add(h, v->batch, base + j, v->len, v->row_base + base + j, NULL);
       seen++;
     }
   }

@@ -509,4 +509,51 @@ TEST(bool_enum_and_bad_hand_built_contract) {
   weir_contract_free(c);
 }
 
+TEST(float32_samples_print_as_written) {
+  weir_contract *c = yaml_contract("contract:\n  name: t\n  columns:\n    - {name: f, type: Float32, max: 0.05}\n");
+  float f[] = {0.1f, 0.01f, 2.5f};
+  struct ArrowArray a;
+  arr_fixed(&a, 4, f, 3, NULL);
+  const char *names[] = {"f"}, *formats[] = {"f"};
+  weir_arrow_table t;
+  table_of(&t, 1, names, formats, &a);
+  weir_validation v;
+  weir_error err = {0};
+  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0), "column \"f\" has 2 values above the maximum 0.05 (e.g. 0.1, 2.5)");
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+  weir_contract_free(c);
+}
+
+TEST(drop_keeps_dictionary_any_columns_encoded) {
+  weir_contract *c = yaml_contract(
+      "contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, max: {value: 5, mode: drop}}\n"
+      "    - {name: port, type: Any, nullable: true}\n");
+  int64_t x[] = {1, 9, 3, 7};
+  const char *words[] = {"S", "C", "Q"};
+  struct ArrowArray cols[2], dict;
+  arr_fixed(&cols[0], 8, x, 4, NULL);
+  arr_str(&dict, words, 3, false);
+  int32_t idx[] = {2, 0, NN, 1};
+  arr_dict(&cols[1], idx, 4, &dict);
+  const char *names[] = {"x", "port"}, *formats[] = {"l", "dict:u"};
+  weir_arrow_table t;
+  table_of(&t, 2, names, formats, cols);
+  weir_validation v;
+  weir_error err = {0};
+  CHECK_OK(weir_contract_validate(c, &t, NULL, &v, &err), &err);
+  CHECK_INT(v.valid.n_rows, 2);
+  CHECK_INT(v.quarantine.n_rows, 2);
+  const struct ArrowArray *kept = tcol(&v.valid, 0, 1);
+  CHECK(kept->dictionary != NULL);
+  CHECK_INT(((const int32_t *)kept->buffers[1])[0], 2);
+  CHECK(!weir_bit_get(kept->buffers[0], 1));
+  const struct ArrowArray *q = tcol(&v.quarantine, 0, 1);
+  CHECK_INT(((const int32_t *)q->buffers[1])[1], 1);
+  CHECK(v.valid.schema.children[1]->dictionary != NULL);
+  weir_validation_clear(&v);
+  weir_contract_free(c);
+}
+
 TEST_MAIN()
