@@ -97,4 +97,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   "$root/.venv/bin/python" -m pip install -q -r "$req"
   echo "$want" > "$stamp"
 fi
+# The SDK itself, editable, so `import weir` works in .venv and follows the sources. It
+# finds libweir in the build tree (build/libweir.so) or through $WEIR_LIBRARY.
+if ! "$root/.venv/bin/python" -c 'import weir' >/dev/null 2>&1; then
+  say "installing the weir Python SDK (editable) from python/"
+  "$root/.venv/bin/python" -m pip install -q --no-deps -e "$root/python"
+fi
 say "ready (DuckDB v$DUCKDB_VERSION in .deps/duckdb, Python in .venv)"

@@ -11,8 +11,12 @@ export WEIR_PYTHON="${WEIR_PYTHON:-$root/.venv/bin/python}"
 export WEIR_AUTHOR="${WEIR_AUTHOR:-demo}"
 export WEIR_LAKE="${WEIR_DEMO_LAKE:-$(mktemp -d "${TMPDIR:-/tmp}/weir-demo-XXXXXX")/lake}"
 
-bold=$(tput bold 2>/dev/null || true)
-plain=$(tput sgr0 2>/dev/null || true)
+bold=""
+plain=""
+if [ -t 1 ]; then
+  bold=$(tput bold 2>/dev/null || true)
+  plain=$(tput sgr0 2>/dev/null || true)
+fi
 weir() {
   printf '\n%s$ weir %s%s\n' "$bold" "$*" "$plain"
   "$weir_bin" "$@"

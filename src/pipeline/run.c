@@ -67,6 +67,7 @@ typedef struct run_ctx {
 } run_ctx;
 
 static json_t *summary_for(const run_ctx *rc, const pipeline_model *m) {
+  /* Iceberg snapshot summary: which run and model wrote this version. */
   return json_pack("{s:s,s:s,s:s}", "weir.run-id", rc->run_id, "weir.model", m->name, "weir.project",
                    rc->p->name);
 }
@@ -280,10 +281,41 @@ static json_t *model_record(const pipeline_model *m, const char *status, int64_t
   return o;
 }
 
+/* Run records as the catalog keeps them, with times also in ISO 8601 for people. */
+static void time_field(json_t *o, const char *key_us, const char *key_iso) {
+  json_t *v = json_object_get(o, key_us);
+  if (!json_is_integer(v)) return;
+  char buf[40];
+  weir_format_time_us((int64_t)json_integer_value(v), buf, sizeof buf);
+  json_object_set_new(o, key_iso, json_string(buf));
+}
+
+static void decorate_run(json_t *run) {
+  json_t *started = json_object_get(run, "started");
+  if (json_is_integer(started)) {
+    json_object_set(run, "started_us", started);
+    time_field(run, "started_us", "started");
+  }
+  json_t *ended = json_object_get(run, "ended");
+  if (json_is_integer(ended)) {
+    json_object_set(run, "ended_us", ended);
+    time_field(run, "ended_us", "ended");
+  }
+  size_t i;
+  json_t *m;
+  json_array_foreach(json_object_get(run, "models"), i, m) {
+    time_field(m, "started_us", "started");
+    time_field(m, "ended_us", "ended");
+  }
+}
+
 static int finish_json(run_ctx *rc, char **out_json) {
   json_t *run = NULL;
   weir_error e = {0};
-  if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) *out_json = lake_dump(run);
+  if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) {
+    decorate_run(run);
+    *out_json = lake_dump(run);
+  }
   weir_error_clear(&e);
   return WEIR_OK;
 }
@@ -332,7 +364,8 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     char commit[WEIR_HASH_HEX_SIZE] = "";
     if (mr == WEIR_OK) {
       char *msg = weir_asprintf("run %s: model %s", rc.run_id, m->name);
-      json_t *props = json_pack("{s:s,s:s}", "weir.run-id", rc.run_id, "weir.model", m->name);
+      /* The catalog records the run id itself (property run_id). */
+      json_t *props = json_pack("{s:s}", "weir.model", m->name);
       lake_commit_request cr = {0};
       cr.branch = rc.run_branch;
       cr.expected_head = rc.head;
@@ -441,6 +474,9 @@ int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err) {
   json_t *runs = NULL;
   int rc = catalog_runs(lake->cat, 0, &runs, err);
   if (rc) return rc;
+  size_t i;
+  json_t *run;
+  json_array_foreach(runs, i, run) decorate_run(run);
   *out_json = lake_dump(runs);
   return WEIR_OK;
 }
@@ -452,6 +488,7 @@ int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_err
   int rc = catalog_run_get(lake->cat, run_id, &run, err);
   if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "run %s does not exist (see weir runs)", run_id);
   if (rc) return rc;
+  decorate_run(run);
   *out_json = lake_dump(run);
   return WEIR_OK;
 }
