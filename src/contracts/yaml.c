@@ -234,7 +234,7 @@ static int rule_options(yctx *x, yaml_node_t *m, const char *value_key, const ch
 
 /* enum: a list of values, a mapping of names to values, or the long form
  * {values: <list or mapping>, mode, name}. */
-static int parse_enum(yctx *x, yaml_node_t *k, yaml_node_t *v, const char *col, yrule *y) {
+static int parse_enum(yctx *x, yaml_node_t *v, const char *col, yrule *y) {
   char what[300];
   snprintf(what, sizeof what, "enum of column \"%s\"", col);
   int rc;
@@ -258,7 +258,6 @@ static int parse_enum(yctx *x, yaml_node_t *k, yaml_node_t *v, const char *col, 
   } else {
     return yerr(x, v, "enum must be a list of values or a mapping of names to values");
   }
-  (void)k;
   return WEIR_OK;
 }
 
@@ -403,7 +402,7 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
       y->mode_set = tmp.mode_set;
     } else if (!strcmp(key, "enum") || !strcmp(key, "allowed_values")) {
       yrule *y = push_rule(&rs, WEIR_RULE_ENUM, k);
-      rc = parse_enum(x, k, v, col->field.name, y);
+      rc = parse_enum(x, v, col->field.name, y);
     } else if (!strcmp(key, "pattern")) {
       yrule *y = push_rule(&rs, WEIR_RULE_PATTERN, k);
       yaml_node_t *val;
