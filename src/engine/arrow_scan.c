@@ -30,9 +30,9 @@
  *     s/ms/ns are converted value by value: DuckDB has no in-place form for them;
  *   - dictionary arrays become DuckDB dictionary vectors: the dictionary values are
  *     converted (string_t headers again) and the indices become a selection vector.
- *     DuckDB redoes that for every slice, so a dictionary much longer than a slice costs
- *     its length per slice; weir keeps the values it converted for a dictionary and reuses
- *     them while the same dictionary continues (see dict_cache below).
+ *     DuckDB redoes that for every slice, so a dictionary much longer than a slice would
+ *     cost its length per slice; for those weir converts the dictionary once per batch
+ *     and thread and reuses it (see "long dictionaries" below).
  * The structs handed to DuckDB hold a reference on the batch, so memory stays valid for as
  * long as any DuckDB vector points at it, even if the registration is dropped meanwhile.
  *
@@ -53,7 +53,6 @@
 typedef struct morsel {
   size_t batch;
   int64_t start, len;
-  int64_t row0; /* row number of the morsel's first row in the table */
 } morsel;
 
 struct arrow_reg {
@@ -182,6 +181,173 @@ duckdb_arrow_converted_schema weir_eng_arrow_convert_field(duckdb_connection con
   return conv;
 }
 
+/* ---- long dictionaries -------------------------------------------------------------------
+ * duckdb_data_chunk_from_arrow converts a dictionary array's whole dictionary for every
+ * slice (its scan state lives for one call). For a dictionary longer than a few slices
+ * that is most of the work, plus a fresh vector of the dictionary's size each time. So
+ * for those, the scan converts the dictionary once per batch and thread: it hands DuckDB
+ * an "identity" dictionary array (indices 0..D-1, then one null) over the batch's
+ * dictionary, keeps the resulting dictionary vector V (D + 1 entries, the last one NULL),
+ * and makes each slice's output reference V re-sliced by the slice's own indices (nulls
+ * point at the last entry). DuckDB composes the two selections; values are not copied. */
+
+#define DICT_CACHE_MIN ((int64_t)4096)
+
+typedef struct dict_cache {
+  const struct ArrowArray *key; /* the dictionary node V was built from */
+  duckdb_data_chunk chunk;      /* holds V */
+  int64_t len;
+} dict_cache;
+
+typedef struct identity_priv {
+  struct ArrowArray col;
+  struct ArrowArray *children[1];
+  const void *root_buffers[1];
+  const void *col_buffers[2];
+  void *indices;
+  weir_arrow_batch *hold;
+} identity_priv;
+
+static void identity_child_release(struct ArrowArray *a) { a->release = NULL; }
+
+static void identity_release(struct ArrowArray *a) {
+  identity_priv *p = a->private_data;
+  free(p->indices);
+  weir_arrow_batch_unref(p->hold);
+  free(p);
+  a->release = NULL;
+  a->private_data = NULL;
+}
+
+static int index_width(char f) {
+  switch (f) {
+  case 'c': case 'C': return 1;
+  case 's': case 'S': return 2;
+  case 'i': case 'I': return 4;
+  case 'l': case 'L': return 8;
+  default: return 0;
+  }
+}
+
+/* Largest dictionary length whose identity indices (0..D-1, plus the null slot at D) an
+ * index type can hold. */
+static int64_t index_limit(char f) {
+  switch (f) {
+  case 'c': return 127;
+  case 'C': return 255;
+  case 's': return 32767;
+  case 'S': return 65535;
+  case 'i': return INT32_MAX - 1;
+  default: return INT32_MAX - 1; /* DuckDB's selection vectors are 32-bit */
+  }
+}
+
+static void put_index(void *buf, int w, int64_t i, int64_t v) {
+  switch (w) {
+  case 1: ((int8_t *)buf)[i] = (int8_t)v; break;
+  case 2: ((int16_t *)buf)[i] = (int16_t)v; break;
+  case 4: ((int32_t *)buf)[i] = (int32_t)v; break;
+  default: ((int64_t *)buf)[i] = v; break;
+  }
+}
+
+static int64_t get_index(const void *buf, char f, int64_t i) {
+  switch (f) {
+  case 'c': return ((const int8_t *)buf)[i];
+  case 'C': return ((const uint8_t *)buf)[i];
+  case 's': return ((const int16_t *)buf)[i];
+  case 'S': return ((const uint16_t *)buf)[i];
+  case 'i': return ((const int32_t *)buf)[i];
+  case 'I': return ((const uint32_t *)buf)[i];
+  default: return ((const int64_t *)buf)[i];
+  }
+}
+
+/* The identity chunk for column `col` of batch `b` (whose dictionary has D entries). */
+static duckdb_data_chunk identity_chunk(duckdb_connection conn, weir_arrow_batch *b, int64_t col,
+                                        char index_format, duckdb_arrow_converted_schema conv,
+                                        char **errmsg) {
+  const struct ArrowArray *src = weir_arrow_batch_array(b)->children[col];
+  int64_t d = src->dictionary->length;
+  int w = index_width(index_format);
+  identity_priv *p = weir_calloc(1, sizeof *p);
+  /* Index D points at the NULL entry DuckDB appends after every dictionary it converts.
+   * It is written as a valid index rather than marked null: DuckDB's dictionary path
+   * copies an index validity mask into a fixed 2048-row mask, which a longer array with
+   * nulls would overflow. */
+  p->indices = weir_calloc((size_t)(d + 1), (size_t)w);
+  for (int64_t i = 0; i <= d; i++) put_index(p->indices, w, i, i);
+  p->col_buffers[0] = NULL;
+  p->col_buffers[1] = p->indices;
+  p->col.length = d + 1;
+  p->col.null_count = 0;
+  p->col.n_buffers = 2;
+  p->col.buffers = p->col_buffers;
+  p->col.dictionary = src->dictionary;
+  p->col.release = identity_child_release;
+  p->children[0] = &p->col;
+  p->hold = weir_arrow_batch_ref(b);
+  struct ArrowArray root;
+  memset(&root, 0, sizeof root);
+  root.length = d + 1;
+  root.n_buffers = 1;
+  root.buffers = p->root_buffers;
+  root.n_children = 1;
+  root.children = p->children;
+  root.release = identity_release;
+  root.private_data = p;
+  duckdb_data_chunk chunk = NULL;
+  duckdb_error_data ed = duckdb_data_chunk_from_arrow(conn, &root, conv, &chunk);
+  if (root.release) root.release(&root);
+  if (ed) {
+    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    duckdb_destroy_error_data(&ed);
+    if (chunk) duckdb_destroy_data_chunk(&chunk);
+    return NULL;
+  }
+  return chunk;
+}
+
+/* Points `out` at rows [start, start + len) of a long-dictionary column through the
+ * thread's cached dictionary vector. False with *errmsg set on failure. */
+static bool dict_slice(duckdb_connection conn, dict_cache *cache, weir_arrow_batch *b, int64_t col,
+                       char index_format, duckdb_arrow_converted_schema conv, int64_t start, int64_t len,
+                       duckdb_vector out, char **errmsg) {
+  const struct ArrowArray *batch = weir_arrow_batch_array(b);
+  const struct ArrowArray *src = batch->children[col];
+  int64_t d = src->dictionary->length;
+  if (cache->key != src->dictionary || !cache->chunk) {
+    if (cache->chunk) duckdb_destroy_data_chunk(&cache->chunk);
+    cache->key = NULL;
+    cache->chunk = identity_chunk(conn, b, col, index_format, conv, errmsg);
+    if (!cache->chunk) return false;
+    cache->key = src->dictionary;
+    cache->len = d;
+  }
+  int64_t off = src->offset + batch->offset + start;
+  const uint8_t *valid = src->null_count != 0 && src->buffers[0] ? src->buffers[0] : NULL;
+  duckdb_selection_vector sel = duckdb_create_selection_vector((idx_t)len);
+  sel_t *sv = duckdb_selection_vector_get_data_ptr(sel);
+  for (int64_t i = 0; i < len; i++) {
+    if (valid && !weir_bit_get(valid, off + i)) {
+      sv[i] = (sel_t)d;
+      continue;
+    }
+    int64_t k = get_index(src->buffers[1], index_format, off + i);
+    if (k < 0 || k >= d) {
+      *errmsg = weir_asprintf("dictionary index %lld out of range (the dictionary has %lld values)", (long long)k,
+                              (long long)d);
+      duckdb_destroy_selection_vector(sel);
+      return false;
+    }
+    sv[i] = (sel_t)k;
+  }
+  duckdb_vector_reference_vector(out, duckdb_data_chunk_get_vector(cache->chunk, 0));
+  duckdb_slice_vector(out, sel, (idx_t)len);
+  duckdb_destroy_selection_vector(sel);
+  return true;
+}
+
 /* ---- zero-length arrays (to learn the DuckDB type of a column) ---------------------------
  * The C API gives no way to read the types out of a converted schema, and guessing them
  * from Arrow formats would be a second copy of DuckDB's mapping that could drift from it.
@@ -291,7 +457,17 @@ typedef struct scan_local {
   bool have;
   size_t morsel;
   int64_t pos, end;     /* rows of the morsel's batch still to emit */
+  idx_t ncols;
+  dict_cache *dicts;    /* per projected column */
 } scan_local;
+
+static void free_local(void *p) {
+  scan_local *l = p;
+  for (idx_t i = 0; i < l->ncols; i++)
+    if (l->dicts[i].chunk) duckdb_destroy_data_chunk(&l->dicts[i].chunk);
+  free(l->dicts);
+  free(l);
+}
 
 static void free_global(void *p) {
   scan_global *g = p;
@@ -338,7 +514,9 @@ static void scan_init(duckdb_init_info info) {
 
 static void scan_local_init(duckdb_init_info info) {
   scan_local *l = weir_calloc(1, sizeof *l);
-  duckdb_init_set_init_data(info, l, free);
+  l->ncols = duckdb_init_get_column_count(info);
+  l->dicts = weir_calloc(l->ncols ? l->ncols : 1, sizeof *l->dicts);
+  duckdb_init_set_init_data(info, l, free_local);
 }
 
 static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
@@ -365,16 +543,20 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
     duckdb_vector out = duckdb_data_chunk_get_vector(output, k);
     idx_t col = g->cols[k];
     if (col >= (idx_t)r->ncols) {
-      /* A virtual column (the row id DuckDB asks for when it needs rows but no column,
-       * as in count(*)): the row's number in the table. */
-      int64_t *d = duckdb_vector_get_data(out);
-      int64_t first = ms->row0 + (l->pos - ms->start);
-      for (int64_t i = 0; i < n; i++) d[i] = first + i;
-      continue;
+      /* C-API table functions have no virtual columns (no rowid), so DuckDB asks only
+       * for real ones; count(*) scans the first column. */
+      duckdb_function_set_error(info, "weir_arrow_scan: DuckDB asked for a column the table does not have");
+      return;
     }
     char *msg = NULL;
     const char *format = r->table.schema.children[col]->format;
-    duckdb_data_chunk ch = slice_chunk(r->conn, b, (int64_t)col, format, r->conv[col], l->pos, n, &msg);
+    const struct ArrowArray *src = weir_arrow_batch_array(b)->children[col];
+    if (r->is_dict[col] && src->dictionary && src->dictionary->length >= DICT_CACHE_MIN &&
+        src->dictionary->length <= index_limit(format[0]) && index_width(format[0]) && k < l->ncols) {
+      if (dict_slice(r->conn, &l->dicts[k], b, (int64_t)col, format[0], r->conv[col], l->pos, n, out, &msg))
+        continue;
+    }
+    duckdb_data_chunk ch = msg ? NULL : slice_chunk(r->conn, b, (int64_t)col, format, r->conv[col], l->pos, n, &msg);
     if (!ch) {
       char *full = weir_asprintf("cannot read column \"%s\" of a registered Arrow table: %s",
                                  r->names[col], msg);
@@ -460,7 +642,6 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
   }
   /* Morsels: every batch cut into pieces of at most MORSEL_ROWS. */
   size_t cap = 0;
-  int64_t row = 0;
   for (size_t i = 0; i < r->table.n_batches; i++) {
     int64_t len = weir_arrow_batch_length(r->table.batches[i]);
     for (int64_t s = 0; s < len; s += MORSEL_ROWS) {
@@ -469,8 +650,7 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
         r->morsels = weir_realloc(r->morsels, cap * sizeof *r->morsels);
       }
       int64_t m = len - s < MORSEL_ROWS ? len - s : MORSEL_ROWS;
-      r->morsels[r->n_morsels++] = (morsel){i, s, m, row};
-      row += m;
+      r->morsels[r->n_morsels++] = (morsel){i, s, m};
     }
   }
   return r;

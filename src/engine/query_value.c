@@ -164,9 +164,13 @@ static void put_timestamp(weir_buf *b, int64_t v, int64_t units, int digits, con
 /* DuckDB's interval text: "1 year 2 months 3 days 04:05:06.5". */
 static void put_interval(weir_buf *b, int64_t months, int64_t days, int64_t micros) {
   bool any = false;
-  if (months / 12) weir_buf_printf(b, "%" PRId64 " year%s", months / 12, llabs(months / 12) == 1 ? "" : "s"), any = true;
-  if (months % 12) weir_buf_printf(b, "%s%" PRId64 " month%s", any ? " " : "", months % 12, llabs(months % 12) == 1 ? "" : "s"), any = true;
-  if (days) weir_buf_printf(b, "%s%" PRId64 " day%s", any ? " " : "", days, llabs(days) == 1 ? "" : "s"), any = true;
+  const int64_t parts[3] = {months / 12, months % 12, days};
+  const char *names[3] = {"year", "month", "day"};
+  for (int k = 0; k < 3; k++) {
+    if (!parts[k]) continue;
+    weir_buf_printf(b, "%s%" PRId64 " %s%s", any ? " " : "", parts[k], names[k], llabs(parts[k]) == 1 ? "" : "s");
+    any = true;
+  }
   if (micros || !any) {
     if (any) weir_buf_putc(b, ' ');
     if (micros < 0) {
@@ -283,6 +287,16 @@ static json_t *value_json(const struct ArrowSchema *f, const struct ArrowArray *
   case 'd': {
     int p = 0, s = 0, bits = 128;
     if (sscanf(fmt, "d:%d,%d,%d", &p, &s, &bits) >= 2) {
+      /* Integers that went through a decimal (DuckDB exports HUGEINT, what sum() of
+       * integers returns, as decimal(38, 0)) are JSON numbers when they fit. */
+      if (s == 0 && bits >= 64) {
+        const uint8_t *raw = (const uint8_t *)d + (size_t)idx * (size_t)(bits / 8);
+        int64_t lo;
+        memcpy(&lo, raw, 8);
+        bool fits = true;
+        for (int k = 8; k < bits / 8; k++) fits = fits && raw[k] == (lo < 0 ? 0xFF : 0x00);
+        if (fits) return json_integer(lo);
+      }
       put_decimal(&b, (const uint8_t *)d + (size_t)idx * (size_t)(bits / 8), bits / 8, s);
       return text_value(&b);
     }

@@ -164,7 +164,7 @@ static int serialize(weir_engine *e, const char *text, json_t **out, weir_error 
   bool have_res = false;
   int rc = WEIR_OK;
   *out = NULL;
-  if (duckdb_prepare(e->conn, "SELECT json_serialize_sql($1)", &ps) == DuckDBError) {
+  if (duckdb_prepare(e->conn, "SELECT json_serialize_sql($1::VARCHAR)", &ps) == DuckDBError) {
     rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), NULL, "cannot analyse SQL");
     goto done;
   }
