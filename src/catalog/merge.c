@@ -112,8 +112,14 @@ static int check_partial(weir_catalog *cat, const weir_merge_request *req,
                           : weir_json_str(r, "status", ""));
       size_t j;
       json_t *t;
-      json_array_foreach(json_object_get(r, "tables"), j, t)
+      json_t *tables = json_object_get(r, "tables");
+      json_array_foreach(tables, j, t) {
+        if (j == 10) {
+          weir_buf_printf(&b, " and %zu more", json_array_size(tables) - 10);
+          break;
+        }
         weir_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(t));
+      }
     }
     rc = weir_seterr(err, WEIR_EPARTIAL,
                      "merging %s into %s would publish the work of a run that did not succeed: "
