@@ -29,6 +29,7 @@ import ctypes
 import dataclasses
 import json
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -125,6 +126,9 @@ class Client:
                  author: str | None = None, progress: Callable[[dict[str, Any]], None] | None = None,
                  _create: bool = False) -> None:
         self._lib = _ffi.load_library(library)
+        # libweir runs discovery and model workers with $WEIR_PYTHON: by default the
+        # interpreter running this client, which has this SDK installed.
+        os.environ.setdefault("WEIR_PYTHON", sys.executable)
         self._lock = threading.RLock()
         self._handle = ctypes.c_void_p()
         self._progress_cb: Any = None
@@ -208,7 +212,7 @@ class Client:
                 pass
 
         with self._lock:
-            cb = _ffi.PROGRESS_FN(trampoline) if fn is not None else None
+            cb = _ffi.PROGRESS_FN(trampoline) if fn is not None else _ffi.PROGRESS_FN()  # NULL removes it
             self._lib.fn("weir_lake_set_progress")(self._h(), cb, None)
             self._progress_cb = cb  # keep the C thunk alive
 

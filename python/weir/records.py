@@ -87,7 +87,7 @@ class TableChange:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableChange:
         """Builds the record from libweir's JSON object."""
-        return cls(table=_str(d.get("table")) or "", action=_str(d.get("action")) or "")
+        return cls(table=_str(d.get("table")) or "", action=_str(d.get("action")) or _str(d.get("change")) or "")
 
 
 @dataclass(frozen=True)

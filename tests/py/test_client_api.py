@@ -1,0 +1,182 @@
+"""weir.Client's Git-for-data surface: commits, branches, tags, merges, diffs, imports,
+queries, describe; typed records; refs given as objects; library loading."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+from typing import Annotated
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import weir
+from weir import _ffi
+from conftest import TITANIC
+from test_client_support import client, library_path, titanic_client, weir_env  # noqa: F401 - fixtures
+
+
+def test_a_new_lake(client):
+    (first,) = client.get_commits()
+    assert isinstance(first, weir.Commit) and first.parents == () and len(first.hash) == 64
+    assert isinstance(first.time, dt.datetime) and first.time.tzinfo is not None
+    assert first.short_hash == first.hash[:12]
+    (main,) = client.get_branches()
+    assert (main.name, main.head) == ("main", first.hash) and str(main) == "main"
+    assert client.get_tables() == [] and client.get_tags() == [] and client.get_runs() == []
+    assert client.resolve("main") == first.hash == client.resolve(first.hash[:7])
+    assert os.path.isabs(client.path) and client.library_version == "0.1.0"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.hash = "x"  # type: ignore[misc]
+
+
+def test_import_file_and_arrow_then_describe_and_query(client, tmp_path):
+    r = client.import_data("titanic", TITANIC, message="load titanic")
+    assert isinstance(r, weir.ImportResult)
+    assert (r.table, r.rows_written, r.mode, r.rows_quarantined) == ("default.titanic", 891, "create", 0)
+    assert client.get_commits(limit=1)[0].message == "load titanic" and client.get_commits(limit=1)[0].hash == r.commit
+    # Arrow data in every accepted form: pyarrow Table, RecordBatchReader, polars DataFrame.
+    t = pa.table({"x": pa.array([1, 2, 3], pa.int64()), "s": ["a", None, "c"]})
+    client.import_data("raw.t1", t)
+    client.import_data("raw.t2", t.to_reader())
+    client.import_data("raw.t3", pl.DataFrame({"x": [1, 2], "s": ["a", "b"]}))
+    pq.write_table(t, tmp_path / "t.parquet")
+    client.import_data("raw.t4", tmp_path / "t.parquet")
+    client.import_data("raw.t1", t, mode="append")
+    counts = {s.table: s.record_count for s in client.get_tables()}
+    assert counts == {"default.titanic": 891, "raw.t1": 6, "raw.t2": 3, "raw.t3": 2, "raw.t4": 3}
+    info = client.get_table("raw.t1")
+    assert isinstance(info, weir.TableInfo) and info.table == "raw.t1" and info.ref == "main"
+    assert [(c.name, c.type, c.weir_type, c.required) for c in info.columns] == [
+        ("x", "int64", "Int64", True), ("s", "large_string", "String", False)]
+    assert info.column("s").nullable and info.commit == client.resolve("main") and info.metadata_location
+    with pytest.raises(KeyError):
+        info.column("nope")
+    q = client.query("SELECT x, s FROM raw.t1 ORDER BY x LIMIT 2")
+    assert isinstance(q, pa.Table) and q.to_pylist() == [{"x": 1, "s": "a"}, {"x": 1, "s": "a"}]
+    n = sum(b.num_rows for b in client.query_reader("SELECT * FROM titanic"))
+    assert n == 891
+    out = tmp_path / "women.csv"
+    assert client.export_query("SELECT * FROM titanic WHERE Sex = 'female'", out, format="csv") == 314
+    assert out.read_text().splitlines()[0].startswith("PassengerId,")
+    with pytest.raises(weir.InvalidArgument, match="mode"):
+        client.import_data("x", t, mode="upsert")  # type: ignore[arg-type]
+
+
+def test_import_with_a_contract_schema_yaml_and_drop_mode(client):
+    class Passengers(weir.TableSchema):
+        """Passengers."""
+
+        PassengerId: Annotated[weir.Int64, weir.Unique, weir.Doc("id")]
+        Age: Annotated[weir.Float64 | None, weir.Range(min=1, max=60, mode="drop")]
+
+    data = pa.table({"PassengerId": pa.array([1, 2, 3], pa.int64()), "Age": [0.5, 30.0, None]})
+    r = client.import_data("people", data, contract=Passengers)
+    assert (r.rows_written, r.rows_quarantined, r.quarantine_table) == (2, 1, "default.people__quarantine")
+    assert [v.kind for v in r.violations] == ["range"] and r.violations[0].mode == "drop"
+    info = client.get_table("people")
+    assert info.column("PassengerId").doc == "id" and info.comment == "Passengers."
+    assert info.contract is not None and info.contract["name"] == "Passengers"
+    yml = pathlib.Path(__file__).resolve().parents[2] / "examples" / "titanic" / "project" / "contracts" / "titanic.yml"
+    r2 = client.import_data("titanic", TITANIC, contract=yml)
+    assert r2.rows_written == 891 and r2.violations == ()
+    assert client.get_table("titanic").column("Fare").doc == "Ticket price in British pounds."
+
+
+def test_branches_tags_merge_diff(titanic_client):
+    c = titanic_client
+    main0 = c.get_commit("main")
+    assert [t.table for t in main0.tables] == ["default.titanic"] and main0.tables[0].record_count == 891
+    dev = c.create_branch("dev", from_ref=main0)  # a Commit is a ref
+    assert isinstance(dev, weir.Branch) and dev.head == main0.hash
+    c.import_data("extra", pa.table({"x": [1]}), branch=dev)
+    d = c.diff("main", dev)
+    assert isinstance(d, weir.Diff) and [t.table for t in d.added] == ["default.extra"] and not d.empty
+    assert d.added[0].records_after == 1 and d.removed == () and d.changed == ()
+    tag = c.create_tag("before-merge", ref="main")
+    assert isinstance(tag, weir.Tag) and tag.target == main0.hash and c.get_tag("before-merge") == tag
+    m = c.merge(dev, into_branch="main", no_ff=True, message="merge dev")
+    assert m.result == "merge" and m.commit != dev.head and [t.table for t in m.tables] == ["default.extra"]
+    merge_commit = c.get_commit(m.commit)
+    assert merge_commit.parents == (main0.hash, c.get_branch("dev").head) and merge_commit.message == "merge dev"
+    assert c.merge("dev", into_branch="main").result == "up-to-date"
+    assert c.get_tables(ref=tag) == c.get_tables(ref=main0.hash)  # a Tag is a ref too
+    assert c.resolve("main~1") == main0.hash
+    with pytest.raises(weir.InvalidArgument):
+        c.delete_branch("main")
+    c.delete_branch(dev)
+    c.delete_tag(tag)
+    assert [b.name for b in c.get_branches()] == ["main"] and c.get_tags() == []
+    with pytest.raises(weir.InvalidArgument, match="writes at a branch head"):
+        c.merge("main", into_branch=main0)  # type: ignore[arg-type]  # a Commit is not a branch
+
+
+def test_unmerged_branch_needs_force(titanic_client):
+    c = titanic_client
+    c.create_branch("wip")
+    c.import_data("wip_table", pa.table({"x": [1]}), branch="wip")
+    with pytest.raises(weir.InvalidArgument):
+        c.delete_branch("wip")
+    c.delete_branch("wip", force=True)
+    assert [b.name for b in c.get_branches()] == ["main"]
+
+
+def test_progress_events_and_threads(titanic_client):
+    events: list[dict] = []
+    titanic_client.set_progress(events.append)
+    titanic_client.import_data("again", TITANIC)
+    titanic_client.set_progress(None)
+    assert events and all(isinstance(e, dict) and "phase" in e for e in events)
+
+    errors: list[BaseException] = []
+
+    def reader() -> None:
+        try:
+            for _ in range(20):
+                assert titanic_client.query("SELECT COUNT(*) AS n FROM titanic").column(0)[0].as_py() == 891
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_close_and_context_manager(weir_env, tmp_path):
+    with weir.Client.init(tmp_path / "lake") as c:
+        assert c.get_branches()[0].name == "main"
+    with pytest.raises(weir.InvalidArgument, match="closed"):
+        c.get_branches()
+    c.close()  # idempotent
+    # Opening by $WEIR_LAKE, as the CLI does.
+    os.environ["WEIR_LAKE"] = str(tmp_path / "lake")
+    try:
+        with weir.Client() as c2:
+            assert c2.path == str((tmp_path / "lake").resolve())
+    finally:
+        del os.environ["WEIR_LAKE"]
+
+
+def test_library_loading(tmp_path):
+    code = "import weir._ffi as f; print(f.find_library())"
+    env = {**os.environ, "WEIR_LIBRARY": str(library_path())}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.stdout.strip() == str(library_path())
+    env["WEIR_LIBRARY"] = str(tmp_path / "nope.so")
+    r = subprocess.run([sys.executable, "-c", "import weir; weir.Client()"], capture_output=True, text=True, env=env)
+    assert r.returncode != 0 and "LibraryNotFound" in r.stderr and "does not exist" in r.stderr
+    assert issubclass(weir.LibraryNotFound, weir.NotFound)
+    assert _ffi.load_library(library_path()) is _ffi.load_library(str(library_path()))
+    # Importing weir does not need the library (discovery runs without it).
+    r = subprocess.run([sys.executable, "-c", "import weir, sys; assert 'weir.client' not in sys.modules"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
