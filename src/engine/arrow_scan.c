@@ -604,6 +604,8 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
     weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: it has no columns", name);
     return NULL;
   }
+  /* What the scan relies on, checked once here rather than trusted: DuckDB reads the
+   * buffers without bounds checks. */
   for (size_t i = 0; i < t->n_batches; i++) {
     const struct ArrowArray *a = weir_arrow_batch_array(t->batches[i]);
     if (a->n_children != ncols) {
@@ -611,6 +613,20 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
                   "cannot register Arrow table %s: batch %zu has %lld columns, the schema %lld", name, i,
                   (long long)a->n_children, (long long)ncols);
       return NULL;
+    }
+    for (int64_t c = 0; c < ncols; c++) {
+      const struct ArrowArray *col = a->children[c];
+      const struct ArrowSchema *f = t->schema.children[c];
+      const char *why = NULL;
+      if (!col || !col->release) why = "is released";
+      else if (col->length < a->offset + a->length) why = "is shorter than the batch";
+      else if ((f->dictionary != NULL) != (col->dictionary != NULL)) why = "does not match the schema's dictionary encoding";
+      else if (col->n_children != f->n_children) why = "has a different number of children than the schema";
+      if (why) {
+        weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: column \"%s\" of batch %zu %s", name,
+                    f->name ? f->name : "", i, why);
+        return NULL;
+      }
     }
   }
   arrow_reg *r = weir_calloc(1, sizeof *r);

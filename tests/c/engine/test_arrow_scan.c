@@ -590,6 +590,21 @@ TEST(empty_and_unreadable_tables) {
   CHECK_INT(weir_engine_register_arrow(e, "bad", &t, &err), WEIR_EUNSUPPORTED);
   CHECK_CONTAINS(err.message, "cannot register Arrow table bad: column \"huge\"");
   weir_arrow_table_release(&t);
+  /* A batch whose column is shorter than the batch: refused, not read past its end. */
+  {
+    const char *n1[] = {"v"};
+    const char *f1[] = {"l"};
+    weir_arrow_table_init(&t);
+    tu_schema(&s, 1, n1, f1);
+    weir_arrow_table_set_schema(&t, &s);
+    struct ArrowArray col, batch;
+    tu_fixed(&col, 5, 8, f_i64, 0);
+    tu_batch(&batch, 10, 1, &col);
+    weir_arrow_table_append(&t, &batch);
+    CHECK_INT(weir_engine_register_arrow(e, "short", &t, &err), WEIR_EINVALIDARG);
+    CHECK_CONTAINS(err.message, "column \"v\" of batch 0 is shorter than the batch");
+    weir_arrow_table_release(&t);
+  }
   /* No schema at all. */
   weir_arrow_table_init(&t);
   CHECK_INT(weir_engine_register_arrow(e, "bad", &t, &err), WEIR_EINVALIDARG);
