@@ -2,6 +2,8 @@
 queries, describe; typed records; refs given as objects; library loading."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import dataclasses
 import datetime as dt
 import os

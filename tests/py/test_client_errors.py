@@ -2,6 +2,8 @@
 (violations, conflicts, plan problems) come back as typed records."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 from typing import Annotated
 
 import pyarrow as pa

@@ -4,6 +4,8 @@ lake as it was at the old commit, revert a table to it. Plus failed runs, dry ru
 reverting a whole run."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import math
 import shutil
 import textwrap

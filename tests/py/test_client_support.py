@@ -18,6 +18,15 @@ from conftest import BUILD, ROOT, TITANIC
 
 PROJECT = ROOT / "examples" / "titanic" / "project"
 
+# The SDK is installed with `pip install -e python/`; without that, use the source tree
+# (for this process and for the Python processes libweir and the tests start).
+try:
+    import weir  # noqa: F401
+except ImportError:
+    _src = str(ROOT / "python")
+    sys.path.insert(0, _src)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_src, os.environ.get("PYTHONPATH")) if p)
+
 
 def library_path() -> pathlib.Path:
     """The libweir under test (fails the test clearly when it is not built)."""

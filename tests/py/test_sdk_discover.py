@@ -2,6 +2,8 @@
 are all listed with file and line (docs/worker.md, "Discovery")."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import json
 import pathlib
 import subprocess

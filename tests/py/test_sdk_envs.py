@@ -2,6 +2,8 @@
 an interrupted build, and see the parent's packages (so nothing is downloaded here)."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import json
 import os
 import subprocess

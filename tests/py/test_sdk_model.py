@@ -1,6 +1,8 @@
 """Table[S] at runtime, Model(...) inputs, and the @weir.model / @weir.python decorators."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 from typing import Annotated, get_args, get_origin
 
 import pyarrow as pa

@@ -6,6 +6,8 @@ a Table[S] input, accept correct uses, and find nothing in python/ and examples/
 """
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import json
 import pathlib
 import shutil

@@ -2,6 +2,8 @@
 class definition time, and libweir accepting the IR the SDK writes."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import ctypes
 import datetime as dt
 import enum

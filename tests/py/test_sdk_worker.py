@@ -2,6 +2,8 @@
 libweir's runner starts them (docs/worker.md, "The worker")."""
 from __future__ import annotations
 
+import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
+
 import json
 import os
 import pathlib
