@@ -24,7 +24,7 @@ weir() {
 
 cd "$here"
 weir init "$WEIR_LAKE"
-weir import data/titanic.csv --table titanic
+weir import data/titanic.csv --table titanic --contract project/contracts/titanic.yml
 weir tables
 before=$("$weir_bin" show main --json | "$WEIR_PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["hash"])')
 

@@ -47,6 +47,9 @@ typedef struct pipeline_model {
   char *table;           /* output table "ns.name" */
   weir_schema planned;   /* output columns known at plan time (declared or inferred) */
   bool planned_known;
+  bool planned_declared; /* planned comes from a declared schema: its nullability is a
+                            promise; an inferred schema's is unknown */
+  int output_line;       /* where the output schema is named (SQL header line) */
 } pipeline_model;
 
 typedef struct weir_project {

@@ -65,11 +65,12 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
     pipeline_model *m = &p->models[i];
     if (m->output_schema_name) {
       m->output = pipeline_schema(p, m->output_schema_name);
+      int line = m->output_line ? m->output_line : m->line;
       if (!m->output)
-        pipeline_problem(p, m->file, m->line, m->name, NULL, m->output_schema_name, NULL,
+        pipeline_problem(p, m->file, line, m->name, NULL, m->output_schema_name, NULL,
                          "%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
                          "TableSchema of that name)",
-                         m->file, m->line, m->name, m->output_schema_name);
+                         m->file, line, m->name, m->output_schema_name);
       else
         for (size_t c = 0; c < m->output->n_columns; c++)
           if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
@@ -212,7 +213,8 @@ static void order_models(weir_project *p) {
 
 /* Checks a projection schema against what its producer declares. */
 static void check_projection(weir_project *p, const pipeline_model *m, const model_input *in,
-                             const weir_schema *producer, const char *producer_desc) {
+                             const weir_schema *producer, bool nullability_known,
+                             const char *producer_desc) {
   const weir_contract *s = in->schema;
   char t1[64], t2[64];
   for (size_t c = 0; c < s->n_columns; c++) {
@@ -234,7 +236,7 @@ static void check_projection(weir_project *p, const pipeline_model *m, const mod
                        m->file, in->line, m->name, in->param ? in->param : in->name, s->name, want->name, t2,
                        producer_desc, t1);
     }
-    if (want->required && !have->required) {
+    if (nullability_known && want->required && !have->required) {
       pipeline_problem(p, m->file, in->line, m->name, want->name, "required", "nullable",
                        "%s:%d: model %s: input %s (schema %s): column \"%s\" is required, but %s declares it "
                        "nullable",
@@ -338,6 +340,7 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
       weir_schema_clear(&m->planned);
       weir_contract_schema(m->output, &m->planned);
       m->planned_known = true;
+      m->planned_declared = true;
     }
     /* Edges with a projection schema. */
     for (size_t k = 0; k < m->n_inputs; k++) {
@@ -348,14 +351,14 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
         if (!prod->planned_known) continue; /* a Python model without an output schema */
         char *desc = prod->output ? weir_asprintf("model %s (output schema %s)", prod->name, prod->output->name)
                                   : weir_asprintf("model %s", prod->name);
-        check_projection(p, m, in, &prod->planned, desc);
+        check_projection(p, m, in, &prod->planned, prod->planned_declared, desc);
         free(desc);
       } else if (!in->ref) {
         iceberg_table *t = cached_table(lake, &tc, hash, in->table, err, &rc);
         if (rc) break;
         if (!t) continue;
         char *desc = weir_asprintf("table %s", in->table);
-        check_projection(p, m, in, &t->schema, desc);
+        check_projection(p, m, in, &t->schema, true, desc);
         free(desc);
       }
     }

@@ -314,10 +314,14 @@ static int load_python(weir_project *p, weir_error *err) {
   }
   json_t *doc = NULL;
   if (status != 0 || !(doc = json_loads(out ? out : "", 0, NULL))) {
+    bool no_sdk = errtext && strstr(errtext, "No module named 'weir'");
     rc = weir_seterr(err, WEIR_EMODEL,
-                     "cannot read the Python models of %s: `%s -m weir.discover` exited with status %d%s%s",
-                     p->dir, pipeline_python(), status, errtext && *errtext ? ":\n" : "",
-                     errtext ? errtext : "");
+                     "cannot read the Python models of %s: `%s -m weir.discover` exited with status %d%s%s%s",
+                     p->dir, pipeline_python(), status,
+                     no_sdk ? " (that Python has no weir SDK: set WEIR_PYTHON to one that has, e.g. "
+                              "the .venv/bin/python that `make build` prepares)"
+                            : "",
+                     errtext && *errtext && !no_sdk ? ":\n" : "", errtext && !no_sdk ? errtext : "");
     free(out);
     free(errtext);
     return rc;

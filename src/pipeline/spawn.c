@@ -15,11 +15,27 @@
 
 #include "pipeline/pipeline.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/json.h"
 
+/* $WEIR_PYTHON; else the virtual environment of the source tree libweir was built in
+ * (<tree>/build/libweir.so -> <tree>/.venv/bin/python), which is where `make` puts the
+ * SDK; else python3 from PATH. */
 const char *pipeline_python(void) {
   const char *p = getenv("WEIR_PYTHON");
-  return p && *p ? p : "python3";
+  if (p && *p) return p;
+  static char found[4096];
+  if (!found[0]) {
+    const char *lib = pipeline_library_path();
+    char *dir = weir_path_dirname(lib);
+    char *tree = weir_path_dirname(dir);
+    char *venv = weir_asprintf("%s/.venv/bin/python", tree);
+    snprintf(found, sizeof found, "%s", access(venv, X_OK) == 0 ? venv : "python3");
+    free(venv);
+    free(tree);
+    free(dir);
+  }
+  return found;
 }
 
 const char *pipeline_library_path(void) {

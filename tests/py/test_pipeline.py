@@ -1,0 +1,269 @@
+"""Pipelines: planning catches what it can before data is read, runs are transactional,
+and the four failure modes of the contracts paper are each caught at the earliest stage
+the spec allows, with their exact messages."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from conftest import ROOT, TITANIC, count, weir, weir_json
+
+pytestmark = pytest.mark.cli
+
+EXAMPLE = ROOT / "examples" / "titanic" / "project"
+
+
+def project(tmp_path, edits: dict[str, list[tuple[str, str]]] | None = None, extra: dict[str, str] | None = None):
+    """A copy of the example project with text replacements applied per file."""
+    dst = tmp_path / "proj"
+    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, subs in (edits or {}).items():
+        path = dst / name
+        text = path.read_text()
+        for old, new in subs:
+            assert old in text, f"{old!r} not in {name}"
+            text = text.replace(old, new)
+        path.write_text(text)
+    for name, text in (extra or {}).items():
+        (dst / name).write_text(text)
+    return dst
+
+
+# h reads g through its own projection schema, so that g's declared output can change
+# under it (with one shared class, both sides would change together).
+H_INPUT = [
+    ("@weir.model(materialization=\"REPLACE\")\n@weir.python(\"3.11\", pip={\"polars\": \"1.*\"})\ndef h(",
+     "class FromG(TableSchema):\n"
+     "    pid: Int64\n    tclass: Int64\n    Cabin: String | None\n    mean_fare: Float64\n\n\n"
+     "@weir.model(materialization=\"REPLACE\")\n@weir.python(\"3.11\", pip={\"polars\": \"1.*\"})\ndef h("),
+    ('g_data: Annotated[Table[CabinCostAnalysis], Model("g")]', 'g_data: Annotated[Table[FromG], Model("g")]'),
+]
+
+
+def head(lake, ref="main"):
+    return weir_json("show", ref, lake=lake)["hash"]
+
+
+def test_example_runs_and_publishes_docs_and_lineage(titanic_lake):
+    lake = titanic_lake
+    before = head(lake)
+    r = weir("run", EXAMPLE, lake=lake)
+    assert r.returncode == 0, r.stderr
+    tables = {t["table"]: t["record_count"] for t in weir_json("tables", lake=lake)}
+    assert tables == {"default.titanic": 891, "default.f": 170, "default.g": 593, "default.h": 80,
+                      "default.fare_sum": 1}
+    assert count(lake, "SELECT fare_total FROM fare_sum") == 11646
+    h = weir_json("describe", "h", lake=lake)
+    cols = {c["name"]: c for c in h["columns"]}
+    assert cols["tclass"]["lineage"] == ["WomenByClass.tclass"]
+    assert cols["pid"]["doc"] == "Passenger id"
+    assert h["comment"] == "Expensive cabins reserved by or for working-age women."
+    assert h["contract"]["name"] == "ExpensiveWomenCabins"
+    f = weir_json("describe", "f", lake=lake)
+    assert f["comment"] == "Women passengers holding 1st or 2nd class tickets."
+    assert {c["name"]: c["required"] for c in f["columns"]} == {"pid": True, "tclass": True, "Fare": True}
+    # All outputs appeared at once: main moved from `before` to the result commit, and
+    # the commit before the run still reads the old lake.
+    runs = weir_json("runs", lake=lake)
+    assert runs[0]["status"] == "succeeded" and runs[0]["base_commit"] == before
+    assert head(lake) == runs[0]["result_commit"]
+    assert [t["table"] for t in weir_json("tables", "--ref", before, lake=lake)] == ["default.titanic"]
+    assert "run/" + runs[0]["run_id"] not in [b["name"] for b in weir_json("branch", lake=lake)]
+    # Snapshot summaries carry the run and model.
+    assert h["snapshot_summary"]["weir.run-id"] == runs[0]["run_id"]
+    assert h["snapshot_summary"]["weir.model"] == "h"
+
+
+def test_failing_model_leaves_target_unchanged_and_keeps_run_branch(titanic_lake, tmp_path):
+    lake = titanic_lake
+    # f now lets 3rd class through, but its schema's enum allows 1st and 2nd only.
+    proj = project(tmp_path, {"f.sql": [("Pclass IN (1, 2)", "Pclass IN (1, 2, 3)")]})
+    before = head(lake)
+    r = weir("run", proj, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert "contract violation in model f (output, schema WomenByClass):" in r.stderr
+    assert re.search(r'column "tclass" has 144 values outside the enum \[1, 2\] \(e\.g\. 3\)', r.stderr), r.stderr
+    assert head(lake) == before
+    run = weir_json("runs", lake=lake)[0]
+    assert run["status"] == "failed"
+    assert "run/" + run["run_id"] in [b["name"] for b in weir_json("branch", lake=lake)]
+    shown = weir("runs", "show", run["run_id"], lake=lake)
+    assert shown.returncode == 0
+    assert "f" in shown.stdout and "failed" in shown.stdout
+    assert 'outside the enum [1, 2]' in shown.stdout
+    doc = weir_json("runs", "show", run["run_id"], lake=lake)
+    assert doc["error"]["model"] == "f"
+    assert doc["models"][0]["violations"][0]["kind"] == "enum"
+
+
+# ---- the four failure modes ------------------------------------------------------------
+
+def test_dropped_column_in_declared_output_fails_check_before_reading_data(titanic_lake, tmp_path):
+    # g's declared output no longer has tclass, which h reads through CabinCostAnalysis'
+    # projection (stage 2: planning).
+    proj = project(tmp_path, {"models.py": H_INPUT + [
+        ('    tclass: Annotated[Int64, TableField(doc="Ticket class: 1, 2 or 3", lineage=CabinCostSource["Pclass"])]\n', ""),
+        ('            pl.col("Pclass").alias("tclass"),\n', ""),
+    ]})
+    before = head(titanic_lake)
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert re.search(r'models\.py:\d+: model h: input g_data \(schema FromG\) reads column "tclass", which model g '
+                     r'\(output schema CabinCostAnalysis\) does not declare', r.stderr), r.stderr
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert weir_json("runs", lake=titanic_lake) == []      # no run, no branch: nothing written
+    assert head(titanic_lake) == before
+
+
+def test_dropped_column_in_implementation_fails_at_runtime(titanic_lake, tmp_path):
+    # The contract still declares tclass but g's code drops it (stage 3: the worker).
+    proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert "contract violation in model g (output, schema CabinCostAnalysis):" in r.stderr
+    assert '  - missing column "tclass" (expected int64)' in r.stderr
+
+
+def test_nulls_in_required_column_fail_at_runtime(titanic_lake, tmp_path):
+    # g declares Cabin required but working-age adults without a cabin produce nulls.
+    proj = project(tmp_path, {"models.py": [
+        ('    Cabin: Annotated[String | None, TableField(doc="Cabin number; null when unknown",\n'
+         '                                               lineage=CabinCostSource["Cabin"])]',
+         '    Cabin: Annotated[String, TableField(doc="Cabin number; null when unknown",\n'
+         '                                        lineage=CabinCostSource["Cabin"])]')]})
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert re.search(r'  - column "Cabin" has \d+ null values but is required \(rows \d+, \d+, \d+, \.\.\.\)', r.stderr), r.stderr
+
+
+def test_type_change_in_declared_output_fails_check(titanic_lake, tmp_path):
+    # g declares tclass a String while h still reads it as Int64 (stage 2).
+    proj = project(tmp_path, {"models.py": H_INPUT + [
+        ('    tclass: Annotated[Int64, TableField(doc="Ticket class: 1, 2 or 3", lineage=CabinCostSource["Pclass"])]',
+         '    tclass: Annotated[String, TableField(doc="Ticket class: 1, 2 or 3", lineage=CabinCostSource["Pclass"])]'),
+        ('            pl.col("Pclass").alias("tclass"),', '            pl.col("Pclass").cast(pl.String).alias("tclass"),'),
+    ]})
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert ('input g_data (schema FromG): column "tclass" is large_string in model g (output schema '
+            'CabinCostAnalysis), expected int64 (only widening casts compose)') in r.stderr, r.stderr
+
+
+def test_type_change_in_implementation_fails_at_runtime(titanic_lake, tmp_path):
+    # The contract still says Int64, g's code produces strings (stage 3).
+    proj = project(tmp_path, {"models.py": [
+        ('            pl.col("Pclass").alias("tclass"),', '            pl.col("Pclass").cast(pl.String).alias("tclass"),')]})
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert re.search(r'  - column "tclass" has type (large_string|string_view|string), expected int64', r.stderr), r.stderr
+
+
+def test_sql_result_type_checked_at_plan_time(titanic_lake, tmp_path):
+    # f's query returns Pclass (int64) as tclass, but a YAML contract declares a String.
+    proj = project(tmp_path, {"f.sql": [("output_schema=WomenByClass", "output_schema=f_strings")]},
+                   extra={})
+    (proj / "contracts" / "f.yml").write_text(
+        "contract:\n  name: f_strings\n  columns:\n    - {name: pid, type: Int64}\n"
+        "    - {name: tclass, type: String}\n    - {name: Fare, type: Float64}\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert 'f.sql: model f: column "tclass" is int64 in the query, expected large_string (output schema f_strings' in r.stderr
+
+
+def test_shifting_semantics_disambiguated_by_lineage(titanic_lake, tmp_path):
+    # h's tclass comes from f (filtered to 1st/2nd class), not from g (all classes): the
+    # lineage says so, in the table's Iceberg metadata...
+    r = weir("run", EXAMPLE, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    from pyiceberg.table import StaticTable
+
+    meta = weir_json("describe", "h", lake=titanic_lake)["metadata_location"]
+    props = StaticTable.from_metadata(meta).properties
+    assert json.loads(props["weir.lineage"])["tclass"] == ["WomenByClass.tclass"]
+    # ...and a lineage reference to a column that does not exist fails when the class is
+    # defined (stage 1), which `weir check` reports with file and line.
+    proj = project(tmp_path, {"models.py": [('lineage=WomenByClass["tclass"]', 'lineage=WomenByClass["klass"]')]})
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert re.search(r"models\.py:\d+: .*klass", r.stderr), r.stderr
+
+
+# ---- planning ---------------------------------------------------------------------------
+
+def test_plan_reports_every_problem_with_file_and_line(titanic_lake, tmp_path):
+    proj = tmp_path / "bad"
+    proj.mkdir()
+    (proj / "a.sql").write_text("-- weir: name=a\nSELECT * FROM b\n")
+    (proj / "b.sql").write_text("-- weir: name=b\nSELECT * FROM a\n")
+    (proj / "c.sql").write_text("-- weir: materialisation=REPLACE\nSELECT 1 AS x\n")
+    (proj / "d.sql").write_text("-- weir: name=d\nSELECT * FROM nowhere\n")
+    (proj / "e.sql").write_text("-- weir: name=d\nSELECT 1 AS y\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3
+    problems = json.loads(r.stdout)["error"]["details"]
+    msgs = "\n".join(p["message"] for p in problems)
+    assert "c.sql:1: unknown weir header key \"materialisation\"" in msgs
+    assert "model d reads nowhere, which is neither a model of the project nor a table" in msgs
+    assert 'model "d" is defined twice' in msgs
+    assert "the models form a cycle: a -> b -> a" in msgs or "the models form a cycle: b -> a -> b" in msgs
+    assert all(p["file"] for p in problems)
+
+
+def test_unknown_output_schema(titanic_lake, tmp_path):
+    proj = project(tmp_path, {"f.sql": [("output_schema=WomenByClass", "output_schema=Nope")]})
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert 'f.sql:3: model f: output schema "Nope" is not defined' in r.stderr
+
+
+# ---- aborted work and reverts ---------------------------------------------------------
+
+def test_work_of_a_failed_run_cannot_be_merged_without_allow_partial(titanic_lake, tmp_path):
+    lake = titanic_lake
+    proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
+    r = weir("run", proj, lake=lake)          # f succeeds on run/<id>, g fails
+    assert r.returncode == 3
+    run = weir_json("runs", lake=lake)[0]
+    # Someone branches from the failed run's branch and tries to publish it.
+    assert weir("branch", "create", "fix", "--from", "run/" + run["run_id"], lake=lake).returncode == 0
+    r = weir("merge", "fix", "--into", "main", lake=lake)
+    assert r.returncode == 1, r.stderr
+    assert run["run_id"] in r.stderr and "default.f" in r.stderr
+    assert "--allow-partial" in r.stderr
+    assert weir("merge", "fix", "--into", "main", "--allow-partial", lake=lake).returncode == 0
+    assert count(lake, "SELECT count(*) FROM f") == 170
+
+
+def test_revert_a_run_and_refuse_partial_revert(titanic_lake):
+    lake = titanic_lake
+    before = head(lake)
+    assert weir("run", EXAMPLE, lake=lake).returncode == 0
+    run = weir_json("runs", lake=lake)[0]
+    r = weir("revert", "h", "--to", before, lake=lake)
+    assert r.returncode == 1
+    assert run["run_id"] in r.stderr and "default.f" in r.stderr
+    r = weir("revert", "--run", run["run_id"], lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert [t["table"] for t in weir_json("tables", lake=lake)] == ["default.titanic"]
+    assert weir("revert", "h", "--to", run["result_commit"], "--allow-partial", lake=lake).returncode == 0
+    assert count(lake, "SELECT count(*) FROM h") == 80
+
+
+def test_dry_run_writes_nothing(titanic_lake):
+    before = head(titanic_lake)
+    plan = weir_json("run", EXAMPLE, "--dry-run", lake=titanic_lake)
+    assert [m["name"] for m in plan["models"]] == ["f", "fare_sum", "g", "h"]
+    assert head(titanic_lake) == before and weir_json("runs", lake=titanic_lake) == []
+
+
+def test_append_materialization(titanic_lake, tmp_path):
+    proj = tmp_path / "app"
+    proj.mkdir()
+    (proj / "daily.sql").write_text("-- weir: materialization=APPEND\nSELECT count(*) AS n FROM titanic\n")
+    for _ in range(3):
+        assert weir("run", proj, lake=titanic_lake).returncode == 0
+    assert count(titanic_lake, "SELECT count(*) FROM daily") == 3
