@@ -87,6 +87,45 @@ TEST(columns_follow_field_ids) {
   free(dir);
 }
 
+TEST(field_id_views_keep_every_weir_type) {
+  weir_engine *e = tu_open();
+  weir_error err = {0};
+  char *dir = test_tmpdir();
+  const char *cols[] = {"i", "d", "s", "b", "day", "ts", "tz", "dec", "f", "flag", "i32"};
+  int32_t ids[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  weir_parquet_file *files = NULL;
+  size_t n = 0;
+  CHECK_OK(weir_engine_write_parquet(e,
+                                     "SELECT range AS i, range / 3 AS d, 'v' || range AS s, 'x'::BLOB AS b, "
+                                     "DATE '2024-01-01' + range::INT AS day, TIMESTAMP '2024-01-01' + INTERVAL (range) SECOND AS ts, "
+                                     "TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (range) MINUTE AS tz, "
+                                     "(range / 100)::DECIMAL(18, 2) AS dec, range::FLOAT AS f, range % 2 = 0 AS flag, "
+                                     "range::INTEGER AS i32 FROM range(1000)",
+                                     dir, cols, ids, 11, 0, &files, &n, &err),
+           &err);
+  weir_schema s = {0};
+  const char *types[] = {"Int64", "Float64", "String", "Binary", "Date32", "TimestampMicro", "TimestampMicroUTC",
+                         "Decimal(18, 2)", "Float32", "Bool", "Int32"};
+  for (int i = 0; i < 11; i++) add_field(&s, cols[i], types[i], ids[i]);
+  const char *paths[] = {n ? files[0].path : "x"};
+  CHECK_OK(weir_engine_attach_table(e, "typed", "all", &s, paths, 1, &err), &err);
+  weir_schema d;
+  CHECK_OK(weir_engine_describe(e, "SELECT * FROM typed.all", &d, &err), &err);
+  CHECK_INT(d.n_fields, 11);
+  for (size_t i = 0; i < d.n_fields && i < 11; i++) {
+    char buf[64];
+    weir_type_name(d.fields[i].type, buf, sizeof buf);
+    CHECK_STR(buf, types[i]);
+  }
+  weir_schema_clear(&d);
+  CHECK(tu_double(e, "SELECT count(*) FROM typed.all WHERE tz > TIMESTAMPTZ '2024-01-01 10:00:00+00'") == 1000 - 601);
+  weir_schema_clear(&s);
+  weir_parquet_files_free(files, n);
+  weir_engine_close(e);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST(columns_by_name_without_field_ids) {
   weir_engine *e = tu_open();
   weir_error err = {0};
