@@ -157,7 +157,11 @@ class Client:
     # ---- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Closes the lake handle. The client cannot be used afterwards. Idempotent."""
+        """Closes the lake handle. The client cannot be used afterwards. Idempotent.
+
+        Example:
+            >>> client.close()   # doctest: +SKIP
+        """
         with self._lock:
             if self._handle.value:
                 self._lib.fn("weir_lake_free")(self._handle)
@@ -185,14 +189,24 @@ class Client:
 
     @property
     def path(self) -> str:
-        """The lake's absolute path."""
+        """The lake's absolute path.
+
+        Example:
+            >>> weir.Client(lake="lake").path   # doctest: +SKIP
+            '/home/me/lake'
+        """
         with self._lock:
             v: bytes | None = self._lib.fn("weir_lake_path")(self._h())
             return v.decode() if v else ""
 
     @property
     def library_version(self) -> str:
-        """The version of the loaded libweir (``"0.1.0"``)."""
+        """The version of the loaded libweir (``"0.1.0"``).
+
+        Example:
+            >>> client.library_version   # doctest: +SKIP
+            '0.1.0'
+        """
         return self._lib.version
 
     def set_progress(self, fn: Callable[[dict[str, Any]], None] | None) -> None:
@@ -364,6 +378,9 @@ class Client:
 
         Raises:
             NotFound: no such tag.
+
+        Example:
+            >>> client.get_tag("v1").target   # doctest: +SKIP
         """
         for t in self.get_tags():
             if t.name == name:
@@ -392,6 +409,9 @@ class Client:
 
         Raises:
             NotFound: no such tag.
+
+        Example:
+            >>> client.delete_tag("v1")   # doctest: +SKIP
         """
         self._call("weir_tag_delete", _enc(name.name if isinstance(name, Tag) else name))
 
@@ -518,6 +538,10 @@ class Client:
 
         Raises:
             as :meth:`query`, plus StorageError for the output file.
+
+        Example:
+            >>> client.export_query("SELECT * FROM f", "f.parquet")   # doctest: +SKIP
+            170
         """
         rows = ctypes.c_int64(0)
         self._call("weir_query_export", _enc(sql), _enc(_ref(ref)), _enc(format), _enc(_path(path)),
@@ -667,5 +691,9 @@ class Client:
 
         Raises:
             NotFound: no such run.
+
+        Example:
+            >>> client.get_run(state.run_id).status   # doctest: +SKIP
+            'succeeded'
         """
         return RunState.from_json(cast("dict[str, Any]", self._json("weir_run_show", _enc(run_id))))

@@ -160,7 +160,12 @@ def discover(project_dir: str) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m weir.discover PROJECT_DIR``; returns the exit status."""
+    """Entry point of ``python -m weir.discover PROJECT_DIR``; returns the exit status.
+
+    Example:
+        >>> main(["examples/titanic/project"])   # doctest: +SKIP
+        0
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1 or args[0] in ("-h", "--help"):
         print("usage: python -m weir.discover PROJECT_DIR\n\n"

@@ -45,11 +45,22 @@ _MARKER = ".weir-env.json"
 
 class EnvError(Exception):
     """An environment could not be prepared: no such Python, a bad requirement, or pip
-    failed (the message includes pip's output)."""
+    failed (the message includes pip's output).
+
+    Example:
+        >>> requirements({"polars": "latest"})
+        Traceback (most recent call last):
+        weir.envs.EnvError: bad version 'latest' for polars: use '1.*', '1.37', '>=1,<2' or ''
+    """
 
 
 def cache_root() -> Path:
-    """``$WEIR_CACHE/envs`` (default ``~/.cache/weir/envs``)."""
+    """``$WEIR_CACHE/envs`` (default ``~/.cache/weir/envs``).
+
+    Example:
+        >>> str(cache_root()).endswith("envs")
+        True
+    """
     base = os.environ.get("WEIR_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "weir")
     return Path(base) / "envs"
 
@@ -140,7 +151,12 @@ def _sdk_dir() -> str:
 
 def env_key(version: str, reqs: Sequence[str]) -> str:
     """The cache key of an environment: a hash of the Python version, the requirements
-    and the parent environment (its interpreter, prefix, site folders and this SDK)."""
+    and the parent environment (its interpreter, prefix, site folders and this SDK).
+
+    Example:
+        >>> env_key("3.11", ["polars==1.*"]).startswith("3.11-")
+        True
+    """
     doc = {"python": version, "pip": sorted(reqs), "parent": sys.prefix,
            "parent_python": os.path.realpath(sys.executable), "parent_version": list(sys.version_info[:3]),
            "site": _parent_site_dirs(), "sdk": _sdk_dir()}
@@ -256,7 +272,11 @@ def _list(root: Path) -> list[dict[str, Any]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m weir.envs``; returns the exit status."""
+    """Entry point of ``python -m weir.envs``; returns the exit status.
+
+    Example:
+        $ python -m weir.envs prepare --python 3.11 --pip '{"polars": "1.*"}'
+    """
     parser = argparse.ArgumentParser(prog="python -m weir.envs",
                                      description="Prepare and list the Python environments of weir models.")
     sub = parser.add_subparsers(dest="command", required=True)

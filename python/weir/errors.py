@@ -75,12 +75,22 @@ class WeirError(Exception):
 
     @property
     def name(self) -> str:
-        """The stable name of the error code (``"NotFound"``, ``"ContractViolation"``)."""
+        """The stable name of the error code (``"NotFound"``, ``"ContractViolation"``).
+
+        Example:
+            >>> NotFound("x").name
+            'NotFound'
+        """
         return type(self).__name__ if type(self) in _BY_CODE.values() else _name_of(self.code)
 
     @property
     def exit_code(self) -> int:
-        """The CLI exit code for this error (1, 2, 3 or 4)."""
+        """The CLI exit code for this error (1, 2, 3 or 4).
+
+        Example:
+            >>> MergeConflict("x").exit_code
+            4
+        """
         return self.exit_code_
 
     def __str__(self) -> str:
@@ -88,7 +98,12 @@ class WeirError(Exception):
 
     def to_json(self) -> dict[str, Any]:
         """The error as the worker protocol writes it:
-        ``{"code": name, "code_num": n, "message": ..., "details": [...]}``."""
+        ``{"code": name, "code_num": n, "message": ..., "details": [...]}``.
+
+        Example:
+            >>> NotFound("no table t").to_json()["code_num"]
+            2
+        """
         return {"code": self.name, "code_num": self.code, "message": self.message, "details": self.details}
 
 
@@ -105,25 +120,47 @@ class NotFound(WeirError, LookupError):
 
 
 class AlreadyExists(WeirError):
-    """Code 3: the branch, tag, table or lake to create already exists."""
+    """Code 3: the branch, tag, table or lake to create already exists.
+
+    Example:
+        >>> client.create_branch("main")   # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.AlreadyExists: ...
+    """
 
     code = 3
 
 
 class StorageError(WeirError):
-    """Code 4: a file could not be read or written."""
+    """Code 4: a file could not be read or written.
+
+    Example:
+        >>> error_from_code(4, "cannot write x").exit_code
+        1
+    """
 
     code = 4
 
 
 class CatalogError(WeirError):
-    """Code 5: the catalog database failed or is corrupt."""
+    """Code 5: the catalog database failed or is corrupt.
+
+    Example:
+        >>> error_from_code(5, "database is corrupt").name
+        'CatalogError'
+    """
 
     code = 5
 
 
 class EngineError(WeirError):
-    """Code 6: the SQL engine reported an error (the message is the engine's)."""
+    """Code 6: the SQL engine reported an error (the message is the engine's).
+
+    Example:
+        >>> client.query("SELECT nocol FROM titanic")   # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.EngineError: cannot run query: Binder Error: ...
+    """
 
     code = 6
 
@@ -142,7 +179,13 @@ class InvalidName(WeirError, ValueError):
 
 
 class InvalidArgument(WeirError, ValueError):
-    """Code 8: a bad argument or option value."""
+    """Code 8: a bad argument or option value.
+
+    Example:
+        >>> client.delete_branch("main")   # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.InvalidArgument: ...
+    """
 
     code = 8
     exit_code_ = 2
@@ -150,7 +193,13 @@ class InvalidArgument(WeirError, ValueError):
 
 class InvalidInput(WeirError, ValueError):
     """Code 9: bad input data or file (a ragged CSV row, bad YAML); the message names
-    file and line."""
+    file and line.
+
+    Example:
+        >>> client.import_data("t", "ragged.csv")   # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.InvalidInput: ragged.csv:3: ...
+    """
 
     code = 9
 
@@ -175,7 +224,13 @@ class ContractViolation(WeirError):
 
     @property
     def violations(self) -> tuple[Violation, ...]:
-        """The violations, structured."""
+        """The violations, structured.
+
+        Example:
+            >>> e = error_from_code(10, "x", [{"kind": "nulls", "column": "pid", "message": "m"}])
+            >>> e.violations[0].column
+            'pid'
+        """
         return tuple(Violation.from_json(d) for d in self.details)
 
 
@@ -183,6 +238,12 @@ class PlanError(WeirError):
     """Code 11: a project does not plan; nothing was written.
 
     ``problems`` lists every problem (file, line, model, column, expected, found).
+
+    Example:
+        >>> try:
+        ...     client.run("broken_project")   # doctest: +SKIP
+        ... except weir.PlanError as e:
+        ...     print([str(p) for p in e.problems])
     """
 
     code = 11
@@ -190,7 +251,12 @@ class PlanError(WeirError):
 
     @property
     def problems(self) -> tuple[PlanProblem, ...]:
-        """The problems, structured."""
+        """The problems, structured.
+
+        Example:
+            >>> error_from_code(11, "x", [{"file": "f.sql", "line": 2, "message": "m"}]).problems[0].line
+            2
+        """
         return tuple(PlanProblem.from_json(d) for d in self.details)
 
 
@@ -211,7 +277,12 @@ class MergeConflict(WeirError):
 
     @property
     def conflicts(self) -> tuple[Conflict, ...]:
-        """The conflicting tables, structured."""
+        """The conflicting tables, structured.
+
+        Example:
+            >>> error_from_code(12, "x", [{"table": "t", "ours": "changed", "theirs": "dropped"}]).conflicts[0].ours
+            'changed'
+        """
         out: list[Conflict] = []
         for d in self.details:
             if isinstance(d, Mapping):
@@ -220,7 +291,12 @@ class MergeConflict(WeirError):
 
 
 class ConcurrentUpdate(WeirError):
-    """Code 13: another writer kept moving the branch; nothing was written. Retry."""
+    """Code 13: another writer kept moving the branch; nothing was written. Retry.
+
+    Example:
+        >>> error_from_code(13, "main kept moving").exit_code
+        4
+    """
 
     code = 13
     exit_code_ = 4
@@ -228,19 +304,36 @@ class ConcurrentUpdate(WeirError):
 
 class PartialRunError(WeirError):
     """Code 14: the operation would publish (merge) or revert only part of a run. The
-    message names the run and its tables; pass ``allow_partial=True`` to do it anyway."""
+    message names the run and its tables; pass ``allow_partial=True`` to do it anyway.
+
+    Example:
+        >>> client.merge("run/abc", into_branch="main")   # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.PartialRunError: merging run/abc into main would publish ...
+    """
 
     code = 14
 
 
 class ModelError(WeirError):
-    """Code 15: a model raised an exception or its worker crashed."""
+    """Code 15: a model raised an exception or its worker crashed.
+
+    Example:
+        >>> state = client.run("proj")   # doctest: +SKIP
+        >>> state.error.code   # doctest: +SKIP
+        'ModelError'
+    """
 
     code = 15
 
 
 class Unsupported(WeirError):
-    """Code 16: a valid request weir does not support (yet)."""
+    """Code 16: a valid request weir does not support (yet).
+
+    Example:
+        >>> error_from_code(16, "not yet").name
+        'Unsupported'
+    """
 
     code = 16
 
@@ -263,7 +356,14 @@ class SchemaError(InvalidArgument, TypeError):
 class ModelDefinitionError(InvalidArgument, TypeError):
     """A ``@weir.model`` function is malformed (an input without ``Model(...)``, a bad
     materialization, two schemas for one input). ``line`` is the line of the offending
-    parameter or function, when known."""
+    parameter or function, when known.
+
+    Example:
+        >>> import weir
+        >>> weir.model(materialization="MERGE")(lambda: None)   # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+        weir.errors.ModelDefinitionError: ...
+    """
 
     def __init__(self, message: str, line: int | None = None, file: str | None = None) -> None:
         super().__init__(message)
@@ -273,7 +373,14 @@ class ModelDefinitionError(InvalidArgument, TypeError):
 
 class LibraryNotFound(NotFound):
     """libweir could not be loaded; the message lists every place that was tried
-    (``$WEIR_LIBRARY``, ``weir/lib/libweir.so``, the repository's ``build/``)."""
+    (``$WEIR_LIBRARY``, ``weir/lib/libweir.so``, the repository's ``build/``).
+
+    Example:
+        >>> import os; os.environ["WEIR_LIBRARY"] = "/nope.so"   # doctest: +SKIP
+        >>> weir.Client()                                      # doctest: +SKIP
+        Traceback (most recent call last):
+        weir.errors.LibraryNotFound: $WEIR_LIBRARY is /nope.so, which does not exist
+    """
 
 
 _BY_CODE: dict[int, type[WeirError]] = {

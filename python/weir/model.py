@@ -163,7 +163,12 @@ def Filter(source: Model, predicate: str) -> Model:  # noqa: N802 - the paper's 
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """What ``@weir.model`` recorded on a function."""
+    """What ``@weir.model`` recorded on a function.
+
+    Example:
+        >>> g.__weir_model__   # doctest: +SKIP
+        ModelOptions(name=None, materialization='REPLACE')
+    """
 
     name: str | None
     materialization: Materialization
@@ -171,13 +176,23 @@ class ModelOptions:
 
 @dataclass(frozen=True)
 class PythonEnv:
-    """What ``@weir.python`` recorded: the interpreter version and pip requirements."""
+    """What ``@weir.python`` recorded: the interpreter version and pip requirements.
+
+    Example:
+        >>> PythonEnv("3.11", {"polars": "1.*"}).to_json()
+        {'version': '3.11', 'pip': {'polars': '1.*'}}
+    """
 
     version: str
     pip: Mapping[str, str] = field(default_factory=dict[str, Any], hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"version": ..., "pip": {...}}`` as discovery prints it."""
+        """``{"version": ..., "pip": {...}}`` as discovery prints it.
+
+        Example:
+            >>> PythonEnv("3.11").to_json()
+            {'version': '3.11', 'pip': {}}
+        """
         return {"version": self.version, "pip": dict(self.pip)}
 
 
@@ -279,7 +294,15 @@ def python(version: str, pip: Mapping[str, str] | None = None) -> Callable[[F], 
 
 
 def is_model(obj: object) -> bool:
-    """True for a function decorated with ``@weir.model``."""
+    """True for a function decorated with ``@weir.model``.
+
+    Example:
+        >>> import weir
+        >>> @weir.model
+        ... def m() -> None: ...
+        >>> is_model(m), is_model(print)
+        (True, False)
+    """
     return callable(obj) and isinstance(getattr(obj, "__weir_model__", None), ModelOptions)
 
 
@@ -323,7 +346,12 @@ def schema_of(annotation: object) -> type[TableSchema] | None:
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One input of a model: the parameter, the table it reads and how."""
+    """One input of a model: the parameter, the table it reads and how.
+
+    Example:
+        >>> [i.table for i in inspect_model(g).inputs]   # doctest: +SKIP
+        ['titanic']
+    """
 
     param: str
     table: str
@@ -333,14 +361,24 @@ class InputSpec:
     line: int
 
     def to_json(self) -> dict[str, Any]:
-        """The input as discovery prints it."""
+        """The input as discovery prints it.
+
+        Example:
+            >>> InputSpec("src", "titanic", None, None, None, 3).to_json()["table"]
+            'titanic'
+        """
         return {"param": self.param, "table": self.table, "filter": self.filter, "ref": self.ref,
                 "schema": self.schema.__name__ if self.schema else None, "line": self.line}
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """Everything weir knows about a Python model, from its decorators and signature."""
+    """Everything weir knows about a Python model, from its decorators and signature.
+
+    Example:
+        >>> inspect_model(g).output_schema.__name__   # doctest: +SKIP
+        'CabinCostAnalysis'
+    """
 
     name: str
     function: str
@@ -353,7 +391,12 @@ class ModelSpec:
     output_schema: type[TableSchema] | None
 
     def to_json(self, file: str | None = None) -> dict[str, Any]:
-        """The model as discovery prints it (``file`` relative to the project)."""
+        """The model as discovery prints it (``file`` relative to the project).
+
+        Example:
+            >>> inspect_model(g).to_json(file="models.py")["inputs"][0]["param"]   # doctest: +SKIP
+            'lodgings'
+        """
         return {"name": self.name, "file": file if file is not None else self.file, "line": self.line,
                 "function": self.function, "materialization": self.materialization, "doc": self.doc,
                 "python": self.python.to_json() if self.python else None,

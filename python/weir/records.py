@@ -86,13 +86,22 @@ class TableChange:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableChange:
-        """Builds the record from libweir's JSON object."""
+        """Builds the record from libweir's JSON object.
+
+        Example:
+            >>> TableChange.from_json({"table": "default.f", "change": "added"}).action
+            'added'
+        """
         return cls(table=_str(d.get("table")) or "", action=_str(d.get("action")) or _str(d.get("change")) or "")
 
 
 @dataclass(frozen=True)
 class CommitTable:
-    """A table as one commit holds it: its Iceberg metadata file and snapshot."""
+    """A table as one commit holds it: its Iceberg metadata file and snapshot.
+
+    Example:
+        >>> [t.table for t in client.get_commit("main").tables]   # doctest: +SKIP
+    """
 
     table: str
     metadata_location: str
@@ -101,7 +110,12 @@ class CommitTable:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> CommitTable:
-        """Builds the record from libweir's JSON object."""
+        """Builds the record from libweir's JSON object.
+
+        Example:
+            >>> CommitTable.from_json({"table": "default.f", "metadata_location": "/lake/m.json", "snapshot_id": 1, "record_count": 170}).record_count
+            170
+        """
         return cls(table=_str(d.get("table")) or "", metadata_location=_str(d.get("metadata_location")) or "",
                    snapshot_id=_int(d.get("snapshot_id")), record_count=_int(d.get("record_count")))
 
@@ -131,17 +145,32 @@ class Commit:
 
     @property
     def short_hash(self) -> str:
-        """The first 12 hex digits, as the CLI shows them."""
+        """The first 12 hex digits, as the CLI shows them.
+
+        Example:
+            >>> Commit.from_json({"hash": "ab" * 32}).short_hash
+            'abababababab'
+        """
         return self.hash[:12]
 
     @property
     def run_id(self) -> str | None:
-        """The run that made this commit, if a run did."""
+        """The run that made this commit, if a run did.
+
+        Example:
+            >>> Commit.from_json({"hash": "h", "properties": {"weir.run-id": "r1"}}).run_id
+            'r1'
+        """
         return self.properties.get("weir.run-id") or self.properties.get("run_id")
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Commit:
-        """Builds the record from ``weir_log``/``weir_show`` JSON."""
+        """Builds the record from ``weir_log``/``weir_show`` JSON.
+
+        Example:
+            >>> Commit.from_json({"hash": "ab" * 32, "parents": [], "time": "2026-01-01T00:00:00.000000Z", "message": "init"}).message
+            'init'
+        """
         props = {str(k): str(v) for k, v in _obj(d.get("properties")).items()}
         return cls(hash=_str(d.get("hash")) or "",
                    parents=tuple(str(p) for p in _list(d.get("parents"))),
@@ -173,7 +202,12 @@ class Branch:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Branch:
-        """Builds the record from ``weir_branch_list`` JSON."""
+        """Builds the record from ``weir_branch_list`` JSON.
+
+        Example:
+            >>> Branch.from_json({"name": "main", "head": "ab" * 32}).name
+            'main'
+        """
         return cls(name=_str(d.get("name")) or "", head=_str(d.get("head")) or "",
                    time=parse_time(d.get("time")), raw=dict(d))
 
@@ -196,7 +230,12 @@ class Tag:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Tag:
-        """Builds the record from ``weir_tag_list`` JSON."""
+        """Builds the record from ``weir_tag_list`` JSON.
+
+        Example:
+            >>> Tag.from_json({"name": "v1", "target": "ab" * 32}).name
+            'v1'
+        """
         return cls(name=_str(d.get("name")) or "", target=_str(d.get("target")) or "",
                    time=parse_time(d.get("time")), raw=dict(d))
 
@@ -207,6 +246,9 @@ class Conflict:
 
     ``ours`` and ``theirs`` say what each side did: ``"changed"``, ``"added"``,
     ``"dropped"``.
+
+    Example:
+        >>> except weir.MergeConflict as e: e.conflicts[0].table     # doctest: +SKIP
     """
 
     table: str
@@ -220,7 +262,12 @@ class Conflict:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Conflict:
-        """Builds the record from a conflict detail object."""
+        """Builds the record from a conflict detail object.
+
+        Example:
+            >>> Conflict.from_json({"table": "default.t", "ours": "changed", "theirs": "dropped"}).theirs
+            'dropped'
+        """
         return cls(table=_str(d.get("table")) or "", ours=_str(d.get("ours")) or "",
                    theirs=_str(d.get("theirs")) or "", base=_str(d.get("base")),
                    base_metadata=_str(d.get("base_metadata")), ours_metadata=_str(d.get("ours_metadata")),
@@ -249,12 +296,22 @@ class MergeResult:
 
     @property
     def fast_forward(self) -> bool:
-        """True when the target branch just moved to the source head."""
+        """True when the target branch just moved to the source head.
+
+        Example:
+            >>> MergeResult.from_json({"result": "merge"}).fast_forward
+            False
+        """
         return self.result == "fast-forward"
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> MergeResult:
-        """Builds the record from ``weir_merge`` JSON."""
+        """Builds the record from ``weir_merge`` JSON.
+
+        Example:
+            >>> MergeResult.from_json({"result": "fast-forward", "commit": "ab" * 32, "source": "dev", "into": "main"}).fast_forward
+            True
+        """
         return cls(result=_str(d.get("result")) or "", commit=_str(d.get("commit")) or "",
                    base=_str(d.get("base")), source=_str(d.get("source")) or "",
                    source_commit=_str(d.get("source_commit")), into=_str(d.get("into")) or "",
@@ -265,7 +322,11 @@ class MergeResult:
 
 @dataclass(frozen=True)
 class TableSummary:
-    """A table in the list ``get_tables`` returns."""
+    """A table in the list ``get_tables`` returns.
+
+    Example:
+        >>> client.get_tables(ref="main")[0].record_count          # doctest: +SKIP
+    """
 
     table: str
     record_count: int | None
@@ -274,7 +335,12 @@ class TableSummary:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableSummary:
-        """Builds the record from ``weir_tables`` JSON."""
+        """Builds the record from ``weir_tables`` JSON.
+
+        Example:
+            >>> TableSummary.from_json({"table": "default.titanic", "record_count": 891, "metadata_location": "/m.json"}).record_count
+            891
+        """
         return cls(table=_str(d.get("table")) or "", record_count=_int(d.get("record_count")),
                    snapshot_id=_int(d.get("snapshot_id")),
                    metadata_location=_str(d.get("metadata_location")) or "")
@@ -286,6 +352,9 @@ class Column:
 
     ``type`` is the Arrow type name (``int64``, ``large_string``), ``weir_type`` the weir
     name (``Int64``); ``lineage`` lists the ``"Schema.column"`` columns it derives from.
+
+    Example:
+        >>> client.get_table("f").column("pid").doc                  # doctest: +SKIP
     """
 
     name: str
@@ -298,12 +367,22 @@ class Column:
 
     @property
     def nullable(self) -> bool:
-        """The opposite of ``required``."""
+        """The opposite of ``required``.
+
+        Example:
+            >>> Column.from_json({"name": "Cabin", "required": False}).nullable
+            True
+        """
         return not self.required
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Column:
-        """Builds the record from a ``describe`` column object."""
+        """Builds the record from a ``describe`` column object.
+
+        Example:
+            >>> Column.from_json({"name": "pid", "type": "int64", "weir_type": "Int64", "required": True, "field_id": 1}).nullable
+            False
+        """
         return cls(name=_str(d.get("name")) or "", type=_str(d.get("type")) or "",
                    weir_type=_str(d.get("weir_type")) or "", required=bool(d.get("required")),
                    doc=_str(d.get("doc")), field_id=_int(d.get("field_id")),
@@ -339,6 +418,11 @@ class TableInfo:
 
         Raises:
             KeyError: no such column.
+
+        Example:
+            >>> info = TableInfo.from_json({"columns": [{"name": "pid"}]})
+            >>> info.column("pid").name
+            'pid'
         """
         for c in self.columns:
             if c.name == name:
@@ -347,17 +431,32 @@ class TableInfo:
 
     @property
     def lineage(self) -> Mapping[str, tuple[str, ...]]:
-        """Column → the columns it derives from (only columns that declare lineage)."""
+        """Column → the columns it derives from (only columns that declare lineage).
+
+        Example:
+            >>> TableInfo.from_json({"columns": [{"name": "pid", "lineage": ["S.id"]}]}).lineage
+            {'pid': ('S.id',)}
+        """
         return {c.name: c.lineage for c in self.columns if c.lineage}
 
     @property
     def docs(self) -> Mapping[str, str]:
-        """Column → doc string (only documented columns)."""
+        """Column → doc string (only documented columns).
+
+        Example:
+            >>> TableInfo.from_json({"columns": [{"name": "pid", "doc": "id"}, {"name": "x"}]}).docs
+            {'pid': 'id'}
+        """
         return {c.name: c.doc for c in self.columns if c.doc}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableInfo:
-        """Builds the record from ``weir_describe`` JSON."""
+        """Builds the record from ``weir_describe`` JSON.
+
+        Example:
+            >>> TableInfo.from_json({"table": "default.f", "ref": "main", "commit": "ab" * 32, "columns": [{"name": "pid", "doc": "id"}]}).docs
+            {'pid': 'id'}
+        """
         contract = d.get("contract")
         summary = d.get("snapshot_summary")
         return cls(table=_str(d.get("table")) or "", ref=_str(d.get("ref")) or "",
@@ -372,7 +471,11 @@ class TableInfo:
 
 @dataclass(frozen=True)
 class TableDiff:
-    """One table in a ``Diff``: its row counts and metadata files on each side."""
+    """One table in a ``Diff``: its row counts and metadata files on each side.
+
+    Example:
+        >>> client.diff("main", "dev").changed[0].record_change      # doctest: +SKIP
+    """
 
     table: str
     record_change: int
@@ -383,7 +486,12 @@ class TableDiff:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], kind: str) -> TableDiff:
-        """Builds the record from one entry of ``weir_diff``'s added/removed/changed."""
+        """Builds the record from one entry of ``weir_diff``'s added/removed/changed.
+
+        Example:
+            >>> TableDiff.from_json({"table": "t", "records_before": 1, "records_after": 3, "record_change": 2}, "changed").records_after
+            3
+        """
         change = _int(d.get("record_change")) or 0
         if kind == "added":
             return cls(table=_str(d.get("table")) or "", record_change=change, records_before=None,
@@ -417,12 +525,22 @@ class Diff:
 
     @property
     def empty(self) -> bool:
-        """True when both refs hold the same tables at the same versions."""
+        """True when both refs hold the same tables at the same versions.
+
+        Example:
+            >>> Diff.from_json({"from": "main", "to": "main"}).empty
+            True
+        """
         return not (self.added or self.removed or self.changed)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Diff:
-        """Builds the record from ``weir_diff`` JSON."""
+        """Builds the record from ``weir_diff`` JSON.
+
+        Example:
+            >>> Diff.from_json({"from": "main", "to": "dev", "added": [{"table": "default.x", "record_count": 3, "record_change": 3}]}).added[0].records_after
+            3
+        """
         return cls(from_ref=_str(d.get("from")) or "", to_ref=_str(d.get("to")) or "",
                    from_commit=_str(d.get("from_commit")), to_commit=_str(d.get("to_commit")),
                    added=tuple(TableDiff.from_json(_obj(x), "added") for x in _list(d.get("added"))),
@@ -434,7 +552,11 @@ class Diff:
 @dataclass(frozen=True)
 class RevertResult:
     """The commit a revert made and the tables it put back (``action`` per table is
-    ``"restored"``, ``"dropped"``, ... as libweir reports it)."""
+    ``"restored"``, ``"dropped"``, ... as libweir reports it).
+
+    Example:
+        >>> client.revert_table("f", source_ref=old, into_branch="main").commit   # doctest: +SKIP
+    """
 
     commit: str
     branch: str | None
@@ -445,7 +567,12 @@ class RevertResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RevertResult:
-        """Builds the record from ``weir_revert_table``/``weir_revert_run`` JSON."""
+        """Builds the record from ``weir_revert_table``/``weir_revert_run`` JSON.
+
+        Example:
+            >>> RevertResult.from_json({"commit": "ab" * 32, "table": "default.f", "action": "restored", "branch": "main"}).tables[0].table
+            'default.f'
+        """
         tables: list[TableChange] = []
         if isinstance(d.get("table"), str):
             tables.append(TableChange(table=str(d["table"]), action=_str(d.get("action")) or ""))
@@ -463,6 +590,9 @@ class Violation:
     """One contract violation: ``kind`` is ``missing``, ``unknown``, ``type``, ``nulls``,
     ``unique``, ``enum``, ``pattern``, ``range``, ``check`` or ``table_rule``; ``message``
     is the line the CLI prints (``column "pid" has 3 null values but is required ...``).
+
+    Example:
+        >>> [v.message for v in err.violations]                     # doctest: +SKIP
     """
 
     kind: str
@@ -480,7 +610,12 @@ class Violation:
 
     @classmethod
     def from_json(cls, d: object) -> Violation:
-        """Builds the record from a violation object (a bare string is taken as the message)."""
+        """Builds the record from a violation object (a bare string is taken as the message).
+
+        Example:
+            >>> Violation.from_json({"kind": "nulls", "column": "pid", "count": 3, "message": "3 nulls"}).count
+            3
+        """
         if isinstance(d, str):
             return cls(kind="", message=d)
         m = _obj(d)
@@ -493,7 +628,11 @@ class Violation:
 
 @dataclass(frozen=True)
 class RuleResult:
-    """A quality rule's result in a run or import report."""
+    """A quality rule's result in a run or import report.
+
+    Example:
+        >>> [r.rule for r in state.model("f").rules]                # doctest: +SKIP
+    """
 
     rule: str
     kind: str | None
@@ -506,7 +645,12 @@ class RuleResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RuleResult:
-        """Builds the record from a report's ``rules`` entry."""
+        """Builds the record from a report's ``rules`` entry.
+
+        Example:
+            >>> RuleResult.from_json({"rule": "tclass.enum", "kind": "enum", "value": 0, "passed": True}).passed
+            True
+        """
         return cls(rule=_str(d.get("rule")) or "", kind=_str(d.get("kind")), column=_str(d.get("column")),
                    mode=_str(d.get("mode")), value=_float(d.get("value")), threshold=_float(d.get("threshold")),
                    rows_affected=_int(d.get("rows_affected")), passed=bool(d.get("passed", True)))
@@ -522,7 +666,11 @@ def _report_rules(report: object) -> tuple[RuleResult, ...]:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import wrote: the commit, rows written and quarantined, the contract report."""
+    """What an import wrote: the commit, rows written and quarantined, the contract report.
+
+    Example:
+        >>> client.import_data("t", "t.csv").rows_written           # doctest: +SKIP
+    """
 
     commit: str
     table: str
@@ -538,7 +686,12 @@ class ImportResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ImportResult:
-        """Builds the record from ``weir_import`` JSON."""
+        """Builds the record from ``weir_import`` JSON.
+
+        Example:
+            >>> ImportResult.from_json({"commit": "ab" * 32, "table": "default.t", "mode": "create", "rows_written": 3}).rows_written
+            3
+        """
         report = d.get("report")
         return cls(commit=_str(d.get("commit")) or "", table=_str(d.get("table")) or "",
                    branch=_str(d.get("branch")), mode=_str(d.get("mode")) or "",
@@ -552,7 +705,11 @@ class ImportResult:
 @dataclass(frozen=True)
 class ModelResult:
     """One model of a run: its status (``succeeded``, ``failed``, ``skipped``, ...), the
-    table it wrote, rows, commit on the run branch, timings, error and violations."""
+    table it wrote, rows, commit on the run branch, timings, error and violations.
+
+    Example:
+        >>> state.model("h").rows                                  # doctest: +SKIP
+    """
 
     model: str
     status: str
@@ -570,18 +727,33 @@ class ModelResult:
 
     @property
     def seconds(self) -> float | None:
-        """Wall time of the model, when both ends are known."""
+        """Wall time of the model, when both ends are known.
+
+        Example:
+            >>> ModelResult.from_json({"model": "f", "started_us": 0, "ended_us": 250000}).seconds
+            0.25
+        """
         if self.started is None or self.ended is None:
             return None
         return (self.ended - self.started).total_seconds()
 
     def success(self) -> bool:
-        """True when the model succeeded."""
+        """True when the model succeeded.
+
+        Example:
+            >>> ModelResult.from_json({"model": "f", "status": "failed"}).success()
+            False
+        """
         return self.status in ("succeeded", "success", "ok")
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ModelResult:
-        """Builds the record from one entry of a run's ``models``."""
+        """Builds the record from one entry of a run's ``models``.
+
+        Example:
+            >>> ModelResult.from_json({"model": "f", "status": "succeeded", "rows": 170, "started_us": 0, "ended_us": 1500000}).seconds
+            1.5
+        """
         report = d.get("report")
         err = d.get("error")
         err_obj = _opt_obj(err)
@@ -602,7 +774,11 @@ class ModelResult:
 
 @dataclass(frozen=True)
 class RunError:
-    """Why a run failed: the libweir error code name, message and structured details."""
+    """Why a run failed: the libweir error code name, message and structured details.
+
+    Example:
+        >>> state.error.code if not state.success() else None       # doctest: +SKIP
+    """
 
     code: str
     message: str
@@ -611,7 +787,12 @@ class RunError:
 
     @classmethod
     def from_json(cls, d: object) -> RunError | None:
-        """Builds the record from a run's ``error`` field (object or string); None if absent."""
+        """Builds the record from a run's ``error`` field (object or string); None if absent.
+
+        Example:
+            >>> RunError.from_json({"code": "ModelError", "code_num": 15, "message": "model g raised ..."}).code
+            'ModelError'
+        """
         if d is None:
             return None
         if isinstance(d, str):
@@ -624,7 +805,11 @@ class RunError:
 @dataclass(frozen=True)
 class PlanProblem:
     """One problem ``check``/``run`` found while planning a project (file, line, model,
-    column, expected, found, message)."""
+    column, expected, found, message).
+
+    Example:
+        >>> [str(p) for p in client.check("proj").problems]          # doctest: +SKIP
+    """
 
     message: str
     file: str | None = None
@@ -641,7 +826,12 @@ class PlanProblem:
 
     @classmethod
     def from_json(cls, d: object) -> PlanProblem:
-        """Builds the record from a problem object (a bare string is taken as the message)."""
+        """Builds the record from a problem object (a bare string is taken as the message).
+
+        Example:
+            >>> PlanProblem.from_json({"file": "f.sql", "line": 3, "message": "table x does not exist"}).__str__()
+            'f.sql:3: table x does not exist'
+        """
         if isinstance(d, str):
             return cls(message=d)
         m = _obj(d)
@@ -653,7 +843,11 @@ class PlanProblem:
 
 @dataclass(frozen=True)
 class PlannedModel:
-    """A model of a plan, in execution order: its language, inputs and output contract."""
+    """A model of a plan, in execution order: its language, inputs and output contract.
+
+    Example:
+        >>> [m.name for m in client.check("proj").models]           # doctest: +SKIP
+    """
 
     name: str
     language: str | None
@@ -663,7 +857,12 @@ class PlannedModel:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PlannedModel:
-        """Builds the record from one entry of a plan's ``models``."""
+        """Builds the record from one entry of a plan's ``models``.
+
+        Example:
+            >>> PlannedModel.from_json({"name": "h", "language": "python", "inputs": [{"table": "default.f"}]}).inputs
+            ('default.f',)
+        """
         inputs: list[str] = []
         for x in _list(d.get("inputs")):
             if isinstance(x, str):
@@ -691,7 +890,12 @@ class Plan:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], problems: Sequence[object] = ()) -> Plan:
-        """Builds the record from ``weir_project_check`` JSON (or a failed check's details)."""
+        """Builds the record from ``weir_project_check`` JSON (or a failed check's details).
+
+        Example:
+            >>> Plan.from_json({"ok": True, "models": [{"name": "f"}]}).models[0].name
+            'f'
+        """
         probs = [PlanProblem.from_json(p) for p in _list(d.get("problems"))]
         probs += [PlanProblem.from_json(p) for p in problems]
         ok = d.get("ok")
@@ -730,7 +934,12 @@ class RunState:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     def success(self) -> bool:
-        """True when the run succeeded (for a dry run: when the project plans)."""
+        """True when the run succeeded (for a dry run: when the project plans).
+
+        Example:
+            >>> RunState.from_json({"status": "failed"}).success()
+            False
+        """
         if self.status == "planned":
             return self.plan is not None and self.plan.ok
         return self.status == "succeeded"
@@ -740,6 +949,10 @@ class RunState:
 
         Raises:
             KeyError: the run has no such model.
+
+        Example:
+            >>> RunState.from_json({"models": [{"model": "f", "rows": 3}]}).model("f").rows
+            3
         """
         for m in self.models:
             if m.model == name:
@@ -748,12 +961,24 @@ class RunState:
 
     @property
     def failed_models(self) -> tuple[ModelResult, ...]:
-        """The models that failed."""
+        """The models that failed.
+
+        Example:
+            >>> s = RunState.from_json({"models": [{"model": "f", "status": "failed"}]})
+            >>> [m.model for m in s.failed_models]
+            ['f']
+        """
         return tuple(m for m in self.models if m.status == "failed")
 
     @property
     def violations(self) -> tuple[Violation, ...]:
-        """Every contract violation of every model (fail, drop and warn modes)."""
+        """Every contract violation of every model (fail, drop and warn modes).
+
+        Example:
+            >>> m = {"model": "h", "report": {"violations": [{"kind": "enum", "message": "..."}]}}
+            >>> [v.kind for v in RunState.from_json({"models": [m]}).violations]
+            ['enum']
+        """
         out: list[Violation] = []
         for m in self.models:
             out.extend(m.violations)
@@ -763,7 +988,12 @@ class RunState:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RunState:
-        """Builds the record from ``weir_run_show``/``weir_project_run`` JSON."""
+        """Builds the record from ``weir_run_show``/``weir_project_run`` JSON.
+
+        Example:
+            >>> RunState.from_json({"run_id": "r1", "status": "succeeded", "models": [{"model": "f", "status": "succeeded"}]}).success()
+            True
+        """
         return cls(run_id=_str(d.get("run_id")), status=_str(d.get("status")) or "",
                    branch=_str(d.get("branch")), run_branch=_str(d.get("run_branch")),
                    base_commit=_str(d.get("base_commit")), result_commit=_str(d.get("result_commit")),
@@ -774,7 +1004,12 @@ class RunState:
 
     @classmethod
     def from_plan(cls, d: Mapping[str, Any], branch: str | None) -> RunState:
-        """A dry run's state: status ``planned`` and the plan."""
+        """A dry run's state: status ``planned`` and the plan.
+
+        Example:
+            >>> RunState.from_plan({"ok": True, "models": [{"name": "f"}]}, "main").status
+            'planned'
+        """
         plan = Plan.from_json(d)
         return cls(run_id=_str(d.get("run_id")), status="planned", branch=branch,
                    base_commit=_str(d.get("base_commit")),

@@ -154,7 +154,12 @@ Required: Final = _RequiredMarker()
 class Rule:
     """Base class of column quality rules. ``kind`` is the IR rule kind; ``mode`` is
     ``"fail"``, ``"drop"`` or ``"warn"`` (None: the schema's default mode); ``name``
-    identifies the rule in reports (default ``"<column>.<kind>"``)."""
+    identifies the rule in reports (default ``"<column>.<kind>"``).
+
+    Example:
+        >>> Range(min=0, max=1).ir("p", "fail")
+        {'kind': 'range', 'name': 'p.range', 'mode': 'fail', 'min': 0, 'max': 1}
+    """
 
     kind: ClassVar[str] = "rule"
 
@@ -169,14 +174,26 @@ class Rule:
         return {}
 
     def ir(self, column: str, default_mode: Mode, index: int = 0) -> dict[str, Any]:
-        """The rule's IR object for a column (every key resolved, as libweir writes it)."""
+        """The rule's IR object for a column (every key resolved, as libweir writes it).
+
+        Example:
+            >>> Check("x > 0").ir("x", "warn", 1)["name"]
+            'x.check[1]'
+        """
         name = self.name or (f"{column}.check[{index}]" if self.kind == "check" else f"{column}.{self.kind}")
         out: dict[str, Any] = {"kind": self.kind, "name": name, "mode": self.mode or default_mode}
         out.update(self._fields())
         return out
 
     def check_type(self, column: str, t: type[WeirType]) -> None:
-        """Raises SchemaError when the rule cannot apply to a column of type ``t``."""
+        """Raises SchemaError when the rule cannot apply to a column of type ``t``.
+
+        Example:
+            >>> from weir import Int64
+            >>> Pattern("x").check_type("a", Int64)
+            Traceback (most recent call last):
+            weir.errors.SchemaError: column 'a': Pattern applies to String columns, not Int64
+        """
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and vars(other) == vars(self)
@@ -422,7 +439,12 @@ class TableRule:
     mode: Literal["fail", "warn"] | None = None
 
     def ir(self, default_mode: Mode) -> dict[str, Any]:
-        """The IR object of the rule."""
+        """The IR object of the rule.
+
+        Example:
+            >>> TableRule("r", "SELECT 1 FROM {table}").ir("drop")["mode"]   # a table rule cannot drop
+            'fail'
+        """
         mode = self.mode or ("fail" if default_mode == "drop" else default_mode)
         thr: float | int = int(self.threshold) if float(self.threshold).is_integer() else self.threshold
         return {"name": self.name, "sql": self.sql, "threshold": thr, "op": self.op, "mode": mode}
@@ -443,6 +465,13 @@ class ColumnSpec:
         doc: doc string or None.
         lineage: ``"Schema.col"`` references.
         rules: quality rules in declaration order.
+
+    Example:
+        >>> from weir import TableSchema, Int64
+        >>> class T(TableSchema):
+        ...     a: Int64 | None
+        >>> T.column("a").nullable
+        True
     """
 
     name: str
@@ -455,7 +484,16 @@ class ColumnSpec:
 
     @property
     def type_name(self) -> str:
-        """The weir type name as the IR writes it (``"Int64"``, ``"Decimal(18, 2)"``)."""
+        """The weir type name as the IR writes it (``"Int64"``, ``"Decimal(18, 2)"``).
+
+        Example:
+            >>> from weir import TableSchema, Decimal
+            >>> from typing import Annotated
+            >>> class T(TableSchema):
+            ...     a: Annotated[Decimal, Decimal(9, 3)]
+            >>> T.column("a").type_name
+            'Decimal(9, 3)'
+        """
         return weir_type_name(self.type)
 
     def arrow_field(self) -> pa.Field[pa.DataType]:
@@ -463,6 +501,13 @@ class ColumnSpec:
 
         Raises:
             TypeError: an ``Any`` column (no single Arrow type).
+
+        Example:
+            >>> from weir import TableSchema, String
+            >>> class T(TableSchema):
+            ...     s: String | None
+            >>> str(T.column("s").arrow_field())
+            'pyarrow.Field<s: large_string>'
         """
         return pa.field(self.name, self.type.arrow_type(), nullable=self.nullable)
 
@@ -664,6 +709,13 @@ class _SchemaMeta(type):
 
         Raises:
             SchemaError: the schema has no such column.
+
+        Example:
+            >>> from weir import TableSchema, Int64
+            >>> class T(TableSchema):
+            ...     a: Int64
+            >>> T["a"]
+            ColumnRef(schema='T', column='a')
         """
         for c in cls.__weir_columns__:
             if c.name == column:
@@ -689,6 +741,13 @@ class _SchemaMeta(type):
 
         Raises:
             SchemaError: no such column.
+
+        Example:
+            >>> from weir import TableSchema, Int64
+            >>> class T(TableSchema):
+            ...     a: Int64
+            >>> T.column("a").type_name
+            'Int64'
         """
         for c in cls.__weir_columns__:
             if c.name == name:
@@ -697,7 +756,16 @@ class _SchemaMeta(type):
         raise AssertionError("unreachable")
 
     def column_names(cls) -> list[str]:
-        """The column names, in order."""
+        """The column names, in order.
+
+        Example:
+            >>> from weir import TableSchema, Int64
+            >>> class T(TableSchema):
+            ...     a: Int64
+            ...     b: Int64
+            >>> T.column_names()
+            ['a', 'b']
+        """
         return [c.name for c in cls.__weir_columns__]
 
     def arrow_schema(cls) -> pa.Schema:
@@ -716,7 +784,12 @@ class _SchemaMeta(type):
         return pa.schema([c.arrow_field() for c in cls.__weir_columns__])
 
     def source_lines(cls) -> tuple[int, dict[str, int]]:
-        """(line of the class statement, {attribute: line}), 0 where unknown."""
+        """(line of the class statement, {attribute: line}), 0 where unknown.
+
+        Example:
+            >>> WomenByClass.source_lines()   # doctest: +SKIP
+            (12, {'pid': 14, 'tclass': 15, 'Fare': 16})
+        """
         line = cls.__weir_line__
         lines: dict[str, int] = {}
         tree = _module_ast(cls.__weir_file__) if cls.__weir_file__ else None

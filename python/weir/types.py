@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 import pyarrow as pa
@@ -70,57 +71,65 @@ class WeirType(metaclass=_WeirTypeMeta):
             >>> str(TimestampMicroUTC.arrow_type())
             'timestamp[us, tz=UTC]'
         """
-        raise TypeError(f"{cls!r} has no Arrow type")
+        make = _ARROW_TYPES.get(cls.weir_name)
+        if make is None:
+            raise TypeError(f"{cls!r} has no Arrow type")
+        return make()
 
 
 class Bool(WeirType):
-    """Boolean column (Arrow ``bool``, Iceberg ``boolean``)."""
+    """Boolean column (Arrow ``bool``, Iceberg ``boolean``).
+
+    Example:
+        ``survived: Bool`` in a TableSchema.
+    """
 
     weir_name = "Bool"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.bool_()
 
 
 class Int32(WeirType):
-    """32-bit integer column (Arrow ``int32``, Iceberg ``int``)."""
+    """32-bit integer column (Arrow ``int32``, Iceberg ``int``).
+
+    Example:
+        ``year: Int32`` in a TableSchema.
+    """
 
     weir_name = "Int32"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.int32()
 
 
 class Int64(WeirType):
-    """64-bit integer column (Arrow ``int64``, Iceberg ``long``)."""
+    """64-bit integer column (Arrow ``int64``, Iceberg ``long``).
+
+    Example:
+        ``pid: Int64`` in a TableSchema.
+    """
 
     weir_name = "Int64"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.int64()
 
 
 class Float32(WeirType):
-    """32-bit float column (Arrow ``float``, Iceberg ``float``)."""
+    """32-bit float column (Arrow ``float``, Iceberg ``float``).
+
+    Example:
+        ``score: Float32`` in a TableSchema.
+    """
 
     weir_name = "Float32"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.float32()
 
 
 class Float64(WeirType):
-    """64-bit float column (Arrow ``double``, Iceberg ``double``)."""
+    """64-bit float column (Arrow ``double``, Iceberg ``double``).
+
+    Example:
+        ``Fare: Float64`` in a TableSchema.
+    """
 
     weir_name = "Float64"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.float64()
 
 
 class _DecimalMeta(_WeirTypeMeta):
@@ -170,96 +179,124 @@ class Decimal(WeirType, metaclass=_DecimalMeta):
 
     @classmethod
     def arrow_type(cls) -> pa.DataType:
+        """``decimal128(p, s)``.
+
+        Raises:
+            TypeError: a bare ``Decimal`` (no precision and scale).
+
+        Example:
+            >>> str(Decimal(18, 2).arrow_type())
+            'decimal128(18, 2)'
+        """
         if cls.precision is None or cls.scale is None:
             raise TypeError("Decimal needs a precision and scale, e.g. Decimal(18, 2)")
         return pa.decimal128(cls.precision, cls.scale)
 
 
 class String(WeirType):
-    """UTF-8 string column (Arrow ``large_string``, Iceberg ``string``)."""
+    """UTF-8 string column (Arrow ``large_string``, Iceberg ``string``); any Arrow string type widens to it.
+
+    Example:
+        ``Cabin: String | None`` in a TableSchema.
+    """
 
     weir_name = "String"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.large_string()
 
 
 class Binary(WeirType):
-    """Binary column (Arrow ``large_binary``, Iceberg ``binary``)."""
+    """Binary column (Arrow ``large_binary``, Iceberg ``binary``).
+
+    Example:
+        ``payload: Binary`` in a TableSchema.
+    """
 
     weir_name = "Binary"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.large_binary()
 
 
 class Date32(WeirType):
-    """Date column (Arrow ``date32``, Iceberg ``date``)."""
+    """Date column (Arrow ``date32``, Iceberg ``date``).
+
+    Example:
+        ``day: Date32`` in a TableSchema.
+    """
 
     weir_name = "Date32"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.date32()
 
 
 class Date64(WeirType):
-    """Date column in milliseconds (Arrow ``date64``); cannot be stored in Iceberg."""
+    """Date column in milliseconds (Arrow ``date64``); has no Iceberg type, so a stored table cannot use it.
+
+    Example:
+        ``day: Date64`` in a TableSchema.
+    """
 
     weir_name = "Date64"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.date64()
 
 
 class TimestampMicro(WeirType):
-    """Timestamp without zone, microseconds (Arrow ``timestamp[us]``, Iceberg ``timestamp``)."""
+    """Timestamp without zone, microseconds (Arrow ``timestamp[us]``, Iceberg ``timestamp``).
+
+    Example:
+        ``at: TimestampMicro`` in a TableSchema.
+    """
 
     weir_name = "TimestampMicro"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.timestamp("us")
 
 
 class TimestampNano(WeirType):
-    """Timestamp without zone, nanoseconds (Arrow ``timestamp[ns]``, Iceberg ``timestamp_ns``)."""
+    """Timestamp without zone, nanoseconds (Arrow ``timestamp[ns]``, Iceberg ``timestamp_ns``).
+
+    Example:
+        ``at: TimestampNano`` in a TableSchema.
+    """
 
     weir_name = "TimestampNano"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.timestamp("ns")
 
 
 class TimestampMicroUTC(WeirType):
-    """UTC instant, microseconds (Arrow ``timestamp[us, tz=UTC]``, Iceberg ``timestamptz``)."""
+    """UTC instant, microseconds (Arrow ``timestamp[us, tz=UTC]``, Iceberg ``timestamptz``).
+
+    Example:
+        ``at: TimestampMicroUTC`` in a TableSchema.
+    """
 
     weir_name = "TimestampMicroUTC"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.timestamp("us", tz="UTC")
 
 
 class TimestampNanoUTC(WeirType):
-    """UTC instant, nanoseconds (Arrow ``timestamp[ns, tz=UTC]``, Iceberg ``timestamptz_ns``)."""
+    """UTC instant, nanoseconds (Arrow ``timestamp[ns, tz=UTC]``, Iceberg ``timestamptz_ns``).
+
+    Example:
+        ``at: TimestampNanoUTC`` in a TableSchema.
+    """
 
     weir_name = "TimestampNanoUTC"
 
-    @classmethod
-    def arrow_type(cls) -> pa.DataType:
-        return pa.timestamp("ns", tz="UTC")
 
 
 class Any(WeirType):
-    """Any type: the column is checked for presence and nulls only."""
+    """Any type: the column is checked for presence and nulls only.
+
+    Example:
+        ``extra: Any`` in a TableSchema.
+    """
 
     weir_name = "Any"
 
+
+_ARROW_TYPES: dict[str, Callable[[], pa.DataType]] = {
+    "Bool": pa.bool_, "Int32": pa.int32, "Int64": pa.int64, "Float32": pa.float32, "Float64": pa.float64,
+    "String": pa.large_string, "Binary": pa.large_binary, "Date32": pa.date32, "Date64": pa.date64,
+    "TimestampMicro": lambda: pa.timestamp("us"), "TimestampNano": lambda: pa.timestamp("ns"),
+    "TimestampMicroUTC": lambda: pa.timestamp("us", tz="UTC"), "TimestampNanoUTC": lambda: pa.timestamp("ns", tz="UTC"),
+}
 
 _SIMPLE: dict[str, type[WeirType]] = {
     t.weir_name: t

@@ -46,7 +46,11 @@ def _error_json(e: WeirError) -> dict[str, Any]:
 
 def write_result(path: str, result: Mapping[str, Any]) -> None:
     """Writes ``result`` as JSON to ``path`` atomically (a temporary file in the same
-    folder, fsync, rename, fsync of the folder): readers see all of it or nothing."""
+    folder, fsync, rename, fsync of the folder): readers see all of it or nothing.
+
+    Example:
+        >>> write_result("/tmp/r.json", {"ok": True})   # doctest: +SKIP
+    """
     folder = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".result-", suffix=".tmp", dir=folder)
@@ -168,7 +172,12 @@ def run_job(job: Mapping[str, Any]) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m weir.worker``: reads the job from stdin, writes the
-    result to the job's ``result_path``; returns the exit status."""
+    result to the job's ``result_path``; returns the exit status.
+
+    Example:
+        $ python -m weir.worker < job.json; echo $?
+        0
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
         print("usage: python -m weir.worker < job.json\n\nRuns one Python model job (docs/worker.md).")
