@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "pipeline/pipeline.h"
-#include "pipeline/stage.h"
+#include "lake/stage.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -115,13 +115,14 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   json_t *summary = summary_for(rc, m);
   stage_request sr = {0};
   sr.table = m->table;
-  sr.append = m->append;
+  sr.mode = m->append ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
   sr.contract = m->output;
+  sr.declared = m->output != NULL;
   sr.subject = subject;
   sr.comment = comment_for(m);
   sr.summary = summary;
   sr.base_commit = rc->head;
-  r = stage_output(lake, rc->engine, &data, &sr, res, err);
+  r = lake_stage_output(lake, rc->engine, &data, &sr, res, err);
   json_decref(summary);
   free(subject);
   weir_arrow_table_release(&data);

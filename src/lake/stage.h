@@ -1,8 +1,9 @@
 /*
- * stage.h -- validating and staging one model's output (see stage.c).
+ * stage.h -- validating and staging one table write (see stage.c): a model's output or an
+ * import.
  */
-#ifndef WEIR_PIPELINE_STAGE_H
-#define WEIR_PIPELINE_STAGE_H
+#ifndef WEIR_LAKE_STAGE_H
+#define WEIR_LAKE_STAGE_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -10,9 +11,15 @@
 
 typedef struct stage_request {
   const char *table;            /* "ns.name" of the output */
-  bool append;                  /* APPEND materialization (else REPLACE) */
-  const weir_contract *contract;/* declared output contract, or NULL (inferred from data) */
+  weir_write_mode mode;         /* CREATE, APPEND or REPLACE */
+  const weir_contract *contract;/* contract to validate against, or NULL (inferred from the
+                                   data: types it widens to, required where no nulls) */
+  bool declared;                /* contract was declared by the user: store it in the
+                                   table's properties (IR, comment, lineage) */
+  const weir_contract *table_contract; /* appends: the table's own schema; the data is also
+                                   held to it and written with it (NULL: none) */
   const char *subject;          /* "model h (output, schema ExpensiveWomenCabins)" */
+  const char *table_subject;    /* subject of the table_contract check */
   const char *comment;          /* table comment (model docstring), or NULL */
   json_t *summary;              /* snapshot summary entries (borrowed), or NULL */
   const char *base_commit;      /* commit the table's previous version is read at */
@@ -28,7 +35,7 @@ typedef struct stage_result {
 
 void stage_result_clear(stage_result *r);
 /* Consumes `data`. On WEIR_ECONTRACT, out->report is set and nothing is staged. */
-int stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
                  const stage_request *req, stage_result *out, weir_error *err);
 json_t *stage_result_json(const stage_result *r);
 int stage_result_from_json(const json_t *j, stage_result *out, weir_error *err);

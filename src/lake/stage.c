@@ -1,15 +1,15 @@
 /*
- * stage.c -- one model's output, from Arrow data to staged table versions: validate
- * against the output contract (or an inferred one), then write the table's data files
- * and, when drop-mode rules removed rows, the quarantine table's. Used in the runner's
- * process for SQL models and in the worker process (weir_stage_output) for Python ones,
- * so every model goes through the same validator whatever produced it.
+ * stage.c -- one table write, from Arrow data to staged table versions: validate against
+ * the contract (or an inferred one), then write the table's data files and, when
+ * drop-mode rules removed rows, the quarantine table's. Imports, SQL models (in the
+ * runner's process) and Python models (in the worker process, via weir_stage_output) all
+ * come through here, so every write meets the same validator whatever produced it.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "pipeline/stage.h"
+#include "lake/stage.h"
 #include "util/json.h"
 
 void stage_result_clear(stage_result *r) {
@@ -18,6 +18,8 @@ void stage_result_clear(stage_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* Per-rule results as snapshot summary entries ("weir.rule.<name>": JSON text), so any
+ * Iceberg reader sees how the version fared against its contract. */
 static void add_rule_summary(json_t *summary, const json_t *report) {
   size_t i;
   json_t *r;
@@ -32,8 +34,8 @@ static void add_rule_summary(json_t *summary, const json_t *report) {
   }
 }
 
-int stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
-                 const stage_request *req, stage_result *out, weir_error *err) {
+int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+                      const stage_request *req, stage_result *out, weir_error *err) {
   memset(out, 0, sizeof *out);
   weir_contract *inferred = NULL;
   const weir_contract *contract = req->contract;
@@ -51,22 +53,31 @@ int stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
   vo.is_output = true;
   vo.subject = req->subject;
   vo.engine = engine;
-  weir_validation v = {0};
+  weir_validation v = {0}, v2 = {0};
   rc = weir_contract_validate(contract, data, &vo, &v, err);
   out->report = v.report ? json_incref(v.report) : NULL;
   if (rc) goto done;
+  weir_arrow_table *final_data = &v.valid;
+  const weir_contract *write_contract = contract;
+  if (req->table_contract) {
+    /* Data that meets the given contract must still fit the table it is appended to. */
+    vo.subject = req->table_subject ? req->table_subject : req->subject;
+    if ((rc = weir_contract_validate(req->table_contract, &v.valid, &vo, &v2, err))) goto done;
+    final_data = &v2.valid;
+    write_contract = req->table_contract;
+  }
 
   json_t *summary = req->summary ? json_deep_copy(req->summary) : json_object();
   add_rule_summary(summary, v.report);
   lake_stage_request sr = {0};
   sr.table = req->table;
-  sr.mode = req->append ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
-  sr.contract = contract;
-  sr.declared = req->contract != NULL;
+  sr.mode = req->mode;
+  sr.contract = write_contract;
+  sr.declared = req->declared && !req->table_contract;
   sr.comment = req->comment;
   sr.summary = summary;
   sr.base_commit = req->base_commit;
-  rc = lake_stage_table(lake, engine, &v.valid, &sr, &out->staged[0], err);
+  rc = lake_stage_table(lake, engine, final_data, &sr, &out->staged[0], err);
   if (rc == WEIR_OK) {
     out->n_staged = 1;
     out->rows_written = out->staged[0].rows;
@@ -78,7 +89,8 @@ int stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
     if (rc == WEIR_OK) {
       lake_stage_request qr = {0};
       qr.table = qname;
-      qr.mode = sr.mode;
+      /* The quarantine accumulates with appends and is replaced with the table. */
+      qr.mode = req->mode == WEIR_MODE_APPEND ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
       qr.contract = qc;
       char *qcomment = weir_asprintf("Rows of %s rejected by drop-mode contract rules (column _weir_rule names the rule).",
                                      req->table);
@@ -98,6 +110,7 @@ int stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
   json_decref(summary);
 done:
   weir_validation_clear(&v);
+  weir_validation_clear(&v2);
   weir_contract_free(inferred);
   return rc;
 }
@@ -168,13 +181,14 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
   stage_request sreq = {0};
   sreq.table = table;
   const char *mode = weir_json_str(req, "mode", "REPLACE");
-  sreq.append = strcasecmp(mode, "APPEND") == 0;
+  sreq.mode = strcasecmp(mode, "APPEND") == 0 ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
   sreq.contract = contract;
+  sreq.declared = contract != NULL;
   sreq.subject = weir_json_str(req, "subject", table);
   sreq.comment = weir_json_str(req, "comment", NULL);
   sreq.summary = json_object_get(req, "summary");
   sreq.base_commit = weir_json_str(req, "base_commit", NULL);
-  rc = stage_output(lake, engine, &data, &sreq, &res, err);
+  rc = lake_stage_output(lake, engine, &data, &sreq, &res, err);
   json_t *o = stage_result_json(&res);
   *out_json = lake_dump(o);
 done:

@@ -1,0 +1,74 @@
+/*
+ * infer.c -- the contract of data written without one: each column's weir type is the one
+ * its Arrow type widens to, and a column is required when the data has no nulls.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lake/lake.h"
+
+/* The weir type an Arrow column of format `f` is stored as, when no contract says:
+ * exact when one exists, otherwise the type it widens to without loss. */
+static bool storable_type(const struct ArrowSchema *field, weir_type *out, char *why, size_t why_size) {
+  const char *f = field->dictionary ? field->dictionary->format : field->format;
+  memset(out, 0, sizeof *out);
+  if (weir_type_from_arrow_format(f, out)) {
+    if (out->id == WEIR_TYPE_DATE64) {
+      snprintf(why, why_size, "date64 has no Iceberg type; declare it Date32 after converting");
+      return false;
+    }
+    return true;
+  }
+  static const struct {
+    const char *fmt;
+    weir_type_id id;
+  } widen[] = {{"c", WEIR_TYPE_INT32}, {"s", WEIR_TYPE_INT32}, {"C", WEIR_TYPE_INT32},
+               {"S", WEIR_TYPE_INT32}, {"I", WEIR_TYPE_INT64}, {"e", WEIR_TYPE_FLOAT32},
+               {"u", WEIR_TYPE_STRING}, {"vu", WEIR_TYPE_STRING}, {"z", WEIR_TYPE_BINARY},
+               {"vz", WEIR_TYPE_BINARY}, {"tss:", WEIR_TYPE_TS_US}, {"tsm:", WEIR_TYPE_TS_US},
+               {"tss:UTC", WEIR_TYPE_TS_US_UTC}, {"tsm:UTC", WEIR_TYPE_TS_US_UTC}};
+  for (size_t i = 0; i < sizeof widen / sizeof widen[0]; i++)
+    if (strcmp(f, widen[i].fmt) == 0) {
+      out->id = widen[i].id;
+      return true;
+    }
+  if (f[0] == 'w' && f[1] == ':') {
+    out->id = WEIR_TYPE_BINARY;
+    return true;
+  }
+  char tn[96];
+  weir_arrow_type_name(field, tn, sizeof tn);
+  if (f[0] == 't' && f[1] == 's')
+    snprintf(why, why_size, "type %s: weir stores time-zoned timestamps in UTC only", tn);
+  else
+    snprintf(why, why_size, "type %s has no weir type (see docs/types.md)", tn);
+  return false;
+}
+
+int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_contract **out,
+                        weir_error *err) {
+  *out = NULL;
+  weir_schema s = {0};
+  int64_t nc = weir_arrow_table_ncols(data);
+  for (int64_t c = 0; c < nc; c++) {
+    const struct ArrowSchema *field = data->schema.children[c];
+    weir_field f = {0};
+    char why[160];
+    if (!storable_type(field, &f.type, why, sizeof why)) {
+      weir_schema_clear(&s);
+      return weir_seterr(err, WEIR_EUNSUPPORTED, "column \"%s\" cannot be stored: %s", field->name, why);
+    }
+    int64_t nulls = 0;
+    for (size_t b = 0; b < data->n_batches; b++)
+      nulls += weir_arrow_null_count(weir_arrow_batch_array(data->batches[b])->children[c]);
+    /* A column without nulls is recorded required: the table's schema then states what
+     * the data showed, and later appends are held to it. An empty table proves nothing. */
+    f.required = data->n_rows > 0 && nulls == 0 && strcmp(field->format, "n") != 0;
+    f.name = (char *)field->name;
+    weir_schema_add(&s, &f);
+  }
+  *out = weir_contract_from_schema(&s, name);
+  weir_schema_clear(&s);
+  return WEIR_OK;
+}
+
