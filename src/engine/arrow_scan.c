@@ -593,6 +593,61 @@ int weir_eng_scan_install(weir_engine *e, weir_error *err) {
 
 /* ---- registration ------------------------------------------------------------------------ */
 
+/* ---- validity bitmaps DuckDB may read one byte past ------------------------------------
+ * When a validity bitmap starts at a bit offset that is not a multiple of 8, DuckDB's
+ * Arrow reader copies one byte more than the rows it needs, so a slice that ends at the
+ * end of a bitmap allocated to its exact size (as DuckDB's own Arrow export allocates
+ * them) is read one byte past the allocation. Producers that pad buffers (pyarrow, weir)
+ * are safe, but the scan cannot know, so at registration the validity bitmaps of columns
+ * that can be read at such offsets (a top-level column whose batch and column offsets do
+ * not add up to a multiple of 8, nested columns, dictionaries with an unaligned offset)
+ * are copied with padding: one bit per row, once, and data buffers stay shared. */
+
+static bool has_validity(const char *f) {
+  return !(strcmp(f, "n") == 0 || (f[0] == '+' && (f[1] == 'u' || f[1] == 'r')));
+}
+
+static bool tree_has_validity(const struct ArrowArray *a, const struct ArrowSchema *f) {
+  if (has_validity(f->format) && a->n_buffers > 0 && a->buffers[0] && a->null_count != 0) return true;
+  for (int64_t i = 0; i < a->n_children; i++)
+    if (tree_has_validity(a->children[i], f->children[i])) return true;
+  return a->dictionary && f->dictionary && tree_has_validity(a->dictionary, f->dictionary);
+}
+
+static bool unaligned_reads(const struct ArrowArray *batch, const struct ArrowArray *col) {
+  if ((batch->offset + col->offset) % 8 != 0 || col->n_children > 0) return true;
+  return col->dictionary && (col->dictionary->offset % 8 != 0 || col->dictionary->n_children > 0);
+}
+
+/* Replaces every validity bitmap of a (cloned, weir-owned) node tree by a padded copy. */
+static void pad_validity(struct ArrowArray *a, const struct ArrowSchema *f) {
+  if (has_validity(f->format) && a->n_buffers > 0 && a->buffers[0] && a->null_count != 0) {
+    size_t bytes = (size_t)((a->offset + a->length + 7) / 8);
+    const void *old = a->buffers[0];
+    uint8_t *copy = weir_arrow_array_alloc_buffer(a, 0, bytes + 8);
+    memcpy(copy, old, bytes);
+  }
+  for (int64_t i = 0; i < a->n_children; i++) pad_validity(a->children[i], f->children[i]);
+  if (a->dictionary && f->dictionary) pad_validity(a->dictionary, f->dictionary);
+}
+
+static void protect_batches(arrow_reg *r) {
+  for (size_t i = 0; i < r->table.n_batches; i++) {
+    const struct ArrowArray *a = weir_arrow_batch_array(r->table.batches[i]);
+    bool any = false;
+    for (int64_t c = 0; c < r->ncols && !any; c++)
+      any = unaligned_reads(a, a->children[c]) && tree_has_validity(a->children[c], r->table.schema.children[c]);
+    if (!any) continue;
+    struct ArrowArray clone;
+    weir_arrow_batch_export(r->table.batches[i], &clone); /* same buffers, our own nodes */
+    for (int64_t c = 0; c < r->ncols; c++)
+      if (unaligned_reads(a, a->children[c])) pad_validity(clone.children[c], r->table.schema.children[c]);
+    weir_arrow_batch *nb = weir_arrow_batch_new(&clone);
+    weir_arrow_batch_unref(r->table.batches[i]); /* the clone holds the original */
+    r->table.batches[i] = nb;
+  }
+}
+
 static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_table *t,
                             weir_error *err) {
   if (!t->schema.release || strcmp(t->schema.format, "+s") != 0) {
@@ -656,6 +711,7 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
       return NULL;
     }
   }
+  protect_batches(r);
   /* Morsels: every batch cut into pieces of at most MORSEL_ROWS. */
   size_t cap = 0;
   for (size_t i = 0; i < r->table.n_batches; i++) {

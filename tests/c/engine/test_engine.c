@@ -75,7 +75,11 @@ TEST(errors_say_what_weir_was_doing) {
   CHECK_INT(weir_engine_query_table(e, "SELECT 1\nFROM nowhere_at_all", &t, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot run query: Catalog Error: Table with name nowhere_at_all does not exist");
   CHECK_CONTAINS(err.message, "(SQL line 2)");
-  /* Errors found while rows are produced come through the stream. */
+  /* Errors found while rows are produced come through the stream. One thread, so that
+   * the failing rows are certainly computed after the first ones were delivered. */
+  weir_engine_close(e);
+  weir_engine_options one = {1, NULL, NULL};
+  CHECK_OK(weir_engine_open(&one, &e, &err), &err);
   struct ArrowArrayStream st;
   int rc = weir_engine_query_stream(
       e, "SELECT CAST(CASE WHEN range < 3000000 THEN range::VARCHAR ELSE 'x' END AS INT) FROM range(4000000)", &st,
