@@ -41,7 +41,10 @@ int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err);
 
 /* Runs a query and returns its result as an Arrow stream (the caller releases it). Rows
  * are produced as DuckDB computes them; each batch is converted once from DuckDB's
- * vectors to Arrow (the only copy on the way out). Strings come as large_string ("U"). */
+ * vectors to Arrow (the only copy on the way out). Strings come as large_string ("U").
+ * The stream holds a reference on the engine (weir_engine_close may come first). Any
+ * other call on the engine while the stream is open first moves the stream's remaining
+ * rows into memory (DuckDB allows one open result per connection). */
 int weir_engine_query_stream(weir_engine *e, const char *sql, struct ArrowArrayStream *out,
                              weir_error *err);
 /* Same, materialised into a table. */
@@ -55,8 +58,11 @@ int weir_engine_query_double(weir_engine *e, const char *sql, double *out, bool 
                              weir_error *err);
 
 /* Makes `table` queryable as `name` (a view over a table function that scans the
- * table's batches in place: fixed-width columns are not copied). The table must stay
- * alive and unchanged until weir_engine_unregister(name) or weir_engine_close. */
+ * table's batches in place: fixed-width columns are not copied). "ns.name" creates the
+ * view in schema ns ("default.name" also answers to the bare name); registering a name
+ * again replaces it. The registration holds its own references on the table's batches,
+ * so the caller may release its table; the buffers must not be modified until
+ * weir_engine_unregister(name) or weir_engine_close. */
 int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arrow_table *table,
                                weir_error *err);
 int weir_engine_unregister(weir_engine *e, const char *name, weir_error *err);
@@ -70,13 +76,16 @@ typedef enum weir_file_format {
   WEIR_FORMAT_JSONL
 } weir_file_format;
 
-/* Parses "csv", "parquet", "jsonl"/"json"/"ndjson"; false if unknown. */
+/* Parses "csv" (or "tsv"), "parquet", "jsonl"/"json"/"ndjson" (any case); false if
+ * unknown. */
 bool weir_file_format_parse(const char *name, weir_file_format *out);
 
 /* Reads a data file into a table with the types DuckDB's readers infer. CSV is read
  * strictly: a row with too many or too few fields is an error naming the file and its
  * line number (WEIR_EINPUT), as are unterminated quotes and invalid UTF-8; nothing is
- * skipped silently. Errors: WEIR_ENOTFOUND, WEIR_EINPUT, WEIR_EENGINE. */
+ * skipped silently. CSV is comma-separated (tab for .tsv) with RFC 4180 quoting; an empty
+ * file gives a table with no columns. Errors: WEIR_ENOTFOUND, WEIR_EINPUT,
+ * WEIR_EINVALIDARG (unknown extension), WEIR_EENGINE. */
 int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format format,
                           weir_arrow_table *out, weir_error *err);
 
