@@ -304,7 +304,8 @@ int cli_usage_error(cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...) 
   weir_error err = {0};
   err.code = WEIR_EINVALIDARG;
   err.message = strdup(msg);
-  fprintf(stderr, "usage: weir %s %s (see weir %s --help)\n", cmd->name, cmd->args ? cmd->args : "", cmd->name);
+  fprintf(stderr, "usage: weir %s%s%s (see weir %s --help)\n", cmd->name, cmd->args && *cmd->args ? " " : "",
+          cmd->args ? cmd->args : "", cmd->name);
   return cli_report_error(ctx, &err);
 }
 

@@ -275,7 +275,7 @@ int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format for
   if (format == WEIR_FORMAT_AUTO && !format_from_path(path, &format))
     return weir_seterr(err, WEIR_EINVALIDARG,
                        "cannot read %s: unknown file type (expected .csv, .tsv, .parquet, .jsonl, .ndjson or "
-                       ".json); name the format explicitly",
+                       ".json); name the format explicitly (weir import --format csv|parquet|jsonl)",
                        path);
   switch (format) {
   case WEIR_FORMAT_CSV:
