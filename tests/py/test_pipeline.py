@@ -267,3 +267,74 @@ def test_append_materialization(titanic_lake, tmp_path):
     for _ in range(3):
         assert weir("run", proj, lake=titanic_lake).returncode == 0
     assert count(titanic_lake, "SELECT count(*) FROM daily") == 3
+
+
+# ---- a run while others write to the target --------------------------------------------
+
+SLOW = '''\
+import time
+from typing import Annotated
+
+import pyarrow as pa
+
+import weir
+from weir import Int64, Model, Table, TableSchema
+
+
+class Out(TableSchema):
+    n: Int64
+
+
+@weir.model()
+def slow(src: Annotated[pa.Table, Model("titanic")]) -> Table[Out]:
+    """Waits, so that another writer can move the target meanwhile."""
+    time.sleep(float(__import__("os").environ.get("SLOW_SECONDS", "4")))
+    return pa.table({"n": pa.array([src.num_rows], pa.int64())})
+'''
+
+
+def _start_run(lake, proj):
+    import os
+    import subprocess
+    import time
+
+    from conftest import weir_bin
+
+    env = dict(os.environ, WEIR_AUTHOR="tester", WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
+    p = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "run", str(proj)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:   # wait until the run is recorded (its branch exists)
+        if any(r["status"] == "running" for r in weir_json("runs", lake=lake)):
+            return p
+        time.sleep(0.05)
+    raise AssertionError("the run did not start")
+
+
+def test_run_merges_three_way_when_target_moved(titanic_lake, tmp_path):
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "models.py").write_text(SLOW)
+    p = _start_run(titanic_lake, proj)
+    assert weir("import", TITANIC, "--table", "meanwhile", lake=titanic_lake).returncode == 0
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    tables = [t["table"] for t in weir_json("tables", lake=titanic_lake)]
+    assert tables == ["default.meanwhile", "default.slow", "default.titanic"]
+    assert len(weir_json("show", "main", lake=titanic_lake)["parents"]) == 2
+
+
+def test_run_conflicting_with_target_fails_with_exit_4(titanic_lake, tmp_path):
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "models.py").write_text(SLOW)
+    p = _start_run(titanic_lake, proj)
+    # Someone writes the table the run is about to publish.
+    assert weir("import", TITANIC, "--table", "slow", lake=titanic_lake).returncode == 0
+    theirs = weir_json("describe", "slow", lake=titanic_lake)["metadata_location"]
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 4, err
+    assert "default.slow" in err
+    assert weir_json("describe", "slow", lake=titanic_lake)["metadata_location"] == theirs
+    run = weir_json("runs", lake=titanic_lake)[0]
+    assert run["status"] == "failed"
