@@ -93,6 +93,17 @@ def _enc(s: str | None) -> bytes | None:
     return _ffi.enc(s)
 
 
+def _sdk_on_pythonpath() -> None:
+    """Makes this SDK importable by the Python processes libweir starts with this
+    interpreter, also when it was imported from a source tree rather than installed."""
+    sdk = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.basename(sdk) in ("site-packages", "dist-packages"):
+        return
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if sdk not in parts:
+        os.environ["PYTHONPATH"] = os.pathsep.join([sdk, *parts])
+
+
 def _path(p: str | os.PathLike[str]) -> str:
     return os.path.abspath(os.fspath(p))
 
@@ -128,7 +139,9 @@ class Client:
         self._lib = _ffi.load_library(library)
         # libweir runs discovery and model workers with $WEIR_PYTHON: by default the
         # interpreter running this client, which has this SDK installed.
-        os.environ.setdefault("WEIR_PYTHON", sys.executable)
+        if "WEIR_PYTHON" not in os.environ:
+            os.environ["WEIR_PYTHON"] = sys.executable
+            _sdk_on_pythonpath()
         self._lock = threading.RLock()
         self._handle = ctypes.c_void_p()
         self._progress_cb: Any = None

@@ -872,7 +872,12 @@ def _build_columns(cls: _SchemaMeta, globalns: dict[str, Any], localns: dict[str
             for c in base.__weir_columns__:
                 inherited[c.name] = c
     own: dict[str, ColumnSpec] = {}
-    annotations = cast("dict[str, Any]", cls.__dict__.get("__annotations__", {}))
+    own_ann = cls.__dict__.get("__annotations__")
+    if not isinstance(own_ann, dict):  # Python 3.14+: annotations are evaluated lazily
+        import inspect
+
+        own_ann = inspect.get_annotations(cls)
+    annotations = cast("dict[str, Any]", own_ann)
     for attr, ann in annotations.items():
         if attr.startswith("__"):
             continue
