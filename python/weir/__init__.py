@@ -78,6 +78,7 @@ from weir.schema import (
     TableSchema,
     Unique,
 )
+from weir.validation import Validation, validate
 from weir.types import (
     Any,
     Binary,
@@ -119,6 +120,8 @@ __all__ = [
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
     "SchemaError", "ModelDefinitionError", "LibraryNotFound",
+    # local validation
+    "validate", "Validation",
 ]
 
 
