@@ -83,12 +83,19 @@ struct ArrowArrayStream {
 };
 #endif
 
+/* Symbols of the public API are exported from libweir.so; everything else is hidden. */
+#if defined(__GNUC__) && !defined(WEIR_STATIC)
+#define WEIR_API __attribute__((visibility("default")))
+#else
+#define WEIR_API
+#endif
+
 /* ====================================================================================
  * Version
  * ==================================================================================== */
 #define WEIR_VERSION_STRING "0.1.0"
 /** The library's version, e.g. "0.1.0". Static storage; never free. Thread-safe. */
-const char *weir_version(void);
+WEIR_API const char *weir_version(void);
 
 /* ====================================================================================
  * Errors
@@ -130,13 +137,13 @@ typedef struct weir_error {
 } weir_error;
 
 /** Frees err->message and err->details and sets the value back to {0}. NULL-safe. */
-void weir_error_clear(weir_error *err);
+WEIR_API void weir_error_clear(weir_error *err);
 /** Stable name of a code, e.g. "NotFound", "ContractViolation". Static storage. */
-const char *weir_error_name(int code);
+WEIR_API const char *weir_error_name(int code);
 /** The CLI exit code for an error code (0, 1, 2, 3 or 4; see docs/cli.md). */
-int weir_error_exit_code(int code);
+WEIR_API int weir_error_exit_code(int code);
 /** Frees memory returned by weir through a `char **` out-parameter. NULL-safe. */
-void weir_free(void *ptr);
+WEIR_API void weir_free(void *ptr);
 
 /* ====================================================================================
  * Lake
@@ -151,7 +158,7 @@ typedef struct weir_lake weir_lake;
  * On success *out is an open handle to free with weir_lake_free().
  * Errors: WEIR_EEXISTS if a lake is already there, WEIR_EIO, WEIR_ECATALOG.
  */
-int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
+WEIR_API int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
 
 /**
  * Opens the lake at `path`. With path NULL: $WEIR_LAKE if set, else the nearest `.weir`
@@ -159,17 +166,17 @@ int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
  * Errors: WEIR_ENOTFOUND (no lake; the message says where weir looked), WEIR_ECATALOG
  * (unreadable catalog, or a catalog newer than this library).
  */
-int weir_lake_open(const char *path, weir_lake **out, weir_error *err);
+WEIR_API int weir_lake_open(const char *path, weir_lake **out, weir_error *err);
 
 /** Closes the lake and frees the handle. NULL-safe. */
-void weir_lake_free(weir_lake *lake);
+WEIR_API void weir_lake_free(weir_lake *lake);
 
 /** The lake's absolute path. Owned by the handle. */
-const char *weir_lake_path(const weir_lake *lake);
+WEIR_API const char *weir_lake_path(const weir_lake *lake);
 
 /** Sets the author recorded in commits made through this handle (copied). The default is
  *  $WEIR_AUTHOR, else "$USER@hostname". */
-int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err);
+WEIR_API int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err);
 
 /**
  * Progress callback for long operations (imports, runs): `event` is a short JSON object
@@ -177,7 +184,7 @@ int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err);
  * calling thread. Pass fn NULL to remove.
  */
 typedef void (*weir_progress_fn)(const char *event_json, void *ctx);
-void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx);
+WEIR_API void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx);
 
 /* ====================================================================================
  * Refs and commits
@@ -190,7 +197,7 @@ void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx);
  *  Errors: WEIR_EINVALIDARG (malformed ref), WEIR_ENOTFOUND (no such ref, or a prefix
  *  that matches nothing), WEIR_EINVALIDARG (an ambiguous prefix; the message lists the
  *  candidates). */
-int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
+WEIR_API int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
                      weir_error *err);
 
 /**
@@ -198,17 +205,17 @@ int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_H
  * `max_count` (0 = all). *out_json: a JSON array of
  * {hash, parents, time, author, message, properties, tables_changed}.
  */
-int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
+WEIR_API int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
              weir_error *err);
 
 /** One commit with, per table, the metadata file and snapshot it points to.
  *  *out_json: {hash, parents, time, author, message, properties, tables: [{table,
  *  metadata_location, snapshot_id, record_count}]}. */
-int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+WEIR_API int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 
 /** Tables added, removed and changed from ref_a to ref_b, with row-count change.
  *  *out_json: {from, to, added:[...], removed:[...], changed:[...]} (docs/json.md). */
-int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
+WEIR_API int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
               weir_error *err);
 
 /* ====================================================================================
@@ -218,7 +225,7 @@ int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_
 /** Creates branch `name` at `from_ref` (NULL = "main"), copying no data; writes the new
  *  head to out_head when it is not NULL. Cost does not depend on the size of the lake.
  *  Errors: WEIR_EINVALIDNAME, WEIR_EEXISTS, WEIR_ENOTFOUND (from_ref). */
-int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
+WEIR_API int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
                        char out_head[WEIR_HASH_HEX_SIZE], weir_error *err);
 
 /** Flags for weir_branch_delete. */
@@ -227,19 +234,19 @@ int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
 /** Deletes branch `name`. Refuses `main`, and a branch whose head is not reachable from
  *  another branch or tag unless flags has WEIR_BRANCH_FORCE (commits stay readable by
  *  hash either way). Errors: WEIR_ENOTFOUND, WEIR_EINVALIDARG (main, unmerged). */
-int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err);
+WEIR_API int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err);
 
 /** All branches: *out_json is a JSON array of {name, head, time}, sorted by name. */
-int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err);
+WEIR_API int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /** Creates tag `name` at `ref` (NULL = "main"). Tags never move.
  *  Errors: WEIR_EINVALIDNAME, WEIR_EEXISTS, WEIR_ENOTFOUND. */
-int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
+WEIR_API int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
                     char out_target[WEIR_HASH_HEX_SIZE], weir_error *err);
 /** Deletes tag `name`. Errors: WEIR_ENOTFOUND. */
-int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err);
+WEIR_API int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err);
 /** All tags: JSON array of {name, target, time}, sorted by name. */
-int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err);
+WEIR_API int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /* ====================================================================================
  * Merge
@@ -261,7 +268,7 @@ typedef struct weir_merge_options {
  * a run that did not succeed (details name the runs) and allow_partial is 0;
  * WEIR_ECONCURRENT if `into` kept moving; WEIR_ENOTFOUND.
  */
-int weir_merge(weir_lake *lake, const char *source, const char *into,
+WEIR_API int weir_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -270,12 +277,12 @@ int weir_merge(weir_lake *lake, const char *source, const char *into,
 
 /** Tables at `ref` (NULL = "main"): JSON array of {table, record_count, snapshot_id,
  *  metadata_location}, sorted by name. */
-int weir_tables(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+WEIR_API int weir_tables(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 
 /** One table at `ref`: {table, ref, commit, snapshot_id, metadata_location, comment,
  *  record_count, columns: [{name, type, weir_type, required, doc, field_id, lineage}],
  *  properties, contract}. Errors: WEIR_ENOTFOUND (naming the table and the ref). */
-int weir_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
+WEIR_API int weir_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
                   weir_error *err);
 
 typedef struct weir_revert_options {
@@ -287,13 +294,13 @@ typedef struct weir_revert_options {
  *  table if it did not exist there. Refused with WEIR_EPARTIAL (naming the run and its
  *  other tables) when the table's current version was published by a run together with
  *  other tables, unless allow_partial. *out_json: {commit, table, action}. */
-int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
+WEIR_API int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err);
 
 /** Puts every table run `run_id` wrote back as it was before the run, in one commit on
  *  `branch` (NULL = the run's target branch). *out_json: {commit, run_id, tables}. */
-int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
+WEIR_API int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
                     const weir_revert_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -327,7 +334,7 @@ typedef struct weir_import_options {
  * ragged CSV row: the message names file and line), WEIR_ENOTFOUND, WEIR_EEXISTS (create
  * mode), WEIR_ECONTRACT, WEIR_ECONCURRENT.
  */
-int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
+WEIR_API int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
                 char **out_json, weir_error *err);
 
 /**
@@ -335,7 +342,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
  * exported through the C Data Interface). The stream is consumed and released; its
  * buffers are read in place, never copied before validation.
  */
-int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
+WEIR_API int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
                       const weir_import_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -350,7 +357,7 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
  * Errors: WEIR_ENOTFOUND (a table that does not exist at ref), WEIR_EENGINE (SQL error,
  * with the engine's message), WEIR_EINVALIDARG (a statement that writes).
  */
-int weir_query(weir_lake *lake, const char *sql, const char *ref,
+WEIR_API int weir_query(weir_lake *lake, const char *sql, const char *ref,
                struct ArrowArrayStream *out, weir_error *err);
 
 /**
@@ -358,7 +365,7 @@ int weir_query(weir_lake *lake, const char *sql, const char *ref,
  * (strings; NULL stays null), for display: numbers, dates and nested values are printed
  * the way the engine prints them.
  */
-int weir_query_text(weir_lake *lake, const char *sql, const char *ref,
+WEIR_API int weir_query_text(weir_lake *lake, const char *sql, const char *ref,
                     struct ArrowArrayStream *out, weir_error *err);
 
 /**
@@ -367,7 +374,7 @@ int weir_query_text(weir_lake *lake, const char *sql, const char *ref,
  * writes to standard output (csv and json only). *rows_out (if not NULL) receives the
  * number of rows written. Errors as weir_query, plus WEIR_EIO for the output file.
  */
-int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
+WEIR_API int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err);
 
 /* ====================================================================================
@@ -379,18 +386,18 @@ typedef struct weir_contract weir_contract;
 
 /** Loads a contract from a YAML (.yml, .yaml) or IR JSON (.json) file. Errors name the
  *  file, line and column: WEIR_EINPUT (syntax, unknown type, bad rule), WEIR_ENOTFOUND. */
-int weir_contract_load(const char *path, weir_contract **out, weir_error *err);
+WEIR_API int weir_contract_load(const char *path, weir_contract **out, weir_error *err);
 
 /** Parses a contract from memory. `format` is "yaml" or "json"; `origin` names the source
  *  in error messages (a file name, "<string>"). */
-int weir_contract_parse(const char *text, size_t len, const char *format, const char *origin,
+WEIR_API int weir_contract_parse(const char *text, size_t len, const char *format, const char *origin,
                         weir_contract **out, weir_error *err);
 
 /** The contract's IR as canonical JSON. Caller frees with weir_free(). */
-char *weir_contract_to_json(const weir_contract *contract);
+WEIR_API char *weir_contract_to_json(const weir_contract *contract);
 
 /** Frees a contract. NULL-safe. */
-void weir_contract_free(weir_contract *contract);
+WEIR_API void weir_contract_free(weir_contract *contract);
 
 /**
  * Validates an Arrow stream against a contract, as the output of a model or an import:
@@ -402,7 +409,7 @@ void weir_contract_free(weir_contract *contract);
  * [...results...]}. Returns WEIR_ECONTRACT when a fail-mode violation was found (the
  * report is still filled).
  */
-int weir_validate(const weir_contract *contract, struct ArrowArrayStream *in,
+WEIR_API int weir_validate(const weir_contract *contract, struct ArrowArrayStream *in,
                   struct ArrowArrayStream *out_valid, char **out_report_json,
                   weir_error *err);
 
@@ -416,7 +423,7 @@ int weir_validate(const weir_contract *contract, struct ArrowArrayStream *in,
  * problems: [...]}. Returns WEIR_EPLAN with every problem in err->details (file, line,
  * model, column, expected, found) when the project does not plan.
  */
-int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref,
+WEIR_API int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref,
                        char **out_json, weir_error *err);
 
 typedef struct weir_run_options {
@@ -432,15 +439,15 @@ typedef struct weir_run_options {
  * WEIR_EMODEL (the run failed; the target is untouched and run/<id> is kept),
  * WEIR_ECONFLICT (the final merge conflicted).
  */
-int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
+WEIR_API int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
                      char **out_json, weir_error *err);
 
 /** Runs, newest first: JSON array of {run_id, status, branch, base_commit, result_commit,
  *  started, ended, models}. */
-int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err);
+WEIR_API int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /** One run with per-model timings, row counts, rule results and violations. */
-int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err);
+WEIR_API int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err);
 
 /* ====================================================================================
  * Worker interface (used by the Python SDK's model worker)
@@ -452,7 +459,7 @@ int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_err
  * "contract": IR}: the scan is projected to the columns, filtered, and, with a contract,
  * checked against it (WEIR_ECONTRACT with details on violation). The caller releases *out.
  */
-int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+WEIR_API int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
               struct ArrowArrayStream *out, weir_error *err);
 
 /**
@@ -461,7 +468,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
  * committing. *out_json describes the staged files and the report; the runner commits
  * them. The stream is consumed and released.
  */
-int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream,
+WEIR_API int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream,
                       const char *request_json, char **out_json, weir_error *err);
 
 #ifdef __cplusplus
