@@ -25,7 +25,7 @@ from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(ROOT, "bench")
-DATA = os.path.join(BENCH, ".data")  # cached generated data (gitignored)
+DATA = os.environ.get("WEIR_BENCH_DATA") or os.path.join(BENCH, ".data")  # generated data cache (gitignored)
 
 
 def build_dir() -> str:
