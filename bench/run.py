@@ -126,18 +126,22 @@ def add_ratios(rows: list[dict[str, Any]]) -> None:
 
 
 def memory_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Scenario `memory`: the peak RSS of every weir measurement, one row each."""
-    out = []
+    """Scenario `memory`: the peak RSS of each weir unit (one tool on one size), with the
+    operations it covered."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in rows:
-        if not r["tool"].startswith("weir") or r["scenario"] == "memory":
+        if not r["tool"].startswith("weir") or r["scenario"] == "memory" or r["extra"].get("peak_rss_mb") is None:
             continue
-        mb = r["extra"].get("peak_rss_mb")
-        if mb is None:
-            continue
-        out.append({"scenario": "memory", "op": f"{r['scenario']}:{r['op']}", "size": r["size"], "tool": r["tool"],
-                     "times_s": [], "median_s": None, "p95_s": None, "n": 0, "ref": None, "ratio": None,
-                     "note": "peak RSS of the process doing the work", "extra": {"peak_rss_mb": mb,
-                     "baseline_rss_mb": r["extra"].get("baseline_rss_mb")}})
+        size = "all sizes" if r["tool"] == "weir-catalog-c" else r["size"]
+        groups.setdefault((r["scenario"], r["tool"], size), []).append(r)
+    out = []
+    for (sc, tool, size), rs in groups.items():
+        ops = list(dict.fromkeys(r["op"] for r in rs))
+        out.append({"scenario": "memory", "op": sc, "size": size, "tool": tool, "times_s": [], "median_s": None,
+                    "p95_s": None, "n": 0, "ref": None, "ratio": None,
+                    "note": "peak RSS of the process doing the work; ops: " + ",".join(ops),
+                    "extra": {"peak_rss_mb": max(r["extra"]["peak_rss_mb"] for r in rs),
+                              "baseline_rss_mb": rs[0]["extra"].get("baseline_rss_mb")}})
     return out
 
 

@@ -106,15 +106,25 @@ def children_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
-class ChildRss:
-    """Tracks the largest peak RSS of the subprocesses started through run_cmd."""
-
-    peak_mb = 0.0
+TIME_BIN = "/usr/bin/time"
 
 
 def run_timed(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None,
-              check: bool = True) -> tuple[float, float, str]:
-    """Runs a command and measures its wall time and peak RSS exactly (wait4 on its pid)."""
+              check: bool = True, rss: bool = False) -> tuple[float, float, str]:
+    """Runs a command; returns (wall seconds, peak RSS in MB, stdout).
+
+    A child forked from this (large) Python process reports the parent's RSS as its peak
+    (the pages it shares before exec count), so the peak RSS is exact only with rss=True,
+    which runs the command under /usr/bin/time (a small process forks it): use that on
+    untimed warm-up runs; timed runs report 0 for the peak.
+    """
+    rss_file = None
+    if rss and os.path.exists(TIME_BIN):
+        import tempfile
+
+        fd, rss_file = tempfile.mkstemp(prefix="rss-")
+        os.close(fd)
+        argv = [TIME_BIN, "-q", "-f", "%M", "-o", rss_file, *argv]
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out_b, err_b = b"", b""
@@ -139,17 +149,25 @@ def run_timed(argv: list[str], env: dict[str, str] | None = None, cwd: str | Non
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     dt = time.perf_counter() - t0
-    rss = ru.ru_maxrss / 1024
-    ChildRss.peak_mb = max(ChildRss.peak_mb, rss)
+    peak = 0.0
+    if rss_file is not None:
+        try:
+            with open(rss_file, encoding="utf-8") as fh:
+                peak = float(fh.read().split()[-1]) / 1024
+        except (OSError, ValueError, IndexError):
+            peak = 0.0
+        os.unlink(rss_file)
+    elif rss:
+        peak = ru.ru_maxrss / 1024
     if check and p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[:8])} exited {p.returncode}: {err_b.decode(errors='replace')[-2000:]}")
-    return dt, rss, out_b.decode(errors="replace")
+    return dt, peak, out_b.decode(errors="replace")
 
 
-def weir_cli(args: list[str], lake: str, check: bool = True) -> tuple[float, float, str]:
-    """One `weir` command on `lake`: (seconds, peak RSS MB, stdout)."""
+def weir_cli(args: list[str], lake: str, check: bool = True, rss: bool = False) -> tuple[float, float, str]:
+    """One `weir` command on `lake`: (seconds, peak RSS MB or 0 without rss, stdout)."""
     env = dict(os.environ, WEIR_LAKE=lake, WEIR_PYTHON=python())
-    return run_timed([weir_bin(), "--no-progress", *args], env=env, check=check)
+    return run_timed([weir_bin(), "--no-progress", *args], env=env, check=check, rss=rss)
 
 
 # ---- DuckDB ---------------------------------------------------------------------------------

@@ -216,7 +216,7 @@ def _weir(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     models: list[dict[str, float]] = []
 
     def run(i: int) -> None:
-        dt, rss, out = weir_cli(["--json", "run", proj], lake)
+        dt, rss, out = weir_cli(["--json", "run", proj], lake, rss=i < 0)
         peak[0] = max(peak[0], rss)
         doc = json.loads(out)
         if doc.get("status") != "succeeded":
@@ -303,7 +303,8 @@ def _dbt(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     peak = [0.0]
 
     def run(i: int) -> None:
-        _, rss, out = run_timed([dbt, "run", "--project-dir", proj, "--profiles-dir", proj], env=env, cwd=proj)
+        _, rss, out = run_timed([dbt, "run", "--project-dir", proj, "--profiles-dir", proj], env=env, cwd=proj,
+                                rss=i < 0)
         peak[0] = max(peak[0], rss)
         if "Completed successfully" not in out:
             raise RuntimeError(f"dbt run failed: {out[-1500:]}")
@@ -377,7 +378,7 @@ def _weir_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     walls, ins, outs, models = [], [], [], []
     peak = 0.0
     for i in range(-1, u["reps"]):
-        dt, rss, out = weir_cli(["--json", "run", proj], lake)
+        dt, rss, out = weir_cli(["--json", "run", proj], lake, rss=i < 0)
         doc = json.loads(out)
         if doc.get("status") != "succeeded":
             raise RuntimeError(f"weir run did not succeed: {out[:800]}")
@@ -388,7 +389,7 @@ def _weir_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
             ins.append(sec["inputs"])
             outs.append(sec["output"])
             models.append(sec["model"])
-            peak = max(peak, rss)
+        peak = max(peak, rss)
     size = size_label(u["sf"]) + " lineitem"
     per = f"{gb:.3f} GB of Arrow data"
     rows = [

@@ -274,7 +274,7 @@ def _patito(kind: str, col: Any, reps: int) -> tuple[list[float], str]:
 def _weir_c(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     out = os.path.join(work, "bench_validate.json")
     _, rss, _ = run_timed([os.path.join(build_dir(), "bench_validate"), "--rows", str(u["rows"]), "--repeat",
-                           str(max(1, u["reps"])), "--json", out])
+                           str(max(1, u["reps"])), "--json", out], rss=True)
     with open(out, encoding="utf-8") as fh:
         doc = json.load(fh)
     rows = []
