@@ -223,7 +223,14 @@ int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *output = cli_opt_value(cmd, args, "output");
   const char *ref = cli_opt_value(cmd, args, "ref");
   if (ctx->json && !format) format = "json";
-  if (!format) format = output ? "csv" : "table";
+  if (!format && output) {
+    /* Like import, the output file's extension names its format. */
+    const char *dot = strrchr(output, '.');
+    if (dot && strcmp(dot, ".parquet") == 0) format = "parquet";
+    else if (dot && (strcmp(dot, ".json") == 0)) format = "json";
+    else format = "csv";
+  }
+  if (!format) format = "table";
   if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "parquet"))
     return cli_usage_error(ctx, cmd, "unknown --format \"%s\" (expected table, csv, json or parquet)", format);
   if (strcmp(format, "table") == 0 && output)

@@ -223,7 +223,11 @@ int main(int argc, char **argv) {
       only_pos = true;
       continue;
     }
-    if (!only_pos && a[0] == '-' && a[1] != 0 && !(a[1] >= '0' && a[1] <= '9')) {
+    /* An option is -x or --name[=value]: a negative number or text with a space (SQL
+     * starting with a "-- comment") is an argument. */
+    bool looks_like_option = a[0] == '-' && a[1] != 0 && !(a[1] >= '0' && a[1] <= '9') &&
+                             (!strchr(a, ' ') || (a[1] == '-' && strchr(a, '=') && strchr(a, '=') < strchr(a, ' ')));
+    if (!only_pos && looks_like_option) {
       int index = -1;
       const cli_opt *o = match_opt(cmd->opts, a, &index);
       if (!o) return cli_usage_error(&ctx, cmd, "unknown option %s for weir %s", a, cmd->name);

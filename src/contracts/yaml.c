@@ -119,6 +119,13 @@ static int check_keys(yctx *x, const yaml_node_t *n, const char *const *keys, co
     if (!known) {
       const char *s = contract_suggest(ks, keys);
       if (s) return yerr(x, k, "unknown key \"%s\" in %s (did you mean %s?)", ks, what, s);
+      /* "{type: Decimal(10, 2)}" splits at the comma in YAML's flow style. */
+      size_t kl = strlen(ks);
+      if (kl > 0 && ks[kl - 1] == ')')
+        return yerr(x, k,
+                    "unknown key \"%s\" in %s (a comma ends a value in {...} mappings: quote the type, "
+                    "as in type: \"Decimal(10, 2)\")",
+                    ks, what);
       return yerr(x, k, "unknown key \"%s\" in %s", ks, what);
     }
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {

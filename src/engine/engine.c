@@ -12,6 +12,7 @@
  *     ("U" / "Z"), the types weir stores (docs/types.md), so no cast follows the export.
  */
 #include "engine/engine_internal.h"
+#include "util/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,6 +147,22 @@ void *weir_engine_connection(weir_engine *e) {
   /* The caller is about to use the connection directly: free it from any stream. */
   weir_eng_settle(e);
   return e->conn;
+}
+
+int weir_engine_restrict_files(weir_engine *e, const char *const *dirs, size_t n, weir_error *err) {
+  weir_eng_settle(e);
+  weir_buf sql = WEIR_BUF_INIT;
+  weir_buf_puts(&sql, "SET allowed_directories = [");
+  for (size_t i = 0; i < n; i++) {
+    if (i) weir_buf_puts(&sql, ", ");
+    weir_eng_put_string(&sql, dirs[i]);
+  }
+  /* Once external access is off it cannot come back on, and locking the configuration
+   * keeps a statement from widening the allowed folders. */
+  weir_buf_puts(&sql, "]; SET enable_external_access = false; SET lock_configuration = true;");
+  int rc = weir_eng_run(e, weir_buf_cstr(&sql), "cannot restrict the SQL engine's file access", err);
+  weir_buf_free(&sql);
+  return rc;
 }
 
 int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err) {

@@ -36,6 +36,12 @@ void weir_engine_close(weir_engine *e);
  * returned as void * so that this header does not require duckdb.h). */
 void *weir_engine_connection(weir_engine *e);
 
+/* From now on, SQL run by this engine may read and write files only inside `dirs`
+ * (DuckDB's allowed_directories with external access off, configuration locked). Used
+ * before running SQL that comes from users or models: a query over the lake must not be
+ * a way to read /etc/passwd or write next to it. Cannot be undone. */
+int weir_engine_restrict_files(weir_engine *e, const char *const *dirs, size_t n, weir_error *err);
+
 /* Runs one or more statements, discarding results. */
 int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err);
 
@@ -88,6 +94,13 @@ bool weir_file_format_parse(const char *name, weir_file_format *out);
  * WEIR_EINVALIDARG (unknown extension), WEIR_EENGINE. */
 int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format format,
                           weir_arrow_table *out, weir_error *err);
+
+/* Like weir_engine_read_file, with declared column types: CSV values of a column named in
+ * `hint` are parsed straight into its type (so text is never inferred as one type and
+ * then refused as a narrowing to another); other formats carry their own types and
+ * ignore the hint. A value that does not parse is an error naming file and line. */
+int weir_engine_read_file_typed(weir_engine *e, const char *path, weir_file_format format,
+                                const weir_schema *hint, weir_arrow_table *out, weir_error *err);
 
 /* One Parquet file written by weir_engine_write_parquet. */
 typedef struct weir_parquet_file {

@@ -143,12 +143,45 @@ static bool reword_csv_error(const char *path, const char *m, weir_buf *out) {
   return true;
 }
 
+/* The `types = {...}` option for the hinted columns the file has: values are then parsed
+ * straight into the declared type (a column of whole numbers declared Float64 is read as
+ * DOUBLE, not inferred as BIGINT and then refused as a narrowing). Columns the file lacks
+ * are left for the validator to report. */
+static void csv_types_clause(weir_engine *e, const char *path, char delim, const weir_schema *hint,
+                             weir_buf *out) {
+  if (!hint || hint->n_fields == 0) return;
+  weir_buf sql = WEIR_BUF_INIT;
+  weir_buf_puts(&sql, "DESCRIBE SELECT * FROM read_csv(");
+  csv_options(&sql, path, delim);
+  weir_buf_puts(&sql, ", sample_size = 1)");
+  json_t *cols = NULL;
+  if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
+    bool any = false;
+    size_t i;
+    json_t *c;
+    json_array_foreach(cols, i, c) {
+      const char *name = json_string_value(json_object_get(c, "column_name"));
+      long k = name ? weir_schema_find(hint, name) : -1;
+      char t[64];
+      if (k < 0 || !weir_type_duckdb_name(hint->fields[k].type, t, sizeof t)) continue;
+      weir_buf_puts(out, any ? ", " : ", types = {");
+      weir_eng_put_string(out, name);
+      weir_buf_puts(out, ": ");
+      weir_eng_put_string(out, t);
+      any = true;
+    }
+    if (any) weir_buf_putc(out, '}');
+  }
+  json_decref(cols);
+  weir_buf_free(&sql);
+}
+
 static int csv_attempt(weir_engine *e, const char *path, char delim, const char *sample,
-                       weir_arrow_table *out, char **raw, weir_error *err) {
+                       const char *types, weir_arrow_table *out, char **raw, weir_error *err) {
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "SELECT * FROM read_csv(");
   csv_options(&sql, path, delim);
-  weir_buf_printf(&sql, ", sample_size = %s)", sample);
+  weir_buf_printf(&sql, ", sample_size = %s%s)", sample, types);
   char *what = weir_asprintf("cannot read %s", path);
   int rc = weir_eng_query_table(e, weir_buf_cstr(&sql), false, what, out, raw, err);
   free(what);
@@ -181,11 +214,14 @@ static bool csv_diagnose(weir_engine *e, const char *path, char delim, weir_buf 
   return found;
 }
 
-static int read_csv_file(weir_engine *e, const char *path, weir_arrow_table *out, weir_error *err) {
+static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hint, weir_arrow_table *out,
+                         weir_error *err) {
   char buf[1024];
   char delim = strcasecmp(extension(path, buf, sizeof buf), "tsv") == 0 ? '\t' : ',';
   char *raw = NULL;
-  int rc = csv_attempt(e, path, delim, "20480", out, &raw, err);
+  weir_buf types = WEIR_BUF_INIT;
+  csv_types_clause(e, path, delim, hint, &types);
+  int rc = csv_attempt(e, path, delim, "20480", weir_buf_cstr(&types), out, &raw, err);
   if (rc == WEIR_OK) return rc;
   weir_buf msg = WEIR_BUF_INIT;
   if (raw && strstr(raw, "CSV Error on Line: ") && !strstr(raw, "Error when converting column ")) {
@@ -198,7 +234,7 @@ static int read_csv_file(weir_engine *e, const char *path, weir_arrow_table *out
   raw = NULL;
   /* A value past the sample did not fit its inferred type, or the sniffer gave up: once
    * more with the whole file as the sample, which makes inference exact. */
-  rc = csv_attempt(e, path, delim, "-1", out, &raw, err);
+  rc = csv_attempt(e, path, delim, "-1", weir_buf_cstr(&types), out, &raw, err);
   if (rc == WEIR_OK) {
     weir_error_clear(err); /* the first attempt's error is moot */
     goto done;
@@ -209,6 +245,7 @@ static int read_csv_file(weir_engine *e, const char *path, weir_arrow_table *out
     err->code = rc = WEIR_EINPUT; /* keep "cannot read <path>: <DuckDB's message>" */
 done:
   weir_buf_free(&msg);
+  weir_buf_free(&types);
   free(raw);
   return rc;
 }
@@ -268,6 +305,11 @@ static int read_parquet_file(weir_engine *e, const char *path, weir_arrow_table 
 
 int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format format,
                           weir_arrow_table *out, weir_error *err) {
+  return weir_engine_read_file_typed(e, path, format, NULL, out, err);
+}
+
+int weir_engine_read_file_typed(weir_engine *e, const char *path, weir_file_format format,
+                                const weir_schema *hint, weir_arrow_table *out, weir_error *err) {
   weir_arrow_table_init(out);
   weir_eng_settle(e);
   if (!weir_fs_exists(path)) return weir_seterr(err, WEIR_ENOTFOUND, "cannot read %s: no such file", path);
@@ -286,7 +328,7 @@ int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format for
       weir_arrow_table_set_schema(out, &s);
       return WEIR_OK;
     }
-    return read_csv_file(e, path, out, err);
+    return read_csv_file(e, path, hint, out, err);
   case WEIR_FORMAT_PARQUET: return read_parquet_file(e, path, out, err);
   case WEIR_FORMAT_JSONL: return read_jsonl_file(e, path, out, err);
   default: return weir_seterr(err, WEIR_EINVALIDARG, "cannot read %s: unknown format %d", path, (int)format);

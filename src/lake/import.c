@@ -162,11 +162,27 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
   weir_engine *engine = NULL;
   weir_arrow_table data;
   weir_arrow_table_init(&data);
+  /* Text formats are parsed into the declared types: the contract's, or on an append the
+   * table's, so that "22" in a Float64 column is 22.0 and not an int64 to refuse. */
+  weir_schema hint = {0};
+  if (ic.contract) {
+    weir_contract_schema(ic.contract, &hint);
+  } else if (opts->mode == WEIR_MODE_APPEND) {
+    iceberg_table *prev = NULL;
+    if ((rc = lake_table_at(lake, ic.head, ic.table, true, &prev, err))) goto done;
+    if (prev) weir_schema_copy(&hint, &prev->schema);
+    iceberg_table_free(prev);
+  }
   if ((rc = lake_engine_open(lake, &engine, err))) goto done;
   lake_progress(lake, json_pack("{s:s,s:s}", "phase", "read", "file", file));
-  if ((rc = weir_engine_read_file(engine, file, fmt, &data, err))) goto done;
+  if ((rc = weir_engine_read_file_typed(engine, file, fmt, hint.n_fields ? &hint : NULL, &data, err))) goto done;
+  if (weir_arrow_table_ncols(&data) == 0) {
+    rc = weir_seterr(err, WEIR_EINPUT, "cannot import %s: it has no columns (an empty file?)", file);
+    goto done;
+  }
   rc = import_table(&ic, engine, &data, out_json, err);
 done:
+  weir_schema_clear(&hint);
   weir_arrow_table_release(&data);
   weir_engine_close(engine);
   weir_contract_free(ic.contract);
@@ -186,6 +202,10 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
   weir_arrow_table data;
   weir_arrow_table_init(&data);
   if ((rc = weir_arrow_table_from_stream(stream, &data, err))) goto done;
+  if (weir_arrow_table_ncols(&data) == 0) {
+    rc = weir_seterr(err, WEIR_EINPUT, "cannot import Arrow data with no columns into %s", ic.table);
+    goto done;
+  }
   if ((rc = lake_engine_open(lake, &engine, err))) goto done;
   rc = import_table(&ic, engine, &data, out_json, err);
 done:

@@ -115,6 +115,10 @@ int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, 
 int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
                       const weir_table_id *id, weir_error *err);
 
+/* Limits the files SQL in `engine` may touch to the lake's warehouse (and `extra_dir`,
+ * when not NULL): for engines that run SQL from users or models. */
+int lake_restrict_engine(weir_lake *lake, weir_engine *engine, const char *extra_dir, weir_error *err);
+
 /* Builds the contract used when none is given: each column's weir type is the one its
  * Arrow type widens to; required when the data has no nulls (create/replace). Errors:
  * WEIR_EUNSUPPORTED naming a column whose type weir cannot store. */

@@ -7,11 +7,13 @@
  * engine, owned by the result stream: the caller can keep reading after other calls on
  * the lake handle, and releasing the stream closes it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lake/lake.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/json.h"
 
 int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
@@ -126,9 +128,11 @@ static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_
   char *wrapped = NULL;
   if ((rc = lake_engine_open(lake, &engine, err))) return rc;
   if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
+  if ((rc = lake_restrict_engine(lake, engine, NULL, err))) goto fail;
   if (as_text) {
     char *body = trim_statement(sql);
-    wrapped = weir_asprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s) AS q", body);
+    /* The newline keeps a trailing -- comment in the user's SQL from eating the ")". */
+    wrapped = weir_asprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s\n) AS q", body);
     free(body);
   }
   struct ArrowArrayStream inner;
@@ -140,6 +144,11 @@ fail:
   free(wrapped);
   weir_engine_close(engine);
   return rc;
+}
+
+int lake_restrict_engine(weir_lake *lake, weir_engine *engine, const char *extra_dir, weir_error *err) {
+  const char *dirs[2] = {lake->warehouse, extra_dir};
+  return weir_engine_restrict_files(engine, dirs, extra_dir ? 2 : 1, err);
 }
 
 int weir_query(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
@@ -161,6 +170,24 @@ static char *trim_statement(const char *sql) {
   return weir_strndup(sql, n);
 }
 
+/* Copies a file to standard output. */
+static int copy_to_stdout(const char *path, weir_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return weir_seterr(err, WEIR_EIO, "cannot read %s", path);
+  char buf[1 << 16];
+  size_t n;
+  int rc = WEIR_OK;
+  fflush(stdout);
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    if (fwrite(buf, 1, n, stdout) != n) {
+      rc = weir_seterr(err, WEIR_EIO, "cannot write to standard output");
+      break;
+    }
+  fflush(stdout);
+  fclose(f);
+  return rc;
+}
+
 int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err) {
   if (rows_out) *rows_out = 0;
@@ -178,21 +205,48 @@ int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
+  /* Standard output is written by weir, not by the engine: DuckDB would open
+   * /dev/stdout with O_TRUNC and wipe a file the output is appended to. The engine writes
+   * a temporary file instead, which is then copied. */
+  char *tmpdir = NULL, *target_path = NULL;
+  if (to_stdout) {
+    const char *base = getenv("TMPDIR");
+    char *tmpl = weir_asprintf("%s/weir-query-XXXXXX", base && *base ? base : "/tmp");
+    tmpdir = mkdtemp(tmpl) ? tmpl : NULL;
+    if (!tmpdir) {
+      free(tmpl);
+      return weir_seterr(err, WEIR_EIO, "cannot create a temporary folder for the query result");
+    }
+    target_path = weir_asprintf("%s/result.%s", tmpdir, format ? format : "csv");
+  } else {
+    target_path = weir_path_absolute(path);
+  }
   weir_engine *engine = NULL;
-  if ((rc = lake_engine_open(lake, &engine, err))) return rc;
   char *body = trim_statement(sql);
-  char *target = weir_sql_string(to_stdout ? "/dev/stdout" : path);
-  char *copy = weir_asprintf("COPY (%s) TO %s (%s)", body, target, opts);
+  char *target = weir_sql_string(target_path);
+  char *copy = weir_asprintf("COPY (%s\n) TO %s (%s)", body, target, opts);
+  char *out_dir = weir_path_dirname(target_path);
   double rows = 0;
   bool is_null = false;
+  if ((rc = lake_engine_open(lake, &engine, err))) goto done;
   if ((rc = lake_attach_for_sql(lake, engine, hash, body, err))) goto done;
+  if ((rc = lake_restrict_engine(lake, engine, out_dir, err))) goto done;
   rc = weir_engine_query_double(engine, copy, &rows, &is_null, err);
   if (rc == WEIR_OK && rows_out) *rows_out = (int64_t)rows;
+  if (rc == WEIR_OK && to_stdout) rc = copy_to_stdout(target_path, err);
 done:
+  weir_engine_close(engine);
+  if (tmpdir) {
+    weir_error ignore = {0};
+    weir_fs_remove_tree(tmpdir, &ignore);
+    weir_error_clear(&ignore);
+  }
+  free(out_dir);
   free(copy);
   free(target);
   free(body);
-  weir_engine_close(engine);
+  free(target_path);
+  free(tmpdir);
   return rc;
 }
 
@@ -222,6 +276,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
   if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "input contract", &contract, err))) goto done;
   if ((rc = lake_engine_open(lake, &engine, err))) goto done;
   if ((rc = lake_attach_table(lake, engine, hash, &id, err))) goto done;
+  if ((rc = lake_restrict_engine(lake, engine, NULL, err))) goto done;
 
   /* Projection: the columns the model declared (a contract's, or an explicit list). */
   weir_buf_puts(&sql, "SELECT ");

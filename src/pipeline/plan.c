@@ -259,6 +259,8 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
   weir_engine *engine = NULL;
   int rc = weir_engine_open(NULL, &engine, err);
   if (rc) return rc;
+  /* Planning reads no files at all: a model that reaches for one fails here. */
+  if ((rc = weir_engine_restrict_files(engine, NULL, 0, err))) goto done;
   for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
     const model_input *in = &m->inputs[k];
     const weir_schema *schema = NULL;

@@ -353,6 +353,8 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
                               err)))
     goto out;
   if ((r = lake_engine_open(lake, &rc.engine, err))) goto fail;
+  /* SQL models read tables, not the machine's files. */
+  if ((r = lake_restrict_engine(lake, rc.engine, NULL, err))) goto fail;
 
   /* 3. Models in order, each one commit on the run branch. */
   for (size_t oi = 0; oi < rc.p->n_order; oi++) {
