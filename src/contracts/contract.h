@@ -121,6 +121,10 @@ typedef struct weir_validate_options {
   weir_engine *engine;   /* runs SQL checks and table rules; NULL = the validator opens
                             its own when a contract has SQL rules */
   int sample_limit;      /* sample values and row numbers kept per violation; 0 = 3 */
+  const weir_arrow_table *unique_seed; /* values already in the table (appends): a row
+                            repeating one of them breaks `unique` too. Columns are matched
+                            by name and used when their type is the declared one; the
+                            table must stay alive during the call. NULL: none */
 } weir_validate_options;
 
 typedef enum weir_violation_kind {

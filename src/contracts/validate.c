@@ -144,6 +144,29 @@ static void check_batch(vstate *s, size_t bi) {
   }
 }
 
+/* Appends: the values already in the table go into each unique set first, without being
+ * counted, so that an incoming row repeating one of them is a duplicate like any other. */
+static void seed_unique(vstate *s, const weir_arrow_table *seed) {
+  for (size_t r = 0; r < s->n_runs; r++) {
+    rule_run *rr = &s->runs[r];
+    if (!rr->cr || rr->rule->kind != WEIR_RULE_UNIQUE) continue;
+    const weir_contract_column *col = &s->c->columns[rr->col];
+    long k = weir_arrow_table_find(seed, col->field.name);
+    if (k < 0) continue;
+    const struct ArrowSchema *field = seed->schema.children[k];
+    if (field->dictionary || weir_cast_check(field, col->field.type, NULL) != WEIR_CAST_EXACT) continue;
+    rule_hits scratch;
+    wc_hits_init(&scratch, 0, false, seed->n_batches);
+    for (size_t b = 0; b < seed->n_batches; b++) {
+      const struct ArrowArray *ba = weir_arrow_batch_array(seed->batches[b]);
+      const struct ArrowArray *a = ba->children[k];
+      col_view v = {a, field, a->offset + ba->offset, ba->length, b, 0};
+      wc_compiled_rule_run(rr->cr, &v, &scratch);
+    }
+    wc_hits_clear(&scratch);
+  }
+}
+
 /* ---- step 3: SQL checks --------------------------------------------------------------------------------- */
 
 static int need_engine(vstate *s, weir_error *err) {
@@ -498,6 +521,8 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
       rc = wc_compiled_rule_new(&c->columns[i], r, s.row_base[s.nb], &rr->cr, err);
     }
   }
+
+  if (!rc && opts->unique_seed) seed_unique(&s, opts->unique_seed);
 
   for (size_t b = 0; b < s.nb && !rc; b++) {
     rc = build_batch(&s, in, b, err);

@@ -55,9 +55,21 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
    * schema (the schema is the table's type); with neither, what the data shows. */
   bool appending = opts->mode == WEIR_MODE_APPEND && prev;
   if (appending) {
-    table_contract = weir_contract_from_schema(&prev->schema, ic->table);
-    table_subject = weir_asprintf("import of %s into %s (the table's schema on branch %s)", ic->source,
-                                  ic->table, ic->branch);
+    /* The table's type is its stored contract when it was written through one (every
+     * rule travels with the data), else its schema. */
+    const char *stored = weir_json_str(prev->properties, "weir.contract", NULL);
+    json_t *ir = stored ? json_loads(stored, 0, NULL) : NULL;
+    weir_error ignore = {0};
+    bool has_contract = ir && weir_contract_from_ir(ir, "the table's stored contract", &table_contract, &ignore) == WEIR_OK;
+    if (!has_contract) table_contract = weir_contract_from_schema(&prev->schema, ic->table);
+    weir_error_clear(&ignore);
+    json_decref(ir);
+    if (has_contract)
+      table_subject = weir_asprintf("import of %s into %s (the table's contract %s on branch %s)", ic->source,
+                                    ic->table, table_contract->name ? table_contract->name : "", ic->branch);
+    else
+      table_subject = weir_asprintf("import of %s into %s (the table's schema on branch %s)", ic->source,
+                                    ic->table, ic->branch);
   }
   if (ic->contract)
     subject = weir_asprintf("import of %s into %s (contract %s)", ic->source, ic->table,

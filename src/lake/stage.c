@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "lake/stage.h"
+#include "util/buf.h"
 #include "util/json.h"
 
 void stage_result_clear(stage_result *r) {
@@ -34,6 +35,52 @@ static void add_rule_summary(json_t *summary, const json_t *report) {
   }
 }
 
+static void unique_columns(const weir_contract *c, json_t *names) {
+  for (size_t i = 0; c && i < c->n_columns; i++)
+    for (size_t j = 0; j < c->columns[i].n_rules; j++)
+      if (c->columns[i].rules[j].kind == WEIR_RULE_UNIQUE)
+        json_object_set_new(names, c->columns[i].field.name, json_true());
+}
+
+/* On an append, `unique` holds for the whole table, not just the incoming rows: the
+ * values the table already has in unique columns are read (those columns only) so the
+ * validator can count repeats of them. */
+static int unique_seed(weir_lake *lake, weir_engine *engine, const stage_request *req,
+                       const weir_contract *contract, weir_arrow_table *seed, weir_error *err) {
+  if (req->mode != WEIR_MODE_APPEND || !req->base_commit) return WEIR_OK;
+  json_t *names = json_object();
+  unique_columns(contract, names);
+  unique_columns(req->table_contract, names);
+  int rc = WEIR_OK;
+  iceberg_table *prev = NULL;
+  weir_table_id id;
+  if (json_object_size(names) == 0) goto done;
+  if ((rc = weir_table_id_parse(req->table, &id, err))) goto done;
+  if ((rc = lake_table_at(lake, req->base_commit, req->table, true, &prev, err)) || !prev) goto done;
+  weir_buf sql = WEIR_BUF_INIT;
+  weir_buf_puts(&sql, "SELECT ");
+  const char *name;
+  json_t *v;
+  int n = 0;
+  json_object_foreach(names, name, v) {
+    if (weir_schema_find(&prev->schema, name) < 0) continue; /* reported as missing/unknown */
+    char *q = weir_sql_ident(name);
+    weir_buf_printf(&sql, "%s%s", n++ ? ", " : "", q);
+    free(q);
+  }
+  char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name);
+  weir_buf_printf(&sql, " FROM %s.%s", qn, qt);
+  free(qn);
+  free(qt);
+  if (n > 0 && (rc = lake_attach_table(lake, engine, req->base_commit, &id, err)) == WEIR_OK)
+    rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), seed, err);
+  weir_buf_free(&sql);
+done:
+  iceberg_table_free(prev);
+  json_decref(names);
+  return rc;
+}
+
 int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
                       const stage_request *req, stage_result *out, weir_error *err) {
   memset(out, 0, sizeof *out);
@@ -49,10 +96,14 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
     }
     contract = inferred;
   }
+  weir_arrow_table seed;
+  weir_arrow_table_init(&seed);
+  if ((rc = unique_seed(lake, engine, req, contract, &seed, err))) goto done;
   weir_validate_options vo = {0};
   vo.is_output = true;
   vo.subject = req->subject;
   vo.engine = engine;
+  vo.unique_seed = seed.schema.release ? &seed : NULL;
   weir_validation v = {0}, v2 = {0};
   rc = weir_contract_validate(contract, data, &vo, &v, err);
   out->report = v.report ? json_incref(v.report) : NULL;
@@ -111,6 +162,7 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
 done:
   weir_validation_clear(&v);
   weir_validation_clear(&v2);
+  weir_arrow_table_release(&seed);
   weir_contract_free(inferred);
   return rc;
 }

@@ -85,3 +85,36 @@ def test_empty_file_is_bad_input_not_a_usage_error(lake, tmp_path):
     r = weir("import", empty, "--table", "e", lake=lake)
     assert r.returncode == 1
     assert "no columns" in r.stderr
+
+
+CONTRACT = ROOT / "examples" / "titanic" / "project" / "contracts" / "titanic.yml"
+
+
+def test_append_is_held_to_the_tables_stored_contract(lake, tmp_path):
+    assert weir("import", TITANIC, "--table", "titanic", "--contract", CONTRACT, lake=lake).returncode == 0
+    header = TITANIC.read_text().splitlines()[0]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(header + '\n1,5,9,"X, Mr.",robot,-3.5,0,0,T1,-10.5,,Z\n')
+    r = weir("import", bad, "--table", "titanic", "--mode", "append", lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert "the table's contract titanic on branch main" in r.stderr
+    for needle in ['column "Survived" has 1 value outside the enum [0, 1] (e.g. 5)',
+                   'column "Sex" has 1 value outside the enum',
+                   'column "PassengerId" has 1 duplicate value (e.g. 1)']:
+        assert needle in r.stderr, r.stderr
+    assert count(lake, "SELECT count(*) FROM titanic") == 891
+
+
+def test_unique_holds_across_the_whole_table_on_append(lake, tmp_path):
+    assert weir("import", TITANIC, "--table", "titanic", "--contract", CONTRACT, lake=lake).returncode == 0
+    lines = TITANIC.read_text().splitlines()
+    again = tmp_path / "again.csv"
+    again.write_text(lines[0] + "\n" + lines[2] + "\n")   # PassengerId 2, already in the table
+    r = weir("import", again, "--table", "titanic", "--mode", "append", "--contract", CONTRACT, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert 'column "PassengerId" has 1 duplicate value (e.g. 2)' in r.stderr
+    fresh = tmp_path / "fresh.csv"
+    fresh.write_text(lines[0] + "\n" + lines[2].replace("2,1,1,", "892,1,1,", 1) + "\n")
+    r = weir("import", fresh, "--table", "titanic", "--mode", "append", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM titanic") == 892
