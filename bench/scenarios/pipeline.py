@@ -295,6 +295,8 @@ def dbt_project(dst: str, data: str) -> str:
 
 
 def _dbt(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
+    import dbt.adapters.duckdb  # noqa: F401 - fails clearly (ModuleNotFoundError) without bench/requirements.txt
+
     data = tpch_dir(u["sf"])
     proj = dbt_project(os.path.join(work, "dbt"), data)
     dbt = os.path.join(os.path.dirname(python()), "dbt")
