@@ -166,7 +166,13 @@ int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_log(lake, cli_opt_value(cmd, args, "ref"), max, &out, &err)) return cli_report_error(ctx, &err);
+  /* -n 0 shows nothing, as in git (the library reads 0 as "no limit"). */
+  if (weir_log(lake, cli_opt_value(cmd, args, "ref"), nstr && max == 0 ? 1 : max, &out, &err))
+    return cli_report_error(ctx, &err);
+  if (nstr && max == 0) {
+    weir_free(out);
+    out = strdup("[]");
+  }
   if (ctx->json) {
     cli_print_json_text(out);
     return 0;

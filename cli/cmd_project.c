@@ -1,6 +1,7 @@
 /*
  * cmd_project.c -- check, run, runs.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,10 +100,25 @@ static void print_run(cli_ctx *ctx, const json_t *run) {
   if (emsg && !json_array_size(json_object_get(run, "models"))) printf("\n%s\n", emsg);
 }
 
+/* Ctrl-C or SIGTERM during a run: ask libweir to stop the run cleanly (the run is
+ * recorded as failed, its branch kept, the target untouched); a second signal quits. */
+static weir_lake *interrupt_lake;
+
+static void on_interrupt(int sig) {
+  if (interrupt_lake) weir_lake_interrupt(interrupt_lake);
+  signal(sig, SIG_DFL);
+}
+
 int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
+  interrupt_lake = lake;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   weir_run_options o = {0};
   o.branch = cli_opt_value(cmd, args, "ref");
   o.dry_run = cli_flag(cmd, args, "dry-run");
@@ -111,11 +127,29 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   rc = weir_project_run(lake, args->pos[0], &o, &out, &err);
   if (ctx->progress) fprintf(stderr, "\r\033[K");
   json_t *run = out ? json_loads(out, 0, NULL) : NULL;
+  /* A plan error returns the plan, not a run record. */
+  if (run && !json_object_get(run, "run_id")) {
+    json_decref(run);
+    run = NULL;
+  }
   if (rc) {
     /* A failed run still has a record: show it (people need the model and the
-     * violation), then the error. */
+     * violation), then the error; with --json the record rides along with the error. */
     if (run && !ctx->json && ctx->verbosity >= 0) print_run(ctx, run);
     weir_free(out);
+    if (ctx->json && run) {
+      int code = weir_error_exit_code(err.code);
+      fprintf(stderr, "error: %s\n", err.message ? err.message : weir_error_name(err.code));
+      json_t *e = json_object();
+      json_object_set_new(e, "code", json_string(weir_error_name(err.code)));
+      json_object_set_new(e, "exit_code", json_integer(code));
+      json_object_set_new(e, "message", json_string(err.message ? err.message : ""));
+      json_t *d = err.details ? json_loads(err.details, 0, NULL) : NULL;
+      json_object_set_new(e, "details", d ? d : json_array());
+      cli_print_json(json_pack("{s:o,s:o}", "error", e, "run", run));
+      weir_error_clear(&err);
+      return code;
+    }
     json_decref(run);
     return cli_report_error(ctx, &err);
   }
@@ -134,8 +168,9 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       json_t *m;
       json_array_foreach(json_object_get(run, "models"), i, m) {
         json_t *r = json_object_get(m, "rows");
-        printf("  %-30s %lld rows\n", json_string_value(json_object_get(m, "table")) ? json_string_value(json_object_get(m, "table")) : json_string_value(json_object_get(m, "model")),
-               (long long)json_integer_value(r));
+        long long nrows = (long long)json_integer_value(r);
+        printf("  %-30s %lld row%s\n", json_string_value(json_object_get(m, "table")) ? json_string_value(json_object_get(m, "table")) : json_string_value(json_object_get(m, "model")),
+               nrows, nrows == 1 ? "" : "s");
       }
     }
   }

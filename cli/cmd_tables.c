@@ -89,10 +89,12 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     if (ctx->verbosity >= 0) {
       char s[13];
       long long q = (long long)json_integer_value(json_object_get(res, "rows_quarantined"));
-      printf("Imported %lld rows into %s on %s (commit %s)", (long long)json_integer_value(json_object_get(res, "rows_written")),
+      long long written = (long long)json_integer_value(json_object_get(res, "rows_written"));
+      printf("Imported %lld row%s into %s on %s (commit %s)", written, written == 1 ? "" : "s",
              json_string_value(json_object_get(res, "table")), json_string_value(json_object_get(res, "branch")),
              cli_short(json_string_value(json_object_get(res, "commit")), s));
-      if (q) printf("; %lld rows quarantined in %s", q, json_string_value(json_object_get(res, "quarantine_table")));
+      if (q) printf("; %lld row%s quarantined in %s", q, q == 1 ? "" : "s",
+                    json_string_value(json_object_get(res, "quarantine_table")));
       printf("\n");
     }
   }
@@ -171,7 +173,7 @@ int cmd_describe(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   json_t *sid = json_object_get(d, "snapshot_id");
   if (json_is_integer(sid)) printf("snapshot  %lld\n", (long long)json_integer_value(sid));
   printf("metadata  %s\n\n", json_string_value(json_object_get(d, "metadata_location")));
-  const char *h[] = {"id", "column", "type", "weir type", "", "doc", "lineage"};
+  const char *h[] = {"id", "column", "type", "weir type", "nulls", "doc", "lineage"};
   cli_table t;
   cli_table_init(&t, 7, h);
   cli_table_right(&t, 0);

@@ -23,6 +23,8 @@ static const cli_opt QUERY_OPTS[] = {
     {"output", 'o', "FILE", "write to FILE instead of standard output"},
     {NULL, 0, NULL, NULL}};
 
+static const cli_opt TAG_CREATE_OPTS[] = {{"ref", 'r', "R", "the commit to name (default: main)"},
+                                          {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_CREATE_OPTS[] = {{"from", 0, "R", "where the branch starts (default: main)"},
                                              {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_DELETE_OPTS[] = {
@@ -54,7 +56,7 @@ const cli_command CLI_COMMANDS[] = {
      "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
      "folder. Refuses a folder that already holds a lake.",
      "weir init ./lake", NO_OPTS, 0, 1, cmd_init},
-    {"import", "FILE", "load a CSV, Parquet or JSON-lines file into a table as one commit",
+    {"import", "FILE --table T", "load a CSV, Parquet or JSON-lines file into a table as one commit",
      "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
      "without nulls is recorded as required. With --contract the data is checked first:\n"
      "a violation of a fail-mode rule writes nothing (exit 3); drop-mode rules move rows\n"
@@ -82,9 +84,10 @@ const cli_command CLI_COMMANDS[] = {
      "Refuses a branch whose head is not reachable from another branch or tag unless\n"
      "--force; its commits stay readable by hash either way.",
      "weir branch delete dev", BRANCH_DELETE_OPTS, 1, 1, cmd_branch_delete},
+    {"tag", "", "list tags with the commits they name", NULL, "weir tag", NO_OPTS, 0, 0, cmd_tag_list},
     {"tag list", "", "list tags", NULL, "weir tag list", NO_OPTS, 0, 0, cmd_tag_list},
-    {"tag create", "NAME", "name a commit; tags never move", NULL, "weir tag create v1 --ref main", REF_OPTS, 1,
-     1, cmd_tag_create},
+    {"tag create", "NAME", "name a commit; tags never move", NULL, "weir tag create v1 --ref main",
+     TAG_CREATE_OPTS, 1, 1, cmd_tag_create},
     {"tag delete", "NAME", "delete a tag", NULL, "weir tag delete v1", NO_OPTS, 1, 1, cmd_tag_delete},
     {"log", "", "commits reachable from a ref, newest first", NULL, "weir log --ref main -n 5", LOG_OPTS, 0, 0,
      cmd_log},
@@ -92,7 +95,7 @@ const cli_command CLI_COMMANDS[] = {
      "weir show main~1", NO_OPTS, 1, 1, cmd_show},
     {"diff", "REF1 REF2", "tables added, removed and changed between two refs", NULL, "weir diff main dev",
      NO_OPTS, 2, 2, cmd_diff},
-    {"merge", "SOURCE", "merge a ref into a branch (fast-forward or three-way at table level)",
+    {"merge", "SOURCE --into TARGET", "merge a ref into a branch (fast-forward or three-way at table level)",
      "On conflict every conflicting table is listed with what each side did, nothing is\n"
      "written, and the exit code is 4.",
      "weir merge dev --into main", MERGE_OPTS, 1, 1, cmd_merge},

@@ -37,8 +37,12 @@ static void print_opts(FILE *out, const cli_opt *opts) {
 
 static void command_help(const cli_command *cmd, FILE *out) {
   fprintf(out, "usage: weir %s%s%s", cmd->name, cmd->args && *cmd->args ? " " : "", cmd->args ? cmd->args : "");
-  for (const cli_opt *o = cmd->opts; o && o->name; o++)
+  for (const cli_opt *o = cmd->opts; o && o->name; o++) {
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", o->name);
+    if (cmd->args && strstr(cmd->args, flag)) continue; /* required: already in the usage */
     fprintf(out, " [--%s%s%s]", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+  }
   fprintf(out, "\n\n%s\n", cmd->summary);
   if (cmd->details) fprintf(out, "\n%s\n", cmd->details);
   if (cmd->opts && cmd->opts->name) {
@@ -201,8 +205,12 @@ int main(int argc, char **argv) {
       main_help(help ? stdout : stderr);
       return help ? 0 : 2;
     }
-    fprintf(stderr, "error: unknown command \"%s\" (see weir --help)\n", first);
-    return 2;
+    weir_error err = {0};
+    err.code = WEIR_EINVALIDARG;
+    char msg[512];
+    snprintf(msg, sizeof msg, "unknown command \"%s\" (see weir --help)", first);
+    err.message = strdup(msg);
+    return cli_report_error(&ctx, &err);
   }
   if (help) {
     command_help(cmd, stdout);

@@ -186,6 +186,15 @@ WEIR_API int weir_lake_set_author(weir_lake *lake, const char *author, weir_erro
 typedef void (*weir_progress_fn)(const char *event_json, void *ctx);
 WEIR_API void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx);
 
+/**
+ * Asks a long operation running on `lake` (weir_project_run) to stop: the model being run
+ * is stopped (a Python worker is terminated; a SQL model finishes its statement), the run
+ * is recorded as failed ("interrupted"), its branch is kept, and the target branch is not
+ * touched. Async-signal-safe: meant to be called from a SIGINT/SIGTERM handler or another
+ * thread. The request lasts until the next weir_project_run starts.
+ */
+WEIR_API void weir_lake_interrupt(weir_lake *lake);
+
 /* ====================================================================================
  * Refs and commits
  * ==================================================================================== */

@@ -264,6 +264,9 @@ static bool reword_json_error(const char *path, const char *m, weir_buf *out) {
   while (*reason == ' ') reason++;
   size_t len = strcspn(reason, "\n");
   while (len > 0 && (reason[len - 1] == '.' || reason[len - 1] == ' ')) len--;
+  /* DuckDB 1.5 counts the line after the offending record (measured: a bad second line
+   * is reported as line 3). */
+  if (n > 1) n--;
   weir_buf_printf(out, "%s line %ld: malformed JSON: ", path, n);
   weir_buf_append(out, reason, len);
   return true;

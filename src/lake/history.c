@@ -152,6 +152,28 @@ int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_
 
 /* ---- branches and tags --------------------------------------------------------------- */
 
+/* A ref name must mean one thing: not a name the other kind already uses, and not
+ * something that reads as a commit hash (git allows both and then guesses; weir says no). */
+static int check_unambiguous(weir_lake *lake, const char *name, weir_ref_kind kind, weir_error *err) {
+  size_t n = strlen(name);
+  bool hexlike = n >= 7 && n <= 64;
+  for (size_t i = 0; i < n && hexlike; i++)
+    hexlike = (name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f');
+  const char *what = kind == WEIR_REF_BRANCH ? "branch" : "tag";
+  if (hexlike)
+    return weir_seterr(err, WEIR_EINVALIDNAME,
+                       "invalid %s name \"%s\": it reads as a commit hash (7 to 64 hex digits)", what, name);
+  char target[WEIR_HASH_HEX_SIZE];
+  weir_error inner = {0};
+  weir_ref_kind other = kind == WEIR_REF_BRANCH ? WEIR_REF_TAG : WEIR_REF_BRANCH;
+  int rc = catalog_ref_get(lake->cat, other, name, target, &inner);
+  weir_error_clear(&inner);
+  if (rc == WEIR_OK)
+    return weir_seterr(err, WEIR_EEXISTS, "a %s named \"%s\" already exists: branches and tags need different names",
+                       other == WEIR_REF_TAG ? "tag" : "branch", name);
+  return WEIR_OK;
+}
+
 int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
                        char out_head[WEIR_HASH_HEX_SIZE], weir_error *err) {
   int rc = weir_ref_name_check(name, "branch", err);
@@ -159,6 +181,7 @@ int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
   if (strncmp(name, "run/", 4) == 0)
     return weir_seterr(err, WEIR_EINVALIDNAME,
                        "invalid branch name \"%s\": names under run/ are reserved for pipeline runs", name);
+  if ((rc = check_unambiguous(lake, name, WEIR_REF_BRANCH, err))) return rc;
   char target[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, from_ref, target, err))) return rc;
   if ((rc = catalog_ref_create(lake->cat, WEIR_REF_BRANCH, name, target, err))) {
@@ -174,6 +197,7 @@ int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_e
     return weir_seterr(err, WEIR_EINVALIDARG, "cannot delete branch \"main\"");
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_branch_head(lake, name, head, err);
+  if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist", name);
   if (rc) return rc;
   if (!(flags & WEIR_BRANCH_FORCE)) {
     /* Is the head reachable from any other branch or tag? If not, deleting the branch
@@ -191,7 +215,7 @@ int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_e
     }
     if (rc) return rc;
     if (!reachable)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return weir_seterr(err, WEIR_EGENERIC,
                          "branch \"%s\" has commits not reachable from any other branch or tag "
                          "(head %.12s); merge it first, or delete it anyway with --force",
                          name, head);
@@ -226,6 +250,7 @@ int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
                     char out_target[WEIR_HASH_HEX_SIZE], weir_error *err) {
   int rc = weir_ref_name_check(name, "tag", err);
   if (rc) return rc;
+  if ((rc = check_unambiguous(lake, name, WEIR_REF_TAG, err))) return rc;
   char target[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, ref, target, err))) return rc;
   if ((rc = catalog_ref_create(lake->cat, WEIR_REF_TAG, name, target, err))) {
@@ -279,8 +304,21 @@ int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
   if (rc) return rc;
   char full[2 * WEIR_NAME_MAX + 2];
   weir_table_id_format(&id, full, sizeof full);
-  char head[WEIR_HASH_HEX_SIZE];
+  char head[WEIR_HASH_HEX_SIZE], to[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_branch_head(lake, branch, head, err))) return rc;
+  if ((rc = lake_resolve(lake, to_ref, to, err))) return rc;
+  /* A table in neither place is a typo, not a revert that changes nothing. */
+  weir_table_entry e = {0};
+  weir_error inner = {0};
+  bool here = catalog_table_get(lake->cat, head, full, &e, &inner) == WEIR_OK;
+  weir_table_entry_clear(&e);
+  weir_error_clear(&inner);
+  bool there = catalog_table_get(lake->cat, to, full, &e, &inner) == WEIR_OK;
+  weir_table_entry_clear(&e);
+  weir_error_clear(&inner);
+  if (!here && !there)
+    return weir_seterr(err, WEIR_ENOTFOUND, "table %s exists neither on branch %s nor at %s", full,
+                       branch && *branch ? branch : "main", to_ref ? to_ref : "main");
   json_t *res = NULL;
   rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main",
                             opts ? opts->message : NULL, opts && opts->allow_partial, &res, err);

@@ -3,6 +3,7 @@
  */
 #include "lake/lake.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,49 @@
 #define LAKE_DIR_NAME ".weir"
 #define CATALOG_FILE "catalog.db"
 #define WAREHOUSE_DIR "warehouse"
+#define LAKE_FILE "lake.json"
+
+/* Iceberg metadata holds absolute file locations, so a lake only works where it was
+ * made. lake.json records that place; a lake opened elsewhere (moved, or copied: a copy
+ * would silently read the original's data files) is refused with an explanation. */
+static int write_lake_file(const char *dir, weir_error *err) {
+  char *real = realpath(dir, NULL);
+  json_t *o = json_pack("{s:i,s:s}", "format", 1, "location", real ? real : dir);
+  char *text = weir_json_pretty(o);
+  char *path = weir_path_join(dir, LAKE_FILE);
+  int rc = weir_fs_write_atomic(path, text, strlen(text), false, err);
+  free(path);
+  free(text);
+  json_decref(o);
+  free(real);
+  return rc;
+}
+
+static int check_lake_file(const char *dir, weir_error *err) {
+  char *path = weir_path_join(dir, LAKE_FILE);
+  char *text = NULL;
+  weir_error inner = {0};
+  int rc = WEIR_OK;
+  if (weir_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
+    json_t *o = json_loads(text, 0, NULL);
+    const char *made = weir_json_str(o, "location", NULL);
+    char *here = realpath(dir, NULL);
+    char *there = made ? realpath(made, NULL) : NULL;
+    if (made && (!there || !here || strcmp(here, there) != 0))
+      rc = weir_seterr(err, WEIR_EUNSUPPORTED,
+                       "the lake at %s was created at %s: Iceberg metadata records absolute file "
+                       "locations, so a lake cannot be moved or copied (a copy would read the "
+                       "original's files); open it at %s",
+                       here ? here : dir, made, made);
+    free(here);
+    free(there);
+    json_decref(o);
+  }
+  weir_error_clear(&inner);
+  free(text);
+  free(path);
+  return rc;
+}
 
 static char *default_author(void) {
   const char *a = getenv("WEIR_AUTHOR");
@@ -56,6 +100,7 @@ int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
   if ((rc = weir_fs_mkdirs(abs, err))) goto done;
   lake = lake_new(abs);
   if ((rc = weir_fs_mkdirs(lake->warehouse, err))) goto done;
+  if ((rc = write_lake_file(abs, err))) goto done;
   if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
   *out = lake;
   lake = NULL;
@@ -114,9 +159,14 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
                          LAKE_DIR_NAME, cwd);
     }
   }
+  int rc = check_lake_file(abs, err);
+  if (rc) {
+    free(abs);
+    return rc;
+  }
   weir_lake *lake = lake_new(abs);
   free(abs);
-  int rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
+  rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
   if (rc) {
     weir_lake_free(lake);
     return rc;
@@ -149,6 +199,10 @@ void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx) {
   lake->progress_ctx = ctx;
 }
 
+void weir_lake_interrupt(weir_lake *lake) {
+  if (lake) lake->interrupted = 1;
+}
+
 void lake_progress(weir_lake *lake, json_t *event) {
   if (lake->progress && event) {
     char *s = weir_json_compact(event);
@@ -173,9 +227,19 @@ int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX
   int rc = weir_ref_name_check(branch, "branch", err);
   if (rc) return rc;
   rc = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, branch, out, err);
-  if (rc == WEIR_ENOTFOUND)
+  if (rc == WEIR_ENOTFOUND) {
+    char target[WEIR_HASH_HEX_SIZE];
+    weir_error inner = {0};
+    bool is_tag = catalog_ref_get(lake->cat, WEIR_REF_TAG, branch, target, &inner) == WEIR_OK;
+    weir_error_clear(&inner);
+    if (is_tag)
+      return weir_seterr(err, WEIR_EINVALIDARG,
+                         "\"%s\" is a tag, not a branch: tags never move, so writes and merges go to branches "
+                         "(weir branch create NAME --from %s)",
+                         branch, branch);
     return weir_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist (create it with: weir branch create %s)",
                        branch, branch);
+  }
   return rc;
 }
 

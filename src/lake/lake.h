@@ -16,6 +16,7 @@
 #define WEIR_LAKE_LAKE_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include "catalog/catalog.h"
 #include "contracts/contract.h"
@@ -32,6 +33,7 @@ struct weir_lake {
   char *author;
   weir_progress_fn progress;
   void *progress_ctx;
+  volatile sig_atomic_t interrupted; /* set by weir_lake_interrupt (signal handlers) */
 };
 
 /* Reports a progress event (a JSON object, stolen) if a callback is set. */

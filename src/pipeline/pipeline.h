@@ -106,6 +106,11 @@ const char *pipeline_python(void);
 int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
                    const char *log_path, char **out, char **errtext, int *status,
                    weir_error *err);
+/* The same, stopping the child (SIGTERM to its process group, SIGKILL after a grace
+ * period) as soon as *cancel becomes non-zero; *status is then 128 + SIGTERM/SIGKILL. */
+int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *stdin_text,
+                               const char *log_path, char **out, char **errtext, int *status,
+                               volatile sig_atomic_t *cancel, weir_error *err);
 
 /* The interpreter of the environment a Python model asks for (prepared and cached by
  * `python -m weir.envs prepare`). */

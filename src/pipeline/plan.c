@@ -284,6 +284,26 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     weir_error_clear(&e2);
     goto done;
   }
+  /* What the query returns must be storable, under unique names, contract or not. */
+  for (size_t c = 0; c < inferred.n_fields; c++) {
+    const weir_field *f = &inferred.fields[c];
+    for (size_t d = 0; d < c; d++)
+      if (strcmp(inferred.fields[d].name, f->name) == 0)
+        pipeline_problem(p, m->file, m->line, m->name, f->name, NULL, NULL,
+                         "%s: model %s: the query returns two columns named \"%s\"", m->file, m->name, f->name);
+    bool declared_any = false;
+    if (m->output) {
+      for (size_t d = 0; d < m->output->n_columns; d++)
+        if (strcmp(m->output->columns[d].field.name, f->name) == 0 &&
+            m->output->columns[d].field.type.id == WEIR_TYPE_ANY)
+          declared_any = true;
+    }
+    if (f->type.id == WEIR_TYPE_ANY && !m->output && !declared_any)
+      pipeline_problem(p, m->file, m->line, m->name, f->name, "a weir type", f->doc ? f->doc : "?",
+                       "%s: model %s: column \"%s\" is %s in the query, which weir cannot store (see "
+                       "docs/types.md; cast it, e.g. to VARCHAR)",
+                       m->file, m->name, f->name, f->doc ? f->doc : "of a type with no weir name");
+  }
   if (!m->output) {
     weir_schema_clear(&m->planned);
     m->planned = inferred;

@@ -423,8 +423,11 @@ static void project_digest(weir_project *p) {
 
 int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
   *out = NULL;
-  if (!dir || !weir_fs_is_dir(dir))
+  if (!dir || !weir_fs_exists(dir))
     return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
+  if (!weir_fs_is_dir(dir))
+    return weir_seterr(err, WEIR_EINVALIDARG,
+                       "%s is a file: a project is a folder of models (SQL files, models.py, contracts/)", dir);
   weir_project *p = weir_calloc(1, sizeof *p);
   p->dir = weir_path_absolute(dir);
   p->problems = json_array();

@@ -205,7 +205,10 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     char *argv[] = {interp, "-m", "weir.worker", NULL};
     char *stdout_text = NULL;
     int status = 0;
-    r = pipeline_spawn(argv, rc->p->dir, job_text, log_path, &stdout_text, NULL, &status, err);
+    r = pipeline_spawn_cancellable(argv, rc->p->dir, job_text, log_path, &stdout_text, NULL, &status,
+                                   &rc->lake->interrupted, err);
+    if (r == WEIR_OK && rc->lake->interrupted)
+      r = weir_seterr(err, WEIR_EGENERIC, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
     if (stdout_text && *stdout_text) {
       /* What the model printed goes to its log, after anything it wrote to stderr. */
       FILE *f = fopen(log_path, "a");
@@ -331,6 +334,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
   int r = lake_branch_head(lake, rc.branch, rc.base, err);
   if (r) return r;
 
+  lake->interrupted = 0;
   /* 1. Plan. Nothing is written if the project does not plan. */
   if ((r = load_and_plan(lake, project_dir, rc.base, &rc.p, err))) return r;
   if (json_array_size(rc.p->problems) > 0 || (opts && opts->dry_run)) {
@@ -363,7 +367,13 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     lake_progress(lake, json_pack("{s:s,s:s,s:s}", "phase", "model", "model", m->name, "run_id", rc.run_id));
     stage_result res = {0};
     weir_error merr = {0};
-    int mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
+    int mr;
+    if (lake->interrupted)
+      mr = weir_seterr(&merr, WEIR_EGENERIC, "model %s: interrupted before it started", m->name);
+    else
+      mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
+    if (mr == WEIR_OK && lake->interrupted)
+      mr = weir_seterr(&merr, WEIR_EGENERIC, "model %s: interrupted", m->name);
     char commit[WEIR_HASH_HEX_SIZE] = "";
     if (mr == WEIR_OK) {
       char *msg = weir_asprintf("run %s: model %s", rc.run_id, m->name);

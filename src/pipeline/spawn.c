@@ -10,11 +10,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "pipeline/pipeline.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/json.h"
 
@@ -57,6 +59,12 @@ static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NON
 int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
                    const char *log_path, char **out, char **errtext, int *status,
                    weir_error *err) {
+  return pipeline_spawn_cancellable(argv, cwd, stdin_text, log_path, out, errtext, status, NULL, err);
+}
+
+int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *stdin_text,
+                               const char *log_path, char **out, char **errtext, int *status,
+                               volatile sig_atomic_t *cancel, weir_error *err) {
   if (out) *out = NULL;
   if (errtext) *errtext = NULL;
   *status = -1;
@@ -103,6 +111,10 @@ int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
     return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(e));
   }
   if (pid == 0) {
+    /* Its own process group, so the runner can stop the child and everything it started;
+     * and it dies with the runner, so a killed run leaves no worker writing files. */
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     dup2(log_fd >= 0 ? log_fd : err_pipe[1], 2);
@@ -142,13 +154,23 @@ int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
     close(fd_in);
     fd_in = -1;
   }
+  int64_t term_sent_at = -1;
   while (fd_in >= 0 || fd_out >= 0 || fd_err >= 0) {
+    if (cancel && *cancel) {
+      int64_t now = weir_mono_us();
+      if (term_sent_at < 0) {
+        kill(-pid, SIGTERM);
+        term_sent_at = now;
+      } else if (now - term_sent_at > 3000000) {
+        kill(-pid, SIGKILL);
+      }
+    }
     struct pollfd fds[3];
     int n = 0;
     if (fd_in >= 0) fds[n++] = (struct pollfd){fd_in, POLLOUT, 0};
     if (fd_out >= 0) fds[n++] = (struct pollfd){fd_out, POLLIN, 0};
     if (fd_err >= 0) fds[n++] = (struct pollfd){fd_err, POLLIN, 0};
-    if (poll(fds, (nfds_t)n, -1) < 0) {
+    if (poll(fds, (nfds_t)n, cancel ? 200 : -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }

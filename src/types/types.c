@@ -290,7 +290,8 @@ void weir_arrow_format_name(const char *f, char *out, size_t size) {
                 {"vu", "string_view"}, {"tdD", "date32"},      {"tdm", "date64"},
                 {"tts", "time32[s]"},  {"ttm", "time32[ms]"},  {"ttu", "time64[us]"},
                 {"ttn", "time64[ns]"}, {"tDs", "duration[s]"}, {"tDm", "duration[ms]"},
-                {"tDu", "duration[us]"}, {"tDn", "duration[ns]"}, {"+l", "list"},
+                {"tDu", "duration[us]"}, {"tDn", "duration[ns]"}, {"tiM", "month_interval"},
+                {"tiD", "day_time_interval"}, {"tin", "month_day_nano_interval"}, {"+l", "list"},
                 {"+L", "large_list"},  {"+s", "struct"},       {"+m", "map"}};
   if (!f) {
     snprintf(out, size, "unknown");

@@ -123,8 +123,10 @@ def test_unmerged_branch_needs_force(titanic_client):
     c = titanic_client
     c.create_branch("wip")
     c.import_data("wip_table", pa.table({"x": [1]}), branch="wip")
-    with pytest.raises(weir.InvalidArgument):
+    with pytest.raises(weir.WeirError) as refused:
         c.delete_branch("wip")
+    assert type(refused.value) is weir.WeirError   # a refusal (exit 1), not a bad argument
+    assert "--force" in str(refused.value)
     c.delete_branch("wip", force=True)
     assert [b.name for b in c.get_branches()] == ["main"]
 

@@ -118,3 +118,130 @@ def test_unique_holds_across_the_whole_table_on_append(lake, tmp_path):
     r = weir("import", fresh, "--table", "titanic", "--mode", "append", lake=lake)
     assert r.returncode == 0, r.stderr
     assert count(lake, "SELECT count(*) FROM titanic") == 892
+
+
+def test_refs_cannot_be_ambiguous(titanic_lake):
+    assert weir("tag", "create", "v1", lake=titanic_lake).returncode == 0
+    r = weir("branch", "create", "v1", lake=titanic_lake)
+    assert r.returncode == 1 and 'a tag named "v1" already exists' in r.stderr
+    r = weir("branch", "create", "deadbeef", lake=titanic_lake)
+    assert r.returncode == 2 and "reads as a commit hash" in r.stderr
+    r = weir("import", TITANIC, "--table", "x", "--branch", "v1", lake=titanic_lake)
+    assert r.returncode == 2 and '"v1" is a tag, not a branch' in r.stderr
+
+
+def test_revert_of_a_table_that_exists_nowhere(titanic_lake):
+    r = weir("revert", "nope", "--to", "main", lake=titanic_lake)
+    assert r.returncode == 1
+    assert "table default.nope exists neither on branch main nor at main" in r.stderr
+
+
+def test_run_needs_a_folder(titanic_lake, tmp_path):
+    f = tmp_path / "model.sql"
+    f.write_text("SELECT 1 AS a\n")
+    r = weir("run", f, lake=titanic_lake)
+    assert r.returncode == 2 and "is a file" in r.stderr
+    r = weir("run", tmp_path / "nope", lake=titanic_lake)
+    assert r.returncode == 1 and "does not exist" in r.stderr
+    assert "run (null)" not in r.stdout
+
+
+def test_unstorable_sql_results_fail_at_plan_time(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "x.sql").write_text("SELECT [1, 2] AS a, 1 AS b, 2 AS b\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert 'column "a" is INTEGER[] in the query, which weir cannot store' in r.stderr
+    assert 'the query returns two columns named "b"' in r.stderr
+
+
+def test_a_moved_lake_is_refused_with_a_reason(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert weir("init", a).returncode == 0
+    assert weir("import", TITANIC, "--table", "t", lake=a).returncode == 0
+    a.rename(b)
+    r = weir("tables", lake=b)
+    assert r.returncode == 1
+    assert f"was created at {a}" in r.stderr and "cannot be moved or copied" in r.stderr
+
+
+def test_jsonl_errors_name_the_right_line(lake, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": 1}\n{"a": x}\n{"a": 3}\n')
+    r = weir("import", bad, "--table", "j", lake=lake)
+    assert r.returncode == 1
+    assert "bad.jsonl line 2:" in r.stderr
+
+
+def test_log_n_zero_and_bare_tag(titanic_lake):
+    assert weir_json("log", "-n", "0", lake=titanic_lake) == []
+    weir("tag", "create", "t1", lake=titanic_lake)
+    r = weir("tag", lake=titanic_lake)
+    assert r.returncode == 0 and "t1" in r.stdout
+
+
+SLOW = '''\
+import time
+from typing import Annotated
+
+import pyarrow as pa
+
+import weir
+from weir import Int64, Model, Table, TableSchema
+
+
+class Out(TableSchema):
+    n: Int64
+
+
+@weir.model()
+def slow(src: Annotated[pa.Table, Model("titanic")]) -> Table[Out]:
+    """Sleeps long enough to be interrupted."""
+    time.sleep(60)
+    return pa.table({"n": pa.array([src.num_rows], pa.int64())})
+'''
+
+
+def test_interrupting_a_run_records_it_and_leaves_the_target(titanic_lake, tmp_path):
+    import os
+    import signal
+    import time
+
+    from conftest import weir_bin
+
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "models.py").write_text(SLOW)
+    before = weir_json("show", "main", lake=titanic_lake)["hash"]
+    env = dict(os.environ, WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
+    p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(r["status"] == "running" for r in weir_json("runs", lake=titanic_lake)):
+        time.sleep(0.05)
+    time.sleep(1.0)   # the worker is sleeping inside the model now
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert time.monotonic() - t0 < 10   # stopped promptly, not after the model's 60 s
+    assert p.returncode == 1, err
+    assert "interrupted" in err
+    run = weir_json("runs", lake=titanic_lake)[0]
+    assert run["status"] == "failed"
+    assert weir_json("show", "main", lake=titanic_lake)["hash"] == before
+    assert "run/" + run["run_id"] in [b["name"] for b in weir_json("branch", lake=titanic_lake)]
+
+
+def test_failed_run_json_carries_the_run_record(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "contracts").mkdir()
+    (proj / "contracts" / "c.yml").write_text("contract:\n  name: Small\n  columns:\n    - {name: n, type: Int64, max: 1}\n")
+    (proj / "big.sql").write_text("-- weir: output_schema=Small\nSELECT count(*) AS n FROM titanic\n")
+    r = weir("run", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3
+    doc = json.loads(r.stdout)
+    assert doc["error"]["code"] == "ContractViolation"
+    assert doc["run"]["status"] == "failed"
+    assert doc["run"]["models"][0]["violations"][0]["kind"] == "range"
