@@ -7,6 +7,14 @@
 
 #include "cli.h"
 
+static void print_warnings(cli_ctx *ctx, const json_t *doc) {
+  if (ctx->verbosity < 0) return;
+  size_t i;
+  json_t *w;
+  json_array_foreach(json_object_get(doc, "warnings"), i, w)
+    fprintf(stderr, "warning: %s\n", json_string_value(json_object_get(w, "message")));
+}
+
 static void print_plan(const json_t *plan) {
   size_t i;
   json_t *m;
@@ -48,6 +56,7 @@ int cmd_check(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   }
   json_t *plan = json_loads(out, 0, NULL);
   weir_free(out);
+  print_warnings(ctx, plan);
   if (ctx->verbosity >= 0) {
     print_plan(plan);
     printf("ok: the project plans against %s\n", cli_opt_value(cmd, args, "ref") ? cli_opt_value(cmd, args, "ref") : "main");
@@ -159,6 +168,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     return 0;
   }
   weir_free(out);
+  print_warnings(ctx, run);
   if (ctx->verbosity >= 0) {
     if (o.dry_run) print_plan(run);
     else {

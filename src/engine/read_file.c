@@ -214,11 +214,74 @@ static bool csv_diagnose(weir_engine *e, const char *path, char delim, weir_buf 
   return found;
 }
 
+/* The header's names, checked before DuckDB sees the file: DuckDB renames a repeated name
+ * ("a", "a_1") and invents one for an empty field ("column0"), which would make a table
+ * whose columns nobody named. Returns WEIR_OK when the header is fine. */
+static int check_header(const char *path, char delim, weir_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return WEIR_OK;
+  unsigned char bom[3];
+  size_t got = fread(bom, 1, 3, f);
+  if (!(got == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)) rewind(f);
+  weir_buf field = WEIR_BUF_INIT;
+  char **names = NULL;
+  size_t n = 0;
+  bool in_quote = false, done = false;
+  int c;
+  long read = 0;
+  while (!done && (c = fgetc(f)) != EOF && read++ < (1 << 20)) {
+    if (in_quote) {
+      if (c == '"') {
+        int d = fgetc(f);
+        if (d == '"') weir_buf_putc(&field, '"');
+        else {
+          in_quote = false;
+          if (d != EOF) ungetc(d, f);
+        }
+      } else {
+        weir_buf_putc(&field, (char)c);
+      }
+      continue;
+    }
+    if (c == '"') in_quote = true;
+    else if (c == delim || c == '\n' || c == '\r') {
+      names = weir_realloc(names, (n + 1) * sizeof *names);
+      names[n++] = weir_buf_detach(&field);
+      if (c != delim) done = true;
+    } else {
+      weir_buf_putc(&field, (char)c);
+    }
+  }
+  if (!done && (field.len > 0 || n > 0)) {
+    names = weir_realloc(names, (n + 1) * sizeof *names);
+    names[n++] = weir_buf_detach(&field);
+  }
+  weir_buf_free(&field);
+  fclose(f);
+  int rc = WEIR_OK;
+  if (n == 1 && !names[0][0])
+    rc = weir_seterr(err, WEIR_EINPUT, "%s line 1: the line is empty (a CSV file starts with a header row)", path);
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
+    if (!names[i][0] && n > 1)
+      rc = weir_seterr(err, WEIR_EINPUT, "%s line 1: header field %zu is empty (every column needs a name)", path,
+                       i + 1);
+    for (size_t j = 0; j < i && rc == WEIR_OK; j++)
+      if (names[i][0] && strcmp(names[i], names[j]) == 0)
+        rc = weir_seterr(err, WEIR_EINPUT, "%s line 1: the header names column \"%s\" twice (fields %zu and %zu)",
+                         path, names[i], j + 1, i + 1);
+  }
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
+  return rc;
+}
+
 static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hint, weir_arrow_table *out,
                          weir_error *err) {
   char buf[1024];
   char delim = strcasecmp(extension(path, buf, sizeof buf), "tsv") == 0 ? '\t' : ',';
   char *raw = NULL;
+  int hrc = check_header(path, delim, err);
+  if (hrc) return hrc;
   weir_buf types = WEIR_BUF_INIT;
   csv_types_clause(e, path, delim, hint, &types);
   int rc = csv_attempt(e, path, delim, "20480", weir_buf_cstr(&types), out, &raw, err);

@@ -63,6 +63,7 @@ typedef struct weir_project {
   size_t *order;         /* execution order (indices into models) after planning */
   size_t n_order;
   json_t *problems;      /* array of {file, line, model, column, expected, found, message} */
+  json_t *warnings;      /* array of {file, line, model, message}: plans, but look twice */
   char digest[WEIR_HASH_HEX_SIZE]; /* SHA-256 over the project's files */
 } weir_project;
 

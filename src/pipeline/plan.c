@@ -351,10 +351,37 @@ done:
   return rc;
 }
 
+/* A model's output replacing a table that something else wrote (an import, another
+ * project's model) is legal, and a common way to take a table over, but it deserves a
+ * second look: the plan says so. */
+static int warn_replaced_tables(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
+                                weir_error *err) {
+  int rc = WEIR_OK;
+  for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
+    const pipeline_model *m = &p->models[i];
+    iceberg_table *t = cached_table(lake, tc, hash, m->table, err, &rc);
+    if (rc || !t) continue;
+    const char *writer = weir_json_str(t->summary, "weir.model", NULL);
+    if (writer && strcmp(writer, m->name) == 0) continue;
+    const char *op = weir_json_str(t->summary, "weir.operation", NULL);
+    char what[600];
+    if (writer) snprintf(what, sizeof what, "was last written by model %s", writer);
+    else if (op) snprintf(what, sizeof what, "was last written by %s", op);
+    else snprintf(what, sizeof what, "was not written by this model");
+    char msg[1200];
+    snprintf(msg, sizeof msg, "%s:%d: model %s will %s table %s, which %s (%lld rows)", m->file, m->line, m->name,
+             m->append ? "append to" : "replace", m->table, what, (long long)t->record_count);
+    json_array_append_new(p->warnings, json_pack("{s:s,s:i,s:s,s:s}", "file", m->file, "line", m->line, "model",
+                                                 m->name, "message", msg));
+  }
+  return rc;
+}
+
 int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error *err) {
   table_cache tc = {0};
   int rc = resolve_inputs(lake, p, hash, &tc, err);
   if (rc) goto done;
+  if ((rc = warn_replaced_tables(lake, p, hash, &tc, err))) goto done;
   order_models(p);
   for (size_t oi = 0; oi < p->n_order && rc == WEIR_OK; oi++) {
     pipeline_model *m = &p->models[p->order[oi]];
@@ -431,6 +458,7 @@ json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *h
   }
   json_object_set_new(o, "models", models);
   json_object_set_new(o, "problems", json_incref(p->problems));
+  json_object_set_new(o, "warnings", json_incref(p->warnings));
   return o;
 }
 

@@ -68,6 +68,7 @@ void pipeline_project_free(weir_project *p) {
   free(p->schemas);
   free(p->order);
   json_decref(p->problems);
+  json_decref(p->warnings);
   free(p->dir);
   free(p->name);
   free(p->ns);
@@ -431,6 +432,7 @@ int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
   weir_project *p = weir_calloc(1, sizeof *p);
   p->dir = weir_path_absolute(dir);
   p->problems = json_array();
+  p->warnings = json_array();
   p->ns = weir_strdup(WEIR_DEFAULT_NAMESPACE);
   p->name = weir_strdup(weir_path_basename(p->dir));
   load_project_file(p);

@@ -318,6 +318,7 @@ static int finish_json(run_ctx *rc, char **out_json) {
   weir_error e = {0};
   if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) {
     decorate_run(run);
+    json_object_set_new(run, "warnings", json_incref(rc->p->warnings));
     *out_json = lake_dump(run);
   }
   weir_error_clear(&e);

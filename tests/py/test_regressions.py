@@ -245,3 +245,30 @@ def test_failed_run_json_carries_the_run_record(titanic_lake, tmp_path):
     assert doc["error"]["code"] == "ContractViolation"
     assert doc["run"]["status"] == "failed"
     assert doc["run"]["models"][0]["violations"][0]["kind"] == "range"
+
+
+def test_csv_header_must_name_every_column_once(lake, tmp_path):
+    dup = tmp_path / "dup.csv"
+    dup.write_text("a,b,a\n1,2,3\n")
+    r = weir("import", dup, "--table", "d", lake=lake)
+    assert r.returncode == 1 and 'the header names column "a" twice (fields 1 and 3)' in r.stderr
+    empty = tmp_path / "empty_name.csv"
+    empty.write_text("a,,c\n1,2,3\n")
+    r = weir("import", empty, "--table", "d", lake=lake)
+    assert r.returncode == 1 and "header field 2 is empty" in r.stderr
+
+
+def test_plan_warns_when_a_model_takes_over_an_imported_table(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "titanic_copy.sql").write_text("-- weir: name=titanic\nSELECT 1 AS a\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 0
+    assert "warning: titanic_copy.sql:1: model titanic will replace table default.titanic, which was last written by import (891 rows)" in r.stderr
+
+
+def test_csv_of_blank_lines_is_refused(lake, tmp_path):
+    blank = tmp_path / "blank.csv"
+    blank.write_text("\n\n\n")
+    r = weir("import", blank, "--table", "b", lake=lake)
+    assert r.returncode == 1 and "line 1: the line is empty" in r.stderr
