@@ -185,7 +185,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
     if (prev) weir_schema_copy(&hint, &prev->schema);
     iceberg_table_free(prev);
   }
-  if ((rc = lake_engine_open(lake, &engine, err))) goto done;
+  if ((rc = lake_engine_get(lake, false, &engine, err))) goto done;
   lake_progress(lake, json_pack("{s:s,s:s}", "phase", "read", "file", file));
   if ((rc = weir_engine_read_file_typed(engine, file, fmt, hint.n_fields ? &hint : NULL, &data, err))) goto done;
   if (weir_arrow_table_ncols(&data) == 0) {
@@ -196,7 +196,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
 done:
   weir_schema_clear(&hint);
   weir_arrow_table_release(&data);
-  weir_engine_close(engine);
+  lake_engine_put(lake, engine, false);
   weir_contract_free(ic.contract);
   return rc;
 }
@@ -218,11 +218,11 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
     rc = weir_seterr(err, WEIR_EINPUT, "cannot import Arrow data with no columns into %s", ic.table);
     goto done;
   }
-  if ((rc = lake_engine_open(lake, &engine, err))) goto done;
+  if ((rc = lake_engine_get(lake, false, &engine, err))) goto done;
   rc = import_table(&ic, engine, &data, out_json, err);
 done:
   weir_arrow_table_release(&data);
-  weir_engine_close(engine);
+  lake_engine_put(lake, engine, false);
   weir_contract_free(ic.contract);
   return rc;
 }

@@ -78,6 +78,7 @@ static weir_lake *lake_new(const char *abs_path) {
   lake->catalog_uri = weir_asprintf("sqlite:%s", db);
   free(db);
   lake->author = default_author();
+  lake->engines = lake_engine_pool_new(lake->warehouse);
   return lake;
 }
 
@@ -178,6 +179,7 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
 void weir_lake_free(weir_lake *lake) {
   if (!lake) return;
   catalog_close(lake->cat);
+  lake_engine_pool_free(lake->engines);
   free(lake->path);
   free(lake->warehouse);
   free(lake->catalog_uri);

@@ -25,6 +25,8 @@
 #include "util/names.h"
 #include "weir.h"
 
+typedef struct lake_engine_pool lake_engine_pool;
+
 struct weir_lake {
   char *path;              /* absolute lake folder */
   char *warehouse;         /* path/warehouse */
@@ -34,6 +36,7 @@ struct weir_lake {
   weir_progress_fn progress;
   void *progress_ctx;
   volatile sig_atomic_t interrupted; /* set by weir_lake_interrupt (signal handlers) */
+  lake_engine_pool *engines;   /* idle SQL engines kept for reuse (engines.c) */
 };
 
 /* Reports a progress event (a JSON object, stolen) if a callback is set. */
@@ -110,6 +113,17 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
 
 /* Opens an engine with the lake's settings. */
 int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err);
+
+/* Engines kept for reuse (engines.c). lake_engine_get lends an idle engine of the kind
+ * (restricted: files inside the warehouse only, for SQL from users and models), or opens
+ * one; give it back with lake_engine_put (or lake_engine_put_pool, when the lake handle
+ * may already be gone), which keeps one idle engine of each kind and closes the rest.
+ * Callers unregister what they registered; a failed statement leaves an engine usable. */
+lake_engine_pool *lake_engine_pool_new(const char *warehouse);
+void lake_engine_pool_free(lake_engine_pool *p);
+int lake_engine_get(weir_lake *lake, bool restricted, weir_engine **out, weir_error *err);
+void lake_engine_put(weir_lake *lake, weir_engine *engine, bool restricted);
+void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, bool restricted);
 /* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`. */
 int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, const char *sql,
                         weir_error *err);

@@ -76,6 +76,8 @@ int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, 
 typedef struct owned_stream {
   struct ArrowArrayStream inner;
   weir_engine *engine;
+  lake_engine_pool *pool;   /* where the engine goes back; NULL: close it */
+  bool restricted;
 } owned_stream;
 
 static int os_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
@@ -94,18 +96,22 @@ static void os_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   owned_stream *o = s->private_data;
   if (o->inner.release) o->inner.release(&o->inner);
-  weir_engine_close(o->engine);
+  if (o->pool) lake_engine_put_pool(o->pool, o->engine, o->restricted);
+  else weir_engine_close(o->engine);
   free(o);
   s->release = NULL;
 }
 
-/* Wraps `inner` so that releasing the result also closes `engine` (taken over). */
-static void own_engine(struct ArrowArrayStream *inner, weir_engine *engine,
+/* Wraps `inner` so that releasing the result also gives `engine` (taken over) back to the
+ * lake's pool (a restricted engine, lent by lake_engine_get). */
+static void own_engine(struct ArrowArrayStream *inner, weir_lake *lake, weir_engine *engine,
                        struct ArrowArrayStream *out) {
   owned_stream *o = weir_calloc(1, sizeof *o);
   o->inner = *inner;
   inner->release = NULL;
   o->engine = engine;
+  o->pool = lake->engines;
+  o->restricted = true;
   out->get_schema = os_get_schema;
   out->get_next = os_get_next;
   out->get_last_error = os_last_error;
@@ -126,9 +132,8 @@ static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_
   if (rc) return rc;
   weir_engine *engine = NULL;
   char *wrapped = NULL;
-  if ((rc = lake_engine_open(lake, &engine, err))) return rc;
+  if ((rc = lake_engine_get(lake, true, &engine, err))) return rc;
   if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
-  if ((rc = lake_restrict_engine(lake, engine, NULL, err))) goto fail;
   if (as_text) {
     char *body = trim_statement(sql);
     /* The newline keeps a trailing -- comment in the user's SQL from eating the ")". */
@@ -138,11 +143,11 @@ static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_
   struct ArrowArrayStream inner;
   if ((rc = weir_engine_query_stream(engine, wrapped ? wrapped : sql, &inner, err))) goto fail;
   free(wrapped);
-  own_engine(&inner, engine, out);
+  own_engine(&inner, lake, engine, out);
   return WEIR_OK;
 fail:
   free(wrapped);
-  weir_engine_close(engine);
+  lake_engine_put(lake, engine, true);
   return rc;
 }
 
@@ -274,9 +279,8 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
 
   json_t *ir = json_object_get(spec, "contract");
   if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "input contract", &contract, err))) goto done;
-  if ((rc = lake_engine_open(lake, &engine, err))) goto done;
+  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
   if ((rc = lake_attach_table(lake, engine, hash, &id, err))) goto done;
-  if ((rc = lake_restrict_engine(lake, engine, NULL, err))) goto done;
 
   /* Projection: the columns the model declared (a contract's, or an explicit list). */
   weir_buf_puts(&sql, "SELECT ");
@@ -311,7 +315,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
       weir_error_prefix(err, "cannot read %s", full);
       goto done;
     }
-    own_engine(&inner, engine, out);
+    own_engine(&inner, lake, engine, out);
     engine = NULL;
     goto done;
   }
@@ -351,7 +355,7 @@ done:
   weir_validation_clear(&v);
   weir_arrow_table_release(&data);
   weir_contract_free(contract);
-  weir_engine_close(engine);
+  if (engine) lake_engine_put(lake, engine, true);
   json_decref(spec);
   return rc;
 }

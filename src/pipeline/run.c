@@ -357,9 +357,8 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
   if ((r = catalog_run_create(lake->cat, rc.run_id, rc.p->name, rc.p->digest, rc.branch, rc.base, rc.run_branch,
                               err)))
     goto out;
-  if ((r = lake_engine_open(lake, &rc.engine, err))) goto fail;
-  /* SQL models read tables, not the machine's files. */
-  if ((r = lake_restrict_engine(lake, rc.engine, NULL, err))) goto fail;
+  /* SQL models read tables, not the machine's files: a restricted engine. */
+  if ((r = lake_engine_get(lake, true, &rc.engine, err))) goto fail;
 
   /* 3. Models in order, each one commit on the run branch. */
   for (size_t oi = 0; oi < rc.p->n_order; oi++) {
@@ -475,7 +474,7 @@ fail: {
   json_decref(error);
 }
 out:
-  weir_engine_close(rc.engine);
+  if (rc.engine) lake_engine_put(lake, rc.engine, true);
   free(rc.run_dir);
   pipeline_project_free(rc.p);
   return r;

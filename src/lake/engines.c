@@ -1,0 +1,87 @@
+/*
+ * engines.c -- the SQL engines of a lake handle, kept for reuse.
+ *
+ * Starting DuckDB costs about 54 million instructions (10 ms here: registering every
+ * built-in function), more than a small query or import itself. A program that holds a
+ * weir_lake open (the Python client, a service) should pay that once, so released
+ * engines are kept, one of each kind:
+ *
+ *   - open engines, for weir's own SQL (imports, staging): full file access;
+ *   - restricted engines, for SQL from users and models: files inside the warehouse only
+ *     (DuckDB cannot lift that restriction, which is why the kinds are kept apart).
+ *
+ * A query's result stream owns its engine until released, possibly after the lake handle
+ * is freed, so the pool is reference-counted and shared by the handle and the streams.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "lake/lake.h"
+
+struct lake_engine_pool {
+  pthread_mutex_t mu;
+  int refs;                 /* the lake handle + engines lent out */
+  weir_engine *idle[2];     /* [0] open, [1] restricted */
+  char *warehouse;
+};
+
+lake_engine_pool *lake_engine_pool_new(const char *warehouse) {
+  lake_engine_pool *p = weir_calloc(1, sizeof *p);
+  pthread_mutex_init(&p->mu, NULL);
+  p->refs = 1;
+  p->warehouse = weir_strdup(warehouse);
+  return p;
+}
+
+static void pool_unref(lake_engine_pool *p) {
+  pthread_mutex_lock(&p->mu);
+  bool last = --p->refs == 0;
+  pthread_mutex_unlock(&p->mu);
+  if (!last) return;
+  for (int k = 0; k < 2; k++) weir_engine_close(p->idle[k]);
+  pthread_mutex_destroy(&p->mu);
+  free(p->warehouse);
+  free(p);
+}
+
+void lake_engine_pool_free(lake_engine_pool *p) {
+  if (p) pool_unref(p);
+}
+
+int lake_engine_get(weir_lake *lake, bool restricted, weir_engine **out, weir_error *err) {
+  lake_engine_pool *p = lake->engines;
+  int k = restricted ? 1 : 0;
+  pthread_mutex_lock(&p->mu);
+  *out = p->idle[k];
+  p->idle[k] = NULL;
+  p->refs++;
+  pthread_mutex_unlock(&p->mu);
+  if (*out) return WEIR_OK;
+  int rc = lake_engine_open(lake, out, err);
+  if (rc == WEIR_OK && restricted) {
+    const char *dirs[1] = {p->warehouse};
+    rc = weir_engine_restrict_files(*out, dirs, 1, err);
+  }
+  if (rc) {
+    weir_engine_close(*out);
+    *out = NULL;
+    pool_unref(p);
+  }
+  return rc;
+}
+
+void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, bool restricted) {
+  if (!engine) return;
+  int k = restricted ? 1 : 0;
+  pthread_mutex_lock(&p->mu);
+  weir_engine *spare = NULL;
+  if (!p->idle[k]) p->idle[k] = engine;
+  else spare = engine;
+  pthread_mutex_unlock(&p->mu);
+  weir_engine_close(spare);
+  pool_unref(p);
+}
+
+void lake_engine_put(weir_lake *lake, weir_engine *engine, bool restricted) {
+  lake_engine_put_pool(lake->engines, engine, restricted);
+}
