@@ -285,7 +285,10 @@ static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hi
   weir_buf types = WEIR_BUF_INIT;
   csv_types_clause(e, path, delim, hint, &types);
   int rc = csv_attempt(e, path, delim, "20480", weir_buf_cstr(&types), out, &raw, err);
-  if (rc == WEIR_OK) return rc;
+  if (rc == WEIR_OK) {
+    weir_buf_free(&types);
+    return rc;
+  }
   weir_buf msg = WEIR_BUF_INIT;
   if (raw && strstr(raw, "CSV Error on Line: ") && !strstr(raw, "Error when converting column ")) {
     /* A structural problem past the sample: DuckDB named the line. */
