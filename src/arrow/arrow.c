@@ -184,6 +184,19 @@ void *weir_arrow_array_alloc_buffer(struct ArrowArray *a, int64_t i, size_t size
   return mem;
 }
 
+void *weir_arrow_array_alloc_buffer_uninit(struct ArrowArray *a, int64_t i, size_t size) {
+  node_priv *p = a->private_data;
+  free(p->owned[i]);
+  size_t rounded = (size + 63) & ~(size_t)63;
+  if (!rounded) rounded = 64;
+  void *mem = aligned_alloc(64, rounded);
+  if (!mem) mem = weir_malloc(rounded);
+  memset((char *)mem + size, 0, rounded - size);
+  p->owned[i] = mem;
+  p->buffers[i] = mem;
+  return mem;
+}
+
 void weir_arrow_array_borrow_buffer(struct ArrowArray *a, int64_t i, const void *data,
                                     weir_arrow_batch *owner) {
   node_priv *p = a->private_data;

@@ -106,6 +106,10 @@ void weir_arrow_array_init(struct ArrowArray *a, int64_t length, int64_t n_buffe
                            int64_t n_children);
 /* Allocates buffer i of `size` bytes (64-byte aligned, zero-filled) and returns it. */
 void *weir_arrow_array_alloc_buffer(struct ArrowArray *a, int64_t i, size_t size);
+/* The same without zero-filling the first `size` bytes (the padding after them is
+ * zeroed), for writers that fill every byte they use: zeroing a buffer that is about to
+ * be overwritten is a whole extra pass over memory. */
+void *weir_arrow_array_alloc_buffer_uninit(struct ArrowArray *a, int64_t i, size_t size);
 /* Points buffer i at memory that belongs to batch `owner` (no copy; a reference on
  * owner is held until `a` is released). */
 void weir_arrow_array_borrow_buffer(struct ArrowArray *a, int64_t i, const void *data,

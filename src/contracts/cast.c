@@ -107,10 +107,11 @@ static size_t width_of(weir_type t) {
   }
 }
 
-static int cast_numeric(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+WC_SIMD_CLONES static int cast_numeric(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
                         weir_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
   int64_t o = start_output(src, off, len, 2, owner, out);
-  void *dst = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * width_of(t));
+  /* Every value of [o, o + len) is written below. */
+  void *dst = weir_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));
   if (!f[1]) {
     switch (f[0]) {
     case 'c': CONVERT_FROM(int8_t); return WEIR_OK;

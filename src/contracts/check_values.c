@@ -12,6 +12,7 @@
  * physical type, not one per input type.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,21 +554,41 @@ static inline bool dec_outside(const uint8_t *p, weir_i128 lo, weir_i128 hi) {
   return (d < lo) | (d > hi);
 }
 
+/* Whether any value lies outside [lo, hi], nulls included (a null slot holds some value;
+ * a hit here only means the exact scan must run). Branch-free so that the compiler turns
+ * it into SIMD, and cloned for AVX2 (chosen at load time by the CPU), so valid data, the
+ * usual case, costs one streaming pass. */
+#define DEFINE_ANY_OUTSIDE(NAME, T)                                      \
+  WC_SIMD_CLONES static bool NAME(const T *x, int64_t n, T lo, T hi) {   \
+    unsigned acc = 0;                                                    \
+    for (int64_t i = 0; i < n; i++) acc |= (unsigned)!((x[i] >= lo) & (x[i] <= hi)); \
+    return acc != 0;                                                     \
+  }
+DEFINE_ANY_OUTSIDE(any_outside_i32, int32_t)
+DEFINE_ANY_OUTSIDE(any_outside_i64, int64_t)
+DEFINE_ANY_OUTSIDE(any_outside_f32, float)
+DEFINE_ANY_OUTSIDE(any_outside_f64, double)
+
 void wc_range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hits *h) {
   const void *vals = v->arr->buffers[1];
   if (r->empty) {
     SCAN_ROWS(v, t, h, 1);
     return;
   }
+  bool maybe = true;
   switch (r->kind) {
   case RANGE_INT: {
     int64_t lo = r->ilo, hi = r->ihi;
     if (t.id == WEIR_TYPE_INT32 || t.id == WEIR_TYPE_DATE32) {
       const int32_t *x = (const int32_t *)vals + v->off;
-      SCAN_ROWS(v, t, h, (x[i] < lo) | (x[i] > hi));
+      int32_t lo32 = lo < INT32_MIN ? INT32_MIN : lo > INT32_MAX ? INT32_MAX : (int32_t)lo;
+      int32_t hi32 = hi < INT32_MIN ? INT32_MIN : hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
+      if (lo >= INT32_MIN && hi <= INT32_MAX) maybe = any_outside_i32(x, v->len, lo32, hi32);
+      if (maybe) SCAN_ROWS(v, t, h, (x[i] < lo) | (x[i] > hi));
     } else {
       const int64_t *x = (const int64_t *)vals + v->off;
-      SCAN_ROWS(v, t, h, (x[i] < lo) | (x[i] > hi));
+      maybe = any_outside_i64(x, v->len, lo, hi);
+      if (maybe) SCAN_ROWS(v, t, h, (x[i] < lo) | (x[i] > hi));
     }
     break;
   }
@@ -579,11 +600,13 @@ void wc_range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hi
       /* Rounding a bound to float must not narrow the range: widen by one ulp if needed. */
       if ((double)lo > r->flo) lo = nextafterf(lo, -INFINITY);
       if ((double)hi < r->fhi) hi = nextafterf(hi, INFINITY);
-      SCAN_ROWS(v, t, h, !((x[i] >= lo) & (x[i] <= hi)));
+      maybe = any_outside_f32(x, v->len, lo, hi);
+      if (maybe) SCAN_ROWS(v, t, h, !((x[i] >= lo) & (x[i] <= hi)));
     } else {
       const double *x = (const double *)vals + v->off;
       double lo = r->flo, hi = r->fhi;
-      SCAN_ROWS(v, t, h, !((x[i] >= lo) & (x[i] <= hi)));
+      maybe = any_outside_f64(x, v->len, lo, hi);
+      if (maybe) SCAN_ROWS(v, t, h, !((x[i] >= lo) & (x[i] <= hi)));
     }
     break;
   }

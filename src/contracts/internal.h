@@ -101,6 +101,15 @@ json_t *wc_violation_new(weir_violation_kind kind, const char *column, const cha
                       weir_rule_mode mode, int64_t count);
 const char *wc_violation_kind_name(weir_violation_kind k);
 
+/* Hot loops over Arrow buffers are compiled twice, for AVX2 and for baseline x86-64; the
+ * loader picks the clone the CPU supports (GCC function multi-versioning). Not under the
+ * sanitizers, whose instrumentation does not mix with ifunc resolvers. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define WC_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define WC_SIMD_CLONES
+#endif
+
 /* ---- hits: what one rule found across batches ---------------------------------------- */
 
 typedef struct rule_hits {
