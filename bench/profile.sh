@@ -9,7 +9,9 @@
 # load of the machine; perf is not usable in this VM (no hardware counters).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-W="${WEIR_BUILD_DIR:-$root/build}/weir"
+BUILD="${WEIR_BUILD_DIR:-$root/build}"
+W="$BUILD/weir"
+export WEIR_LIBRARY="${WEIR_LIBRARY:-$BUILD/libweir.so}"
 PY="$root/.venv/bin/python"
 work=${1:-$(mktemp -d)}
 out="$root/bench/profiles"
@@ -72,6 +74,6 @@ cg scan "$PY" scan_only.py
 
 # 4. Validator kernels.
 for s in range cast_int; do
-  cg "val.$s" "${WEIR_BUILD_DIR:-$root/build}/bench_validate" --rows 2000000 --repeat 1 --only $s
+  cg "val.$s" "$BUILD/bench_validate" --rows 2000000 --repeat 1 --only $s
 done
 echo "profiles: $out (callgrind files in $work)"

@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     check_build()
+    # Every tool of the run uses the same build: the CLI, the bench programs and the
+    # library the Python SDK loads (the SDK would otherwise find build/libweir.so).
+    os.environ.setdefault("WEIR_LIBRARY", os.path.join(build_dir(), "libweir.so"))
     scenarios = args.only or SCENARIOS
     ensure_requirements(scenarios, not args.no_install)
     timeout = args.unit_timeout or {"smoke": 300, "quick": 300, "full": 7200}[args.tier]
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     all_rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
     meta = {"tier": args.tier, "started": dt.datetime.now().isoformat(timespec="seconds"), "git_commit": git_commit(),
-            "host": {"cpus": os.cpu_count(), "machine": platform.machine(), "python": platform.python_version(),
+            "weir_library": os.environ.get("WEIR_LIBRARY"), "host": {"cpus": os.cpu_count(), "machine": platform.machine(), "python": platform.python_version(),
                      "load_at_start": os.getloadavg()}, "build_dir": build_dir()}
 
     def save() -> None:

@@ -51,7 +51,7 @@ def tier_config(tier: str) -> dict[str, Any]:
                 "budget_s": 90}
     return {"lakes": [(10, 10), (10, 10000), (1000, 1000), (1000, 10000)], "iterations": 40,
             "catalog_c_lakes": ["10:10", "1000:10", "10:10000", "1000:10000", "10000:100000"],
-            "catalog_c_iters": 300, "budget_s": 600}
+            "catalog_c_iters": 300, "budget_s": 480}
 
 
 def units(tier: str) -> list[dict[str, Any]]:
