@@ -69,6 +69,7 @@ void pipeline_project_free(weir_project *p) {
   free(p->order);
   json_decref(p->problems);
   json_decref(p->warnings);
+  json_decref(p->python);
   free(p->dir);
   free(p->name);
   free(p->ns);
@@ -143,6 +144,41 @@ static void free_names(char **v, size_t n) {
 
 /* ---- weir_project.yml ---------------------------------------------------------------- */
 
+/* `python: {version: "3.11", pip: {polars: "1.*"}}` (or `python: "3.11"`) as the JSON
+ * spec @weir.python produces; problems are recorded. */
+static json_t *python_spec(weir_project *p, yaml_document_t *doc, yaml_node_t *v, int line) {
+  if (v && v->type == YAML_SCALAR_NODE)
+    return json_pack("{s:s,s:{}}", "version", (const char *)v->data.scalar.value, "pip");
+  if (!v || v->type != YAML_MAPPING_NODE) {
+    pipeline_problem(p, "weir_project.yml", line, NULL, NULL, NULL, NULL,
+                     "weir_project.yml:%d: python: expected {version: \"3.11\", pip: {package: \"spec\"}}", line);
+    return NULL;
+  }
+  json_t *spec = json_pack("{s:{}}", "pip");
+  for (yaml_node_pair_t *pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
+    yaml_node_t *k = yaml_document_get_node(doc, pair->key);
+    yaml_node_t *val = yaml_document_get_node(doc, pair->value);
+    const char *key = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+    int kl = k ? (int)k->start_mark.line + 1 : line;
+    if (strcmp(key, "version") == 0 && val && val->type == YAML_SCALAR_NODE) {
+      json_object_set_new(spec, "version", json_string((const char *)val->data.scalar.value));
+    } else if (strcmp(key, "pip") == 0 && val && val->type == YAML_MAPPING_NODE) {
+      for (yaml_node_pair_t *q = val->data.mapping.pairs.start; q < val->data.mapping.pairs.top; q++) {
+        yaml_node_t *pk = yaml_document_get_node(doc, q->key);
+        yaml_node_t *pv = yaml_document_get_node(doc, q->value);
+        if (pk && pk->type == YAML_SCALAR_NODE && pv && pv->type == YAML_SCALAR_NODE)
+          json_object_set_new(json_object_get(spec, "pip"), (const char *)pk->data.scalar.value,
+                              json_string((const char *)pv->data.scalar.value));
+      }
+    } else {
+      pipeline_problem(p, "weir_project.yml", kl, NULL, NULL, NULL, NULL,
+                       "weir_project.yml:%d: python: unknown or malformed key \"%s\" (expected version and pip)", kl,
+                       key);
+    }
+  }
+  return spec;
+}
+
 static void load_project_file(weir_project *p) {
   char *path = weir_path_join(p->dir, "weir_project.yml");
   char *text = NULL;
@@ -188,8 +224,11 @@ static void load_project_file(weir_project *p) {
           free(p->ns);
           p->ns = weir_strdup(val);
         }
-      } else if (strcmp(key, "python") == 0 || strcmp(key, "description") == 0) {
-        /* recorded by the SDK; nothing to plan */
+      } else if (strcmp(key, "python") == 0) {
+        json_decref(p->python);
+        p->python = python_spec(p, &doc, v, line);
+      } else if (strcmp(key, "description") == 0) {
+        /* free text */
       } else {
         pipeline_problem(p, "weir_project.yml", line, NULL, NULL, NULL, NULL,
                          "weir_project.yml:%d: unknown key \"%s\" (known: name, namespace, description, python)",
@@ -363,7 +402,7 @@ static int load_python(weir_project *p, weir_error *err) {
     m->doc = json_strdup(v, "doc");
     m->output_schema_name = json_strdup(v, "output_schema");
     json_t *py = json_object_get(v, "python");
-    m->python = json_is_object(py) ? json_incref(py) : NULL;
+    m->python = json_is_object(py) ? json_incref(py) : (p->python ? json_incref(p->python) : NULL);
     json_t *inputs = json_object_get(v, "inputs");
     m->inputs = weir_calloc(json_array_size(inputs) ? json_array_size(inputs) : 1, sizeof *m->inputs);
     size_t k;

@@ -338,3 +338,18 @@ def test_run_conflicting_with_target_fails_with_exit_4(titanic_lake, tmp_path):
     assert weir_json("describe", "slow", lake=titanic_lake)["metadata_location"] == theirs
     run = weir_json("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed"
+
+
+def test_project_python_environment_is_the_default_for_models(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text('name: p\npython:\n  version: "3.11"\n  pip: {polars: "1.*"}\n')
+    (proj / "models.py").write_text(
+        "from typing import Annotated\nimport pyarrow as pa\nimport weir\nfrom weir import Model\n\n"
+        "@weir.model()\ndef m(src: Annotated[pa.Table, Model('titanic')]) -> pa.Table:\n"
+        "    \"\"\"Passes titanic through.\"\"\"\n    return src\n")
+    plan = weir_json("check", proj, lake=titanic_lake)
+    assert plan["models"][0]["python"] == {"version": "3.11", "pip": {"polars": "1.*"}}
+    (proj / "weir_project.yml").write_text("name: p\npython: [3.11]\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3 and "weir_project.yml:2: python: expected" in r.stderr
