@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -134,7 +135,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   rc = weir_project_run(lake, args->pos[0], &o, &out, &err);
-  if (ctx->progress) fprintf(stderr, "\r\033[K");
+  if (ctx->progress && isatty(2)) fprintf(stderr, "\r\033[K");
   json_t *run = out ? json_loads(out, 0, NULL) : NULL;
   /* A plan error returns the plan, not a run record. */
   if (run && !json_object_get(run, "run_id")) {

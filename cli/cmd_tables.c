@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -76,7 +77,7 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   rc = weir_import(lake, args->pos[0], &o, &out, &err);
-  if (ctx->progress) fprintf(stderr, "\r\033[K");
+  if (ctx->progress && isatty(2)) fprintf(stderr, "\r\033[K");
   if (rc) return cli_report_error(ctx, &err);
   json_t *res = json_loads(out, 0, NULL);
   char what[600];

@@ -177,6 +177,8 @@ int main(int argc, char **argv) {
     argv[i] = NULL;
   }
   if (ctx.verbosity < 0) ctx.progress = false;
+  /* -v: progress events as lines, also when stderr is not a terminal (logs, CI). */
+  if (ctx.verbosity > 0) ctx.progress = true;
 
   /* Compact argv (NULLs are consumed globals). */
   int n = 1;
@@ -333,9 +335,10 @@ static void progress_cb(const char *event_json, void *p) {
   if (!what) what = json_string_value(json_object_get(e, "table"));
   if (!what) what = json_string_value(json_object_get(e, "file"));
   json_t *rows = json_object_get(e, "rows");
-  fprintf(stderr, "\r\033[K%s %s", phase ? phase : "", what ? what : "");
+  bool tty = isatty(2);
+  fprintf(stderr, "%s%s %s", tty ? "\r\033[K" : "", phase ? phase : "", what ? what : "");
   if (json_is_integer(rows)) fprintf(stderr, ": %lld rows", (long long)json_integer_value(rows));
-  fprintf(stderr, " (%.1fs)", secs);
+  fprintf(stderr, " (%.1fs)%s", secs, tty ? "" : "\n");
   fflush(stderr);
   json_decref(e);
 }
