@@ -393,6 +393,12 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     int64_t ended = weir_now_us();
     json_t *rec = model_record(m, mr == WEIR_OK ? "succeeded" : "failed", started, ended, &res,
                                mr == WEIR_OK ? commit : NULL, &merr);
+    if (m->lang == MODEL_PYTHON) {
+      /* Where what the model printed went. */
+      char *log = weir_asprintf("%s/%s.log", rc.run_dir, m->name);
+      json_object_set_new(rec, "log", json_string(log));
+      free(log);
+    }
     weir_error e2 = {0};
     catalog_run_model(lake->cat, rc.run_id, rec, &e2);
     weir_error_clear(&e2);
