@@ -67,6 +67,12 @@ int cli_report_error(cli_ctx *ctx, weir_error *err);
 int cli_usage_error(cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The common tail of a command that asks the library for a JSON document: on an error
+ * (`rc` non-zero) reports it; with --json prints `out` as it is. Either way returns the
+ * exit code, having freed `out`; returns -1 instead when the caller should format *doc
+ * (parsed from `out`, to decref) for people. */
+int cli_json_result(cli_ctx *ctx, int rc, weir_error *err, char *out, json_t **doc);
+
 /* Prints a JSON document string (library output) on stdout and frees it. */
 void cli_print_json_text(char *json_text);
 /* Prints a json_t on stdout (pretty) and decrefs it. */

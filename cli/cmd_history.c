@@ -21,14 +21,9 @@ static int list_refs(cli_ctx *ctx, bool tags) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
+  json_t *arr;
   rc = tags ? weir_tag_list(lake, &out, &err) : weir_branch_list(lake, &out, &err);
-  if (rc) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *arr = json_loads(out, 0, NULL);
-  weir_free(out);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
   const char *h[] = {tags ? "tag" : "branch", tags ? "commit" : "head", "updated"};
   cli_table t;
   cli_table_init(&t, 3, h);
@@ -167,18 +162,13 @@ int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   /* -n 0 shows nothing, as in git (the library reads 0 as "no limit"). */
-  if (weir_log(lake, cli_opt_value(cmd, args, "ref"), nstr && max == 0 ? 1 : max, &out, &err))
-    return cli_report_error(ctx, &err);
-  if (nstr && max == 0) {
+  rc = weir_log(lake, cli_opt_value(cmd, args, "ref"), nstr && max == 0 ? 1 : max, &out, &err);
+  if (rc == 0 && nstr && max == 0) {
     weir_free(out);
     out = strdup("[]");
   }
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *arr = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *arr;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
   size_t i;
   json_t *c;
   json_array_foreach(arr, i, c) {
@@ -196,13 +186,9 @@ int cmd_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_show(lake, args->pos[0], &out, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *c = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *c;
+  rc = weir_show(lake, args->pos[0], &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &c)) >= 0) return rc;
   print_commit(c, true);
   json_t *tables = json_object_get(c, "tables");
   printf("\n");
@@ -235,13 +221,9 @@ int cmd_diff(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_diff(lake, args->pos[0], args->pos[1], &out, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *d = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *d;
+  rc = weir_diff(lake, args->pos[0], args->pos[1], &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &d)) >= 0) return rc;
   const char *h[] = {"", "table", "rows", "change"};
   cli_table t;
   cli_table_init(&t, 4, h);
@@ -285,13 +267,9 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
   weir_error err = {0};
   char *out = NULL;
-  if (weir_merge(lake, args->pos[0], into, &o, &out, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *r = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *r;
+  rc = weir_merge(lake, args->pos[0], into, &o, &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &r)) >= 0) return rc;
   if (ctx->verbosity >= 0) {
     const char *result = json_string_value(json_object_get(r, "result"));
     char s[13];
@@ -332,13 +310,8 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   char *out = NULL;
   rc = run ? weir_revert_run(lake, run, branch, &o, &out, &err)
            : weir_revert_table(lake, args->pos[0], to, branch, &o, &out, &err);
-  if (rc) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *r = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *r;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &r)) >= 0) return rc;
   char s[13];
   if (ctx->verbosity >= 0) {
     if (run) printf("Reverted run %s (commit %s)\n", run, cli_short(json_string_value(json_object_get(r, "commit")), s));

@@ -197,13 +197,9 @@ int cmd_runs_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_runs_list(lake, &out, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *arr = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *arr;
+  rc = weir_runs_list(lake, &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
   const char *h[] = {"run", "status", "branch", "base", "result", "started", "models"};
   cli_table t;
   cli_table_init(&t, 7, h);
@@ -233,13 +229,9 @@ int cmd_runs_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_run_show(lake, args->pos[0], &out, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *run = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *run;
+  rc = weir_run_show(lake, args->pos[0], &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &run)) >= 0) return rc;
   print_run(ctx, run);
   json_t *e = json_object_get(run, "error");
   const char *emsg = json_string_value(json_object_get(e, "message"));

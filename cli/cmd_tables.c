@@ -109,13 +109,9 @@ int cmd_tables(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_tables(lake, cli_opt_value(cmd, args, "ref"), &out, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *arr = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *arr;
+  rc = weir_tables(lake, cli_opt_value(cmd, args, "ref"), &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
   const char *h[] = {"table", "rows", "snapshot"};
   cli_table t;
   cli_table_init(&t, 3, h);
@@ -156,14 +152,9 @@ int cmd_describe(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_describe(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), &out, &err))
-    return cli_report_error(ctx, &err);
-  if (ctx->json) {
-    cli_print_json_text(out);
-    return 0;
-  }
-  json_t *d = json_loads(out, 0, NULL);
-  weir_free(out);
+  json_t *d;
+  rc = weir_describe(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &d)) >= 0) return rc;
   char s[13];
   printf("table     %s\n", json_string_value(json_object_get(d, "table")));
   printf("ref       %s (commit %s)\n", json_string_value(json_object_get(d, "ref")),

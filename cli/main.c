@@ -353,6 +353,21 @@ int cli_lake(cli_ctx *ctx, weir_lake **out) {
   return 0;
 }
 
+int cli_json_result(cli_ctx *ctx, int rc, weir_error *err, char *out, json_t **doc) {
+  *doc = NULL;
+  if (rc) {
+    weir_free(out);
+    return cli_report_error(ctx, err);
+  }
+  if (ctx->json) {
+    cli_print_json_text(out);
+    return 0;
+  }
+  *doc = json_loads(out ? out : "null", JSON_DECODE_ANY, NULL);
+  weir_free(out);
+  return -1;
+}
+
 void cli_print_json_text(char *json_text) {
   fputs(json_text ? json_text : "null", stdout);
   fputc('\n', stdout);

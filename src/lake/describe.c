@@ -17,14 +17,7 @@ int weir_tables(weir_lake *lake, const char *ref, char **out_json, weir_error *e
   size_t n = 0;
   if ((rc = catalog_tables(lake->cat, hash, &v, &n, err))) return rc;
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) {
-    json_t *o = json_object();
-    json_object_set_new(o, "table", json_string(v[i].table));
-    json_object_set_new(o, "record_count", json_integer(v[i].record_count));
-    json_object_set_new(o, "snapshot_id", v[i].snapshot_id >= 0 ? json_integer(v[i].snapshot_id) : json_null());
-    json_object_set_new(o, "metadata_location", json_string(v[i].metadata_location));
-    json_array_append_new(arr, o);
-  }
+  for (size_t i = 0; i < n; i++) json_array_append_new(arr, lake_table_entry_json(&v[i]));
   weir_table_entries_free(v, n);
   *out_json = lake_dump(arr);
   return WEIR_OK;

@@ -80,14 +80,7 @@ int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err
     return rc;
   }
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) {
-    json_t *t = json_object();
-    json_object_set_new(t, "table", json_string(tables[i].table));
-    json_object_set_new(t, "metadata_location", json_string(tables[i].metadata_location));
-    json_object_set_new(t, "snapshot_id", tables[i].snapshot_id >= 0 ? json_integer(tables[i].snapshot_id) : json_null());
-    json_object_set_new(t, "record_count", json_integer(tables[i].record_count));
-    json_array_append_new(arr, t);
-  }
+  for (size_t i = 0; i < n; i++) json_array_append_new(arr, lake_table_entry_json(&tables[i]));
   weir_table_entries_free(tables, n);
   json_object_set_new(o, "tables", arr);
   *out_json = lake_dump(o);

@@ -274,6 +274,15 @@ int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err) {
   return weir_engine_open(&opts, out, err);
 }
 
+json_t *lake_table_entry_json(const weir_table_entry *e) {
+  json_t *o = json_object();
+  json_object_set_new(o, "table", json_string(e->table));
+  json_object_set_new(o, "record_count", json_integer(e->record_count));
+  json_object_set_new(o, "snapshot_id", e->snapshot_id >= 0 ? json_integer(e->snapshot_id) : json_null());
+  json_object_set_new(o, "metadata_location", json_string(e->metadata_location));
+  return o;
+}
+
 json_t *lake_error_json(const weir_error *err) {
   json_t *o = json_object();
   json_object_set_new(o, "code", json_string(weir_error_name(err->code)));

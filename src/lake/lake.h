@@ -141,6 +141,10 @@ int lake_restrict_engine(weir_lake *lake, weir_engine *engine, const char *extra
 int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_contract **out,
                         weir_error *err);
 
+/* {table, record_count, snapshot_id, metadata_location} of one table at a commit, as
+ * `tables` and `show` print it. */
+json_t *lake_table_entry_json(const weir_table_entry *e);
+
 /* The JSON form of a weir_error for out_json documents. */
 json_t *lake_error_json(const weir_error *err);
 
