@@ -27,6 +27,7 @@ a pattern (customer name), unique keys (orders, order revenue, customer revenue)
                 start-up and project parsing are included.
   duckdb-parquet  the bare SQL in DuckDB (Python, one connection): each model written with
                 COPY ... TO Parquet and read back by the next one. No checks. (vs weir)
+  duckdb-parquet-zstd  the same, writing zstd as weir does (DuckDB's default is Snappy).
   duckdb-table  the bare SQL as CREATE TABLE in a DuckDB database file. No checks.
 
 Hand-off (op python_handoff_*): a weir project with one Python model that returns its
@@ -127,7 +128,7 @@ ORDER BY l_returnflag, l_linestatus""", [
         ("count_order", "Int64", "bigint", {"min": 1}),
     ]),
 ]
-TOOLS = ["weir", "dbt", "duckdb-parquet", "duckdb-table", "weir-handoff", "pyarrow-handoff"]
+TOOLS = ["weir", "dbt", "duckdb-parquet", "duckdb-parquet-zstd", "duckdb-table", "weir-handoff", "pyarrow-handoff"]
 
 
 def tier_config(tier: str) -> dict[str, Any]:
@@ -323,7 +324,9 @@ def _dbt(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
 
 def _duckdb(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     data = tpch_dir(u["sf"])
-    parquet = u["tool"] == "duckdb-parquet"
+    parquet = u["tool"].startswith("duckdb-parquet")
+    # DuckDB's COPY writes Snappy by default; weir writes zstd (smaller files, more CPU).
+    codec = ", COMPRESSION zstd" if u["tool"] == "duckdb-parquet-zstd" else ""
     out = fresh_dir(os.path.join(work, "out"))
 
     def run(i: int) -> None:
@@ -337,14 +340,15 @@ def _duckdb(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
         for m, sql, _ in MODELS:
             q = _sql(sql, names)
             if parquet:
-                con.execute(f"COPY ({q}) TO '{out}/{m}.parquet' (FORMAT parquet)")
+                con.execute(f"COPY ({q}) TO '{out}/{m}.parquet' (FORMAT parquet{codec})")
                 con.execute(f"CREATE OR REPLACE VIEW {m} AS SELECT * FROM read_parquet('{out}/{m}.parquet')")
             else:
                 con.execute(f"CREATE OR REPLACE TABLE {m} AS {q}")
         con.close()
 
     times = timed(run, u["reps"])
-    note = "bare SQL, COPY TO Parquet, no checks" if parquet else "bare SQL, CREATE TABLE in a DuckDB file, no checks"
+    note = ("bare SQL, CREATE TABLE in a DuckDB file, no checks" if not parquet else
+            f"bare SQL, COPY TO Parquet ({'zstd, as weir writes' if codec else 'Snappy, DuckDB default'}), no checks")
     return [row(SCENARIO, "run_5_models", size_label(u["sf"]), u["tool"], times, ref="weir", note=note)]
 
 
@@ -441,5 +445,6 @@ def _pyarrow_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
 
 
 def run_unit(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
-    return {"weir": _weir, "dbt": _dbt, "duckdb-parquet": _duckdb, "duckdb-table": _duckdb,
+    return {"weir": _weir, "dbt": _dbt, "duckdb-parquet": _duckdb, "duckdb-parquet-zstd": _duckdb,
+            "duckdb-table": _duckdb,
             "weir-handoff": _weir_handoff, "pyarrow-handoff": _pyarrow_handoff}[u["tool"]](u, work)
