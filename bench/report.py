@@ -47,6 +47,20 @@ def table(rows: list[dict[str, Any]], scenario: str) -> str:
     return "\n".join(out)
 
 
+def catalog_c_pivot(rows: list[dict[str, Any]]) -> str:
+    """bench_catalog's rows as one table: operation x lake size, "median / p95"."""
+    rs = [r for r in rows if r["tool"] == "weir-catalog-c" and r["scenario"] == "catalog"]
+    if not rs:
+        return ""
+    sizes = list(dict.fromkeys(r["size"] for r in rs))
+    ops = list(dict.fromkeys(r["op"] for r in rs))
+    cell = {(r["op"], r["size"]): f"{fmt_time(r['median_s'])} / {fmt_time(r['p95_s'])}" for r in rs}
+    out = ["| operation | " + " | ".join(sizes) + " |", "| --- |" + " ---: |" * len(sizes)]
+    for op in ops:
+        out.append(f"| {op} | " + " | ".join(cell.get((op, sz), "") for sz in sizes) + " |")
+    return "\n".join(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
@@ -55,7 +69,9 @@ def main() -> int:
     args = ap.parse_args()
     with open(args.results, encoding="utf-8") as fh:
         doc = json.load(fh)
-    rows = [r for r in doc["rows"] if r["tool"] not in args.exclude_tool]
+    rows = [r for r in doc["rows"] if r["tool"] not in args.exclude_tool
+            and not (r["tool"] == "weir-catalog-c" and r["scenario"] == "catalog")]
+    pivot = catalog_c_pivot(doc["rows"]) if "weir-catalog-c" not in args.exclude_tool else ""
     add_ratios(rows)
     m = doc["meta"]
     print(f"Tier {m['tier']}, commit {m['git_commit']}, {m['host']['cpus']} CPUs, wall {m.get('wall_s', 0):.0f} s, "
@@ -64,6 +80,8 @@ def main() -> int:
         t = table(rows, sc)
         if t:
             print(f"#### {sc}\n\n{t}\n")
+        if sc == "catalog" and pivot:
+            print("#### catalog layer alone (bench_catalog, median / p95)\n\n" + pivot + "\n")
     if doc.get("errors"):
         print("Failed units: " + "; ".join(f"{e['unit']['scenario']} {e['unit']['tool']}: "
                                            f"{e['error'].splitlines()[0]}" for e in doc["errors"]))
