@@ -147,6 +147,9 @@ typedef struct col_view {
   int64_t len;
   size_t batch;       /* batch index */
   int64_t row_base;   /* global row number of the batch's first row */
+  const uint8_t *skip; /* rows (batch-local bits) a rule must ignore, or NULL: `unique` in
+                          drop mode skips rows other drop rules remove, so the first
+                          occurrence kept is one that is written */
 } col_view;
 
 /* 64 validity bits starting at bit `pos` (all ones when there is no bitmap); bits past

@@ -157,6 +157,7 @@ void wc_unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h) 
     for (int64_t j = 0; j < m; j++) {
       int64_t i = base + j, k = v->off + i;
       if (valid && !weir_bit_get(valid, k)) continue;
+      if (v->skip && weir_bit_get(v->skip, i)) continue;
       uint64_t a = 0, b = 0;
       switch (t.id) {
       case WEIR_TYPE_BOOL: a = weir_bit_get(vals, k); break;

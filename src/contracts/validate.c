@@ -125,23 +125,41 @@ static int build_batch(vstate *s, weir_arrow_table *in, size_t bi, weir_error *e
   return WEIR_OK;
 }
 
+static bool deferred(const rule_run *rr) {
+  return rr->rule->kind == WEIR_RULE_UNIQUE && rr->rule->mode == WEIR_MODE_DROP;
+}
+
 static void check_batch(vstate *s, size_t bi) {
   const struct ArrowArray *ba = weir_arrow_batch_array(s->cb[bi]);
-  for (int64_t k = 0; k < s->p.n_out; k++) {
-    long decl = s->p.out_decl[k];
-    if (decl < 0) continue;
-    const weir_contract_column *col = &s->c->columns[decl];
-    const struct ArrowArray *a = ba->children[k];
-    col_view v = {a, s->p.out_schema.children[k], a->offset, ba->length, bi, s->row_base[bi]};
-    if (col->field.required) wc_check_nulls(&v, &s->nulls[decl]);
-    if (col->field.type.id == WEIR_TYPE_ANY) continue;
-    for (size_t r = 0; r < s->n_runs; r++) {
-      rule_run *rr = &s->runs[r];
-      if (rr->col != (size_t)decl || !rr->cr) continue;
-      wc_compiled_rule_run(rr->cr, &v, &rr->hits);
-      rr->ran = true;
+  /* Two passes: every rule but drop-mode `unique`, then those, skipping the rows the
+   * others drop (a duplicate of a row that is not written is not a duplicate). */
+  uint8_t *skip = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (size_t r = 0; r < s->n_runs; r++) {
+        const rule_run *rr = &s->runs[r];
+        if (deferred(rr) || rr->rule->mode != WEIR_MODE_DROP || !rr->hits.masks || !rr->hits.masks[bi]) continue;
+        if (!skip) skip = weir_calloc((size_t)(ba->length + 7) / 8 + 8, 1);
+        for (int64_t w = 0; w < (ba->length + 7) / 8; w++) skip[w] |= rr->hits.masks[bi][w];
+      }
+    }
+    for (int64_t k = 0; k < s->p.n_out; k++) {
+      long decl = s->p.out_decl[k];
+      if (decl < 0) continue;
+      const weir_contract_column *col = &s->c->columns[decl];
+      const struct ArrowArray *a = ba->children[k];
+      col_view v = {a, s->p.out_schema.children[k], a->offset, ba->length, bi, s->row_base[bi], pass ? skip : NULL};
+      if (pass == 0 && col->field.required) wc_check_nulls(&v, &s->nulls[decl]);
+      if (col->field.type.id == WEIR_TYPE_ANY) continue;
+      for (size_t r = 0; r < s->n_runs; r++) {
+        rule_run *rr = &s->runs[r];
+        if (rr->col != (size_t)decl || !rr->cr || deferred(rr) != (pass == 1)) continue;
+        wc_compiled_rule_run(rr->cr, &v, &rr->hits);
+        rr->ran = true;
+      }
     }
   }
+  free(skip);
 }
 
 /* Appends: the values already in the table go into each unique set first, without being
@@ -160,7 +178,7 @@ static void seed_unique(vstate *s, const weir_arrow_table *seed) {
     for (size_t b = 0; b < seed->n_batches; b++) {
       const struct ArrowArray *ba = weir_arrow_batch_array(seed->batches[b]);
       const struct ArrowArray *a = ba->children[k];
-      col_view v = {a, field, a->offset + ba->offset, ba->length, b, 0};
+      col_view v = {a, field, a->offset + ba->offset, ba->length, b, 0, NULL};
       wc_compiled_rule_run(rr->cr, &v, &scratch);
     }
     wc_hits_clear(&scratch);

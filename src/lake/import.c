@@ -51,19 +51,14 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
                      ic->table, ic->branch);
     goto done;
   }
-  /* What the data is held to: the user's contract; on an append, also the table's own
-   * schema (the schema is the table's type); with neither, what the data shows. */
+  /* What the data is held to. With --contract, that contract (and on an append, also the
+   * table's own type). Without: on an append, or a replace of a table written through a
+   * contract, the table's type (its stored contract: a replace keeps the table's type
+   * unless given a new one); otherwise what the data shows. */
   bool appending = opts->mode == WEIR_MODE_APPEND && prev;
-  if (appending) {
-    /* The table's type is its stored contract when it was written through one (every
-     * rule travels with the data), else its schema. */
-    const char *stored = weir_json_str(prev->properties, "weir.contract", NULL);
-    json_t *ir = stored ? json_loads(stored, 0, NULL) : NULL;
-    weir_error ignore = {0};
-    bool has_contract = ir && weir_contract_from_ir(ir, "the table's stored contract", &table_contract, &ignore) == WEIR_OK;
-    if (!has_contract) table_contract = weir_contract_from_schema(&prev->schema, ic->table);
-    weir_error_clear(&ignore);
-    json_decref(ir);
+  bool has_contract = false;
+  if (prev) {
+    table_contract = lake_table_type(prev, ic->table, &has_contract);
     if (has_contract)
       table_subject = weir_asprintf("import of %s into %s (the table's contract %s on branch %s)", ic->source,
                                     ic->table, table_contract->name ? table_contract->name : "", ic->branch);
@@ -71,20 +66,27 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
       table_subject = weir_asprintf("import of %s into %s (the table's schema on branch %s)", ic->source,
                                     ic->table, ic->branch);
   }
-  if (ic->contract)
+  const weir_contract *check = NULL;
+  bool declared = false;
+  if (ic->contract) {
+    check = ic->contract;
+    declared = true;
     subject = weir_asprintf("import of %s into %s (contract %s)", ic->source, ic->table,
                             ic->contract->name ? ic->contract->name : "unnamed");
-  else if (appending)
+  } else if (appending || (prev && has_contract && opts->mode == WEIR_MODE_REPLACE)) {
+    check = table_contract;
+    declared = has_contract;
     subject = weir_strdup(table_subject);
-  else
+  } else {
     subject = weir_asprintf("import of %s into %s", ic->source, ic->table);
+  }
 
   summary = json_pack("{s:s,s:s}", "weir.operation", "import", "weir.source", weir_path_basename(ic->source));
   stage_request sr = {0};
   sr.table = ic->table;
   sr.mode = opts->mode;
-  sr.contract = ic->contract ? ic->contract : (appending ? table_contract : NULL);
-  sr.declared = ic->contract != NULL;
+  sr.contract = check;
+  sr.declared = declared;
   sr.table_contract = appending && ic->contract ? table_contract : NULL;
   sr.subject = subject;
   sr.table_subject = table_subject;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lake/lake.h"
+#include "util/json.h"
 
 /* The weir type an Arrow column of format `f` is stored as, when no contract says:
  * exact when one exists, otherwise the type it widens to without loss. */
@@ -72,3 +73,35 @@ int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_con
   return WEIR_OK;
 }
 
+
+weir_contract *lake_table_type(const iceberg_table *t, const char *table, bool *has_contract) {
+  /* The stored contract when the table was written through one: every rule travels with
+   * the data and holds for later writes; else the schema (types, required flags, docs). */
+  const char *stored = weir_json_str(t->properties, "weir.contract", NULL);
+  json_t *ir = stored ? json_loads(stored, 0, NULL) : NULL;
+  weir_contract *c = NULL;
+  weir_error ignore = {0};
+  *has_contract = ir && weir_contract_from_ir(ir, "the table's stored contract", &c, &ignore) == WEIR_OK;
+  weir_error_clear(&ignore);
+  json_decref(ir);
+  if (!*has_contract) c = weir_contract_from_schema(&t->schema, table);
+  return c;
+}
+
+int lake_append_target(weir_lake *lake, const char *table, const char *base_commit, weir_contract **out,
+                       char **subject_suffix, weir_error *err) {
+  *out = NULL;
+  *subject_suffix = NULL;
+  iceberg_table *prev = NULL;
+  int rc = lake_table_at(lake, base_commit, table, true, &prev, err);
+  if (rc || !prev) return rc;
+  bool has_contract = false;
+  *out = lake_table_type(prev, table, &has_contract);
+  if (has_contract)
+    *subject_suffix = weir_asprintf("appending to %s, whose contract is %s", table,
+                                    (*out)->name ? (*out)->name : "unnamed");
+  else
+    *subject_suffix = weir_asprintf("appending to %s, held to its schema", table);
+  iceberg_table_free(prev);
+  return WEIR_OK;
+}

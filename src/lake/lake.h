@@ -145,6 +145,16 @@ int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_con
  * `tables` and `show` print it. */
 json_t *lake_table_entry_json(const weir_table_entry *e);
 
+/* A table's type: its stored contract (weir.contract) when it was written through one,
+ * else a contract of its schema. *has_contract says which. Caller frees. */
+weir_contract *lake_table_type(const iceberg_table *t, const char *table, bool *has_contract);
+
+/* For a write that appends to `table` at `base_commit`: the contract the appended rows
+ * are held to (lake_table_type), and a phrase for messages ("appending to default.x,
+ * whose contract is X"), both owned by the caller; NULLs when the table does not exist. */
+int lake_append_target(weir_lake *lake, const char *table, const char *base_commit, weir_contract **out,
+                       char **subject_suffix, weir_error *err);
+
 /* The JSON form of a weir_error for out_json documents. */
 json_t *lake_error_json(const weir_error *err);
 

@@ -236,6 +236,20 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
   sreq.mode = strcasecmp(mode, "APPEND") == 0 ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
   sreq.contract = contract;
   sreq.declared = contract != NULL;
+  weir_contract *target = NULL;
+  char *suffix = NULL, *table_subject = NULL;
+  if (sreq.mode == WEIR_MODE_APPEND && weir_json_str(req, "base_commit", NULL)) {
+    /* An APPEND model's rows must fit the table they are added to. */
+    if ((rc = lake_append_target(lake, table, weir_json_str(req, "base_commit", NULL), &target, &suffix, err)))
+      goto done;
+    if (suffix) {
+      const char *model = weir_json_str(req, "model", table);
+      table_subject = weir_asprintf("model %s (output, %s)", model, suffix);
+    }
+    if (contract) sreq.table_contract = target;
+    else sreq.contract = target;
+    sreq.table_subject = table_subject;
+  }
   sreq.subject = weir_json_str(req, "subject", table);
   sreq.comment = weir_json_str(req, "comment", NULL);
   sreq.summary = json_object_get(req, "summary");
@@ -243,6 +257,9 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
   rc = lake_stage_output(lake, engine, &data, &sreq, &res, err);
   json_t *o = stage_result_json(&res);
   *out_json = lake_dump(o);
+  weir_contract_free(target);
+  free(suffix);
+  free(table_subject);
 done:
   stage_result_clear(&res);
   weir_arrow_table_release(&data);

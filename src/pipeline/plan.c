@@ -274,6 +274,17 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     weir_table_id id;
     weir_table_id_parse(in->table, &id, NULL);
     rc = weir_engine_create_empty(engine, id.ns, id.name, schema, err);
+    /* A bare model name in a project with its own namespace resolves as it will in the
+     * run (run.c makes the same view). */
+    if (rc == WEIR_OK && !strchr(in->name, '.') && strcmp(id.ns, WEIR_DEFAULT_NAMESPACE) != 0) {
+      char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name), *qb = weir_sql_ident(in->name);
+      char *sql = weir_asprintf("CREATE OR REPLACE VIEW main.%s AS SELECT * FROM %s.%s", qb, qn, qt);
+      rc = weir_engine_exec(engine, sql, err);
+      free(sql);
+      free(qn);
+      free(qt);
+      free(qb);
+    }
   }
   if (rc) goto done;
   weir_schema inferred = {0};
@@ -362,6 +373,7 @@ static int warn_replaced_tables(weir_lake *lake, weir_project *p, const char *ha
     iceberg_table *t = cached_table(lake, tc, hash, m->table, err, &rc);
     if (rc || !t) continue;
     const char *writer = weir_json_str(t->summary, "weir.model", NULL);
+    if (m->append) continue; /* checked against the table in check_appends */
     if (writer && strcmp(writer, m->name) == 0) continue;
     const char *op = weir_json_str(t->summary, "weir.operation", NULL);
     char what[600];
@@ -373,6 +385,155 @@ static int warn_replaced_tables(weir_lake *lake, weir_project *p, const char *ha
              m->append ? "append to" : "replace", m->table, what, (long long)t->record_count);
     json_array_append_new(p->warnings, json_pack("{s:s,s:i,s:s,s:s}", "file", m->file, "line", m->line, "model",
                                                  m->name, "message", msg));
+  }
+  return rc;
+}
+
+/* An APPEND model adds rows to an existing table: its declared (or inferred) output must
+ * have exactly the table's columns, with types that widen to the table's. Caught here, a
+ * schema change in the model cannot silently turn earlier rows into NULLs. */
+static int check_appends(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc, weir_error *err) {
+  int rc = WEIR_OK;
+  char t1[64], t2[64];
+  for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
+    const pipeline_model *m = &p->models[i];
+    if (!m->append || !m->planned_known) continue;
+    iceberg_table *t = cached_table(lake, tc, hash, m->table, err, &rc);
+    if (rc || !t) continue;
+    for (size_t c = 0; c < t->schema.n_fields; c++) {
+      const weir_field *want = &t->schema.fields[c];
+      long k = weir_schema_find(&m->planned, want->name);
+      if (k < 0) {
+        pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
+                         "%s:%d: model %s appends to %s, but its output has no column \"%s\" (the table's %s)",
+                         m->file, m->line, m->name, m->table, want->name, t1);
+        continue;
+      }
+      const weir_field *have = &m->planned.fields[k];
+      if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE)
+        pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+                         type_text(have->type, t2, sizeof t2),
+                         "%s:%d: model %s appends to %s: column \"%s\" is %s in its output, the table has %s",
+                         m->file, m->line, m->name, m->table, want->name, t2, t1);
+    }
+    for (size_t c = 0; c < m->planned.n_fields; c++)
+      if (weir_schema_find(&t->schema, m->planned.fields[c].name) < 0)
+        pipeline_problem(p, m->file, m->line, m->name, m->planned.fields[c].name, NULL, NULL,
+                         "%s:%d: model %s appends to %s, which has no column \"%s\" (an append cannot add "
+                         "columns: replace the table, or drop the column)",
+                         m->file, m->line, m->name, m->table, m->planned.fields[c].name);
+  }
+  return rc;
+}
+
+/* `text` with every {table} replaced by `name`. Caller frees. */
+static char *with_table(const char *text, const char *name) {
+  weir_buf b = WEIR_BUF_INIT;
+  const char *p = text;
+  for (const char *q; (q = strstr(p, "{table}")); p = q + 7) {
+    weir_buf_append(&b, p, (size_t)(q - p));
+    weir_buf_puts(&b, name);
+  }
+  weir_buf_puts(&b, p);
+  return weir_buf_detach(&b);
+}
+
+/* The SQL inside contracts (row checks, table rules) compiles against the contract's own
+ * columns: a typo is a plan problem, not a failure after earlier models have run. */
+static int check_contract_sql(weir_project *p, weir_error *err) {
+  int rc = WEIR_OK;
+  for (size_t i = 0; i < p->n_schemas && rc == WEIR_OK; i++) {
+    const weir_contract *c = p->schemas[i];
+    bool any = c->n_rules > 0;
+    for (size_t k = 0; k < c->n_columns && !any; k++)
+      for (size_t j = 0; j < c->columns[k].n_rules; j++) any |= c->columns[k].rules[j].kind == WEIR_RULE_CHECK;
+    if (!any) continue;
+    weir_engine *engine = NULL;
+    if ((rc = weir_engine_open(NULL, &engine, err))) break;
+    weir_schema schema = {0};
+    weir_contract_schema(c, &schema);
+    rc = weir_engine_restrict_files(engine, NULL, 0, err);
+    if (rc == WEIR_OK) rc = weir_engine_create_empty(engine, "main", "__contract", &schema, err);
+    const char *file = c->origin ? c->origin : "";
+    for (size_t k = 0; k < c->n_columns && rc == WEIR_OK; k++) {
+      const weir_contract_column *col = &c->columns[k];
+      for (size_t j = 0; j < col->n_rules; j++) {
+        const weir_column_rule *r = &col->rules[j];
+        if (r->kind != WEIR_RULE_CHECK || !r->sql) continue;
+        char *sql = weir_asprintf("SELECT (%s) AS ok FROM main.__contract", r->sql);
+        weir_schema out = {0};
+        weir_error e2 = {0};
+        if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
+          pipeline_problem(p, file, col->line ? col->line : c->line, NULL, col->field.name, NULL, NULL,
+                           "%s:%d: schema %s: check \"%s\" on column \"%s\" does not compile: %s", file,
+                           col->line ? col->line : c->line, c->name, r->sql, col->field.name, e2.message);
+        else if (out.n_fields != 1 || out.fields[0].type.id != WEIR_TYPE_BOOL)
+          pipeline_problem(p, file, col->line ? col->line : c->line, NULL, col->field.name, "a boolean", NULL,
+                           "%s:%d: schema %s: check \"%s\" on column \"%s\" is not a boolean expression", file,
+                           col->line ? col->line : c->line, c->name, r->sql, col->field.name);
+        weir_error_clear(&e2);
+        weir_schema_clear(&out);
+        free(sql);
+      }
+    }
+    for (size_t j = 0; j < c->n_rules && rc == WEIR_OK; j++) {
+      const weir_table_rule *r = &c->rules[j];
+      char *sql = with_table(r->sql ? r->sql : "", "main.__contract");
+      weir_schema out = {0};
+      weir_error e2 = {0};
+      if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
+        pipeline_problem(p, file, c->line, NULL, NULL, NULL, NULL,
+                         "%s:%d: schema %s: rule \"%s\" does not compile: %s", file, c->line, c->name,
+                         r->name ? r->name : "", e2.message);
+      else if (out.n_fields != 1)
+        pipeline_problem(p, file, c->line, NULL, NULL, "one number", NULL,
+                         "%s:%d: schema %s: rule \"%s\" returns %zu columns, expected one number", file, c->line,
+                         c->name, r->name ? r->name : "", out.n_fields);
+      weir_error_clear(&e2);
+      weir_schema_clear(&out);
+      free(sql);
+    }
+    weir_schema_clear(&schema);
+    weir_engine_close(engine);
+  }
+  return rc;
+}
+
+/* A Python input's filter= compiles against what its producer declares. */
+static int check_filters(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc, weir_error *err) {
+  int rc = WEIR_OK;
+  for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
+    const pipeline_model *m = &p->models[i];
+    for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
+      const model_input *in = &m->inputs[k];
+      if (!in->filter || !in->table || in->ref) continue;
+      const weir_schema *schema = NULL;
+      if (in->producer >= 0) {
+        if (!p->models[in->producer].planned_known) continue;
+        schema = &p->models[in->producer].planned;
+      } else {
+        iceberg_table *t = cached_table(lake, tc, hash, in->table, err, &rc);
+        if (rc || !t) continue;
+        schema = &t->schema;
+      }
+      weir_engine *engine = NULL;
+      if ((rc = weir_engine_open(NULL, &engine, err))) break;
+      rc = weir_engine_restrict_files(engine, NULL, 0, err);
+      if (rc == WEIR_OK) rc = weir_engine_create_empty(engine, "main", "__input", schema, err);
+      if (rc == WEIR_OK) {
+        char *sql = weir_asprintf("SELECT * FROM main.__input WHERE (%s)", in->filter);
+        weir_schema out = {0};
+        weir_error e2 = {0};
+        if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
+          pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->filter,
+                           "%s:%d: model %s: input %s: filter \"%s\" does not compile against %s: %s", m->file,
+                           in->line, m->name, in->param ? in->param : in->name, in->filter, in->table, e2.message);
+        weir_error_clear(&e2);
+        weir_schema_clear(&out);
+        free(sql);
+      }
+      weir_engine_close(engine);
+    }
   }
   return rc;
 }
@@ -414,6 +575,9 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
     if (rc) break;
     if (m->lang == MODEL_SQL) rc = plan_sql_model(lake, p, m, hash, &tc, err);
   }
+  if (rc == WEIR_OK) rc = check_appends(lake, p, hash, &tc, err);
+  if (rc == WEIR_OK) rc = check_contract_sql(p, err);
+  if (rc == WEIR_OK) rc = check_filters(lake, p, hash, &tc, err);
 done:
   cache_free(&tc);
   return rc;

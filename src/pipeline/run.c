@@ -113,11 +113,24 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   }
   char *subject = subject_for(m);
   json_t *summary = summary_for(rc, m);
+  weir_contract *target = NULL;
+  char *suffix = NULL, *table_subject = NULL;
+  if (m->append && (r = lake_append_target(lake, m->table, rc->head, &target, &suffix, err))) {
+    json_decref(summary);
+    free(subject);
+    weir_arrow_table_release(&data);
+    return r;
+  }
+  if (suffix) table_subject = weir_asprintf("model %s (output, %s)", m->name, suffix);
   stage_request sr = {0};
   sr.table = m->table;
   sr.mode = m->append ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
-  sr.contract = m->output;
+  sr.contract = m->output ? m->output : target;
   sr.declared = m->output != NULL;
+  /* An APPEND model's rows must fit the table they are added to (its stored contract or
+   * schema), not only the model's own output schema. */
+  sr.table_contract = m->output ? target : NULL;
+  sr.table_subject = table_subject;
   sr.subject = subject;
   sr.comment = comment_for(m);
   sr.summary = summary;
@@ -125,6 +138,9 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   r = lake_stage_output(lake, rc->engine, &data, &sr, res, err);
   json_decref(summary);
   free(subject);
+  free(suffix);
+  free(table_subject);
+  weir_contract_free(target);
   weir_arrow_table_release(&data);
   return r;
 }

@@ -272,3 +272,98 @@ def test_csv_of_blank_lines_is_refused(lake, tmp_path):
     blank.write_text("\n\n\n")
     r = weir("import", blank, "--table", "b", lake=lake)
     assert r.returncode == 1 and "line 1: the line is empty" in r.stderr
+
+
+HIST = '''\
+from typing import Annotated
+import pyarrow as pa
+import weir
+from weir import {type}, Model, Table, TableSchema
+
+
+class Hist(TableSchema):
+    """Row counts."""
+    n: {type}
+
+
+@weir.model(materialization="APPEND")
+def hist(src: Annotated[pa.Table, Model("titanic")]) -> Table[Hist]:
+    """Appends the row count."""
+    return pa.table({{"n": pa.array([{value}], {arrow})}})
+'''
+
+
+def test_append_model_is_held_to_its_table(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "models.py").write_text(HIST.format(type="Int64", value="src.num_rows", arrow="pa.int64()"))
+    for _ in range(2):
+        assert weir("run", proj, lake=titanic_lake).returncode == 0
+    # The model's schema changes: planning refuses before anything runs...
+    (proj / "models.py").write_text(HIST.format(type="String", value="str(src.num_rows)", arrow="pa.large_string()"))
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert 'model hist appends to default.hist: column "n" is large_string in its output, the table has int64' in r.stderr
+    assert count(titanic_lake, "SELECT count(*) FROM hist WHERE n = 891") == 2
+
+
+def test_append_model_without_schema_is_checked_against_the_table_at_run_time(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "daily.sql").write_text("-- weir: materialization=APPEND\nSELECT count(*) AS n FROM titanic\n")
+    assert weir("run", proj, lake=titanic_lake).returncode == 0
+    (proj / "daily.sql").write_text("-- weir: materialization=APPEND\nSELECT 'x' AS n FROM titanic LIMIT 1\n")
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert 'column "n"' in r.stderr
+    assert count(titanic_lake, "SELECT count(*) FROM daily") == 1
+
+
+def test_replace_without_contract_keeps_the_tables_contract(lake, tmp_path):
+    assert weir("import", TITANIC, "--table", "titanic", "--contract", CONTRACT, lake=lake).returncode == 0
+    first = tmp_path / "first.csv"
+    assert weir("query", "SELECT * FROM titanic WHERE Pclass = 1", "--output", first, lake=lake).returncode == 0
+    assert weir("import", first, "--table", "titanic", "--mode", "replace", lake=lake).returncode == 0
+    d = weir_json("describe", "titanic", lake=lake)
+    assert d["contract"]["name"] == "titanic" and d["comment"]
+    header = TITANIC.read_text().splitlines()[0]
+    junk = tmp_path / "junk.csv"
+    junk.write_text(header + "\n1,7,9,x,robot,-5,0,0,t,-1,,Z\n")
+    r = weir("import", junk, "--table", "titanic", "--mode", "replace", lake=lake)
+    assert r.returncode == 3 and "the table's contract titanic" in r.stderr
+
+
+def test_unique_in_drop_mode_keeps_a_valid_first_occurrence(lake, tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("id,status\n1,lost\n1,placed\n2,placed\n")
+    c = tmp_path / "c.yml"
+    c.write_text("contract:\n  name: d\n  mode: drop\n  columns:\n    - {name: id, type: Int64, unique: true}\n"
+                 "    - {name: status, type: String, enum: [placed, shipped]}\n")
+    r = weir("import", data, "--table", "d", "--contract", c, lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM d") == 2
+    assert count(lake, "SELECT count(*) FROM d__quarantine") == 1
+
+
+def test_bare_model_names_in_a_project_namespace(titanic_lake, tmp_path):
+    proj = tmp_path / "ns"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("namespace: analytics\n")
+    (proj / "a.sql").write_text("SELECT PassengerId, Fare FROM titanic\n")
+    (proj / "b.sql").write_text("SELECT count(*) AS n FROM a\n")
+    assert weir("check", proj, lake=titanic_lake).returncode == 0
+    assert weir("run", proj, lake=titanic_lake).returncode == 0
+    assert count(titanic_lake, "SELECT n FROM analytics.b") == 891
+
+
+def test_sql_in_contracts_and_filters_compiles_at_plan_time(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "contracts" / "c.yml").write_text(
+        'contract:\n  name: C\n  columns:\n    - {name: n, type: Int64, checks: ["nn > 0"]}\n'
+        '  rules:\n    - {name: r1, sql: "SELECT count(*) FROM {table} WHERE zz", threshold: 0}\n')
+    (proj / "m.sql").write_text("-- weir: output_schema=C\nSELECT count(*) AS n FROM titanic\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert 'check "nn > 0" on column "n" does not compile' in r.stderr
+    assert 'rule "r1" does not compile' in r.stderr

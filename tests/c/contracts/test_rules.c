@@ -338,8 +338,10 @@ TEST(drop_mode_quarantines_exactly_the_violating_rows) {
   char buf[64];
   snprintf(buf, sizeof buf, "%.*s", (int)(o[1] - o[0]), d + o[0]);
   CHECK_STR(buf, "age.range");
+  /* Row 3 repeats id 2, but row 1 (the first id 2) is dropped by age.range, so row 3 is
+   * the first occurrence that would be written: not a duplicate. */
   snprintf(buf, sizeof buf, "%.*s", (int)(o[2] - o[1]), d + o[1]);
-  CHECK_STR(buf, "id.unique,cls_ok");
+  CHECK_STR(buf, "cls_ok");
   snprintf(buf, sizeof buf, "%.*s", (int)(o[3] - o[2]), d + o[2]);
   CHECK_STR(buf, "age.range,cls_ok");
   const struct ArrowArray *qcls = tcol(&v.quarantine, 0, 2);
@@ -347,7 +349,7 @@ TEST(drop_mode_quarantines_exactly_the_violating_rows) {
            (const char *)qcls->buffers[2] + ((const int64_t *)qcls->buffers[1])[2]);
   CHECK_STR(buf, "z");
   /* Drops are reported with their mode, and do not fail the contract. */
-  CHECK_INT(vcount(&v), 3);
+  CHECK_INT(vcount(&v), 2);
   CHECK_STR(json_string_value(json_object_get(viol(&v, 0), "mode")), "drop");
   CHECK(json_is_true(json_object_get(v.report, "ok")));
   CHECK_INT(json_integer_value(json_object_get(v.report, "rows_valid")), 3);
