@@ -314,7 +314,11 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if ((rc = cli_json_result(ctx, rc, &err, out, &r)) >= 0) return rc;
   char s[13];
   if (ctx->verbosity >= 0) {
-    if (run) printf("Reverted run %s (commit %s)\n", run, cli_short(json_string_value(json_object_get(r, "commit")), s));
+    if (run && json_array_size(json_object_get(r, "tables")) == 0)
+      printf("Nothing to revert: run %s published no tables on %s\n", run,
+             json_string_value(json_object_get(r, "branch")) ? json_string_value(json_object_get(r, "branch")) : "the branch");
+    else if (run)
+      printf("Reverted run %s (commit %s)\n", run, cli_short(json_string_value(json_object_get(r, "commit")), s));
     else
       printf("Reverted %s to its version at %s (%s; commit %s)\n", args->pos[0], to,
              json_string_value(json_object_get(r, "action")) ? json_string_value(json_object_get(r, "action")) : "restored",

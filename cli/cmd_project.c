@@ -19,7 +19,8 @@ static void print_warnings(cli_ctx *ctx, const json_t *doc) {
 static void print_plan(const json_t *plan) {
   size_t i;
   json_t *m;
-  printf("plan (%zu models, in execution order):\n", json_array_size(json_object_get(plan, "models")));
+  size_t nm = json_array_size(json_object_get(plan, "models"));
+  printf("plan (%zu model%s, in execution order):\n", nm, nm == 1 ? "" : "s");
   json_array_foreach(json_object_get(plan, "models"), i, m) {
     const char *name = json_string_value(json_object_get(m, "name"));
     const char *lang = json_string_value(json_object_get(m, "language"));
@@ -66,7 +67,9 @@ int cmd_check(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   return 0;
 }
 
-static void print_run(cli_ctx *ctx, const json_t *run) {
+/* A run record for people. `with_errors`: also print each failed model's error (not
+ * when the same error is about to be reported as the command's own). */
+static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
   char s[13];
   const char *status = json_string_value(json_object_get(run, "status"));
   printf("run %s: %s on %s\n", json_string_value(json_object_get(run, "run_id")), status ? status : "?",
@@ -100,7 +103,30 @@ static void print_run(cli_ctx *ctx, const json_t *run) {
   json_array_foreach(json_object_get(run, "models"), i, m) {
     const char *model = json_string_value(json_object_get(m, "model"));
     const char *error = json_string_value(json_object_get(m, "error"));
-    if (error) printf("\nmodel %s failed:\n%s\n", model, error);
+    if (error && with_errors) printf("\nmodel %s failed:\n%s\n", model, error);
+    /* Rule results: what each quality rule found (details with --json). */
+    size_t j;
+    json_t *r;
+    bool header = false;
+    json_array_foreach(json_object_get(m, "rules"), j, r) {
+      const char *rule = json_string_value(json_object_get(r, "rule"));
+      const char *mode = json_string_value(json_object_get(r, "mode"));
+      json_t *passed = json_object_get(r, "passed");
+      json_t *affected = json_object_get(r, "rows_affected");
+      if (!rule) continue;
+      if (!header) {
+        printf("\nmodel %s rules:\n", model ? model : "?");
+        header = true;
+      }
+      printf("  %-28s %-5s %s", rule, mode ? mode : "", json_is_true(passed) ? "passed" : json_is_false(passed) ? "FAILED" : "skipped");
+      if (json_is_integer(affected) && json_integer_value(affected) > 0)
+        printf(" (%lld row%s)", (long long)json_integer_value(affected), json_integer_value(affected) == 1 ? "" : "s");
+      printf("\n");
+    }
+    json_t *q = json_object_get(m, "rows_quarantined");
+    if (json_is_integer(q) && json_integer_value(q) > 0)
+      printf("  %lld row%s quarantined in %s__quarantine\n", (long long)json_integer_value(q),
+             json_integer_value(q) == 1 ? "" : "s", json_string_value(json_object_get(m, "table")));
     char what[300];
     snprintf(what, sizeof what, "model %s", model ? model : "?");
     cli_print_report_notes(ctx, json_object_get(m, "report"), what);
@@ -145,7 +171,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) {
     /* A failed run still has a record: show it (people need the model and the
      * violation), then the error; with --json the record rides along with the error. */
-    if (run && !ctx->json && ctx->verbosity >= 0) print_run(ctx, run);
+    if (run && !ctx->json && ctx->verbosity >= 0) print_run(ctx, run, false);
     weir_free(out);
     if (ctx->json && run) {
       int code = weir_error_exit_code(err.code);
@@ -173,8 +199,8 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (ctx->verbosity >= 0) {
     if (o.dry_run) print_plan(run);
     else {
-      print_run(ctx, run);
-      printf("\nOutputs:\n");
+      print_run(ctx, run, true);
+      printf("\nRows written:\n");
       size_t i;
       json_t *m;
       json_array_foreach(json_object_get(run, "models"), i, m) {
@@ -232,7 +258,7 @@ int cmd_runs_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   json_t *run;
   rc = weir_run_show(lake, args->pos[0], &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &run)) >= 0) return rc;
-  print_run(ctx, run);
+  print_run(ctx, run, true);
   json_t *e = json_object_get(run, "error");
   const char *emsg = json_string_value(json_object_get(e, "message"));
   if (emsg) printf("\nerror: %s\n", emsg);

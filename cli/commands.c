@@ -41,7 +41,7 @@ static const cli_opt MERGE_OPTS[] = {
 static const cli_opt REVERT_OPTS[] = {
     {"to", 0, "R", "the ref whose version of the table to restore"},
     {"run", 0, "RUN_ID", "revert every table a run wrote, together"},
-    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"branch", 'b', "B", "branch to commit on (default: main; with --run, the run's target branch)"},
     {"message", 'm', "M", "commit message"},
     {"allow-partial", 0, NULL, "revert one table of a run on its own"},
     {NULL, 0, NULL, NULL}};

@@ -98,9 +98,13 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 # The SDK itself, editable, so `import weir` works in .venv and follows the sources. It
-# finds libweir in the build tree (build/libweir.so) or through $WEIR_LIBRARY.
-if ! "$root/.venv/bin/python" -c 'import weir' >/dev/null 2>&1; then
+# finds libweir in the build tree (build/libweir.so) or through $WEIR_LIBRARY. "compat"
+# mode puts a plain path in a .pth file, which type checkers (pyright) can follow; the
+# default mode's import hook hides the package from them.
+sdk_stamp="$root/.venv/.weir-sdk-compat"
+if [ ! -f "$sdk_stamp" ] || ! "$root/.venv/bin/python" -c 'import weir' >/dev/null 2>&1; then
   say "installing the weir Python SDK (editable) from python/"
-  "$root/.venv/bin/python" -m pip install -q --no-deps -e "$root/python"
+  "$root/.venv/bin/python" -m pip install -q --no-deps -e "$root/python" --config-settings editable_mode=compat
+  touch "$sdk_stamp"
 fi
 say "ready (DuckDB v$DUCKDB_VERSION in .deps/duckdb, Python in .venv)"

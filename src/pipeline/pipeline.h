@@ -50,6 +50,7 @@ typedef struct pipeline_model {
   bool planned_declared; /* planned comes from a declared schema: its nullability is a
                             promise; an inferred schema's is unknown */
   int output_line;       /* where the output schema is named (SQL header line) */
+  bool unparsable;       /* the SQL did not parse (reported once, not again by planning) */
 } pipeline_model;
 
 typedef struct weir_project {

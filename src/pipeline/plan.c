@@ -250,6 +250,7 @@ static void check_projection(weir_project *p, const pipeline_model *m, const mod
  * checks them against the output contract. */
 static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, const char *hash,
                           table_cache *tc, weir_error *err) {
+  if (m->unparsable) return WEIR_OK;
   /* Every input's columns must be known to infer anything. */
   for (size_t k = 0; k < m->n_inputs; k++) {
     const model_input *in = &m->inputs[k];
@@ -290,8 +291,13 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
   weir_schema inferred = {0};
   weir_error e2 = {0};
   if (weir_engine_describe(engine, m->sql, &inferred, &e2) != WEIR_OK) {
-    pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "%s: model %s does not plan: %s", m->file,
-                     m->name, e2.message);
+    /* The engine names the statement's line ("(SQL line 9)"); the statement is the whole
+     * file, so it is the file's line. */
+    int line = m->line;
+    const char *at = e2.message ? strstr(e2.message, "SQL line ") : NULL;
+    if (at) line = atoi(at + 9);
+    pipeline_problem(p, m->file, line, m->name, NULL, NULL, NULL, "%s:%d: model %s does not plan: %s", m->file,
+                     line, m->name, e2.message);
     weir_error_clear(&e2);
     goto done;
   }

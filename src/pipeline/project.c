@@ -308,8 +308,15 @@ static void load_sql_models(weir_project *p, weir_engine *engine) {
     weir_sql_table_ref *refs = NULL;
     size_t nr = 0;
     if (weir_engine_sql_tables(engine, m->sql, &refs, &nr, &err) != WEIR_OK) {
-      pipeline_problem(p, m->file, 0, m->name, NULL, NULL, NULL, "%s: model %s: %s", m->file, m->name,
-                       err.message);
+      m->unparsable = true;
+      const char *at = err.message ? strstr(err.message, "line ") : NULL;
+      int line = at ? atoi(at + 5) : 0;
+      if (line > 0)
+        pipeline_problem(p, m->file, line, m->name, NULL, NULL, NULL, "%s:%d: model %s: %s", m->file, line, m->name,
+                         err.message);
+      else
+        pipeline_problem(p, m->file, 0, m->name, NULL, NULL, NULL, "%s: model %s: %s", m->file, m->name,
+                         err.message);
       weir_error_clear(&err);
     } else {
       m->inputs = weir_calloc(nr ? nr : 1, sizeof *m->inputs);

@@ -367,3 +367,28 @@ def test_sql_in_contracts_and_filters_compiles_at_plan_time(titanic_lake, tmp_pa
     assert r.returncode == 3
     assert 'check "nn > 0" on column "n" does not compile' in r.stderr
     assert 'rule "r1" does not compile' in r.stderr
+
+
+def test_sql_problems_name_the_line_once(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "x.sql").write_text("-- weir: name=x\n\n\nSELECT\n  nope_col\nFROM titanic\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3 and "x.sql:5: model x does not plan" in r.stderr
+    (proj / "x.sql").write_text("-- weir: name=x\nSELECT\nFROM WHERE titanic\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    problems = json.loads(r.stdout)["error"]["details"]
+    assert len(problems) == 1 and problems[0]["line"] == 3
+
+
+def test_reverting_a_run_that_published_nothing_says_so(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "contracts").mkdir()
+    (proj / "contracts" / "c.yml").write_text("contract:\n  name: Small\n  columns:\n    - {name: n, type: Int64, max: 1}\n")
+    (proj / "big.sql").write_text("-- weir: output_schema=Small\nSELECT count(*) AS n FROM titanic\n")
+    assert weir("run", proj, lake=titanic_lake).returncode == 3
+    run = weir_json("runs", lake=titanic_lake)[0]
+    r = weir("revert", "--run", run["run_id"], lake=titanic_lake)
+    assert r.returncode == 0
+    assert f"Nothing to revert: run {run['run_id']} published no tables" in r.stdout
