@@ -102,13 +102,18 @@ typedef struct iceberg_table {
   int64_t record_count;       /* total-records of the current snapshot; 0 when none */
   json_t *properties;         /* borrowed from json; object of strings */
   json_t *summary;            /* borrowed: current snapshot's summary, or NULL */
+  int refs;                   /* reference count (metadata files are immutable, so a
+                                 parsed table can be shared by a cache and its users) */
 } iceberg_table;
 
 /* Reads and checks a metadata file (format-version 2; schema types weir knows; a column
  * of another Iceberg type is loaded as Any). Errors: WEIR_ENOTFOUND, WEIR_EINPUT naming
  * the file and what is wrong. */
 int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_error *err);
+/* Drops a reference; the last one frees the table. NULL-safe. */
 void iceberg_table_free(iceberg_table *t);
+/* Takes another reference (released with iceberg_table_free). Not thread-safe. */
+iceberg_table *iceberg_table_ref(iceberg_table *t);
 
 /* The data files live in the current snapshot (manifest list -> manifests -> entries
  * with status ADDED or EXISTING), in manifest order. */

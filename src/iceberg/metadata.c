@@ -16,8 +16,14 @@
 #include "util/fs.h"
 #include "util/json.h"
 
+iceberg_table *iceberg_table_ref(iceberg_table *t) {
+  if (t) t->refs++;
+  return t;
+}
+
 void iceberg_table_free(iceberg_table *t) {
   if (!t) return;
+  if (--t->refs > 0) return;
   json_decref(t->json);
   free(t->metadata_location);
   free(t->location);
@@ -139,6 +145,7 @@ int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_
     return rc;
   }
   iceberg_table *t = weir_calloc(1, sizeof *t);
+  t->refs = 1;
   t->metadata_location = weir_path_absolute(path);
   rc = weir_json_parse(text, path, &t->json, err);
   free(text);

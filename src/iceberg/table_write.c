@@ -436,7 +436,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     char *name = weir_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
     metadata_path = weir_path_join(meta_dir, name);
     free(name);
-    char *text = weir_json_pretty(meta);
+    char *text = weir_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
     rc = weir_fs_write_atomic(metadata_path, text, strlen(text), true, err);
     free(text);
     if (rc != WEIR_OK) goto done;

@@ -180,6 +180,8 @@ void weir_lake_free(weir_lake *lake) {
   if (!lake) return;
   catalog_close(lake->cat);
   lake_engine_pool_free(lake->engines);
+  for (size_t i = 0; i < sizeof lake->meta_cache / sizeof lake->meta_cache[0]; i++)
+    iceberg_table_free(lake->meta_cache[i]);
   free(lake->path);
   free(lake->warehouse);
   free(lake->catalog_uri);
@@ -260,9 +262,29 @@ int lake_table_at(weir_lake *lake, const char *hash, const char *table, bool mis
     weir_error_move(err, &inner);
     return rc;
   }
-  rc = iceberg_table_load(e.metadata_location, out, err);
+  rc = lake_metadata(lake, e.metadata_location, out, err);
   weir_table_entry_clear(&e);
   return rc;
+}
+
+int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table **out, weir_error *err) {
+  size_t n = sizeof lake->meta_cache / sizeof lake->meta_cache[0], victim = 0;
+  for (size_t i = 0; i < n; i++) {
+    iceberg_table *t = lake->meta_cache[i];
+    if (t && strcmp(t->metadata_location, metadata_location) == 0) {
+      lake->meta_used[i] = ++lake->meta_clock;
+      *out = iceberg_table_ref(t);
+      return WEIR_OK;
+    }
+    if (!lake->meta_cache[victim]) continue;
+    if (!t || lake->meta_used[i] < lake->meta_used[victim]) victim = i;
+  }
+  int rc = iceberg_table_load(metadata_location, out, err);
+  if (rc) return rc;
+  iceberg_table_free(lake->meta_cache[victim]);
+  lake->meta_cache[victim] = iceberg_table_ref(*out);
+  lake->meta_used[victim] = ++lake->meta_clock;
+  return WEIR_OK;
 }
 
 int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err) {

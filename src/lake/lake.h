@@ -37,6 +37,12 @@ struct weir_lake {
   void *progress_ctx;
   volatile sig_atomic_t interrupted; /* set by weir_lake_interrupt (signal handlers) */
   lake_engine_pool *engines;   /* idle SQL engines kept for reuse (engines.c) */
+  /* Parsed Iceberg metadata by location: the files are immutable, so entries never go
+   * stale; a write reads its table's metadata several times (and the file grows with
+   * the table's history), so this keeps one parse per version. Least recently used go. */
+  iceberg_table *meta_cache[16];
+  uint64_t meta_used[16];
+  uint64_t meta_clock;
 };
 
 /* Reports a progress event (a JSON object, stolen) if a callback is set. */
@@ -57,6 +63,10 @@ int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX
  * and ref. */
 int lake_table_at(weir_lake *lake, const char *hash, const char *table, bool missing_ok,
                   iceberg_table **out, weir_error *err);
+
+/* The parsed metadata file at `metadata_location`, from the handle's cache or read now.
+ * Release with iceberg_table_free; read-only. */
+int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table **out, weir_error *err);
 
 /* ---- staging and committing table versions --------------------------------------------- */
 
