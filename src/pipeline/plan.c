@@ -257,11 +257,10 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     if (!in->table) return WEIR_OK;
     if (in->producer >= 0 && !p->models[in->producer].planned_known) return WEIR_OK;
   }
-  weir_engine *engine = NULL;
-  int rc = weir_engine_open(NULL, &engine, err);
-  if (rc) return rc;
-  /* Planning reads no files at all: a model that reaches for one fails here. */
-  if ((rc = weir_engine_restrict_files(engine, NULL, 0, err))) goto done;
+  /* The project's planning engine reads no files at all: a model that reaches for one
+   * fails here. Its empty tables are replaced for each model. */
+  weir_engine *engine = p->engine;
+  int rc = WEIR_OK;
   for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
     const model_input *in = &m->inputs[k];
     const weir_schema *schema = NULL;
@@ -364,7 +363,6 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
   }
   weir_schema_clear(&inferred);
 done:
-  weir_engine_close(engine);
   return rc;
 }
 
@@ -454,12 +452,10 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
     for (size_t k = 0; k < c->n_columns && !any; k++)
       for (size_t j = 0; j < c->columns[k].n_rules; j++) any |= c->columns[k].rules[j].kind == WEIR_RULE_CHECK;
     if (!any) continue;
-    weir_engine *engine = NULL;
-    if ((rc = weir_engine_open(NULL, &engine, err))) break;
+    weir_engine *engine = p->engine;
     weir_schema schema = {0};
     weir_contract_schema(c, &schema);
-    rc = weir_engine_restrict_files(engine, NULL, 0, err);
-    if (rc == WEIR_OK) rc = weir_engine_create_empty(engine, "main", "__contract", &schema, err);
+    rc = weir_engine_create_empty(engine, "main", "__contract", &schema, err);
     const char *file = c->origin ? c->origin : "";
     for (size_t k = 0; k < c->n_columns && rc == WEIR_OK; k++) {
       const weir_contract_column *col = &c->columns[k];
@@ -500,7 +496,6 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
       free(sql);
     }
     weir_schema_clear(&schema);
-    weir_engine_close(engine);
   }
   return rc;
 }
@@ -522,10 +517,8 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
         if (rc || !t) continue;
         schema = &t->schema;
       }
-      weir_engine *engine = NULL;
-      if ((rc = weir_engine_open(NULL, &engine, err))) break;
-      rc = weir_engine_restrict_files(engine, NULL, 0, err);
-      if (rc == WEIR_OK) rc = weir_engine_create_empty(engine, "main", "__input", schema, err);
+      weir_engine *engine = p->engine;
+      rc = weir_engine_create_empty(engine, "main", "__input", schema, err);
       if (rc == WEIR_OK) {
         char *sql = weir_asprintf("SELECT * FROM main.__input WHERE (%s)", in->filter);
         weir_schema out = {0};
@@ -538,7 +531,6 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
         weir_schema_clear(&out);
         free(sql);
       }
-      weir_engine_close(engine);
     }
   }
   return rc;

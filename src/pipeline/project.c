@@ -70,6 +70,7 @@ void pipeline_project_free(weir_project *p) {
   json_decref(p->problems);
   json_decref(p->warnings);
   json_decref(p->python);
+  weir_engine_close(p->engine);
   free(p->dir);
   free(p->name);
   free(p->ns);
@@ -484,14 +485,13 @@ int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
   load_project_file(p);
   load_contracts(p);
 
-  weir_engine *engine = NULL;
-  int rc = weir_engine_open(NULL, &engine, err);
+  int rc = weir_engine_open(NULL, &p->engine, err);
+  if (rc == WEIR_OK) rc = weir_engine_restrict_files(p->engine, NULL, 0, err);
   if (rc) {
     pipeline_project_free(p);
     return rc;
   }
-  load_sql_models(p, engine);
-  weir_engine_close(engine);
+  load_sql_models(p, p->engine);
   if ((rc = load_python(p, err))) {
     pipeline_project_free(p);
     return rc;
