@@ -71,10 +71,12 @@ int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_er
   if (opts && opts->threads < 0)
     return weir_seterr(err, WEIR_EINVALIDARG, "cannot open the SQL engine: threads must be 0 or more, not %d",
                        opts->threads);
+  int rc = weir_duckdb_load(err);
+  if (rc) return rc;
   duckdb_config cfg;
   if (duckdb_create_config(&cfg) == DuckDBError)
     return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB could not create a configuration");
-  int rc = set_config(cfg, "autoinstall_known_extensions", "false", err);
+  rc = set_config(cfg, "autoinstall_known_extensions", "false", err);
   if (!rc) rc = set_config(cfg, "autoload_known_extensions", "false", err);
   if (!rc) rc = set_config(cfg, "arrow_large_buffer_size", "true", err);
   if (!rc && opts && opts->threads > 0) {

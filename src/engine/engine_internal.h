@@ -44,6 +44,13 @@ struct weir_engine {
   engine_stream *active;
 };
 
+/* ---- duckdb_loader.c ------------------------------------------------------------------ */
+
+/* Loads DuckDB's library and resolves the functions libweir calls, once per process
+ * (thread-safe). WEIR_EENGINE naming the library and the reason when it cannot. Every
+ * entry point that may run DuckDB calls it first; see duckdb_loader.c for why. */
+int weir_duckdb_load(weir_error *err);
+
 /* ---- engine.c ------------------------------------------------------------------------- */
 
 void weir_eng_ref(weir_engine *e);

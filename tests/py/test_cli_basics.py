@@ -5,7 +5,10 @@ import pytest
 
 import json
 import os
+import pathlib
 import re
+import subprocess
+import sys
 
 from conftest import TITANIC, weir, weir_json
 
@@ -99,3 +102,29 @@ def test_main_exists_with_one_commit(lake):
     assert set(c) >= {"hash", "parents", "time", "author", "message", "tables_changed"}
     assert len(c["hash"]) == 64 and c["parents"] == []
     assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", c["time"])
+
+
+def test_catalog_commands_do_not_load_duckdb(titanic_lake):
+    """libweir loads DuckDB on the first engine (src/engine/duckdb_loader.c): commands that
+    touch only the catalog and the Iceberg metadata must work without it, and a command
+    that needs it says which library it could not load."""
+    missing = {"WEIR_DUCKDB_LIBRARY": "/nonexistent/libduckdb.so"}
+    for cmd in (["tables"], ["describe", "titanic"], ["log", "-n", "2"], ["show", "main"],
+                ["branch", "create", "dev"], ["tag", "create", "t1"], ["diff", "main", "dev"],
+                ["merge", "dev", "--into", "main"], ["branch", "list"], ["runs"],
+                ["revert", "titanic", "--to", "main"]):
+        r = weir(*cmd, lake=titanic_lake, env=missing)
+        assert r.returncode == 0, (cmd, r.stderr)
+    r = weir("query", "SELECT count(*) FROM titanic", lake=titanic_lake, env=missing)
+    assert r.returncode == 1
+    assert r.stderr.startswith("error: cannot load DuckDB's library (WEIR_DUCKDB_LIBRARY="
+                               "/nonexistent/libduckdb.so: "), r.stderr
+    assert "set WEIR_DUCKDB_LIBRARY to the path of libduckdb.so" in r.stderr
+
+
+def test_duckdb_symbol_list_is_generated_from_the_sources():
+    """src/engine/duckdb_symbols.h lists exactly the DuckDB functions src/ calls."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "scripts" / "gen_duckdb_shim.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
