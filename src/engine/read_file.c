@@ -8,8 +8,11 @@
  * (tab for .tsv), double quote, quotes escaped by doubling (RFC 4180). Sniffing the
  * delimiter is exactly what a ragged file defeats: given one row with an extra field,
  * DuckDB's sniffer prefers a dialect in which every row is one column, and the file would
- * load "successfully" as a single text column. The header and the column types are still
- * detected.
+ * load "successfully" as a single text column. Nor are the header, the rows to skip or a
+ * comment character sniffed: given a last row with an extra field, DuckDB's sniffer takes
+ * that row for the header and skips everything above it, and a '#' at the start of a row
+ * would drop the row as a comment. The file has a header row (check_header) and every
+ * other row is data. Only the column types are detected.
  *
  * Types are inferred from a sample of 20,480 rows (DuckDB's default): reading the file
  * twice (sample_size = -1) for every import would double the cost of large files to guard
@@ -70,7 +73,7 @@ static bool format_from_path(const char *path, weir_file_format *out) {
 static void csv_options(weir_buf *b, const char *path, char delim) {
   weir_eng_put_string(b, path);
   weir_buf_printf(b, ", delim = %s, quote = '\"', escape = '\"', strict_mode = true, "
-                     "null_padding = false, ignore_errors = false",
+                     "null_padding = false, ignore_errors = false, skip = 0, comment = ''",
                   delim == '\t' ? "'\\t'" : "','");
 }
 
@@ -143,35 +146,98 @@ static bool reword_csv_error(const char *path, const char *m, weir_buf *out) {
   return true;
 }
 
+/* The regular expression a text value must match for DuckDB's cast to the type to be
+ * exact, or NULL when every cast from text is as good as the text: DuckDB's cast rounds
+ * '1.5' to the BIGINT 2 and '1.005' to the DECIMAL(4,2) 1.01, which would be a narrowing
+ * cast applied behind the contract's back. */
+static const char *exact_text_pattern(const weir_type *t, char *buf, size_t size) {
+  switch (t->id) {
+  case WEIR_TYPE_INT32:
+  case WEIR_TYPE_INT64:
+    return "\\s*[+-]?[0-9]+\\s*";
+  case WEIR_TYPE_DECIMAL:
+    snprintf(buf, size, "\\s*[+-]?([0-9]*\\.[0-9]{0,%d}|[0-9]+)\\s*", t->scale);
+    return buf;
+  default:
+    return NULL;
+  }
+}
+
 /* The `types = {...}` option for the hinted columns the file has: values are then parsed
  * straight into the declared type (a column of whole numbers declared Float64 is read as
- * DOUBLE, not inferred as BIGINT and then refused as a narrowing). Columns the file lacks
- * are left for the validator to report. */
+ * DOUBLE, not inferred as BIGINT and then refused as a narrowing). An Int32, Int64 or
+ * Decimal column gets its hint only when every value of the file is a literal of that
+ * type (one more scan of the file, as text); otherwise it is inferred as if there were no
+ * contract, and the validator reports the type it has (a column with 1.5 in it is double,
+ * not int64), as it does for the same data in Parquet or JSON. Columns the file lacks are
+ * left for the validator to report. */
 static void csv_types_clause(weir_engine *e, const char *path, char delim, const weir_schema *hint,
                              weir_buf *out) {
   if (!hint || hint->n_fields == 0) return;
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "DESCRIBE SELECT * FROM read_csv(");
   csv_options(&sql, path, delim);
-  weir_buf_puts(&sql, ", sample_size = 1)");
+  weir_buf_puts(&sql, ", header = true, sample_size = 1)");
   json_t *cols = NULL;
-  if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
-    bool any = false;
-    size_t i;
-    json_t *c;
-    json_array_foreach(cols, i, c) {
-      const char *name = json_string_value(json_object_get(c, "column_name"));
-      long k = name ? weir_schema_find(hint, name) : -1;
-      char t[64];
-      if (k < 0 || !weir_type_duckdb_name(hint->fields[k].type, t, sizeof t)) continue;
-      weir_buf_puts(out, any ? ", " : ", types = {");
-      weir_eng_put_string(out, name);
-      weir_buf_puts(out, ": ");
-      weir_eng_put_string(out, t);
-      any = true;
-    }
-    if (any) weir_buf_putc(out, '}');
+  if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) != WEIR_OK) {
+    weir_buf_free(&sql);
+    return;
   }
+  /* Which hinted columns need the exactness scan, and the scan itself. */
+  size_t n = json_array_size(cols);
+  long *field = weir_calloc(n ? n : 1, sizeof *field);
+  bool *hinted = weir_calloc(n ? n : 1, sizeof *hinted);
+  weir_buf check = WEIR_BUF_INIT;
+  size_t n_checks = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = json_string_value(json_object_get(json_array_get(cols, i), "column_name"));
+    field[i] = name ? weir_schema_find(hint, name) : -1;
+    char t[64], pat[96];
+    hinted[i] = field[i] >= 0 && weir_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
+    const char *re = hinted[i] ? exact_text_pattern(&hint->fields[field[i]].type, pat, sizeof pat) : NULL;
+    if (!re) continue;
+    weir_buf_puts(&check, n_checks++ ? ", " : "SELECT ");
+    weir_buf_puts(&check, "count(*) FILTER (WHERE NOT regexp_full_match(");
+    weir_eng_put_ident(&check, name);
+    weir_buf_puts(&check, ", ");
+    weir_eng_put_string(&check, re);
+    weir_buf_printf(&check, ")) AS \"%zu\"", i);
+  }
+  if (n_checks > 0) {
+    weir_buf_puts(&check, " FROM read_csv(");
+    csv_options(&check, path, delim);
+    weir_buf_puts(&check, ", header = true, all_varchar = true)");
+    json_t *rows = NULL;
+    json_t *row = NULL;
+    if (weir_engine_query_json(e, weir_buf_cstr(&check), &rows, NULL) == WEIR_OK)
+      row = json_array_get(rows, 0);
+    /* A column is hinted only when the scan ran and found no inexact value; when the scan
+     * itself failed, the normal read reports what is wrong with the file. */
+    for (size_t i = 0; i < n; i++) {
+      char key[32], pat[96];
+      if (!hinted[i] || !exact_text_pattern(&hint->fields[field[i]].type, pat, sizeof pat)) continue;
+      snprintf(key, sizeof key, "%zu", i);
+      json_t *bad = row ? json_object_get(row, key) : NULL;
+      if (!json_is_integer(bad) || json_integer_value(bad) != 0) hinted[i] = false;
+    }
+    json_decref(rows);
+  }
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
+    if (!hinted[i]) continue;
+    const char *name = json_string_value(json_object_get(json_array_get(cols, i), "column_name"));
+    char t[64];
+    weir_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
+    weir_buf_puts(out, any ? ", " : ", types = {");
+    weir_eng_put_string(out, name);
+    weir_buf_puts(out, ": ");
+    weir_eng_put_string(out, t);
+    any = true;
+  }
+  if (any) weir_buf_putc(out, '}');
+  free(field);
+  free(hinted);
+  weir_buf_free(&check);
   json_decref(cols);
   weir_buf_free(&sql);
 }
@@ -181,7 +247,7 @@ static int csv_attempt(weir_engine *e, const char *path, char delim, const char 
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "SELECT * FROM read_csv(");
   csv_options(&sql, path, delim);
-  weir_buf_printf(&sql, ", sample_size = %s%s)", sample, types);
+  weir_buf_printf(&sql, ", header = true, sample_size = %s%s)", sample, types);
   char *what = weir_asprintf("cannot read %s", path);
   int rc = weir_eng_query_table(e, weir_buf_cstr(&sql), false, what, out, raw, err);
   free(what);
