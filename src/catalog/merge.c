@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catalog/catalog_internal.h"
 #include "catalog/tree.h"
@@ -161,6 +162,37 @@ static json_t *loc_or_null(const weir_table_entry *e) {
   return e ? json_string(e->metadata_location) : json_null();
 }
 
+/* A table the source side adds whose name differs from one of into's tables only in case
+ * (each side created one). SQL folds the case of names, so the merged lake could not be
+ * queried for both; it is a conflict like any other, listed with the rest. The walk of
+ * into's tables is paid only by merges that add a table. */
+static int case_twins(weir_catalog *cat, const char *into_root, const tree_diff_item *theirs, size_t nt,
+                      const char *base, json_t *conflicts, weir_error *err) {
+  bool adds = false;
+  for (size_t j = 0; j < nt && !adds; j++) adds = !theirs[j].a && theirs[j].b;
+  if (!adds) return WEIR_OK;
+  weir_table_entry *into = NULL;
+  size_t n_into = 0;
+  int rc = tree_list(cat, into_root, &into, &n_into, err);
+  for (size_t j = 0; j < nt && !rc; j++) {
+    if (theirs[j].a || !theirs[j].b) continue;
+    for (size_t k = 0; k < n_into; k++) {
+      const char *other = into[k].table;
+      if (strcasecmp(other, theirs[j].table) != 0 || strcmp(other, theirs[j].table) == 0) continue;
+      char *ours = weir_asprintf("added %s, whose name differs only in case", other);
+      json_array_append_new(conflicts,
+                            json_pack("{s:s,s:o,s:s,s:s,s:n,s:s,s:s}", "table", theirs[j].table, "base",
+                                      base ? json_string(base) : json_null(), "ours", ours, "theirs",
+                                      "added", "base_metadata", "ours_metadata",
+                                      into[k].metadata_location, "theirs_metadata",
+                                      theirs[j].b->metadata_location));
+      free(ours);
+    }
+  }
+  weir_table_entries_free(into, n_into);
+  return rc;
+}
+
 static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merge_plan *p,
                           const commit_head *hi, const commit_head *hs, weir_error *err) {
   bool found = false;
@@ -200,6 +232,7 @@ static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merg
                     "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b)));
     }
   }
+  if (!rc) rc = case_twins(cat, hi->tables_root, theirs, nt, found ? p->base : NULL, conflicts, err);
   if (!rc && json_array_size(conflicts) > 0) rc = conflict_error(req, conflicts, err);
   if (!rc) rc = check_partial(cat, req, theirs, nt, err);
   json_decref(conflicts);

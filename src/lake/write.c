@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "lake/lake.h"
@@ -182,6 +183,25 @@ done:
 
 /* Two versions' schemas agree on names, types and field ids (so files staged against
  * one can be appended to the other). */
+/* A new table whose name differs from an existing one only in case. SQL folds the case of
+ * names (DuckDB's catalog is case-insensitive), so a query reading both `a` and `A` would
+ * read one of them twice: such a pair is refused where it would be made. Listing the
+ * branch's tables costs one walk of its tree, paid only when a table is created. */
+static int check_case_twin(weir_lake *lake, const char *head, const char *table, const char *branch,
+                           weir_error *err) {
+  weir_table_entry *all = NULL;
+  size_t n = 0;
+  int rc = catalog_tables(lake->cat, head, &all, &n, err);
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++)
+    if (strcasecmp(all[i].table, table) == 0 && strcmp(all[i].table, table) != 0)
+      rc = weir_seterr(err, WEIR_EEXISTS,
+                       "table %s would differ from table %s on branch %s only in case; SQL names "
+                       "are case-insensitive, so queries could not tell them apart (choose another name)",
+                       table, all[i].table, branch);
+  weir_table_entries_free(all, n);
+  return rc;
+}
+
 static bool same_columns(const weir_schema *a, const weir_schema *b) {
   if (a->n_fields != b->n_fields) return false;
   for (size_t i = 0; i < a->n_fields; i++) {
@@ -231,6 +251,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
         iceberg_table_free(prev);
         break;
       }
+      if (!prev && (rc = check_case_twin(lake, head, s->table, branch, err))) break;
       bool moved = (prev ? prev->metadata_location : NULL) != NULL
                        ? (!s->based_on || strcmp(prev->metadata_location, s->based_on) != 0)
                        : s->based_on != NULL;
