@@ -174,6 +174,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
     return weir_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
   }
   weir_engine *engine = NULL;
+  bool restricted = false;
   weir_arrow_table data;
   weir_arrow_table_init(&data);
   /* Text formats are parsed into the declared types: the contract's, or on an append the
@@ -194,11 +195,18 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
     rc = weir_seterr(err, WEIR_EINPUT, "cannot import %s: it has no columns (an empty file?)", file);
     goto done;
   }
+  /* The file is read; validation (whose SQL rules come from the contract's author) and
+   * the write run on a restricted engine, which reaches only the warehouse. */
+  lake_engine_put(lake, engine, false);
+  engine = NULL;
+  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
+  restricted = true;
   rc = import_table(&ic, engine, &data, out_json, err);
 done:
   weir_schema_clear(&hint);
   weir_arrow_table_release(&data);
-  lake_engine_put(lake, engine, false);
+  /* Back to the pool it came from: an open engine must never serve restricted SQL. */
+  if (engine) lake_engine_put(lake, engine, restricted);
   weir_contract_free(ic.contract);
   return rc;
 }
@@ -220,11 +228,12 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
     rc = weir_seterr(err, WEIR_EINPUT, "cannot import Arrow data with no columns into %s", ic.table);
     goto done;
   }
-  if ((rc = lake_engine_get(lake, false, &engine, err))) goto done;
+  /* Restricted: the contract's SQL rules reach only the warehouse. */
+  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
   rc = import_table(&ic, engine, &data, out_json, err);
 done:
   weir_arrow_table_release(&data);
-  lake_engine_put(lake, engine, false);
+  if (engine) lake_engine_put(lake, engine, true);
   weir_contract_free(ic.contract);
   return rc;
 }

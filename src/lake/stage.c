@@ -229,7 +229,8 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
     weir_error_prefix(err, "cannot read the output of %s", weir_json_str(req, "model", table));
     goto done;
   }
-  if ((rc = lake_engine_get(lake, false, &engine, err))) goto done;
+  /* Restricted: the contract's SQL rules reach only the warehouse. */
+  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
   stage_request sreq = {0};
   sreq.table = table;
   const char *mode = weir_json_str(req, "mode", "REPLACE");
@@ -263,7 +264,7 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
 done:
   stage_result_clear(&res);
   weir_arrow_table_release(&data);
-  lake_engine_put(lake, engine, false);
+  if (engine) lake_engine_put(lake, engine, true);
   weir_contract_free(contract);
   json_decref(req);
   return rc;
