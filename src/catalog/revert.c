@@ -103,6 +103,45 @@ static int check_run_siblings(weir_catalog *cat, const char *table, const char *
   return rc;
 }
 
+/* Refuses when the version `target` was written by a run that did not succeed: reverting
+ * to it would publish that run's work table by table, which a merge of its branch refuses
+ * (the aborted-work rule of docs/catalog.md). */
+static int check_target_run(weir_catalog *cat, const char *table, const char *to_ref,
+                            const weir_table_entry *target, weir_error *err) {
+  catalog_table_version v;
+  bool found = false;
+  int rc = cat->be->ops->version_get(cat->be, target->metadata_location, &v, &found, err);
+  if (rc || !found || !v.run_id) {
+    if (found) catalog_table_version_clear(&v);
+    return rc;
+  }
+  catalog_run_row row;
+  weir_error gerr = {0};
+  const char *status = "no run record";
+  bool failed = true;
+  int grc = cat->be->ops->run_get(cat->be, v.run_id, &row, &gerr);
+  if (grc == WEIR_OK) {
+    failed = row.status != WEIR_RUN_SUCCEEDED;
+    status = weir_run_status_name(row.status);
+  } else if (grc != WEIR_ENOTFOUND) {
+    weir_error_move(err, &gerr);
+    rc = grc;
+    failed = false;
+  }
+  if (!rc && failed) {
+    rc = weir_seterr(err, WEIR_EPARTIAL,
+                     "table %s at %s was written by run %s (%s): reverting to it would publish "
+                     "the work of a run that did not succeed; pass --allow-partial to revert anyway",
+                     table, to_ref && *to_ref ? to_ref : "main", v.run_id, status);
+    weir_error_set_details(err, json_pack("[{s:s,s:s,s:[s]}]", "run_id", v.run_id, "status", status,
+                                          "tables", table));
+  }
+  if (grc == WEIR_OK) catalog_run_row_clear(&row);
+  weir_error_clear(&gerr);
+  catalog_table_version_clear(&v);
+  return rc;
+}
+
 static int revert_table_once(weir_catalog *cat, const char *table, const char *to_ref,
                              const char *branch, const char *message, bool allow_partial,
                              json_t **out, bool *retry, weir_error *err) {
@@ -124,6 +163,7 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
   bool unchanged = !rc && catalog_same_version(cur, target);
   if (!rc && !unchanged && cur && !allow_partial)
     rc = check_run_siblings(cat, table, branch, hh.tables_root, cur, err);
+  if (!rc && !unchanged && target && !allow_partial) rc = check_target_run(cat, table, to_ref, target, err);
   rc = catalog_read_end(cat, opened, rc, err);
 
   char commit[WEIR_HASH_LEN + 1];

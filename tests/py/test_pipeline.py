@@ -238,6 +238,23 @@ def test_work_of_a_failed_run_cannot_be_merged_without_allow_partial(titanic_lak
     assert count(lake, "SELECT count(*) FROM f") == 170
 
 
+def test_reverting_to_a_failed_runs_version_needs_allow_partial(titanic_lake, tmp_path):
+    # A revert to the failed run's commit published its work where a merge would not.
+    lake = titanic_lake
+    proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
+    assert weir("run", proj, lake=lake).returncode == 3          # f committed on run/<id>, g failed
+    run = weir_json("runs", lake=lake)[0]
+    before = head(lake)
+    r = weir("revert", "f", "--to", "run/" + run["run_id"], lake=lake)
+    assert r.returncode == 1, r.stderr
+    assert (f"table default.f at run/{run['run_id']} was written by run {run['run_id']} (failed): "
+            "reverting to it would publish the work of a run that did not succeed") in r.stderr
+    assert head(lake) == before
+    r = weir("revert", "f", "--to", "run/" + run["run_id"], "--allow-partial", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM f") == 170
+
+
 def test_revert_a_run_and_refuse_partial_revert(titanic_lake):
     lake = titanic_lake
     before = head(lake)
