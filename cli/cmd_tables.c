@@ -216,7 +216,9 @@ int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *format = cli_opt_value(cmd, args, "format");
   const char *output = cli_opt_value(cmd, args, "output");
   const char *ref = cli_opt_value(cmd, args, "ref");
-  if (ctx->json && !format) format = "json";
+  /* --json is the shape of what goes to standard output: with --output the data goes to
+   * the file in the format its extension names, and the report is JSON. */
+  if (ctx->json && !format && !output) format = "json";
   if (!format && output) {
     /* Like import, the output file's extension names its format. */
     const char *dot = strrchr(output, '.');
@@ -238,7 +240,10 @@ int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     fflush(stdout);
     if (weir_query_export(lake, args->pos[0], ref, format, output ? output : "-", &rows, &err))
       return cli_report_error(ctx, &err);
-    if (output && ctx->verbosity >= 0) fprintf(stderr, "wrote %lld rows to %s\n", (long long)rows, output);
+    if (output && ctx->json)
+      cli_print_json(json_pack("{s:s,s:s,s:I}", "output", output, "format", format, "rows", (json_int_t)rows));
+    else if (output && ctx->verbosity >= 0)
+      fprintf(stderr, "wrote %lld row%s to %s\n", (long long)rows, rows == 1 ? "" : "s", output);
     return 0;
   }
   /* Aligned text: let the engine render every value as text, then align. */

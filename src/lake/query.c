@@ -193,6 +193,26 @@ static int copy_to_stdout(const char *path, weir_error *err) {
   return rc;
 }
 
+/* True when `path` (a file that may not exist yet) is in the lake's folder: its folder,
+ * resolved through symbolic links, is the lake's or below it. An output written there
+ * could overwrite the catalog or a data file. */
+static bool inside_lake(const weir_lake *lake, const char *path) {
+  char *copy = weir_strdup(path);
+  char *slash = strrchr(copy, '/');
+  const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+  char *real_dir = realpath(dir, NULL);
+  char *real_lake = realpath(lake->path, NULL);
+  bool in = false;
+  if (real_dir && real_lake) {
+    size_t n = strlen(real_lake);
+    in = strncmp(real_dir, real_lake, n) == 0 && (real_dir[n] == 0 || real_dir[n] == '/');
+  }
+  free(real_dir);
+  free(real_lake);
+  free(copy);
+  return in;
+}
+
 int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err) {
   if (rows_out) *rows_out = 0;
@@ -207,6 +227,11 @@ int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   bool to_stdout = !path || strcmp(path, "-") == 0;
   if (to_stdout && format && strcmp(format, "parquet") == 0)
     return weir_seterr(err, WEIR_EINVALIDARG, "parquet output needs a file (--output FILE)");
+  if (!to_stdout && inside_lake(lake, path))
+    return weir_seterr(err, WEIR_EINVALIDARG,
+                       "cannot write the query result to %s: it is inside the lake %s, whose files "
+                       "only weir writes (choose a path outside it)",
+                       path, lake->path);
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
