@@ -392,3 +392,100 @@ def test_reverting_a_run_that_published_nothing_says_so(titanic_lake, tmp_path):
     r = weir("revert", "--run", run["run_id"], lake=titanic_lake)
     assert r.returncode == 0
     assert f"Nothing to revert: run {run['run_id']} published no tables" in r.stdout
+
+
+# ---- second fresh-eyes review ---------------------------------------------------------
+
+
+def test_csv_whose_last_row_has_an_extra_field_is_refused_naming_the_line(lake, tmp_path):
+    # DuckDB's sniffer took the last row for the header and skipped every row above it.
+    f = tmp_path / "r.csv"
+    f.write_text("a,b,c\n1,2,3\n4,5,6,7\n")
+    r = weir("import", f, "--table", "r", lake=lake)
+    assert r.returncode == 1
+    assert f"{f} line 3: expected 3 fields, found 4" in r.stderr
+    assert weir("describe", "r", lake=lake).returncode != 0  # nothing was committed
+
+
+def test_csv_row_starting_with_hash_is_data_not_a_comment(lake, tmp_path):
+    f = tmp_path / "c.csv"
+    f.write_text("a,b\n#x,y\nz,w\n")
+    assert weir("import", f, "--table", "c", lake=lake).returncode == 0
+    assert count(lake, "SELECT count(*) FROM c") == 2
+    # A line DuckDB's sniffer took for a comment was dropped without a word.
+    g = tmp_path / "h.csv"
+    g.write_text("a,b\n1,2\n# note\n3,4\n")
+    r = weir("import", g, "--table", "h", lake=lake)
+    assert r.returncode == 1
+    assert f"{g} line 3: expected 2 fields, found 1" in r.stderr
+
+
+def test_csv_with_contract_does_not_round_into_integers_or_decimals(lake, tmp_path):
+    contract = tmp_path / "n.yml"
+    contract.write_text("contract:\n  name: n\n  columns:\n    - {name: x, type: Int64}\n"
+                        "    - {name: y, type: \"Decimal(4, 2)\"}\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n1.5,1.005\n2.7,2\n")
+    r = weir("import", bad, "--table", "n", "--contract", contract, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert 'column "x" has type double, expected int64' in r.stderr
+    assert 'column "y" has type double, expected decimal128(4, 2)' in r.stderr
+    good = tmp_path / "good.csv"
+    good.write_text("x,y\n1,1.01\n-2,2\n")
+    r = weir("import", good, "--table", "n", "--contract", contract, lake=lake)
+    assert r.returncode == 0, r.stderr
+    r = weir("query", "SELECT x, y::VARCHAR AS y FROM n ORDER BY x", "--format", "csv", lake=lake)
+    assert r.stdout.splitlines() == ["x,y", "-2,2.00", "1,1.01"]
+
+
+def test_table_names_that_differ_only_in_case_are_refused(titanic_lake):
+    r = weir("import", TITANIC, "--table", "Titanic", lake=titanic_lake)
+    assert r.returncode == 1
+    assert ("table default.Titanic would differ from table default.titanic on branch main only in case"
+            in r.stderr)
+
+
+def test_merge_of_case_twins_is_a_conflict(lake, tmp_path):
+    f = tmp_path / "a.csv"
+    f.write_text("a\n1\n")
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    assert weir("import", f, "--table", "T", "--branch", "dev", lake=lake).returncode == 0
+    assert weir("import", f, "--table", "t", lake=lake).returncode == 0
+    before = weir_json("log", "-n", "1", lake=lake)
+    r = weir("merge", "dev", "--into", "main", lake=lake)
+    assert r.returncode == 4
+    assert "default.T (main: added default.t, whose name differs only in case, dev: added)" in r.stderr
+    assert weir_json("log", "-n", "1", lake=lake) == before
+
+
+def test_contract_sql_cannot_read_files_outside_the_lake(lake, tmp_path):
+    contract = tmp_path / "p.yml"
+    contract.write_text("contract:\n  name: p\n  columns:\n    - {name: a, type: Int64}\n  rules:\n"
+                        "    - name: evil\n"
+                        "      sql: \"SELECT count(*) FROM read_csv('/etc/passwd'), {table}\"\n"
+                        "      threshold: 0\n")
+    f = tmp_path / "a.csv"
+    f.write_text("a\n1\n")
+    r = weir("import", f, "--table", "p", "--contract", contract, lake=lake)
+    assert r.returncode == 1
+    assert 'rule "evil" does not run' in r.stderr
+    assert "file system operations are disabled" in r.stderr
+
+
+def test_json_flag_does_not_change_the_output_files_format(titanic_lake, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "t.parquet"
+    report = weir_json("query", "SELECT * FROM titanic", "--output", out, lake=titanic_lake)
+    assert report == {"output": str(out), "format": "parquet", "rows": 891}
+    assert pq.read_table(out).num_rows == 891
+
+
+def test_query_output_inside_the_lake_is_refused(titanic_lake):
+    catalog = titanic_lake / "catalog.db"
+    before = catalog.read_bytes()
+    r = weir("query", "SELECT 1 AS x", "--output", catalog, lake=titanic_lake)
+    assert r.returncode == 2
+    assert f"cannot write the query result to {catalog}: it is inside the lake" in r.stderr
+    assert catalog.read_bytes() == before
+    assert weir("tables", lake=titanic_lake).returncode == 0
