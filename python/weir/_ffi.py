@@ -24,7 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from weir.errors import LibraryNotFound, Unsupported, WeirError, error_from_code
+from weir.errors import InvalidArgument, LibraryNotFound, Unsupported, WeirError, error_from_code
 
 __all__ = [
     "Library", "load_library", "find_library", "ArrowArrayStream", "to_reader", "import_stream",
@@ -135,9 +135,32 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
 }
 
 
-def enc(s: str | None) -> bytes | None:
-    """A Python string as a C string (None stays NULL)."""
-    return None if s is None else s.encode("utf-8")
+def enc(s: str | None, what: str = "a string argument") -> bytes | None:
+    """A Python string as a C string (None stays NULL).
+
+    Raises:
+        TypeError: ``s`` is not a str (or None).
+        InvalidArgument: ``s`` contains a NUL character (a C string would end there, so
+            libweir would silently see a shorter string) or cannot be encoded as UTF-8.
+
+    Example:
+        >>> enc("main"), enc(None)
+        (b'main', None)
+        >>> enc("a\\x00b", "ref")
+        Traceback (most recent call last):
+        weir.errors.InvalidArgument: ref 'a\\x00b' contains a NUL character (\\x00) at position 1, which libweir cannot take
+    """
+    if s is None:
+        return None
+    if not isinstance(s, str):  # pyright: ignore[reportUnnecessaryIsInstance] - untyped callers
+        raise TypeError(f"{what} must be a str, not {type(s).__name__}")
+    if "\x00" in s:
+        raise InvalidArgument(f"{what} {s!r} contains a NUL character (\\x00) at position {s.index(chr(0))}, "
+                              "which libweir cannot take")
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgument(f"{what} {s!r} cannot be encoded as UTF-8: {e.reason}") from None
 
 
 def find_library() -> str:

@@ -4,7 +4,13 @@ Naming: an operation that only makes sense at a branch head takes ``branch=`` or
 ``into_branch=`` (imports, merges, reverts, runs write there); a read of any commit takes
 ``ref=`` (a branch, a tag, a commit hash or a unique prefix of at least 7 hex digits,
 optionally ``~N``). A :class:`Branch`, :class:`Tag` or :class:`Commit` object is accepted
-wherever a ref is; a :class:`Branch` wherever a branch is.
+wherever a ref is; a :class:`Branch` wherever a branch is. None given for a ref or branch
+that defaults to ``"main"`` means main; an empty string is refused (``InvalidArgument``).
+
+Arguments are checked before libweir sees them: a value of the wrong type raises
+``TypeError`` naming the parameter, and a string holding a NUL character (which a C string
+would silently end at) raises ``InvalidName`` for a branch, tag or table name and
+``InvalidArgument`` otherwise. Paths may be ``str`` or ``os.PathLike``.
 
 Example (the flow of the GitLake paper's Listing 2)::
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import json
+import operator
 import os
 import sys
 import tempfile
@@ -38,7 +45,7 @@ from typing import Any, Literal, cast
 import pyarrow as pa
 
 from weir import _ffi
-from weir.errors import InvalidArgument, NotFound, PlanError, WeirError
+from weir.errors import InvalidArgument, InvalidName, NotFound, PlanError, WeirError
 from weir.records import (
     Branch,
     Commit,
@@ -65,32 +72,107 @@ ImportMode = Literal["create", "append", "replace"]
 _MODES: dict[str, int] = {"create": 0, "append": 1, "replace": 2}
 
 
-def _ref(ref: RefLike | None, what: str = "ref") -> str | None:
-    if ref is None:
+def _got(value: object) -> str:
+    """What was given, for a message: ``None``, or the type and a short repr."""
+    if value is None:
+        return "None"
+    r = repr(value)
+    return f"{type(value).__name__} ({r if len(r) <= 60 else r[:57] + '...'})"
+
+
+def _short(value: str, limit: int = 200) -> str:
+    r = repr(value)
+    return r if len(r) <= limit else r[:limit - 3] + "..."
+
+
+def _text(value: object, what: str, *, optional: bool = False, name: bool = False) -> str | None:
+    """``value`` checked to be a string libweir can take (C strings end at a NUL byte, so a
+    NUL inside would silently cut the argument short). None stays None when ``optional``.
+
+    Raises:
+        TypeError: not a str (or None when ``optional``).
+        InvalidName (``name``), InvalidArgument (otherwise): it contains a NUL character or
+            cannot be encoded as UTF-8.
+    """
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str{' or None' if optional else ''}, not {_got(value)}")
+    bad = InvalidName if name else InvalidArgument
+    if "\x00" in value:
+        raise bad(f"{what} {_short(value)} contains a NUL character (\\x00) at position {value.index(chr(0))}, "
+                  "which libweir cannot take")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise bad(f"{what} {_short(value)} cannot be encoded as UTF-8: {e.reason}") from None
+    return value
+
+
+def _enc(value: object, what: str, *, optional: bool = False, name: bool = False) -> bytes | None:
+    """``value`` as a C string (None stays NULL when ``optional``), checked as :func:`_text` does."""
+    return _ffi.enc(_text(value, what, optional=optional, name=name))
+
+
+def _ref(ref: object, what: str = "ref", *, optional: bool = False) -> str | None:
+    """The ref string of a ref argument (None only when ``optional``: libweir reads NULL
+    as main).
+
+    Raises:
+        TypeError: not a str, Branch, Tag or Commit. InvalidArgument: an empty string, or
+            one with a NUL character.
+    """
+    if ref is None and optional:
         return None
     if isinstance(ref, Commit):
-        return ref.hash
-    if isinstance(ref, (Branch, Tag)):
-        return ref.name
-    if isinstance(ref, str):
-        return ref
-    raise InvalidArgument(f"{what} must be a branch, tag or commit hash (a str, Branch, Tag or Commit), "
-                          f"not {type(ref).__name__}")
+        ref = ref.hash
+    elif isinstance(ref, (Branch, Tag)):
+        ref = ref.name
+    elif not isinstance(ref, str):
+        raise TypeError(f"{what} must be a branch, tag or commit hash (a str, Branch, Tag or Commit), "
+                        f"not {_got(ref)}")
+    s = _text(ref, what)
+    if not s:
+        raise InvalidArgument(f"{what} must not be empty: give a branch, tag or commit hash"
+                              + (" (or None for main)" if optional else ""))
+    return s
 
 
-def _branch(branch: BranchLike | None, what: str = "branch") -> str | None:
-    if branch is None:
+def _branch(branch: object, what: str = "branch", *, optional: bool = False, target: bool = True) -> str | None:
+    """The branch name of a branch argument (None only when ``optional``). ``target``: the
+    branch an operation writes to, where libweir would read an empty name as main.
+
+    Raises:
+        TypeError: not a str or Branch. InvalidArgument: a Commit or Tag; an empty target.
+        InvalidName: a NUL character in the name.
+    """
+    if branch is None and optional:
         return None
     if isinstance(branch, Branch):
-        return branch.name
-    if isinstance(branch, str):
-        return branch
-    raise InvalidArgument(f"{what} must name a branch (a str or Branch), not {type(branch).__name__}: "
-                          "this operation writes at a branch head")
+        branch = branch.name
+    elif isinstance(branch, (Commit, Tag)):
+        raise InvalidArgument(f"{what} must be a branch name (a str or Branch), not {type(branch).__name__}"
+                              + (": this operation writes at a branch head" if target else ""))
+    elif not isinstance(branch, str):
+        raise TypeError(f"{what} must be a branch name (a str or Branch), not {_got(branch)}")
+    s = _text(branch, what, name=True)
+    if target and not s:
+        raise InvalidArgument(f"{what} must not be empty: give a branch name"
+                              + (" (or None for main)" if optional else ""))
+    return s
 
 
-def _enc(s: str | None) -> bytes | None:
-    return _ffi.enc(s)
+def _enc_ref(ref: object, what: str = "ref", *, optional: bool = False) -> bytes | None:
+    return _ffi.enc(_ref(ref, what, optional=optional))
+
+
+def _enc_branch(branch: object, what: str = "branch", *, optional: bool = False, target: bool = True) -> bytes | None:
+    return _ffi.enc(_branch(branch, what, optional=optional, target=target))
+
+
+def _check_callback(fn: object, what: str) -> None:
+    if fn is not None and not callable(fn):
+        raise TypeError(f"{what} must be a callable taking one dict (or None), not {_got(fn)}")
 
 
 def _sdk_on_pythonpath() -> None:
@@ -104,8 +186,36 @@ def _sdk_on_pythonpath() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([sdk, *parts])
 
 
-def _path(p: str | os.PathLike[str]) -> str:
-    return os.path.abspath(os.fspath(p))
+def _path(p: object, what: str) -> str:
+    """An absolute path from a str or ``os.PathLike`` argument.
+
+    Raises:
+        TypeError: neither. InvalidArgument: empty, or with a NUL character.
+    """
+    if not isinstance(p, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a path (a str or os.PathLike), not {_got(p)}")
+    s = os.fspath(cast("str | os.PathLike[str]", p))
+    if isinstance(s, bytes):  # pyright: ignore[reportUnnecessaryIsInstance] - an os.PathLike[bytes]
+        s = os.fsdecode(s)
+    s = cast("str", _text(s, what))
+    if not s:
+        raise InvalidArgument(f"{what} must not be empty")
+    return os.path.abspath(s)
+
+
+def _check_column_names(names: list[str]) -> None:
+    """Refuses Arrow column names libweir cannot import: empty, duplicate or holding a
+    NUL character (``column "a" appears twice in the data``, ``column 1 has an empty
+    name``; positions are 1-based)."""
+    seen: set[str] = set()
+    for i, name in enumerate(names, 1):
+        if not name:
+            raise InvalidArgument(f"column {i} has an empty name")
+        if "\x00" in name:
+            raise InvalidArgument(f"column {i} name {_short(name)} contains a NUL character (\\x00)")
+        if name in seen:
+            raise InvalidArgument(f'column "{name}" appears twice in the data')
+        seen.add(name)
 
 
 class Client:
@@ -125,6 +235,8 @@ class Client:
         NotFound: no lake there (the message says where weir looked).
         LibraryNotFound: libweir cannot be loaded.
         CatalogError: the catalog is unreadable.
+        TypeError: an argument of the wrong type (``progress`` not callable, ``lake`` not a
+            path). InvalidArgument: an empty ``lake``, or a NUL character in an argument.
 
     Example:
         >>> import weir
@@ -136,7 +248,10 @@ class Client:
     def __init__(self, lake: str | os.PathLike[str] | None = None, *, library: str | os.PathLike[str] | None = None,
                  author: str | None = None, progress: Callable[[dict[str, Any]], None] | None = None,
                  _create: bool = False) -> None:
-        self._lib = _ffi.load_library(library)
+        lake_path = _path(lake, "lake") if lake is not None else None
+        author_c = _enc(author, "author", optional=True)
+        _check_callback(progress, "progress")
+        self._lib = _ffi.load_library(_path(library, "library") if library is not None else None)
         # libweir runs discovery and model workers with $WEIR_PYTHON: by default the
         # interpreter running this client, which has this SDK installed.
         if "WEIR_PYTHON" not in os.environ:
@@ -145,10 +260,10 @@ class Client:
         self._lock = threading.RLock()
         self._handle = ctypes.c_void_p()
         self._progress_cb: Any = None
-        path = _enc(_path(lake)) if lake is not None else None
-        self._lib.call("weir_lake_init" if _create else "weir_lake_open", path, ctypes.byref(self._handle))
-        if author is not None:
-            self._lib.call("weir_lake_set_author", self._handle, _enc(author))
+        self._lib.call("weir_lake_init" if _create else "weir_lake_open", _ffi.enc(lake_path),
+                       ctypes.byref(self._handle))
+        if author_c is not None:
+            self._lib.call("weir_lake_set_author", self._handle, author_c)
         if progress is not None:
             self.set_progress(progress)
 
@@ -161,11 +276,13 @@ class Client:
         Raises:
             AlreadyExists: a lake is already there.
             StorageError, CatalogError: it could not be created.
+            TypeError: ``path`` is not a str or ``os.PathLike``. InvalidArgument: it is
+                empty or holds a NUL character.
 
         Example:
             >>> client = weir.Client.init("/tmp/new-lake")        # doctest: +SKIP
         """
-        return cls(path, library=library, author=author, _create=True)
+        return cls(_path(path, "path"), library=library, author=author, _create=True)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -226,9 +343,13 @@ class Client:
         """Sets (or with None removes) the progress callback of long operations. The
         callback runs on the calling thread; exceptions it raises are ignored.
 
+        Raises:
+            TypeError: ``fn`` is neither callable nor None.
+
         Example:
             >>> client.set_progress(lambda e: print(e.get("phase"), e.get("rows")))  # doctest: +SKIP
         """
+        _check_callback(fn, "fn")
 
         def trampoline(event: bytes | None, ctx: int | None) -> None:
             if fn is None or not event:
@@ -261,59 +382,76 @@ class Client:
         """The full commit hash ``ref`` names.
 
         Raises:
-            NotFound: no such ref; InvalidArgument: a malformed or ambiguous ref.
+            NotFound: no such ref. InvalidArgument: a malformed or ambiguous ref, an empty
+            string, or a NUL character. TypeError: not a str, Branch, Tag or Commit.
 
         Example:
             >>> client.resolve("main~1")          # doctest: +SKIP
             '3f2a...'
         """
         buf = ctypes.create_string_buffer(_ffi.HASH_SIZE)
-        self._call("weir_ref_resolve", _enc(_ref(ref)), buf)
+        self._call("weir_ref_resolve", _enc_ref(ref), buf)
         return buf.value.decode()
 
-    def get_commits(self, ref: RefLike = "main", limit: int | None = None) -> list[Commit]:
+    def get_commits(self, ref: RefLike | None = "main", limit: int | None = None) -> list[Commit]:
         """Commits reachable from ``ref``, newest first, each with the tables it changed.
 
         Args:
-            ref: where to start.
-            limit: at most this many (None: all).
+            ref: where to start (None: main).
+            limit: at most this many: None for all, 0 for none (as ``weir log -n 0``; the
+                ref must still exist).
 
         Raises:
-            NotFound: no such ref. InvalidArgument: a negative limit.
+            NotFound: no such ref. InvalidArgument: a negative limit, an empty ref.
+            TypeError: ``limit`` is not an int (or None).
 
         Example:
             >>> head = client.get_commits(ref="main", limit=1)[0]   # doctest: +SKIP
             >>> head.hash, head.message                              # doctest: +SKIP
+            >>> client.get_commits(limit=0)                          # doctest: +SKIP
+            []
         """
-        if limit is not None and limit < 0:
-            raise InvalidArgument(f"limit must be 0 or more, not {limit}")
-        doc = self._json("weir_log", _enc(_ref(ref)), ctypes.c_int64(limit or 0))
+        n = 0
+        if limit is not None:
+            if isinstance(limit, bool):
+                raise TypeError(f"limit must be an int or None, not {_got(limit)}")
+            try:
+                n = operator.index(limit)
+            except TypeError:
+                raise TypeError(f"limit must be an int or None, not {_got(limit)}") from None
+            if n < 0:
+                raise InvalidArgument(f"limit must be 0 or more (or None for all), not {n}")
+        r = _enc_ref(ref, optional=True)
+        if limit is not None and n == 0:
+            self._call("weir_ref_resolve", r, ctypes.create_string_buffer(_ffi.HASH_SIZE))  # NotFound as ever
+            return []
+        doc = self._json("weir_log", r, ctypes.c_int64(min(n, 2**63 - 1)))  # 0 asks libweir for all
         return [Commit.from_json(c) for c in cast("list[dict[str, Any]]", doc or [])]
 
     def get_commit(self, ref: RefLike) -> Commit:
         """One commit, with every table it holds (metadata file and snapshot).
 
         Raises:
-            NotFound: no such ref.
+            NotFound: no such ref. InvalidArgument: an empty ref. TypeError: not a ref.
 
         Example:
             >>> [t.table for t in client.get_commit("main").tables]   # doctest: +SKIP
             ['default.titanic']
         """
-        return Commit.from_json(cast("dict[str, Any]", self._json("weir_show", _enc(_ref(ref)))))
+        return Commit.from_json(cast("dict[str, Any]", self._json("weir_show", _enc_ref(ref))))
 
     def diff(self, ref_a: RefLike, ref_b: RefLike) -> Diff:
         """Tables added, removed and changed from ``ref_a`` to ``ref_b``, with row counts.
 
         Raises:
-            NotFound: either ref does not exist.
+            NotFound: either ref does not exist. InvalidArgument: an empty ref.
 
         Example:
             >>> d = client.diff("main", "dev")                         # doctest: +SKIP
             >>> [(t.table, t.record_change) for t in d.changed]         # doctest: +SKIP
         """
-        return Diff.from_json(cast("dict[str, Any]", self._json("weir_diff", _enc(_ref(ref_a, "ref_a")),
-                                                                 _enc(_ref(ref_b, "ref_b")))))
+        return Diff.from_json(cast("dict[str, Any]", self._json("weir_diff", _enc_ref(ref_a, "ref_a"),
+                                                                 _enc_ref(ref_b, "ref_b"))))
 
     # ---- branches and tags -------------------------------------------------------------------
 
@@ -331,36 +469,37 @@ class Client:
         """The branch ``name`` with its current head.
 
         Raises:
-            NotFound: no such branch.
+            NotFound: no such branch. TypeError: ``name`` is not a str or Branch.
 
         Example:
             >>> client.get_branch("main").head       # doctest: +SKIP
         """
-        n = _branch(name)
+        n = _branch(name, "name", target=False)
         for b in self.get_branches():
             if b.name == n:
                 return b
         raise NotFound(f"branch '{n}' does not exist")
 
-    def create_branch(self, name: str, from_ref: RefLike = "main") -> Branch:
-        """Creates branch ``name`` at ``from_ref``. Copies no data: one catalog row.
+    def create_branch(self, name: str, from_ref: RefLike | None = "main") -> Branch:
+        """Creates branch ``name`` at ``from_ref`` (None: main). Copies no data: one
+        catalog row.
 
         Raises:
-            InvalidName: the name breaks git's ref-name rules. AlreadyExists: the branch
-            exists. NotFound: ``from_ref`` does not exist.
+            InvalidName: the name breaks git's ref-name rules (or holds a NUL character).
+            AlreadyExists: the branch exists. NotFound: ``from_ref`` does not exist.
+            InvalidArgument: an empty ``from_ref``. TypeError: ``name`` is not a str.
 
         Example:
             >>> dev = client.create_branch("dev", from_ref="main")   # doctest: +SKIP
         """
-        if isinstance(name, Branch):  # pyright: ignore[reportUnnecessaryIsInstance]
-            name = name.name
+        n = cast("str", _branch(name, "name", target=False))
         buf = ctypes.create_string_buffer(_ffi.HASH_SIZE)
-        self._call("weir_branch_create", _enc(name), _enc(_ref(from_ref, "from_ref")), buf)
+        self._call("weir_branch_create", _ffi.enc(n), _enc_ref(from_ref, "from_ref", optional=True), buf)
         head = buf.value.decode()
         for b in self.get_branches():
-            if b.name == name:
+            if b.name == n:
                 return b
-        return Branch(name=name, head=head)
+        return Branch(name=n, head=head)
 
     def delete_branch(self, name: BranchLike, force: bool = False) -> None:
         """Deletes a branch (its commits stay readable by hash).
@@ -370,12 +509,13 @@ class Client:
 
         Raises:
             NotFound: no such branch. InvalidArgument: ``main``, or unmerged work without
-            ``force``.
+            ``force``. InvalidName: a bad name (or one holding a NUL character).
+            TypeError: ``name`` is not a str or Branch.
 
         Example:
             >>> client.delete_branch("dev")          # doctest: +SKIP
         """
-        self._call("weir_branch_delete", _enc(_branch(name)), ctypes.c_uint(1 if force else 0))
+        self._call("weir_branch_delete", _enc_branch(name, "name", target=False), ctypes.c_uint(1 if force else 0))
 
     def get_tags(self) -> list[Tag]:
         """All tags, sorted by name.
@@ -390,27 +530,30 @@ class Client:
         """The tag ``name``.
 
         Raises:
-            NotFound: no such tag.
+            NotFound: no such tag. TypeError: ``name`` is not a str. InvalidName: a NUL
+            character in it.
 
         Example:
             >>> client.get_tag("v1").target   # doctest: +SKIP
         """
+        _text(name, "name", name=True)
         for t in self.get_tags():
             if t.name == name:
                 return t
         raise NotFound(f"tag '{name}' does not exist")
 
-    def create_tag(self, name: str, ref: RefLike = "main") -> Tag:
-        """Creates tag ``name`` at ``ref``; tags never move.
+    def create_tag(self, name: str, ref: RefLike | None = "main") -> Tag:
+        """Creates tag ``name`` at ``ref`` (None: main); tags never move.
 
         Raises:
-            InvalidName, AlreadyExists, NotFound.
+            InvalidName, AlreadyExists, NotFound. InvalidArgument: an empty ref.
+            TypeError: ``name`` is not a str.
 
         Example:
             >>> client.create_tag("v1", ref="main").target     # doctest: +SKIP
         """
         buf = ctypes.create_string_buffer(_ffi.HASH_SIZE)
-        self._call("weir_tag_create", _enc(name), _enc(_ref(ref)), buf)
+        self._call("weir_tag_create", _enc(name, "name", name=True), _enc_ref(ref, optional=True), buf)
         target = buf.value.decode()
         for t in self.get_tags():
             if t.name == name:
@@ -421,19 +564,19 @@ class Client:
         """Deletes a tag.
 
         Raises:
-            NotFound: no such tag.
+            NotFound: no such tag. InvalidName: a bad name. TypeError: not a str or Tag.
 
         Example:
             >>> client.delete_tag("v1")   # doctest: +SKIP
         """
-        self._call("weir_tag_delete", _enc(name.name if isinstance(name, Tag) else name))
+        self._call("weir_tag_delete", _enc(name.name if isinstance(name, Tag) else name, "name", name=True))
 
     # ---- merge -----------------------------------------------------------------------------------
 
-    def merge(self, source_ref: RefLike, into_branch: BranchLike = "main", message: str | None = None,
+    def merge(self, source_ref: RefLike, into_branch: BranchLike | None = "main", message: str | None = None,
               no_ff: bool = False, allow_partial: bool = False) -> MergeResult:
-        """Merges ``source_ref`` into branch ``into_branch``: fast-forward when possible
-        (unless ``no_ff``), else a three-way merge at table level.
+        """Merges ``source_ref`` into branch ``into_branch`` (None: main): fast-forward
+        when possible (unless ``no_ff``), else a three-way merge at table level.
 
         Raises:
             MergeConflict: tables changed on both sides (``.conflicts`` lists them);
@@ -441,57 +584,64 @@ class Client:
             PartialRunError: the source history holds commits of a run that did not
                 succeed (pass ``allow_partial=True`` to publish them anyway).
             ConcurrentUpdate: the target kept moving. NotFound: a missing ref or branch.
+            InvalidArgument: an empty ref or branch. TypeError: an argument of the wrong type.
 
         Example:
             >>> client.merge("dev", into_branch="main").result    # doctest: +SKIP
             'fast-forward'
         """
-        opts = _ffi.MergeOptions(_enc(message), 1 if no_ff else 0, 1 if allow_partial else 0)
-        doc = self._json("weir_merge", _enc(_ref(source_ref, "source_ref")), _enc(_branch(into_branch, "into_branch")),
-                         ctypes.byref(opts))
+        opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0)
+        doc = self._json("weir_merge", _enc_ref(source_ref, "source_ref"),
+                         _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return MergeResult.from_json(cast("dict[str, Any]", doc))
 
     # ---- tables ----------------------------------------------------------------------------------
 
-    def get_tables(self, ref: RefLike = "main") -> list[TableSummary]:
-        """Tables at ``ref``, sorted by name, with row counts.
+    def get_tables(self, ref: RefLike | None = "main") -> list[TableSummary]:
+        """Tables at ``ref`` (None: main), sorted by name, with row counts.
+
+        Raises:
+            NotFound: no such ref. InvalidArgument: an empty ref.
 
         Example:
             >>> [(t.table, t.record_count) for t in client.get_tables()]   # doctest: +SKIP
             [('default.titanic', 891)]
         """
-        doc = self._json("weir_tables", _enc(_ref(ref)))
+        doc = self._json("weir_tables", _enc_ref(ref, optional=True))
         return [TableSummary.from_json(t) for t in cast("list[dict[str, Any]]", doc or [])]
 
-    def get_table(self, name: str, ref: RefLike = "main") -> TableInfo:
-        """One table at ``ref``: columns (type, required, doc, lineage, field id), the
+    def get_table(self, name: str, ref: RefLike | None = "main") -> TableInfo:
+        """One table at ``ref`` (None: main): columns (type, required, doc, lineage, field id), the
         table comment, the contract stored with it, snapshot and metadata file.
 
         Raises:
             NotFound: the table does not exist at ``ref``. InvalidName: a bad name.
+            TypeError: ``name`` is not a str.
 
         Example:
             >>> info = client.get_table("f")                 # doctest: +SKIP
             >>> info.comment, info.column("tclass").doc        # doctest: +SKIP
         """
-        return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_describe", _enc(name), _enc(_ref(ref)))))
+        return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_describe", _enc(name, "name", name=True),
+                                                                      _enc_ref(ref, optional=True))))
 
-    def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike = "main",
+    def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main",
                      allow_partial: bool = False, message: str | None = None) -> RevertResult:
-        """Commits on ``into_branch`` the version ``table`` had at ``source_ref`` (or drops
-        it if it did not exist there). History is never rewritten.
+        """Commits on ``into_branch`` (None: main) the version ``table`` had at
+        ``source_ref`` (or drops it if it did not exist there). History is never rewritten.
 
         Raises:
             PartialRunError: the table's current version was published by a run together
                 with other tables (pass ``allow_partial=True``, or use ``revert_run``).
-            NotFound, InvalidName.
+            NotFound, InvalidName. InvalidArgument: an empty ref or branch.
+            TypeError: an argument of the wrong type.
 
         Example:
             >>> client.revert_table("f", source_ref=old.hash, into_branch="main")   # doctest: +SKIP
         """
-        opts = _ffi.RevertOptions(_enc(message), 1 if allow_partial else 0)
-        doc = self._json("weir_revert_table", _enc(table), _enc(_ref(source_ref, "source_ref")),
-                         _enc(_branch(into_branch, "into_branch")), ctypes.byref(opts))
+        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0)
+        doc = self._json("weir_revert_table", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
+                         _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
     def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None,
@@ -500,43 +650,47 @@ class Client:
         commit on ``into_branch`` (default: the run's target branch).
 
         Raises:
-            NotFound: no such run.
+            NotFound: no such run. InvalidArgument: an empty run id or branch.
+            TypeError: an argument of the wrong type.
 
         Example:
             >>> client.revert_run(state.run_id)      # doctest: +SKIP
         """
-        rid = run_id.run_id if isinstance(run_id, RunState) else run_id
+        rid = _text(run_id.run_id if isinstance(run_id, RunState) else run_id, "run_id")
         if not rid:
             raise InvalidArgument("revert_run needs a run id")
-        opts = _ffi.RevertOptions(_enc(message), 0)
-        doc = self._json("weir_revert_run", _enc(rid), _enc(_branch(into_branch, "into_branch")), ctypes.byref(opts))
+        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 0)
+        doc = self._json("weir_revert_run", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
+                         ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
     # ---- reading data ----------------------------------------------------------------------------
 
-    def query_reader(self, sql: str, ref: RefLike = "main") -> pa.RecordBatchReader:
-        """Runs read-only SQL over every table as it is at ``ref`` and returns the result
-        as a stream of record batches (the engine's buffers, not copied).
+    def query_reader(self, sql: str, ref: RefLike | None = "main") -> pa.RecordBatchReader:
+        """Runs read-only SQL over every table as it is at ``ref`` (None: main) and
+        returns the result as a stream of record batches (the engine's buffers, not
+        copied).
 
         Raises:
             NotFound: a table that does not exist at ``ref``. EngineError: a SQL error.
-            InvalidArgument: a statement that writes.
+            InvalidArgument: a statement that writes, an empty ref, a NUL character in
+            ``sql``. TypeError: ``sql`` is not a str.
 
         Example:
             >>> for batch in client.query_reader("SELECT * FROM titanic"):   # doctest: +SKIP
             ...     print(batch.num_rows)
         """
         stream = _ffi.ArrowArrayStream()
-        self._call("weir_query", _enc(sql), _enc(_ref(ref)), ctypes.byref(stream))
+        self._call("weir_query", _enc(sql, "sql"), _enc_ref(ref, optional=True), ctypes.byref(stream))
         return _ffi.import_stream(stream)
 
-    def query(self, sql: str, ref: RefLike = "main") -> pa.Table:
-        """Runs read-only SQL over every table as it is at ``ref``; a table is
+    def query(self, sql: str, ref: RefLike | None = "main") -> pa.Table:
+        """Runs read-only SQL over every table as it is at ``ref`` (None: main); a table is
         ``namespace.name`` or bare ``name`` (the default namespace). The result holds the
         engine's Arrow buffers (no copy).
 
         Raises:
-            NotFound, EngineError, InvalidArgument (as :meth:`query_reader`).
+            NotFound, EngineError, InvalidArgument, TypeError (as :meth:`query_reader`).
 
         Example:
             >>> client.query("SELECT COUNT(*) AS n FROM titanic", ref=head).to_pylist()   # doctest: +SKIP
@@ -545,35 +699,37 @@ class Client:
         return self.query_reader(sql, ref).read_all()
 
     def export_query(self, sql: str, path: str | os.PathLike[str], format: Literal["csv", "json", "parquet"] = "parquet",  # noqa: A002
-                     ref: RefLike = "main") -> int:
+                     ref: RefLike | None = "main") -> int:
         """Runs a query and writes its result to ``path`` as CSV (with a header), JSON or
         Parquet; returns the number of rows written.
 
         Raises:
-            as :meth:`query`, plus StorageError for the output file.
+            as :meth:`query`, plus StorageError for the output file; TypeError: ``path``
+            is not a str or ``os.PathLike``.
 
         Example:
             >>> client.export_query("SELECT * FROM f", "f.parquet")   # doctest: +SKIP
             170
         """
         rows = ctypes.c_int64(0)
-        self._call("weir_query_export", _enc(sql), _enc(_ref(ref)), _enc(format), _enc(_path(path)),
-                   ctypes.byref(rows))
+        self._call("weir_query_export", _enc(sql, "sql"), _enc_ref(ref, optional=True), _enc(format, "format"),
+                   _ffi.enc(_path(path, "path")), ctypes.byref(rows))
         return rows.value
 
     # ---- writing data ----------------------------------------------------------------------------
 
-    def import_data(self, table: str, data: object, branch: BranchLike = "main", mode: ImportMode = "create",
+    def import_data(self, table: str, data: object, branch: BranchLike | None = "main", mode: ImportMode = "create",
                     contract: str | os.PathLike[str] | type | Mapping[str, Any] | None = None,
                     message: str | None = None, format: Literal["csv", "parquet", "jsonl"] | None = None,  # noqa: A002
                     ) -> ImportResult:
-        """Loads data into ``table`` as one commit on ``branch``.
+        """Loads data into ``table`` as one commit on ``branch`` (None: main).
 
         Args:
             table: ``namespace.name`` or ``name``.
-            data: a path to a CSV, Parquet or JSON-lines file, or Arrow data: a
-                ``pyarrow.Table``/``RecordBatch``/``RecordBatchReader`` or any object with
-                ``__arrow_c_stream__`` (polars, pandas). Arrow data is read in place.
+            data: a path (str or ``os.PathLike``) to a CSV, Parquet or JSON-lines file, or
+                Arrow data: a ``pyarrow.Table``/``RecordBatch``/``RecordBatchReader`` or
+                any object with ``__arrow_c_stream__`` (polars, pandas). Arrow data is
+                read in place; its column names must be non-empty and distinct.
             mode: ``"create"`` (the table must not exist), ``"append"`` or ``"replace"``.
             contract: check the data first: a YAML/IR-JSON contract file, a TableSchema
                 class, or an IR dict. Violations of mode ``fail`` write nothing.
@@ -585,38 +741,58 @@ class Client:
             InvalidName: a bad table name (nothing is touched). AlreadyExists: ``create``
             on an existing table. InvalidInput: a malformed file (message names file and
             line). ConcurrentUpdate.
+            InvalidArgument: a bad ``mode``, an empty branch, Arrow data with an empty or
+            duplicate column name (``column "a" appears twice in the data``), a NUL
+            character in an argument. TypeError: an argument of the wrong type (``data``
+            neither a path nor Arrow data, ``contract`` neither a path, a TableSchema
+            class nor a dict).
 
         Example:
             >>> client.import_data("titanic", "examples/titanic/data/titanic.csv")   # doctest: +SKIP
             >>> client.import_data("scores", pa.table({"x": [1, 2]}), branch="dev")    # doctest: +SKIP
         """
+        table_c = _enc(table, "table", name=True)
+        branch_c = _enc_branch(branch, optional=True)
+        if not isinstance(mode, str):
+            raise TypeError(f"mode must be a str ('create', 'append' or 'replace'), not {_got(mode)}")
         if mode not in _MODES:
             raise InvalidArgument(f"mode must be 'create', 'append' or 'replace', not {mode!r}")
-        tmpdir: tempfile.TemporaryDirectory[str] | None = None
-        contract_path: str | None = None
-        try:
-            if contract is not None:
-                if isinstance(contract, (str, os.PathLike)):
-                    contract_path = _path(contract)
-                else:
-                    ir: dict[str, Any]
-                    if is_schema(contract):
-                        ir = cast("type[TableSchema]", contract).to_ir()
-                    elif isinstance(contract, Mapping):
-                        ir = dict(contract)
-                    else:
-                        raise InvalidArgument("contract must be a contract file path, a TableSchema class or an IR "
-                                              f"dict, not {contract!r}")
-                    tmpdir = tempfile.TemporaryDirectory(prefix="weir-contract-")
-                    contract_path = os.path.join(tmpdir.name, "contract.json")
-                    with open(contract_path, "w", encoding="utf-8") as fh:
-                        json.dump(ir, fh)
-            opts = _ffi.ImportOptions(_enc(table), _enc(_branch(branch)), _MODES[mode], _enc(contract_path),
-                                      _enc(message), _enc(format))
-            if isinstance(data, (str, os.PathLike)):
-                doc = self._json("weir_import", _enc(_path(cast("str | os.PathLike[str]", data))), ctypes.byref(opts))
+        message_c = _enc(message, "message", optional=True)
+        format_c = _enc(format, "format", optional=True)
+        contract_file: str | None = None
+        ir: dict[str, Any] | None = None
+        if contract is not None:
+            if isinstance(contract, (str, os.PathLike)):
+                contract_file = _path(contract, "contract")
+            elif is_schema(contract):
+                ir = cast("type[TableSchema]", contract).to_ir()
+            elif isinstance(contract, Mapping):
+                ir = dict(contract)
             else:
-                stream, reader = _ffi.export_stream(data)
+                raise TypeError("contract must be a contract file path, a TableSchema class or an IR dict, "
+                                f"not {_got(contract)}")
+        data_file: str | None = None
+        reader: pa.RecordBatchReader | None = None
+        if isinstance(data, (str, os.PathLike)):
+            data_file = _path(cast("str | os.PathLike[str]", data), "data")
+        else:
+            try:
+                reader = _ffi.to_reader(data)
+            except TypeError as e:
+                raise TypeError(f"data must be a file path or Arrow data: {e}") from None
+            _check_column_names(reader.schema.names)
+        tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        try:
+            if ir is not None:
+                tmpdir = tempfile.TemporaryDirectory(prefix="weir-contract-")
+                contract_file = os.path.join(tmpdir.name, "contract.json")
+                with open(contract_file, "w", encoding="utf-8") as fh:
+                    json.dump(ir, fh)
+            opts = _ffi.ImportOptions(table_c, branch_c, _MODES[mode], _ffi.enc(contract_file), message_c, format_c)
+            if reader is None:
+                doc = self._json("weir_import", _ffi.enc(data_file), ctypes.byref(opts))
+            else:
+                stream, reader = _ffi.export_stream(reader)
                 try:
                     doc = self._json("weir_import_arrow", ctypes.byref(stream), ctypes.byref(opts))
                 finally:
@@ -629,19 +805,22 @@ class Client:
 
     # ---- projects and runs -------------------------------------------------------------------
 
-    def check(self, project_dir: str | os.PathLike[str], ref: RefLike = "main") -> Plan:
-        """Parses and plans a project against the catalog at ``ref`` without reading data
-        or writing anything. Problems are returned, not raised: check ``plan.ok``.
+    def check(self, project_dir: str | os.PathLike[str], ref: RefLike | None = "main") -> Plan:
+        """Parses and plans a project against the catalog at ``ref`` (None: main) without
+        reading data or writing anything. Problems are returned, not raised: check
+        ``plan.ok``.
 
         Raises:
-            NotFound: the project folder or ``ref`` does not exist.
+            NotFound: the project folder or ``ref`` does not exist. InvalidArgument: an
+            empty ref. TypeError: ``project_dir`` is not a str or ``os.PathLike``.
 
         Example:
             >>> plan = client.check("examples/titanic/project")    # doctest: +SKIP
             >>> plan.ok, [m.name for m in plan.models]              # doctest: +SKIP
             (True, ['f', 'g', 'fare_sum', 'h'])
         """
-        text, err = self._out("weir_project_check", _enc(_path(project_dir)), _enc(_ref(ref)))
+        text, err = self._out("weir_project_check", _ffi.enc(_path(project_dir, "project_dir")),
+                              _enc_ref(ref, optional=True))
         doc = cast("dict[str, Any]", json.loads(text)) if text else {}
         if err is None:
             return Plan.from_json(doc)
@@ -650,8 +829,9 @@ class Client:
             return dataclasses.replace(plan, ok=False)
         raise err
 
-    def run(self, project_dir: str | os.PathLike[str], ref: BranchLike = "main", dry_run: bool = False) -> RunState:
-        """Checks, then runs a project transactionally on branch ``ref``: the models run
+    def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main",
+            dry_run: bool = False) -> RunState:
+        """Checks, then runs a project transactionally on branch ``ref`` (None: main): the models run
         on a temporary branch ``run/<id>`` that is merged into ``ref`` only if every
         model passed.
 
@@ -667,22 +847,25 @@ class Client:
 
         Raises:
             PlanError: the project does not plan (``.problems`` lists every problem).
-            NotFound: the project folder or branch does not exist.
+            NotFound: the project folder or branch does not exist. InvalidArgument: an
+            empty branch. TypeError: an argument of the wrong type.
 
         Example:
             >>> state = client.run("examples/titanic/project", ref=dev)   # doctest: +SKIP
             >>> state.success(), state.model("h").rows                    # doctest: +SKIP
         """
-        opts = _ffi.RunOptions(_enc(_branch(ref, "ref")), 1 if dry_run else 0)
-        text, err = self._out("weir_project_run", _enc(_path(project_dir)), ctypes.byref(opts))
+        project = _path(project_dir, "project_dir")
+        target = _branch(ref, "ref", optional=True)
+        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0)
+        text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
         doc = cast("dict[str, Any]", json.loads(text)) if text else None
         if err is None:
             if doc is None:
                 raise WeirError("weir_project_run returned no run record")
-            return RunState.from_plan(doc, _branch(ref)) if dry_run else RunState.from_json(doc)
+            return RunState.from_plan(doc, target or "main") if dry_run else RunState.from_json(doc)
         if isinstance(err, PlanError) or doc is None:
             raise err
-        state = RunState.from_plan(doc, _branch(ref)) if dry_run else RunState.from_json(doc)
+        state = RunState.from_plan(doc, target or "main") if dry_run else RunState.from_json(doc)
         run_error = RunError(code=err.name, message=err.message, details=tuple(err.details), code_num=err.code)
         if state.status in ("", "running", "succeeded", "planned"):
             state = dataclasses.replace(state, status="failed", error=state.error or run_error)
@@ -703,10 +886,10 @@ class Client:
         """One run with per-model timings, row counts, rule results and violations.
 
         Raises:
-            NotFound: no such run.
+            NotFound: no such run. InvalidArgument: an empty run id. TypeError: not a str.
 
         Example:
             >>> client.get_run(state.run_id).status   # doctest: +SKIP
             'succeeded'
         """
-        return RunState.from_json(cast("dict[str, Any]", self._json("weir_run_show", _enc(run_id))))
+        return RunState.from_json(cast("dict[str, Any]", self._json("weir_run_show", _enc(run_id, "run_id"))))

@@ -20,8 +20,8 @@ Class keywords set table-level parts of the contract::
         note: String | None
 
 Errors in a schema (an unknown type, a lineage reference to a column that does not
-exist, a duplicate column, contradicting markers) raise :class:`weir.SchemaError` when
-the class is defined. ``Schema.to_ir()`` gives the contract IR libweir reads
+exist, a duplicate column, contradicting markers, a ``Pattern`` that is not a regular
+expression) raise :class:`weir.SchemaError` when the class is defined. ``Schema.to_ir()`` gives the contract IR libweir reads
 (docs/contract-ir.md).
 """
 from __future__ import annotations
@@ -32,8 +32,10 @@ import decimal as _decimal
 import enum as _enum
 import linecache
 import os
+import re
 import sys
 import types as _types
+import warnings
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final, Literal, Union, cast, get_args, get_origin
@@ -330,8 +332,46 @@ class Enum(Rule):
                 raise SchemaError(f"column {column!r}: enum value {raw!r} is not a {t.weir_name}")
 
 
+# Errors of Python's ``re`` that PCRE2 (which libweir matches with) reports as well for the
+# same pattern: clear syntax errors. Any other ``re`` error may be PCRE2-only syntax that
+# ``re`` lacks (``\p{L}``, ``\Q...\E``, ``(?<name>...)``, ``(*UTF)``, ``a(?i)b``, ...), so
+# such patterns are left to libweir. Possessive quantifiers (``a++``) are "multiple
+# repeat" before Python 3.11.
+_CLEAR_REGEX_ERRORS: tuple[str, ...] = (
+    "missing ), unterminated subpattern", "missing ), unterminated comment", "unbalanced parenthesis",
+    "nothing to repeat",
+    "unterminated character set", "bad character range", "min repeat greater than max repeat",
+    "bad escape (end of pattern)",
+) + (("multiple repeat",) if sys.version_info >= (3, 11) else ())
+
+
+def _regex_error(pattern: str) -> str | None:
+    """A clear syntax error in ``pattern`` (``"missing ), unterminated subpattern at
+    position 1"``), or None when Python's ``re`` compiles it or cannot judge it (PCRE2
+    syntax ``re`` does not know)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # FutureWarning on "[[:alpha:]]" (a PCRE2 POSIX class)
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            msg = e.msg
+            pos = e.pos
+            if not msg.startswith(_CLEAR_REGEX_ERRORS):
+                return None
+            if msg == "nothing to repeat" and pos and pattern[pos - 1:pos + 1] == "(*":
+                return None  # a PCRE2 verb: (*UTF), (*SKIP), (*atomic:...)
+            return msg if pos is None else f"{msg} at position {pos}"
+        except Exception:  # noqa: BLE001 - (overflow, recursion): libweir will judge it
+            return None
+    return None
+
+
 class Pattern(Rule):
     """The column's string values match a regular expression (PCRE2 syntax) as a whole.
+
+    A clear syntax error (an unclosed group, a quantifier with nothing to repeat, an
+    unterminated character class) raises :class:`weir.SchemaError` when the schema class
+    is defined; PCRE2-only syntax is left for libweir to judge.
 
     Example:
         >>> from typing import Annotated
@@ -340,6 +380,10 @@ class Pattern(Rule):
         ...     currency: Annotated[String, Pattern("^[A-Z]{3}$")]
         >>> C.to_ir()["columns"][0]["rules"][0]["pattern"]
         '^[A-Z]{3}$'
+        >>> class Bad(TableSchema):
+        ...     code: Annotated[String, Pattern("^(a")]
+        Traceback (most recent call last):
+        weir.errors.SchemaError: schema Bad, column 'code': Pattern('^(a') is not a valid regular expression: missing ), unterminated subpattern at position 1
     """
 
     kind = "pattern"
@@ -618,6 +662,10 @@ def _resolve_column(schema: str, attr: str, ann: object) -> ColumnSpec:
         raise SchemaError(f"{where}: {e}") from None
     for r in rules:
         r.check_type(name, wtype)
+        if isinstance(r, Pattern):
+            why = _regex_error(r.pattern)
+            if why is not None:
+                raise SchemaError(f"{where}: Pattern({r.pattern!r}) is not a valid regular expression: {why}")
     return ColumnSpec(name=name, attr=attr, type=wtype, nullable=nullable, doc=doc,
                       lineage=tuple(lineage), rules=tuple(rules))
 

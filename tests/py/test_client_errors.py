@@ -139,3 +139,118 @@ def test_plan_error_has_problems(titanic_client, tmp_path):
     assert plan.ok is False and [p.message for p in plan.problems] == [p.message for p in err.problems]
     # Nothing written, no run branch.
     assert [b.name for b in titanic_client.get_branches()] == ["main"]
+
+
+# ---- arguments are checked before libweir sees them ------------------------------------------
+
+
+@pytest.mark.parametrize("call, cls, value", [
+    (lambda c: c.create_branch("ok\x00 ../../evil"), weir.InvalidName, "ok\x00 ../../evil"),
+    (lambda c: c.delete_branch("nul\x00garbage"), weir.InvalidName, "nul\x00garbage"),
+    (lambda c: c.import_data("nt\x00../../x", pa.table({"x": [1]})), weir.InvalidName, "nt\x00../../x"),
+    (lambda c: c.query("select 42 x\x00; garbage"), weir.InvalidArgument, "select 42 x\x00; garbage"),
+    (lambda c: c.create_tag("v1\x00x"), weir.InvalidName, "v1\x00x"),
+    (lambda c: c.resolve("main\x00~1"), weir.InvalidArgument, "main\x00~1"),
+    (lambda c: c.get_tables(ref="main\x00x"), weir.InvalidArgument, "main\x00x"),
+    (lambda c: c.import_data("t", pa.table({"x": [1]}), message="m\x00x"), weir.InvalidArgument, "m\x00x"),
+    (lambda c: c.import_data("t", "data.csv\x00.parquet"), weir.InvalidArgument, "data.csv\x00.parquet"),
+])
+def test_a_nul_character_in_a_string_argument_is_refused(client, call, cls, value):
+    client.create_branch("nul")
+    before = (client.get_branches(), client.get_tags(), client.get_tables())
+    with pytest.raises(cls) as e:
+        call(client)
+    assert repr(value) in str(e.value) and "NUL" in str(e.value)
+    assert (client.get_branches(), client.get_tags(), client.get_tables()) == before  # nothing touched
+
+
+def test_arguments_of_the_wrong_type_raise_type_error_naming_the_parameter(client, tmp_path):
+    with pytest.raises(TypeError, match=r"name must be a branch name \(a str or Branch\), not int \(123\)"):
+        client.create_branch(123)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"name must be a branch name \(a str or Branch\), not None"):
+        client.create_branch(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"sql must be a str, not int \(123\)"):
+        client.query(123)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"limit must be an int or None, not str \('2'\)"):
+        client.get_commits(limit="2")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ref must be a branch, tag or commit hash"):
+        client.get_tables(ref=7)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"path must be a path \(a str or os.PathLike\), not int"):
+        client.export_query("SELECT 1 AS x", 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="lake must be a path"):
+        weir.Client(lake=5)  # type: ignore[arg-type]
+    assert [b.name for b in client.get_branches()] == ["main"]
+    # None keeps meaning main where a ref or branch defaults to main; paths may be PathLike.
+    assert client.get_commits(ref=None) == client.get_commits(ref="main")
+    assert client.create_branch("dev", from_ref=None).head == client.get_branch("main").head
+    csv = tmp_path / "t.csv"
+    csv.write_text("x\n1\n2\n")
+    assert client.import_data("t", csv, branch=None).rows_written == 2
+    assert client.query("SELECT SUM(x) AS s FROM t", ref=None).to_pylist() == [{"s": 3}]
+    assert client.export_query("SELECT * FROM t", tmp_path / "out.csv", format="csv") == 2
+
+
+def test_get_commits_limit_zero_returns_no_commits(titanic_client):
+    c = titanic_client
+    assert len(c.get_commits()) == 2 and len(c.get_commits(limit=None)) == 2
+    assert c.get_commits(limit=0) == []  # as `weir log -n 0`
+    assert [x.hash for x in c.get_commits(limit=1)] == [c.get_branch("main").head]
+    with pytest.raises(weir.InvalidArgument, match="limit must be 0 or more"):
+        c.get_commits(limit=-1)
+    with pytest.raises(weir.NotFound):
+        c.get_commits(ref="no-such-branch", limit=0)
+
+
+def test_an_empty_ref_or_branch_is_refused_not_read_as_main(titanic_client):
+    c = titanic_client
+    for call in (lambda: c.resolve(""), lambda: c.get_commits(ref=""), lambda: c.get_commit(""),
+                 lambda: c.get_tables(ref=""), lambda: c.query("SELECT 1 AS x", ref=""),
+                 lambda: c.create_branch("dev", from_ref=""), lambda: c.diff("", "main")):
+        with pytest.raises(weir.InvalidArgument, match="ref(_a)? must not be empty"):
+            call()
+    c.create_branch("dev")
+    with pytest.raises(weir.InvalidArgument, match="into_branch must not be empty"):
+        c.merge("dev", into_branch="")
+    with pytest.raises(weir.InvalidArgument, match="branch must not be empty"):
+        c.import_data("t2", pa.table({"x": [1]}), branch="")
+    assert [b.name for b in c.get_branches()] == ["dev", "main"] and len(c.get_tables()) == 1
+    assert c.resolve("main") == c.get_branch("main").head
+
+
+def test_set_progress_needs_a_callable(client):
+    with pytest.raises(TypeError, match=r"fn must be a callable .*not int \(42\)"):
+        client.set_progress(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="progress must be a callable"):
+        weir.Client(client.path, progress="print")  # type: ignore[arg-type]
+    client.set_progress(None)
+    client.set_progress(lambda e: None)
+
+
+def test_arrow_column_names_are_checked_before_import(client):
+    dup = pa.table([pa.array([1]), pa.array([2])], names=["a", "a"])
+    with pytest.raises(weir.InvalidArgument, match='^column "a" appears twice in the data$'):
+        client.import_data("dup", dup)
+    empty = pa.table([pa.array([1]), pa.array([2])], names=["", "b"])
+    with pytest.raises(weir.InvalidArgument, match="^column 1 has an empty name$"):
+        client.import_data("empty", empty)
+    with pytest.raises(weir.InvalidArgument, match="^column 2 has an empty name$"):
+        client.import_data("empty", pa.table([pa.array([1]), pa.array([2])], names=["a", ""]).to_batches()[0])
+    assert client.get_tables() == []
+
+
+def test_a_pattern_with_a_regex_syntax_error_fails_at_class_definition():
+    with pytest.raises(weir.SchemaError, match=r"schema Codes, column 'code': Pattern\('\^\(a'\) is not a valid "
+                                               r"regular expression: missing \), unterminated subpattern"):
+        class Codes(weir.TableSchema):
+            code: Annotated[weir.String, weir.Pattern("^(a")]
+    for bad in ("a)", "[a-", "*x", "a{3,2}"):
+        with pytest.raises(weir.SchemaError, match="not a valid regular expression"):
+            class Bad(weir.TableSchema):
+                s: Annotated[weir.String, weir.Pattern(bad)]
+
+    # PCRE2 syntax Python's re lacks is left to libweir.
+    for ok in (r"\p{Lu}+", "a++", "(?>ab)c", r"\Qa(b\E", "(*UTF)x", "(?<n>a)\\k<n>", "[[:alpha:]]+", "a(?i)b"):
+        class Good(weir.TableSchema):
+            s: Annotated[weir.String, weir.Pattern(ok)]
+
+        assert Good.to_ir()["columns"][0]["rules"][0]["pattern"] == ok
