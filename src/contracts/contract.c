@@ -94,6 +94,8 @@ void contract_rule_copy(weir_column_rule *dst, const weir_column_rule *src) {
   dst->min = jcopy(src->min);
   dst->max = jcopy(src->max);
   dst->sql = weir_strdup(src->sql);
+  dst->line = src->line;
+  dst->column = src->column;
 }
 
 void contract_column_clear(weir_contract_column *c) {

@@ -48,6 +48,8 @@ typedef struct weir_column_rule {
   json_t *min;           /* range: inclusive bounds (number or string), NULL = open */
   json_t *max;
   char *sql;             /* check: SQL boolean expression */
+  int line;              /* where it was declared in the contract's source (1-based), 0 if unknown */
+  int column;
 } weir_column_rule;
 
 typedef struct weir_contract_column {
@@ -65,6 +67,8 @@ typedef struct weir_table_rule {
   double threshold;
   char op[3];            /* "<=" (default), "<", ">=", ">", "==", "!=" */
   weir_rule_mode mode;
+  int line;              /* where it was declared (1-based), 0 if unknown */
+  int column;
 } weir_table_rule;
 
 struct weir_contract {

@@ -265,6 +265,7 @@ typedef struct sql_input {
   weir_arrow_batch **batches;
   size_t n_batches;
   const int64_t *row_base;           /* global row number of each batch's first row */
+  const char *origin;                /* the contract's source file, for errors; or NULL */
 } sql_input;
 
 /* Evaluates every SQL check of the contract in one scan: check k's violating rows go to

@@ -46,6 +46,12 @@ static json_t *rule_to_ir(const weir_column_rule *r) {
     break;
   case WEIR_RULE_CHECK: json_object_set_new(o, "sql", str_or_null(r->sql)); break;
   }
+  /* Where the rule was declared, so that a rule failing to run names it; absent when the
+   * contract came from no text (a Python schema, say). */
+  if (r->line > 0) {
+    json_object_set_new(o, "line", json_integer(r->line));
+    json_object_set_new(o, "column", json_integer(r->column));
+  }
   return o;
 }
 
@@ -91,6 +97,10 @@ json_t *weir_contract_to_ir(const weir_contract *c) {
     json_object_set_new(ro, "threshold", number_json(r->threshold));
     json_object_set_new(ro, "op", json_string(r->op));
     json_object_set_new(ro, "mode", json_string(weir_rule_mode_name(r->mode)));
+    if (r->line > 0) {
+      json_object_set_new(ro, "line", json_integer(r->line));
+      json_object_set_new(ro, "column", json_integer(r->column));
+    }
     json_array_append_new(trs, ro);
   }
   json_object_set_new(o, "table_rules", trs);
@@ -165,12 +175,12 @@ static int get_mode(ir_ctx *x, const json_t *o, const char *where, weir_rule_mod
 
 static int rule_from_ir(ir_ctx *x, const json_t *o, const weir_contract_column *col, int check_index,
                         weir_rule_mode dflt, const char *where, weir_column_rule *r) {
-  static const char *const common[] = {"kind", "name", "mode", NULL};
-  static const char *const k_unique[] = {"kind", "name", "mode", NULL};
-  static const char *const k_enum[] = {"kind", "name", "mode", "values", "value_names", NULL};
-  static const char *const k_pattern[] = {"kind", "name", "mode", "pattern", NULL};
-  static const char *const k_range[] = {"kind", "name", "mode", "min", "max", NULL};
-  static const char *const k_check[] = {"kind", "name", "mode", "sql", NULL};
+  static const char *const common[] = {"kind", "name", "mode", "line", "column", NULL};
+  static const char *const k_unique[] = {"kind", "name", "mode", "line", "column", NULL};
+  static const char *const k_enum[] = {"kind", "name", "mode", "values", "value_names", "line", "column", NULL};
+  static const char *const k_pattern[] = {"kind", "name", "mode", "pattern", "line", "column", NULL};
+  static const char *const k_range[] = {"kind", "name", "mode", "min", "max", "line", "column", NULL};
+  static const char *const k_check[] = {"kind", "name", "mode", "sql", "line", "column", NULL};
   memset(r, 0, sizeof *r);
   if (!json_is_object(o)) return bad(x, where, "a rule must be an object");
   const char *kind = json_string_value(json_object_get(o, "kind"));
@@ -186,6 +196,8 @@ static int rule_from_ir(ir_ctx *x, const json_t *o, const weir_contract_column *
   int rc = only_keys(x, o, where, keys);
   if (!rc) rc = get_str(x, o, "name", where, false, &r->name);
   if (!rc) rc = get_mode(x, o, where, dflt, &r->mode);
+  if (!rc) rc = get_int(x, o, "line", where, &r->line);
+  if (!rc) rc = get_int(x, o, "column", where, &r->column);
   if (rc) return rc;
   if (!r->name) r->name = contract_rule_default_name(col->field.name, r->kind, check_index);
   json_t *v;
@@ -267,7 +279,7 @@ static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mo
 
 static int table_rule_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mode dflt,
                               weir_table_rule *r) {
-  static const char *const keys[] = {"name", "sql", "threshold", "op", "mode", NULL};
+  static const char *const keys[] = {"name", "sql", "threshold", "op", "mode", "line", "column", NULL};
   char where[300];
   snprintf(where, sizeof where, "table_rules[%zu]", index);
   if (!json_is_object(o)) return bad(x, where, "a table rule must be an object");
@@ -276,6 +288,8 @@ static int table_rule_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rul
   if (rc) return rc;
   snprintf(where, sizeof where, "table rule \"%s\"", r->name);
   if ((rc = get_str(x, o, "sql", where, true, &r->sql))) return rc;
+  if ((rc = get_int(x, o, "line", where, &r->line))) return rc;
+  if ((rc = get_int(x, o, "column", where, &r->column))) return rc;
   json_t *t = json_object_get(o, "threshold");
   if (t && !json_is_null(t) && !json_is_number(t))
     return bad(x, where, "\"threshold\" must be a number");

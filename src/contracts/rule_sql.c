@@ -87,8 +87,19 @@ static size_t batch_of(const sql_input *in, int64_t row) {
   return lo;
 }
 
+/* Prefixes a rule's error with where the rule is declared ("rules.yml:12:7: "), when the
+ * contract came from a file: a SQL rule is compiled only when data is validated, and its
+ * author needs the line, not just the message. A rule that does not run is a defect of
+ * the contract, reported as bad input (exit 1), whatever the engine called it. */
+static int locate(int rc, const char *origin, int line, int column, weir_error *err) {
+  if (!rc) return rc;
+  if (origin && line > 0) weir_error_prefix(err, "%s:%d:%d", origin, line, column > 0 ? column : 1);
+  if (err && (err->code == WEIR_EINVALIDARG || err->code == WEIR_EENGINE)) err->code = WEIR_EINPUT;
+  return rc == WEIR_EINVALIDARG || rc == WEIR_EENGINE ? WEIR_EINPUT : rc;
+}
+
 /* Finds which check does not compile, to name it instead of the combined query. */
-static int blame_check(weir_engine *e, const char *qname, const weir_column_rule *const *checks,
+static int blame_check(weir_engine *e, const sql_input *in, const char *qname, const weir_column_rule *const *checks,
                        const char *const *columns, size_t n, weir_error *err) {
   for (size_t k = 0; k < n; k++) {
     char *sql = weir_asprintf("SELECT 1 FROM %s WHERE NOT (%s) LIMIT 0", qname, checks[k]->sql);
@@ -102,7 +113,7 @@ static int blame_check(weir_engine *e, const char *qname, const weir_column_rule
       rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) does not run: %s", checks[k]->sql,
                        columns[k], checks[k]->name, e2.message ? e2.message : "engine error");
       weir_error_clear(&e2);
-      return rc;
+      return locate(rc, in->origin, checks[k]->line, checks[k]->column, err);
     }
   }
   return WEIR_OK;
@@ -126,7 +137,7 @@ int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rul
   rc = weir_engine_query_table(e, weir_buf_cstr(&q), &res, err);
   if (rc) {
     weir_error why = {0};
-    int brc = blame_check(e, qname, checks, columns, n, &why);
+    int brc = blame_check(e, in, qname, checks, columns, n, &why);
     if (brc) {
       weir_error_move(err, &why);
       rc = brc;
@@ -187,7 +198,10 @@ int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_
   *value = NAN;
   *is_null = false;
   rc = weir_engine_query_double(e, sql, value, is_null, err);
-  if (rc) weir_error_prefix(err, "rule \"%s\" does not run", r->name);
+  if (rc) {
+    weir_error_prefix(err, "rule \"%s\" does not run", r->name);
+    rc = locate(rc, in->origin, r->line, r->column, err);
+  }
   free(sql);
   weir_error ue = {0};
   weir_engine_unregister(e, name, &ue);

@@ -221,7 +221,7 @@ static int run_checks(vstate *s, weir_error *err) {
     hits[k] = rr->hits; /* moved in, moved back below */
     k++;
   }
-  sql_input in = {&s->p.out_schema, s->cb, s->nb, s->row_base};
+  sql_input in = {&s->p.out_schema, s->cb, s->nb, s->row_base, s->c->origin};
   rc = wc_sql_run_checks(s->engine, &in, checks, cols, n, hits, err);
   k = 0;
   for (size_t r = 0; r < s->n_runs; r++) {
@@ -358,7 +358,7 @@ static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
   if (rc) return rc;
   int64_t *bases = weir_calloc(out->valid.n_batches + 1, sizeof *bases);
   for (size_t b = 1; b < out->valid.n_batches; b++) bases[b] = bases[b - 1] + weir_arrow_batch_length(out->valid.batches[b - 1]);
-  sql_input in = {&out->valid.schema, out->valid.batches, out->valid.n_batches, bases};
+  sql_input in = {&out->valid.schema, out->valid.batches, out->valid.n_batches, bases, s->c->origin};
   for (size_t i = 0; i < s->c->n_rules && !rc; i++) {
     const weir_table_rule *r = &s->c->rules[i];
     double value;

@@ -482,6 +482,10 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
   for (size_t i = 0; i < rs.n; i++) {
     col->rules[i] = rs.v[i].r;
     (*rule_at)[i] = rs.v[i].at;
+    if (rs.v[i].at) {
+      col->rules[i].line = (int)rs.v[i].at->start_mark.line + 1;
+      col->rules[i].column = (int)rs.v[i].at->start_mark.column + 1;
+    }
   }
   col->n_rules = rs.n;
   free(rs.v);
@@ -500,6 +504,8 @@ static int parse_table_rule(yctx *x, yaml_node_t *m, weir_rule_mode contract_mod
   yaml_node_t *nv = get(x, m, "name", NULL);
   if (!nv || !scalar(nv) || !scalar(nv)[0]) return yerr(x, nv ? nv : m, "a rule needs a name");
   r->name = weir_strdup(scalar(nv));
+  r->line = (int)m->start_mark.line + 1;
+  r->column = (int)m->start_mark.column + 1;
   char what[300];
   snprintf(what, sizeof what, "rule \"%s\"", r->name);
   int rc = check_keys(x, m, keys, what);

@@ -404,9 +404,41 @@ static bool reword_json_error(const char *path, const char *m, weir_buf *out) {
   return true;
 }
 
+/* The `* REPLACE (...)` list that turns the JSON-typed columns of the file into text. A key
+ * whose values have different JSON types ({"a": 1} then {"a": "x"}) is typed JSON by
+ * DuckDB's reader, and its values would arrive as JSON text, a string keeping its quotes
+ * ("\"x\""). json_extract_string gives each value's own text: 1, x, {"k":1}. Appends
+ * nothing when no column is JSON (or the description fails: the read reports why). */
+static void json_text_columns(weir_engine *e, const char *path, weir_buf *out) {
+  weir_buf sql = WEIR_BUF_INIT;
+  weir_buf_puts(&sql, "DESCRIBE SELECT * FROM read_json(");
+  weir_eng_put_string(&sql, path);
+  weir_buf_puts(&sql, ", format = 'newline_delimited', sample_size = -1)");
+  json_t *cols = NULL;
+  if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
+    size_t i, n = 0;
+    json_t *c;
+    json_array_foreach(cols, i, c) {
+      const char *name = json_string_value(json_object_get(c, "column_name"));
+      const char *type = json_string_value(json_object_get(c, "column_type"));
+      if (!name || !type || strcmp(type, "JSON") != 0) continue;
+      weir_buf_puts(out, n++ ? ", " : " REPLACE (");
+      weir_buf_puts(out, "json_extract_string(");
+      weir_eng_put_ident(out, name);
+      weir_buf_puts(out, ", '$') AS ");
+      weir_eng_put_ident(out, name);
+    }
+    if (n) weir_buf_putc(out, ')');
+  }
+  json_decref(cols);
+  weir_buf_free(&sql);
+}
+
 static int read_jsonl_file(weir_engine *e, const char *path, weir_arrow_table *out, weir_error *err) {
   weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SELECT * FROM read_json(");
+  weir_buf_puts(&sql, "SELECT *");
+  json_text_columns(e, path, &sql);
+  weir_buf_puts(&sql, " FROM read_json(");
   weir_eng_put_string(&sql, path);
   weir_buf_puts(&sql, ", format = 'newline_delimited', sample_size = -1)");
   char *what = weir_asprintf("cannot read %s", path);

@@ -489,3 +489,31 @@ def test_query_output_inside_the_lake_is_refused(titanic_lake):
     assert f"cannot write the query result to {catalog}: it is inside the lake" in r.stderr
     assert catalog.read_bytes() == before
     assert weir("tables", lake=titanic_lake).returncode == 0
+
+
+def test_json_lines_with_mixed_value_types_keep_each_values_text(lake, tmp_path):
+    # A key typed JSON by DuckDB's reader kept the JSON quotes: "x" was stored as "\"x\"".
+    f = tmp_path / "m.jsonl"
+    f.write_text('{"a": 1, "b": 2}\n{"a": "x", "b": 3}\n{"a": {"k": 1}, "b": 4}\n{"a": null, "b": 5}\n')
+    assert weir("import", f, "--table", "m", lake=lake).returncode == 0
+    r = weir("query", "SELECT a, length(a) AS n FROM m ORDER BY b", "--format", "csv", lake=lake)
+    assert r.stdout.splitlines() == ["a,n", "1,1", "x,1", '"{""k"":1}",7', ","]
+
+
+def test_a_contract_sql_rule_that_does_not_run_names_its_file_and_line(lake, tmp_path):
+    f = tmp_path / "c.csv"
+    f.write_text("a,b\nx,y\n")
+    check = tmp_path / "check.yml"
+    check.write_text('contract:\n  name: s\n  columns:\n    - name: a\n      type: String\n'
+                     '      checks: ["a >>>> 0"]\n    - {name: b, type: String}\n')
+    r = weir("import", f, "--table", "s1", "--contract", check, lake=lake)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f'error: {check}:6:16: check "a >>>> 0" of column "a" (rule a.check[0]) '
+                               "does not run: "), r.stderr
+    rule = tmp_path / "rule.yml"
+    rule.write_text("contract:\n  name: s\n  columns:\n    - {name: a, type: String}\n"
+                    "    - {name: b, type: String}\n  rules:\n    - name: text\n"
+                    "      sql: \"SELECT 'x' FROM {table}\"\n")
+    r = weir("import", f, "--table", "s2", "--contract", rule, lake=lake)
+    assert r.returncode == 1  # a defect of the contract, not a usage error
+    assert r.stderr.startswith(f'error: {rule}:7:7: rule "text" does not run: '), r.stderr
