@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pipeline/pipeline.h"
 #include "util/buf.h"
@@ -57,6 +58,16 @@ static void cache_free(table_cache *tc) {
 }
 
 /* ---- resolution ------------------------------------------------------------------- */
+
+/* True when `name` is a SQL model of the project whose file has a problem (reported
+ * already): its readers are not told that their input does not exist. */
+static bool unloaded_sql_model(const weir_project *p, const char *name) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(p->unloaded, "sql"), i, v)
+    if (strcasecmp(json_string_value(v), name) == 0) return true;
+  return false;
+}
 
 static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
                           weir_error *err) {
@@ -134,11 +145,20 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       }
       iceberg_table *t = cached_table(lake, tc, at, full, err, &rc);
       if (rc) break;
-      if (!t)
+      if (!t && !unloaded_sql_model(p, in->name)) {
+        /* A Python file that did not load may be where the model was defined. */
+        weir_buf hint = WEIR_BUF_INIT;
+        json_t *py = json_object_get(p->unloaded, "python");
+        size_t j;
+        json_t *f;
+        json_array_foreach(py, j, f) weir_buf_printf(&hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
+        if (hint.len) weir_buf_printf(&hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
                          "%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
-                         "commit %.12s",
-                         m->file, in->line, m->name, in->name, hash);
+                         "commit %.12s%s",
+                         m->file, in->line, m->name, in->name, hash, weir_buf_cstr(&hint));
+        weir_buf_free(&hint);
+      }
     }
   }
   return rc;
@@ -170,39 +190,51 @@ static void order_models(weir_project *p) {
         if (p->models[i].inputs[k].producer == pick) indeg[i]--;
   }
   if (p->n_order < n) {
-    /* Walk producers from a model left over until one repeats: that is a cycle. */
-    size_t start = 0;
-    while (done[start]) start++;
+    /* Every model left over is on a cycle or downstream of one. Walk producers from each
+     * model not yet walked until a model repeats: a repeat within this walk is a new
+     * cycle; reaching a model an earlier walk covered is not (that cycle is reported). */
     long *seen_at = weir_calloc(n, sizeof *seen_at);
-    for (size_t i = 0; i < n; i++) seen_at[i] = -1;
+    bool *walked = weir_calloc(n, sizeof *walked);
     size_t *path = weir_calloc(n + 1, sizeof *path);
-    size_t len = 0;
-    size_t cur = start;
-    while (seen_at[cur] < 0) {
-      seen_at[cur] = (long)len;
-      path[len++] = cur;
-      long next = -1;
-      for (size_t k = 0; k < p->models[cur].n_inputs; k++) {
-        int pr = p->models[cur].inputs[k].producer;
-        if (pr >= 0 && !done[pr]) {
-          next = pr;
+    for (size_t start = 0; start < n; start++) {
+      if (done[start] || walked[start]) continue;
+      for (size_t i = 0; i < n; i++) seen_at[i] = -1;
+      size_t len = 0;
+      size_t cur = start;
+      bool cycle = false;
+      for (;;) {
+        if (walked[cur]) break;
+        if (seen_at[cur] >= 0) {
+          cycle = true;
           break;
         }
+        seen_at[cur] = (long)len;
+        path[len++] = cur;
+        long next = -1;
+        for (size_t k = 0; k < p->models[cur].n_inputs; k++) {
+          int pr = p->models[cur].inputs[k].producer;
+          if (pr >= 0 && !done[pr]) {
+            next = pr;
+            break;
+          }
+        }
+        if (next < 0) break;
+        cur = (size_t)next;
       }
-      if (next < 0) break;
-      cur = (size_t)next;
-    }
-    weir_buf b = WEIR_BUF_INIT;
-    if (seen_at[cur] >= 0) {
-      /* path[seen_at[cur]..len) is the cycle, in "reads from" order; print it as data flows. */
+      for (size_t i = 0; i < len; i++) walked[path[i]] = true;
+      if (!cycle) continue;
+      /* path[seen_at[cur]..len) is the cycle, in "reads from" order; print it as data
+       * flows, and report it at its first model in file order. */
+      weir_buf b = WEIR_BUF_INIT;
       for (long i = (long)len - 1; i >= seen_at[cur]; i--) weir_buf_printf(&b, "%s -> ", p->models[path[i]].name);
       weir_buf_puts(&b, p->models[path[len - 1]].name);
+      const pipeline_model *m = &p->models[path[seen_at[cur]]];
+      pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "the models form a cycle: %s",
+                       weir_buf_cstr(&b));
+      weir_buf_free(&b);
     }
-    const pipeline_model *m = &p->models[start];
-    pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "the models form a cycle: %s",
-                     b.len ? weir_buf_cstr(&b) : m->name);
-    weir_buf_free(&b);
     free(path);
+    free(walked);
     free(seen_at);
   }
   free(indeg);

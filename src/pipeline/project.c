@@ -69,6 +69,7 @@ void pipeline_project_free(weir_project *p) {
   free(p->order);
   json_decref(p->problems);
   json_decref(p->warnings);
+  json_decref(p->unloaded);
   json_decref(p->python);
   weir_engine_close(p->engine);
   free(p->dir);
@@ -299,6 +300,11 @@ static void load_sql_models(weir_project *p, weir_engine *engine) {
     }
     pipeline_model *m = add_model(p);
     if (pipeline_parse_sql_model(p, names[i], text, m) != WEIR_OK) {
+      /* Its name: the file's stem, and the name= of its header if that was read. */
+      json_t *sql = json_object_get(p->unloaded, "sql");
+      const char *base = strrchr(names[i], '/') ? strrchr(names[i], '/') + 1 : names[i];
+      json_array_append_new(sql, json_stringn(base, strlen(base) - 4));
+      if (m->name) json_array_append_new(sql, json_string(m->name));
       model_clear(m);
       p->n_models--;
       free(text);
@@ -383,6 +389,7 @@ static int load_python(weir_project *p, weir_error *err) {
     const char *file = weir_json_str(v, "file", NULL);
     int line = (int)weir_json_int(v, "line", 0);
     const char *msg = weir_json_str(v, "message", "error");
+    if (file) json_array_append_new(json_object_get(p->unloaded, "python"), json_string(file));
     if (file && line) pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: %s", file, line, msg);
     else if (file) pipeline_problem(p, file, 0, NULL, NULL, NULL, NULL, "%s: %s", file, msg);
     else pipeline_problem(p, NULL, 0, NULL, NULL, NULL, NULL, "%s", msg);
@@ -479,6 +486,7 @@ int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
   weir_project *p = weir_calloc(1, sizeof *p);
   p->dir = weir_path_absolute(dir);
   p->problems = json_array();
+  p->unloaded = json_pack("{s:[],s:[]}", "sql", "python");
   p->warnings = json_array();
   p->ns = weir_strdup(WEIR_DEFAULT_NAMESPACE);
   p->name = weir_strdup(weir_path_basename(p->dir));

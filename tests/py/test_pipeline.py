@@ -213,6 +213,36 @@ def test_plan_reports_every_problem_with_file_and_line(titanic_lake, tmp_path):
     assert all(p["file"] for p in problems)
 
 
+def test_every_cycle_is_reported(titanic_lake, tmp_path):
+    # Only the first cycle found used to be reported.
+    proj = tmp_path / "cycles"
+    proj.mkdir()
+    for name, reads in (("a", "b"), ("b", "a"), ("c", "d"), ("d", "c"), ("e", "a")):
+        (proj / f"{name}.sql").write_text(f"-- weir: name={name}\nSELECT * FROM {reads}\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3
+    msgs = sorted(p["message"] for p in json.loads(r.stdout)["error"]["details"] if "cycle" in p["message"])
+    assert len(msgs) == 2, msgs
+    assert msgs[0] in ("the models form a cycle: a -> b -> a", "the models form a cycle: b -> a -> b")
+    assert msgs[1] in ("the models form a cycle: c -> d -> c", "the models form a cycle: d -> c -> d")
+
+
+def test_a_model_with_a_problem_is_not_reported_again_as_a_missing_input(titanic_lake, tmp_path):
+    proj = tmp_path / "cascade"
+    proj.mkdir()
+    (proj / "m1.sql").write_text("-- weir: materialisation=REPLACE\nSELECT 1 AS x\n")
+    (proj / "m2.sql").write_text("SELECT * FROM m1\n")
+    (proj / "p.py").write_text("import weir\n\n@weir.model()\ndef p1(\n")
+    (proj / "m3.sql").write_text("SELECT * FROM p1\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3
+    msgs = [p["message"] for p in json.loads(r.stdout)["error"]["details"]]
+    assert not any("reads m1" in m for m in msgs), msgs
+    assert any(m.startswith('m1.sql:1: unknown weir header key "materialisation"') for m in msgs), msgs
+    assert any(m.startswith("m3.sql:1: model m3 reads p1, which is neither a model of the project nor a table")
+               and m.endswith("(unless p.py, which did not load, defines it)") for m in msgs), msgs
+
+
 def test_unknown_output_schema(titanic_lake, tmp_path):
     proj = project(tmp_path, {"f.sql": [("output_schema=WomenByClass", "output_schema=Nope")]})
     r = weir("check", proj, lake=titanic_lake)
