@@ -104,25 +104,33 @@ static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
     const char *model = json_string_value(json_object_get(m, "model"));
     const char *error = json_string_value(json_object_get(m, "error"));
     if (error && with_errors) printf("\nmodel %s failed:\n%s\n", model, error);
-    /* Rule results: what each quality rule found (details with --json). */
+    /* Rule results: what each quality rule found (details with --json), as a table:
+     * the rule, what a violation does (its mode), the outcome, the rows it flagged. */
     size_t j;
     json_t *r;
-    bool header = false;
+    static const char *rule_headers[] = {"rule", "on violation", "result", "rows"};
+    cli_table rt;
+    cli_table_init(&rt, 4, rule_headers);
+    cli_table_right(&rt, 3);
+    size_t n_rules = 0;
     json_array_foreach(json_object_get(m, "rules"), j, r) {
       const char *rule = json_string_value(json_object_get(r, "rule"));
       const char *mode = json_string_value(json_object_get(r, "mode"));
       json_t *passed = json_object_get(r, "passed");
       json_t *affected = json_object_get(r, "rows_affected");
       if (!rule) continue;
-      if (!header) {
-        printf("\nmodel %s rules:\n", model ? model : "?");
-        header = true;
-      }
-      printf("  %-28s %-5s %s", rule, mode ? mode : "", json_is_true(passed) ? "passed" : json_is_false(passed) ? "FAILED" : "skipped");
+      char rows[32] = "";
       if (json_is_integer(affected) && json_integer_value(affected) > 0)
-        printf(" (%lld row%s)", (long long)json_integer_value(affected), json_integer_value(affected) == 1 ? "" : "s");
-      printf("\n");
+        snprintf(rows, sizeof rows, "%lld", (long long)json_integer_value(affected));
+      cli_table_add(&rt, rule, mode ? mode : "",
+                    json_is_true(passed) ? "passed" : json_is_false(passed) ? "FAILED" : "skipped", rows);
+      n_rules++;
     }
+    if (n_rules) {
+      printf("\nmodel %s rules:\n", model ? model : "?");
+      cli_table_print(&rt, stdout);
+    }
+    cli_table_free(&rt);
     json_t *q = json_object_get(m, "rows_quarantined");
     if (json_is_integer(q) && json_integer_value(q) > 0)
       printf("  %lld row%s quarantined in %s__quarantine\n", (long long)json_integer_value(q),

@@ -134,7 +134,8 @@ static const cli_opt *match_opt(const cli_opt *opts, const char *arg, int *index
         *index = i;
         return &opts[i];
       }
-    } else if (opts[i].short_name && arg[1] == opts[i].short_name && arg[2] == 0) {
+    } else if (opts[i].short_name && arg[1] == opts[i].short_name && (arg[2] == 0 || opts[i].metavar)) {
+      /* -n 10, or -n10 for an option that takes a value (as getopt allows). */
       *index = i;
       return &opts[i];
     }
@@ -150,13 +151,13 @@ int main(int argc, char **argv) {
   ctx.started_us = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
 
   /* Global options first (anywhere on the line). */
-  bool help = false;
+  bool help = false, quiet = false, verbose = false;
   for (int i = 1; i < argc; i++) {
     if (!argv[i]) continue;
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "--json") == 0) ctx.json = true;
-    else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) ctx.verbosity = -1;
-    else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) ctx.verbosity = 1;
+    else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) ctx.verbosity = -1, quiet = true;
+    else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) ctx.verbosity = 1, verbose = true;
     else if (strcmp(argv[i], "--no-progress") == 0) ctx.progress = false;
     else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) help = true;
     else if (strcmp(argv[i], "--version") == 0) {
@@ -175,6 +176,10 @@ int main(int argc, char **argv) {
       continue;
     }
     argv[i] = NULL;
+  }
+  if (quiet && verbose) {
+    fprintf(stderr, "error: --quiet and --verbose ask for opposite things: give one of them\n");
+    return 2;
   }
   if (ctx.verbosity < 0) ctx.progress = false;
   /* -v: progress events as lines, also when stderr is not a terminal (logs, CI). */
@@ -244,6 +249,7 @@ int main(int argc, char **argv) {
       if (o->metavar) {
         const char *eq = strchr(a, '=');
         if (a[1] == '-' && eq) args.values[index] = eq + 1;
+        else if (a[1] != '-' && a[2]) args.values[index] = a + 2;
         else if (i + 1 < argc && argv[i + 1]) args.values[index] = argv[++i];
         else return cli_usage_error(&ctx, cmd, "option --%s needs a value (%s)", o->name, o->metavar);
       } else {

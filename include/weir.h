@@ -154,9 +154,11 @@ typedef struct weir_lake weir_lake;
 
 /**
  * Creates a lake at `path` (a folder that must not already hold a lake; created if
- * missing): the catalog, the warehouse folder, and the first (empty) commit on `main`.
+ * missing, with its parents), or at `./.weir` when `path` is NULL: the catalog, the
+ * warehouse folder, and the first (empty) commit on `main`.
  * On success *out is an open handle to free with weir_lake_free().
- * Errors: WEIR_EEXISTS if a lake is already there, WEIR_EIO, WEIR_ECATALOG.
+ * Errors: WEIR_EINVALIDARG for an empty path (""; most likely an unset variable),
+ * WEIR_EEXISTS if a lake is already there, WEIR_EIO, WEIR_ECATALOG.
  */
 WEIR_API int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
 

@@ -104,7 +104,14 @@ fi
 sdk_stamp="$root/.venv/.weir-sdk-compat"
 if [ ! -f "$sdk_stamp" ] || ! "$root/.venv/bin/python" -c 'import weir' >/dev/null 2>&1; then
   say "installing the weir Python SDK (editable) from python/"
-  "$root/.venv/bin/python" -m pip install -q --no-deps -e "$root/python" --config-settings editable_mode=compat
+  # setuptools warns at length that compat mode is deprecated (it is what type checkers
+  # need, see above): its output is shown only if the install fails.
+  log="$root/.venv/.weir-sdk-install.log"
+  if ! "$root/.venv/bin/python" -m pip install -q --no-deps -e "$root/python" \
+       --config-settings editable_mode=compat >"$log" 2>&1; then
+    cat "$log" >&2
+    die "installing the weir Python SDK failed (log above)"
+  fi
   touch "$sdk_stamp"
 fi
 say "ready (DuckDB v$DUCKDB_VERSION in .deps/duckdb, Python in .venv)"

@@ -18,7 +18,13 @@ if [ -t 1 ]; then
   plain=$(tput sgr0 2>/dev/null || true)
 fi
 weir() {
-  printf '\n%s$ weir %s%s\n' "$bold" "$*" "$plain"
+  # Shell-quoted, so that a shown command can be pasted back.
+  local shown="" a
+  for a in "$@"; do
+    if [[ "$a" =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then shown+=" $a"
+    else shown+=" '${a//\'/\'\\\'\'}'"; fi
+  done
+  printf '\n%s$ weir%s%s\n' "$bold" "$shown" "$plain"
   "$weir_bin" "$@"
 }
 

@@ -409,11 +409,11 @@ static bool reword_json_error(const char *path, const char *m, weir_buf *out) {
  * DuckDB's reader, and its values would arrive as JSON text, a string keeping its quotes
  * ("\"x\""). json_extract_string gives each value's own text: 1, x, {"k":1}. Appends
  * nothing when no column is JSON (or the description fails: the read reports why). */
-static void json_text_columns(weir_engine *e, const char *path, weir_buf *out) {
+static void json_text_columns(weir_engine *e, const char *path, const char *format, weir_buf *out) {
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "DESCRIBE SELECT * FROM read_json(");
   weir_eng_put_string(&sql, path);
-  weir_buf_puts(&sql, ", format = 'newline_delimited', sample_size = -1)");
+  weir_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
   json_t *cols = NULL;
   if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
     size_t i, n = 0;
@@ -435,12 +435,16 @@ static void json_text_columns(weir_engine *e, const char *path, weir_buf *out) {
 }
 
 static int read_jsonl_file(weir_engine *e, const char *path, weir_arrow_table *out, weir_error *err) {
+  /* A .json file may hold one array of objects rather than one object per line; DuckDB's
+   * "auto" tells the two apart. .jsonl and .ndjson are lines. */
+  char buf[1024];
+  const char *format = strcasecmp(extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "SELECT *");
-  json_text_columns(e, path, &sql);
+  json_text_columns(e, path, format, &sql);
   weir_buf_puts(&sql, " FROM read_json(");
   weir_eng_put_string(&sql, path);
-  weir_buf_puts(&sql, ", format = 'newline_delimited', sample_size = -1)");
+  weir_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
   char *what = weir_asprintf("cannot read %s", path);
   char *raw = NULL;
   int rc = weir_eng_query_table(e, weir_buf_cstr(&sql), false, what, out, &raw, err);

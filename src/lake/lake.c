@@ -91,7 +91,11 @@ static bool is_lake(const char *dir) {
 
 int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
   *out = NULL;
-  char *abs = weir_path_absolute(path && *path ? path : LAKE_DIR_NAME);
+  /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
+  if (path && !*path)
+    return weir_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
+                       LAKE_DIR_NAME);
+  char *abs = weir_path_absolute(path ? path : LAKE_DIR_NAME);
   int rc = WEIR_OK;
   weir_lake *lake = NULL;
   if (is_lake(abs)) {

@@ -517,3 +517,37 @@ def test_a_contract_sql_rule_that_does_not_run_names_its_file_and_line(lake, tmp
     r = weir("import", f, "--table", "s2", "--contract", rule, lake=lake)
     assert r.returncode == 1  # a defect of the contract, not a usage error
     assert r.stderr.startswith(f'error: {rule}:7:7: rule "text" does not run: '), r.stderr
+
+
+def test_init_refuses_an_empty_path(tmp_path):
+    r = weir("init", "", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "the lake path is empty" in r.stderr
+    assert not (tmp_path / ".weir").exists()
+
+
+def test_json_file_holding_an_array_of_objects(lake, tmp_path):
+    f = tmp_path / "rows.json"
+    f.write_text('[{"a": 1, "b": "x"},\n {"a": 2, "b": "y"}]\n')
+    r = weir("import", f, "--table", "rows", lake=lake)
+    assert r.returncode == 0, r.stderr
+    r = weir("query", "SELECT a, b FROM rows ORDER BY a", "--format", "csv", lake=lake)
+    assert r.stdout.splitlines() == ["a,b", "1,x", "2,y"]
+
+
+def test_short_option_with_attached_value_and_contradictory_verbosity(titanic_lake):
+    r = weir("log", "-n1", "--json", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)) == 1
+    r = weir("-q", "-v", "log", lake=titanic_lake)
+    assert r.returncode == 2
+    assert "--quiet and --verbose" in r.stderr
+
+
+def test_run_summary_lists_rules_under_a_header(titanic_lake):
+    r = weir("run", ROOT / "examples" / "titanic" / "project", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index("model f rules:")
+    assert lines[at + 1].split() == ["rule", "on", "violation", "result", "rows"]
+    assert lines[at + 2].split() == ["tclass.enum", "fail", "passed"]
