@@ -177,15 +177,19 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
   bool restricted = false;
   weir_arrow_table data;
   weir_arrow_table_init(&data);
-  /* Text formats are parsed into the declared types: the contract's, or on an append the
-   * table's, so that "22" in a Float64 column is 22.0 and not an int64 to refuse. */
+  /* Text formats are parsed into the declared types: the contract's, or the table's when
+   * the data will be held to it (an append; a replace of a table written through a
+   * contract), so that "22" in a Float64 column is 22.0 and not an int64 to refuse, and
+   * an append and a replace of the same file get the same verdict. */
   weir_schema hint = {0};
   if (ic.contract) {
     weir_contract_schema(ic.contract, &hint);
-  } else if (opts->mode == WEIR_MODE_APPEND) {
+  } else if (opts->mode == WEIR_MODE_APPEND || opts->mode == WEIR_MODE_REPLACE) {
     iceberg_table *prev = NULL;
     if ((rc = lake_table_at(lake, ic.head, ic.table, true, &prev, err))) goto done;
-    if (prev) weir_schema_copy(&hint, &prev->schema);
+    bool held = prev && (opts->mode == WEIR_MODE_APPEND ||
+                         weir_json_str(prev->properties, "weir.contract", NULL) != NULL);
+    if (held) weir_schema_copy(&hint, &prev->schema);
     iceberg_table_free(prev);
   }
   if ((rc = lake_engine_get(lake, false, &engine, err))) goto done;

@@ -551,3 +551,15 @@ def test_run_summary_lists_rules_under_a_header(titanic_lake):
     at = lines.index("model f rules:")
     assert lines[at + 1].split() == ["rule", "on", "violation", "result", "rows"]
     assert lines[at + 2].split() == ["tclass.enum", "fail", "passed"]
+
+
+def test_replace_of_a_contracted_table_reads_the_file_in_the_tables_types(lake, tmp_path):
+    # An append parsed the CSV into the table's types, a replace inferred them: five rows
+    # whose ages are whole numbers were refused as int64 (narrowing) on replace only.
+    contract = ROOT / "examples" / "titanic" / "project" / "contracts" / "titanic.yml"
+    assert weir("import", TITANIC, "--table", "titanic", "--contract", contract, lake=lake).returncode == 0
+    head = tmp_path / "head.csv"
+    head.write_text("".join(TITANIC.read_text().splitlines(keepends=True)[:6]))
+    r = weir("import", head, "--table", "titanic", "--mode", "replace", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM titanic") == 5
