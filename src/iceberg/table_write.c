@@ -16,10 +16,19 @@
  *              "overwrite" (or "append" when nothing was live, "delete" when nothing is
  *              added); the summary counts what was removed
  *
- * The previous snapshots stay in "snapshots" (time travel inside Iceberg works too), the
- * snapshot-log and metadata-log grow by one entry each, and a schema that differs from
- * every schema the table had gets the next schema id (one equal to an older schema reuses
- * that schema's id, as Java does).
+ * The newest previous snapshots stay in "snapshots" (time travel inside Iceberg works
+ * too), with their snapshot-log entries; the metadata-log grows by one entry. Both are
+ * capped: the metadata-log at write.metadata.previous-versions-max entries (Java's
+ * property and default, 100), the snapshots at weir.metadata.snapshots-max (default
+ * 100). Without the second cap every write would parse and rewrite every snapshot the
+ * table ever had: at 1,000 snapshots a 100-row append cost 404 M instructions, two
+ * thirds of them in the metadata JSON (bench/README.md, place 1). Older snapshots are
+ * not lost: each metadata file stays as written, and weir's commits pin the file of
+ * their version, so time travel by commit reaches every version; only Iceberg-level
+ * time travel inside the newest file is limited to the snapshots it lists (readers that
+ * want older ones open an older metadata file, listed in the metadata-log). A schema that
+ * differs from every schema the table had gets the next schema id (one equal to an older
+ * schema reuses that schema's id, as Java does).
  */
 #include "iceberg/iceberg_internal.h"
 
@@ -36,6 +45,9 @@
 /* Java's default for write.metadata.previous-versions-max. */
 #define DEFAULT_PREVIOUS_VERSIONS_MAX 100
 #define PROP_PREVIOUS_VERSIONS_MAX "write.metadata.previous-versions-max"
+/* How many snapshots (the current one included) a new metadata file lists. */
+#define DEFAULT_SNAPSHOTS_MAX 100
+#define PROP_SNAPSHOTS_MAX "weir.metadata.snapshots-max"
 
 /* ---- checks ------------------------------------------------------------------------ */
 
@@ -119,6 +131,25 @@ static bool snapshot_exists(const json_t *meta, int64_t id) {
     if (json_integer_value(json_object_get(s, "snapshot-id")) == id) return true;
   }
   return false;
+}
+
+/* Keeps the newest snapshots (weir.metadata.snapshots-max, at least 1: the current one,
+ * appended last) and the snapshot-log entries of those kept. Snapshots are listed oldest
+ * first, as weir writes them. */
+static json_t *array_at(json_t *o, const char *key);
+
+static void trim_snapshots(json_t *meta, const json_t *props) {
+  int64_t keep = DEFAULT_SNAPSHOTS_MAX;
+  int64_t v;
+  if (iceberg_summary_int(props, PROP_SNAPSHOTS_MAX, &v) && v >= 1) keep = v;
+  json_t *snaps = array_at(meta, "snapshots");
+  if ((int64_t)json_array_size(snaps) <= keep) return;
+  while ((int64_t)json_array_size(snaps) > keep) json_array_remove(snaps, 0);
+  json_t *log = array_at(meta, "snapshot-log");
+  for (size_t i = json_array_size(log); i-- > 0;) {
+    int64_t id = json_integer_value(json_object_get(json_array_get(log, i), "snapshot-id"));
+    if (!snapshot_exists(meta, id)) json_array_remove(log, i);
+  }
 }
 
 /* The id of a schema of `meta` with exactly these fields, or -1. Also the highest id. */
@@ -414,6 +445,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   json_object_set_new(slog, "timestamp-ms", json_integer(now));
   json_object_set_new(slog, "snapshot-id", json_integer(snapshot_id));
   json_array_append_new(array_at(meta, "snapshot-log"), slog);
+  trim_snapshots(meta, props);
   json_t *mlog = array_at(meta, "metadata-log");
   int64_t version = 1;
   if (prev) {

@@ -497,3 +497,29 @@ def test_duckdb_iceberg_metadata_lists_our_manifests_and_snapshots(tables, con):
                      (3, versions[2]["snapshot_id"], "overwrite")]
 
 
+
+
+def test_a_long_history_lists_the_newest_100_snapshots_and_stays_readable(tmp_path, con):
+    """Every write used to parse and rewrite every snapshot the table ever had; a new
+    metadata file now lists the newest 100 (weir.metadata.snapshots-max), and older
+    versions stay readable through their own metadata files (which weir's commits pin)."""
+    import pyarrow as pa
+
+    import weir
+
+    client = weir.Client.init(tmp_path / "lake")
+    client.import_data("t", pa.table({"a": [0]}))
+    first = client.get_commits(ref="main", limit=1)[0].hash
+    for i in range(1, 106):
+        client.import_data("t", pa.table({"a": [i]}), mode="append")
+    meta = client.get_table("t").metadata_location
+    doc = json.loads(pathlib.Path(meta).read_text())
+    assert len(doc["snapshots"]) == 100
+    assert [e["snapshot-id"] for e in doc["snapshot-log"]] == [s["snapshot-id"] for s in doc["snapshots"]]
+    assert doc["snapshots"][-1]["snapshot-id"] == doc["current-snapshot-id"]
+    assert sorted(_static(meta).scan().to_arrow().column("a").to_pylist()) == list(range(106))
+    assert con.execute(f"SELECT count(*) FROM iceberg_scan('{meta}')").fetchone()[0] == 106
+    # The first version, by commit, through weir; and through its metadata file.
+    assert client.query("SELECT a FROM t", ref=first).column("a").to_pylist() == [0]
+    oldest = doc["metadata-log"][0]["metadata-file"]
+    assert len(_static(oldest).scan().to_arrow()) >= 1

@@ -375,6 +375,50 @@ TEST(metadata_log_is_capped_by_the_table_property) {
   free(dir);
 }
 
+TEST(snapshots_are_capped_by_the_table_property) {
+  char *dir = test_tmpdir();
+  weir_schema s = {0};
+  add(&s, "a", LONG, true, NULL);
+  int32_t last;
+  iceberg_assign_field_ids(NULL, &s, &last);
+  iceberg_table *t = write_version(dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0,
+                                   "{\"weir.metadata.snapshots-max\": 3}", NULL, 0);
+  char *first = t ? weir_strdup(t->metadata_location) : NULL;
+  int64_t first_id = t ? t->current_snapshot_id : -1;
+  int64_t ids[6] = {first_id};
+  for (int i = 1; t && i < 6; i++) {
+    iceberg_table *next = write_version(dir, t, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0);
+    iceberg_table_free(t);
+    t = next;
+    if (t) ids[i] = t->current_snapshot_id;
+  }
+  if (t) {
+    /* The newest three, oldest first, the current one last; the log follows them. */
+    json_t *snaps = json_object_get(t->json, "snapshots");
+    json_t *log = json_object_get(t->json, "snapshot-log");
+    CHECK_INT(json_array_size(snaps), 3);
+    CHECK_INT(json_array_size(log), 3);
+    for (int k = 0; k < 3; k++) {
+      CHECK_INT(weir_json_int(json_array_get(snaps, k), "snapshot-id", -1), ids[3 + k]);
+      CHECK_INT(weir_json_int(json_array_get(log, k), "snapshot-id", -1), ids[3 + k]);
+    }
+    CHECK_INT(t->current_snapshot_id, ids[5]);
+    CHECK_INT(json_array_size(json_object_get(t->json, "metadata-log")), 5);
+  }
+  /* The first version is still whole in its own file. */
+  weir_error err = {0};
+  iceberg_table *old = NULL;
+  if (first) CHECK_OK(iceberg_table_load(first, &old, &err), &err);
+  if (old) CHECK_INT(old->current_snapshot_id, first_id);
+  iceberg_table_free(old);
+  weir_error_clear(&err);
+  free(first);
+  iceberg_table_free(t);
+  weir_schema_clear(&s);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST(appends_merge_manifests_at_the_configured_count) {
   char *dir = test_tmpdir();
   weir_schema s = {0};
