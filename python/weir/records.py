@@ -906,7 +906,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class RunState:
-    """A pipeline run: status (``running``, ``succeeded``, ``failed``; ``planned`` for a dry
+    """A pipeline run: status (``running``, ``succeeded``, ``failed``; ``interrupted`` when
+    the process running it ended without finishing, e.g. killed; ``planned`` for a dry
     run), target branch, base and result commits, per-model results and the error.
 
     ``Client.run`` returns a RunState for a run that failed in a model (contract

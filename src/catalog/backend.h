@@ -55,6 +55,7 @@ typedef struct catalog_run_row {
   int64_t started_us;
   int64_t ended_us; /* 0 while running */
   char *error_json;
+  char *owner;      /* util/proc.h identity of the process running it, or NULL */
 } catalog_run_row;
 
 void catalog_run_row_clear(catalog_run_row *r);

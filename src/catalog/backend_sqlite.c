@@ -99,8 +99,8 @@ static const char *const SQL[ST_COUNT] = {
                       " JOIN commits c ON c.hash = cc.commit_hash WHERE c.run_id = ?1"
                       " ORDER BY 1",
     [ST_RUN_CREATE] = "INSERT INTO runs (run_id, status, project, project_digest, branch,"
-                      " run_branch, base_commit, started_us)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+                      " run_branch, base_commit, started_us, owner)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
     [ST_RUN_MODEL_PUT] =
         "INSERT INTO run_models (run_id, model, position, body) VALUES (?1, ?2,"
         " (SELECT COALESCE(MAX(position), 0) + 1 FROM run_models WHERE run_id = ?1), ?3)"
@@ -108,7 +108,7 @@ static const char *const SQL[ST_COUNT] = {
     [ST_RUN_FINISH] = "UPDATE runs SET status = ?1, result_commit = ?2, error = ?3,"
                       " ended_us = ?4 WHERE run_id = ?5",
     [ST_RUN_GET] = "SELECT status, project, project_digest, branch, run_branch, base_commit,"
-                   " result_commit, started_us, ended_us, error FROM runs WHERE run_id = ?1",
+                   " result_commit, started_us, ended_us, error, owner FROM runs WHERE run_id = ?1",
     [ST_RUN_MODELS] = "SELECT body FROM run_models WHERE run_id = ?1 ORDER BY position",
     [ST_RUN_LIST] = "SELECT run_id FROM runs ORDER BY started_us DESC, run_id DESC LIMIT ?1",
 };
@@ -702,6 +702,7 @@ static int sq_run_create(catalog_backend *be, const catalog_run_row *r, weir_err
   bind_text(s, 6, r->run_branch);
   bind_text(s, 7, r->base_commit);
   sqlite3_bind_int64(s, 8, r->started_us);
+  bind_text(s, 9, r->owner);
   int rc = run_stmt(b, s, "recording a run", err);
   if (rc) return rc;
   if (sqlite3_changes(b->db) == 0)
@@ -768,6 +769,7 @@ static int sq_run_get(catalog_backend *be, const char *run_id, catalog_run_row *
   out->started_us = sqlite3_column_int64(s, 7);
   out->ended_us = sqlite3_column_type(s, 8) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 8);
   out->error_json = col_text(s, 9);
+  out->owner = col_text(s, 10);
   done(s);
   return WEIR_OK;
 }

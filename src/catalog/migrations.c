@@ -81,9 +81,14 @@ static const char *const STEP2[] = {
 static const char *const STEP1_CLUSTERED[] = {"commits", "commit_parents", "refs",
                                               "commit_changes", "table_versions", NULL};
 
+/* Who runs a run (util/proc.h), so that readers can tell a run whose process died from
+ * one still going. Rows from before have none and stay as they are. */
+static const char *const STEP3[] = {"ALTER TABLE runs ADD COLUMN owner TEXT", NULL};
+
 static const catalog_migration MIGRATIONS[] = {
     {1, "table map trie, commits, refs, commit changes, table versions", STEP1, STEP1_CLUSTERED},
     {2, "pipeline runs and per-model records", STEP2, NULL},
+    {3, "the process that runs a run", STEP3, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {

@@ -94,6 +94,7 @@ void catalog_run_row_clear(catalog_run_row *r) {
   free(r->base_commit);
   free(r->result_commit);
   free(r->error_json);
+  free(r->owner);
   memset(r, 0, sizeof *r);
 }
 

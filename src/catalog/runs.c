@@ -9,6 +9,7 @@
 #include "catalog/catalog_internal.h"
 #include "util/clock.h"
 #include "util/json.h"
+#include "util/proc.h"
 
 static int check_commit(weir_catalog *cat, const char *what, const char *run_id,
                         const char *hash, weir_error *err) {
@@ -27,6 +28,7 @@ int catalog_run_create(weir_catalog *cat, const char *run_id, const char *projec
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   rc = check_commit(cat, "base", run_id, base_commit, err);
+  char *owner = weir_process_identity();
   if (!rc) {
     catalog_run_row r = {
         .run_id = (char *)run_id,
@@ -37,9 +39,11 @@ int catalog_run_create(weir_catalog *cat, const char *run_id, const char *projec
         .run_branch = (char *)run_branch,
         .base_commit = (char *)base_commit,
         .started_us = weir_now_us(),
+        .owner = owner,
     };
     rc = cat->be->ops->run_create(cat->be, &r, err);
   }
+  free(owner);
   return catalog_tx_end(cat, rc, err);
 }
 
@@ -84,8 +88,19 @@ static json_t *run_json(const catalog_run_row *r, char **models, size_t n) {
   }
   json_t *error = r->error_json ? json_loads(r->error_json, JSON_DECODE_ANY, NULL) : NULL;
   if (r->error_json && !error) error = json_string(r->error_json);
+  /* A run still marked running whose process has ended (killed, or the machine went
+   * down) will never finish: it is shown as interrupted. Its commits stay on its run
+   * branch, and merging them needs --allow-partial like a failed run's. */
+  const char *status = weir_run_status_name(r->status);
+  if (r->status == WEIR_RUN_RUNNING && weir_process_gone(r->owner)) {
+    status = "interrupted";
+    if (!error)
+      error = json_pack("{s:n,s:s,s:s,s:[]}", "model", "code", "Interrupted", "message",
+                        "the process running it ended before the run finished (killed, or the "
+                        "machine stopped); nothing was merged", "details");
+  }
   return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o,s:o,s:o}", "run_id", r->run_id,
-                   "status", weir_run_status_name(r->status), "project",
+                   "status", status, "project",
                    weir_json_str_or_null(r->project), "project_digest",
                    weir_json_str_or_null(r->project_digest), "branch",
                    weir_json_str_or_null(r->branch), "run_branch",

@@ -400,3 +400,45 @@ def test_project_python_environment_is_the_default_for_models(titanic_lake, tmp_
     (proj / "weir_project.yml").write_text("name: p\npython: [3.11]\n")
     r = weir("check", proj, lake=titanic_lake)
     assert r.returncode == 3 and "weir_project.yml:2: python: expected" in r.stderr
+
+
+def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_path):
+    # A SIGKILLed run used to stay "running" forever.
+    import signal
+    import subprocess
+    import time
+
+    from conftest import weir_bin
+
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "first.sql").write_text("SELECT PassengerId FROM titanic\n")
+    (proj / "models.py").write_text(
+        "import time\nfrom typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\n"
+        "from weir import Model\n\n\n"
+        "@weir.model()\n"
+        "def slow(first: Annotated[pa.Table, Model(\"first\")]) -> pa.Table:\n"
+        "    time.sleep(120)\n"
+        "    return first\n")
+    p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:   # until model `first` is committed on run/<id>
+            runs = weir_json("runs", lake=titanic_lake)
+            if runs and any(m.get("model") == "first" for m in weir_json("runs", "show", runs[0]["run_id"],
+                                                                          lake=titanic_lake)["models"]):
+                break
+            time.sleep(0.2)
+        run = weir_json("runs", lake=titanic_lake)[0]
+        assert run["status"] == "running"
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    run = weir_json("runs", "show", run["run_id"], lake=titanic_lake)
+    assert run["status"] == "interrupted"
+    assert run["error"]["code"] == "Interrupted"
+    assert "ended before the run finished" in run["error"]["message"]
+    assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
+    r = weir("merge", "run/" + run["run_id"], "--into", "main", lake=titanic_lake)
+    assert r.returncode == 1 and "--allow-partial" in r.stderr
