@@ -102,7 +102,7 @@ static int locate(int rc, const char *origin, int line, int column, weir_error *
 static int blame_check(weir_engine *e, const sql_input *in, const char *qname, const weir_column_rule *const *checks,
                        const char *const *columns, size_t n, weir_error *err) {
   for (size_t k = 0; k < n; k++) {
-    char *sql = weir_asprintf("SELECT 1 FROM %s WHERE NOT (%s) LIMIT 0", qname, checks[k]->sql);
+    char *sql = weir_asprintf("SELECT 1 FROM %s WHERE NOT (%s\n) LIMIT 0", qname, checks[k]->sql);
     weir_error e2 = {0};
     weir_arrow_table t;
     weir_arrow_table_init(&t);
@@ -128,9 +128,10 @@ int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rul
   char *qname = weir_sql_ident(name);
   weir_buf q = WEIR_BUF_INIT;
   weir_buf_puts(&q, "SELECT __weir_row");
-  for (size_t k = 0; k < n; k++) weir_buf_printf(&q, ", COALESCE(NOT (%s), false)", checks[k]->sql);
+  /* "\n)": a check ending in a -- comment must not comment out the parenthesis. */
+  for (size_t k = 0; k < n; k++) weir_buf_printf(&q, ", COALESCE(NOT (%s\n), false)", checks[k]->sql);
   weir_buf_printf(&q, " FROM %s WHERE ", qname);
-  for (size_t k = 0; k < n; k++) weir_buf_printf(&q, "%s(NOT (%s))", k ? " OR " : "", checks[k]->sql);
+  for (size_t k = 0; k < n; k++) weir_buf_printf(&q, "%s(NOT (%s\n))", k ? " OR " : "", checks[k]->sql);
   weir_buf_puts(&q, " ORDER BY 1");
   weir_arrow_table res;
   weir_arrow_table_init(&res);

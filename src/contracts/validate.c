@@ -199,6 +199,8 @@ static int need_engine(vstate *s, weir_error *err) {
     return rc;
   }
   s->own_engine = true;
+  /* A contract's SQL sees the data being validated and nothing else: no files. */
+  if ((rc = weir_engine_restrict_files(s->engine, NULL, 0, err))) return rc;
   return WEIR_OK;
 }
 

@@ -6,9 +6,13 @@
  * weir_lake open (the Python client, a service) should pay that once, so released
  * engines are kept, one of each kind:
  *
- *   - open engines, for weir's own SQL (imports, staging): full file access;
- *   - restricted engines, for SQL from users and models: files inside the warehouse only
- *     (DuckDB cannot lift that restriction, which is why the kinds are kept apart).
+ *   - open engines, for weir's own SQL reading the user's files (imports): full access;
+ *   - warehouse engines, for SQL from users and models, and for writing: files inside the
+ *     warehouse only;
+ *   - sealed engines, for the SQL of contracts (checks and table rules), which travels
+ *     with a table and runs on every later write by anyone: no file access at all, so a
+ *     rule can neither read the machine's files nor overwrite the lake's.
+ * DuckDB cannot lift a restriction once set, which is why the kinds are kept apart.
  *
  * A query's result stream owns its engine until released, possibly after the lake handle
  * is freed, so the pool is reference-counted and shared by the handle and the streams.
@@ -21,7 +25,7 @@
 struct lake_engine_pool {
   pthread_mutex_t mu;
   int refs;                 /* the lake handle + engines lent out */
-  weir_engine *idle[2];     /* [0] open, [1] restricted */
+  weir_engine *idle[LAKE_ENGINE_KINDS]; /* one idle engine of each kind */
   char *warehouse;
 };
 
@@ -38,7 +42,7 @@ static void pool_unref(lake_engine_pool *p) {
   bool last = --p->refs == 0;
   pthread_mutex_unlock(&p->mu);
   if (!last) return;
-  for (int k = 0; k < 2; k++) weir_engine_close(p->idle[k]);
+  for (int k = 0; k < LAKE_ENGINE_KINDS; k++) weir_engine_close(p->idle[k]);
   pthread_mutex_destroy(&p->mu);
   free(p->warehouse);
   free(p);
@@ -48,9 +52,9 @@ void lake_engine_pool_free(lake_engine_pool *p) {
   if (p) pool_unref(p);
 }
 
-int lake_engine_get(weir_lake *lake, bool restricted, weir_engine **out, weir_error *err) {
+int lake_engine_get(weir_lake *lake, lake_engine_kind kind, weir_engine **out, weir_error *err) {
   lake_engine_pool *p = lake->engines;
-  int k = restricted ? 1 : 0;
+  int k = (int)kind;
   pthread_mutex_lock(&p->mu);
   *out = p->idle[k];
   p->idle[k] = NULL;
@@ -58,9 +62,9 @@ int lake_engine_get(weir_lake *lake, bool restricted, weir_engine **out, weir_er
   pthread_mutex_unlock(&p->mu);
   if (*out) return WEIR_OK;
   int rc = lake_engine_open(lake, out, err);
-  if (rc == WEIR_OK && restricted) {
+  if (rc == WEIR_OK && kind != LAKE_ENGINE_OPEN) {
     const char *dirs[1] = {p->warehouse};
-    rc = weir_engine_restrict_files(*out, dirs, 1, err);
+    rc = weir_engine_restrict_files(*out, dirs, kind == LAKE_ENGINE_WAREHOUSE ? 1 : 0, err);
   }
   if (rc) {
     weir_engine_close(*out);
@@ -70,9 +74,9 @@ int lake_engine_get(weir_lake *lake, bool restricted, weir_engine **out, weir_er
   return rc;
 }
 
-void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, bool restricted) {
+void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, lake_engine_kind kind) {
   if (!engine) return;
-  int k = restricted ? 1 : 0;
+  int k = (int)kind;
   pthread_mutex_lock(&p->mu);
   weir_engine *spare = NULL;
   if (!p->idle[k]) p->idle[k] = engine;
@@ -82,6 +86,6 @@ void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, bool restric
   pool_unref(p);
 }
 
-void lake_engine_put(weir_lake *lake, weir_engine *engine, bool restricted) {
-  lake_engine_put_pool(lake->engines, engine, restricted);
+void lake_engine_put(weir_lake *lake, weir_engine *engine, lake_engine_kind kind) {
+  lake_engine_put_pool(lake->engines, engine, kind);
 }

@@ -174,7 +174,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
     return weir_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
   }
   weir_engine *engine = NULL;
-  bool restricted = false;
+  lake_engine_kind kind = LAKE_ENGINE_OPEN;
   weir_arrow_table data;
   weir_arrow_table_init(&data);
   /* Text formats are parsed into the declared types: the contract's, or the table's when
@@ -192,7 +192,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
     if (held) weir_schema_copy(&hint, &prev->schema);
     iceberg_table_free(prev);
   }
-  if ((rc = lake_engine_get(lake, false, &engine, err))) goto done;
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_OPEN, &engine, err))) goto done;
   lake_progress(lake, json_pack("{s:s,s:s}", "phase", "read", "file", file));
   if ((rc = weir_engine_read_file_typed(engine, file, fmt, hint.n_fields ? &hint : NULL, &data, err))) goto done;
   if (weir_arrow_table_ncols(&data) == 0) {
@@ -201,16 +201,16 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
   }
   /* The file is read; validation (whose SQL rules come from the contract's author) and
    * the write run on a restricted engine, which reaches only the warehouse. */
-  lake_engine_put(lake, engine, false);
+  lake_engine_put(lake, engine, LAKE_ENGINE_OPEN);
   engine = NULL;
-  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
-  restricted = true;
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
+  kind = LAKE_ENGINE_WAREHOUSE;
   rc = import_table(&ic, engine, &data, out_json, err);
 done:
   weir_schema_clear(&hint);
   weir_arrow_table_release(&data);
   /* Back to the pool it came from: an open engine must never serve restricted SQL. */
-  if (engine) lake_engine_put(lake, engine, restricted);
+  if (engine) lake_engine_put(lake, engine, kind);
   weir_contract_free(ic.contract);
   return rc;
 }
@@ -232,12 +232,18 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
     rc = weir_seterr(err, WEIR_EINPUT, "cannot import Arrow data with no columns into %s", ic.table);
     goto done;
   }
+  {
+    char *what = weir_asprintf("cannot import Arrow data into %s", ic.table);
+    rc = lake_check_column_names(&data, what, err);
+    free(what);
+    if (rc) goto done;
+  }
   /* Restricted: the contract's SQL rules reach only the warehouse. */
-  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
   rc = import_table(&ic, engine, &data, out_json, err);
 done:
   weir_arrow_table_release(&data);
-  if (engine) lake_engine_put(lake, engine, true);
+  if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   weir_contract_free(ic.contract);
   return rc;
 }

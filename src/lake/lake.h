@@ -131,9 +131,19 @@ int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err);
  * Callers unregister what they registered; a failed statement leaves an engine usable. */
 lake_engine_pool *lake_engine_pool_new(const char *warehouse);
 void lake_engine_pool_free(lake_engine_pool *p);
-int lake_engine_get(weir_lake *lake, bool restricted, weir_engine **out, weir_error *err);
-void lake_engine_put(weir_lake *lake, weir_engine *engine, bool restricted);
-void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, bool restricted);
+/* Every column of `t` has a name of its own: an empty or repeated name cannot become a
+ * table column (WEIR_EINPUT: "<what>: column \"a\" appears twice (columns 1 and 2)"). */
+int lake_check_column_names(const weir_arrow_table *t, const char *what, weir_error *err);
+
+typedef enum lake_engine_kind {
+  LAKE_ENGINE_OPEN = 0,      /* any file: reading the user's files for an import */
+  LAKE_ENGINE_WAREHOUSE = 1, /* files in the warehouse only: queries, models, writes */
+  LAKE_ENGINE_SEALED = 2,    /* no files at all: contract SQL (checks, table rules) */
+  LAKE_ENGINE_KINDS = 3
+} lake_engine_kind;
+int lake_engine_get(weir_lake *lake, lake_engine_kind kind, weir_engine **out, weir_error *err);
+void lake_engine_put(weir_lake *lake, weir_engine *engine, lake_engine_kind kind);
+void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, lake_engine_kind kind);
 /* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`. */
 int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, const char *sql,
                         weir_error *err);

@@ -77,7 +77,7 @@ typedef struct owned_stream {
   struct ArrowArrayStream inner;
   weir_engine *engine;
   lake_engine_pool *pool;   /* where the engine goes back; NULL: close it */
-  bool restricted;
+  lake_engine_kind kind;
 } owned_stream;
 
 static int os_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
@@ -96,7 +96,7 @@ static void os_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   owned_stream *o = s->private_data;
   if (o->inner.release) o->inner.release(&o->inner);
-  if (o->pool) lake_engine_put_pool(o->pool, o->engine, o->restricted);
+  if (o->pool) lake_engine_put_pool(o->pool, o->engine, o->kind);
   else weir_engine_close(o->engine);
   free(o);
   s->release = NULL;
@@ -111,7 +111,7 @@ static void own_engine(struct ArrowArrayStream *inner, weir_lake *lake, weir_eng
   inner->release = NULL;
   o->engine = engine;
   o->pool = lake->engines;
-  o->restricted = true;
+  o->kind = LAKE_ENGINE_WAREHOUSE;
   out->get_schema = os_get_schema;
   out->get_next = os_get_next;
   out->get_last_error = os_last_error;
@@ -132,7 +132,7 @@ static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_
   if (rc) return rc;
   weir_engine *engine = NULL;
   char *wrapped = NULL;
-  if ((rc = lake_engine_get(lake, true, &engine, err))) return rc;
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) return rc;
   if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
   if (as_text) {
     char *body = trim_statement(sql);
@@ -147,7 +147,7 @@ static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_
   return WEIR_OK;
 fail:
   free(wrapped);
-  lake_engine_put(lake, engine, true);
+  lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   return rc;
 }
 
@@ -293,7 +293,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
   json_t *spec = NULL;
   if (spec_json && *spec_json && (rc = weir_json_parse(spec_json, "scan spec", &spec, err))) return rc;
 
-  weir_engine *engine = NULL;
+  weir_engine *engine = NULL, *sealed = NULL;
   weir_contract *contract = NULL;
   weir_arrow_table data;
   weir_arrow_table_init(&data);
@@ -304,7 +304,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
 
   json_t *ir = json_object_get(spec, "contract");
   if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "input contract", &contract, err))) goto done;
-  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
   if ((rc = lake_attach_table(lake, engine, hash, &id, err))) goto done;
 
   /* Projection: the columns the model declared (a contract's, or an explicit list). */
@@ -332,7 +332,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
   free(qn);
   free(qt);
   const char *filter = weir_json_str(spec, "filter", NULL);
-  if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s)", filter);
+  if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s\n)", filter);
 
   if (!contract) {
     struct ArrowArrayStream inner;
@@ -355,7 +355,7 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
     weir_buf_printf(&sql, "%s.%s", qn, qt);
     free(qn);
     free(qt);
-    if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s)", filter);
+    if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s\n)", filter);
     weir_arrow_table_release(&data);
     weir_arrow_table_init(&data);
     if ((rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), &data, err))) {
@@ -363,10 +363,13 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
       goto done;
     }
   }
+  /* An input contract's SQL runs on a sealed engine (no files), like an output's. */
+  if (weir_contract_has_sql(contract) && (rc = lake_engine_get(lake, LAKE_ENGINE_SEALED, &sealed, err)))
+    goto done;
   weir_validate_options vo = {0};
   vo.is_output = false;
   vo.project = true;
-  vo.engine = engine;
+  vo.engine = sealed;
   const char *subject = weir_json_str(spec, "subject", NULL);
   char *dflt = weir_asprintf("input %s (schema %s)", full, contract->name ? contract->name : "unnamed");
   vo.subject = subject ? subject : dflt;
@@ -380,7 +383,8 @@ done:
   weir_validation_clear(&v);
   weir_arrow_table_release(&data);
   weir_contract_free(contract);
-  if (engine) lake_engine_put(lake, engine, true);
+  if (sealed) lake_engine_put(lake, sealed, LAKE_ENGINE_SEALED);
+  if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   json_decref(spec);
   return rc;
 }

@@ -98,13 +98,18 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
   }
   weir_arrow_table seed;
   weir_arrow_table_init(&seed);
+  weir_validation v = {0}, v2 = {0};
+  weir_engine *sealed = NULL;
   if ((rc = unique_seed(lake, engine, req, contract, &seed, err))) goto done;
+  /* The contract's SQL runs on a sealed engine (no files), not on `engine`, which writes
+   * into the warehouse: a rule travels with the table and runs on every later write. */
+  if (weir_contract_has_sql(contract) || weir_contract_has_sql(req->table_contract))
+    if ((rc = lake_engine_get(lake, LAKE_ENGINE_SEALED, &sealed, err))) goto done;
   weir_validate_options vo = {0};
   vo.is_output = true;
   vo.subject = req->subject;
-  vo.engine = engine;
+  vo.engine = sealed;
   vo.unique_seed = seed.schema.release ? &seed : NULL;
-  weir_validation v = {0}, v2 = {0};
   rc = weir_contract_validate(contract, data, &vo, &v, err);
   out->report = v.report ? json_incref(v.report) : NULL;
   if (rc) goto done;
@@ -160,6 +165,7 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
   }
   json_decref(summary);
 done:
+  if (sealed) lake_engine_put(lake, sealed, LAKE_ENGINE_SEALED);
   weir_validation_clear(&v);
   weir_validation_clear(&v2);
   weir_arrow_table_release(&seed);
@@ -198,6 +204,22 @@ int stage_result_from_json(const json_t *j, stage_result *out, weir_error *err) 
   return WEIR_OK;
 }
 
+/* ---- column names ---------------------------------------------------------------------- */
+
+int lake_check_column_names(const weir_arrow_table *t, const char *what, weir_error *err) {
+  int64_t n = weir_arrow_table_ncols(t);
+  for (int64_t i = 0; i < n; i++) {
+    const char *name = t->schema.children[i]->name;
+    if (!name || !*name)
+      return weir_seterr(err, WEIR_EINPUT, "%s: column %lld has an empty name", what, (long long)i + 1);
+    for (int64_t j = 0; j < i; j++)
+      if (strcmp(t->schema.children[j]->name, name) == 0)
+        return weir_seterr(err, WEIR_EINPUT, "%s: column \"%s\" appears twice (columns %lld and %lld)", what,
+                           name, (long long)j + 1, (long long)i + 1);
+  }
+  return WEIR_OK;
+}
+
 /* ---- the worker's entry point ---------------------------------------------------------- */
 
 int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
@@ -229,8 +251,14 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
     weir_error_prefix(err, "cannot read the output of %s", weir_json_str(req, "model", table));
     goto done;
   }
-  /* Restricted: the contract's SQL rules reach only the warehouse. */
-  if ((rc = lake_engine_get(lake, true, &engine, err))) goto done;
+  {
+    char *what = weir_asprintf("the output of model %s", weir_json_str(req, "model", table));
+    rc = lake_check_column_names(&data, what, err);
+    free(what);
+    if (rc) goto done;
+  }
+  /* The write reaches only the warehouse; the contract's SQL runs sealed (stage_validated). */
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
   stage_request sreq = {0};
   sreq.table = table;
   const char *mode = weir_json_str(req, "mode", "REPLACE");
@@ -264,7 +292,7 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
 done:
   stage_result_clear(&res);
   weir_arrow_table_release(&data);
-  if (engine) lake_engine_put(lake, engine, true);
+  if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   weir_contract_free(contract);
   json_decref(req);
   return rc;

@@ -539,7 +539,17 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
     const pipeline_model *m = &p->models[i];
     for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
       const model_input *in = &m->inputs[k];
-      if (!in->filter || !in->table || in->ref) continue;
+      if (!in->filter) continue;
+      /* Pasted into WHERE (...): it must be one expression that closes its own
+       * parentheses, or "a > 1) OR (true" would change the query around it. */
+      char why[256];
+      if (!contract_sql_shape(in->filter, true, "the filter", why, sizeof why)) {
+        pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->filter,
+                         "%s:%d: model %s: input %s: %s", m->file, in->line, m->name,
+                         in->param ? in->param : in->name, why);
+        continue;
+      }
+      if (!in->table || in->ref) continue;
       const weir_schema *schema = NULL;
       if (in->producer >= 0) {
         if (!p->models[in->producer].planned_known) continue;
@@ -552,7 +562,7 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
       weir_engine *engine = p->engine;
       rc = weir_engine_create_empty(engine, "main", "__input", schema, err);
       if (rc == WEIR_OK) {
-        char *sql = weir_asprintf("SELECT * FROM main.__input WHERE (%s)", in->filter);
+        char *sql = weir_asprintf("SELECT * FROM main.__input WHERE (%s\n)", in->filter);
         weir_schema out = {0};
         weir_error e2 = {0};
         if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)

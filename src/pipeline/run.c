@@ -374,7 +374,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
                               err)))
     goto out;
   /* SQL models read tables, not the machine's files: a restricted engine. */
-  if ((r = lake_engine_get(lake, true, &rc.engine, err))) goto fail;
+  if ((r = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &rc.engine, err))) goto fail;
 
   /* 3. Models in order, each one commit on the run branch. */
   for (size_t oi = 0; oi < rc.p->n_order; oi++) {
@@ -496,7 +496,7 @@ fail: {
   json_decref(error);
 }
 out:
-  if (rc.engine) lake_engine_put(lake, rc.engine, true);
+  if (rc.engine) lake_engine_put(lake, rc.engine, LAKE_ENGINE_WAREHOUSE);
   free(rc.run_dir);
   pipeline_project_free(rc.p);
   return r;

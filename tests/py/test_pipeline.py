@@ -442,3 +442,21 @@ def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_p
     assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
     r = weir("merge", "run/" + run["run_id"], "--into", "main", lake=titanic_lake)
     assert r.returncode == 1 and "--allow-partial" in r.stderr
+
+
+@pytest.mark.parametrize("body, message", [
+    ('pa.table([[1], [2]], names=["a", "a"])', 'the output of model m: column "a" appears twice (columns 1 and 2)'),
+    ('pa.table({"": [1]})', "the output of model m: column 1 has an empty name"),
+])
+def test_a_python_model_returning_bad_column_names_is_told_so(titanic_lake, tmp_path, body, message):
+    # Duplicates were reported as 'unknown column "a"', an empty name as a Parquet parser error.
+    proj = tmp_path / "names"
+    proj.mkdir()
+    (proj / "models.py").write_text(
+        "from typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\nfrom weir import Model\n\n\n"
+        "@weir.model()\n"
+        "def m(t: Annotated[pa.Table, Model(\"titanic\")]) -> pa.Table:\n"
+        f"    return {body}\n")
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 1, r.stderr
+    assert message in r.stdout + r.stderr

@@ -563,3 +563,50 @@ def test_replace_of_a_contracted_table_reads_the_file_in_the_tables_types(lake, 
     r = weir("import", head, "--table", "titanic", "--mode", "replace", lake=lake)
     assert r.returncode == 0, r.stderr
     assert count(lake, "SELECT count(*) FROM titanic") == 5
+
+
+def test_contract_sql_cannot_write_into_the_lake(lake, tmp_path):
+    # A table rule with a second statement overwrote another table's data file: contract
+    # SQL now runs on an engine without any file access, and is one statement.
+    f = tmp_path / "k.csv"
+    f.write_text("k\n1\n2\n")
+    assert weir("import", f, "--table", "victim", lake=lake).returncode == 0
+    data = next((lake / "warehouse" / "default" / "victim" / "data").glob("*.parquet"))
+    before = data.read_bytes()
+    for sql in (f"SELECT count(*) FROM {{table}}; COPY (SELECT 1 AS x) TO '{data}' (FORMAT csv)",
+                f"SELECT count(*) FROM {{table}} WHERE k < (SELECT count(*) FROM read_parquet('{data}'))"):
+        contract = tmp_path / "evil.yml"
+        contract.write_text("contract:\n  name: evil\n  columns: [{name: k, type: Int64}]\n  rules:\n"
+                            f"    - name: r\n      sql: \"{sql}\"\n      threshold: 100\n")
+        r = weir("import", f, "--table", "other", "--contract", contract, lake=lake)
+        assert r.returncode == 1, r.stderr
+        assert ("is one SELECT statement" in r.stderr) or ("file system operations are disabled" in r.stderr), r.stderr
+    assert data.read_bytes() == before
+    assert count(lake, "SELECT count(*) FROM victim") == 2
+
+
+@pytest.mark.parametrize("check, message", [
+    ("id > 5) OR (true", "the check closes a parenthesis it did not open (at character 7)"),
+    ("(id > 5", "the check leaves 1 parenthesis open"),
+    ("id > 0; SELECT 1", 'the check is one SQL expression, not statements (";" at character 7)'),
+    ("id = 'a", "the check has an unterminated string"),
+])
+def test_a_check_must_be_one_expression(lake, tmp_path, check, message):
+    # "id > 5) OR (true" was pasted into weir's query and silently changed which rows fail.
+    contract = tmp_path / "c.yml"
+    contract.write_text(f'contract:\n  name: c\n  columns:\n    - {{name: id, type: Int64, checks: ["{check}"]}}\n')
+    f = tmp_path / "i.csv"
+    f.write_text("id\n1\n2\n3\n")
+    r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
+    assert r.returncode == 1
+    assert f'{contract}:4:' in r.stderr and f'column "id": {message}' in r.stderr, r.stderr
+
+
+def test_a_check_ending_in_a_comment_runs(lake, tmp_path):
+    contract = tmp_path / "c.yml"
+    contract.write_text('contract:\n  name: c\n  columns:\n    - {name: id, type: Int64, checks: ["id > 1 -- positive"]}\n')
+    f = tmp_path / "i.csv"
+    f.write_text("id\n1\n2\n3\n")
+    r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert 'fails for 1 row' in r.stderr, r.stderr

@@ -71,3 +71,13 @@ def test_yaml_contract_file(weir_env):
     bad = bad.set_column(bad.schema.get_field_index("Sex"), "Sex", pa.array(["x"] * 10))
     with pytest.raises(weir.ContractViolation, match="Sex"):
         weir.validate(bad, yml)
+
+
+def test_contract_sql_has_no_file_access(weir_env, tmp_path):
+    # weir.validate ran a contract's checks on an engine that could read any file.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("x" * 100)
+    ir = {"name": "c", "columns": [{"name": "id", "type": "Int64", "rules": [
+        {"kind": "check", "sql": f"id < (SELECT length(content) FROM read_text('{secret}'))"}]}]}
+    with pytest.raises(weir.InvalidInput, match="file system operations are disabled"):
+        weir.validate(pa.table({"id": [1, 2]}), ir)
