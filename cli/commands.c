@@ -9,7 +9,7 @@ static const cli_opt NO_OPTS[] = {{NULL, 0, NULL, NULL}};
 static const cli_opt IMPORT_OPTS[] = {
     {"table", 't', "T", "target table: NAME or NAMESPACE.NAME (required)"},
     {"branch", 'b', "B", "branch to commit on (default: main)"},
-    {"mode", 0, "MODE", "create (default), append or replace"},
+    {"mode", 0, "MODE", "create (default; the table must not exist), append or replace (it must exist)"},
     {"contract", 'c', "C.yml", "check the data against this contract first"},
     {"message", 'm', "M", "commit message"},
     {"format", 0, "FMT", "csv, parquet or jsonl (default: from the file extension)"},

@@ -51,6 +51,15 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
                      ic->table, ic->branch);
     goto done;
   }
+  /* Appending to or replacing a table that is not there is most likely a typo in its
+   * name: making a new table of it would hide the mistake. */
+  if (!prev && opts->mode != WEIR_MODE_CREATE) {
+    rc = weir_seterr(err, WEIR_ENOTFOUND,
+                     "cannot %s table %s: it does not exist on branch %s (to create it, import "
+                     "with --mode create, the default)",
+                     opts->mode == WEIR_MODE_APPEND ? "append to" : "replace", ic->table, ic->branch);
+    goto done;
+  }
   /* What the data is held to. With --contract, that contract (and on an append, also the
    * table's own type). Without: on an append, or a replace of a table written through a
    * contract, the table's type (its stored contract: a replace keeps the table's type

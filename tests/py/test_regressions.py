@@ -610,3 +610,15 @@ def test_a_check_ending_in_a_comment_runs(lake, tmp_path):
     r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
     assert r.returncode == 3, r.stderr
     assert 'fails for 1 row' in r.stderr, r.stderr
+
+
+def test_append_or_replace_of_a_missing_table_is_refused(lake, tmp_path):
+    # A typo in the table name made a new table.
+    f = tmp_path / "a.csv"
+    f.write_text("a\n1\n")
+    for mode, verb in (("append", "append to"), ("replace", "replace")):
+        r = weir("import", f, "--table", "typo", "--mode", mode, lake=lake)
+        assert r.returncode == 1
+        assert (f"cannot {verb} table default.typo: it does not exist on branch main (to create it, "
+                "import with --mode create, the default)") in r.stderr
+    assert weir_json("tables", lake=lake) == []
