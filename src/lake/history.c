@@ -243,6 +243,10 @@ int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
                     char out_target[WEIR_HASH_HEX_SIZE], weir_error *err) {
   int rc = weir_ref_name_check(name, "tag", err);
   if (rc) return rc;
+  /* run/<id> names a run's branch; a tag there would shadow or be shadowed by one. */
+  if (strncmp(name, "run/", 4) == 0)
+    return weir_seterr(err, WEIR_EINVALIDNAME,
+                       "invalid tag name \"%s\": names under run/ are reserved for pipeline runs", name);
   if ((rc = check_unambiguous(lake, name, WEIR_REF_TAG, err))) return rc;
   char target[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, ref, target, err))) return rc;

@@ -332,13 +332,16 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     weir_error_clear(&e2);
     goto done;
   }
+  /* Problems with the result are reported at the header naming the output schema (or
+   * the model's first line). */
+  int L = m->output_line > 0 ? m->output_line : (m->line > 0 ? m->line : 1);
   /* What the query returns must be storable, under unique names, contract or not. */
   for (size_t c = 0; c < inferred.n_fields; c++) {
     const weir_field *f = &inferred.fields[c];
     for (size_t d = 0; d < c; d++)
       if (strcmp(inferred.fields[d].name, f->name) == 0)
-        pipeline_problem(p, m->file, m->line, m->name, f->name, NULL, NULL,
-                         "%s: model %s: the query returns two columns named \"%s\"", m->file, m->name, f->name);
+        pipeline_problem(p, m->file, L, m->name, f->name, NULL, NULL,
+                         "%s:%d: model %s: the query returns two columns named \"%s\"", m->file, L, m->name, f->name);
     bool declared_any = false;
     if (m->output) {
       for (size_t d = 0; d < m->output->n_columns; d++)
@@ -347,10 +350,10 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
           declared_any = true;
     }
     if (f->type.id == WEIR_TYPE_ANY && !m->output && !declared_any)
-      pipeline_problem(p, m->file, m->line, m->name, f->name, "a weir type", f->doc ? f->doc : "?",
-                       "%s: model %s: column \"%s\" is %s in the query, which weir cannot store (see "
+      pipeline_problem(p, m->file, L, m->name, f->name, "a weir type", f->doc ? f->doc : "?",
+                       "%s:%d: model %s: column \"%s\" is %s in the query, which weir cannot store (see "
                        "docs/types.md; cast it, e.g. to VARCHAR)",
-                       m->file, m->name, f->name, f->doc ? f->doc : "of a type with no weir name");
+                       m->file, L, m->name, f->name, f->doc ? f->doc : "of a type with no weir name");
   }
   if (!m->output) {
     weir_schema_clear(&m->planned);
@@ -363,24 +366,24 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     const weir_field *want = &m->output->columns[c].field;
     long idx = weir_schema_find(&inferred, want->name);
     if (idx < 0) {
-      pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
-                       "%s: model %s: the query returns no column \"%s\" (output schema %s declares it, as %s)",
-                       m->file, m->name, want->name, m->output->name, t1);
+      pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
+                       "%s:%d: model %s: the query returns no column \"%s\" (output schema %s declares it, as %s)",
+                       m->file, L, m->name, want->name, m->output->name, t1);
       continue;
     }
     const weir_field *have = &inferred.fields[idx];
     if (have->type.id == WEIR_TYPE_ANY && want->type.id != WEIR_TYPE_ANY) {
-      pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+      pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
                        have->doc ? have->doc : "another type",
-                       "%s: model %s: column \"%s\" is %s in the query, expected %s (output schema %s)", m->file,
-                       m->name, want->name, have->doc ? have->doc : "a type weir does not store", t1,
+                       "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s)", m->file,
+                       L, m->name, want->name, have->doc ? have->doc : "a type weir does not store", t1,
                        m->output->name);
     } else if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE) {
-      pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+      pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
                        type_text(have->type, t2, sizeof t2),
-                       "%s: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
+                       "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
                        "widening casts are applied)",
-                       m->file, m->name, want->name, t2, t1, m->output->name);
+                       m->file, L, m->name, want->name, t2, t1, m->output->name);
     }
   }
   for (size_t c = 0; c < inferred.n_fields; c++) {
@@ -388,10 +391,10 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     for (size_t d = 0; d < m->output->n_columns; d++)
       if (strcmp(m->output->columns[d].field.name, inferred.fields[c].name) == 0) declared = true;
     if (!declared)
-      pipeline_problem(p, m->file, m->line, m->name, inferred.fields[c].name, NULL,
+      pipeline_problem(p, m->file, L, m->name, inferred.fields[c].name, NULL,
                        type_text(inferred.fields[c].type, t2, sizeof t2),
-                       "%s: model %s: the query returns column \"%s\", which output schema %s does not declare",
-                       m->file, m->name, inferred.fields[c].name, m->output->name);
+                       "%s:%d: model %s: the query returns column \"%s\", which output schema %s does not declare",
+                       m->file, L, m->name, inferred.fields[c].name, m->output->name);
   }
   weir_schema_clear(&inferred);
 done:

@@ -92,7 +92,7 @@ int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text
             m->output_schema_name = weir_strdup(val);
             m->output_line = line;
           } else {
-            pipeline_problem(p, file, line, m->name, key, "name, materialization or output_schema", key,
+            pipeline_problem(p, file, line, m->name, NULL, "name, materialization or output_schema", key,
                              "%s:%d: unknown weir header key \"%s\" (known: name, materialization, output_schema)",
                              file, line, key);
             bad = true;

@@ -171,7 +171,7 @@ def test_sql_result_type_checked_at_plan_time(titanic_lake, tmp_path):
         "    - {name: tclass, type: String}\n    - {name: Fare, type: Float64}\n")
     r = weir("check", proj, lake=titanic_lake)
     assert r.returncode == 3, r.stderr
-    assert 'f.sql: model f: column "tclass" is int64 in the query, expected large_string (output schema f_strings' in r.stderr
+    assert 'f.sql:3: model f: column "tclass" is int64 in the query, expected large_string (output schema f_strings' in r.stderr
 
 
 def test_shifting_semantics_disambiguated_by_lineage(titanic_lake, tmp_path):

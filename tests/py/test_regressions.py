@@ -622,3 +622,9 @@ def test_append_or_replace_of_a_missing_table_is_refused(lake, tmp_path):
         assert (f"cannot {verb} table default.typo: it does not exist on branch main (to create it, "
                 "import with --mode create, the default)") in r.stderr
     assert weir_json("tables", lake=lake) == []
+
+
+def test_tags_under_run_are_reserved_like_branches(lake):
+    r = weir("tag", "create", "run/xyz", lake=lake)
+    assert r.returncode == 2
+    assert 'invalid tag name "run/xyz": names under run/ are reserved for pipeline runs' in r.stderr
