@@ -156,13 +156,17 @@ int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     max = strtoll(nstr, &end, 10);
     if (*end || max < 0) return cli_usage_error(ctx, cmd, "-n needs a non-negative number, not \"%s\"", nstr);
   }
+  /* The ref as git takes it (weir log dev), or --ref dev. */
+  const char *ref = cli_opt_value(cmd, args, "ref");
+  if (args->n_pos && ref) return cli_usage_error(ctx, cmd, "give the ref once: as an argument or with --ref");
+  if (args->n_pos) ref = args->pos[0];
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
   /* -n 0 shows nothing, as in git (the library reads 0 as "no limit"). */
-  rc = weir_log(lake, cli_opt_value(cmd, args, "ref"), nstr && max == 0 ? 1 : max, &out, &err);
+  rc = weir_log(lake, ref, nstr && max == 0 ? 1 : max, &out, &err);
   if (rc == 0 && nstr && max == 0) {
     weir_free(out);
     out = strdup("[]");

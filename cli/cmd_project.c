@@ -147,11 +147,17 @@ static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
 /* Ctrl-C or SIGTERM during a run: ask libweir to stop the run cleanly (the run is
  * recorded as failed, its branch kept, the target untouched); a second signal quits. */
 static weir_lake *interrupt_lake;
+static volatile sig_atomic_t interrupted_by;
 
 static void on_interrupt(int sig) {
   if (interrupt_lake) weir_lake_interrupt(interrupt_lake);
+  interrupted_by = sig;
   signal(sig, SIG_DFL);
 }
+
+/* A run stopped by a signal exits as shells expect of a command killed by it (130 for
+ * SIGINT), after reporting the failed run. */
+static int run_exit_code(int code) { return interrupted_by ? 128 + (int)interrupted_by : code; }
 
 int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake *lake;
@@ -192,10 +198,10 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       json_object_set_new(e, "details", d ? d : json_array());
       cli_print_json(json_pack("{s:o,s:o}", "error", e, "run", run));
       weir_error_clear(&err);
-      return code;
+      return run_exit_code(code);
     }
     json_decref(run);
-    return cli_report_error(ctx, &err);
+    return run_exit_code(cli_report_error(ctx, &err));
   }
   if (ctx->json) {
     cli_print_json_text(out);

@@ -225,7 +225,7 @@ def test_interrupting_a_run_records_it_and_leaves_the_target(titanic_lake, tmp_p
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
     assert time.monotonic() - t0 < 10   # stopped promptly, not after the model's 60 s
-    assert p.returncode == 1, err
+    assert p.returncode == 130, err   # as shells expect of a command stopped by Ctrl-C
     assert "interrupted" in err
     run = weir_json("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed"
@@ -628,3 +628,12 @@ def test_tags_under_run_are_reserved_like_branches(lake):
     r = weir("tag", "create", "run/xyz", lake=lake)
     assert r.returncode == 2
     assert 'invalid tag name "run/xyz": names under run/ are reserved for pipeline runs' in r.stderr
+
+
+def test_log_takes_the_ref_as_an_argument(titanic_lake):
+    assert weir("branch", "create", "dev", lake=titanic_lake).returncode == 0
+    r = weir("log", "dev", "-n", "1", "--json", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)[0]["hash"] == weir_json("show", "dev", lake=titanic_lake)["hash"]
+    r = weir("log", "dev", "--ref", "main", lake=titanic_lake)
+    assert r.returncode == 2 and "give the ref once" in r.stderr
