@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog/catalog_internal.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/json.h"
 #include "util/proc.h"
@@ -124,6 +125,34 @@ static int run_get_locked(weir_catalog *cat, const char *run_id, json_t **out, w
   return rc;
 }
 
+/* A run id not found whole may be a unique prefix of one (as commit hashes are): the
+ * id it names, in `full` (new string). WEIR_ENOTFOUND when none, WEIR_EINVALIDARG naming
+ * the candidates when several. Reads every run id: for people typing ids, not loops. */
+static int run_by_prefix(weir_catalog *cat, const char *prefix, char **full, weir_error *err) {
+  *full = NULL;
+  char **ids = NULL;
+  size_t n = 0, hits = 0, len = strlen(prefix);
+  int rc = cat->be->ops->run_list(cat->be, -1, &ids, &n, err);
+  weir_buf cands = WEIR_BUF_INIT;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (strncmp(ids[i], prefix, len) != 0) continue;
+    if (hits++ < 5) weir_buf_printf(&cands, "%s%s", hits > 1 ? ", " : "", ids[i]);
+    if (!*full) *full = weir_strdup(ids[i]);
+  }
+  if (!rc && hits == 0) rc = weir_seterr(err, WEIR_ENOTFOUND, "run %s not found", prefix);
+  if (!rc && hits > 1) {
+    rc = weir_seterr(err, WEIR_EINVALIDARG, "run id prefix %s is ambiguous: %zu runs start with it (%s%s)",
+                     prefix, hits, weir_buf_cstr(&cands), hits > 5 ? ", ..." : "");
+  }
+  if (rc) {
+    free(*full);
+    *full = NULL;
+  }
+  weir_buf_free(&cands);
+  catalog_strv_free(ids, n);
+  return rc;
+}
+
 int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
   *out = NULL;
   if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
@@ -131,6 +160,20 @@ int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_er
   int rc = catalog_read_begin(cat, &opened, err);
   if (rc) return rc;
   rc = run_get_locked(cat, run_id, out, err);
+  if (rc == WEIR_ENOTFOUND) {
+    char *full = NULL;
+    weir_error e2 = {0};
+    int prc = run_by_prefix(cat, run_id, &full, &e2);
+    if (prc == WEIR_OK) {
+      weir_error_clear(err);
+      rc = run_get_locked(cat, full, out, err);
+    } else if (prc == WEIR_EINVALIDARG) {
+      weir_error_move(err, &e2);
+      rc = prc;
+    }
+    weir_error_clear(&e2);
+    free(full);
+  }
   rc = catalog_read_end(cat, opened, rc, err);
   if (rc) {
     json_decref(*out);

@@ -637,3 +637,12 @@ def test_log_takes_the_ref_as_an_argument(titanic_lake):
     assert json.loads(r.stdout)[0]["hash"] == weir_json("show", "dev", lake=titanic_lake)["hash"]
     r = weir("log", "dev", "--ref", "main", lake=titanic_lake)
     assert r.returncode == 2 and "give the ref once" in r.stderr
+
+
+def test_runs_show_takes_a_unique_prefix_of_a_run_id(titanic_lake):
+    assert weir("run", ROOT / "examples" / "titanic" / "project", lake=titanic_lake).returncode == 0
+    run_id = weir_json("runs", lake=titanic_lake)[0]["run_id"]
+    shown = weir_json("runs", "show", run_id[:6], lake=titanic_lake)
+    assert shown["run_id"] == run_id
+    r = weir("runs", "show", "zzzz", lake=titanic_lake)
+    assert r.returncode == 1 and "run zzzz does not exist" in r.stderr
