@@ -269,6 +269,7 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.message = cli_opt_value(cmd, args, "message");
   o.no_ff = cli_flag(cmd, args, "no-ff");
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
+  o.strategy = cli_opt_value(cmd, args, "strategy");
   weir_error err = {0};
   char *out = NULL;
   json_t *r;

@@ -37,6 +37,7 @@ static const cli_opt MERGE_OPTS[] = {
     {"message", 'm', "M", "merge commit message"},
     {"no-ff", 0, NULL, "create a merge commit even when a fast-forward is possible"},
     {"allow-partial", 0, NULL, "merge even if the source holds work of a failed run"},
+    {"strategy", 0, "S", "resolve conflicting tables: source-wins or target-wins (default: fail)"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt REVERT_OPTS[] = {
     {"to", 0, "R", "the ref whose version of the table to restore"},

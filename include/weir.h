@@ -267,6 +267,10 @@ typedef struct weir_merge_options {
   const char *message;  /* merge commit message; NULL = "Merge SOURCE into TARGET" */
   int no_ff;            /* create a merge commit even when a fast-forward is possible */
   int allow_partial;    /* merge even if the source history holds failed-run commits */
+  const char *strategy; /* how a conflicting table is resolved: NULL or "" = it is not (the
+                           merge fails, nothing written); "source-wins": take the source's
+                           version; "target-wins": keep the target's. Resolved tables are
+                           listed with action "conflict: source wins" / "... target wins" */
 } weir_merge_options;
 
 /**
@@ -275,7 +279,8 @@ typedef struct weir_merge_options {
  * merge base. *out_json: {result: "fast-forward"|"merge"|"up-to-date", commit, base,
  * tables: [...]}.
  * Errors: WEIR_ECONFLICT with details listing every conflicting table and what each
- * side did (nothing is written); WEIR_EPARTIAL when the source history holds commits of
+ * side did (nothing is written), unless opts->strategy resolves them; WEIR_EINVALIDARG
+ * for an unknown strategy; WEIR_EPARTIAL when the source history holds commits of
  * a run that did not succeed (details name the runs) and allow_partial is 0;
  * WEIR_ECONCURRENT if `into` kept moving; WEIR_ENOTFOUND.
  */

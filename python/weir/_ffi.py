@@ -57,7 +57,7 @@ class ArrowArrayStream(ctypes.Structure):
 class MergeOptions(ctypes.Structure):
     """``weir_merge_options``."""
 
-    _fields_ = [("message", c_char_p), ("no_ff", c_int), ("allow_partial", c_int)]
+    _fields_ = [("message", c_char_p), ("no_ff", c_int), ("allow_partial", c_int), ("strategy", c_char_p)]
 
 
 class RevertOptions(ctypes.Structure):

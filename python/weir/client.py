@@ -574,13 +574,20 @@ class Client:
     # ---- merge -----------------------------------------------------------------------------------
 
     def merge(self, source_ref: RefLike, into_branch: BranchLike | None = "main", message: str | None = None,
-              no_ff: bool = False, allow_partial: bool = False) -> MergeResult:
+              no_ff: bool = False, allow_partial: bool = False,
+              strategy: Literal["source-wins", "target-wins"] | None = None) -> MergeResult:
         """Merges ``source_ref`` into branch ``into_branch`` (None: main): fast-forward
         when possible (unless ``no_ff``), else a three-way merge at table level.
 
+        ``strategy`` resolves tables changed on both sides: ``"source-wins"`` takes the
+        source's version, ``"target-wins"`` keeps the target's (such tables are listed
+        with action ``"conflict: source wins"`` / ``"conflict: target wins"``); None (the
+        default) fails the merge on any conflict.
+
         Raises:
-            MergeConflict: tables changed on both sides (``.conflicts`` lists them);
-                nothing was written.
+            MergeConflict: tables changed on both sides (``.conflicts`` lists them), and
+                no ``strategy``; nothing was written.
+            InvalidArgument: an unknown strategy.
             PartialRunError: the source history holds commits of a run that did not
                 succeed (pass ``allow_partial=True`` to publish them anyway).
             ConcurrentUpdate: the target kept moving. NotFound: a missing ref or branch.
@@ -590,7 +597,8 @@ class Client:
             >>> client.merge("dev", into_branch="main").result    # doctest: +SKIP
             'fast-forward'
         """
-        opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0)
+        opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0,
+                                 _enc(strategy, "strategy", optional=True))
         doc = self._json("weir_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return MergeResult.from_json(cast("dict[str, Any]", doc))

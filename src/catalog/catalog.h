@@ -213,6 +213,12 @@ int catalog_first_parent_ancestor(weir_catalog *cat, const char *hash, int64_t n
 
 /* ---- merge and revert ---------------------------------------------------------------- */
 
+typedef enum weir_merge_strategy {
+  WEIR_MERGE_FAIL_ON_CONFLICT = 0,
+  WEIR_MERGE_SOURCE_WINS,
+  WEIR_MERGE_TARGET_WINS
+} weir_merge_strategy;
+
 typedef struct weir_merge_request {
   const char *source;      /* any ref */
   const char *into;        /* a branch */
@@ -220,6 +226,7 @@ typedef struct weir_merge_request {
   const char *author;      /* NULL = default */
   bool no_ff;
   bool allow_partial;
+  weir_merge_strategy strategy; /* how conflicting tables are resolved (default: not) */
   const char *run_id;      /* a run publishing its own branch: its commits are exempt
                               from the aborted-work rule, and the merge commit carries it */
 } weir_merge_request;

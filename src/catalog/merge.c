@@ -224,6 +224,18 @@ static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merg
     } else {
       const tree_diff_item *o = &ours[i++], *t = &theirs[j++];
       if (catalog_same_version(o->b, t->b)) continue; /* same result on both sides */
+      if (req->strategy == WEIR_MERGE_TARGET_WINS) {
+        /* into keeps its version: nothing to apply, but say so. */
+        json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "action",
+                                                   "conflict: target wins"));
+        continue;
+      }
+      if (req->strategy == WEIR_MERGE_SOURCE_WINS) {
+        plan_take(p, t->table, o->b, t->b);
+        json_object_set_new(json_array_get(p->tables, json_array_size(p->tables) - 1), "action",
+                            json_string("conflict: source wins"));
+        continue;
+      }
       json_array_append_new(
           conflicts,
           json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:o}", "table", o->table, "base",

@@ -286,6 +286,13 @@ int weir_merge(weir_lake *lake, const char *source, const char *into,
   req.author = lake->author;
   req.no_ff = opts && opts->no_ff;
   req.allow_partial = opts && opts->allow_partial;
+  const char *strategy = opts ? opts->strategy : NULL;
+  if (!strategy || !*strategy) req.strategy = WEIR_MERGE_FAIL_ON_CONFLICT;
+  else if (strcmp(strategy, "source-wins") == 0) req.strategy = WEIR_MERGE_SOURCE_WINS;
+  else if (strcmp(strategy, "target-wins") == 0) req.strategy = WEIR_MERGE_TARGET_WINS;
+  else
+    return weir_seterr(err, WEIR_EINVALIDARG, "unknown merge strategy \"%s\" (expected source-wins or target-wins)",
+                       strategy);
   json_t *res = NULL;
   if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
   *out_json = lake_dump(res);

@@ -121,3 +121,30 @@ def test_unknown_ref(titanic_lake):
     r = weir("tables", "--ref", "nope", lake=titanic_lake)
     assert r.returncode == 1
     assert "nope" in r.stderr
+
+
+@pytest.mark.parametrize("strategy, rows", [("source-wins", 891), ("target-wins", 216)])
+def test_a_strategy_resolves_conflicting_tables(titanic_lake, tmp_path, strategy, rows):
+    lake = titanic_lake
+    first = first_class_csv(tmp_path)
+    for b in ("a", "b"):
+        assert weir("branch", "create", b, lake=lake).returncode == 0
+    assert weir("import", first, "--table", "titanic", "--mode", "replace", "--branch", "a", lake=lake).returncode == 0
+    assert weir("import", TITANIC, "--table", "titanic", "--mode", "replace", "--branch", "b", lake=lake).returncode == 0
+    assert weir("import", TITANIC, "--table", "extra", "--branch", "b", lake=lake).returncode == 0
+    assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
+    m = weir_json("merge", "b", "--into", "main", "--strategy", strategy, lake=lake)
+    assert m["result"] == "merge"
+    actions = {t["table"]: t["action"] for t in m["tables"]}
+    assert actions["default.titanic"] == "conflict: " + strategy.replace("-", " ")
+    assert actions["default.extra"] == "added"    # a one-sided change is taken either way
+    assert count(lake, "SELECT count(*) FROM titanic") == rows
+    assert count(lake, "SELECT count(*) FROM extra") == 891
+    assert len(weir_json("show", "main", lake=lake)["parents"]) == 2
+
+
+def test_an_unknown_strategy_is_a_usage_error(titanic_lake):
+    assert weir("branch", "create", "a", lake=titanic_lake).returncode == 0
+    r = weir("merge", "a", "--into", "main", "--strategy", "ours", lake=titanic_lake)
+    assert r.returncode == 2
+    assert 'unknown merge strategy "ours" (expected source-wins or target-wins)' in r.stderr

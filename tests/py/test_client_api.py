@@ -119,6 +119,23 @@ def test_branches_tags_merge_diff(titanic_client):
         c.merge("main", into_branch=main0)  # type: ignore[arg-type]  # a Commit is not a branch
 
 
+def test_merge_strategy_resolves_a_conflict(titanic_client):
+    c = titanic_client
+    for b in ("a", "b"):
+        c.create_branch(b, from_ref="main")
+    c.import_data("titanic", pa.table({"PassengerId": [1]}), branch="a", mode="replace")
+    c.import_data("titanic", pa.table({"PassengerId": [1, 2]}), branch="b", mode="replace")
+    c.merge("a", into_branch="main")
+    with pytest.raises(weir.MergeConflict) as e:
+        c.merge("b", into_branch="main")
+    assert [x.table for x in e.value.conflicts] == ["default.titanic"]
+    m = c.merge("b", into_branch="main", strategy="source-wins")
+    assert [(t.table, t.action) for t in m.tables] == [("default.titanic", "conflict: source wins")]
+    assert c.query("SELECT count(*) AS n FROM titanic").column("n").to_pylist() == [2]
+    with pytest.raises(weir.InvalidArgument, match="unknown merge strategy"):
+        c.merge("a", into_branch="main", strategy="ours")  # type: ignore[arg-type]
+
+
 def test_unmerged_branch_needs_force(titanic_client):
     c = titanic_client
     c.create_branch("wip")
