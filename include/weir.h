@@ -19,7 +19,9 @@
  *   - JSON documents returned by the library are the same documents the CLI prints with
  *     `--json`; their shapes are documented in docs/json.md.
  *   - Refs: a branch name, a tag name, a full 64-digit commit hash or a unique prefix of at
- *     least 7 hex digits, optionally followed by ~N (N-th first-parent ancestor).
+ *     least 7 hex digits, optionally followed by ~N (N-th first-parent ancestor). Where a
+ *     ref or branch may be NULL it means "main"; an empty string is not NULL (most likely
+ *     an unset variable) and is refused with WEIR_EINVALIDARG.
  *   - Tables: "namespace.name", or "name" meaning "default.name".
  *   - Times are UTC; durations and timestamps in microseconds unless a name says otherwise.
  *

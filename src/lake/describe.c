@@ -38,7 +38,7 @@ int weir_describe(weir_lake *lake, const char *table, const char *ref, char **ou
   if (rc) return rc;
   char full[2 * WEIR_NAME_MAX + 2];
   weir_table_id_format(&id, full, sizeof full);
-  const char *refname = ref && *ref ? ref : "main";
+  const char *refname = ref ? ref : "main"; /* "" is refused by lake_resolve */
   char hash[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, refname, hash, err))) return rc;
   iceberg_table *t = NULL;

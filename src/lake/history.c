@@ -275,7 +275,7 @@ int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err) {
 int weir_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
-  if (!into || !*into) into = "main";
+  if (!into) into = "main"; /* "" is refused by lake_branch_head */
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_branch_head(lake, into, head, err); /* into must be a branch */
   if (rc) return rc;

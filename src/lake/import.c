@@ -159,7 +159,7 @@ static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_opt
                        opts->table);
   if (opts->mode != WEIR_MODE_CREATE && opts->mode != WEIR_MODE_APPEND && opts->mode != WEIR_MODE_REPLACE)
     return weir_seterr(err, WEIR_EINVALIDARG, "unknown import mode %d", (int)opts->mode);
-  ic->branch = opts->branch && *opts->branch ? opts->branch : "main";
+  ic->branch = opts->branch ? opts->branch : "main"; /* "" is refused below */
   if ((rc = lake_branch_head(lake, ic->branch, ic->head, err))) return rc;
   if (opts->contract_path && (rc = weir_contract_load_file(opts->contract_path, &ic->contract, err)))
     return rc;

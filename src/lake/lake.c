@@ -225,13 +225,17 @@ char *lake_table_location(const weir_lake *lake, const weir_table_id *id) {
 }
 
 int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE], weir_error *err) {
-  if (!ref || !*ref) ref = "main";
+  /* NULL is the default, main; "" is most likely an unset variable: refused, not guessed. */
+  if (ref && !*ref)
+    return weir_seterr(err, WEIR_EINVALIDARG, "the ref is empty (give a branch, tag or commit hash)");
+  if (!ref) ref = "main";
   return catalog_resolve(lake->cat, ref, out, err);
 }
 
 int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX_SIZE],
                      weir_error *err) {
-  if (!branch || !*branch) branch = "main";
+  if (branch && !*branch) return weir_seterr(err, WEIR_EINVALIDARG, "the branch name is empty");
+  if (!branch) branch = "main";
   int rc = weir_ref_name_check(branch, "branch", err);
   if (rc) return rc;
   rc = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, branch, out, err);

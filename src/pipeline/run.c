@@ -40,7 +40,7 @@ static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, wei
 int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref, char **out_json,
                        weir_error *err) {
   *out_json = NULL;
-  const char *refname = ref && *ref ? ref : "main";
+  const char *refname = ref ? ref : "main"; /* "" is refused by lake_resolve */
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, refname, hash, err);
   if (rc) return rc;
@@ -347,7 +347,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
   run_ctx rc;
   memset(&rc, 0, sizeof rc);
   rc.lake = lake;
-  rc.branch = opts && opts->branch && *opts->branch ? opts->branch : "main";
+  rc.branch = opts && opts->branch ? opts->branch : "main"; /* "" is refused below */
   int r = lake_branch_head(lake, rc.branch, rc.base, err);
   if (r) return r;
 

@@ -176,4 +176,34 @@ TEST(embedding_program_round_trip) {
   free(dir);
 }
 
+/* NULL means main; "" (an unset variable, most likely) is refused, not read as main. */
+TEST(empty_ref_or_branch_is_refused) {
+  char *dir = test_tmpdir();
+  char path[4200];
+  snprintf(path, sizeof path, "%s/lake", dir);
+  weir_error err = {0};
+  weir_lake *lake = NULL;
+  CHECK_INT(weir_lake_init("", &lake, &err), WEIR_EINVALIDARG);
+  CHECK(lake == NULL);
+  weir_error_clear(&err);
+  CHECK_OK(weir_lake_init(path, &lake, &err), &err);
+  char hash[WEIR_HASH_HEX_SIZE];
+  CHECK_OK(weir_ref_resolve(lake, NULL, hash, &err), &err);
+  CHECK_INT(weir_ref_resolve(lake, "", hash, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "the ref is empty");
+  weir_error_clear(&err);
+  char head[WEIR_HASH_HEX_SIZE];
+  CHECK_INT(weir_branch_create(lake, "dev", "", head, &err), WEIR_EINVALIDARG);
+  weir_error_clear(&err);
+  CHECK_OK(weir_branch_create(lake, "dev", NULL, head, &err), &err);
+  char *out = NULL;
+  CHECK_INT(weir_merge(lake, "dev", "", NULL, &out, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "the branch name is empty");
+  CHECK(out == NULL);
+  weir_error_clear(&err);
+  weir_lake_free(lake);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST_MAIN()
