@@ -404,6 +404,39 @@ done:
 /* A model's output replacing a table that something else wrote (an import, another
  * project's model) is legal, and a common way to take a table over, but it deserves a
  * second look: the plan says so. */
+/* A REPLACE model that declares no output schema, writing a table that stores a contract,
+ * is held to that contract, as `weir import --mode replace` without --contract is: the
+ * contract travels with the table, and a model cannot drop it (or its columns) without
+ * saying so by declaring an output schema of its own. Says so in a warning. */
+static int hold_to_stored_contracts(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
+                                    weir_error *err) {
+  int rc = WEIR_OK;
+  for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
+    pipeline_model *m = &p->models[i];
+    if (m->output || m->append || !m->table) continue;
+    iceberg_table *t = cached_table(lake, tc, hash, m->table, err, &rc);
+    if (rc || !t) continue;
+    bool stored = false;
+    weir_contract *c = lake_table_type(t, m->table, &stored);
+    if (!stored) {
+      weir_contract_free(c);
+      continue;
+    }
+    p->schemas = weir_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
+    p->schemas[p->n_schemas++] = c;
+    m->output = c;
+    char msg[1200];
+    snprintf(msg, sizeof msg,
+             "%s:%d: model %s declares no output schema; it replaces %s, which stores contract %s: "
+             "its output is held to that contract (declare an output schema to give the table "
+             "another type)",
+             m->file, m->line, m->name, m->table, c->name ? c->name : "unnamed");
+    json_array_append_new(p->warnings, json_pack("{s:s,s:i,s:s,s:s}", "file", m->file, "line", m->line, "model",
+                                                 m->name, "message", msg));
+  }
+  return rc;
+}
+
 static int warn_replaced_tables(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
                                 weir_error *err) {
   int rc = WEIR_OK;
@@ -586,6 +619,7 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
   int rc = resolve_inputs(lake, p, hash, &tc, err);
   if (rc) goto done;
   if ((rc = warn_replaced_tables(lake, p, hash, &tc, err))) goto done;
+  if ((rc = hold_to_stored_contracts(lake, p, hash, &tc, err))) goto done;
   order_models(p);
   for (size_t oi = 0; oi < p->n_order && rc == WEIR_OK; oi++) {
     pipeline_model *m = &p->models[p->order[oi]];
@@ -676,6 +710,9 @@ int pipeline_plan_error(const weir_project *p, weir_error *err) {
   size_t i;
   json_t *v;
   json_array_foreach(p->problems, i, v) weir_buf_printf(&b, "\n  - %s", weir_json_str(v, "message", ""));
+  /* The plan's warnings often explain a problem (where a contract came from): kept. */
+  if (json_array_size(p->warnings)) weir_buf_puts(&b, "\nnotes:");
+  json_array_foreach(p->warnings, i, v) weir_buf_printf(&b, "\n  - %s", weir_json_str(v, "message", ""));
   weir_seterr(err, WEIR_EPLAN, "%s", weir_buf_cstr(&b));
   weir_buf_free(&b);
   weir_error_set_details(err, json_incref(p->problems));

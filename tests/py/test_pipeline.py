@@ -460,3 +460,24 @@ def test_a_python_model_returning_bad_column_names_is_told_so(titanic_lake, tmp_
     r = weir("run", proj, lake=titanic_lake)
     assert r.returncode == 1, r.stderr
     assert message in r.stdout + r.stderr
+
+
+def test_a_model_without_output_schema_is_held_to_the_tables_stored_contract(titanic_lake, tmp_path):
+    # A second project's f (no output schema) replaced default.f, contract and columns gone.
+    assert weir("run", EXAMPLE, lake=titanic_lake).returncode == 0
+    proj = tmp_path / "other"
+    proj.mkdir()
+    (proj / "f.sql").write_text("SELECT PassengerId, Name FROM titanic\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3, r.stdout
+    doc = json.loads(r.stdout)["error"]
+    msgs = [d["message"] for d in doc["details"]]
+    assert any('the query returns no column "pid" (output schema WomenByClass declares it' in m for m in msgs), msgs
+    r = weir("check", proj, lake=titanic_lake)
+    assert ("model f declares no output schema; it replaces default.f, which stores contract WomenByClass: "
+            "its output is held to that contract") in r.stdout + r.stderr
+    # Writing what the contract says is fine, and the contract stays with the table.
+    (proj / "f.sql").write_text("SELECT PassengerId AS pid, 1 AS tclass, Fare FROM titanic LIMIT 3\n")
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert weir_json("describe", "f", lake=titanic_lake)["contract"]["name"] == "WomenByClass"
