@@ -281,8 +281,12 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     const char *commit = json_string_value(json_object_get(r, "commit"));
     if (result && strcmp(result, "up-to-date") == 0)
       printf("Already up to date: %s is reachable from %s\n", args->pos[0], into);
-    else if (result && strcmp(result, "fast-forward") == 0)
+    else if (result && strcmp(result, "fast-forward") == 0) {
       printf("Fast-forward %s to %s\n", into, cli_short(commit, s));
+      if (o.message)
+        fprintf(stderr, "note: --message was not used: a fast-forward makes no commit (give --no-ff for a "
+                        "merge commit with that message)\n");
+    }
     else
       printf("Merged %s into %s (merge commit %s)\n", args->pos[0], into, cli_short(commit, s));
     size_t i;

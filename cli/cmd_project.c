@@ -177,8 +177,8 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   rc = weir_project_run(lake, args->pos[0], &o, &out, &err);
   if (ctx->progress && isatty(2)) fprintf(stderr, "\r\033[K");
   json_t *run = out ? json_loads(out, 0, NULL) : NULL;
-  /* A plan error returns the plan, not a run record. */
-  if (run && !json_object_get(run, "run_id")) {
+  /* A plan error returns the plan, not a run record (a dry run's plan is its result). */
+  if (run && !json_object_get(run, "run_id") && !(o.dry_run && rc == 0)) {
     json_decref(run);
     run = NULL;
   }

@@ -122,7 +122,9 @@ typedef enum weir_error_code {
   WEIR_ECONCURRENT = 13,    /* a concurrent update could not be reconciled      exit 4 */
   WEIR_EPARTIAL = 14,       /* would publish or revert part of a run            exit 1 */
   WEIR_EMODEL = 15,         /* a model raised an error or its worker crashed    exit 1 */
-  WEIR_EUNSUPPORTED = 16    /* a valid request weir does not support            exit 1 */
+  WEIR_EUNSUPPORTED = 16,   /* a valid request weir does not support            exit 1 */
+  WEIR_EINTERRUPTED = 17    /* stopped by weir_lake_interrupt (Ctrl-C), or its
+                               process ended mid-run; nothing was published  exit 130 */
 } weir_error_code;
 
 /**

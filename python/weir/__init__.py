@@ -30,6 +30,7 @@ from weir.errors import (
     EngineError,
     InvalidArgument,
     InvalidInput,
+    Interrupted,
     InvalidName,
     LibraryNotFound,
     MergeConflict,
@@ -119,7 +120,7 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "SchemaError", "ModelDefinitionError", "LibraryNotFound",
+    "Interrupted", "SchemaError", "ModelDefinitionError", "LibraryNotFound",
     # local validation
     "validate", "Validation",
 ]

@@ -25,6 +25,7 @@ ConcurrentUpdate       13    a concurrent update could not be reconciled
 PartialRunError        14    would publish or revert part of a run
 ModelError             15    a model raised an error or its worker crashed
 Unsupported            16    a valid request weir does not support
+Interrupted            17    a run stopped by Ctrl-C / ``interrupt()`` (nothing published)
 =====================  ====  ===========================================================
 
 Example:
@@ -46,7 +47,7 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
+    "Interrupted", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
     "CODES",
 ]
 
@@ -338,6 +339,20 @@ class Unsupported(WeirError):
     code = 16
 
 
+class Interrupted(WeirError):
+    """Code 17: a run was stopped (Ctrl-C, SIGTERM, ``Client.interrupt()``) before it
+    finished; its target branch is untouched and its run branch kept. A run whose process
+    was killed reads as status ``interrupted`` with this code in its error.
+
+    Example:
+        >>> error_from_code(17, "model g: interrupted").name
+        'Interrupted'
+    """
+
+    code = 17
+    exit_code_: ClassVar[int] = 130
+
+
 class SchemaError(InvalidArgument, TypeError):
     """A ``TableSchema`` class is malformed: an unknown type, a lineage reference to a
     column that does not exist, a duplicate column, conflicting markers. Raised when the
@@ -386,7 +401,8 @@ class LibraryNotFound(NotFound):
 _BY_CODE: dict[int, type[WeirError]] = {
     c.code: c for c in (WeirError, NotFound, AlreadyExists, StorageError, CatalogError, EngineError,
                         InvalidName, InvalidArgument, InvalidInput, ContractViolation, PlanError,
-                        MergeConflict, ConcurrentUpdate, PartialRunError, ModelError, Unsupported)
+                        MergeConflict, ConcurrentUpdate, PartialRunError, ModelError, Unsupported,
+                        Interrupted)
 }
 
 #: code number → class name, as ``weir_error_name`` returns them.

@@ -207,6 +207,14 @@ int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_e
       weir_ref_recs_free(refs, n);
     }
     if (rc) return rc;
+    /* A run's branch is kept for inspection after the run failed; merging it is refused
+     * (the aborted-work rule), so the advice is to delete it when done. */
+    if (!reachable && strncmp(name, "run/", 4) == 0)
+      return weir_seterr(err, WEIR_EGENERIC,
+                         "branch \"%s\" holds the commits of run %s, which no other branch or tag "
+                         "reaches (head %.12s); delete it with --force when you are done with it "
+                         "(the run's record stays in weir runs)",
+                         name, name + 4, head);
     if (!reachable)
       return weir_seterr(err, WEIR_EGENERIC,
                          "branch \"%s\" has commits not reachable from any other branch or tag "

@@ -56,7 +56,7 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
   if (!prev && opts->mode != WEIR_MODE_CREATE) {
     rc = weir_seterr(err, WEIR_ENOTFOUND,
                      "cannot %s table %s: it does not exist on branch %s (to create it, import "
-                     "with --mode create, the default)",
+                     "in mode create, the default)",
                      opts->mode == WEIR_MODE_APPEND ? "append to" : "replace", ic->table, ic->branch);
     goto done;
   }

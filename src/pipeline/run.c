@@ -224,7 +224,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     r = pipeline_spawn_cancellable(argv, rc->p->dir, job_text, log_path, &stdout_text, NULL, &status,
                                    &rc->lake->interrupted, err);
     if (r == WEIR_OK && rc->lake->interrupted)
-      r = weir_seterr(err, WEIR_EGENERIC, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
+      r = weir_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
     if (stdout_text && *stdout_text) {
       /* What the model printed goes to its log, after anything it wrote to stderr. */
       FILE *f = fopen(log_path, "a");
@@ -385,11 +385,11 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     weir_error merr = {0};
     int mr;
     if (lake->interrupted)
-      mr = weir_seterr(&merr, WEIR_EGENERIC, "model %s: interrupted before it started", m->name);
+      mr = weir_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted before it started", m->name);
     else
       mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
     if (mr == WEIR_OK && lake->interrupted)
-      mr = weir_seterr(&merr, WEIR_EGENERIC, "model %s: interrupted", m->name);
+      mr = weir_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted", m->name);
     char commit[WEIR_HASH_HEX_SIZE] = "";
     if (mr == WEIR_OK) {
       char *msg = weir_asprintf("run %s: model %s", rc.run_id, m->name);
@@ -462,6 +462,51 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     else catalog_tx_rollback(lake->cat);
     free(msg);
     json_decref(merged);
+    if (r != WEIR_OK && (e2.code ? e2.code : r) == WEIR_ECONFLICT) {
+      /* The target moved while the run ran, on the same tables: say by what, and what to
+       * do, since the run's own work was fine. */
+      char now[WEIR_HASH_HEX_SIZE] = "";
+      weir_error e4 = {0};
+      if (catalog_ref_get(lake->cat, WEIR_REF_BRANCH, rc.branch, now, &e4) == WEIR_OK) {
+        char *who = NULL;
+        json_t *runs = NULL;
+        weir_error e5 = {0};
+        /* The newest run that published to the branch since, if a run did. */
+        if (catalog_runs(lake->cat, 50, &runs, &e5) == WEIR_OK) {
+          size_t i;
+          json_t *x;
+          int64_t mine = -1;
+          json_array_foreach(runs, i, x) if (strcmp(weir_json_str(x, "run_id", ""), rc.run_id) == 0)
+              mine = (int64_t)json_integer_value(json_object_get(x, "started"));
+          json_array_foreach(runs, i, x) {
+            const char *id = weir_json_str(x, "run_id", "");
+            if (!who && mine >= 0 && strcmp(weir_json_str(x, "status", ""), "succeeded") == 0 &&
+                strcmp(weir_json_str(x, "branch", ""), rc.branch) == 0 && strcmp(id, rc.run_id) != 0 &&
+                (int64_t)json_integer_value(json_object_get(x, "ended")) >= mine)
+              who = weir_asprintf("run %s published to it", id);
+          }
+        }
+        json_decref(runs);
+        weir_error_clear(&e5);
+        weir_buf b = WEIR_BUF_INIT;
+        weir_buf_printf(&b, "%s; %s moved from %.12s to %.12s while this run ran%s%s%s: run the project again "
+                            "to build on the new head",
+                        e2.message ? e2.message : "merge conflict", rc.branch, rc.base, now, who ? " (" : "",
+                        who ? who : "", who ? ")" : "");
+        free(who);
+        char *details = e2.details ? weir_strdup(e2.details) : NULL;
+        int code = e2.code;
+        weir_error_clear(&e2);
+        weir_seterr(&e2, code, "%s", weir_buf_cstr(&b));
+        if (details) {
+          json_t *d = json_loads(details, 0, NULL);
+          if (d) weir_error_set_details(&e2, d);
+          free(details);
+        }
+        weir_buf_free(&b);
+      }
+      weir_error_clear(&e4);
+    }
     if (r != WEIR_OK) {
       json_t *error = json_object();
       json_object_set_new(error, "model", json_null());

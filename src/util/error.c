@@ -108,6 +108,7 @@ const char *weir_error_name(int code) {
   case WEIR_EPARTIAL: return "PartialRunError";
   case WEIR_EMODEL: return "ModelError";
   case WEIR_EUNSUPPORTED: return "Unsupported";
+  case WEIR_EINTERRUPTED: return "Interrupted";
   default: return "WeirError";
   }
 }
@@ -121,6 +122,7 @@ int weir_error_exit_code(int code) {
   case WEIR_EPLAN: return 3;
   case WEIR_ECONFLICT:
   case WEIR_ECONCURRENT: return 4;
+  case WEIR_EINTERRUPTED: return 130; /* as shells report a command stopped by SIGINT */
   default: return 1;
   }
 }

@@ -305,6 +305,11 @@ def test_dry_run_writes_nothing(titanic_lake):
     plan = weir_json("run", EXAMPLE, "--dry-run", lake=titanic_lake)
     assert [m["name"] for m in plan["models"]] == ["f", "fare_sum", "g", "h"]
     assert head(titanic_lake) == before and weir_json("runs", lake=titanic_lake) == []
+    # The text output lists the plan too (it used to print "plan (0 models ...").
+    r = weir("run", EXAMPLE, "--dry-run", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == ["plan (4 models, in execution order):",
+                                         "  1. f (sql) <- default.titanic -> WomenByClass"]
 
 
 def test_append_materialization(titanic_lake, tmp_path):
@@ -442,6 +447,9 @@ def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_p
     assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
     r = weir("merge", "run/" + run["run_id"], "--into", "main", lake=titanic_lake)
     assert r.returncode == 1 and "--allow-partial" in r.stderr
+    r = weir("branch", "delete", "run/" + run["run_id"], lake=titanic_lake)
+    assert r.returncode == 1 and "delete it with --force when you are done with it" in r.stderr
+    assert weir("branch", "delete", "run/" + run["run_id"], "--force", lake=titanic_lake).returncode == 0
 
 
 @pytest.mark.parametrize("body, message", [
@@ -481,3 +489,33 @@ def test_a_model_without_output_schema_is_held_to_the_tables_stored_contract(tit
     r = weir("run", proj, lake=titanic_lake)
     assert r.returncode == 0, r.stdout + r.stderr
     assert weir_json("describe", "f", lake=titanic_lake)["contract"]["name"] == "WomenByClass"
+
+
+def test_a_run_beaten_to_the_branch_by_another_says_so(titanic_lake, tmp_path):
+    # The second of two concurrent runs failed at publishing with only "merge conflict".
+    import subprocess
+    import time
+
+    from conftest import weir_bin
+
+    proj = tmp_path / "twice"
+    proj.mkdir()
+    (proj / "first.sql").write_text("SELECT PassengerId FROM titanic\n")
+    (proj / "models.py").write_text(
+        "import time\nfrom typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\n"
+        "from weir import Model\n\n\n"
+        "@weir.model()\n"
+        "def slow(first: Annotated[pa.Table, Model(\"first\")]) -> pa.Table:\n"
+        "    time.sleep(2)\n"
+        "    return first\n")
+    p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not weir_json("runs", lake=titanic_lake):
+        time.sleep(0.05)
+    second = weir("run", proj, lake=titanic_lake)
+    p.communicate(timeout=120)
+    assert p.returncode == 0
+    first_id = [r for r in weir_json("runs", lake=titanic_lake) if r["status"] == "succeeded"][0]["run_id"]
+    assert second.returncode == 4, second.stderr
+    assert "while this run ran (run " + first_id + " published to it): run the project again" in second.stderr

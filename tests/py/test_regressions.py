@@ -229,6 +229,7 @@ def test_interrupting_a_run_records_it_and_leaves_the_target(titanic_lake, tmp_p
     assert "interrupted" in err
     run = weir_json("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed"
+    assert run["error"]["code"] == "Interrupted"   # as a killed run's (was "WeirError")
     assert weir_json("show", "main", lake=titanic_lake)["hash"] == before
     assert "run/" + run["run_id"] in [b["name"] for b in weir_json("branch", lake=titanic_lake)]
 
@@ -620,7 +621,7 @@ def test_append_or_replace_of_a_missing_table_is_refused(lake, tmp_path):
         r = weir("import", f, "--table", "typo", "--mode", mode, lake=lake)
         assert r.returncode == 1
         assert (f"cannot {verb} table default.typo: it does not exist on branch main (to create it, "
-                "import with --mode create, the default)") in r.stderr
+                "import in mode create, the default)") in r.stderr
     assert weir_json("tables", lake=lake) == []
 
 
@@ -646,3 +647,11 @@ def test_runs_show_takes_a_unique_prefix_of_a_run_id(titanic_lake):
     assert shown["run_id"] == run_id
     r = weir("runs", "show", "zzzz", lake=titanic_lake)
     assert r.returncode == 1 and "run zzzz does not exist" in r.stderr
+
+
+def test_merge_message_on_a_fast_forward_is_reported_unused(titanic_lake):
+    assert weir("branch", "create", "dev", lake=titanic_lake).returncode == 0
+    assert weir("import", TITANIC, "--table", "t2", "--branch", "dev", lake=titanic_lake).returncode == 0
+    r = weir("merge", "dev", "--into", "main", "-m", "release", lake=titanic_lake)
+    assert r.returncode == 0
+    assert "note: --message was not used: a fast-forward makes no commit" in r.stderr
