@@ -244,9 +244,59 @@ static void order_models(weir_project *p) {
 /* ---- edge checks -------------------------------------------------------------------- */
 
 /* Checks a projection schema against what its producer declares. */
+/* The values a fail- or drop-mode enum rule of `c` on `column` admits (a producer's
+ * output holds only these), or NULL. */
+static const json_t *enum_values(const weir_contract *c, const char *column, bool guaranteed_only) {
+  if (!c) return NULL;
+  for (size_t i = 0; i < c->n_columns; i++) {
+    if (strcmp(c->columns[i].field.name, column) != 0) continue;
+    for (size_t j = 0; j < c->columns[i].n_rules; j++) {
+      const weir_column_rule *r = &c->columns[i].rules[j];
+      if (r->kind != WEIR_RULE_ENUM || !r->values) continue;
+      if (guaranteed_only ? r->mode == WEIR_MODE_WARN : r->mode != WEIR_MODE_FAIL) continue;
+      return r->values;
+    }
+  }
+  return NULL;
+}
+
+static bool same_value(const json_t *a, const json_t *b) {
+  if (json_is_number(a) && json_is_number(b)) return json_number_value(a) == json_number_value(b);
+  return json_equal((json_t *)a, (json_t *)b);
+}
+
+/* Enums compose like types: every value the producer's enum admits must be admitted by a
+ * fail-mode enum of the consumer, or the run would fail on data the producer promised. */
+static void check_enum_edge(weir_project *p, const pipeline_model *m, const model_input *in, const char *column,
+                            const weir_contract *producer, const char *producer_desc) {
+  const json_t *want = enum_values(in->schema, column, false);
+  const json_t *have = enum_values(producer, column, true);
+  if (!want || !have) return;
+  json_t *extra = json_array();
+  size_t i, j;
+  json_t *v, *w;
+  json_array_foreach(have, i, v) {
+    bool ok = false;
+    json_array_foreach(want, j, w) if (same_value(v, w)) ok = true;
+    if (!ok) json_array_append(extra, v);
+  }
+  if (json_array_size(extra)) {
+    char *ex = json_dumps(extra, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *allowed = json_dumps(want, JSON_COMPACT | JSON_ENCODE_ANY);
+    pipeline_problem(p, m->file, in->line, m->name, column, allowed, ex,
+                     "%s:%d: model %s: input %s (schema %s): column \"%s\" allows %s, but %s may produce %s "
+                     "(its enum admits them)",
+                     m->file, in->line, m->name, in->param ? in->param : in->name, in->schema->name, column, allowed,
+                     producer_desc, ex);
+    free(ex);
+    free(allowed);
+  }
+  json_decref(extra);
+}
+
 static void check_projection(weir_project *p, const pipeline_model *m, const model_input *in,
                              const weir_schema *producer, bool nullability_known,
-                             const char *producer_desc) {
+                             const weir_contract *producer_contract, const char *producer_desc) {
   const weir_contract *s = in->schema;
   char t1[64], t2[64];
   for (size_t c = 0; c < s->n_columns; c++) {
@@ -275,6 +325,7 @@ static void check_projection(weir_project *p, const pipeline_model *m, const mod
                        m->file, in->line, m->name, in->param ? in->param : in->name, s->name, want->name,
                        producer_desc);
     }
+    check_enum_edge(p, m, in, want->name, producer_contract, producer_desc);
   }
 }
 
@@ -638,15 +689,18 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
         if (!prod->planned_known) continue; /* a Python model without an output schema */
         char *desc = prod->output ? weir_asprintf("model %s (output schema %s)", prod->name, prod->output->name)
                                   : weir_asprintf("model %s", prod->name);
-        check_projection(p, m, in, &prod->planned, prod->planned_declared, desc);
+        check_projection(p, m, in, &prod->planned, prod->planned_declared, prod->output, desc);
         free(desc);
       } else if (!in->ref) {
         iceberg_table *t = cached_table(lake, &tc, hash, in->table, err, &rc);
         if (rc) break;
         if (!t) continue;
+        bool stored = false;
+        weir_contract *tc_contract = lake_table_type(t, in->table, &stored);
         char *desc = weir_asprintf("table %s", in->table);
-        check_projection(p, m, in, &t->schema, true, desc);
+        check_projection(p, m, in, &t->schema, true, stored ? tc_contract : NULL, desc);
         free(desc);
+        weir_contract_free(tc_contract);
       }
     }
     if (rc) break;

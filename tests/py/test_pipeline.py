@@ -519,3 +519,30 @@ def test_a_run_beaten_to_the_branch_by_another_says_so(titanic_lake, tmp_path):
     first_id = [r for r in weir_json("runs", lake=titanic_lake) if r["status"] == "succeeded"][0]["run_id"]
     assert second.returncode == 4, second.stderr
     assert "while this run ran (run " + first_id + " published to it): run the project again" in second.stderr
+
+
+def test_enums_compose_at_plan_time(titanic_lake, tmp_path):
+    # An upstream enum that admits a value a downstream fail-mode enum refuses was caught
+    # only when the data arrived.
+    proj = tmp_path / "enums"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "contracts" / "up.yml").write_text(
+        "contract:\n  name: Up\n  columns:\n    - {name: sex, type: String, enum: [female, male, unknown]}\n")
+    (proj / "up.sql").write_text("-- weir: output_schema=Up\nSELECT Sex AS sex FROM titanic\n")
+    (proj / "models.py").write_text(
+        "from typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\n"
+        "from weir import Enum, Model, String, Table, TableSchema\n\n\n"
+        "class SexIn(TableSchema):\n"
+        "    sex: Annotated[String, Enum([\"female\", \"male\"])]\n\n\n"
+        "@weir.model()\n"
+        "def sexes(t: Annotated[Table[SexIn], Model(\"up\")]) -> pa.Table:\n"
+        "    return t\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert ('input t (schema SexIn): column "sex" allows ["female","male"], but model up (output schema Up) '
+            'may produce ["unknown"] (its enum admits them)') in r.stderr
+    # The same enum on both sides composes.
+    (proj / "contracts" / "up.yml").write_text(
+        "contract:\n  name: Up\n  columns:\n    - {name: sex, type: String, enum: [female, male]}\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 0, r.stdout + r.stderr
