@@ -314,6 +314,21 @@ static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t *
       if (!rc) memcpy(commit, p.source_head, sizeof commit);
     } else {
       char *msg = req->message ? NULL : weir_asprintf("Merge %s into %s", req->source, req->into);
+      /* Conflicts a strategy resolved are recorded in the commit (hashed properties), so
+       * that `weir show` and `log` tell a resolution from an ordinary merge. */
+      json_t *props = NULL;
+      weir_buf resolved = WEIR_BUF_INIT;
+      size_t ti;
+      json_t *tv;
+      json_array_foreach(p.tables, ti, tv) {
+        const char *action = weir_json_str(tv, "action", "");
+        if (strncmp(action, "conflict: ", 10) == 0)
+          weir_buf_printf(&resolved, "%s%s", resolved.len ? "," : "", weir_json_str(tv, "table", ""));
+      }
+      if (resolved.len)
+        props = json_pack("{s:s,s:s}", "merge_strategy",
+                          req->strategy == WEIR_MERGE_SOURCE_WINS ? "source-wins" : "target-wins",
+                          "resolved_conflicts", weir_buf_cstr(&resolved));
       weir_commit_request cr = {
           .branch = req->into,
           .expected_head = p.into_head,
@@ -322,10 +337,13 @@ static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t *
           .n_changes = p.n_changes,
           .author = req->author,
           .message = req->message ? req->message : msg,
+          .properties = props,
           .run_id = req->run_id,
       };
       rc = catalog_commit(cat, &cr, commit, err);
       free(msg);
+      json_decref(props);
+      weir_buf_free(&resolved);
     }
   }
   if (rc == WEIR_ECONCURRENT && p.result) {

@@ -111,12 +111,6 @@ void weir_contract_schema(const weir_contract *c, weir_schema *out);
 /* A contract with just the columns of a schema and no rules (an Iceberg table's current
  * schema used as the contract of an append). */
 weir_contract *weir_contract_from_schema(const weir_schema *s, const char *name);
-/* Is `sql` one SQL expression (a check; `expression`) or one statement (a table rule)?
- * The text is pasted into weir's own queries, so quotes, comments and parentheses must
- * close inside it: "a > 5) OR (true" would otherwise change the query around it, and
- * "a > 0; COPY ..." would add a statement. Writes why not. Parsing proper is the engine's,
- * when the rule runs. `what` names the text in the message ("the check"). */
-bool contract_sql_shape(const char *sql, bool expression, const char *what, char *why, size_t why_size);
 
 /* True when the contract has SQL (a check or a table rule): validating it needs an engine,
  * which should have no file access (the lake lends a sealed one). */

@@ -121,6 +121,17 @@ static int blame_check(weir_engine *e, const sql_input *in, const char *qname, c
 
 int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
                    const char *const *columns, size_t n, rule_hits *hits, weir_error *err) {
+  /* Each check is pasted into one query: each must be one expression, by the parser. */
+  for (size_t k = 0; k < n; k++) {
+    weir_error why = {0};
+    int src = weir_engine_sql_shape(e, checks[k]->sql, true, &why);
+    if (src) {
+      int rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) %s", checks[k]->sql,
+                           columns[k], checks[k]->name, why.message ? why.message : "is not valid");
+      weir_error_clear(&why);
+      return locate(rc, in->origin, checks[k]->line, checks[k]->column, err);
+    }
+  }
   char *name = NULL;
   weir_arrow_table holder;
   int rc = wc_sql_register(e, in, true, &name, &holder, err);
@@ -198,10 +209,18 @@ int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_
   char *sql = expand(r->sql, qname);
   *value = NAN;
   *is_null = false;
-  rc = weir_engine_query_double(e, sql, value, is_null, err);
-  if (rc) {
-    weir_error_prefix(err, "rule \"%s\" does not run", r->name);
+  weir_error why = {0};
+  if (weir_engine_sql_shape(e, sql, false, &why) != WEIR_OK) {
+    /* Nothing ran: a table rule is one SELECT, by the parser (no PRAGMA, ATTACH, ...). */
+    rc = weir_seterr(err, WEIR_EINPUT, "rule \"%s\" %s", r->name, why.message ? why.message : "is not valid");
+    weir_error_clear(&why);
     rc = locate(rc, in->origin, r->line, r->column, err);
+  } else {
+    rc = weir_engine_query_double(e, sql, value, is_null, err);
+    if (rc) {
+      weir_error_prefix(err, "rule \"%s\" does not run", r->name);
+      rc = locate(rc, in->origin, r->line, r->column, err);
+    }
   }
   free(sql);
   weir_error ue = {0};

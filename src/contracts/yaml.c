@@ -515,10 +515,6 @@ static int parse_table_rule(yctx *x, yaml_node_t *m, weir_rule_mode contract_mod
   if ((rc = get_string(x, sv, "sql", &r->sql))) return rc;
   if (!r->sql || !strstr(r->sql, "{table}"))
     return yerr(x, sv, "the SQL of rule \"%s\" does not mention {table}", r->name);
-  {
-    char why[256];
-    if (!contract_sql_shape(r->sql, false, "the SQL", why, sizeof why)) return yerr(x, sv, "rule \"%s\": %s", r->name, why);
-  }
   yaml_node_t *tv = get(x, m, "threshold", NULL);
   r->threshold = 0;
   if (tv) {

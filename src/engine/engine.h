@@ -137,6 +137,15 @@ typedef struct weir_sql_table_ref {
 
 void weir_sql_table_refs_free(weir_sql_table_ref *v, size_t n);
 
+/* Is `sql` one SQL expression over a row (`expression`: it is parsed as "SELECT <sql>",
+ * which must be one SELECT with one item and no FROM, WHERE, GROUP BY, HAVING, QUALIFY,
+ * WITH, ORDER BY or LIMIT), or one SELECT statement? By DuckDB's own parser, so quotes of
+ * every kind ($$...$$, E'...') and comments are read as the engine reads them. Contract
+ * SQL is pasted into weir's own queries: "a > 5) OR (true" or a second statement would
+ * change them. WEIR_EINPUT with a message completing "is not one SQL expression" /
+ * "is not one SELECT statement". Runs nothing. */
+int weir_engine_sql_shape(weir_engine *e, const char *sql, bool expression, weir_error *err);
+
 /* The tables `sql` reads, found with DuckDB's own parser (json_serialize_sql), in order of
  * first appearance, without duplicates. Errors: WEIR_EINPUT with the parser's message and
  * position (a syntax error), WEIR_EUNSUPPORTED for statements other than one SELECT. */

@@ -14,11 +14,9 @@
  * would drop the row as a comment. The file has a header row (check_header) and every
  * other row is data. Only the column types are detected.
  *
- * Types are inferred from a sample of 20,480 rows (DuckDB's default): reading the file
- * twice (sample_size = -1) for every import would double the cost of large files to guard
- * against a rare case. The rare case is still handled: when a value past the sample does
- * not fit the inferred type, DuckDB stops with a conversion error and the read is retried
- * once with the whole file as the sample, so inference is always exact in the end.
+ * Types are inferred from the whole file (sample_size = -1), which reads it twice: from a
+ * sample, a column whose sampled values are whole numbers is BIGINT, and DuckDB's cast then
+ * rounds a later "30001.5" to 30002 without an error, so a sample cannot be trusted.
  * JSON lines are always sampled whole: a key that first appears after the sample would be
  * dropped without any error, which is not a trade weir makes.
  *
@@ -350,27 +348,12 @@ static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hi
   if (hrc) return hrc;
   weir_buf types = WEIR_BUF_INIT;
   csv_types_clause(e, path, delim, hint, &types);
-  int rc = csv_attempt(e, path, delim, "20480", weir_buf_cstr(&types), out, &raw, err);
-  if (rc == WEIR_OK) {
-    weir_buf_free(&types);
-    return rc;
-  }
+  /* The whole file is the sample: inferred from 20,480 rows, a column whose first rows are
+   * whole numbers is BIGINT, and DuckDB then casts a later "30001.5" to 30002 without an
+   * error. Inference must see every value. */
+  int rc = csv_attempt(e, path, delim, "-1", weir_buf_cstr(&types), out, &raw, err);
   weir_buf msg = WEIR_BUF_INIT;
-  if (raw && strstr(raw, "CSV Error on Line: ") && !strstr(raw, "Error when converting column ")) {
-    /* A structural problem past the sample: DuckDB named the line. */
-    reword_csv_error(path, raw, &msg);
-    rc = weir_seterr(err, WEIR_EINPUT, "%s", weir_buf_cstr(&msg));
-    goto done;
-  }
-  free(raw);
-  raw = NULL;
-  /* A value past the sample did not fit its inferred type, or the sniffer gave up: once
-   * more with the whole file as the sample, which makes inference exact. */
-  rc = csv_attempt(e, path, delim, "-1", weir_buf_cstr(&types), out, &raw, err);
-  if (rc == WEIR_OK) {
-    weir_error_clear(err); /* the first attempt's error is moot */
-    goto done;
-  }
+  if (rc == WEIR_OK) goto done;
   if ((raw && reword_csv_error(path, raw, &msg)) || csv_diagnose(e, path, delim, &msg))
     rc = weir_seterr(err, WEIR_EINPUT, "%s", weir_buf_cstr(&msg));
   else if (err)

@@ -191,6 +191,48 @@ done:
   return rc;
 }
 
+int weir_engine_sql_shape(weir_engine *e, const char *sql, bool expression, weir_error *err) {
+  weir_eng_settle(e);
+  /* "\n": a trailing -- comment must not swallow what follows in weir's queries. */
+  char *text = expression ? weir_asprintf("SELECT %s\n", sql) : weir_asprintf("%s\n", sql);
+  json_t *ast = NULL;
+  int rc = serialize(e, text, &ast, err);
+  free(text);
+  if (rc) return rc;
+  const char *what = expression ? "one SQL expression" : "one SELECT statement";
+  if (json_is_true(json_object_get(ast, "error"))) {
+    if (strcmp(weir_json_str(ast, "error_type", ""), "not implemented") == 0)
+      rc = weir_seterr(err, WEIR_EINPUT, "is not %s: it holds a statement other than SELECT", what);
+    else
+      rc = weir_seterr(err, WEIR_EINPUT, "is not %s: %s", what, weir_json_str(ast, "error_message", "unknown error"));
+    json_decref(ast);
+    return rc;
+  }
+  json_t *stmts = json_object_get(ast, "statements");
+  if (json_array_size(stmts) != 1) {
+    rc = weir_seterr(err, WEIR_EINPUT, "is not %s: it holds %zu statements", what, json_array_size(stmts));
+  } else if (expression) {
+    json_t *node = json_object_get(json_array_get(stmts, 0), "node");
+    bool plain = strcmp(weir_json_str(node, "type", ""), "SELECT_NODE") == 0 &&
+                 json_array_size(json_object_get(node, "select_list")) == 1 &&
+                 strcmp(weir_json_str(json_object_get(node, "from_table"), "type", ""), "EMPTY") == 0 &&
+                 json_is_null(json_object_get(node, "where_clause")) &&
+                 json_array_size(json_object_get(node, "group_expressions")) == 0 &&
+                 json_is_null(json_object_get(node, "having")) && json_is_null(json_object_get(node, "qualify")) &&
+                 json_array_size(json_object_get(node, "modifiers")) == 0 &&
+                 json_is_null(json_object_get(node, "sample")) &&
+                 json_object_size(json_object_get(json_object_get(node, "cte_map"), "map")) == 0 &&
+                 json_array_size(json_object_get(json_object_get(node, "cte_map"), "map")) == 0;
+    if (!plain)
+      rc = weir_seterr(err, WEIR_EINPUT,
+                       "is not %s (a check is a condition on one row: no FROM, WHERE, GROUP BY, ORDER BY, "
+                       "LIMIT, WITH or second item; a subquery goes in parentheses)",
+                       what);
+  }
+  json_decref(ast);
+  return rc;
+}
+
 int weir_engine_sql_tables(weir_engine *e, const char *sql, weir_sql_table_ref **out, size_t *n,
                            weir_error *err) {
   *out = NULL;

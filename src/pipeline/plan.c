@@ -581,7 +581,15 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
       for (size_t j = 0; j < col->n_rules; j++) {
         const weir_column_rule *r = &col->rules[j];
         if (r->kind != WEIR_RULE_CHECK || !r->sql) continue;
-        char *sql = weir_asprintf("SELECT (%s) AS ok FROM main.__contract", r->sql);
+        weir_error why = {0};
+        if (weir_engine_sql_shape(engine, r->sql, true, &why) != WEIR_OK) {
+          int line = r->line ? r->line : col->line ? col->line : c->line;
+          pipeline_problem(p, file, line, NULL, col->field.name, NULL, NULL, "%s:%d: schema %s: check \"%s\" on column \"%s\" %s",
+                           file, line, c->name, r->sql, col->field.name, why.message ? why.message : "is not valid");
+          weir_error_clear(&why);
+          continue;
+        }
+        char *sql = weir_asprintf("SELECT (%s\n) AS ok FROM main.__contract", r->sql);
         weir_schema out = {0};
         weir_error e2 = {0};
         if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
@@ -602,7 +610,11 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
       char *sql = with_table(r->sql ? r->sql : "", "main.__contract");
       weir_schema out = {0};
       weir_error e2 = {0};
-      if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
+      int line = r->line ? r->line : c->line;
+      if (weir_engine_sql_shape(engine, sql, false, &e2) != WEIR_OK)
+        pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: schema %s: rule \"%s\" %s", file, line,
+                         c->name, r->name ? r->name : "", e2.message ? e2.message : "is not valid");
+      else if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
         pipeline_problem(p, file, c->line, NULL, NULL, NULL, NULL,
                          "%s:%d: schema %s: rule \"%s\" does not compile: %s", file, c->line, c->name,
                          r->name ? r->name : "", e2.message);
@@ -627,13 +639,14 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
     for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
       const model_input *in = &m->inputs[k];
       if (!in->filter) continue;
-      /* Pasted into WHERE (...): it must be one expression that closes its own
-       * parentheses, or "a > 1) OR (true" would change the query around it. */
-      char why[256];
-      if (!contract_sql_shape(in->filter, true, "the filter", why, sizeof why)) {
+      /* Pasted into WHERE (...): it must be one expression, by the parser, or
+       * "a > 1) OR (true" would change the query around it. */
+      weir_error why = {0};
+      if (weir_engine_sql_shape(p->engine, in->filter, true, &why) != WEIR_OK) {
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->filter,
-                         "%s:%d: model %s: input %s: %s", m->file, in->line, m->name,
-                         in->param ? in->param : in->name, why);
+                         "%s:%d: model %s: input %s: filter \"%s\" %s", m->file, in->line, m->name,
+                         in->param ? in->param : in->name, in->filter, why.message ? why.message : "is not valid");
+        weir_error_clear(&why);
         continue;
       }
       if (!in->table || in->ref) continue;

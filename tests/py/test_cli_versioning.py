@@ -140,7 +140,10 @@ def test_a_strategy_resolves_conflicting_tables(titanic_lake, tmp_path, strategy
     assert actions["default.extra"] == "added"    # a one-sided change is taken either way
     assert count(lake, "SELECT count(*) FROM titanic") == rows
     assert count(lake, "SELECT count(*) FROM extra") == 891
-    assert len(weir_json("show", "main", lake=lake)["parents"]) == 2
+    shown = weir_json("show", "main", lake=lake)
+    assert len(shown["parents"]) == 2
+    # The resolution is recorded in the commit, not only in the merge's output.
+    assert shown["properties"] == {"merge_strategy": strategy, "resolved_conflicts": "default.titanic"}
 
 
 def test_an_unknown_strategy_is_a_usage_error(titanic_lake):

@@ -581,26 +581,54 @@ def test_contract_sql_cannot_write_into_the_lake(lake, tmp_path):
                             f"    - name: r\n      sql: \"{sql}\"\n      threshold: 100\n")
         r = weir("import", f, "--table", "other", "--contract", contract, lake=lake)
         assert r.returncode == 1, r.stderr
-        assert ("is one SELECT statement" in r.stderr) or ("file system operations are disabled" in r.stderr), r.stderr
+        assert ("is not one SELECT statement" in r.stderr) or ("file system operations are disabled" in r.stderr), r.stderr
     assert data.read_bytes() == before
     assert count(lake, "SELECT count(*) FROM victim") == 2
 
 
 @pytest.mark.parametrize("check, message", [
-    ("id > 5) OR (true", "the check closes a parenthesis it did not open (at character 7)"),
-    ("(id > 5", "the check leaves 1 parenthesis open"),
-    ("id > 0; SELECT 1", 'the check is one SQL expression, not statements (";" at character 7)'),
-    ("id = 'a", "the check has an unterminated string"),
+    ("id > 5) OR (true", 'is not one SQL expression: syntax error at or near ")"'),
+    ("(id > 5", "is not one SQL expression: syntax error at end of input"),
+    ("id > 0; SELECT 1", "is not one SQL expression: it holds 2 statements"),
+    ("id > 100 AND $$'$$ <> '') AND (false OR $$'$$ = ''", 'is not one SQL expression: syntax error at or near ")"'),
+    ("id FROM t WHERE id > 1", "is not one SQL expression (a check is a condition on one row"),
 ])
 def test_a_check_must_be_one_expression(lake, tmp_path, check, message):
-    # "id > 5) OR (true" was pasted into weir's query and silently changed which rows fail.
+    # "id > 5) OR (true" was pasted into weir's query and silently changed which rows fail;
+    # a textual check was fooled by $$-quoting: the parser judges now.
     contract = tmp_path / "c.yml"
-    contract.write_text(f'contract:\n  name: c\n  columns:\n    - {{name: id, type: Int64, checks: ["{check}"]}}\n')
+    contract.write_text(f"contract:\n  name: c\n  columns:\n    - {{name: id, type: Int64, checks: [{json.dumps(check)}]}}\n")
     f = tmp_path / "i.csv"
     f.write_text("id\n1\n2\n3\n")
     r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
     assert r.returncode == 1
-    assert f'{contract}:4:' in r.stderr and f'column "id": {message}' in r.stderr, r.stderr
+    assert f'{contract}:4:' in r.stderr and f'of column "id" (rule id.check[0]) {message}' in r.stderr, r.stderr
+    assert weir_json("tables", lake=lake) == []
+
+
+def test_valid_checks_with_any_quoting_still_run(lake, tmp_path):
+    # The textual check refused $$x)$$ and E'\'' as unbalanced.
+    contract = tmp_path / "c.yml"
+    contract.write_text('contract:\n  name: c\n  columns:\n    - {name: id, type: Int64}\n'
+                        '    - {name: s, type: String, checks: ["s <> $$x)$$", "s <> E\'\\\\\'\'"]}\n')
+    f = tmp_path / "i.csv"
+    f.write_text("id,s\n1,a\n2,b\n")
+    r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("sql", ["PRAGMA version /* {table} */", "ATTACH ':memory:' AS m /* {table} */",
+                                 "SELECT count(*) FROM {table} WHERE $$'$$ <> ''; ATTACH ':memory:' AS mm; "
+                                 "SELECT count(*) FROM {table}"])
+def test_a_table_rule_must_be_one_select(lake, tmp_path, sql):
+    contract = tmp_path / "r.yml"
+    contract.write_text("contract:\n  name: c\n  columns:\n    - {name: id, type: Int64}\n  rules:\n"
+                        f"    - name: r\n      sql: {json.dumps(sql)}\n      threshold: 5\n")
+    f = tmp_path / "i.csv"
+    f.write_text("id\n1\n")
+    r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
+    assert r.returncode == 1
+    assert f'{contract}:6:7: rule "r" is not one SELECT statement' in r.stderr, r.stderr
 
 
 def test_a_check_ending_in_a_comment_runs(lake, tmp_path):
@@ -655,3 +683,18 @@ def test_merge_message_on_a_fast_forward_is_reported_unused(titanic_lake):
     r = weir("merge", "dev", "--into", "main", "-m", "release", lake=titanic_lake)
     assert r.returncode == 0
     assert "note: --message was not used: a fast-forward makes no commit" in r.stderr
+
+
+def test_a_fraction_after_the_first_20480_rows_is_not_rounded(lake, tmp_path):
+    # Types were inferred from a 20,480-row sample: the column was BIGINT and DuckDB's cast
+    # rounded a later 30001.5 to 30002 without an error.
+    f = tmp_path / "big.csv"
+    f.write_text("a\n" + "".join(f"{i}\n" for i in range(30000)) + "30001.5\n")
+    assert weir("import", f, "--table", "big", lake=lake).returncode == 0
+    r = weir("query", "SELECT max(a) AS m FROM big", "--format", "csv", lake=lake)
+    assert r.stdout.splitlines() == ["m", "30001.5"]
+    contract = tmp_path / "c.yml"
+    contract.write_text("contract:\n  name: c\n  columns:\n    - {name: a, type: Int64}\n")
+    r = weir("import", f, "--table", "big2", "--contract", contract, lake=lake)
+    assert r.returncode == 3
+    assert 'column "a" has type double, expected int64' in r.stderr
