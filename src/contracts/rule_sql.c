@@ -98,22 +98,27 @@ static int locate(int rc, const char *origin, int line, int column, weir_error *
   return rc == WEIR_EINVALIDARG || rc == WEIR_EENGINE ? WEIR_EINPUT : rc;
 }
 
-/* Finds which check does not compile, to name it instead of the combined query. */
+/* Finds which check does not run, to name it instead of the combined query: first the
+ * ones that do not compile (LIMIT 0, nothing read), then, for errors only real rows raise
+ * (a string that does not convert), each check over the data. */
 static int blame_check(weir_engine *e, const sql_input *in, const char *qname, const weir_column_rule *const *checks,
                        const char *const *columns, size_t n, weir_error *err) {
-  for (size_t k = 0; k < n; k++) {
-    char *sql = weir_asprintf("SELECT 1 FROM %s WHERE NOT (%s\n) LIMIT 0", qname, checks[k]->sql);
-    weir_error e2 = {0};
-    weir_arrow_table t;
-    weir_arrow_table_init(&t);
-    int rc = weir_engine_query_table(e, sql, &t, &e2);
-    weir_arrow_table_release(&t);
-    free(sql);
-    if (rc) {
-      rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) does not run: %s", checks[k]->sql,
-                       columns[k], checks[k]->name, e2.message ? e2.message : "engine error");
-      weir_error_clear(&e2);
-      return locate(rc, in->origin, checks[k]->line, checks[k]->column, err);
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t k = 0; k < n; k++) {
+      char *sql = pass == 0 ? weir_asprintf("SELECT 1 FROM %s WHERE NOT (%s\n) LIMIT 0", qname, checks[k]->sql)
+                            : weir_asprintf("SELECT count(*) FROM %s WHERE NOT (%s\n)", qname, checks[k]->sql);
+      weir_error e2 = {0};
+      weir_arrow_table t;
+      weir_arrow_table_init(&t);
+      int rc = weir_engine_query_table(e, sql, &t, &e2);
+      weir_arrow_table_release(&t);
+      free(sql);
+      if (rc) {
+        rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) does not run: %s", checks[k]->sql,
+                         columns[k], checks[k]->name, e2.message ? e2.message : "engine error");
+        weir_error_clear(&e2);
+        return locate(rc, in->origin, checks[k]->line, checks[k]->column, err);
+      }
     }
   }
   return WEIR_OK;
@@ -137,6 +142,32 @@ int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rul
   int rc = wc_sql_register(e, in, true, &name, &holder, err);
   if (rc) return rc;
   char *qname = weir_sql_ident(name);
+  /* A check is a condition: DuckDB would read an integer as one (non-zero is true). */
+  for (size_t k = 0; k < n && rc == WEIR_OK; k++) {
+    char *sql = weir_asprintf("SELECT (%s\n) AS ok FROM %s", checks[k]->sql, qname);
+    weir_schema out = {0};
+    weir_error ignore = {0};
+    if (weir_engine_describe(e, sql, &out, &ignore) == WEIR_OK && out.n_fields == 1 &&
+        out.fields[0].type.id != WEIR_TYPE_BOOL) {
+      char tn[WEIR_TYPE_NAME_MAX];
+      weir_type_name(out.fields[0].type, tn, sizeof tn);
+      rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) is not a condition: it is %s, "
+                       "not Bool", checks[k]->sql, columns[k], checks[k]->name, tn);
+      rc = locate(rc, in->origin, checks[k]->line, checks[k]->column, err);
+    }
+    weir_error_clear(&ignore);
+    weir_schema_clear(&out);
+    free(sql);
+  }
+  if (rc) {
+    free(qname);
+    weir_error ue = {0};
+    weir_engine_unregister(e, name, &ue);
+    weir_error_clear(&ue);
+    weir_arrow_table_release(&holder);
+    free(name);
+    return rc;
+  }
   weir_buf q = WEIR_BUF_INIT;
   weir_buf_puts(&q, "SELECT __weir_row");
   /* "\n)": a check ending in a -- comment must not comment out the parenthesis. */

@@ -156,6 +156,24 @@ static const char *exact_text_pattern(const weir_type *t, char *buf, size_t size
   case WEIR_TYPE_DECIMAL:
     snprintf(buf, size, "\\s*[+-]?([0-9]*\\.[0-9]{0,%d}|[0-9]+)\\s*", t->scale);
     return buf;
+  /* Dates and timestamps: DuckDB's cast drops a time of day from a date, digits past the
+   * unit's precision, and (for a timestamp without time zone) an offset, which moves the
+   * instant. A date is a date; a timestamp has at most 6 (us) or 9 (ns) fractional digits
+   * and, unless it is a UTC timestamp, no offset. */
+  case WEIR_TYPE_DATE32:
+  case WEIR_TYPE_DATE64:
+    return "\\s*[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}\\s*";
+  case WEIR_TYPE_TS_US:
+  case WEIR_TYPE_TS_NS:
+  case WEIR_TYPE_TS_US_UTC:
+  case WEIR_TYPE_TS_NS_UTC: {
+    bool utc = t->id == WEIR_TYPE_TS_US_UTC || t->id == WEIR_TYPE_TS_NS_UTC;
+    int digits = t->id == WEIR_TYPE_TS_US || t->id == WEIR_TYPE_TS_US_UTC ? 6 : 9;
+    snprintf(buf, size,
+             "\\s*[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([ T][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{0,%d})?)?)?%s\\s*",
+             digits, utc ? "\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?" : "");
+    return buf;
+  }
   default:
     return NULL;
   }
@@ -163,8 +181,9 @@ static const char *exact_text_pattern(const weir_type *t, char *buf, size_t size
 
 /* The `types = {...}` option for the hinted columns the file has: values are then parsed
  * straight into the declared type (a column of whole numbers declared Float64 is read as
- * DOUBLE, not inferred as BIGINT and then refused as a narrowing). An Int32, Int64 or
- * Decimal column gets its hint only when every value of the file is a literal of that
+ * DOUBLE, not inferred as BIGINT and then refused as a narrowing). An Int32, Int64,
+ * Decimal, date or timestamp column gets its hint only when every value of the file is a
+ * literal of that
  * type (one more scan of the file, as text); otherwise it is inferred as if there were no
  * contract, and the validator reports the type it has (a column with 1.5 in it is double,
  * not int64), as it does for the same data in Parquet or JSON. Columns the file lacks are
@@ -190,7 +209,7 @@ static void csv_types_clause(weir_engine *e, const char *path, char delim, const
   for (size_t i = 0; i < n; i++) {
     const char *name = json_string_value(json_object_get(json_array_get(cols, i), "column_name"));
     field[i] = name ? weir_schema_find(hint, name) : -1;
-    char t[64], pat[96];
+    char t[64], pat[256];
     hinted[i] = field[i] >= 0 && weir_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
     const char *re = hinted[i] ? exact_text_pattern(&hint->fields[field[i]].type, pat, sizeof pat) : NULL;
     if (!re) continue;
@@ -212,7 +231,7 @@ static void csv_types_clause(weir_engine *e, const char *path, char delim, const
     /* A column is hinted only when the scan ran and found no inexact value; when the scan
      * itself failed, the normal read reports what is wrong with the file. */
     for (size_t i = 0; i < n; i++) {
-      char key[32], pat[96];
+      char key[32], pat[256];
       if (!hinted[i] || !exact_text_pattern(&hint->fields[field[i]].type, pat, sizeof pat)) continue;
       snprintf(key, sizeof key, "%zu", i);
       json_t *bad = row ? json_object_get(row, key) : NULL;

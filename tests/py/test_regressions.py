@@ -698,3 +698,54 @@ def test_a_fraction_after_the_first_20480_rows_is_not_rounded(lake, tmp_path):
     r = weir("import", f, "--table", "big2", "--contract", contract, lake=lake)
     assert r.returncode == 3
     assert 'column "a" has type double, expected int64' in r.stderr
+
+
+@pytest.mark.parametrize("typ, value", [
+    ("Date32", "2024-01-02 13:45:10.123456"),          # the time of day was dropped
+    ("TimestampMicro", "2024-01-02 13:45:10+05:00"),   # the offset was dropped: another instant
+    ("TimestampMicro", "2024-01-02 13:45:10.123456789"),  # nanoseconds were cut
+])
+def test_csv_dates_and_timestamps_are_not_truncated_into_a_contract_type(lake, tmp_path, typ, value):
+    f = tmp_path / "d.csv"
+    f.write_text(f"id,x\n1,2024-01-01\n2,{value}\n")
+    contract = tmp_path / "d.yml"
+    contract.write_text(f"contract:\n  name: d\n  columns:\n    - {{name: id, type: Int64}}\n    - {{name: x, type: {typ}}}\n")
+    r = weir("import", f, "--table", "d", "--contract", contract, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert 'column "x" has type' in r.stderr
+    assert weir_json("tables", lake=lake) == []
+
+
+def test_csv_timestamps_that_fit_their_contract_type_import(lake, tmp_path):
+    f = tmp_path / "d.csv"
+    f.write_text("id,x,z\n1,2024-01-01,2024-01-02 13:45:10+05:00\n2,2024-01-02 13:45:10.123456,2024-01-03\n")
+    contract = tmp_path / "d.yml"
+    contract.write_text("contract:\n  name: d\n  columns:\n    - {name: id, type: Int64}\n"
+                        "    - {name: x, type: TimestampMicro}\n    - {name: z, type: TimestampMicroUTC}\n")
+    r = weir("import", f, "--table", "d", "--contract", contract, lake=lake)
+    assert r.returncode == 0, r.stderr
+    r = weir("query", "SELECT x::VARCHAR AS x, z::VARCHAR AS z FROM d ORDER BY id", "--format", "csv", lake=lake)
+    assert r.stdout.splitlines() == ["x,z", "2024-01-01 00:00:00,2024-01-02 08:45:10+00",
+                                     "2024-01-02 13:45:10.123456,2024-01-03 00:00:00+00"]
+
+
+def test_a_check_must_be_a_condition(lake, tmp_path):
+    # DuckDB read the integer "a - 2" as a condition (non-zero is true).
+    f = tmp_path / "t.csv"
+    f.write_text("a\n1\n2\n")
+    contract = tmp_path / "c.yml"
+    contract.write_text('contract:\n  name: c\n  columns:\n    - {name: a, type: Int64, checks: ["a - 2"]}\n')
+    r = weir("import", f, "--table", "t", "--contract", contract, lake=lake)
+    assert r.returncode == 1
+    assert f'{contract}:4:' in r.stderr and 'check "a - 2" of column "a" (rule a.check[0]) is not a condition: it is Int64, not Bool' in r.stderr
+
+
+def test_a_check_failing_only_on_real_rows_names_its_place(lake, tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("a,b\n1,x\n")
+    contract = tmp_path / "c.yml"
+    contract.write_text('contract:\n  name: c\n  columns:\n    - {name: a, type: Int64, checks: ["CAST(b AS INTEGER) > 0"]}\n'
+                        '    - {name: b, type: String}\n')
+    r = weir("import", f, "--table", "t", "--contract", contract, lake=lake)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f'error: {contract}:4:') and "does not run: " in r.stderr, r.stderr
