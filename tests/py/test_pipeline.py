@@ -407,6 +407,21 @@ def test_project_python_environment_is_the_default_for_models(titanic_lake, tmp_
     assert r.returncode == 3 and "weir_project.yml:2: python: expected" in r.stderr
 
 
+def sleepy_project(proj, seconds: int):
+    """A project of a SQL model `first` and a Python model `slow` that sleeps `seconds`:
+    a run that can be caught in the middle."""
+    proj.mkdir()
+    (proj / "first.sql").write_text("SELECT PassengerId FROM titanic\n")
+    (proj / "models.py").write_text(
+        "import time\nfrom typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\n"
+        "from weir import Model\n\n\n"
+        "@weir.model()\n"
+        "def slow(first: Annotated[pa.Table, Model(\"first\")]) -> pa.Table:\n"
+        f"    time.sleep({seconds})\n"
+        "    return first\n")
+    return proj
+
+
 def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_path):
     # A SIGKILLed run used to stay "running" forever.
     import signal
@@ -415,16 +430,7 @@ def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_p
 
     from conftest import weir_bin
 
-    proj = tmp_path / "slow"
-    proj.mkdir()
-    (proj / "first.sql").write_text("SELECT PassengerId FROM titanic\n")
-    (proj / "models.py").write_text(
-        "import time\nfrom typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\n"
-        "from weir import Model\n\n\n"
-        "@weir.model()\n"
-        "def slow(first: Annotated[pa.Table, Model(\"first\")]) -> pa.Table:\n"
-        "    time.sleep(120)\n"
-        "    return first\n")
+    proj = sleepy_project(tmp_path / "slow", seconds=120)
     p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -498,16 +504,7 @@ def test_a_run_beaten_to_the_branch_by_another_says_so(titanic_lake, tmp_path):
 
     from conftest import weir_bin
 
-    proj = tmp_path / "twice"
-    proj.mkdir()
-    (proj / "first.sql").write_text("SELECT PassengerId FROM titanic\n")
-    (proj / "models.py").write_text(
-        "import time\nfrom typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\n"
-        "from weir import Model\n\n\n"
-        "@weir.model()\n"
-        "def slow(first: Annotated[pa.Table, Model(\"first\")]) -> pa.Table:\n"
-        "    time.sleep(2)\n"
-        "    return first\n")
+    proj = sleepy_project(tmp_path / "twice", seconds=2)
     p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
