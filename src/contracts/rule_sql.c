@@ -98,6 +98,16 @@ static int locate(int rc, const char *origin, int line, int column, weir_error *
   return rc == WEIR_EINVALIDARG || rc == WEIR_EENGINE ? WEIR_EINPUT : rc;
 }
 
+/* Undoes wc_sql_register: the data leaves the engine; the names are freed. */
+static void release_input(weir_engine *e, char *name, char *qname, weir_arrow_table *holder) {
+  weir_error ue = {0};
+  weir_engine_unregister(e, name, &ue);
+  weir_error_clear(&ue);
+  weir_arrow_table_release(holder);
+  free(qname);
+  free(name);
+}
+
 /* Finds which check does not run, to name it instead of the combined query: first the
  * ones that do not compile (LIMIT 0, nothing read), then, for errors only real rows raise
  * (a string that does not convert), each check over the data. */
@@ -160,12 +170,7 @@ int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rul
     free(sql);
   }
   if (rc) {
-    free(qname);
-    weir_error ue = {0};
-    weir_engine_unregister(e, name, &ue);
-    weir_error_clear(&ue);
-    weir_arrow_table_release(&holder);
-    free(name);
+    release_input(e, name, qname, &holder);
     return rc;
   }
   weir_buf q = WEIR_BUF_INIT;
@@ -209,12 +214,7 @@ int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rul
   }
   weir_arrow_table_release(&res);
   weir_buf_free(&q);
-  weir_error ue = {0};
-  weir_engine_unregister(e, name, &ue);
-  weir_error_clear(&ue);
-  weir_arrow_table_release(&holder);
-  free(qname);
-  free(name);
+  release_input(e, name, qname, &holder);
   return rc;
 }
 
@@ -254,11 +254,6 @@ int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_
     }
   }
   free(sql);
-  weir_error ue = {0};
-  weir_engine_unregister(e, name, &ue);
-  weir_error_clear(&ue);
-  weir_arrow_table_release(&holder);
-  free(qname);
-  free(name);
+  release_input(e, name, qname, &holder);
   return rc;
 }
