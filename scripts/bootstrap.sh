@@ -7,10 +7,12 @@
 #   - Debian packages: compiler, CMake/Ninja, SQLite, libpq, jansson, libyaml, PCRE2,
 #     OpenSSL, avro-c, PostgreSQL server (for the catalog's PostgreSQL backend tests).
 #   - DuckDB's C library and its header, one pinned version (DUCKDB_VERSION). Debian has
-#     no DuckDB, so the shared library comes from the npm registry package that ships a
-#     complete libduckdb.so (parquet and json built in) and the header from DuckDB's
-#     source distribution on PyPI, which carries duckdb.h of the same version. Both
-#     archives are checked against pinned SHA-256 sums before anything is extracted.
+#     no DuckDB, so the shared library comes from the npm package that ships a complete
+#     libduckdb.so (parquet and json built in), fetched with `npm pack`, and the header
+#     from DuckDB's source distribution on PyPI (same version), fetched with
+#     `pip download`. Both archives are checked against pinned SHA-256 sums before
+#     anything is extracted. No registry address is written here: each client uses the
+#     registry it is configured for.
 #   - A Python virtual environment in .venv with pinned packages (python/requirements-dev.txt):
 #     pyarrow, polars, pyiceberg, DuckDB's Python package and extensions of the same
 #     version (iceberg, avro, tpch, ducklake), pytest, pyright.
@@ -24,9 +26,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 DUCKDB_VERSION=1.5.5
-DUCKDB_NPM_URL="https://registry.npmjs.org/@duckdb/node-bindings-linux-x64/-/node-bindings-linux-x64-${DUCKDB_VERSION}-r.5.tgz"
+DUCKDB_NPM_PACKAGE="@duckdb/node-bindings-linux-x64@${DUCKDB_VERSION}-r.5"
 DUCKDB_NPM_SHA256=86d2bda909785550e8a14a57a8a4584827aff0e268d8f1a58c3fd48559f7020e
-DUCKDB_SDIST_URL="https://files.pythonhosted.org/packages/7d/19/e57151753576373c6696a12022648546cca6038e8833fda2908ee2342d9b/duckdb-${DUCKDB_VERSION}.tar.gz"
 DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c1238
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
@@ -55,20 +56,42 @@ if [ "${WEIR_SKIP_APT:-0}" != 1 ]; then
 fi
 
 # --- DuckDB C library and header ----------------------------------------------------------
-fetch() { # url sha256 dest
-  local url=$1 sum=$2 dest=$3
-  if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
-  say "downloading $url"
-  curl -fsSL --retry 3 -o "$dest.part" "$url" || die "download failed: $url"
-  echo "$sum  $dest.part" | sha256sum -c --status || die "checksum mismatch for $url (expected $sum)"
+# The Python environment comes first: its pip fetches the header's source archive.
+if [ ! -x "$root/.venv/bin/python" ]; then
+  say "creating .venv"
+  python3 -m venv "$root/.venv"
+fi
+verify() { # file sha256
+  [ -f "$1" ] && echo "$2  $1" | sha256sum -c --status
+}
+fetch_npm() { # package sha256 dest
+  local pkg=$1 sum=$2 dest=$3 tmp
+  verify "$dest" "$sum" && return 0
+  command -v npm >/dev/null 2>&1 || die "npm is needed to fetch $pkg (install Node.js and npm)"
+  say "fetching $pkg with npm pack"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$pkg" >/dev/null) || die "npm pack $pkg failed"
+  mv "$tmp"/*.tgz "$dest.part" && rm -rf "$tmp"
+  verify "$dest.part" "$sum" || die "checksum mismatch for $pkg (expected $sum)"
+  mv "$dest.part" "$dest"
+}
+fetch_sdist() { # name==version sha256 dest
+  local spec=$1 sum=$2 dest=$3 tmp
+  verify "$dest" "$sum" && return 0
+  say "fetching the source archive of $spec with pip download"
+  tmp=$(mktemp -d)
+  "$root/.venv/bin/python" -m pip download -q --no-deps --no-binary "${spec%%==*}" "$spec" -d "$tmp" >/dev/null \
+    || die "pip download $spec failed"
+  mv "$tmp"/*.tar.gz "$dest.part" && rm -rf "$tmp"
+  verify "$dest.part" "$sum" || die "checksum mismatch for $spec (expected $sum)"
   mv "$dest.part" "$dest"
 }
 
 ddir="$root/.deps/duckdb-$DUCKDB_VERSION"
 if [ ! -f "$ddir/.complete" ]; then
   mkdir -p "$root/.deps/cache" "$ddir/lib" "$ddir/include"
-  fetch "$DUCKDB_NPM_URL" "$DUCKDB_NPM_SHA256" "$root/.deps/cache/duckdb-lib-$DUCKDB_VERSION.tgz"
-  fetch "$DUCKDB_SDIST_URL" "$DUCKDB_SDIST_SHA256" "$root/.deps/cache/duckdb-$DUCKDB_VERSION.tar.gz"
+  fetch_npm "$DUCKDB_NPM_PACKAGE" "$DUCKDB_NPM_SHA256" "$root/.deps/cache/duckdb-lib-$DUCKDB_VERSION.tgz"
+  fetch_sdist "duckdb==$DUCKDB_VERSION" "$DUCKDB_SDIST_SHA256" "$root/.deps/cache/duckdb-$DUCKDB_VERSION.tar.gz"
   tar -xzf "$root/.deps/cache/duckdb-lib-$DUCKDB_VERSION.tgz" -C "$ddir/lib" --strip-components=1 package/libduckdb.so
   tar -xzf "$root/.deps/cache/duckdb-$DUCKDB_VERSION.tar.gz" -C "$ddir/include" --strip-components=5 \
     "duckdb-$DUCKDB_VERSION/external/duckdb/src/include/duckdb.h"
@@ -87,10 +110,6 @@ ln -sfn "duckdb-$DUCKDB_VERSION" "$root/.deps/duckdb"
 req="$root/python/requirements-dev.txt"
 stamp="$root/.venv/.requirements.sha256"
 want=$(sha256sum "$req" | cut -d' ' -f1)
-if [ ! -x "$root/.venv/bin/python" ]; then
-  say "creating .venv"
-  python3 -m venv "$root/.venv"
-fi
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   say "installing Python packages from $req"
   "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
