@@ -172,6 +172,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_run_options o = {0};
   o.branch = cli_opt_value(cmd, args, "ref");
   o.dry_run = cli_flag(cmd, args, "dry-run");
+  o.unsandboxed = cli_flag(cmd, args, "unsandboxed");
   weir_error err = {0};
   char *out = NULL;
   rc = weir_project_run(lake, args->pos[0], &o, &out, &err);

@@ -50,6 +50,8 @@ static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan ag
                                      {NULL, 0, NULL, NULL}};
 static const cli_opt RUN_OPTS[] = {{"ref", 'r', "B", "branch to run on (default: main)"},
                                    {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
+                                   {"unsandboxed", 0, NULL,
+                                    "run the project's Python without the model sandbox (recorded in the run)"},
                                    {NULL, 0, NULL, NULL}};
 
 const cli_command CLI_COMMANDS[] = {
@@ -112,7 +114,9 @@ const cli_command CLI_COMMANDS[] = {
      "weir check examples/titanic/project", CHECK_OPTS, 1, 1, cmd_check},
     {"run", "PROJECT", "check, then run a project transactionally on a branch",
      "Models run on a temporary branch run/<id> and are merged into the target only if\n"
-     "every model and contract passed: all outputs appear at once or none do.",
+     "every model and contract passed: all outputs appear at once or none do. Python\n"
+     "models run in the model sandbox (docs/sandbox.md): they reach their inputs and\n"
+     "output only, within their limits.",
      "weir run examples/titanic/project --ref main", RUN_OPTS, 1, 1, cmd_run},
     {"runs", "", "list runs with status, branch and result commit", NULL, "weir runs", NO_OPTS, 0, 0,
      cmd_runs_list},

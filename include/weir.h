@@ -449,6 +449,10 @@ WEIR_API int weir_project_check(weir_lake *lake, const char *project_dir, const 
 typedef struct weir_run_options {
   const char *branch;   /* target branch; NULL = "main" */
   int dry_run;          /* plan and report, run nothing */
+  int unsandboxed;      /* run the project's Python code (discovery and models) without the
+                           model sandbox (docs/sandbox.md); recorded in the run. Default 0:
+                           sandboxed, and WEIR_EUNSUPPORTED where the kernel offers no
+                           sandbox */
 } weir_run_options;
 
 /**

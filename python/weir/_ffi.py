@@ -76,7 +76,7 @@ class ImportOptions(ctypes.Structure):
 class RunOptions(ctypes.Structure):
     """``weir_run_options``."""
 
-    _fields_ = [("branch", c_char_p), ("dry_run", c_int)]
+    _fields_ = [("branch", c_char_p), ("dry_run", c_int), ("unsandboxed", c_int)]
 
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)

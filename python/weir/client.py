@@ -838,7 +838,7 @@ class Client:
         raise err
 
     def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main",
-            dry_run: bool = False) -> RunState:
+            dry_run: bool = False, sandbox: bool = True) -> RunState:
         """Checks, then runs a project transactionally on branch ``ref`` (None: main): the models run
         on a temporary branch ``run/<id>`` that is merged into ``ref`` only if every
         model passed.
@@ -852,11 +852,16 @@ class Client:
         Args:
             dry_run: plan and report only; the returned state has status ``planned``
                 and ``plan`` set.
+            sandbox: run the project's Python (discovery and models) in the model sandbox
+                (docs/sandbox.md). ``False`` runs it unconfined and is recorded in the
+                run (each Python model's ``sandbox`` record); on a kernel that offers no
+                sandbox it is the only way to run Python models.
 
         Raises:
             PlanError: the project does not plan (``.problems`` lists every problem).
             NotFound: the project folder or branch does not exist. InvalidArgument: an
-            empty branch. TypeError: an argument of the wrong type.
+            empty branch. TypeError: an argument of the wrong type. Unsupported: the
+            kernel offers no sandbox and ``sandbox`` is True (the message says why).
 
         Example:
             >>> state = client.run("examples/titanic/project", ref=dev)   # doctest: +SKIP
@@ -864,7 +869,9 @@ class Client:
         """
         project = _path(project_dir, "project_dir")
         target = _branch(ref, "ref", optional=True)
-        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0)
+        if not isinstance(sandbox, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"sandbox must be True or False, not {sandbox!r}")
+        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0, 0 if sandbox else 1)
         text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
         doc = cast("dict[str, Any]", json.loads(text)) if text else None
         if err is None:

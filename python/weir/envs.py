@@ -12,7 +12,15 @@ at once, and an environment whose build was interrupted is rebuilt.
 
 Commands:
     prepare --python V [--pip JSON] [--json]   create (once) and print the interpreter
+    prepare --json                              this interpreter (no environment)
     list [--json]                               the cached environments
+
+With ``--json`` it prints ``{"python": ..., "created": ..., "read": [...]}``: ``read`` is
+what the interpreter reads and runs (its installation, the environment, site-packages and
+this SDK), which the model sandbox lets it read (docs/sandbox.md). The folders are found
+without running the environment's interpreter with its site-packages (no ``.pth`` file of
+a package is executed to find them): this process's own ``sys.path`` for the parent, and
+the environment's folder and its base installation for an environment.
 
 Example:
     $ python -m weir.envs prepare --python 3.11 --pip '{"polars": "1.*"}'
@@ -36,7 +44,8 @@ from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-__all__ = ["prepare", "cache_root", "requirements", "env_key", "find_interpreter", "main", "EnvError"]
+__all__ = ["prepare", "cache_root", "requirements", "env_key", "find_interpreter", "sandbox_roots", "main",
+           "EnvError"]
 
 #: The SDK's own runtime dependencies (installed when the parent cannot be shared).
 SDK_REQUIREMENTS = ("pyarrow>=15",)
@@ -205,6 +214,71 @@ def _pip_install(env_python: Path, reqs: Sequence[str], log: list[str]) -> None:
         raise EnvError(f"pip could not install {', '.join(reqs)}:\n{(out.stdout + out.stderr).strip()}")
 
 
+def _own_roots() -> list[str]:
+    """What this interpreter reads: its prefixes and installation, and its ``sys.path``
+    except the first entry (the current folder or the script's, never a library)."""
+    cands = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.realpath(sys.executable))]
+    path = sys.path if getattr(sys.flags, "safe_path", False) else sys.path[1:]
+    cands += [p for p in path if p and os.path.isabs(p)]
+    cands.append(_sdk_dir())
+    return _distinct(cands)
+
+
+def _distinct(paths: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for p in paths:
+        if not p or not os.path.exists(p):
+            continue
+        real = os.path.realpath(p)
+        if real != "/" and real not in out:
+            out.append(real)
+    return out
+
+
+def _base_of(interpreter: str) -> list[str]:
+    """The installation an interpreter comes from, asked with no site-packages (-I -S:
+    nothing of an environment runs)."""
+    try:
+        out = subprocess.run([interpreter, "-I", "-S", "-c",
+                              "import sys, json; print(json.dumps([sys.base_prefix, sys.base_exec_prefix]))"],
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode == 0:
+            return [str(p) for p in json.loads(out.stdout)]
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        pass
+    return [os.path.dirname(os.path.dirname(os.path.realpath(interpreter)))]
+
+
+def sandbox_roots(python: str | os.PathLike[str] | None = None) -> list[str]:
+    """The folders an interpreter reads and runs, for the model sandbox: this one's
+    (``python`` None or this interpreter), or those of an environment :func:`prepare`
+    made (its folder, its base installation, and, when it shares this parent, the
+    parent's).
+
+    Example:
+        >>> sys.prefix in sandbox_roots() or os.path.realpath(sys.prefix) in sandbox_roots()
+        True
+    """
+    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable) and \
+            os.path.abspath(python) == os.path.abspath(sys.executable):
+        return _own_roots()
+    env = Path(python).parent.parent
+    marker = env / _MARKER
+    doc: dict[str, Any] = {}
+    if marker.is_file():
+        try:
+            doc = cast("dict[str, Any]", json.loads(marker.read_text(encoding="utf-8")))
+        except ValueError:
+            doc = {}
+    roots = [str(env), *[str(p) for p in doc.get("base_roots") or _base_of(str(python))]]
+    if doc.get("shares_parent", True):
+        roots += _own_roots()
+    else:
+        roots.append(_sdk_dir())
+    return _distinct(roots)
+
+
 def prepare(version: str, pip: Mapping[str, str] | None = None, *, cache: str | os.PathLike[str] | None = None
             ) -> tuple[Path, bool]:
     """Creates (once) the environment for ``version`` and ``pip`` and returns (its
@@ -247,6 +321,7 @@ def prepare(version: str, pip: Mapping[str, str] | None = None, *, cache: str | 
             marker.write_text(json.dumps({"python": version, "pip": dict(pip or {}), "requirements": reqs,
                                           "interpreter": str(py), "base": interpreter,
                                           "shares_parent": shares_parent, "parent": sys.prefix,
+                                          "base_roots": _base_of(str(py)),
                                           "created": time.time(), "log": log}, indent=1) + "\n",
                               encoding="utf-8")
         except BaseException:
@@ -283,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("prepare", help="create (once) an environment and print its interpreter",
                        description="Create (once) an environment and print its interpreter. Example: "
                                    "python -m weir.envs prepare --python 3.11 --pip '{\"polars\": \"1.*\"}'")
-    p.add_argument("--python", required=True, help="Python version, e.g. 3.11")
+    p.add_argument("--python", help="Python version, e.g. 3.11 (none: this interpreter, no environment)")
     p.add_argument("--pip", default="{}", help='requirements as JSON, e.g. {"polars": "1.*"}')
     p.add_argument("--json", action="store_true", help="print {python, created} as JSON")
     lp = sub.add_parser("list", help="list cached environments")
@@ -301,7 +376,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         pip_doc = json.loads(args.pip)
         if not isinstance(pip_doc, dict) or not all(isinstance(v, str) for v in cast("dict[str, Any]", pip_doc).values()):
             raise ValueError("--pip must be a JSON object of package: version")
-        python, created = prepare(str(args.python), cast("dict[str, str]", pip_doc))
+        if args.python is None:
+            if pip_doc:
+                raise ValueError("--pip needs --python")
+            python, created = Path(sys.executable), False
+        else:
+            python, created = prepare(str(args.python), cast("dict[str, str]", pip_doc))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -309,7 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({"python": str(python), "created": created}))
+        print(json.dumps({"python": str(python), "created": created,
+                          "read": sandbox_roots(None if args.python is None else python)}))
     else:
         print(python)
     return 0

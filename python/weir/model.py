@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args, ge
 import pyarrow as pa
 
 from weir.errors import ModelDefinitionError
+from weir.limits import SandboxOptions
 from weir.schema import TableSchema, is_schema
 
 __all__ = [
@@ -256,26 +257,34 @@ def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE
 _VERSION = re.compile(r"^3\.\d+(\.\d+)?$")
 
 
-def python(version: str, pip: Mapping[str, str] | None = None) -> Callable[[F], F]:
-    """Names the Python version and pip packages a model needs; weir prepares (and
-    caches) that environment and runs the model's worker in it.
+def python(version: str | None = None, pip: Mapping[str, str] | None = None, *, internet_access: bool = False,
+           memory: str | int | None = None, timeout: str | float | None = None,
+           cpu_time: str | float | None = None) -> Callable[[F], F]:
+    """Names the Python version and pip packages a model needs, and what its sandbox
+    allows (docs/sandbox.md); weir prepares (and caches) that environment and runs the
+    model in it, sandboxed.
 
     Args:
-        version: ``"3.11"`` (or ``"3.11.7"``).
+        version: ``"3.11"`` (or ``"3.11.7"``); None: the project's default environment.
         pip: package → version spec: ``"1.*"``, ``"1.37"`` (exact), ``">=1.0,<2"``, or
-            ``""`` for any version.
+            ``""`` for any version (needs ``version``).
+        internet_access: open the network to the model (and nothing else: it still
+            cannot touch the lake or the user's files).
+        memory: its resident-memory limit, ``"4GB"``, ``"512MiB"`` or bytes (default 4GB).
+        timeout: its wall-clock limit, ``"10m"``, ``"1h30m"`` or seconds (default 1h).
+        cpu_time: its CPU-time limit (all threads), as ``timeout`` (default: none).
 
     Raises:
-        ModelDefinitionError: a malformed version or requirement.
+        ModelDefinitionError: a malformed version, requirement or limit.
 
     Example:
         >>> import weir
-        >>> @weir.python("3.11", pip={"polars": "1.*"})
+        >>> @weir.python("3.11", pip={"polars": "1.*"}, memory="8GB", timeout="10m")
         ... def g() -> None: ...
-        >>> g.__weir_python__.pip
-        {'polars': '1.*'}
+        >>> g.__weir_python__.pip, g.__weir_sandbox__.timeout
+        ({'polars': '1.*'}, 600.0)
     """
-    if not isinstance(version, str) or not _VERSION.match(version):  # pyright: ignore[reportUnnecessaryIsInstance]
+    if version is not None and (not isinstance(version, str) or not _VERSION.match(version)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ModelDefinitionError(f"@weir.python({version!r}): the version is like '3.11'")
     reqs: dict[str, str] = {}
     for k, v in (pip or {}).items():
@@ -284,10 +293,18 @@ def python(version: str, pip: Mapping[str, str] | None = None) -> Callable[[F], 
         if not isinstance(v, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ModelDefinitionError(f"@weir.python(pip=...): the version of {k!r} must be a string like '1.*'")
         reqs[k] = v
-    env = PythonEnv(version=version, pip=reqs)
+    if reqs and version is None:
+        raise ModelDefinitionError("@weir.python(pip=...) needs a version: @weir.python(\"3.11\", pip={...})")
+    env = PythonEnv(version=version, pip=reqs) if version is not None else None
+    try:
+        box = SandboxOptions.parse(internet_access, memory, timeout, cpu_time)
+    except ValueError as e:
+        raise ModelDefinitionError(f"@weir.python({e})") from None
 
     def deco(f: F) -> F:
-        setattr(f, "__weir_python__", env)  # noqa: B010
+        if env is not None:
+            setattr(f, "__weir_python__", env)  # noqa: B010
+        setattr(f, "__weir_sandbox__", box)  # noqa: B010
         return f
 
     return deco
@@ -389,6 +406,7 @@ class ModelSpec:
     python: PythonEnv | None
     inputs: tuple[InputSpec, ...]
     output_schema: type[TableSchema] | None
+    sandbox: SandboxOptions | None = None
 
     def to_json(self, file: str | None = None) -> dict[str, Any]:
         """The model as discovery prints it (``file`` relative to the project).
@@ -401,7 +419,8 @@ class ModelSpec:
                 "function": self.function, "materialization": self.materialization, "doc": self.doc,
                 "python": self.python.to_json() if self.python else None,
                 "inputs": [i.to_json() for i in self.inputs],
-                "output_schema": self.output_schema.__name__ if self.output_schema else None}
+                "output_schema": self.output_schema.__name__ if self.output_schema else None,
+                "sandbox": self.sandbox.to_json() if self.sandbox else None}
 
 
 def _code_file(fn: object) -> str | None:
@@ -522,10 +541,11 @@ def analyze_model(fn: Callable[..., Any], localns: Mapping[str, Any] | None = No
         except ModelDefinitionError as e:
             problem(f"{who}: return annotation: {e.message}")
     env = getattr(fn, "__weir_python__", None)
+    box = getattr(fn, "__weir_sandbox__", None)
     doc = inspect.getdoc(fn)
     spec = ModelSpec(name=name, function=fn.__name__, file=file, line=def_line, materialization=opts.materialization,
                      doc=doc, python=env if isinstance(env, PythonEnv) else None, inputs=tuple(inputs),
-                     output_schema=output)
+                     output_schema=output, sandbox=box if isinstance(box, SandboxOptions) else None)
     return spec, problems
 
 

@@ -1,29 +1,40 @@
-"""``python -m weir.worker``: runs one Python model for libweir's runner.
+"""``python -m weir.worker``: the trusted half of a Python model's run, for libweir's runner.
+
+The runner starts two processes per Python model (docs/worker.md): this worker, outside
+the model sandbox, and the model process (``python -m weir.model_host``), inside it
+(docs/sandbox.md). The worker never imports the project's code nor the model's packages;
+the model process never sees the lake. They share a socket on descriptor 3.
 
 The job arrives as one JSON document on stdin (docs/worker.md, "The worker"). The
-worker loads libweir itself (ctypes), reads each input with ``weir_scan`` as an Arrow C
-stream (imported without copies), calls the model function with the inputs as keyword
-arguments, exports what it returns as an Arrow C stream to ``weir_stage_output`` (which
-validates it against the output contract and writes the data files), and writes the
-result document atomically to ``result_path``::
+worker loads libweir (ctypes), reads each input with ``weir_scan`` as an Arrow C stream,
+writes it into a sealed memfd as an Arrow IPC file and passes it to the model process
+with an empty memfd for the output; when the model process answers, it seals the output,
+maps it (no copy), validates it as Arrow data (the model process is not trusted to
+produce valid buffers) and hands it to ``weir_stage_output`` (which checks it against
+the output contract and writes the data files). It writes the result atomically to
+``result_path``::
 
-    {"ok": true, "stage": {...}, "seconds": {"inputs": ..., "model": ..., "output": ...}}
+    {"ok": true, "stage": {...}, "seconds": {"inputs": ..., "model": ..., "output": ...,
+                                             "host": {...}}}
     {"ok": false, "error": {"code": "ContractViolation", "code_num": 10, "message": ...,
                             "details": [...]}, "stage": {...} | null, "seconds": {...}}
 
 A Python exception in the model is ``{"code": "ModelError", "code_num": 15, "message":
-"model g raised ZeroDivisionError: division by zero", "traceback": "..."}``. The worker
-exits 0 once the result is written (whatever it says); a non-zero exit means no result
-could be written (stderr says why).
+"model g raised ZeroDivisionError: division by zero", "traceback": "..."}``. A model
+process that ends without answering is ``{"code": "ModelError", ..., "host_ended":
+true}``; the runner, which saw how it ended (a timeout, its memory limit, a signal),
+says why. The worker exits 0 once the result is written (whatever it says); a non-zero
+exit means no result could be written (stderr says why).
 
 Example:
-    $ python -m weir.worker < job.json
+    $ python -m weir.worker < job.json 3<>socket      # started by libweir only
 """
 from __future__ import annotations
 
 import ctypes
 import json
 import os
+import socket
 import sys
 import tempfile
 import time
@@ -31,10 +42,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-import pyarrow as pa
-
-from weir import _ffi
-from weir._project import load_file
+from weir import _ffi, _handoff
 from weir.errors import ModelError, WeirError
 
 __all__ = ["run_job", "main", "write_result"]
@@ -79,85 +87,97 @@ def write_result(path: str, result: Mapping[str, Any]) -> None:
         os.close(dfd)
 
 
-def _model_traceback(e: BaseException) -> str:
-    """The model's own frames (the worker's frames are dropped)."""
-    tb = e.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
-        tb = tb.tb_next
-    return "".join(traceback.format_exception(type(e), e, tb))
+def _model_error(message: str, **extra: Any) -> dict[str, Any]:
+    return {"code": "ModelError", "code_num": ModelError.code, "message": message, "details": [], **extra}
 
 
-def run_job(job: Mapping[str, Any]) -> dict[str, Any]:
-    """Runs one job (the stdin document) and returns the result document; never raises
-    for a failure of the model or of libweir (those are ``ok: false`` results).
+def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[str, Any]:
+    """Runs one job (the stdin document) with the model process on ``host`` (default:
+    descriptor 3) and returns the result document; never raises for a failure of the
+    model or of libweir (those are ``ok: false`` results).
 
     Example:
         >>> result = run_job(json.load(open("job.json")))   # doctest: +SKIP
         >>> result["ok"], result["stage"]["rows_written"]     # doctest: +SKIP
         (True, 216)
     """
-    seconds: dict[str, float] = {"inputs": 0.0, "model": 0.0, "output": 0.0}
+    seconds: dict[str, Any] = {"inputs": 0.0, "model": 0.0, "output": 0.0}
     model_name = str(job.get("model") or job.get("function") or "?")
     t0 = time.perf_counter()
     lake = ctypes.c_void_p()
     lib: _ffi.Library | None = None
+    sock = host if host is not None else socket.socket(fileno=3)
     try:
         lib = _ffi.load_library(cast("str | None", job.get("library")))
         lake_path = job.get("lake")
         lib.call("weir_lake_open", _ffi.enc(str(lake_path)) if lake_path else None, ctypes.byref(lake))
 
-        # 1. inputs, as Arrow streams from the engine (no copies)
-        kwargs: dict[str, pa.Table] = {}
-        for inp in cast("Sequence[Mapping[str, Any]]", job.get("inputs") or []):
-            stream = _ffi.ArrowArrayStream()
-            spec = inp.get("spec")
-            lib.call("weir_scan", lake, _ffi.enc(str(inp["table"])), _ffi.enc(cast("str | None", inp.get("ref"))),
-                     _ffi.enc(json.dumps(spec)) if spec is not None else None, ctypes.byref(stream))
-            kwargs[str(inp["param"])] = _ffi.import_stream(stream).read_all()
-        t1 = time.perf_counter()
-        seconds["inputs"] = t1 - t0
+        # 1. inputs: each scanned as an Arrow stream and written batch by batch into a
+        # sealed memfd, which the model process maps without a copy
+        fds: list[int] = []
+        described: list[dict[str, Any]] = []
+        try:
+            for inp in cast("Sequence[Mapping[str, Any]]", job.get("inputs") or []):
+                stream = _ffi.ArrowArrayStream()
+                spec = inp.get("spec")
+                lib.call("weir_scan", lake, _ffi.enc(str(inp["table"])), _ffi.enc(cast("str | None", inp.get("ref"))),
+                         _ffi.enc(json.dumps(spec)) if spec is not None else None, ctypes.byref(stream))
+                fd = _handoff.new_memfd(f"weir-input-{inp['param']}")
+                fds.append(fd)
+                rows, size = _handoff.write_table(_ffi.import_stream(stream), fd)
+                _handoff.seal(fd)
+                described.append({"param": str(inp["param"]), "rows": rows, "bytes": size})
+            out_fd = _handoff.new_memfd("weir-output")
+            fds.append(out_fd)
+            seconds["inputs"] = time.perf_counter() - t0
+            t1 = time.perf_counter()
 
-        # 2. the model
-        project = str(job["project"])
-        try:
-            module = load_file(project, str(job["file"]))
-            fn = getattr(module, str(job["function"]))
-        except BaseException as e:  # noqa: BLE001 - report, do not crash
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            return {"ok": False, "error": {"code": "ModelError", "code_num": ModelError.code,
-                                           "message": f"model {model_name}: cannot load {job.get('function')} from "
-                                                      f"{job.get('file')}: {type(e).__name__}: {e}",
-                                           "details": [], "traceback": _model_traceback(e)},
-                    "stage": None, "seconds": seconds}
-        try:
-            result = fn(**kwargs)
-        except BaseException as e:  # noqa: BLE001 - the model's exception is the result
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            seconds["model"] = time.perf_counter() - t1
-            return {"ok": False, "error": {"code": "ModelError", "code_num": ModelError.code,
-                                           "message": f"model {model_name} raised {type(e).__name__}: {e}",
-                                           "details": [], "traceback": _model_traceback(e)},
-                    "stage": None, "seconds": seconds}
-        del kwargs
-        t2 = time.perf_counter()
-        seconds["model"] = t2 - t1
+            # 2. the model, in its sandbox
+            try:
+                _handoff.send(sock, {"inputs": described}, fds)
+            except OSError:
+                pass  # it ended already (a failed import): its reply is waiting
+            for fd in fds[:-1]:
+                os.close(fd)
+            del fds[:-1]
+            try:
+                reply, extra = _handoff.recv(sock)
+                for fd in extra:
+                    os.close(fd)
+            except (_handoff.HandoffClosed, OSError, ValueError):
+                seconds["model"] = time.perf_counter() - t1
+                return {"ok": False, "error": _model_error(f"model {model_name}: its process ended without a result",
+                                                           host_ended=True), "stage": None, "seconds": seconds}
+            t2 = time.perf_counter()
+            seconds["model"] = t2 - t1
+            if isinstance(reply, dict):
+                seconds["host"] = cast("dict[str, Any]", reply).get("seconds") or {}
+            if not isinstance(reply, dict) or not cast("dict[str, Any]", reply).get("ok"):
+                err = cast("dict[str, Any]", reply).get("error") if isinstance(reply, dict) else None
+                if not isinstance(err, dict):
+                    err = _model_error(f"model {model_name}: its process answered nonsense")
+                return {"ok": False, "error": err, "stage": None, "seconds": seconds}
 
-        # 3. the output, as an Arrow stream to libweir (validated and staged there)
-        try:
-            stream, reader = _ffi.export_stream(result)
-        except TypeError as e:
-            return {"ok": False, "error": {"code": "ModelError", "code_num": ModelError.code,
-                                           "message": f"model {model_name} returned {type(result).__name__}: {e}",
-                                           "details": []},
-                    "stage": None, "seconds": seconds}
+            # 3. the output: sealed (nobody can change it any more), mapped, checked to be
+            # well-formed Arrow, then validated against the contract and written by libweir
+            try:
+                _handoff.seal(out_fd)
+                table = _handoff.map_table(out_fd)
+                table.validate(full=True)
+            except Exception as e:  # noqa: BLE001 - whatever the model process wrote
+                return {"ok": False, "error": _model_error(f"model {model_name} returned an output weir cannot "
+                                                           f"read: {type(e).__name__}: {e}"),
+                        "stage": None, "seconds": seconds}
+        finally:
+            for fd in fds:
+                os.close(fd)
+        stream, reader = _ffi.export_stream(table)
         try:
             text, err = lib.call_out("weir_stage_output", lake, ctypes.byref(stream),
                                      _ffi.enc(json.dumps(job.get("output") or {})))
         finally:
             _ffi.release_stream(stream)
-            del reader
+            del reader, table
         seconds["output"] = time.perf_counter() - t2
         stage: Any = json.loads(text) if text else None
         if err is not None:
@@ -166,6 +186,8 @@ def run_job(job: Mapping[str, Any]) -> dict[str, Any]:
     except WeirError as e:
         return {"ok": False, "error": _error_json(e), "stage": None, "seconds": seconds}
     finally:
+        if host is None:
+            sock.close()
         if lake.value and lib is not None:
             lib.fn("weir_lake_free")(lake)
 
@@ -180,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
-        print("usage: python -m weir.worker < job.json\n\nRuns one Python model job (docs/worker.md).")
+        print("usage: python -m weir.worker < job.json (descriptor 3: the model process's socket)\n\n"
+              "The trusted process of a Python model (docs/worker.md); libweir starts it.")
         return 0
     try:
         job = json.loads(sys.stdin.read())

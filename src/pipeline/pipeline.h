@@ -13,8 +13,10 @@
 #define WEIR_PIPELINE_PIPELINE_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include "lake/lake.h"
+#include "pipeline/sandbox.h"
 
 typedef enum model_lang { MODEL_SQL = 0, MODEL_PYTHON = 1 } model_lang;
 
@@ -42,6 +44,8 @@ typedef struct pipeline_model {
   const weir_contract *output; /* resolved output contract (borrowed), or NULL */
   char *doc;             /* Python docstring */
   json_t *python;        /* {"version", "pip"} for Python models, or NULL */
+  sandbox_limits limits; /* Python models: @weir.python(memory=, timeout=, cpu_time=) */
+  bool internet;         /* Python models: @weir.python(internet_access=True) */
   model_input *inputs;
   size_t n_inputs;
   char *table;           /* output table "ns.name" */
@@ -84,8 +88,12 @@ void pipeline_problem(weir_project *p, const char *file, int line, const char *m
 
 /* Finds models and contracts in `dir` (SQL files, YAML contracts, Python via the SDK's
  * discovery). Problems in project files are recorded in p->problems; the return value is
- * an error only when the project cannot be read at all (missing folder, no Python). */
-int pipeline_load(const char *dir, weir_project **out, weir_error *err);
+ * an error only when the project cannot be read at all (missing folder, no Python).
+ * Discovery imports the project's Python files, so it runs in the sandbox of project
+ * code (docs/sandbox.md) with `lake_dir` protected, unless `unsandboxed`; where the
+ * kernel offers no sandbox that is WEIR_EUNSUPPORTED, saying why. */
+int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out,
+                  weir_error *err);
 
 /* Parses the `-- weir:` header of a SQL model. */
 int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text,
@@ -121,9 +129,48 @@ int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *
                                const char *log_path, char **out, char **errtext, int *status,
                                volatile sig_atomic_t *cancel, weir_error *err);
 
+/* pipeline_spawn with every option: an environment, a sandbox (entered before exec; the
+ * child then gets its own session and dies with SIGKILL), and the runner's watch of a
+ * wall-clock timeout and a resident-memory limit (the child's process group is killed;
+ * timed_out / memory_exceeded say so). */
+typedef struct pipeline_spawn_opts {
+  const char *cwd;
+  const char *stdin_text;
+  const char *log_path;            /* stderr appended here; NULL: captured into *errtext */
+  char *const *envp;               /* NULL: this process's environment */
+  const sandbox_prepared *sandbox; /* NULL: none */
+  double timeout_s;                /* <= 0: none */
+  int64_t memory_limit;            /* resident bytes; <= 0: none */
+  volatile sig_atomic_t *cancel;   /* may be NULL */
+  bool timed_out, memory_exceeded; /* out */
+} pipeline_spawn_opts;
+int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *opts, char **out, char **errtext,
+                        int *status, weir_error *err);
+
+/* ---- the sandbox of project code (code_sandbox.c) ------------------------------------ */
+
+/* The policy for code of project `project_dir`: `roots` (a JSON array of the folders
+ * its interpreter reads and runs, from pipeline_python_env) readable and executable, the
+ * project readable, a new private temporary folder (named after `label`) writable, the
+ * lake at `lake_dir` protected. Default limits; the caller sets limits and internet.
+ * Errors: WEIR_EINVALIDARG (the project lies inside the lake), WEIR_EIO. */
+int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const json_t *roots, const char *label,
+                          sandbox_policy *out, weir_error *err);
+/* Removes the temporary folder and frees the policy. */
+void pipeline_code_sandbox_done(sandbox_policy *p);
+/* The environment of sandboxed code (a NULL-terminated array; free with
+ * pipeline_code_environment_free): the runner's locale, time zone, PYTHONPATH and
+ * thread-count variables, with internet access its proxy and certificate variables,
+ * HOME and TMPDIR the private folder; none of its other variables (credentials). */
+char **pipeline_code_environment(const sandbox_policy *p);
+void pipeline_code_environment_free(char **env);
+
 /* The interpreter of the environment a Python model asks for (prepared and cached by
- * `python -m weir.envs prepare`). */
-int pipeline_python_env(const json_t *python_spec, char **out_interpreter, weir_error *err);
+ * `python -m weir.envs prepare`; NULL spec: the SDK's own, pipeline_python()), and, when
+ * `roots` is not NULL, the folders it reads and runs, for its sandbox (*roots: a new
+ * reference to a JSON array of absolute paths). Cached for the life of the process;
+ * thread-safe. Errors: WEIR_EMODEL (the environment cannot be made), WEIR_ENOTFOUND. */
+int pipeline_python_env(const json_t *python_spec, char **out_interpreter, json_t **roots, weir_error *err);
 
 /* The absolute path of the loaded libweir shared library. */
 const char *pipeline_library_path(void);

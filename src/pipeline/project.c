@@ -351,16 +351,67 @@ static char *json_strdup(const json_t *o, const char *key) {
   return s ? weir_strdup(s) : NULL;
 }
 
-static int load_python(weir_project *p, weir_error *err) {
+/* Runs discovery: in the sandbox of project code (it imports the project's files, so
+ * their module-level code runs here), with the SDK's interpreter. */
+static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, char **out, char **errtext,
+                    int *status, bool *timed_out, weir_error *err) {
+  char *argv[] = {(char *)pipeline_python(), "-B", "-m", "weir.discover", p->dir, NULL};
+  pipeline_spawn_opts o = {.cwd = p->dir};
+  if (unsandboxed) return pipeline_spawn_with(argv, &o, out, errtext, status, err);
+  const sandbox_support *sup = sandbox_probe();
+  if (!sandbox_usable(sup))
+    return weir_seterr(err, WEIR_EUNSUPPORTED,
+                       "weir cannot sandbox the Python files of %s on this machine, and discovery imports them: %s. "
+                       "Run with --unsandboxed (weir run, also with --dry-run for a plan) or sandbox=False "
+                       "(Client.run) to run them without a sandbox (the run records that)",
+                       p->dir, sup->why);
+  char *interp = NULL;
+  json_t *roots = NULL;
+  int rc = pipeline_python_env(NULL, &interp, &roots, err);
+  free(interp);
+  if (rc) return rc;
+  sandbox_policy pol;
+  rc = pipeline_code_sandbox(p->dir, lake_dir, roots, "discover", &pol, err);
+  json_decref(roots);
+  if (rc) return rc;
+  sandbox_prepared prep;
+  rc = sandbox_prepare(&pol, &prep, err);
+  char **env = rc == WEIR_OK ? pipeline_code_environment(&pol) : NULL;
+  if (rc == WEIR_OK) {
+    o.envp = env;
+    o.sandbox = &prep;
+    o.timeout_s = pol.limits.timeout_s;
+    o.memory_limit = pol.limits.memory;
+    rc = pipeline_spawn_with(argv, &o, out, errtext, status, err);
+    *timed_out = o.timed_out || o.memory_exceeded;
+    if (o.memory_exceeded && errtext) {
+      char lim[64];
+      sandbox_format_bytes(pol.limits.memory, lim, sizeof lim);
+      free(*errtext);
+      *errtext = weir_asprintf("importing the project's files used more than %s of memory and was stopped", lim);
+    } else if (o.timed_out && errtext) {
+      char lim[64];
+      sandbox_format_seconds(pol.limits.timeout_s, lim, sizeof lim);
+      free(*errtext);
+      *errtext = weir_asprintf("importing the project's files took longer than %s and was stopped", lim);
+    }
+  }
+  pipeline_code_environment_free(env);
+  sandbox_prepared_free(&prep);
+  pipeline_code_sandbox_done(&pol);
+  return rc;
+}
+
+static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, weir_error *err) {
   size_t n = 0;
   char **names = list_files(p->dir, ".py", NULL, &n);
   free_names(names, n);
   if (n == 0) return WEIR_OK;
 
-  char *argv[] = {(char *)pipeline_python(), "-m", "weir.discover", p->dir, NULL};
   char *out = NULL, *errtext = NULL;
   int status = 0;
-  int rc = pipeline_spawn(argv, p->dir, NULL, NULL, &out, &errtext, &status, err);
+  bool stopped = false;
+  int rc = discover(p, lake_dir, unsandboxed, &out, &errtext, &status, &stopped, err);
   if (rc) {
     free(out);
     free(errtext);
@@ -369,6 +420,12 @@ static int load_python(weir_project *p, weir_error *err) {
   json_t *doc = NULL;
   if (status != 0 || !(doc = json_loads(out ? out : "", 0, NULL))) {
     bool no_sdk = errtext && strstr(errtext, "No module named 'weir'");
+    if (stopped) {
+      rc = weir_seterr(err, WEIR_EMODEL, "cannot read the Python models of %s: %s", p->dir, errtext);
+      free(out);
+      free(errtext);
+      return rc;
+    }
     rc = weir_seterr(err, WEIR_EMODEL,
                      "cannot read the Python models of %s: `%s -m weir.discover` exited with status %d%s%s%s",
                      p->dir, pipeline_python(), status,
@@ -418,6 +475,14 @@ static int load_python(weir_project *p, weir_error *err) {
     m->output_schema_name = json_strdup(v, "output_schema");
     json_t *py = json_object_get(v, "python");
     m->python = json_is_object(py) ? json_incref(py) : (p->python ? json_incref(p->python) : NULL);
+    /* @weir.python's sandbox options, checked again here: discovery output is input. */
+    sandbox_limits_default(&m->limits);
+    char *bad = sandbox_limits_from_json(json_object_get(v, "sandbox"), &m->limits, &m->internet);
+    if (bad) {
+      pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "%s:%d: model %s: @weir.python: %s",
+                       m->file ? m->file : "?", m->line, m->name ? m->name : "?", bad);
+      free(bad);
+    }
     json_t *inputs = json_object_get(v, "inputs");
     m->inputs = weir_calloc(json_array_size(inputs) ? json_array_size(inputs) : 1, sizeof *m->inputs);
     size_t k;
@@ -476,7 +541,7 @@ static void project_digest(weir_project *p) {
   weir_buf_free(&all);
 }
 
-int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
+int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out, weir_error *err) {
   *out = NULL;
   if (!dir || !weir_fs_exists(dir))
     return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
@@ -500,7 +565,7 @@ int pipeline_load(const char *dir, weir_project **out, weir_error *err) {
     return rc;
   }
   load_sql_models(p, p->engine);
-  if ((rc = load_python(p, err))) {
+  if ((rc = load_python(p, lake_dir, unsandboxed, err))) {
     pipeline_project_free(p);
     return rc;
   }

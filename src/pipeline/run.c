@@ -10,10 +10,13 @@
  *   5. a model failed: the target is not touched, run/<id> is kept, the run is recorded
  *      as failed with the model and its messages.
  */
+#define _GNU_SOURCE /* strsignal */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "pipeline/model_proc.h"
 #include "pipeline/pipeline.h"
 #include "lake/stage.h"
 #include "util/buf.h"
@@ -24,10 +27,10 @@
 
 /* ---- check ---------------------------------------------------------------------------- */
 
-static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, weir_project **out,
+static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, bool unsandboxed, weir_project **out,
                          weir_error *err) {
   weir_project *p = NULL;
-  int rc = pipeline_load(dir, &p, err);
+  int rc = pipeline_load(dir, weir_lake_path(lake), unsandboxed, &p, err);
   if (rc) return rc;
   if ((rc = pipeline_plan(lake, p, hash, err))) {
     pipeline_project_free(p);
@@ -45,7 +48,7 @@ int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref
   int rc = lake_resolve(lake, refname, hash, err);
   if (rc) return rc;
   weir_project *p = NULL;
-  if ((rc = load_and_plan(lake, project_dir, hash, &p, err))) return rc;
+  if ((rc = load_and_plan(lake, project_dir, hash, false, &p, err))) return rc;
   *out_json = lake_dump(pipeline_plan_json(p, refname, hash));
   if (json_array_size(p->problems) > 0) rc = pipeline_plan_error(p, err);
   pipeline_project_free(p);
@@ -64,6 +67,8 @@ typedef struct run_ctx {
   char head[WEIR_HASH_HEX_SIZE];   /* current head of the run branch */
   char *run_dir;                   /* LAKE/runs/<id>: worker jobs, results, logs */
   weir_engine *engine;             /* for SQL models */
+  bool unsandboxed;                /* --unsandboxed / sandbox=False: Python runs unconfined */
+  json_t *sandbox;                 /* the last Python model's sandbox record (docs/sandbox.md) */
 } run_ctx;
 
 static json_t *summary_for(const run_ctx *rc, const pipeline_model *m) {
@@ -160,13 +165,71 @@ static char *log_tail(const char *path, size_t max) {
   return tail;
 }
 
+/* Why the model process ended, when the runner or the kernel ended it (NULL when it
+ * ended by itself: then the worker's result says what happened). Caller frees. */
+static char *host_fate(const pipeline_model *m, const pipeline_model_procs *mp) {
+  char lim[64];
+  if (mp->timed_out) {
+    sandbox_format_seconds(m->limits.timeout_s, lim, sizeof lim);
+    return weir_asprintf("model %s ran past its timeout of %s and was stopped (@weir.python(timeout=...) changes it)",
+                         m->name, lim);
+  }
+  if (mp->memory_exceeded) {
+    sandbox_format_bytes(m->limits.memory, lim, sizeof lim);
+    return weir_asprintf("model %s used more than its memory limit of %s and was stopped "
+                         "(@weir.python(memory=...) changes it)",
+                         m->name, lim);
+  }
+  int sig = mp->host_status > 128 ? mp->host_status - 128 : 0;
+  if (sig == SIGXCPU || (sig == SIGKILL && m->limits.cpu_s)) {
+    if (sig == SIGXCPU || mp->seconds >= (double)m->limits.cpu_s) {
+      sandbox_format_seconds((double)m->limits.cpu_s, lim, sizeof lim);
+      return weir_asprintf("model %s used more than its CPU time limit of %s and was stopped "
+                           "(@weir.python(cpu_time=...) changes it)",
+                           m->name, lim);
+    }
+  }
+  if (sig == SIGSYS) return weir_asprintf("model %s made a system call the model sandbox forbids and was killed", m->name);
+  if (sig) return weir_asprintf("model %s: its process was killed by signal %d (%s)", m->name, sig, strsignal(sig));
+  return NULL;
+}
+
+/* Runs a Python model as two processes (docs/worker.md): the model process, in the
+ * sandbox (docs/sandbox.md), imports the project's code and calls the function; the
+ * worker, outside it, reads the inputs, hands them over and writes the output. The
+ * runner watches the model process's time and memory. rc->sandbox gets the record. */
 static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir_error *err) {
+  bool sandboxed = !rc->unsandboxed;
   char *interp = NULL;
-  int r = pipeline_python_env(m->python, &interp, err);
+  json_t *roots = NULL;
+  int r = pipeline_python_env(m->python, &interp, sandboxed ? &roots : NULL, err);
   if (r) {
     weir_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
     return r;
   }
+  sandbox_policy pol;
+  sandbox_policy_init(&pol);
+  sandbox_prepared prep;
+  memset(&prep, 0, sizeof prep);
+  prep.ruleset_fd = -1;
+  char **host_env = NULL;
+  if (sandboxed) {
+    r = pipeline_code_sandbox(rc->p->dir, weir_lake_path(rc->lake), roots, m->name, &pol, err);
+    if (r == WEIR_OK) {
+      pol.limits = m->limits;
+      pol.internet = m->internet;
+      r = sandbox_prepare(&pol, &prep, err);
+    }
+    if (r == WEIR_OK) host_env = pipeline_code_environment(&pol);
+  } else {
+    pol.limits = m->limits;
+    pol.internet = m->internet;
+  }
+  json_decref(roots);
+  char *result_path = weir_asprintf("%s/%s.result.json", rc->run_dir, m->name);
+  char *log_path = weir_asprintf("%s/%s.log", rc->run_dir, m->name);
+
+  /* The worker's job: where the lake is, what to read, where the output goes. */
   json_t *job = json_object();
   json_object_set_new(job, "lake", json_string(weir_lake_path(rc->lake)));
   json_object_set_new(job, "library", json_string(pipeline_library_path()));
@@ -175,10 +238,9 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   json_object_set_new(job, "function", json_string(m->function));
   json_object_set_new(job, "model", json_string(m->name));
   json_object_set_new(job, "run_id", json_string(rc->run_id));
-  char *result_path = weir_asprintf("%s/%s.result.json", rc->run_dir, m->name);
-  char *log_path = weir_asprintf("%s/%s.log", rc->run_dir, m->name);
   json_object_set_new(job, "result_path", json_string(result_path));
   json_t *inputs = json_array();
+  json_t *params = json_array();
   for (size_t k = 0; k < m->n_inputs && r == WEIR_OK; k++) {
     model_input *in = &m->inputs[k];
     json_t *spec = json_object();
@@ -199,6 +261,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     if (in->ref) r = lake_resolve(rc->lake, in->ref, at, err);
     json_array_append_new(inputs, json_pack("{s:s?,s:s,s:s,s:o}", "param", in->param, "table", in->table, "ref", at,
                                             "spec", spec));
+    json_array_append_new(params, json_string(in->param ? in->param : in->name));
   }
   json_object_set_new(job, "inputs", inputs);
   char *subject = subject_for(m);
@@ -214,61 +277,112 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   json_object_set_new(out, "summary", summary_for(rc, m));
   json_object_set_new(job, "output", out);
   free(subject);
-  char *job_text = weir_json_compact(job);
+  char *worker_job = weir_json_compact(job);
   json_decref(job);
 
+  /* The model process's job: what to import and call, and (for its messages) what its
+   * sandbox allows. */
+  json_t *read = json_array();
+  for (size_t i = 0; i < pol.n_exec_roots; i++) json_array_append_new(read, json_string(pol.exec_roots[i]));
+  for (size_t i = 0; i < pol.n_read_roots; i++) json_array_append_new(read, json_string(pol.read_roots[i]));
+  json_t *hj = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "project", rc->p->dir, "file", m->file, "function", m->function,
+                         "model", m->name, "run_id", rc->run_id, "params", params);
+  json_object_set_new(hj, "sandbox",
+                      json_pack("{s:b,s:b,s:I,s:f,s:o,s:s?,s:s,s:o}", "enabled", sandboxed, "internet_access",
+                                m->internet, "memory", (json_int_t)m->limits.memory, "timeout", m->limits.timeout_s,
+                                "cpu_time", m->limits.cpu_s ? json_integer(m->limits.cpu_s) : json_null(), "tmpdir",
+                                pol.tmpdir, "lake", weir_lake_path(rc->lake), "read", read));
+  char *host_job = weir_json_compact(hj);
+  json_decref(hj);
+
+  pipeline_model_procs mp;
+  memset(&mp, 0, sizeof mp);
   if (r == WEIR_OK) {
-    char *argv[] = {interp, "-m", "weir.worker", NULL};
-    char *stdout_text = NULL;
-    int status = 0;
-    r = pipeline_spawn_cancellable(argv, rc->p->dir, job_text, log_path, &stdout_text, NULL, &status,
-                                   &rc->lake->interrupted, err);
+    char *host_path = pipeline_find_program(interp);
+    char *worker_path = pipeline_find_program(pipeline_python());
+    char *host_argv[] = {interp, "-B", "-m", "weir.model_host", NULL};
+    char *worker_argv[] = {(char *)pipeline_python(), "-m", "weir.worker", NULL};
+    mp.host_path = host_path;
+    mp.host_argv = host_argv;
+    mp.host_envp = host_env;
+    mp.host_job = host_job;
+    mp.sandbox = sandboxed ? &prep : NULL;
+    mp.timeout_s = m->limits.timeout_s;
+    mp.memory_limit = m->limits.memory;
+    mp.worker_path = worker_path;
+    mp.worker_argv = worker_argv;
+    mp.worker_job = worker_job;
+    mp.cwd = rc->p->dir;
+    mp.log_path = log_path;
+    mp.cancel = &rc->lake->interrupted;
+    r = pipeline_model_spawn(&mp, err);
+    free(host_path);
+    free(worker_path);
     if (r == WEIR_OK && rc->lake->interrupted)
       r = weir_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
-    if (stdout_text && *stdout_text) {
-      /* What the model printed goes to its log, after anything it wrote to stderr. */
-      FILE *f = fopen(log_path, "a");
-      if (f) {
-        fputs(stdout_text, f);
-        fclose(f);
-      }
-    }
-    free(stdout_text);
     if (r == WEIR_OK) {
       char *text = NULL;
       size_t len = 0;
       weir_error e2 = {0};
       json_t *result = NULL;
+      char *fate = host_fate(m, &mp);
       if (weir_fs_read(result_path, &text, &len, &e2) != WEIR_OK || !(result = json_loads(text, 0, NULL))) {
         weir_error_clear(&e2);
         char *tail = log_tail(log_path, 2000);
         r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
-                        m->name, m->file, m->line, status > 128 ? "was killed by signal" : "exited with status",
-                        status > 128 ? status - 128 : status, log_path, *tail ? "\n" : "", tail);
+                        m->name, m->file, m->line, mp.worker_status > 128 ? "was killed by signal" : "exited with status",
+                        mp.worker_status > 128 ? mp.worker_status - 128 : mp.worker_status, log_path,
+                        *tail ? "\n" : "", tail);
         free(tail);
       } else if (json_is_true(json_object_get(result, "ok"))) {
         r = stage_result_from_json(json_object_get(result, "stage"), res, err);
+      } else if (fate) {
+        /* The runner or the kernel stopped the model: that is the story, not the worker's
+         * "ended without a result". */
+        char *tail = mp.timed_out || mp.memory_exceeded ? weir_strdup("") : log_tail(log_path, 2000);
+        r = weir_seterr(err, WEIR_EMODEL, "%s (%s:%d)%s%s", fate, m->file, m->line, *tail ? "\n" : "", tail);
+        free(tail);
       } else {
         json_t *e = json_object_get(result, "error");
         int code = (int)weir_json_int(e, "code_num", WEIR_EMODEL);
         const char *msg = weir_json_str(e, "message", "the model failed");
         const char *tb = weir_json_str(e, "traceback", NULL);
-        if (tb) r = weir_seterr(err, code, "%s (%s:%d)\n%s", msg, m->file, m->line, tb);
-        else r = weir_seterr(err, code, "%s", msg);
+        if (json_is_true(json_object_get(e, "host_ended"))) {
+          /* It ended by itself without answering: Python could not start, or the model
+           * exited. Its log says why. */
+          char *tail = log_tail(log_path, 2000);
+          r = weir_seterr(err, WEIR_EMODEL, "%s (exit status %d; log: %s)%s%s", msg, mp.host_status, log_path,
+                          *tail ? "\n" : "", tail);
+          free(tail);
+        } else if (tb) {
+          r = weir_seterr(err, code, "%s (%s:%d)\n%s", msg, m->file, m->line, tb);
+        } else {
+          r = weir_seterr(err, code, "%s", msg);
+        }
         json_t *details = json_object_get(e, "details");
-        if (json_is_array(details)) weir_error_set_details(err, json_incref(details));
+        if (json_is_array(details) && json_array_size(details)) weir_error_set_details(err, json_incref(details));
         json_t *stage = json_object_get(result, "stage");
         json_t *rep = json_object_get(stage, "report");
         if (json_is_object(rep)) res->report = json_incref(rep);
       }
+      free(fate);
       json_decref(result);
       free(text);
     }
   }
-  free(job_text);
+  json_decref(rc->sandbox);
+  rc->sandbox = sandbox_record(&pol, sandboxed && prep.filter ? &prep : NULL,
+                               sandboxed ? NULL : "unsandboxed (--unsandboxed / sandbox=False)");
+  if (mp.peak_memory > 0) json_object_set_new(rc->sandbox, "peak_memory", json_integer(mp.peak_memory));
+  free(worker_job);
+  free(host_job);
   free(result_path);
   free(log_path);
   free(interp);
+  pipeline_code_environment_free(host_env);
+  sandbox_prepared_free(&prep);
+  if (sandboxed) pipeline_code_sandbox_done(&pol);
+  else sandbox_policy_free(&pol);
   return r;
 }
 
@@ -353,7 +467,8 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
 
   lake->interrupted = 0;
   /* 1. Plan. Nothing is written if the project does not plan. */
-  if ((r = load_and_plan(lake, project_dir, rc.base, &rc.p, err))) return r;
+  rc.unsandboxed = opts && opts->unsandboxed;
+  if ((r = load_and_plan(lake, project_dir, rc.base, rc.unsandboxed, &rc.p, err))) return r;
   if (json_array_size(rc.p->problems) > 0 || (opts && opts->dry_run)) {
     *out_json = lake_dump(pipeline_plan_json(rc.p, rc.branch, rc.base));
     r = json_array_size(rc.p->problems) > 0 ? pipeline_plan_error(rc.p, err) : WEIR_OK;
@@ -410,10 +525,12 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     json_t *rec = model_record(m, mr == WEIR_OK ? "succeeded" : "failed", started, ended, &res,
                                mr == WEIR_OK ? commit : NULL, &merr);
     if (m->lang == MODEL_PYTHON) {
-      /* Where what the model printed went. */
+      /* Where what the model printed went, and what held it. */
       char *log = weir_asprintf("%s/%s.log", rc.run_dir, m->name);
       json_object_set_new(rec, "log", json_string(log));
       free(log);
+      if (rc.sandbox) json_object_set_new(rec, "sandbox", rc.sandbox);
+      rc.sandbox = NULL;
     }
     weir_error e2 = {0};
     catalog_run_model(lake->cat, rc.run_id, rec, &e2);
@@ -541,6 +658,7 @@ fail: {
   json_decref(error);
 }
 out:
+  json_decref(rc.sandbox);
   if (rc.engine) lake_engine_put(lake, rc.engine, LAKE_ENGINE_WAREHOUSE);
   free(rc.run_dir);
   pipeline_project_free(rc.p);

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pipeline/child.h"
 #include "pipeline/pipeline.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -59,125 +62,134 @@ static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NON
 int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
                    const char *log_path, char **out, char **errtext, int *status,
                    weir_error *err) {
-  return pipeline_spawn_cancellable(argv, cwd, stdin_text, log_path, out, errtext, status, NULL, err);
+  pipeline_spawn_opts o = {.cwd = cwd, .stdin_text = stdin_text, .log_path = log_path};
+  return pipeline_spawn_with(argv, &o, out, errtext, status, err);
 }
 
 int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *stdin_text,
                                const char *log_path, char **out, char **errtext, int *status,
                                volatile sig_atomic_t *cancel, weir_error *err) {
+  pipeline_spawn_opts o = {.cwd = cwd, .stdin_text = stdin_text, .log_path = log_path, .cancel = cancel};
+  return pipeline_spawn_with(argv, &o, out, errtext, status, err);
+}
+
+#define WATCH_MS 20       /* memory checks of a child with a memory limit */
+#define GRACE_US 3000000  /* SIGTERM to SIGKILL for a child being cancelled */
+
+static void close_pair(int p[2]) {
+  if (p[0] >= 0) close(p[0]);
+  if (p[1] >= 0) close(p[1]);
+  p[0] = p[1] = -1;
+}
+
+int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, char **errtext, int *status,
+                        weir_error *err) {
   if (out) *out = NULL;
   if (errtext) *errtext = NULL;
   *status = -1;
-  int in_pipe[2], out_pipe[2], err_pipe[2] = {-1, -1};
+  o->timed_out = o->memory_exceeded = false;
+  int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   int log_fd = -1;
-  if (pipe(in_pipe) != 0) return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
-  if (pipe(out_pipe) != 0) {
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
+  int rc = WEIR_OK;
+  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0)
+    rc = weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
+  if (rc == WEIR_OK && o->log_path) {
+    log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) rc = weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", o->log_path, strerror(errno));
+  } else if (rc == WEIR_OK && pipe2(err_pipe, O_CLOEXEC) != 0) {
+    rc = weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
   }
-  if (log_path) {
-    log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log_fd < 0) {
-      close(in_pipe[0]);
-      close(in_pipe[1]);
-      close(out_pipe[0]);
-      close(out_pipe[1]);
-      return weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", log_path, strerror(errno));
-    }
-  } else if (pipe(err_pipe) != 0) {
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
+  char *path = pipeline_find_program(argv[0]);
+  pid_t pid = -1;
+  if (rc == WEIR_OK) {
+    pipeline_child c = {.path = path, .argv = argv, .envp = o->envp, .cwd = o->cwd, .fd_in = in_pipe[0],
+                        .fd_out = out_pipe[1], .fd_err = log_fd >= 0 ? log_fd : err_pipe[1], .fd_extra = -1,
+                        .sandbox = o->sandbox, .session = o->sandbox != NULL,
+                        .death_signal = o->sandbox ? SIGKILL : SIGTERM};
+    rc = pipeline_child_start(&c, &pid, err);
+    if (rc == WEIR_ENOTFOUND && !strchr(argv[0], '/'))
+      weir_seterr(err, WEIR_ENOTFOUND, "cannot run %s: not found on PATH (set WEIR_PYTHON to a Python with the "
+                                       "weir SDK)", argv[0]);
   }
-  /* A child that cannot exec reports errno through this pipe (closed on exec). */
-  int exec_pipe[2];
-  if (pipe2(exec_pipe, O_CLOEXEC) != 0) exec_pipe[0] = exec_pipe[1] = -1;
-
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    if (err_pipe[0] >= 0) {
-      close(err_pipe[0]);
-      close(err_pipe[1]);
-    }
-    if (log_fd >= 0) close(log_fd);
-    return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(e));
-  }
-  if (pid == 0) {
-    /* Its own process group, so the runner can stop the child and everything it started;
-     * and it dies with the runner, so a killed run leaves no worker writing files. */
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    dup2(in_pipe[0], 0);
-    dup2(out_pipe[1], 1);
-    dup2(log_fd >= 0 ? log_fd : err_pipe[1], 2);
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    if (err_pipe[0] >= 0) {
-      close(err_pipe[0]);
-      close(err_pipe[1]);
-    }
-    if (exec_pipe[0] >= 0) close(exec_pipe[0]);
-    if (cwd && chdir(cwd) != 0) _exit(126);
-    execvp(argv[0], argv);
-    int e = errno;
-    if (exec_pipe[1] >= 0) {
-      ssize_t w = write(exec_pipe[1], &e, sizeof e);
-      (void)w;
-    }
-    _exit(127);
-  }
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  if (err_pipe[1] >= 0) close(err_pipe[1]);
+  free(path);
   if (log_fd >= 0) close(log_fd);
-  if (exec_pipe[1] >= 0) close(exec_pipe[1]);
+  if (in_pipe[0] >= 0) close(in_pipe[0]);
+  if (out_pipe[1] >= 0) close(out_pipe[1]);
+  if (err_pipe[1] >= 0) close(err_pipe[1]);
+  in_pipe[0] = out_pipe[1] = err_pipe[1] = -1;
+  if (rc != WEIR_OK) {
+    close_pair(in_pipe);
+    close_pair(out_pipe);
+    close_pair(err_pipe);
+    return rc;
+  }
 
-  /* Feed stdin and drain stdout/stderr together so neither side can block the other. */
+  /* Feed stdin and drain stdout/stderr together so neither side can block the other;
+   * watch the child's time and memory when it has limits. */
   signal(SIGPIPE, SIG_IGN);
   set_nonblock(in_pipe[1]);
   set_nonblock(out_pipe[0]);
   if (err_pipe[0] >= 0) set_nonblock(err_pipe[0]);
   weir_buf ob = WEIR_BUF_INIT, eb = WEIR_BUF_INIT;
-  size_t in_len = stdin_text ? strlen(stdin_text) : 0, in_off = 0;
+  size_t in_len = o->stdin_text ? strlen(o->stdin_text) : 0, in_off = 0;
   int fd_in = in_pipe[1], fd_out = out_pipe[0], fd_err = err_pipe[0];
   if (in_len == 0) {
     close(fd_in);
     fd_in = -1;
   }
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  bool exited = false;
+  int wstatus = 0;
+  int64_t started = weir_mono_us();
+  int64_t deadline = o->timeout_s > 0 ? started + (int64_t)(o->timeout_s * 1e6) : -1;
   int64_t term_sent_at = -1;
-  while (fd_in >= 0 || fd_out >= 0 || fd_err >= 0) {
-    if (cancel && *cancel) {
-      int64_t now = weir_mono_us();
+  while (fd_in >= 0 || fd_out >= 0 || fd_err >= 0 || !exited) {
+    if (!exited) {
+      pid_t w = waitpid(pid, &wstatus, WNOHANG);
+      if (w == pid) exited = true;
+    }
+    int64_t now = weir_mono_us();
+    if (o->cancel && *o->cancel && !exited) {
       if (term_sent_at < 0) {
-        kill(-pid, SIGTERM);
+        kill(-pid, o->sandbox ? SIGKILL : SIGTERM);
         term_sent_at = now;
-      } else if (now - term_sent_at > 3000000) {
+      } else if (now - term_sent_at > GRACE_US) {
         kill(-pid, SIGKILL);
       }
     }
-    struct pollfd fds[3];
+    if (!exited && deadline >= 0 && now >= deadline) {
+      o->timed_out = true;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+    }
+    if (!exited && o->memory_limit > 0 && pipeline_child_resident(pid) > o->memory_limit) {
+      o->memory_exceeded = true;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+    }
+    if (exited && fd_in >= 0) {
+      close(fd_in);
+      fd_in = -1;
+    }
+    if (exited && fd_in < 0 && fd_out < 0 && fd_err < 0) break;
+    struct pollfd fds[4];
     int n = 0;
     if (fd_in >= 0) fds[n++] = (struct pollfd){fd_in, POLLOUT, 0};
     if (fd_out >= 0) fds[n++] = (struct pollfd){fd_out, POLLIN, 0};
     if (fd_err >= 0) fds[n++] = (struct pollfd){fd_err, POLLIN, 0};
-    if (poll(fds, (nfds_t)n, cancel ? 200 : -1) < 0) {
+    if (!exited && pidfd >= 0) fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
+    int wait_ms = -1;
+    if (o->cancel) wait_ms = 200;
+    if (!exited && (o->memory_limit > 0 || deadline >= 0)) wait_ms = WATCH_MS;
+    if (!exited && pidfd < 0 && (wait_ms < 0 || wait_ms > 5)) wait_ms = 5;
+    if (poll(fds, (nfds_t)n, wait_ms) < 0) {
       if (errno == EINTR) continue;
       break;
     }
     for (int i = 0; i < n; i++) {
-      if (!fds[i].revents) continue;
+      if (!fds[i].revents || fds[i].fd == pidfd) continue;
       if (fds[i].fd == fd_in) {
-        ssize_t w = write(fd_in, stdin_text + in_off, in_len - in_off);
+        ssize_t w = write(fd_in, o->stdin_text + in_off, in_len - in_off);
         if (w > 0) in_off += (size_t)w;
         if (w < 0 && errno != EAGAIN && errno != EINTR) in_off = in_len;
         if (in_off >= in_len) {
@@ -196,19 +208,13 @@ int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *
       }
     }
   }
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  int exec_errno = 0;
-  if (exec_pipe[0] >= 0) {
-    if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno) exec_errno = 0;
-    close(exec_pipe[0]);
-  }
-  if (exec_errno) {
-    weir_buf_free(&ob);
-    weir_buf_free(&eb);
-    return weir_seterr(err, WEIR_ENOTFOUND, "cannot run %s: %s (set WEIR_PYTHON to a Python with the weir SDK)",
-                       argv[0], strerror(exec_errno));
+  if (fd_in >= 0) close(fd_in);
+  if (fd_out >= 0) close(fd_out);
+  if (fd_err >= 0) close(fd_err);
+  if (pidfd >= 0) close(pidfd);
+  if (!exited) {
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
   }
   if (WIFEXITED(wstatus)) *status = WEXITSTATUS(wstatus);
   else if (WIFSIGNALED(wstatus)) *status = 128 + WTERMSIG(wstatus);
@@ -224,28 +230,91 @@ int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *
 typedef struct env_entry {
   char *key;
   char *interpreter;
+  json_t *roots; /* what the interpreter reads and runs (array of paths), or NULL */
 } env_entry;
 static env_entry *env_cache;
 static size_t env_cache_n;
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int pipeline_python_env(const json_t *spec, char **out, weir_error *err) {
+static env_entry *env_find(const char *key) {
+  for (size_t i = 0; i < env_cache_n; i++)
+    if (strcmp(env_cache[i].key, key) == 0) return &env_cache[i];
+  return NULL;
+}
+
+static void env_put(char *key, const char *interpreter, json_t *roots) {
+  pthread_mutex_lock(&env_lock);
+  env_entry *e = env_find(key);
+  if (e) {
+    free(key);
+    if (roots && !e->roots) e->roots = json_incref(roots);
+  } else {
+    env_cache = weir_realloc(env_cache, (env_cache_n + 1) * sizeof *env_cache);
+    env_cache[env_cache_n++] = (env_entry){key, weir_strdup(interpreter), roots ? json_incref(roots) : NULL};
+  }
+  pthread_mutex_unlock(&env_lock);
+}
+
+/* The folders the SDK's own interpreter reads: its prefixes and sys.path (but its first
+ * entry, the current folder). This is the runner's own environment, so running it with
+ * its site-packages is no more trust than the runner already gives it; an environment a
+ * model asks for is never run this way (weir.envs finds its folders without running it). */
+static const char ROOTS_SNIPPET[] =
+    "import sys, os, json\n"
+    "c = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,\n"
+    "     os.path.dirname(os.path.realpath(sys.executable))]\n"
+    "c += [p for p in (sys.path if getattr(sys.flags, 'safe_path', False) else sys.path[1:])\n"
+    "      if p and os.path.isabs(p)]\n"
+    "print(json.dumps(c))\n";
+
+static int base_roots(const char *python, json_t **out, weir_error *err) {
+  char *argv[] = {(char *)python, "-c", (char *)ROOTS_SNIPPET, NULL};
+  char *text = NULL, *errtext = NULL;
+  int status = 0;
+  int rc = pipeline_spawn(argv, NULL, NULL, NULL, &text, &errtext, &status, err);
+  json_t *doc = NULL;
+  if (rc == WEIR_OK && (status != 0 || !(doc = json_loads(text ? text : "", 0, NULL)) || !json_is_array(doc)))
+    rc = weir_seterr(err, WEIR_EMODEL, "cannot ask %s which folders it reads: %s", python,
+                     errtext && *errtext ? errtext : "no answer");
+  if (rc != WEIR_OK) json_decref(doc);
+  else *out = doc;
+  free(text);
+  free(errtext);
+  return rc;
+}
+
+int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_error *err) {
   *out = NULL;
-  if (!spec || !json_is_object(spec)) {
-    *out = weir_strdup(pipeline_python());
+  if (roots) *roots = NULL;
+  bool base = !spec || !json_is_object(spec);
+  char *key = base ? weir_strdup("null") : weir_json_canonical(spec);
+  pthread_mutex_lock(&env_lock);
+  env_entry *hit = env_find(key);
+  if (hit && (!roots || hit->roots)) {
+    *out = weir_strdup(hit->interpreter);
+    if (roots) *roots = json_incref(hit->roots);
+    pthread_mutex_unlock(&env_lock);
+    free(key);
     return WEIR_OK;
   }
-  char *key = weir_json_canonical(spec);
-  for (size_t i = 0; i < env_cache_n; i++)
-    if (strcmp(env_cache[i].key, key) == 0) {
+  pthread_mutex_unlock(&env_lock);
+  if (base) {
+    int rc = WEIR_OK;
+    json_t *r = NULL;
+    if (roots && (rc = base_roots(pipeline_python(), &r, err)) != WEIR_OK) {
       free(key);
-      *out = weir_strdup(env_cache[i].interpreter);
-      return WEIR_OK;
+      return rc;
     }
+    *out = weir_strdup(pipeline_python());
+    env_put(key, *out, r);
+    if (roots) *roots = r;
+    return WEIR_OK;
+  }
   const char *version = weir_json_str(spec, "version", NULL);
   json_t *pip = json_object_get(spec, "pip");
   char *pip_json = pip ? weir_json_canonical(pip) : weir_strdup("{}");
   char *argv[] = {(char *)pipeline_python(), "-m", "weir.envs", "prepare", "--python",
-                  (char *)(version ? version : ""), "--pip", pip_json, NULL};
+                  (char *)(version ? version : ""), "--pip", pip_json, "--json", NULL};
   char *stdout_text = NULL, *errtext = NULL;
   int status = 0;
   int rc = pipeline_spawn(argv, NULL, NULL, NULL, &stdout_text, &errtext, &status, err);
@@ -255,22 +324,24 @@ int pipeline_python_env(const json_t *spec, char **out, weir_error *err) {
                      errtext && *errtext ? errtext : "weir.envs failed");
   }
   if (rc == WEIR_OK) {
-    /* The interpreter path is the last non-empty line of stdout. */
+    /* The answer is the last non-empty line of stdout: {"python", "created", "read"}. */
     char *s = stdout_text ? stdout_text : (char *)"";
     size_t n = strlen(s);
     while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) s[--n] = 0;
     char *last = strrchr(s, '\n');
-    *out = weir_strdup(last ? last + 1 : s);
-    if (!**out) {
-      free(*out);
-      *out = NULL;
-      rc = weir_seterr(err, WEIR_EMODEL, "cannot prepare the Python environment %s: no interpreter path printed", key);
+    json_t *doc = json_loads(last ? last + 1 : s, 0, NULL);
+    const char *python = weir_json_str(doc, "python", NULL);
+    json_t *read = json_object_get(doc, "read");
+    if (!python || !*python || !json_is_array(read)) {
+      rc = weir_seterr(err, WEIR_EMODEL, "cannot prepare the Python environment %s: weir.envs printed no "
+                                         "interpreter", key);
     } else {
-      env_cache = weir_realloc(env_cache, (env_cache_n + 1) * sizeof *env_cache);
-      env_cache[env_cache_n].key = key;
-      env_cache[env_cache_n++].interpreter = weir_strdup(*out);
+      *out = weir_strdup(python);
+      if (roots) *roots = json_incref(read);
+      env_put(key, python, read);
       key = NULL;
     }
+    json_decref(doc);
   }
   free(key);
   free(stdout_text);
