@@ -80,13 +80,21 @@ static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
   if (result) printf("  result commit  %s\n", cli_short(result, s));
   const char *rb = json_string_value(json_object_get(run, "run_branch"));
   if (rb && status && strcmp(status, "succeeded") != 0) printf("  run branch     %s (kept for debugging)\n", rb);
+  /* Python models that ran without the model sandbox are said so, every time. */
+  size_t i;
+  json_t *m;
+  json_array_foreach(json_object_get(run, "models"), i, m) {
+    json_t *sb = json_object_get(m, "sandbox");
+    if (json_is_object(sb) && json_is_false(json_object_get(sb, "enabled"))) {
+      printf("  sandbox        off: Python models ran unsandboxed (--unsandboxed)\n");
+      break;
+    }
+  }
   const char *h[] = {"model", "status", "rows", "ms", "commit"};
   cli_table t;
   cli_table_init(&t, 5, h);
   cli_table_right(&t, 2);
   cli_table_right(&t, 3);
-  size_t i;
-  json_t *m;
   json_array_foreach(json_object_get(run, "models"), i, m) {
     char rows[32] = "", ms[32] = "";
     json_t *r = json_object_get(m, "rows");

@@ -724,6 +724,10 @@ class ModelResult:
     rules: tuple[RuleResult, ...] = ()
     report: Mapping[str, Any] | None = field(default=None, hash=False)
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+    #: A Python model's sandbox (docs/sandbox.md): ``{"enabled": True, "landlock_abi",
+    #: "seccomp", "network", "internet_access", "limits", "peak_memory"}``, or
+    #: ``{"enabled": False, "reason": ...}`` for a run with ``sandbox=False``; None for SQL.
+    sandbox: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
     @property
     def seconds(self) -> float | None:
@@ -769,7 +773,7 @@ class ModelResult:
                    rows=_int(d.get("rows")), rows_quarantined=_int(d.get("rows_quarantined")),
                    commit=_str(d.get("commit")), started=parse_time(started), ended=parse_time(ended),
                    error=_str(err), violations=violations, rules=_report_rules(report),
-                   report=_opt_obj(report), raw=dict(d))
+                   report=_opt_obj(report), raw=dict(d), sandbox=_opt_obj(d.get("sandbox")))
 
 
 @dataclass(frozen=True)

@@ -106,11 +106,18 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[s
     t0 = time.perf_counter()
     lake = ctypes.c_void_p()
     lib: _ffi.Library | None = None
-    sock = host if host is not None else socket.socket(fileno=3)
+    sock: socket.socket | None = host
     try:
         lib = _ffi.load_library(cast("str | None", job.get("library")))
         lake_path = job.get("lake")
         lib.call("weir_lake_open", _ffi.enc(str(lake_path)) if lake_path else None, ctypes.byref(lake))
+        if sock is None:
+            try:
+                sock = socket.socket(fileno=3)
+            except OSError as e:
+                return {"ok": False, "error": _model_error(f"model {model_name}: no model process on descriptor 3 "
+                                                           f"({e}): the worker is started by libweir's runner"),
+                        "stage": None, "seconds": seconds}
 
         # 1. inputs: each scanned as an Arrow stream and written batch by batch into a
         # sealed memfd, which the model process maps without a copy
@@ -186,7 +193,7 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[s
     except WeirError as e:
         return {"ok": False, "error": _error_json(e), "stage": None, "seconds": seconds}
     finally:
-        if host is None:
+        if host is None and sock is not None:
             sock.close()
         if lake.value and lib is not None:
             lib.fn("weir_lake_free")(lake)

@@ -762,6 +762,11 @@ json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *h
     json_object_set_new(mo, "inputs", ins);
     json_object_set_new(mo, "columns", m->planned_known ? weir_schema_to_json(&m->planned) : json_null());
     if (m->python) json_object_set_new(mo, "python", json_incref(m->python));
+    if (m->lang == MODEL_PYTHON) /* what its sandbox allows (docs/sandbox.md), defaults filled in */
+      json_object_set_new(mo, "sandbox",
+                          json_pack("{s:b,s:I,s:f,s:o}", "internet_access", m->internet, "memory",
+                                    (json_int_t)m->limits.memory, "timeout", m->limits.timeout_s, "cpu_time",
+                                    m->limits.cpu_s ? json_integer(m->limits.cpu_s) : json_null()));
     json_array_append_new(models, mo);
   }
   json_object_set_new(o, "models", models);

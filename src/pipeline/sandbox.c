@@ -54,6 +54,12 @@ static void probe_child(void) {
 
 static void probe_once(void) {
   sandbox_support *s = &support;
+  /* A seam for tests of the refusal: this machine does offer a sandbox. */
+  const char *sim = getenv("WEIR_SANDBOX_UNAVAILABLE");
+  if (sim && *sim) {
+    snprintf(s->why, sizeof s->why, "%s (WEIR_SANDBOX_UNAVAILABLE is set)", sim);
+    return;
+  }
   s->landlock_abi = sandbox_landlock_abi();
   bool filters = sandbox_seccomp_available();
   pid_t pid = fork();

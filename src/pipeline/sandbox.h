@@ -50,7 +50,9 @@ typedef struct sandbox_support {
   char why[512];      /* when !sandbox_usable(): what is missing, for people */
 } sandbox_support;
 
-/* The kernel's offer (cached after the first call). */
+/* The kernel's offer (cached after the first call). With $WEIR_SANDBOX_UNAVAILABLE set
+ * (to a reason), it answers that nothing is offered, as an old kernel would: the seam the
+ * tests of the refusal and of --unsandboxed use. */
 const sandbox_support *sandbox_probe(void);
 
 /* Landlock and seccomp are both required: without either, a model could write the

@@ -1,12 +1,17 @@
-"""``python -m weir.worker``: real jobs against a lake made with weir.Client, exactly as
-libweir's runner starts them (docs/worker.md, "The worker")."""
+"""``python -m weir.worker`` and ``python -m weir.model_host``: real jobs against a lake made
+with weir.Client, the two processes joined by a socket on descriptor 3 as libweir's runner
+joins them (docs/worker.md, "The worker"), here without the sandbox (tests/py/test_sandbox.py
+runs them in it, through weir run). Some tests play the model process themselves, to show
+what the worker does with what a model process sends it."""
 from __future__ import annotations
 
 import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
 
 import json
+import mmap
 import os
 import pathlib
+import socket
 import subprocess
 import sys
 import textwrap
@@ -34,9 +39,43 @@ def job_for(client, project: pathlib.Path, file: str, function: str, inputs: lis
     }
 
 
+def _on_fd3(sock: socket.socket):
+    """preexec_fn putting `sock` on descriptor 3 of the child (subprocess closes the other
+    descriptors after preexec_fn, and keeps 3 because it is in pass_fds)."""
+    fd = sock.fileno()
+
+    def pre() -> None:
+        os.dup2(fd, 3)
+
+    return pre
+
+
+def start(module: str, sock: socket.socket, python: str = sys.executable, cwd: str | None = None,
+          env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([python, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env, pass_fds=(3,) if sock.fileno() != 3
+                            else (), preexec_fn=_on_fd3(sock))
+
+
+def host_job(job: dict) -> dict:
+    return {"project": job["project"], "file": job["file"], "function": job["function"], "model": job["model"],
+            "params": [i["param"] for i in job["inputs"]], "sandbox": {"enabled": False}}
+
+
 def run_worker(job: dict, python: str = sys.executable) -> tuple[subprocess.CompletedProcess, dict | None]:
-    r = subprocess.run([python, "-m", "weir.worker"], input=json.dumps(job), capture_output=True, text=True,
-                       cwd=job["project"])
+    """The worker and the model process of one job, as the runner starts them (no sandbox)."""
+    w_end, h_end = socket.socketpair()
+    worker = start("weir.worker", w_end, cwd=job["project"])
+    host = start("weir.model_host", h_end, python=python, cwd=job["project"])
+    w_end.close()
+    h_end.close()
+    assert worker.stdin is not None
+    worker.stdin.write(json.dumps(job))   # both jobs first: each waits for the other
+    worker.stdin.close()
+    worker.stdin = None
+    h_out, _ = host.communicate(json.dumps(host_job(job)), timeout=120)
+    w_out, _ = worker.communicate(timeout=120)
+    r = subprocess.CompletedProcess(worker.args, worker.returncode, stdout=h_out + w_out, stderr=w_out)
     path = pathlib.Path(job["result_path"])
     return r, (json.loads(path.read_text()) if path.exists() else None)
 
@@ -58,7 +97,8 @@ def test_worker_runs_model_g_of_the_example(titanic_client, tmp_path):
     assert stage["report"]["ok"] is True
     (staged,) = stage["staged"]
     assert staged["table"] == "default.g"
-    assert set(result["seconds"]) == {"inputs", "model", "output"}
+    assert set(result["seconds"]) == {"inputs", "model", "output", "host"}
+    assert set(result["seconds"]["host"]) == {"load", "inputs", "model", "output"}
     # Nothing was committed: the runner commits staged files.
     assert [t.table for t in titanic_client.get_tables()] == ["default.titanic"]
     # The result file was written atomically: no temporary file is left behind.
@@ -87,7 +127,7 @@ def test_model_exception_is_a_model_error_with_traceback(titanic_client, tmp_pat
     err = result["error"]
     assert (err["code"], err["code_num"]) == ("ModelError", 15)
     assert err["message"] == "model boom raised ZeroDivisionError: division by zero"
-    assert "boom.py" in err["traceback"] and "weir/worker.py" not in err["traceback"]
+    assert "boom.py" in err["traceback"] and "weir/model_host.py" not in err["traceback"]
     assert "model output goes to the log" in r.stdout
 
 
@@ -145,7 +185,7 @@ def test_input_projection_is_checked_by_libweir(titanic_client, tmp_path):
 
 
 def test_worker_in_a_prepared_environment(titanic_client, tmp_path, weir_env):  # noqa: F811
-    """The runner starts the worker with the interpreter weir.envs prepared."""
+    """The runner starts the model process with the interpreter weir.envs prepared."""
     from weir.envs import prepare
 
     python, _ = prepare("%d.%d" % sys.version_info[:2], {"polars": "1.*"})
@@ -188,3 +228,114 @@ def test_arrow_export_does_not_copy():
     del reader
     with pytest.raises(TypeError, match="not Arrow data"):
         _ffi.to_reader(object())
+
+
+# ---- the worker, facing a model process it cannot trust -----------------------------------
+
+
+def _play_model_process(job: dict, answer) -> tuple[dict | None, dict, list[int]]:
+    """Runs the worker with the test as its model process: `answer(head, fds, sock)` gets
+    the worker's hand-off and replies. Returns (the result, the hand-off, the fds)."""
+    from weir import _handoff
+
+    w_end, h_end = socket.socketpair()
+    worker = start("weir.worker", w_end, cwd=job["project"])
+    w_end.close()
+    worker.stdin.write(json.dumps(job))
+    worker.stdin.close()
+    head, fds = _handoff.recv(h_end)
+    answer(head, fds, h_end)
+    h_end.close()
+    worker.wait(timeout=300)
+    out = worker.stdout.read()
+    worker.stdout.close()
+    assert worker.returncode == 0, out
+    path = pathlib.Path(job["result_path"])
+    return (json.loads(path.read_text()) if path.exists() else None), head, fds
+
+
+def _titanic_job(client, tmp_path, project=PROJECT):
+    return job_for(client, project, "models.py", "passthrough", [
+        {"param": "src", "table": "default.titanic", "ref": client.resolve("main"),
+         "spec": {"columns": ["PassengerId", "Name"]}}], None, tmp_path)
+
+
+def test_the_worker_hands_over_sealed_inputs_and_never_imports_the_project(titanic_client, tmp_path):
+    from weir import _handoff
+
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    marker = tmp_path / "imported"
+    (proj / "models.py").write_text(f"open({str(marker)!r}, 'w').write('the worker imported me')\n")
+
+    def answer(head, fds, sock):
+        *ins, out = fds
+        assert [i["param"] for i in head["inputs"]] == ["src"] and head["inputs"][0]["rows"] == 891
+        # Sealed: the model process can map the input but never change it.
+        assert _handoff.is_sealed(ins[0])
+        with pytest.raises(OSError):
+            os.write(ins[0], b"x")
+        table = _handoff.map_table(ins[0])
+        assert table.column_names == ["PassengerId", "Name"] and table.num_rows == 891
+        # The mapping is the memfd itself: no copy.
+        mm = mmap.mmap(ins[0], 0, prot=mmap.PROT_READ)
+        assert table.column(0).chunk(0).buffers()[1].address != 0 and len(mm) >= table.nbytes
+        mm.close()
+        assert not _handoff.is_sealed(out)
+        _handoff.write_table(table.slice(0, 10).to_reader(), out)
+        _handoff.send(sock, {"ok": True, "rows": 10})
+
+    result, _, _ = _play_model_process(_titanic_job(titanic_client, tmp_path, proj), answer)
+    assert result is not None and result["ok"] is True, result
+    assert result["stage"]["rows_written"] == 10
+    assert not marker.exists()
+
+
+def test_an_output_the_model_process_still_holds_writable_is_refused(titanic_client, tmp_path):
+    from weir import _handoff
+
+    def answer(head, fds, sock):
+        out = fds[-1]
+        table = _handoff.map_table(fds[0])
+        _handoff.write_table(table.to_reader(), out)
+        # A writable shared mapping kept open: it could change the data after the worker
+        # validated it, so the worker cannot seal the output and refuses it.
+        keep = mmap.mmap(out, 0, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        _handoff.send(sock, {"ok": True, "rows": table.num_rows})
+        worker_reads.append(keep)
+
+    worker_reads: list = []
+    result, _, _ = _play_model_process(_titanic_job(titanic_client, tmp_path), answer)
+    assert result is not None and result["ok"] is False
+    assert "returned an output weir cannot read" in result["error"]["message"]
+    assert "Device or resource busy" in result["error"]["message"]
+    assert [t.table for t in titanic_client.get_tables()] == ["default.titanic"]
+
+
+def test_malformed_arrow_from_the_model_process_is_refused_before_libweir_reads_it(titanic_client, tmp_path):
+    from weir import _handoff
+
+    def answer(head, fds, sock):
+        # A string column whose middle offset points past its data (the last one is fine,
+        # so only a full validation sees it): valid IPC framing, invalid Arrow, which
+        # libweir must never walk.
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, pa.schema([("s", pa.string())])) as w:
+            w.write_table(pa.table({"s": ["abcd", "efgh"]}))
+        good = sink.getvalue().to_pybytes()
+        offsets = b"\x00\x00\x00\x00\x04\x00\x00\x00\x08\x00\x00\x00"
+        assert good.count(offsets) == 1
+        os.write(fds[-1], good.replace(offsets, b"\x00\x00\x00\x00\x64\x00\x00\x00\x08\x00\x00\x00"))
+        _handoff.send(sock, {"ok": True, "rows": 2})
+
+    result, _, _ = _play_model_process(_titanic_job(titanic_client, tmp_path), answer)
+    assert result is not None and result["ok"] is False
+    assert "returned an output weir cannot read" in result["error"]["message"]
+    assert [t.table for t in titanic_client.get_tables()] == ["default.titanic"]
+
+
+def test_a_model_process_that_ends_without_answering(titanic_client, tmp_path):
+    result, _, _ = _play_model_process(_titanic_job(titanic_client, tmp_path), lambda head, fds, sock: None)
+    assert result is not None and result["ok"] is False
+    assert result["error"]["host_ended"] is True
+    assert result["error"]["message"] == "model passthrough: its process ended without a result"
