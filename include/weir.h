@@ -441,7 +441,10 @@ WEIR_API int weir_validate(const weir_contract *contract, struct ArrowArrayStrea
  * Plans project `project_dir` against the catalog at `ref` (NULL = "main") without
  * reading data or writing anything. *out_json: {ok, models: [...in execution order...],
  * problems: [...]}. Returns WEIR_EPLAN with every problem in err->details (file, line,
- * model, column, expected, found) when the project does not plan.
+ * model, column, expected, found) when the project does not plan. The project's Python
+ * files are imported in the model sandbox (docs/sandbox.md); where the kernel offers none,
+ * WEIR_EUNSUPPORTED (plan with weir_project_run, dry_run and unsandboxed set).
+ * Thread-safety: as every call on one lake handle (see above).
  */
 WEIR_API int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref,
                        char **out_json, weir_error *err);

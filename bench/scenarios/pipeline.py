@@ -35,6 +35,15 @@ input (lineitem) unchanged, run by `weir run`; the worker's own timings (inputs:
 pyarrow.Table; output: the returned table validated and written as Parquet) are read from
 its result file and reported per GB of Arrow data, against pyarrow reading the same Parquet
 data files (pq.read_table) and writing the table (pq.write_table).
+
+Model start (op python_model_start): a project of trivial Python models (each returns its
+one-row input) run by `weir run` with the model sandbox and with --unsandboxed,
+alternately in one unit so that the machine's load falls on both alike; each model's
+wall time from the run record (process start, imports, hand-off, commit), and the
+difference of the medians as the sandbox's cost per model start. bench/c/bench_sandbox
+(tool weir-sandbox-c, op sandbox_enter) isolates the mechanism itself: fork + exec of
+/bin/true with and without entering the sandbox (ruleset over the SDK environment's
+folders, filter, namespaces, limits).
 """
 from __future__ import annotations
 
@@ -44,7 +53,7 @@ import os
 import textwrap
 from typing import Any
 
-from lib.common import (DATA, duckdb_connect, fresh_dir, median, python, row, run_timed, timed, weir_cli)
+from lib.common import DATA, duckdb_connect, fresh_dir, median, python, row, run_timed, timed, weir_cli
 
 SCENARIO = "pipeline"
 SOURCES = ["orders", "lineitem", "customer", "nation"]
@@ -128,7 +137,8 @@ ORDER BY l_returnflag, l_linestatus""", [
         ("count_order", "Int64", "bigint", {"min": 1}),
     ]),
 ]
-TOOLS = ["weir", "dbt", "duckdb-parquet", "duckdb-parquet-zstd", "duckdb-table", "weir-handoff", "pyarrow-handoff"]
+TOOLS = ["weir", "dbt", "duckdb-parquet", "duckdb-parquet-zstd", "duckdb-table", "weir-handoff", "pyarrow-handoff",
+         "weir-model-start", "weir-sandbox-c"]
 
 
 def tier_config(tier: str) -> dict[str, Any]:
@@ -444,7 +454,82 @@ def _pyarrow_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     ]
 
 
+# ---- the model sandbox's cost per model start ---------------------------------------------------
+
+START_MODEL = '''
+@weir.model()
+def m{i}(one: Annotated[pa.Table, Model("one")]) -> pa.Table:
+    """Returns its one-row input: a model that is all start."""
+    return one
+'''
+
+
+def _start_models(u: dict[str, Any]) -> int:
+    return 2 if u["reps"] <= 1 else 8
+
+
+def _weir_model_start(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
+    lake = os.path.join(fresh_dir(os.path.join(work, "start")), "lake")
+    weir_cli(["init", lake], lake)
+    csv = os.path.join(work, "one.csv")
+    with open(csv, "w", encoding="utf-8") as fh:
+        fh.write("x\n1\n")
+    weir_cli(["import", csv, "--table", "one"], lake)
+    proj = fresh_dir(os.path.join(work, "start_project"))
+    n = _start_models(u)
+    with open(os.path.join(proj, "models.py"), "w", encoding="utf-8") as fh:
+        fh.write("from typing import Annotated\n\nimport pyarrow as pa\n\nimport weir\nfrom weir import Model\n")
+        fh.write("".join(START_MODEL.format(i=i) for i in range(n)))
+    per: dict[bool, list[float]] = {True: [], False: []}
+    reps = max(u["reps"], 1) * (2 if u["reps"] > 1 else 1)
+    for i in range(-1, reps):
+        for sandboxed in ((True, False) if i % 2 == 0 else (False, True)):
+            _, _, out = weir_cli(["--json", "run", proj, *([] if sandboxed else ["--unsandboxed"])], lake)
+            doc = json.loads(out)
+            if doc.get("status") != "succeeded":
+                raise RuntimeError(f"weir run did not succeed: {out[:800]}")
+            for m in doc["models"]:
+                assert bool(m["sandbox"]["enabled"]) == sandboxed
+                if i >= 0:
+                    per[sandboxed].append((m["ended_us"] - m["started_us"]) / 1e6)
+    size = f"{n} trivial models"
+    cost = median(per[True]) - median(per[False])
+    return [
+        row(SCENARIO, "python_model_start", size, "weir-sandboxed", per[True],
+            note="one Python model's start to commit, in the model sandbox", sandbox_cost_ms=cost * 1e3),
+        row(SCENARIO, "python_model_start", size, "weir-unsandboxed", per[False], ref="weir-sandboxed",
+            note=f"the same with --unsandboxed; the sandbox costs {cost * 1e3:.1f} ms per model start "
+                 "(ratio < 1: the sandbox is slower)", sandbox_cost_ms=cost * 1e3),
+    ]
+
+
+def _sandbox_c(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
+    import subprocess
+
+    from lib.common import build_dir
+
+    env = subprocess.run([python(), "-m", "weir.envs", "prepare", "--json"], capture_output=True, text=True,
+                         check=True)
+    roots = json.loads(env.stdout.strip().splitlines()[-1])["read"]
+    out_json = os.path.join(work, "bench_sandbox.json")
+    iters = 20 if u["reps"] <= 1 else 400
+    run_timed([os.path.join(build_dir(), "bench_sandbox"), "--iterations", str(iters), "--json", out_json, *roots])
+    with open(out_json, encoding="utf-8") as fh:
+        d = json.load(fh)
+    plain, boxed = d["plain_us"], d["sandboxed_us"]
+    cost_us = boxed["median"] - plain["median"]
+    note = (f"fork + exec /bin/true, Landlock ABI {d['landlock_abi']}, network {d['network']}, "
+            f"{d['exec_roots']} exec roots; the sandbox adds {cost_us / 1e3:.2f} ms (prepare {d['prepare_us']['median']:.0f} µs)")
+    return [
+        row(SCENARIO, "sandbox_enter", "one process", "weir-sandbox-c", [boxed["median"] / 1e6], note=note,
+            p95_us=boxed["p95"], sandbox_cost_ms=cost_us / 1e3),
+        row(SCENARIO, "sandbox_enter", "one process", "plain-process-c", [plain["median"] / 1e6], ref="weir-sandbox-c",
+            note="the same start without the sandbox", p95_us=plain["p95"]),
+    ]
+
+
 def run_unit(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     return {"weir": _weir, "dbt": _dbt, "duckdb-parquet": _duckdb, "duckdb-parquet-zstd": _duckdb,
             "duckdb-table": _duckdb,
-            "weir-handoff": _weir_handoff, "pyarrow-handoff": _pyarrow_handoff}[u["tool"]](u, work)
+            "weir-handoff": _weir_handoff, "pyarrow-handoff": _pyarrow_handoff,
+            "weir-model-start": _weir_model_start, "weir-sandbox-c": _sandbox_c}[u["tool"]](u, work)

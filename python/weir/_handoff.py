@@ -89,7 +89,7 @@ def write_table(data: pa.RecordBatchReader, fd: int) -> tuple[int, int]:
     with os.fdopen(os.dup(fd), "wb", buffering=0) as fh:
         with pa.ipc.new_file(fh, data.schema) as writer:
             for batch in data:
-                writer.write_batch(batch)
+                writer.write_batch(batch)  # pyright: ignore[reportUnknownMemberType]
                 rows += batch.num_rows
         size = fh.tell()
     return rows, size

@@ -20,11 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SandboxOptions", "parse_size", "parse_duration", "DEFAULT_MEMORY", "DEFAULT_TIMEOUT"]
+__all__ = ["SandboxOptions", "parse_size", "parse_duration"]
 
-#: The limits of a model that declares none (src/pipeline/sandbox.h).
-DEFAULT_MEMORY = 4 * 1000**3
-DEFAULT_TIMEOUT = 3600.0
+# The defaults (4GB, 1h, no CPU-time limit) live in one place: src/pipeline/sandbox.h.
 _MIN_MEMORY = 32 << 20
 _MAX_SECONDS = 30 * 86400.0
 
@@ -108,6 +106,10 @@ class SandboxOptions:
 
         Raises:
             ValueError: a bad value (the message names the argument).
+
+        Example:
+            >>> SandboxOptions.parse(memory="512MiB", timeout="10m").timeout
+            600.0
         """
         if not isinstance(internet_access, bool):
             raise ValueError(f"internet_access={internet_access!r}: True or False")
@@ -119,6 +121,11 @@ class SandboxOptions:
                               timeout=parse_duration(timeout) if timeout is not None else None, cpu_time=cpu)
 
     def to_json(self) -> dict[str, Any]:
-        """As discovery prints it (numbers; libweir fills in the defaults)."""
+        """As discovery prints it (numbers; libweir fills in the defaults).
+
+        Example:
+            >>> SandboxOptions().to_json()["memory"] is None
+            True
+        """
         return {"internet_access": self.internet_access, "memory": self.memory, "timeout": self.timeout,
                 "cpu_time": self.cpu_time}

@@ -80,18 +80,21 @@ _EVENTS: dict[str, tuple[str, str]] = {
 }
 
 
-def _where(args: tuple[Any, ...], event: str) -> str | None:
+def _where(audit_args: tuple[Any, ...], event: str) -> str | None:
     """The path, address or program an audited call names, as text."""
+    args: list[Any] = list(audit_args)
     if not args:
         return None
     if event == "socket.__new__":
         fam = args[1] if len(args) > 1 else None
         return None if fam is None else f"({getattr(fam, 'name', fam)})"
     if event in ("socket.connect", "socket.bind", "socket.sendto"):
-        addr = args[-1]
-        if isinstance(addr, tuple) and len(addr) >= 2:
-            return f"{addr[0]}:{addr[1]}"
-        return str(addr)
+        addr: object = args[-1]
+        if isinstance(addr, tuple):
+            parts = list(cast("tuple[object, ...]", addr))
+            if len(parts) >= 2:
+                return f"{parts[0]}:{parts[1]}"
+        return f"{addr}"
     if event == "subprocess.Popen":
         prog = args[1] if len(args) > 1 and args[1] else args[0]
         if isinstance(prog, (list, tuple)):
@@ -115,7 +118,9 @@ class Refusals:
 
     Example:
         >>> r = Refusals(model="g", policy={"enabled": True, "tmpdir": "/tmp/w"})
-        >>> r.explain(PermissionError(13, "Permission denied", "/lake/x.parquet")) is None
+        >>> r.explain(PermissionError(13, "Permission denied", "/lake/x.parquet"))
+        'model g tried to open /lake/x.parquet: permission denied by the model sandbox'
+        >>> r.explain(ZeroDivisionError("division by zero")) is None
         True
     """
 
@@ -130,7 +135,11 @@ class Refusals:
         self._recent: dict[int, deque[tuple[str, str, str | None]]] = {}
 
     def install(self) -> None:
-        """Installs the audit hook (for the rest of the process: hooks cannot be removed)."""
+        """Installs the audit hook (for the rest of the process: hooks cannot be removed).
+
+        Example:
+            >>> Refusals("g", {"enabled": True}).install()   # doctest: +SKIP
+        """
         sys.addaudithook(self._hook)
 
     def _hook(self, event: str, args: tuple[Any, ...]) -> None:
@@ -168,7 +177,12 @@ class Refusals:
 
     def explain(self, exc: BaseException) -> str | None:
         """The message for an exception the sandbox caused, or None when it did not
-        (or the sandbox is off)."""
+        (or the sandbox is off). The exception's causes and contexts are looked at too.
+
+        Example:
+            >>> Refusals("g", {"enabled": False}).explain(PermissionError(13, "denied", "/x")) is None
+            True
+        """
         seen: set[int] = set()
         e: BaseException | None = exc
         while e is not None and id(e) not in seen:
@@ -329,7 +343,11 @@ def run(job: Mapping[str, Any], sock: Any) -> tuple[dict[str, Any], bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m weir.model_host`` (started by libweir's runner, with the
-    job on stdin and the worker's socket on descriptor 3)."""
+    job on stdin and the worker's socket on descriptor 3).
+
+    Example:
+        $ python -m weir.model_host < job.json 3<>socket
+    """
     import json
     import socket
 

@@ -91,6 +91,18 @@ def _model_error(message: str, **extra: Any) -> dict[str, Any]:
     return {"code": "ModelError", "code_num": ModelError.code, "message": message, "details": [], **extra}
 
 
+def _host_error(model_name: str, err: object) -> dict[str, Any]:
+    """The model process's account of its failure, taken as text only: whatever it says,
+    the failure is a ModelError (it cannot make its failure look like another kind)."""
+    if not isinstance(err, dict):
+        return _model_error(f"model {model_name}: its process answered nonsense")
+    e = cast("dict[str, Any]", err)
+    out = _model_error(str(e.get("message") or f"model {model_name} failed")[:20000])
+    if e.get("traceback"):
+        out["traceback"] = str(e["traceback"])[:20000]
+    return out
+
+
 def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[str, Any]:
     """Runs one job (the stdin document) with the model process on ``host`` (default:
     descriptor 3) and returns the result document; never raises for a failure of the
@@ -161,9 +173,7 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[s
                 seconds["host"] = cast("dict[str, Any]", reply).get("seconds") or {}
             if not isinstance(reply, dict) or not cast("dict[str, Any]", reply).get("ok"):
                 err = cast("dict[str, Any]", reply).get("error") if isinstance(reply, dict) else None
-                if not isinstance(err, dict):
-                    err = _model_error(f"model {model_name}: its process answered nonsense")
-                return {"ok": False, "error": err, "stage": None, "seconds": seconds}
+                return {"ok": False, "error": _host_error(model_name, err), "stage": None, "seconds": seconds}
 
             # 3. the output: sealed (nobody can change it any more), mapped, checked to be
             # well-formed Arrow, then validated against the contract and written by libweir

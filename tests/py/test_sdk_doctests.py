@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 MODULES = ["weir", "weir.types", "weir.schema", "weir.model", "weir.errors", "weir.records", "weir.client",
-           "weir.discover", "weir.worker", "weir.envs", "weir._ffi"]
+           "weir.discover", "weir.worker", "weir.envs", "weir._ffi", "weir.limits", "weir.model_host", "weir._handoff"]
 
 
 @pytest.mark.parametrize("name", MODULES)

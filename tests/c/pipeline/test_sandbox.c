@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "pipeline/child.h"
 #include "pipeline/model_proc.h"
+#include "pipeline/pipeline.h"
 #include "pipeline/sandbox.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -434,6 +435,102 @@ TEST(a_model_over_its_memory_is_stopped) {
   CHECK(!mp.timed_out);
   CHECK(mp.peak_memory > (200LL << 20));
   CHECK(mp.peak_memory < (1LL << 30));
+  fixture_free(&f);
+}
+
+TEST(an_inherited_descriptor_cannot_be_reopened_through_proc) {
+  if (!usable()) return;
+  fixture f;
+  fixture_init(&f);
+  char *out = NULL;
+  /* Writing through fd 1 works; reopening its file by /proc/self/fd/1 is an open of a
+   * file outside the rules, and is refused. */
+  CHECK(run(&f, &out, "echo direct; echo reopened > /proc/self/fd/1") != 0);
+  CHECK_CONTAINS(out, "direct");
+  CHECK(!strstr(out, "reopened\n"));
+  free(out);
+  fixture_free(&f);
+}
+
+TEST(code_sandbox_refuses_a_project_inside_the_lake) {
+  char *dir = test_tmpdir();
+  char *lake = weir_path_join(dir, "lake");
+  char *proj = weir_path_join(lake, "project");
+  weir_error err = {0};
+  weir_fs_mkdirs(proj, &err);
+  sandbox_policy p;
+  json_t *roots = json_array();
+  CHECK_INT(pipeline_code_sandbox(proj, lake, roots, "m", &p, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "is inside the lake");
+  weir_error_clear(&err);
+  /* Beside it: fine, with a private folder that is removed afterwards. */
+  char *beside = weir_path_join(dir, "project");
+  weir_fs_mkdirs(beside, &err);
+  CHECK_OK(pipeline_code_sandbox(beside, lake, roots, "m", &p, &err), &err);
+  CHECK(p.tmpdir && weir_fs_is_dir(p.tmpdir));
+  CHECK_INT(p.n_read_roots, 1);
+  char *tmp = strdup(p.tmpdir);
+  pipeline_code_sandbox_done(&p);
+  CHECK(!weir_fs_exists(tmp));
+  free(tmp);
+  json_decref(roots);
+  test_rmtree(dir);
+  free(beside);
+  free(proj);
+  free(lake);
+  free(dir);
+}
+
+TEST(sandboxed_code_sees_no_credentials) {
+  setenv("AWS_SECRET_ACCESS_KEY", "hunter2", 1);
+  setenv("POLARS_MAX_THREADS", "2", 1);
+  setenv("https_proxy", "http://proxy:3128", 1);
+  sandbox_policy p;
+  sandbox_policy_init(&p);
+  p.tmpdir = strdup("/tmp/weir-x");
+  char **env = pipeline_code_environment(&p);
+  bool secret = false, polars = false, proxy = false, home = false;
+  for (char **e = env; *e; e++) {
+    if (strncmp(*e, "AWS_", 4) == 0) secret = true;
+    if (strcmp(*e, "POLARS_MAX_THREADS=2") == 0) polars = true;
+    if (strncmp(*e, "https_proxy=", 12) == 0) proxy = true;
+    if (strcmp(*e, "HOME=/tmp/weir-x") == 0) home = true;
+  }
+  CHECK(!secret && polars && !proxy && home);
+  pipeline_code_environment_free(env);
+  p.internet = true; /* with internet access, the proxy passes (credentials still do not) */
+  env = pipeline_code_environment(&p);
+  proxy = secret = false;
+  for (char **e = env; *e; e++) {
+    if (strncmp(*e, "https_proxy=", 12) == 0) proxy = true;
+    if (strncmp(*e, "AWS_", 4) == 0) secret = true;
+  }
+  CHECK(proxy && !secret);
+  pipeline_code_environment_free(env);
+  sandbox_policy_free(&p);
+  unsetenv("AWS_SECRET_ACCESS_KEY");
+  unsetenv("POLARS_MAX_THREADS");
+  unsetenv("https_proxy");
+}
+
+TEST(spawn_with_a_sandbox_and_a_timeout) {
+  if (!usable()) return;
+  fixture f;
+  fixture_init(&f);
+  sandbox_prepared sp;
+  weir_error err = {0};
+  CHECK_OK(sandbox_prepare(&f.policy, &sp, &err), &err);
+  char *argv[] = {"sh", "-c", "read x; echo got $x; exec sleep 60", NULL};
+  pipeline_spawn_opts o = {.stdin_text = "hello\n", .sandbox = &sp, .timeout_s = 0.5};
+  char *out = NULL, *errtext = NULL;
+  int status = 0;
+  CHECK_OK(pipeline_spawn_with(argv, &o, &out, &errtext, &status, &err), &err);
+  CHECK(o.timed_out);
+  CHECK_INT(status, 128 + SIGKILL);
+  CHECK_CONTAINS(out, "got hello");
+  free(out);
+  free(errtext);
+  sandbox_prepared_free(&sp);
   fixture_free(&f);
 }
 
