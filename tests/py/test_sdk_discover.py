@@ -48,7 +48,8 @@ def test_the_titanic_project():
         "python": {"version": "3.11", "pip": {"polars": "1.*"}},
         "inputs": [{"param": "lodgings", "table": "titanic", "filter": "Age >= 18 AND Age <= 65", "ref": None,
                     "schema": "CabinCostSource", "line": line_of(src, "lodgings: Annotated")}],
-        "output_schema": "CabinCostAnalysis"}
+        "output_schema": "CabinCostAnalysis",
+        "sandbox": {"internet_access": False, "memory": None, "timeout": None, "cpu_time": None}}
     assert [(i["param"], i["table"], i["schema"]) for i in models["h"]["inputs"]] == [
         ("f_data", "f", "WomenByClass"), ("g_data", "g", "CabinCostAnalysis")]
     assert models["fare_sum"]["output_schema"] == "TotalFares"

@@ -132,3 +132,35 @@ def test_decorator_argument_errors():
 
     with pytest.raises(ModelDefinitionError, match="not decorated"):
         inspect_model(undecorated)
+
+
+def test_sandbox_options_of_weir_python():
+    from weir.limits import parse_duration, parse_size
+
+    @weir.model()
+    @weir.python(memory="1.5GB", timeout="1h30m", cpu_time=90, internet_access=True)
+    def m(src: Annotated[pa.Table, Model("titanic")]) -> pa.Table:
+        return src
+
+    spec = inspect_model(m)
+    assert spec.python is None  # no version: the project's default environment
+    assert spec.sandbox is not None and spec.to_json()["sandbox"] == {
+        "internet_access": True, "memory": 1_500_000_000, "timeout": 5400.0, "cpu_time": 90.0}
+    # Without @weir.python there is nothing to say: libweir applies the defaults.
+    @weir.model()
+    def plain(src: Annotated[pa.Table, Model("titanic")]) -> pa.Table:
+        return src
+
+    assert inspect_model(plain).to_json()["sandbox"] is None
+    assert [parse_size(v) for v in (64 << 20, "4GB", "4 GiB", "512mib", "1TB")] == [
+        64 << 20, 4 * 10**9, 4 << 30, 512 << 20, 10**12]
+    assert [parse_duration(v) for v in (5, 2.5, "90s", "10m", "1h30m", "500ms", "2d", "1m 30s")] == [
+        5.0, 2.5, 90.0, 600.0, 5400.0, 0.5, 172800.0, 90.0]
+    for bad, match in [({"memory": "4G"}, "a size is a number and a unit"), ({"memory": True}, "a size is bytes"),
+                       ({"memory": 1000}, "at least 32MiB"), ({"timeout": "10 minutes"}, "numbers with units"),
+                       ({"timeout": -1}, "positive"), ({"timeout": "31d"}, "at most 30 days"),
+                       ({"cpu_time": 0.5}, "at least one second"), ({"internet_access": 1}, "True or False")]:
+        with pytest.raises(ModelDefinitionError, match=match):
+            weir.python(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ModelDefinitionError, match="needs a version"):
+        weir.python(pip={"polars": "1.*"})
