@@ -376,7 +376,9 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   }
   json_decref(rc->sandbox);
   rc->sandbox = sandbox_record(&pol, sandboxed && prep.filter ? &prep : NULL,
-                               sandboxed ? NULL : "unsandboxed (--unsandboxed / sandbox=False)");
+                               !sandboxed      ? "unsandboxed (--unsandboxed / sandbox=False)"
+                               : !prep.filter ? "the sandbox could not be set up: the model did not run"
+                                              : NULL);
   if (mp.peak_memory > 0) json_object_set_new(rc->sandbox, "peak_memory", json_integer(mp.peak_memory));
   free(worker_job);
   free(host_job);
