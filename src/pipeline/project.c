@@ -351,6 +351,10 @@ static char *json_strdup(const json_t *o, const char *key) {
   return s ? weir_strdup(s) : NULL;
 }
 
+/* Importing a project's files takes seconds (a heavy library tens of them); a file that
+ * loops at import would otherwise hold `weir check` for a model's whole default timeout. */
+#define DISCOVERY_TIMEOUT_S 600.0
+
 /* Runs discovery: in the sandbox of project code (it imports the project's files, so
  * their module-level code runs here), with the SDK's interpreter. */
 static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, char **out, char **errtext,
@@ -380,7 +384,7 @@ static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, cha
   if (rc == WEIR_OK) {
     o.envp = env;
     o.sandbox = &prep;
-    o.timeout_s = pol.limits.timeout_s;
+    o.timeout_s = DISCOVERY_TIMEOUT_S;
     o.memory_limit = pol.limits.memory;
     rc = pipeline_spawn_with(argv, &o, out, errtext, status, err);
     *timed_out = o.timed_out || o.memory_exceeded;
@@ -391,7 +395,7 @@ static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, cha
       *errtext = weir_asprintf("importing the project's files used more than %s of memory and was stopped", lim);
     } else if (o.timed_out && errtext) {
       char lim[64];
-      sandbox_format_seconds(pol.limits.timeout_s, lim, sizeof lim);
+      sandbox_format_seconds(DISCOVERY_TIMEOUT_S, lim, sizeof lim);
       free(*errtext);
       *errtext = weir_asprintf("importing the project's files took longer than %s and was stopped", lim);
     }

@@ -452,3 +452,31 @@ def test_the_example_runs_sandboxed(protected):
     assert py and all(m["sandbox"]["enabled"] for m in py)
     assert all(m["sandbox"]["peak_memory"] > 0 for m in py)
     assert json.dumps(run).count('"enabled": false') == 0
+
+
+def test_a_lake_inside_the_project_folder_stays_out_of_reach(tmp_path):
+    # `weir init` in a repository that is also the project: the model may read the
+    # project, and must still read no file of the lake inside it.
+    proj = project(tmp_path, "")
+    lake = proj / ".weir"
+    assert weir("init", lake).returncode == 0
+    assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
+    before = state(lake)
+    (proj / "models.py").write_text((proj / "models.py").read_text().replace(
+        "    return t\n",
+        f"    assert open({str(proj / 'models.py')!r}).read()\n"
+        f"    assert '.weir' in os.listdir({str(proj)!r})\n"
+        f"    open({str(lake / 'catalog.db')!r}, 'rb')\n    return t\n"))
+    err = run_fails(lake, proj)
+    assert f"model g tried to read {lake / 'catalog.db'}: permission denied by the model sandbox" in err
+    same_as_before(lake, before)
+
+
+def test_a_project_inside_the_lake_is_refused(titanic_lake):
+    proj = titanic_lake / "projects" / "p"
+    proj.mkdir(parents=True)
+    (proj / "models.py").write_text(HEADER + "\n\n@weir.model()\ndef g(t: Annotated[pa.Table, Model('titanic')]) "
+                                    "-> pa.Table:\n    return t\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 2, r.stderr
+    assert "is inside the lake" in r.stderr and "move the project out" in r.stderr
