@@ -184,6 +184,10 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
  * NULL, receives each appended entry's status and numbers as written (-1 when null). */
 int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
                           size_t *n, iceberg_entry_meta **meta, weir_error *err);
+/* The same over a manifest's bytes in memory; `origin` names them in messages. */
+int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, bool live_only,
+                              iceberg_data_file **files, size_t *n, iceberg_entry_meta **meta,
+                              weir_error *err);
 
 /* Manifest merging (manifest_merge.c): when an append would leave at least
  * `commit.manifest.min-count-to-merge` (default 100, as Java) data manifests, the carried
@@ -208,6 +212,9 @@ int iceberg_manifest_list_write(const char *path, const iceberg_manifest_list_in
                                 const iceberg_manifest_file *m, size_t n, weir_error *err);
 int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n,
                                weir_error *err);
+/* The same over a manifest list's bytes in memory; `origin` names them in messages. */
+int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *origin,
+                                   iceberg_manifest_file **out, size_t *n, weir_error *err);
 
 /* ---- Schema JSON (schema_json.c) ---------------------------------------------------- */
 

@@ -134,21 +134,14 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   return WEIR_OK;
 }
 
-int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_error *err) {
+int iceberg_table_parse(const char *text, size_t len, const char *location, iceberg_table **out,
+                        weir_error *err) {
   *out = NULL;
-  char *path = iceberg_local_path(metadata_location);
-  char *text = NULL;
-  size_t len = 0;
-  int rc = weir_fs_read(path, &text, &len, err);
-  if (rc != WEIR_OK) {
-    free(path);
-    return rc;
-  }
+  char *path = iceberg_local_path(location);
   iceberg_table *t = weir_calloc(1, sizeof *t);
   t->refs = 1;
   t->metadata_location = weir_path_absolute(path);
-  rc = weir_json_parse(text, path, &t->json, err);
-  free(text);
+  int rc = weir_json_parse_len(text, len, path, &t->json, err);
   if (rc == WEIR_OK) rc = parse(t, path, err);
   free(path);
   if (rc != WEIR_OK) {
@@ -157,4 +150,16 @@ int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_
   }
   *out = t;
   return WEIR_OK;
+}
+
+int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_error *err) {
+  *out = NULL;
+  char *path = iceberg_local_path(metadata_location);
+  char *text = NULL;
+  size_t len = 0;
+  int rc = weir_fs_read(path, &text, &len, err);
+  if (rc == WEIR_OK) rc = iceberg_table_parse(text, len, path, out, err);
+  free(text);
+  free(path);
+  return rc;
 }
