@@ -61,10 +61,11 @@ void iceberg_avro_writer_free(iceberg_avro_writer *w);
 
 /*
  * Reads an Avro object container. The header is parsed here (so its metadata, including
- * Iceberg's keys, can be inspected); records of "null"-codec files (what weir writes) are
- * decoded by avro-c from the blocks framed here, against the writer schema of the header.
- * Files with another codec (Java writes deflate) are handed whole to avro-c's own file
- * reader, which implements the codecs; the header is still parsed here.
+ * Iceberg's keys, can be inspected); records of "null"-codec files (what weir writes) and
+ * "deflate" ones (Java, pyiceberg) are decoded by avro-c from the blocks framed (and
+ * inflated) here, against the writer schema of the header, once each block is known to
+ * hold exactly its records. Files with another codec are handed whole to avro-c's own
+ * file reader, which implements the codecs; the header is still parsed here.
  */
 typedef struct iceberg_avro_reader {
   char *origin;                /* file name, for messages */
@@ -77,7 +78,8 @@ typedef struct iceberg_avro_reader {
   avro_schema_t schema;        /* writer schema */
   avro_value_iface_t *iface;
   avro_value_t value;          /* the current record */
-  avro_reader_t block_reader;  /* over the current block (null codec) */
+  avro_reader_t block_reader;  /* over the current block (null and deflate codecs) */
+  weir_buf plain;              /* the current block inflated (deflate codec) */
   int64_t block_left;          /* records left in the current block */
   avro_file_reader_t file_reader; /* other codecs */
   int64_t records_read;

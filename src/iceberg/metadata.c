@@ -126,7 +126,11 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
     iceberg_manifest_file *m;
     size_t n;
     rc = iceberg_manifest_list_read(t->manifest_list, &m, &n, err);
-    if (rc != WEIR_OK) return rc;
+    if (rc != WEIR_OK) {
+      weir_error_prefix(err, "%s: counting the rows of snapshot %lld", path,
+                        (long long)t->current_snapshot_id);
+      return rc;
+    }
     for (size_t k = 0; k < n; k++)
       if (m[k].content == ICEBERG_CONTENT_DATA) t->record_count += m[k].added_rows + m[k].existing_rows;
     iceberg_manifest_files_free(m, n);
