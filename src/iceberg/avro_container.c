@@ -221,8 +221,14 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
   r->codec = iceberg_avro_reader_meta(r, "avro.codec");
   if (!r->codec) r->codec = "null";
   if (strcmp(r->codec, "null") != 0 && strcmp(r->codec, "deflate") != 0) {
-    /* Another codec (snappy, xz, ...): avro-c's file reader does the whole body (and
-     * re-reads the header); its blocks are not checked first (see check_block). */
+    /* snappy (and avro-c's "lzma"): avro-c's file reader does the whole body (and re-reads
+     * the header); its blocks are not checked first (see check_block). Any other codec is
+     * refused here: avro-c's avro_file_reader_fp leaks the value class it made for the
+     * schema when it then fails on a codec it does not know. */
+    if (strcmp(r->codec, "snappy") != 0 && strcmp(r->codec, "lzma") != 0)
+      return weir_seterr(err, WEIR_EINPUT,
+                         "%s: Avro codec \"%s\" is not supported (weir reads null, deflate and snappy)",
+                         r->origin, r->codec);
     FILE *fp = fmemopen(r->data, r->len, "rb");
     if (!fp)
       return weir_seterr(err, WEIR_EIO, "%s: cannot open it in memory: %s", r->origin,
