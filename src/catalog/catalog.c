@@ -567,6 +567,18 @@ int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
   return catalog_tx_end(cat, rc, err);
 }
 
+int catalog_version_origin(weir_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],
+                           weir_error *err) {
+  out[0] = 0;
+  catalog_table_version v;
+  bool found = false;
+  int rc = cat->be->ops->version_get(cat->be, metadata_location, &v, &found, err);
+  if (rc || !found) return rc;
+  memcpy(out, v.commit, WEIR_HASH_LEN + 1);
+  catalog_table_version_clear(&v);
+  return WEIR_OK;
+}
+
 /* ---- table maps --------------------------------------------------------------------- */
 
 static int commit_root(weir_catalog *cat, const char *hash, char root[WEIR_HASH_LEN + 1],
