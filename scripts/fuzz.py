@@ -109,6 +109,7 @@ def main():
     ap.add_argument("--keep", help="keep the grown corpora in this folder")
     ap.add_argument("--artifacts", help="where reproducers go (default BUILD/artifacts)")
     args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
     targets = args.targets or TARGETS
     for t in targets:
         if t not in TARGETS:
