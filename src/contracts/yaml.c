@@ -22,7 +22,14 @@ typedef struct yctx {
   const char *origin;
   weir_error *err;
   int end_line, end_col;  /* where the input ends (1-based): marks past it are clamped */
+  long values_left;       /* JSON values to_json may still make (see VALUES_MAX) */
+  const yaml_node_t *too_many_at; /* where that budget ran out, or NULL */
 } yctx;
+
+/* Aliases make a YAML document a graph: ten anchors of ten aliases each ("billion
+ * laughs") are 200 bytes that expand to 10^10 values. to_json expands them (an enum's
+ * values, an sla), so it has a budget for the whole contract, far above any real one. */
+#define VALUES_MAX 100000
 
 static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc,
                         int *line, int *col);
@@ -92,6 +99,11 @@ static bool parse_real(const char *s, double *out) {
 
 static json_t *to_json(yctx *x, const yaml_node_t *n, int depth) {
   if (depth > 64) return json_null();
+  if (x->values_left <= 0) {
+    if (!x->too_many_at) x->too_many_at = n;
+    return json_null();
+  }
+  x->values_left--;
   if (n->type == YAML_SCALAR_NODE) {
     const char *s = scalar(n);
     if (!is_plain(n)) return json_stringn(s, n->data.scalar.length);
@@ -749,7 +761,7 @@ static int syntax_error(const yaml_parser_t *parser, const char *text, size_t le
 int weir_contract_from_yaml(const char *text, size_t len, const char *origin, weir_contract **out,
                             weir_error *err) {
   *out = NULL;
-  yctx x = {NULL, origin ? origin : "<yaml>", err, 1, 1};
+  yctx x = {NULL, origin ? origin : "<yaml>", err, 1, 1, VALUES_MAX, NULL};
   yaml_parser_t parser;
   yaml_document_t doc;
   if (!yaml_parser_initialize(&parser)) return weir_seterr(err, WEIR_EINPUT, "%s: cannot start the YAML parser", x.origin);
@@ -786,6 +798,10 @@ int weir_contract_from_yaml(const char *text, size_t len, const char *origin, we
   if (!rc) {
     c = weir_calloc(1, sizeof *c);
     rc = parse_contract(&x, root, c);
+    /* First: values cut short by the budget may have made other errors. */
+    if (x.too_many_at)
+      rc = yerr(&x, x.too_many_at, "the contract expands to more than %d values (aliases of aliases?)",
+                VALUES_MAX);
     if (!rc && origin) c->origin = weir_strdup(origin);
   }
   yaml_document_delete(&doc);

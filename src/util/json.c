@@ -51,7 +51,11 @@ const char *weir_json_str(const json_t *obj, const char *key, const char *dflt) 
 int64_t weir_json_int(const json_t *obj, const char *key, int64_t dflt) {
   json_t *v = json_object_get(obj, key);
   if (json_is_integer(v)) return (int64_t)json_integer_value(v);
-  if (json_is_real(v)) return (int64_t)json_real_value(v);
+  if (json_is_real(v)) {
+    /* Out of int64's range (1e300) the cast would be undefined: the default instead. */
+    double d = json_real_value(v);
+    return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? (int64_t)d : dflt;
+  }
   return dflt;
 }
 

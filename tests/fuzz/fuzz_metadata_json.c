@@ -36,8 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < next.n_fields; i++) next.fields[i].field_id = 0;
   int32_t last = 0;
   iceberg_assign_field_ids(t, &next, &last);
-  for (size_t i = 0; i < next.n_fields; i++)
-    if (next.fields[i].field_id <= 0) fuzz_fail("column %zu got no field id", i);
+  for (size_t i = 0; i < next.n_fields; i++) {
+    if (next.fields[i].field_id <= 0 && last < INT32_MAX) fuzz_fail("column %zu got no field id", i);
+    for (size_t k = 0; k < i; k++)
+      if (next.fields[k].field_id == next.fields[i].field_id && next.fields[i].field_id > 0)
+        fuzz_fail("columns %zu and %zu got id %d", k, i, (int)next.fields[i].field_id);
+  }
   json_t *sj = NULL;
   const json_t *prev = iceberg_metadata_schema(t->json, t->current_schema_id);
   if (iceberg_schema_json_build(&next, t->current_schema_id + 1, prev, &sj, &err) == WEIR_OK) {

@@ -1,6 +1,7 @@
 /* YAML contracts: the spec's example, the blog's aliases, per-rule modes, and every
  * error with its exact file:line:column. */
 #include "harness.h"
+#include "util/buf.h"
 #include "build.h"
 
 static const char *SPEC =
@@ -290,6 +291,29 @@ TEST(errors_at_the_end_of_the_input_name_a_line_it_has) {
   free(m);
   m = load_err("contract:\n  name: t\n  columns:");
   CHECK_STR(m, "contracts/t.yml:3:11: the contract needs columns: a list of columns");
+  free(m);
+}
+
+TEST(aliases_that_expand_without_end_are_refused) {
+  /* Eight levels of ten aliases: 10^8 values from 300 bytes. It used to hang; now the
+   * contract's values have a budget (found while fuzzing contract_yaml). */
+  weir_buf b = WEIR_BUF_INIT;
+  weir_buf_puts(&b, "contract:\n  name: t\n  sla:\n    l0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n");
+  for (int i = 1; i < 8; i++) {
+    weir_buf_printf(&b, "    l%d: &a%d [", i, i);
+    for (int k = 0; k < 10; k++) weir_buf_printf(&b, "%s*a%d", k ? ", " : "", i - 1);
+    weir_buf_puts(&b, "]\n");
+  }
+  weir_buf_puts(&b, "  columns:\n    - {name: a, type: Int64}\n");
+  char *m = load_err(weir_buf_cstr(&b));
+  CHECK_CONTAINS(m, "contracts/t.yml:");
+  CHECK_CONTAINS(m, ": the contract expands to more than 100000 values (aliases of aliases?)");
+  free(m);
+  weir_buf_free(&b);
+  /* Anchors and aliases of ordinary size still load. */
+  m = load_err("contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, enum: &v [1, 2]}\n"
+               "    - {name: b, type: Int64, enum: *v}\n");
+  CHECK_STR(m, "(loaded)");
   free(m);
 }
 
