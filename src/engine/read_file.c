@@ -11,8 +11,8 @@
  * load "successfully" as a single text column. Nor are the header, the rows to skip or a
  * comment character sniffed: given a last row with an extra field, DuckDB's sniffer takes
  * that row for the header and skips everything above it, and a '#' at the start of a row
- * would drop the row as a comment. The file has a header row (checked by file_dialect.c) and every
- * other row is data. Only the column types are detected.
+ * would drop the row as a comment. The file has a header row (checked by file_dialect.c)
+ * and every other row is data. Only the column types are detected.
  *
  * Types are inferred from the whole file (sample_size = -1), which reads it twice: from a
  * sample, a column whose sampled values are whole numbers is BIGINT, and DuckDB's cast then
