@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
 
+import json
 import os
 import random
 import signal
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import weir as sdk
-from conftest import BUILD, TITANIC, weir, weir_json
+from conftest import BUILD, TITANIC, weir, weir_bin, weir_json
 from test_client_support import library_path
 
 pytestmark = pytest.mark.cli
@@ -236,3 +238,63 @@ def test_randomized_kills_leave_every_ref_valid(titanic_lake, tmp_path):
     # Enough kills landed for the test to mean something.
     assert killed >= iterations // 2, f"only {killed} of {iterations} operations were killed"
     assert weir("import", TITANIC, "--table", "final", lake=titanic_lake).returncode == 0
+
+
+# ---- a real full disk -----------------------------------------------------------------------
+
+FULL_DISK = r'''
+import json, os, sqlite3, subprocess, sys
+weir_bin, titanic, mnt = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(mnt, exist_ok=True)
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mnt], check=True)
+lake = os.path.join(mnt, "lake")
+def weir(*args):
+    r = subprocess.run([weir_bin, "--lake", lake, *args], capture_output=True, text=True)
+    return r.returncode, r.stderr.strip(), r.stdout
+out = {"init": weir("init", lake)[0], "create": weir("import", titanic, "--table", "t")[0]}
+# Fill the disk but for a few KB: the next write cannot fit.
+ballast = os.path.join(mnt, "ballast")
+fd = os.open(ballast, os.O_WRONLY | os.O_CREAT)
+try:
+    while True:
+        os.write(fd, b"\0" * 4096)
+except OSError:
+    pass
+os.close(fd)
+os.truncate(ballast, max(0, os.path.getsize(ballast) - 24 * 1024))
+out["full"] = [weir("import", titanic, "--table", "t", "--mode", "append")[:2] for _ in range(3)]
+out["branch_full"] = weir("branch", "create", "x")[:2]
+out["count_full"] = weir("query", "SELECT count(*) AS n FROM t", "--format", "json")
+os.remove(ballast)
+db = sqlite3.connect(os.path.join(lake, "catalog.db"))
+out["integrity"] = db.execute("PRAGMA integrity_check").fetchall()
+db.close()
+out["after"] = weir("import", titanic, "--table", "t", "--mode", "append")[:2]
+out["count_after"] = weir("query", "SELECT count(*) AS n FROM t", "--format", "json")[2]
+print(json.dumps(out))
+'''
+
+
+def test_a_full_disk_is_a_clear_error_and_the_lake_recovers(tmp_path):
+    """A real ENOSPC: a small tmpfs in a user and mount namespace of the test's own."""
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no unprivileged user and mount namespaces here: {probe.stderr.decode().strip()}")
+    script = tmp_path / "full.py"
+    script.write_text(FULL_DISK)
+    r = subprocess.run(["unshare", "-rm", sys.executable, str(script), str(weir_bin()), str(TITANIC),
+                        str(tmp_path / "mnt")], capture_output=True, text=True,
+                       env=dict(os.environ, WEIR_AUTHOR="tester", ASAN_OPTIONS="detect_leaks=1"))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["init"] == 0 and out["create"] == 0
+    for code, message in out["full"] + [out["branch_full"]]:
+        assert code == 1, message
+        assert message.startswith("error: ") and "\n" not in message
+        assert "No space left on device" in message or "no space left on the disk" in message, message
+    assert out["integrity"] == [["ok"]]
+    # Even a read needs room for SQLite's shared-memory index of the WAL: it fails, saying why.
+    code, message, _ = out["count_full"]
+    assert code == 1 and "no space left on the disk that holds it" in message, message
+    assert out["after"][0] == 0, out["after"]
+    assert json.loads(out["count_after"]) == [{"n": 1782}]
