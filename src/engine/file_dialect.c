@@ -16,11 +16,14 @@
 
 bool weir_file_format_parse(const char *name, weir_file_format *out) {
   if (!name) return false;
-  if (strcasecmp(name, "csv") == 0 || strcasecmp(name, "tsv") == 0) *out = WEIR_FORMAT_CSV;
-  else if (strcasecmp(name, "parquet") == 0) *out = WEIR_FORMAT_PARQUET;
+  if (strcasecmp(name, "csv") == 0 || strcasecmp(name, "tsv") == 0)
+    *out = WEIR_FORMAT_CSV;
+  else if (strcasecmp(name, "parquet") == 0)
+    *out = WEIR_FORMAT_PARQUET;
   else if (strcasecmp(name, "jsonl") == 0 || strcasecmp(name, "json") == 0 || strcasecmp(name, "ndjson") == 0)
     *out = WEIR_FORMAT_JSONL;
-  else return false;
+  else
+    return false;
   return true;
 }
 
@@ -61,9 +64,12 @@ void weir_csv_header_parse(const char *data, size_t len, char delim, weir_csv_he
   for (; i < len && !done; i++) {
     char c = data[i];
     if (in_quote) {
-      if (c != '"') weir_buf_putc(&field, c);
-      else if (i + 1 < len && data[i + 1] == '"') weir_buf_putc(&field, '"'), i++;
-      else in_quote = false;
+      if (c != '"')
+        weir_buf_putc(&field, c);
+      else if (i + 1 < len && data[i + 1] == '"')
+        weir_buf_putc(&field, '"'), i++;
+      else
+        in_quote = false;
       continue;
     }
     if (c == '"') {
@@ -130,8 +136,10 @@ bool weir_csv_reword_error(const char *path, const char *m, weir_buf *out) {
     /* Unknown reason: DuckDB's first line after the offending record. */
     const char *orig = strstr(m, "Original Line:");
     const char *p = orig ? strchr(orig, '\n') : NULL;
-    if (p) weir_buf_append(out, p + 1, strcspn(p + 1, "\n"));
-    else weir_buf_append(out, m, strcspn(m, "\n"));
+    if (p)
+      weir_buf_append(out, p + 1, strcspn(p + 1, "\n"));
+    else
+      weir_buf_append(out, m, strcspn(m, "\n"));
   }
   return true;
 }

@@ -34,7 +34,7 @@ char weir_csv_delimiter(const char *path);
  * double quotes, quotes escaped by doubling), a UTF-8 byte order mark skipped. Only the
  * first WEIR_CSV_HEADER_MAX bytes of `data` are looked at. */
 typedef struct weir_csv_header {
-  char **names;          /* the fields, unquoted (owned) */
+  char **names; /* the fields, unquoted (owned) */
   size_t n;
 } weir_csv_header;
 

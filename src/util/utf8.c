@@ -15,14 +15,22 @@ size_t weir_utf8_seq(const unsigned char *s, size_t len) {
   if (c < 0x80) return 1;
   size_t n;
   unsigned lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c == 0xE0) n = 3, lo = 0xA0;                /* no overlong 3-byte forms */
-  else if (c == 0xED) n = 3, hi = 0x9F;                /* no surrogates */
-  else if (c >= 0xE1 && c <= 0xEF) n = 3;
-  else if (c == 0xF0) n = 4, lo = 0x90;                /* no overlong 4-byte forms */
-  else if (c >= 0xF1 && c <= 0xF3) n = 4;
-  else if (c == 0xF4) n = 4, hi = 0x8F;                /* nothing above U+10FFFF */
-  else return 0;                                       /* 0x80-0xC1, 0xF5-0xFF */
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c == 0xE0)
+    n = 3, lo = 0xA0; /* no overlong 3-byte forms */
+  else if (c == 0xED)
+    n = 3, hi = 0x9F; /* no surrogates */
+  else if (c >= 0xE1 && c <= 0xEF)
+    n = 3;
+  else if (c == 0xF0)
+    n = 4, lo = 0x90; /* no overlong 4-byte forms */
+  else if (c >= 0xF1 && c <= 0xF3)
+    n = 4;
+  else if (c == 0xF4)
+    n = 4, hi = 0x8F; /* nothing above U+10FFFF */
+  else
+    return 0; /* 0x80-0xC1, 0xF5-0xFF */
   if (len < n || s[1] < lo || s[1] > hi) return 0;
   for (size_t i = 2; i < n; i++)
     if (s[i] < 0x80 || s[i] > 0xBF) return 0;

@@ -53,7 +53,8 @@ static void manifest(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < n; i++) {
     if (!files[i].path) fuzz_fail("data file %zu has no path", i);
     for (size_t k = 1; k < files[i].n_stats; k++)
-      if (files[i].stats[k - 1].field_id >= files[i].stats[k].field_id) fuzz_fail("stats not sorted by field id");
+      if (files[i].stats[k - 1].field_id >= files[i].stats[k].field_id)
+        fuzz_fail("stats not sorted by field id");
   }
   iceberg_data_files_free(files, n);
   free(meta);

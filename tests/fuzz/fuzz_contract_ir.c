@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_fail("the IR of a loaded contract does not load: %s", err.message);
   json_t *ir2 = weir_contract_to_ir(c2);
   if (!json_equal(ir, ir2)) {
-    char *a = json_dumps(ir, JSON_COMPACT | JSON_SORT_KEYS), *b = json_dumps(ir2, JSON_COMPACT | JSON_SORT_KEYS);
+    char *a = json_dumps(ir, JSON_COMPACT | JSON_SORT_KEYS),
+         *b = json_dumps(ir2, JSON_COMPACT | JSON_SORT_KEYS);
     fuzz_fail("IR round trip differs:\n%s\n%s", a, b);
   }
   /* The text form the SDK and `weir describe` show. */

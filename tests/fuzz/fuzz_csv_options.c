@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *msg = fuzz_cstr((const uint8_t *)body, body_len);
   weir_buf out = WEIR_BUF_INIT;
   if (weir_csv_reword_error("fuzz.csv", msg, &out)) {
-    if (strncmp(weir_buf_cstr(&out), "fuzz.csv line ", 14) != 0) fuzz_fail("reworded as %s", weir_buf_cstr(&out));
+    if (strncmp(weir_buf_cstr(&out), "fuzz.csv line ", 14) != 0)
+      fuzz_fail("reworded as %s", weir_buf_cstr(&out));
   } else if (out.len) {
     fuzz_fail("no rewording, but output");
   }

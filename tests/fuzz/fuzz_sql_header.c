@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(dump);
   }
   if (!m.name || !m.file) fuzz_fail("a model without a name or file");
-  if (rc == WEIR_OK && (!m.sql || strcmp(m.sql, text) != 0)) fuzz_fail("the statement is not the file's text");
+  if (rc == WEIR_OK && (!m.sql || strcmp(m.sql, text) != 0))
+    fuzz_fail("the statement is not the file's text");
   free(m.name);
   free(m.file);
   free(m.sql);

@@ -8,22 +8,28 @@ TEST(valid_sequences) {
   CHECK(weir_utf8_valid("", 0));
   CHECK(weir_utf8_valid("plain ascii", 11));
   CHECK(weir_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
-  CHECK(weir_utf8_valid("\xf4\x8f\xbf\xbf", 4));   /* U+10FFFF */
+  CHECK(weir_utf8_valid("\xf4\x8f\xbf\xbf", 4)); /* U+10FFFF */
 }
 
 TEST(invalid_sequences) {
-  CHECK(!weir_utf8_valid("\x80", 1));              /* a lone continuation byte */
-  CHECK(!weir_utf8_valid("\xc0\xaf", 2));          /* overlong "/" */
-  CHECK(!weir_utf8_valid("\xe0\x80\xaf", 3));      /* overlong, 3 bytes */
-  CHECK(!weir_utf8_valid("\xed\xa0\x80", 3));      /* a surrogate */
-  CHECK(!weir_utf8_valid("\xf4\x90\x80\x80", 4));  /* above U+10FFFF */
-  CHECK(!weir_utf8_valid("\xe2\x82", 2));          /* cut short */
+  CHECK(!weir_utf8_valid("\x80", 1));             /* a lone continuation byte */
+  CHECK(!weir_utf8_valid("\xc0\xaf", 2));         /* overlong "/" */
+  CHECK(!weir_utf8_valid("\xe0\x80\xaf", 3));     /* overlong, 3 bytes */
+  CHECK(!weir_utf8_valid("\xed\xa0\x80", 3));     /* a surrogate */
+  CHECK(!weir_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+  CHECK(!weir_utf8_valid("\xe2\x82", 2));         /* cut short */
   CHECK(!weir_utf8_valid("\xff", 1));
 }
 
 TEST(repair_replaces_each_bad_byte) {
-  char *r = weir_utf8_repair("a\xff" "b\xe2\x82" "c\xc3\xa9");
-  CHECK_STR(r, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xc3\xa9");
+  char *r = weir_utf8_repair(
+      "a\xff"
+      "b\xe2\x82"
+      "c\xc3\xa9");
+  CHECK_STR(r,
+            "a\xef\xbf\xbd"
+            "b\xef\xbf\xbd\xef\xbf\xbd"
+            "c\xc3\xa9");
   free(r);
   char *s = weir_strdup("fine \xc3\xa9");
   char *same = weir_utf8_repair_owned(s);
