@@ -21,8 +21,8 @@ typedef struct yctx {
   yaml_document_t *doc;
   const char *origin;
   weir_error *err;
-  int end_line, end_col;  /* where the input ends (1-based): marks past it are clamped */
-  long values_left;       /* JSON values to_json may still make (see VALUES_MAX) */
+  int end_line, end_col;          /* where the input ends (1-based): marks past it are clamped */
+  long values_left;               /* JSON values to_json may still make (see VALUES_MAX) */
   const yaml_node_t *too_many_at; /* where that budget ran out, or NULL */
 } yctx;
 
@@ -31,8 +31,8 @@ typedef struct yctx {
  * values, an sla), so it has a budget for the whole contract, far above any real one. */
 #define VALUES_MAX 100000
 
-static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc,
-                        int *line, int *col);
+static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc, int *line,
+                        int *col);
 static int yerr(yctx *x, const yaml_node_t *n, const char *fmt, ...) WEIR_PRINTF(3, 4);
 /* Where node n starts (1-based). libyaml ends input that lacks a final line break with
  * one of its own: a node there (the empty value of "key:" on the last line, the empty
@@ -676,15 +676,17 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
  * line breaks counted as libyaml counts them: \r\n, \r, \n, and YAML 1.1's NEL (U+0085),
  * LS (U+2028) and PS (U+2029). UTF-16 input (libyaml accepts it after a byte order mark) is
  * walked in 16-bit units. */
-static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc,
-                        int *line, int *col) {
+static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc, int *line,
+                        int *col) {
   *line = 1;
   *col = 1;
   if (offset > len) offset = len;
   bool utf16 = enc == YAML_UTF16LE_ENCODING || enc == YAML_UTF16BE_ENCODING;
   size_t i = 0;
-  if (utf16 && len >= 2 && ((t[0] == 0xFF && t[1] == 0xFE) || (t[0] == 0xFE && t[1] == 0xFF))) i = 2;
-  else if (!utf16 && len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0) i = 3;
+  if (utf16 && len >= 2 && ((t[0] == 0xFF && t[1] == 0xFE) || (t[0] == 0xFE && t[1] == 0xFF)))
+    i = 2;
+  else if (!utf16 && len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+    i = 3;
   while (i < offset) {
     unsigned c;
     size_t w;
@@ -699,7 +701,8 @@ static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_
     } else {
       w = 1;
       c = t[i];
-      if (c == 0xC2 && i + 1 < len && t[i + 1] == 0x85) c = 0x85, w = 2;
+      if (c == 0xC2 && i + 1 < len && t[i + 1] == 0x85)
+        c = 0x85, w = 2;
       else if (c == 0xE2 && i + 2 < len && t[i + 1] == 0x80 && (t[i + 2] == 0xA8 || t[i + 2] == 0xA9))
         c = 0x2028, w = 3;
       else if ((c & 0xC0) == 0x80) { /* a continuation byte: no new column */
@@ -741,8 +744,8 @@ static int syntax_error(const yaml_parser_t *parser, const char *text, size_t le
       return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (byte 0x%02X; a contract is UTF-8 text)", origin,
                          line, col, what, parser->problem ? parser->problem : "bad bytes",
                          (unsigned)parser->problem_value & 0xFFu);
-    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (a contract is UTF-8 text)", origin, line, col, what,
-                       parser->problem ? parser->problem : "bad bytes");
+    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (a contract is UTF-8 text)", origin, line, col,
+                       what, parser->problem ? parser->problem : "bad bytes");
   }
   const yaml_mark_t *mk = &parser->problem_mark;
   line = (int)mk->line + 1;
@@ -785,8 +788,8 @@ int weir_contract_from_yaml(const char *text, size_t len, const char *origin, we
       if (r2) {
         int line, col;
         node_pos(&x, r2, &line, &col);
-        rc = weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: a contract file holds one YAML document", x.origin, line,
-                         col);
+        rc = weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: a contract file holds one YAML document", x.origin,
+                         line, col);
       }
       yaml_document_delete(&next);
     } else {

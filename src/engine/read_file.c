@@ -303,7 +303,8 @@ static int read_jsonl_file(weir_engine *e, const char *path, weir_arrow_table *o
   /* A .json file may hold one array of objects rather than one object per line; DuckDB's
    * "auto" tells the two apart. .jsonl and .ndjson are lines. */
   char buf[1024];
-  const char *format = strcasecmp(weir_file_extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
+  const char *format =
+      strcasecmp(weir_file_extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "SELECT *");
   json_text_columns(e, path, format, &sql);

@@ -291,14 +291,14 @@ const char *iceberg_avro_reader_meta(const iceberg_avro_reader *r, const char *k
  * no bytes, so a count alone could otherwise ask for billions). avro-c then never reads
  * past the end of its input and never sees a length larger than the block.
  */
-#define CHECK_DEPTH_MAX 64
+#define CHECK_DEPTH_MAX        64
 #define CHECK_ZERO_WIDTH_ITEMS (1 << 16)
 
 typedef struct block_check {
   const uint8_t *d;
   size_t len;
   size_t pos;
-  int64_t items_left;    /* array/map items (and records) the block may still hold */
+  int64_t items_left; /* array/map items (and records) the block may still hold */
 } block_check;
 
 static avro_schema_t resolve_link(avro_schema_t s) {
@@ -370,7 +370,8 @@ static bool check_datum(block_check *b, avro_schema_t s, int depth) {
   case AVRO_ENUM:
     return get_long(b->d, b->len, &b->pos, &n) && n >= 0 && n < avro_schema_enum_number_of_symbols(s);
   case AVRO_UNION:
-    if (!get_long(b->d, b->len, &b->pos, &n) || n < 0 || (uint64_t)n >= avro_schema_union_size(s)) return false;
+    if (!get_long(b->d, b->len, &b->pos, &n) || n < 0 || (uint64_t)n >= avro_schema_union_size(s))
+      return false;
     return check_datum(b, avro_schema_union_branch(s, (int)n), depth + 1);
   case AVRO_RECORD:
     for (size_t i = 0; i < avro_schema_record_size(s); i++)

@@ -354,16 +354,14 @@ static int cmp_stats(const void *a, const void *b) {
 
 /* The entries of an open manifest; closes the reader. `path` names it in messages (and
  * outlives the reader). */
-static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_only,
-                         iceberg_data_file **files, size_t *n, iceberg_entry_meta **meta,
-                         weir_error *err) {
+static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_only, iceberg_data_file **files,
+                         size_t *n, iceberg_entry_meta **meta, weir_error *err) {
   int rc = WEIR_OK;
   const char *content = iceberg_avro_reader_meta(r, "content");
   if (content && strcmp(content, "data") != 0) {
     /* The message first: `content` lives in the reader's header, which close frees. */
-    rc = weir_seterr(err, WEIR_EINPUT,
-                     "%s: a manifest of %s files; weir reads tables without delete files", path,
-                     content);
+    rc = weir_seterr(err, WEIR_EINPUT, "%s: a manifest of %s files; weir reads tables without delete files",
+                     path, content);
     iceberg_avro_reader_close(r);
     return rc;
   }
@@ -375,16 +373,16 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
     avro_value_t df;
     if (!iceberg_avro_get_long(rec, "status", &status) ||
         !iceberg_avro_field(rec, "data_file", &df)) {
-      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file",
-                       path, (long long)r->records_read);
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file", path,
+                       (long long)r->records_read);
       break;
     }
     if (live_only && status == ICEBERG_STATUS_DELETED) continue;
     iceberg_avro_get_long(&df, "content", &df_content);
     if (df_content != ICEBERG_CONTENT_DATA) {
       rc = weir_seterr(err, WEIR_EINPUT,
-                       "%s: entry %lld is a delete file; weir reads tables without delete files",
-                       path, (long long)r->records_read);
+                       "%s: entry %lld is a delete file; weir reads tables without delete files", path,
+                       (long long)r->records_read);
       break;
     }
     const char *fpath = NULL, *format = NULL;
@@ -392,9 +390,8 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
     if (!iceberg_avro_get_string(&df, "file_path", &fpath) ||
         !iceberg_avro_get_long(&df, "record_count", &f.record_count) ||
         !iceberg_avro_get_long(&df, "file_size_in_bytes", &f.file_size)) {
-      rc = weir_seterr(err, WEIR_EINPUT,
-                       "%s: entry %lld lacks file_path, record_count or file_size_in_bytes", path,
-                       (long long)r->records_read);
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: entry %lld lacks file_path, record_count or file_size_in_bytes",
+                       path, (long long)r->records_read);
       break;
     }
     if (iceberg_avro_get_string(&df, "file_format", &format) && strcasecmp(format, "parquet") != 0) {
@@ -436,8 +433,8 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
   return rc;
 }
 
-int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
-                          size_t *n, iceberg_entry_meta **meta, weir_error *err) {
+int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files, size_t *n,
+                          iceberg_entry_meta **meta, weir_error *err) {
   iceberg_avro_reader r;
   int rc = iceberg_avro_reader_open(&r, path, err);
   if (rc != WEIR_OK) return rc;
@@ -573,8 +570,8 @@ static int read_partitions(avro_value_t *rec, iceberg_manifest_file *mf) {
 }
 
 /* The entries of an open manifest list; closes the reader. */
-static int manifest_list_read(iceberg_avro_reader *r, const char *path,
-                              iceberg_manifest_file **out, size_t *n, weir_error *err) {
+static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_manifest_file **out,
+                              size_t *n, weir_error *err) {
   int rc = WEIR_OK;
   iceberg_manifest_file *v = NULL;
   size_t count = 0;
@@ -630,8 +627,7 @@ static int manifest_list_read(iceberg_avro_reader *r, const char *path,
   return WEIR_OK;
 }
 
-int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n,
-                               weir_error *err) {
+int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n, weir_error *err) {
   *out = NULL;
   *n = 0;
   iceberg_avro_reader r;

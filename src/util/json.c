@@ -33,13 +33,12 @@ int weir_json_parse(const char *text, const char *origin, json_t **out, weir_err
   return WEIR_OK;
 }
 
-int weir_json_parse_len(const char *text, size_t len, const char *origin, json_t **out,
-                        weir_error *err) {
+int weir_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
   *out = json_loadb(text, len, JSON_DECODE_ANY, &je);
   if (!*out)
-    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>",
-                       je.line, je.column, je.text);
+    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
+                       je.column, je.text);
   return WEIR_OK;
 }
 

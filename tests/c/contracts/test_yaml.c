@@ -268,11 +268,14 @@ TEST(invalid_utf8_names_its_line_and_column) {
   /* libyaml reports bytes that are not UTF-8 with an offset, not a mark: the message used
    * to say 1:1 whatever the line (found by fuzz_contract_yaml). */
   char *m = load_err("contract:\n  name: t\n  owner: caf\xe9\n");
-  CHECK_STR(m, "contracts/t.yml:3:13: invalid UTF-8: incomplete UTF-8 octet sequence (a contract is UTF-8 text)");
+  CHECK_STR(
+      m, "contracts/t.yml:3:13: invalid UTF-8: incomplete UTF-8 octet sequence (a contract is UTF-8 text)");
   free(m);
   /* Columns count characters, not bytes; CRLF is one line break. */
   m = load_err("contract:\r\n  owner: \xc3\xa9t\xc3\xa9 \xff\r\n");
-  CHECK_STR(m, "contracts/t.yml:2:14: invalid UTF-8: invalid leading UTF-8 octet (byte 0xFF; a contract is UTF-8 text)");
+  CHECK_STR(m,
+            "contracts/t.yml:2:14: invalid UTF-8: invalid leading UTF-8 octet (byte 0xFF; a contract is "
+            "UTF-8 text)");
   free(m);
   /* A sequence cut by the end of the input. */
   m = load_err("contract:\n  name: \xe2\x82");
@@ -284,7 +287,8 @@ TEST(errors_at_the_end_of_the_input_name_a_line_it_has) {
   /* libyaml adds a line break to input that lacks one and marks errors and empty nodes
    * there, a line past the end of the file. */
   char *m = load_err(" [");
-  CHECK_STR(m, "contracts/t.yml:1:3: invalid YAML: did not find expected node content while parsing a flow node");
+  CHECK_STR(
+      m, "contracts/t.yml:1:3: invalid YAML: did not find expected node content while parsing a flow node");
   free(m);
   m = load_err("---");
   CHECK_STR(m, "contracts/t.yml:1:4: a contract file is a mapping with one key, contract:");
@@ -311,8 +315,9 @@ TEST(aliases_that_expand_without_end_are_refused) {
   free(m);
   weir_buf_free(&b);
   /* Anchors and aliases of ordinary size still load. */
-  m = load_err("contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, enum: &v [1, 2]}\n"
-               "    - {name: b, type: Int64, enum: *v}\n");
+  m = load_err(
+      "contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, enum: &v [1, 2]}\n"
+      "    - {name: b, type: Int64, enum: *v}\n");
   CHECK_STR(m, "(loaded)");
   free(m);
 }

@@ -487,8 +487,9 @@ TEST(a_record_cut_short_inside_its_block_is_refused_before_avro_c) {
   weir_error err = {0};
   CHECK_INT(iceberg_manifest_read_mem(cut.data, cut.len, "/t/cut-record.avro", true, &files, &n, NULL, &err),
             WEIR_EINPUT);
-  CHECK_STR(err.message, "/t/cut-record.avro: not a valid Avro file: the 1 records of a block do not match "
-                         "the file's schema (truncated, too long or corrupt)");
+  CHECK_STR(err.message,
+            "/t/cut-record.avro: not a valid Avro file: the 1 records of a block do not match "
+            "the file's schema (truncated, too long or corrupt)");
   CHECK_INT(n, 0);
   iceberg_data_files_free(files, n);
   weir_error_clear(&err);
@@ -515,7 +516,8 @@ TEST(deflate_blocks_are_inflated_and_checked_by_weir) {
   avro_file_writer_t fw;
   CHECK_INT(avro_file_writer_create_with_codec(dpath, r.schema, &fw, "deflate", 0), 0);
   avro_value_t *rec;
-  while (iceberg_avro_reader_next(&r, &rec, &err) == WEIR_OK && rec) CHECK_INT(avro_file_writer_append_value(fw, rec), 0);
+  while (iceberg_avro_reader_next(&r, &rec, &err) == WEIR_OK && rec)
+    CHECK_INT(avro_file_writer_append_value(fw, rec), 0);
   avro_file_writer_close(fw);
   iceberg_avro_reader_close(&r);
   CHECK_OK(iceberg_manifest_read(dpath, true, &deflated, &n2, NULL, &err), &err);
@@ -562,18 +564,28 @@ TEST(unknown_codecs_and_delete_manifests_are_refused_by_name) {
   /* "null" -> "zstd" is one byte longer: rewrite the codec value in place as "zstX". */
   char *copy = malloc(b.len);
   memcpy(copy, b.data, b.len);
-  char *codec = find(copy, b.len, "\x14" "avro.codec\x08null", 16);
+  char *codec = find(copy, b.len,
+                     "\x14"
+                     "avro.codec\x08null",
+                     16);
   CHECK(codec != NULL);
   if (codec) memcpy(codec + 12, "zstX", 4);
-  CHECK_INT(iceberg_manifest_read_mem(copy, b.len, "/t/zstd.avro", true, &files, &n, NULL, &err), WEIR_EINPUT);
-  CHECK_STR(err.message, "/t/zstd.avro: Avro codec \"zstX\" is not supported (weir reads null, deflate and snappy)");
+  CHECK_INT(iceberg_manifest_read_mem(copy, b.len, "/t/zstd.avro", true, &files, &n, NULL, &err),
+            WEIR_EINPUT);
+  CHECK_STR(err.message,
+            "/t/zstd.avro: Avro codec \"zstX\" is not supported (weir reads null, deflate and snappy)");
   /* A manifest of delete files: the message quotes the header's content after the reader
    * is closed (a use after free under ASan until fuzz_avro_manifest found it). */
   memcpy(copy, b.data, b.len);
-  char *content = find(copy, b.len, "\x0e" "content\x08" "data", 13);
+  char *content = find(copy, b.len,
+                       "\x0e"
+                       "content\x08"
+                       "data",
+                       13);
   CHECK(content != NULL);
   if (content) memcpy(content + 9, "dele", 4);
-  CHECK_INT(iceberg_manifest_read_mem(copy, b.len, "/t/deletes.avro", true, &files, &n, NULL, &err), WEIR_EINPUT);
+  CHECK_INT(iceberg_manifest_read_mem(copy, b.len, "/t/deletes.avro", true, &files, &n, NULL, &err),
+            WEIR_EINPUT);
   CHECK_STR(err.message, "/t/deletes.avro: a manifest of dele files; weir reads tables without delete files");
   free(copy);
   weir_error_clear(&err);

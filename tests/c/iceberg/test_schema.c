@@ -136,7 +136,7 @@ TEST(from_json_errors) {
   static const char *bad[] = {
       "[]",
       "{\"fields\": 3}",
-      "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\"}]}",          /* no required */
+      "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\"}]}", /* no required */
       "{\"fields\": [{\"id\": 0, \"name\": \"a\", \"type\": \"int\", \"required\": true}]}",
       "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\", \"required\": true},"
       " {\"id\": 2, \"name\": \"a\", \"type\": \"int\", \"required\": true}]}",
