@@ -87,17 +87,20 @@ static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
   bool off = false;
   json_array_foreach(json_object_get(run, "models"), i, m) {
     json_t *sb = json_object_get(m, "sandbox");
-    if (json_is_object(sb) && json_is_false(json_object_get(sb, "enabled"))) off = true;
-    else if (json_is_object(sb) && !on) on = sb;
+    if (json_is_object(sb) && json_is_false(json_object_get(sb, "enabled")))
+      off = true;
+    else if (json_is_object(sb) && !on)
+      on = sb;
   }
-  if (off) printf("  sandbox        off: Python models ran unsandboxed (--unsandboxed)\n");
+  if (off)
+    printf("  sandbox        off: Python models ran unsandboxed (--unsandboxed)\n");
   else if (on) {
     const char *net = json_string_value(json_object_get(on, "network"));
     printf("  sandbox        Landlock ABI %lld, seccomp, network %s\n",
            (long long)json_integer_value(json_object_get(on, "landlock_abi")),
            net && strcmp(net, "namespace") == 0 ? "closed (namespace)"
            : net && strcmp(net, "seccomp") == 0 ? "closed (seccomp)"
-                                                 : "open for models with internet_access");
+                                                : "open for models with internet_access");
   }
   const char *h[] = {"model", "status", "rows", "ms", "commit"};
   cli_table t;

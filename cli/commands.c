@@ -54,8 +54,10 @@ static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan ag
 static const cli_opt RUN_OPTS[] = {
     {"ref", 'r', "B", "branch to run on (default: main)"},
     {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
-    {"expect-head", 0, "HASH", "run on this commit of the branch: refused (exit 4) if an input changed since"},
-    {"retry", 0, "N", "if an input changed on the branch while the run ran, plan and run again, up to N times"},
+    {"expect-head", 0, "HASH",
+     "run on this commit of the branch: refused (exit 4) if an input changed since"},
+    {"retry", 0, "N",
+     "if an input changed on the branch while the run ran, plan and run again, up to N times"},
     {"unsandboxed", 0, NULL, "run the project's Python without the model sandbox (recorded in the run)"},
     {NULL, 0, NULL, NULL}};
 
@@ -130,8 +132,8 @@ const cli_command CLI_COMMANDS[] = {
      "weir run examples/titanic/project --ref main", RUN_OPTS, 1, 1, cmd_run},
     {"runs", "", "list runs with status, branch and result commit", NULL, "weir runs", NO_OPTS, 0, 0,
      cmd_runs_list},
-    {"runs list", "", "list runs with status, branch and result commit", NULL, "weir runs list", NO_OPTS, 0, 0,
-     cmd_runs_list},
+    {"runs list", "", "list runs with status, branch and result commit", NULL, "weir runs list", NO_OPTS, 0,
+     0, cmd_runs_list},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
 };

@@ -47,8 +47,14 @@ static double pct(double *v, int n, double q) {
 
 static int start_true(const sandbox_prepared *sp) {
   char *argv[] = {"/bin/true", NULL};
-  pipeline_child c = {.path = "/bin/true", .argv = argv, .fd_in = -1, .fd_out = -1, .fd_err = -1, .fd_extra = -1,
-                      .sandbox = sp, .session = sp != NULL};
+  pipeline_child c = {.path = "/bin/true",
+                      .argv = argv,
+                      .fd_in = -1,
+                      .fd_out = -1,
+                      .fd_err = -1,
+                      .fd_extra = -1,
+                      .sandbox = sp,
+                      .session = sp != NULL};
   pid_t pid;
   weir_error err = {0};
   if (pipeline_child_start(&c, &pid, &err) != WEIR_OK) {
@@ -65,9 +71,12 @@ int main(int argc, char **argv) {
   sandbox_policy policy;
   sandbox_policy_init(&policy);
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) n = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else sandbox_policy_add_exec(&policy, argv[i]);
+    if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc)
+      n = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+      json_path = argv[++i];
+    else
+      sandbox_policy_add_exec(&policy, argv[i]);
   }
   if (!sandbox_usable(sandbox_probe())) {
     fprintf(stderr, "bench_sandbox: %s\n", sandbox_probe()->why);

@@ -117,7 +117,8 @@ static void child_main(const pipeline_child *c, int report_fd) {
 int pipeline_child_start(const pipeline_child *c, pid_t *pid_out, weir_error *err) {
   *pid_out = -1;
   int rp[2];
-  if (pipe2(rp, O_CLOEXEC) != 0) return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", c->path, strerror(errno));
+  if (pipe2(rp, O_CLOEXEC) != 0)
+    return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", c->path, strerror(errno));
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -140,8 +141,9 @@ int pipeline_child_start(const pipeline_child *c, pid_t *pid_out, weir_error *er
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (strcmp(f.step, "exec") == 0)
-      return weir_seterr(err, WEIR_ENOTFOUND, "cannot run %s: %s (set WEIR_PYTHON to a Python with the weir SDK)",
-                         c->path, strerror(f.err));
+      return weir_seterr(err, WEIR_ENOTFOUND,
+                         "cannot run %s: %s (set WEIR_PYTHON to a Python with the weir SDK)", c->path,
+                         strerror(f.err));
     return weir_seterr(err, WEIR_EIO, "cannot start %s%s: %s failed: %s", c->path,
                        c->sandbox ? " in the model sandbox" : "", f.step, strerror(f.err));
   }

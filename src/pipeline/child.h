@@ -14,16 +14,16 @@
 #include "util/error.h"
 
 typedef struct pipeline_child {
-  const char *path;        /* the program: a path (no PATH search after fork; see
+  const char *path; /* the program: a path (no PATH search after fork; see
                               pipeline_find_program) */
   char *const *argv;
-  char *const *envp;       /* NULL: this process's environment */
-  const char *cwd;         /* NULL: this process's */
-  int fd_in, fd_out, fd_err; /* become 0, 1, 2 in the child; -1: /dev/null */
-  int fd_extra;            /* becomes 3 when >= 0 */
+  char *const *envp;               /* NULL: this process's environment */
+  const char *cwd;                 /* NULL: this process's */
+  int fd_in, fd_out, fd_err;       /* become 0, 1, 2 in the child; -1: /dev/null */
+  int fd_extra;                    /* becomes 3 when >= 0 */
   const sandbox_prepared *sandbox; /* entered before exec; NULL: none */
-  bool session;            /* setsid() (no controlling terminal) instead of setpgid(0, 0) */
-  int death_signal;        /* sent to the child when the starting thread dies (0: SIGTERM) */
+  bool session;                    /* setsid() (no controlling terminal) instead of setpgid(0, 0) */
+  int death_signal;                /* sent to the child when the starting thread dies (0: SIGTERM) */
 } pipeline_child;
 
 /* Forks and execs `c`. On success *pid is the child's pid (also its process group),

@@ -28,8 +28,8 @@ static bool beneath(const char *inner, const char *outer) {
   return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 
-int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const json_t *roots, const char *label,
-                          sandbox_policy *out, weir_error *err) {
+int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const json_t *roots,
+                          const char *label, sandbox_policy *out, weir_error *err) {
   sandbox_policy_init(out);
   char *proj = realpath(project_dir, NULL);
   char *lake = lake_dir ? realpath(lake_dir, NULL) : NULL;
@@ -38,25 +38,27 @@ int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const j
     return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", project_dir);
   }
   if (lake && beneath(proj, lake)) {
-    int rc = weir_seterr(err, WEIR_EINVALIDARG,
-                         "the project folder %s is inside the lake %s: sandboxed project code may read its project "
-                         "but no file of the lake, so move the project out of the lake's folder",
-                         proj, lake);
+    int rc = weir_seterr(
+        err, WEIR_EINVALIDARG,
+        "the project folder %s is inside the lake %s: sandboxed project code may read its project "
+        "but no file of the lake, so move the project out of the lake's folder",
+        proj, lake);
     free(proj);
     free(lake);
     return rc;
   }
   size_t i;
   json_t *v;
-  json_array_foreach((json_t *)roots, i, v) if (json_is_string(v)) sandbox_policy_add_exec(out, json_string_value(v));
+  json_array_foreach((json_t *)roots, i, v) if (json_is_string(v))
+      sandbox_policy_add_exec(out, json_string_value(v));
   sandbox_policy_add_read(out, proj);
   out->protect = lake;
   free(proj);
   const char *base = getenv("TMPDIR");
   char *tmpl = weir_asprintf("%s/weir-%s-XXXXXX", base && *base ? base : "/tmp", label ? label : "code");
   if (!mkdtemp(tmpl)) {
-    int rc = weir_seterr(err, WEIR_EIO, "cannot create a temporary folder for %s: %s", label ? label : "project code",
-                         strerror(errno));
+    int rc = weir_seterr(err, WEIR_EIO, "cannot create a temporary folder for %s: %s",
+                         label ? label : "project code", strerror(errno));
     free(tmpl);
     sandbox_policy_free(out);
     return rc;
@@ -80,19 +82,38 @@ void pipeline_code_sandbox_done(sandbox_policy *p) {
 }
 
 /* Variables that pass into the sandbox: exact names, and prefixes ending in '_'. */
-static const char *const KEEP[] = {"PATH", "LANG", "LANGUAGE", "LC_", "TZ", "TERM", "PYTHONPATH", "PYTHONHASHSEED",
-                                   "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONWARNINGS", "POLARS_", "ARROW_", "OMP_",
-                                   "MKL_", "OPENBLAS_", "RAYON_", "NUMEXPR_", "MALLOC_", NULL};
-static const char *const KEEP_INTERNET[] = {"http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY",
-                                            "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
-                                            "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", NULL};
+static const char *const KEEP[] = {"PATH",
+                                   "LANG",
+                                   "LANGUAGE",
+                                   "LC_",
+                                   "TZ",
+                                   "TERM",
+                                   "PYTHONPATH",
+                                   "PYTHONHASHSEED",
+                                   "PYTHONIOENCODING",
+                                   "PYTHONUTF8",
+                                   "PYTHONWARNINGS",
+                                   "POLARS_",
+                                   "ARROW_",
+                                   "OMP_",
+                                   "MKL_",
+                                   "OPENBLAS_",
+                                   "RAYON_",
+                                   "NUMEXPR_",
+                                   "MALLOC_",
+                                   NULL};
+static const char *const KEEP_INTERNET[] = {
+    "http_proxy",         "https_proxy",    "no_proxy",  "all_proxy",     "HTTP_PROXY",
+    "HTTPS_PROXY",        "NO_PROXY",       "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", NULL};
 
 static bool kept(const char *entry, const char *const *names) {
   const char *eq = strchr(entry, '=');
   size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
   for (size_t i = 0; names[i]; i++) {
     size_t n = strlen(names[i]);
-    if (names[i][n - 1] == '_' ? strncmp(entry, names[i], n) == 0 : (len == n && strncmp(entry, names[i], n) == 0))
+    if (names[i][n - 1] == '_' ? strncmp(entry, names[i], n) == 0
+                               : (len == n && strncmp(entry, names[i], n) == 0))
       return true;
   }
   return false;
@@ -101,10 +122,10 @@ static bool kept(const char *entry, const char *const *names) {
 char **pipeline_code_environment(const sandbox_policy *p) {
   size_t n = 0, cap = 16;
   char **env = weir_malloc(cap * sizeof *env);
-#define PUSH(s)                                              \
-  do {                                                       \
+#define PUSH(s)                                                         \
+  do {                                                                  \
     if (n + 2 > cap) env = weir_realloc(env, (cap *= 2) * sizeof *env); \
-    env[n++] = (s);                                          \
+    env[n++] = (s);                                                     \
   } while (0)
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "HOME=", 5) == 0 || strncmp(*e, "TMPDIR=", 7) == 0) continue;

@@ -50,12 +50,12 @@
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
 #endif
 #ifndef LANDLOCK_ACCESS_NET_BIND_TCP
-#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#define LANDLOCK_ACCESS_NET_BIND_TCP    (1ULL << 0)
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
 #endif
 #ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#define LANDLOCK_SCOPE_SIGNAL               (1ULL << 1)
 #endif
 
 /* struct landlock_ruleset_attr as of ABI 6; the kernel is given the prefix its ABI
@@ -107,8 +107,7 @@ static int add_path(int ruleset, const char *path, uint64_t rights, uint64_t han
   pb.allowed_access = (S_ISDIR(st.st_mode) ? rights : file_rights(rights)) & handled;
   pb.parent_fd = fd;
   int rc = 0;
-  if (pb.allowed_access &&
-      syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+  if (pb.allowed_access && syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
     rc = errno;
   close(fd);
   return rc;
@@ -157,19 +156,21 @@ static int add_path_except(int ruleset, const char *root, uint64_t rights, uint6
 }
 
 /* What the C library, the dynamic loader and Python's standard library read in /etc. */
-static const char *const ETC_FILES[] = {
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
-    "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/os-release", "/etc/mime.types",
-    "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf", "/etc/gai.conf", "/etc/services",
-    "/etc/protocols", "/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/machine-id", NULL};
+static const char *const ETC_FILES[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                                        "/etc/localtime",   "/etc/timezone",   "/etc/nsswitch.conf",
+                                        "/etc/passwd",      "/etc/group",      "/etc/os-release",
+                                        "/etc/mime.types",  "/etc/hosts",      "/etc/host.conf",
+                                        "/etc/resolv.conf", "/etc/gai.conf",   "/etc/services",
+                                        "/etc/protocols",   "/etc/ssl",        "/etc/ca-certificates",
+                                        "/etc/pki",         "/etc/machine-id", NULL};
 
 /* System folders: programs, libraries and shared data, never a user's files. */
 static const char *const SYSTEM_DIRS[] = {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", NULL};
 
 /* Read-only files runtimes consult to size thread pools and arenas. */
-static const char *const RUNTIME_FILES[] = {"/proc/meminfo", "/proc/cpuinfo", "/proc/stat",
-                                            "/sys/devices/system/cpu", "/dev/zero", "/dev/random",
-                                            "/dev/urandom", NULL};
+static const char *const RUNTIME_FILES[] = {
+    "/proc/meminfo", "/proc/cpuinfo", "/proc/stat",   "/sys/devices/system/cpu",
+    "/dev/zero",     "/dev/random",   "/dev/urandom", NULL};
 
 int sandbox_landlock_ruleset(const sandbox_policy *p, int abi, weir_error *err) {
   ruleset_attr attr;
@@ -179,7 +180,8 @@ int sandbox_landlock_ruleset(const sandbox_policy *p, int abi, weir_error *err) 
   if (abi >= 4) {
     /* No TCP rule is ever added: handling bind and connect closes them. With internet
      * access they are not handled (open). */
-    if (!p->internet) attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+    if (!p->internet)
+      attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
     size = 2 * sizeof(uint64_t);
   }
   if (abi >= 6) {
@@ -199,25 +201,26 @@ int sandbox_landlock_ruleset(const sandbox_policy *p, int abi, weir_error *err) 
   /* Each grant is (path, rights, except-protected); the first failure is reported. */
   int rc = 0;
   const char *what = NULL;
-#define GRANT(path, rights, split)                                                       \
-  do {                                                                                   \
-    if (!rc) {                                                                           \
-      what = (path);                                                                     \
+#define GRANT(path, rights, split)                                                                         \
+  do {                                                                                                     \
+    if (!rc) {                                                                                             \
+      what = (path);                                                                                       \
       rc = (split) ? add_path_except(fd, what, (rights), h, p->protect) : add_path(fd, what, (rights), h); \
-    }                                                                                    \
+    }                                                                                                      \
   } while (0)
   for (size_t i = 0; SYSTEM_DIRS[i]; i++) GRANT(SYSTEM_DIRS[i], FS_EXEC, true);
   for (size_t i = 0; ETC_FILES[i]; i++) GRANT(ETC_FILES[i], FS_READ, false);
   for (size_t i = 0; RUNTIME_FILES[i]; i++) GRANT(RUNTIME_FILES[i], FS_READ, false);
-  GRANT("/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE,
-        false);
+  GRANT("/dev/null",
+        LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE, false);
   for (size_t i = 0; i < p->n_exec_roots; i++) GRANT(p->exec_roots[i], FS_EXEC, true);
   for (size_t i = 0; i < p->n_read_roots; i++) GRANT(p->read_roots[i], FS_READ, true);
   if (p->tmpdir) GRANT(p->tmpdir, write_all, false);
 #undef GRANT
   if (rc) {
     close(fd);
-    weir_seterr(err, WEIR_EIO, "cannot add %s to the model sandbox's Landlock ruleset: %s", what, strerror(rc));
+    weir_seterr(err, WEIR_EIO, "cannot add %s to the model sandbox's Landlock ruleset: %s", what,
+                strerror(rc));
     return -1;
   }
   return fd;

@@ -40,13 +40,13 @@
 #define __NR_pidfd_open 434
 #endif
 
-#define POLL_MS 20      /* memory checks while the model process runs */
+#define POLL_MS  20      /* memory checks while the model process runs */
 #define GRACE_US 3000000 /* SIGTERM to SIGKILL for a worker being cancelled */
 
 typedef struct proc {
   pid_t pid;
-  int pidfd;              /* readable when the process ends; -1 without pidfd_open */
-  int in_fd;              /* our end of its stdin, until the job is written */
+  int pidfd; /* readable when the process ends; -1 without pidfd_open */
+  int in_fd; /* our end of its stdin, until the job is written */
   const char *in_text;
   size_t in_len, in_off;
   bool done;
@@ -96,7 +96,8 @@ static void kill_group(const proc *p, int sig) {
 
 static int pipe_for(proc *p, const char *text, int *child_end, weir_error *err) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return weir_seterr(err, WEIR_EIO, "cannot start a model: pipe: %s", strerror(errno));
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return weir_seterr(err, WEIR_EIO, "cannot start a model: pipe: %s", strerror(errno));
   fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);
   p->in_fd = fds[1];
   p->in_text = text ? text : "";
@@ -121,15 +122,31 @@ int pipeline_model_spawn(pipeline_model_procs *mp, weir_error *err) {
   signal(SIGPIPE, SIG_IGN);
   int64_t started = weir_mono_us();
   if (rc == WEIR_OK) {
-    pipeline_child c = {.path = mp->host_path, .argv = mp->host_argv, .envp = mp->host_envp, .cwd = mp->cwd,
-                        .fd_in = host_in, .fd_out = log_fd, .fd_err = log_fd, .fd_extra = sv[1],
-                        .sandbox = mp->sandbox, .session = true, .death_signal = SIGKILL};
+    pipeline_child c = {.path = mp->host_path,
+                        .argv = mp->host_argv,
+                        .envp = mp->host_envp,
+                        .cwd = mp->cwd,
+                        .fd_in = host_in,
+                        .fd_out = log_fd,
+                        .fd_err = log_fd,
+                        .fd_extra = sv[1],
+                        .sandbox = mp->sandbox,
+                        .session = true,
+                        .death_signal = SIGKILL};
     rc = pipeline_child_start(&c, &host.pid, err);
   }
   if (rc == WEIR_OK) {
-    pipeline_child c = {.path = mp->worker_path, .argv = mp->worker_argv, .envp = NULL, .cwd = mp->cwd,
-                        .fd_in = worker_in, .fd_out = log_fd, .fd_err = log_fd, .fd_extra = sv[0],
-                        .sandbox = NULL, .session = false, .death_signal = SIGTERM};
+    pipeline_child c = {.path = mp->worker_path,
+                        .argv = mp->worker_argv,
+                        .envp = NULL,
+                        .cwd = mp->cwd,
+                        .fd_in = worker_in,
+                        .fd_out = log_fd,
+                        .fd_err = log_fd,
+                        .fd_extra = sv[0],
+                        .sandbox = NULL,
+                        .session = false,
+                        .death_signal = SIGTERM};
     rc = pipeline_child_start(&c, &worker.pid, err);
   }
   /* The children hold their ends now; ours would keep the socket open after one of them

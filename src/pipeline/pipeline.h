@@ -95,6 +95,16 @@ void pipeline_problem(weir_project *p, const char *file, int line, const char *m
 int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out,
                   weir_error *err);
 
+/* An empty project for folder `dir` (no models, no problems yet); free with
+ * pipeline_project_free. */
+weir_project *pipeline_project_new(const char *dir);
+
+/* Adds what discovery printed (`text`, its JSON document; docs/worker.md) to `p`: schemas,
+ * Python models with their inputs and sandbox limits, and problems. The text comes from a
+ * process that ran the project's code, so it is untrusted: a malformed field is a problem,
+ * a document that is not JSON an error (WEIR_EMODEL). */
+int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir_error *err);
+
 /* Parses the `-- weir:` header of a SQL model. */
 int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text,
                              pipeline_model *out);
@@ -142,7 +152,9 @@ typedef struct pipeline_spawn_opts {
   double timeout_s;                /* <= 0: none */
   int64_t memory_limit;            /* resident bytes; <= 0: none */
   volatile sig_atomic_t *cancel;   /* may be NULL */
-  bool timed_out, memory_exceeded; /* out */
+  size_t max_output;               /* bytes of stdout and stderr kept; past it the child is
+                                      killed (output_exceeded). 0: no bound */
+  bool timed_out, memory_exceeded, output_exceeded; /* out */
 } pipeline_spawn_opts;
 int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *opts, char **out, char **errtext,
                         int *status, weir_error *err);
@@ -154,8 +166,8 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *opts, char **ou
  * project readable, a new private temporary folder (named after `label`) writable, the
  * lake at `lake_dir` protected. Default limits; the caller sets limits and internet.
  * Errors: WEIR_EINVALIDARG (the project lies inside the lake), WEIR_EIO. */
-int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const json_t *roots, const char *label,
-                          sandbox_policy *out, weir_error *err);
+int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const json_t *roots,
+                          const char *label, sandbox_policy *out, weir_error *err);
 /* Removes the temporary folder and frees the policy. */
 void pipeline_code_sandbox_done(sandbox_policy *p);
 /* The environment of sandboxed code (a NULL-terminated array; free with

@@ -356,6 +356,8 @@ static char *json_strdup(const json_t *o, const char *key) {
 /* Importing a project's files takes seconds (a heavy library tens of them); a file that
  * loops at import would otherwise hold `weir check` for a model's whole default timeout. */
 #define DISCOVERY_TIMEOUT_S 600.0
+/* Its output is held in memory here: a project printing without end is stopped. */
+#define DISCOVERY_MAX_OUTPUT ((size_t)64 << 20)
 
 /* Runs discovery: in the sandbox of project code (it imports the project's files, so
  * their module-level code runs here), with the SDK's interpreter. */
@@ -366,11 +368,12 @@ static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, cha
   if (unsandboxed) return pipeline_spawn_with(argv, &o, out, errtext, status, err);
   const sandbox_support *sup = sandbox_probe();
   if (!sandbox_usable(sup))
-    return weir_seterr(err, WEIR_EUNSUPPORTED,
-                       "weir cannot sandbox the Python files of %s on this machine, and discovery imports them: %s. "
-                       "Run with --unsandboxed (weir run, also with --dry-run for a plan) or sandbox=False "
-                       "(Client.run) to run them without a sandbox (the run records that)",
-                       p->dir, sup->why);
+    return weir_seterr(
+        err, WEIR_EUNSUPPORTED,
+        "weir cannot sandbox the Python files of %s on this machine, and discovery imports them: %s. "
+        "Run with --unsandboxed (weir run, also with --dry-run for a plan) or sandbox=False "
+        "(Client.run) to run them without a sandbox (the run records that)",
+        p->dir, sup->why);
   char *interp = NULL;
   json_t *roots = NULL;
   int rc = pipeline_python_env(NULL, &interp, &roots, err);
@@ -387,14 +390,20 @@ static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, cha
     o.envp = env;
     o.sandbox = &prep;
     o.timeout_s = DISCOVERY_TIMEOUT_S;
+    o.max_output = DISCOVERY_MAX_OUTPUT;
     o.memory_limit = pol.limits.memory;
     rc = pipeline_spawn_with(argv, &o, out, errtext, status, err);
-    *timed_out = o.timed_out || o.memory_exceeded;
-    if (o.memory_exceeded && errtext) {
+    *timed_out = o.timed_out || o.memory_exceeded || o.output_exceeded;
+    if (o.output_exceeded && errtext) {
+      free(*errtext);
+      *errtext = weir_asprintf("importing the project's files printed more than %d MiB and was stopped",
+                               (int)(DISCOVERY_MAX_OUTPUT >> 20));
+    } else if (o.memory_exceeded && errtext) {
       char lim[64];
       sandbox_format_bytes(pol.limits.memory, lim, sizeof lim);
       free(*errtext);
-      *errtext = weir_asprintf("importing the project's files used more than %s of memory and was stopped", lim);
+      *errtext =
+          weir_asprintf("importing the project's files used more than %s of memory and was stopped", lim);
     } else if (o.timed_out && errtext) {
       char lim[64];
       sandbox_format_seconds(DISCOVERY_TIMEOUT_S, lim, sizeof lim);
@@ -423,8 +432,7 @@ static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, 
     free(errtext);
     return rc;
   }
-  json_t *doc = NULL;
-  if (status != 0 || !(doc = json_loads(out ? out : "", 0, NULL))) {
+  if (status != 0 || stopped) {
     bool no_sdk = errtext && strstr(errtext, "No module named 'weir'");
     if (stopped) {
       rc = weir_seterr(err, WEIR_EMODEL, "cannot read the Python models of %s: %s", p->dir, errtext);
@@ -443,9 +451,24 @@ static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, 
     free(errtext);
     return rc;
   }
-  free(out);
   free(errtext);
+  rc = pipeline_discovery_apply(p, out ? out : "", out ? strlen(out) : 0, err);
+  if (rc) weir_error_prefix(err, "cannot read the Python models of %s", p->dir);
+  free(out);
+  return rc;
+}
 
+int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir_error *err) {
+  /* What discovery printed came from a process that ran the project's code: it is read as
+   * untrusted input (tests/fuzz/fuzz_discovery.c), and anything malformed is a problem
+   * or an error, never a crash. */
+  json_error_t jerr;
+  json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (!doc || !json_is_object(doc)) {
+    json_decref(doc);
+    return weir_seterr(err, WEIR_EMODEL, "discovery printed no JSON document (%s at line %d)",
+                       doc ? "not an object" : jerr.text, jerr.line);
+  }
   size_t i;
   json_t *v;
   json_array_foreach(json_object_get(doc, "errors"), i, v) {
@@ -503,9 +526,12 @@ static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, 
       mi->line = (int)weir_json_int(in, "line", m->line);
       mi->producer = -1;
     }
-    if (!m->name || !m->file || !m->function) {
-      pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL,
-                       "discovery returned a model without name, file or function");
+    bool inputs_ok = true;
+    for (size_t q = 0; q < m->n_inputs; q++) inputs_ok = inputs_ok && m->inputs[q].param && m->inputs[q].name;
+    if (!m->name || !m->file || !m->function || !inputs_ok) {
+      pipeline_problem(
+          p, m->file, m->line, m->name, NULL, NULL, NULL,
+          "discovery returned a model without name, file, function, or an input's param or table");
       model_clear(m);
       p->n_models--;
     }
@@ -547,13 +573,7 @@ static void project_digest(weir_project *p) {
   weir_buf_free(&all);
 }
 
-int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out, weir_error *err) {
-  *out = NULL;
-  if (!dir || !weir_fs_exists(dir))
-    return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
-  if (!weir_fs_is_dir(dir))
-    return weir_seterr(err, WEIR_EINVALIDARG,
-                       "%s is a file: a project is a folder of models (SQL files, models.py, contracts/)", dir);
+weir_project *pipeline_project_new(const char *dir) {
   weir_project *p = weir_calloc(1, sizeof *p);
   p->dir = weir_path_absolute(dir);
   p->problems = json_array();
@@ -561,6 +581,19 @@ int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_
   p->warnings = json_array();
   p->ns = weir_strdup(WEIR_DEFAULT_NAMESPACE);
   p->name = weir_strdup(weir_path_basename(p->dir));
+  return p;
+}
+
+int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out,
+                  weir_error *err) {
+  *out = NULL;
+  if (!dir || !weir_fs_exists(dir))
+    return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
+  if (!weir_fs_is_dir(dir))
+    return weir_seterr(err, WEIR_EINVALIDARG,
+                       "%s is a file: a project is a folder of models (SQL files, models.py, contracts/)",
+                       dir);
+  weir_project *p = pipeline_project_new(dir);
   load_project_file(p);
   load_contracts(p);
 

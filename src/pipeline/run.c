@@ -31,8 +31,8 @@
 
 /* ---- check ---------------------------------------------------------------------------- */
 
-static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, bool unsandboxed, weir_project **out,
-                         weir_error *err) {
+static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, bool unsandboxed,
+                         weir_project **out, weir_error *err) {
   weir_project *p = NULL;
   int rc = pipeline_load(dir, weir_lake_path(lake), unsandboxed, &p, err);
   if (rc) return rc;
@@ -175,26 +175,31 @@ static char *host_fate(const pipeline_model *m, const pipeline_model_procs *mp) 
   char lim[64];
   if (mp->timed_out) {
     sandbox_format_seconds(m->limits.timeout_s, lim, sizeof lim);
-    return weir_asprintf("model %s ran past its timeout of %s and was stopped (@weir.python(timeout=...) changes it)",
-                         m->name, lim);
+    return weir_asprintf(
+        "model %s ran past its timeout of %s and was stopped (@weir.python(timeout=...) changes it)", m->name,
+        lim);
   }
   if (mp->memory_exceeded) {
     sandbox_format_bytes(m->limits.memory, lim, sizeof lim);
-    return weir_asprintf("model %s used more than its memory limit of %s and was stopped "
-                         "(@weir.python(memory=...) changes it)",
-                         m->name, lim);
+    return weir_asprintf(
+        "model %s used more than its memory limit of %s and was stopped "
+        "(@weir.python(memory=...) changes it)",
+        m->name, lim);
   }
   int sig = mp->host_status > 128 ? mp->host_status - 128 : 0;
   if (sig == SIGXCPU || (sig == SIGKILL && m->limits.cpu_s)) {
     if (sig == SIGXCPU || mp->seconds >= (double)m->limits.cpu_s) {
       sandbox_format_seconds((double)m->limits.cpu_s, lim, sizeof lim);
-      return weir_asprintf("model %s used more than its CPU time limit of %s and was stopped "
-                           "(@weir.python(cpu_time=...) changes it)",
-                           m->name, lim);
+      return weir_asprintf(
+          "model %s used more than its CPU time limit of %s and was stopped "
+          "(@weir.python(cpu_time=...) changes it)",
+          m->name, lim);
     }
   }
-  if (sig == SIGSYS) return weir_asprintf("model %s made a system call the model sandbox forbids and was killed", m->name);
-  if (sig) return weir_asprintf("model %s: its process was killed by signal %d (%s)", m->name, sig, strsignal(sig));
+  if (sig == SIGSYS)
+    return weir_asprintf("model %s made a system call the model sandbox forbids and was killed", m->name);
+  if (sig)
+    return weir_asprintf("model %s: its process was killed by signal %d (%s)", m->name, sig, strsignal(sig));
   return NULL;
 }
 
@@ -289,13 +294,14 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   json_t *read = json_array();
   for (size_t i = 0; i < pol.n_exec_roots; i++) json_array_append_new(read, json_string(pol.exec_roots[i]));
   for (size_t i = 0; i < pol.n_read_roots; i++) json_array_append_new(read, json_string(pol.read_roots[i]));
-  json_t *hj = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "project", rc->p->dir, "file", m->file, "function", m->function,
-                         "model", m->name, "run_id", rc->run_id, "params", params);
-  json_object_set_new(hj, "sandbox",
-                      json_pack("{s:b,s:b,s:I,s:f,s:o,s:s?,s:s,s:o}", "enabled", sandboxed, "internet_access",
-                                m->internet, "memory", (json_int_t)m->limits.memory, "timeout", m->limits.timeout_s,
-                                "cpu_time", m->limits.cpu_s ? json_integer(m->limits.cpu_s) : json_null(), "tmpdir",
-                                pol.tmpdir, "lake", weir_lake_path(rc->lake), "read", read));
+  json_t *hj = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "project", rc->p->dir, "file", m->file, "function",
+                         m->function, "model", m->name, "run_id", rc->run_id, "params", params);
+  json_object_set_new(
+      hj, "sandbox",
+      json_pack("{s:b,s:b,s:I,s:f,s:o,s:s?,s:s,s:o}", "enabled", sandboxed, "internet_access", m->internet,
+                "memory", (json_int_t)m->limits.memory, "timeout", m->limits.timeout_s, "cpu_time",
+                m->limits.cpu_s ? json_integer(m->limits.cpu_s) : json_null(), "tmpdir", pol.tmpdir, "lake",
+                weir_lake_path(rc->lake), "read", read));
   char *host_job = weir_json_compact(hj);
   json_decref(hj);
 
@@ -334,7 +340,8 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
         weir_error_clear(&e2);
         char *tail = log_tail(log_path, 2000);
         r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
-                        m->name, m->file, m->line, mp.worker_status > 128 ? "was killed by signal" : "exited with status",
+                        m->name, m->file, m->line,
+                        mp.worker_status > 128 ? "was killed by signal" : "exited with status",
                         mp.worker_status > 128 ? mp.worker_status - 128 : mp.worker_status, log_path,
                         *tail ? "\n" : "", tail);
         free(tail);
@@ -364,7 +371,8 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
           r = weir_seterr(err, code, "%s", msg);
         }
         json_t *details = json_object_get(e, "details");
-        if (json_is_array(details) && json_array_size(details)) weir_error_set_details(err, json_incref(details));
+        if (json_is_array(details) && json_array_size(details))
+          weir_error_set_details(err, json_incref(details));
         json_t *stage = json_object_get(result, "stage");
         json_t *rep = json_object_get(stage, "report");
         if (json_is_object(rep)) res->report = json_incref(rep);
@@ -376,7 +384,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   }
   json_decref(rc->sandbox);
   rc->sandbox = sandbox_record(&pol, sandboxed && prep.filter ? &prep : NULL,
-                               !sandboxed      ? "unsandboxed (--unsandboxed / sandbox=False)"
+                               !sandboxed     ? "unsandboxed (--unsandboxed / sandbox=False)"
                                : !prep.filter ? "the sandbox could not be set up: the model did not run"
                                               : NULL);
   if (mp.peak_memory > 0) json_object_set_new(rc->sandbox, "peak_memory", json_integer(mp.peak_memory));
@@ -387,8 +395,10 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   free(interp);
   pipeline_code_environment_free(host_env);
   sandbox_prepared_free(&prep);
-  if (sandboxed) pipeline_code_sandbox_done(&pol);
-  else sandbox_policy_free(&pol);
+  if (sandboxed)
+    pipeline_code_sandbox_done(&pol);
+  else
+    sandbox_policy_free(&pol);
   return r;
 }
 

@@ -107,7 +107,7 @@ void sandbox_limits_default(sandbox_limits *l) {
   l->cpu_s = 0;
 }
 
-#define MIN_MEMORY (32LL << 20)
+#define MIN_MEMORY  (32LL << 20)
 #define MAX_SECONDS (30.0 * 86400)
 
 char *sandbox_limits_from_json(const json_t *spec, sandbox_limits *l, bool *internet) {
@@ -130,10 +130,13 @@ char *sandbox_limits_from_json(const json_t *spec, sandbox_limits *l, bool *inte
       double s = json_number_value(v);
       if (!json_is_number(v) || !(s > 0) || s > MAX_SECONDS)
         return weir_asprintf("%s must be a positive duration of at most 30 days", key);
-      if (key[0] == 't') l->timeout_s = s;
-      else l->cpu_s = (int64_t)ceil(s);
+      if (key[0] == 't')
+        l->timeout_s = s;
+      else
+        l->cpu_s = (int64_t)ceil(s);
     } else {
-      return weir_asprintf("unknown sandbox option %s (known: internet_access, memory, timeout, cpu_time)", key);
+      return weir_asprintf("unknown sandbox option %s (known: internet_access, memory, timeout, cpu_time)",
+                           key);
     }
   }
   return NULL;
@@ -143,16 +146,21 @@ void sandbox_format_bytes(int64_t b, char *out, size_t size) {
   static const struct {
     int64_t unit;
     const char *name;
-  } units[] = {{1LL << 40, "TiB"}, {1000LL * 1000 * 1000 * 1000, "TB"}, {1LL << 30, "GiB"}, {1000LL * 1000 * 1000, "GB"},
-               {1LL << 20, "MiB"}, {1000LL * 1000, "MB"},                 {1LL << 10, "KiB"}, {1000, "KB"}};
+  } units[] = {{1LL << 40, "TiB"}, {1000LL * 1000 * 1000 * 1000, "TB"},
+               {1LL << 30, "GiB"}, {1000LL * 1000 * 1000, "GB"},
+               {1LL << 20, "MiB"}, {1000LL * 1000, "MB"},
+               {1LL << 10, "KiB"}, {1000, "KB"}};
   for (size_t i = 0; i < sizeof units / sizeof *units; i++)
     if (b >= units[i].unit && b % units[i].unit == 0) {
       snprintf(out, size, "%lld %s", (long long)(b / units[i].unit), units[i].name);
       return;
     }
-  if (b >= 1000LL * 1000 * 1000) snprintf(out, size, "%.1f GB", (double)b / 1e9);
-  else if (b >= 1000LL * 1000) snprintf(out, size, "%.1f MB", (double)b / 1e6);
-  else snprintf(out, size, "%lld bytes", (long long)b);
+  if (b >= 1000LL * 1000 * 1000)
+    snprintf(out, size, "%.1f GB", (double)b / 1e9);
+  else if (b >= 1000LL * 1000)
+    snprintf(out, size, "%.1f MB", (double)b / 1e6);
+  else
+    snprintf(out, size, "%lld bytes", (long long)b);
 }
 
 void sandbox_format_seconds(double s, char *out, size_t size) {
@@ -205,7 +213,8 @@ static void add_root(sandbox_policy *p, const char *path, bool exec) {
     free(real);
     return;
   }
-  if (covered(p->exec_roots, p->n_exec_roots, real) || (!exec && covered(p->read_roots, p->n_read_roots, real))) {
+  if (covered(p->exec_roots, p->n_exec_roots, real) ||
+      (!exec && covered(p->read_roots, p->n_read_roots, real))) {
     free(real);
     return;
   }
@@ -227,10 +236,11 @@ int sandbox_prepare(const sandbox_policy *policy, sandbox_prepared *out, weir_er
   out->ruleset_fd = -1;
   const sandbox_support *s = sandbox_probe();
   if (!sandbox_usable(s))
-    return weir_seterr(err, WEIR_EUNSUPPORTED,
-                       "weir cannot sandbox Python models on this machine: %s. Run with --unsandboxed (weir run) "
-                       "or sandbox=False (Client.run) to run them without a sandbox (the run records that)",
-                       s->why);
+    return weir_seterr(
+        err, WEIR_EUNSUPPORTED,
+        "weir cannot sandbox Python models on this machine: %s. Run with --unsandboxed (weir run) "
+        "or sandbox=False (Client.run) to run them without a sandbox (the run records that)",
+        s->why);
   out->landlock_abi = s->landlock_abi;
   out->ruleset_fd = sandbox_landlock_ruleset(policy, s->landlock_abi, err);
   if (out->ruleset_fd < 0) return err && err->code ? err->code : WEIR_EIO;
@@ -247,13 +257,15 @@ int sandbox_prepare(const sandbox_policy *policy, sandbox_prepared *out, weir_er
   out->have_cpu = policy->limits.cpu_s > 0;
   /* Soft at the limit (SIGXCPU, which the runner reports), hard a little later (SIGKILL
    * for a process that ignores SIGXCPU). */
-  if (out->have_cpu) out->cpu = (struct rlimit){(rlim_t)policy->limits.cpu_s, (rlim_t)policy->limits.cpu_s + 2};
+  if (out->have_cpu)
+    out->cpu = (struct rlimit){(rlim_t)policy->limits.cpu_s, (rlim_t)policy->limits.cpu_s + 2};
   /* Threads (processes are refused by the filter). The kernel counts them per user and
    * namespace, and does not apply this limit to root. */
   out->nproc = both(SANDBOX_THREADS);
   struct rlimit cur;
   rlim_t files = SANDBOX_OPEN_FILES;
-  if (getrlimit(RLIMIT_NOFILE, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < files) files = cur.rlim_max;
+  if (getrlimit(RLIMIT_NOFILE, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < files)
+    files = cur.rlim_max;
   out->nofile = both(files);
   /* A file the model writes (its output, a temporary file) holds at most its memory. */
   out->fsize = both((rlim_t)mem);
@@ -295,20 +307,22 @@ int sandbox_enter(const sandbox_prepared *s, const char **step) {
 
 /* ---- the record ---------------------------------------------------------------------- */
 
-json_t *sandbox_record(const sandbox_policy *policy, const sandbox_prepared *prepared, const char *unsandboxed) {
+json_t *sandbox_record(const sandbox_policy *policy, const sandbox_prepared *prepared,
+                       const char *unsandboxed) {
   json_t *limits = json_object();
   if (policy) {
     json_object_set_new(limits, "memory", json_integer(policy->limits.memory));
     json_object_set_new(limits, "timeout", json_real(policy->limits.timeout_s));
-    json_object_set_new(limits, "cpu_time", policy->limits.cpu_s ? json_integer(policy->limits.cpu_s) : json_null());
+    json_object_set_new(limits, "cpu_time",
+                        policy->limits.cpu_s ? json_integer(policy->limits.cpu_s) : json_null());
     json_object_set_new(limits, "threads", json_integer(SANDBOX_THREADS));
-    json_object_set_new(limits, "open_files", json_integer(prepared ? (json_int_t)prepared->nofile.rlim_cur
-                                                                    : SANDBOX_OPEN_FILES));
+    json_object_set_new(limits, "open_files",
+                        json_integer(prepared ? (json_int_t)prepared->nofile.rlim_cur : SANDBOX_OPEN_FILES));
   }
   if (unsandboxed || !prepared)
     return json_pack("{s:b,s:s,s:b,s:o}", "enabled", 0, "reason", unsandboxed ? unsandboxed : "unsandboxed",
                      "internet_access", policy && policy->internet, "limits", limits);
   const char *network = policy->internet ? "open" : prepared->unshare_net ? "namespace" : "seccomp";
-  return json_pack("{s:b,s:i,s:b,s:s,s:b,s:o}", "enabled", 1, "landlock_abi", prepared->landlock_abi, "seccomp", 1,
-                   "network", network, "internet_access", policy->internet, "limits", limits);
+  return json_pack("{s:b,s:i,s:b,s:s,s:b,s:o}", "enabled", 1, "landlock_abi", prepared->landlock_abi,
+                   "seccomp", 1, "network", network, "internet_access", policy->internet, "limits", limits);
 }

@@ -37,17 +37,17 @@
 #include "util/error.h"
 
 /* Defaults of the per-model limits (@weir.python(memory=, timeout=, cpu_time=)). */
-#define SANDBOX_DEFAULT_MEMORY (4LL * 1000 * 1000 * 1000) /* bytes of resident memory: "4GB" */
-#define SANDBOX_DEFAULT_TIMEOUT_S 3600.0                /* wall clock: "1h" */
-#define SANDBOX_THREADS 1024                            /* RLIMIT_NPROC: threads, not processes */
-#define SANDBOX_OPEN_FILES 1024                         /* RLIMIT_NOFILE */
+#define SANDBOX_DEFAULT_MEMORY    (4LL * 1000 * 1000 * 1000) /* bytes of resident memory: "4GB" */
+#define SANDBOX_DEFAULT_TIMEOUT_S 3600.0                     /* wall clock: "1h" */
+#define SANDBOX_THREADS           1024                       /* RLIMIT_NPROC: threads, not processes */
+#define SANDBOX_OPEN_FILES        1024                       /* RLIMIT_NOFILE */
 
 /* What the kernel offers, found once per process. */
 typedef struct sandbox_support {
-  int landlock_abi;   /* 0: no Landlock (kernel older than 5.13, or not enabled) */
-  bool seccomp;       /* seccomp filters (and a filter written for this architecture) */
-  bool userns;        /* an unprivileged user + network namespace can be created */
-  char why[512];      /* when !sandbox_usable(): what is missing, for people */
+  int landlock_abi; /* 0: no Landlock (kernel older than 5.13, or not enabled) */
+  bool seccomp;     /* seccomp filters (and a filter written for this architecture) */
+  bool userns;      /* an unprivileged user + network namespace can be created */
+  char why[512];    /* when !sandbox_usable(): what is missing, for people */
 } sandbox_support;
 
 /* The kernel's offer (cached after the first call). With $WEIR_SANDBOX_UNAVAILABLE set
@@ -62,9 +62,9 @@ bool sandbox_usable(const sandbox_support *s);
 
 /* The limits of one model process. */
 typedef struct sandbox_limits {
-  int64_t memory;       /* bytes of resident memory (the runner stops the process above it) */
-  double timeout_s;     /* wall clock from the start of the process */
-  int64_t cpu_s;        /* RLIMIT_CPU in seconds; 0: none */
+  int64_t memory;   /* bytes of resident memory (the runner stops the process above it) */
+  double timeout_s; /* wall clock from the start of the process */
+  int64_t cpu_s;    /* RLIMIT_CPU in seconds; 0: none */
 } sandbox_limits;
 
 /* The defaults above. */
@@ -77,14 +77,14 @@ char *sandbox_limits_from_json(const json_t *spec, sandbox_limits *l, bool *inte
 
 /* What one process may do. Paths are absolute; the policy owns its strings. */
 typedef struct sandbox_policy {
-  char **exec_roots;     /* read and execute: the interpreter, its libraries, site-packages */
+  char **exec_roots; /* read and execute: the interpreter, its libraries, site-packages */
   size_t n_exec_roots;
-  char **read_roots;     /* read only: the project */
+  char **read_roots; /* read only: the project */
   size_t n_read_roots;
-  char *tmpdir;          /* the private temporary folder: read and write */
-  char *protect;         /* a folder none of whose files may be read even when it lies
+  char *tmpdir;  /* the private temporary folder: read and write */
+  char *protect; /* a folder none of whose files may be read even when it lies
                             under a root (the lake, when a project holds its own lake) */
-  bool internet;         /* open the network (and nothing else) */
+  bool internet; /* open the network (and nothing else) */
   sandbox_limits limits;
 } sandbox_policy;
 
@@ -97,11 +97,11 @@ void sandbox_policy_add_read(sandbox_policy *p, const char *path);
 
 /* Everything the child needs, made in the parent. */
 typedef struct sandbox_prepared {
-  int ruleset_fd;                 /* Landlock ruleset (close-on-exec), -1 if none */
+  int ruleset_fd; /* Landlock ruleset (close-on-exec), -1 if none */
   int landlock_abi;
-  void *filter;                   /* struct sock_filter[] */
+  void *filter; /* struct sock_filter[] */
   unsigned short filter_len;
-  bool unshare_net;               /* enter a new user + network namespace */
+  bool unshare_net; /* enter a new user + network namespace */
   struct rlimit as, cpu, nproc, nofile, fsize, core, msgqueue;
   bool have_cpu;
 } sandbox_prepared;

@@ -76,7 +76,7 @@
 #endif
 
 /* Placeholders patched in the child with its own pid (see sandbox_seccomp_set_pid). */
-#define SELF_PID 0x7ffffff1u
+#define SELF_PID  0x7ffffff1u
 #define SELF_PGRP 0x8000000fu /* (uint32_t)-SELF_PID */
 
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + (i) * sizeof(uint64_t))
@@ -99,8 +99,8 @@ static void jump(prog *p, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf) {
   emit(p, (struct sock_filter)BPF_JUMP(code, k, jt, jf));
 }
 
-#define RET_ALLOW SECCOMP_RET_ALLOW
-#define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define RET_ALLOW    SECCOMP_RET_ALLOW
+#define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e)&SECCOMP_RET_DATA))
 
 /* With the call number in the accumulator: `nr` returns `action`. */
 static void deny(prog *p, int nr, uint32_t action) {
@@ -111,7 +111,8 @@ static void deny(prog *p, int nr, uint32_t action) {
 /* With the call number in the accumulator: for call `nr`, the low 32 bits of argument
  * `arg` are compared with `values`; a match returns `on_match`, anything else `other`.
  * Every path of the block returns, so the accumulator is free inside it. */
-static void on_arg(prog *p, int nr, int arg, const uint32_t *values, size_t n, uint32_t on_match, uint32_t other) {
+static void on_arg(prog *p, int nr, int arg, const uint32_t *values, size_t n, uint32_t on_match,
+                   uint32_t other) {
   jump(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, (uint8_t)(1 + 2 * n + 1));
   stmt(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(arg));
   for (size_t i = 0; i < n; i++) {
@@ -163,7 +164,8 @@ void sandbox_seccomp_filter(bool internet, bool netns, int landlock_abi, void **
   }
 
   /* 4. Metadata Landlock does not check. */
-  static const int metadata[] = {__NR_chmod, __NR_fchmodat, __NR_fchmodat2, __NR_chown, __NR_lchown, __NR_fchownat};
+  static const int metadata[] = {__NR_chmod, __NR_fchmodat, __NR_fchmodat2,
+                                 __NR_chown, __NR_lchown,   __NR_fchownat};
   for (size_t i = 0; i < sizeof metadata / sizeof *metadata; i++) deny(&p, metadata[i], RET_ERRNO(EPERM));
   if (landlock_abi < 3) deny(&p, __NR_truncate, RET_ERRNO(EPERM));
 
@@ -189,19 +191,62 @@ void sandbox_seccomp_filter(bool internet, bool netns, int landlock_abi, void **
   }
 
   /* 7. The kernel's other doors. */
-  static const int kernel[] = {
-      __NR_unshare, __NR_setns, __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot,
-      __NR_move_mount, __NR_open_tree, __NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick,
-      __NR_mount_setattr, __NR_open_tree_attr,
-      __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kcmp, __NR_pidfd_getfd,
-      __NR_pidfd_send_signal, __NR_pidfd_open,
-      __NR_bpf, __NR_perf_event_open, __NR_userfaultfd, __NR_io_uring_setup, __NR_io_uring_enter,
-      __NR_io_uring_register, __NR_keyctl, __NR_add_key, __NR_request_key,
-      __NR_kexec_load, __NR_kexec_file_load, __NR_init_module, __NR_finit_module, __NR_delete_module,
-      __NR_reboot, __NR_swapon, __NR_swapoff, __NR_acct, __NR_settimeofday, __NR_clock_settime,
-      __NR_clock_adjtime, __NR_adjtimex, __NR_iopl, __NR_ioperm, __NR_quotactl, __NR_quotactl_fd,
-      __NR_lookup_dcookie, __NR_open_by_handle_at, __NR_name_to_handle_at, __NR_vhangup, __NR_syslog,
-      __NR_uselib, __NR_sethostname, __NR_setdomainname, __NR_fanotify_init};
+  static const int kernel[] = {__NR_unshare,
+                               __NR_setns,
+                               __NR_mount,
+                               __NR_umount2,
+                               __NR_pivot_root,
+                               __NR_chroot,
+                               __NR_move_mount,
+                               __NR_open_tree,
+                               __NR_fsopen,
+                               __NR_fsconfig,
+                               __NR_fsmount,
+                               __NR_fspick,
+                               __NR_mount_setattr,
+                               __NR_open_tree_attr,
+                               __NR_ptrace,
+                               __NR_process_vm_readv,
+                               __NR_process_vm_writev,
+                               __NR_kcmp,
+                               __NR_pidfd_getfd,
+                               __NR_pidfd_send_signal,
+                               __NR_pidfd_open,
+                               __NR_bpf,
+                               __NR_perf_event_open,
+                               __NR_userfaultfd,
+                               __NR_io_uring_setup,
+                               __NR_io_uring_enter,
+                               __NR_io_uring_register,
+                               __NR_keyctl,
+                               __NR_add_key,
+                               __NR_request_key,
+                               __NR_kexec_load,
+                               __NR_kexec_file_load,
+                               __NR_init_module,
+                               __NR_finit_module,
+                               __NR_delete_module,
+                               __NR_reboot,
+                               __NR_swapon,
+                               __NR_swapoff,
+                               __NR_acct,
+                               __NR_settimeofday,
+                               __NR_clock_settime,
+                               __NR_clock_adjtime,
+                               __NR_adjtimex,
+                               __NR_iopl,
+                               __NR_ioperm,
+                               __NR_quotactl,
+                               __NR_quotactl_fd,
+                               __NR_lookup_dcookie,
+                               __NR_open_by_handle_at,
+                               __NR_name_to_handle_at,
+                               __NR_vhangup,
+                               __NR_syslog,
+                               __NR_uselib,
+                               __NR_sethostname,
+                               __NR_setdomainname,
+                               __NR_fanotify_init};
   for (size_t i = 0; i < sizeof kernel / sizeof *kernel; i++) deny(&p, kernel[i], RET_ERRNO(EPERM));
 
   stmt(&p, BPF_RET | BPF_K, RET_ALLOW);
@@ -213,7 +258,9 @@ void sandbox_seccomp_set_pid(void *filter, unsigned short len, int pid) {
   struct sock_filter *f = filter;
   for (unsigned short i = 0; i < len; i++) {
     if (BPF_CLASS(f[i].code) != BPF_JMP) continue;
-    if (f[i].k == SELF_PID) f[i].k = (uint32_t)pid;
-    else if (f[i].k == SELF_PGRP) f[i].k = (uint32_t)-pid;
+    if (f[i].k == SELF_PID)
+      f[i].k = (uint32_t)pid;
+    else if (f[i].k == SELF_PGRP)
+      f[i].k = (uint32_t)-pid;
   }
 }

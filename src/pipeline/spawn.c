@@ -73,8 +73,8 @@ int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *
   return pipeline_spawn_with(argv, &o, out, errtext, status, err);
 }
 
-#define WATCH_MS 20       /* memory checks of a child with a memory limit */
-#define GRACE_US 3000000  /* SIGTERM to SIGKILL for a child being cancelled */
+#define WATCH_MS 20      /* memory checks of a child with a memory limit */
+#define GRACE_US 3000000 /* SIGTERM to SIGKILL for a child being cancelled */
 
 static void close_pair(int p[2]) {
   if (p[0] >= 0) close(p[0]);
@@ -87,7 +87,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   if (out) *out = NULL;
   if (errtext) *errtext = NULL;
   *status = -1;
-  o->timed_out = o->memory_exceeded = false;
+  o->timed_out = o->memory_exceeded = o->output_exceeded = false;
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   int log_fd = -1;
   int rc = WEIR_OK;
@@ -102,14 +102,23 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   char *path = pipeline_find_program(argv[0]);
   pid_t pid = -1;
   if (rc == WEIR_OK) {
-    pipeline_child c = {.path = path, .argv = argv, .envp = o->envp, .cwd = o->cwd, .fd_in = in_pipe[0],
-                        .fd_out = out_pipe[1], .fd_err = log_fd >= 0 ? log_fd : err_pipe[1], .fd_extra = -1,
-                        .sandbox = o->sandbox, .session = o->sandbox != NULL,
+    pipeline_child c = {.path = path,
+                        .argv = argv,
+                        .envp = o->envp,
+                        .cwd = o->cwd,
+                        .fd_in = in_pipe[0],
+                        .fd_out = out_pipe[1],
+                        .fd_err = log_fd >= 0 ? log_fd : err_pipe[1],
+                        .fd_extra = -1,
+                        .sandbox = o->sandbox,
+                        .session = o->sandbox != NULL,
                         .death_signal = o->sandbox ? SIGKILL : SIGTERM};
     rc = pipeline_child_start(&c, &pid, err);
     if (rc == WEIR_ENOTFOUND && !strchr(argv[0], '/'))
-      weir_seterr(err, WEIR_ENOTFOUND, "cannot run %s: not found on PATH (set WEIR_PYTHON to a Python with the "
-                                       "weir SDK)", argv[0]);
+      weir_seterr(err, WEIR_ENOTFOUND,
+                  "cannot run %s: not found on PATH (set WEIR_PYTHON to a Python with the "
+                  "weir SDK)",
+                  argv[0]);
   }
   free(path);
   if (log_fd >= 0) close(log_fd);
@@ -199,8 +208,17 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
       } else {
         char buf[65536];
         ssize_t r = read(fds[i].fd, buf, sizeof buf);
-        if (r > 0) weir_buf_append(fds[i].fd == fd_out ? &ob : &eb, buf, (size_t)r);
-        else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        if (r > 0 && o->max_output && ob.len + eb.len + (size_t)r > o->max_output) {
+          /* A child printing without end would grow this process without end. */
+          if (!o->output_exceeded && !exited) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+          }
+          o->output_exceeded = true;
+        } else if (r > 0) {
+          weir_buf_append(fds[i].fd == fd_out ? &ob : &eb, buf, (size_t)r);
+        }
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
           close(fds[i].fd);
           if (fds[i].fd == fd_out) fd_out = -1;
           else fd_err = -1;
@@ -276,8 +294,10 @@ static int base_roots(const char *python, json_t **out, weir_error *err) {
   if (rc == WEIR_OK && (status != 0 || !(doc = json_loads(text ? text : "", 0, NULL)) || !json_is_array(doc)))
     rc = weir_seterr(err, WEIR_EMODEL, "cannot ask %s which folders it reads: %s", python,
                      errtext && *errtext ? errtext : "no answer");
-  if (rc != WEIR_OK) json_decref(doc);
-  else *out = doc;
+  if (rc != WEIR_OK)
+    json_decref(doc);
+  else
+    *out = doc;
   free(text);
   free(errtext);
   return rc;
@@ -313,8 +333,8 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
   const char *version = weir_json_str(spec, "version", NULL);
   json_t *pip = json_object_get(spec, "pip");
   char *pip_json = pip ? weir_json_canonical(pip) : weir_strdup("{}");
-  char *argv[] = {(char *)pipeline_python(), "-m", "weir.envs", "prepare", "--python",
-                  (char *)(version ? version : ""), "--pip", pip_json, "--json", NULL};
+  char *argv[] = {(char *)pipeline_python(),        "-m",    "weir.envs", "prepare", "--python",
+                  (char *)(version ? version : ""), "--pip", pip_json,    "--json",  NULL};
   char *stdout_text = NULL, *errtext = NULL;
   int status = 0;
   int rc = pipeline_spawn(argv, NULL, NULL, NULL, &stdout_text, &errtext, &status, err);
@@ -333,8 +353,10 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
     const char *python = weir_json_str(doc, "python", NULL);
     json_t *read = json_object_get(doc, "read");
     if (!python || !*python || !json_is_array(read)) {
-      rc = weir_seterr(err, WEIR_EMODEL, "cannot prepare the Python environment %s: weir.envs printed no "
-                                         "interpreter", key);
+      rc = weir_seterr(err, WEIR_EMODEL,
+                       "cannot prepare the Python environment %s: weir.envs printed no "
+                       "interpreter",
+                       key);
     } else {
       *out = weir_strdup(python);
       if (roots) *roots = json_incref(read);

@@ -67,12 +67,20 @@ static int sandboxed_sh(const sandbox_policy *p, const char *script, char **out)
   char *log = weir_path_join(dir, "out.txt");
   int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
-  pipeline_child c = {.path = "/bin/sh", .argv = argv, .fd_in = -1, .fd_out = fd, .fd_err = fd, .fd_extra = -1,
-                      .sandbox = &sp, .session = true};
+  pipeline_child c = {.path = "/bin/sh",
+                      .argv = argv,
+                      .fd_in = -1,
+                      .fd_out = fd,
+                      .fd_err = fd,
+                      .fd_extra = -1,
+                      .sandbox = &sp,
+                      .session = true};
   pid_t pid;
   int status = -1;
-  if (pipeline_child_start(&c, &pid, &err) == WEIR_OK) status = pipeline_child_wait(pid, NULL);
-  else TEST_FAIL_("pipeline_child_start: %s", test_err_message_(&err));
+  if (pipeline_child_start(&c, &pid, &err) == WEIR_OK)
+    status = pipeline_child_wait(pid, NULL);
+  else
+    TEST_FAIL_("pipeline_child_start: %s", test_err_message_(&err));
   weir_error_clear(&err);
   close(fd);
   *out = slurp(log);
@@ -85,11 +93,11 @@ static int sandboxed_sh(const sandbox_policy *p, const char *script, char **out)
 }
 
 typedef struct fixture {
-  char *dir;       /* everything below lives here */
-  char *project;   /* a read root with models.py */
-  char *lake;      /* the protected folder, inside the project (the hard case) */
-  char *home;      /* a user's other files */
-  char *tmp;       /* the private temporary folder */
+  char *dir;     /* everything below lives here */
+  char *project; /* a read root with models.py */
+  char *lake;    /* the protected folder, inside the project (the hard case) */
+  char *home;    /* a user's other files */
+  char *tmp;     /* the private temporary folder */
   sandbox_policy policy;
 } fixture;
 
@@ -135,8 +143,10 @@ static int run(fixture *f, char **out, const char *fmt, ...) {
 TEST(the_machine_offers_a_sandbox) {
   const sandbox_support *s = sandbox_probe();
   /* weir's CI machines do; a kernel without Landlock is told why. */
-  if (!sandbox_usable(s)) CHECK(strlen(s->why) > 0);
-  else CHECK(s->landlock_abi >= 1);
+  if (!sandbox_usable(s))
+    CHECK(strlen(s->why) > 0);
+  else
+    CHECK(s->landlock_abi >= 1);
 }
 
 TEST(reads_the_project_but_no_file_of_the_lake_inside_it) {
@@ -320,8 +330,13 @@ TEST(a_program_that_cannot_start_is_reported) {
   weir_error err = {0};
   CHECK_OK(sandbox_prepare(&f.policy, &sp, &err), &err);
   char *argv[] = {"/nonexistent/python", NULL};
-  pipeline_child c = {.path = "/nonexistent/python", .argv = argv, .fd_in = -1, .fd_out = -1, .fd_err = -1,
-                      .fd_extra = -1, .sandbox = &sp};
+  pipeline_child c = {.path = "/nonexistent/python",
+                      .argv = argv,
+                      .fd_in = -1,
+                      .fd_out = -1,
+                      .fd_err = -1,
+                      .fd_extra = -1,
+                      .sandbox = &sp};
   pid_t pid;
   CHECK_INT(pipeline_child_start(&c, &pid, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "/nonexistent/python");
@@ -334,8 +349,8 @@ TEST(limits_from_json) {
   sandbox_limits l;
   sandbox_limits_default(&l);
   bool net = true;
-  json_t *j = json_pack("{s:b,s:I,s:f,s:f}", "internet_access", 1, "memory", (json_int_t)(1LL << 30), "timeout", 600.0,
-                        "cpu_time", 59.5);
+  json_t *j = json_pack("{s:b,s:I,s:f,s:f}", "internet_access", 1, "memory", (json_int_t)(1LL << 30),
+                        "timeout", 600.0, "cpu_time", 59.5);
   char *msg = sandbox_limits_from_json(j, &l, &net);
   CHECK(msg == NULL);
   CHECK(net);
@@ -430,7 +445,8 @@ TEST(a_model_over_its_memory_is_stopped) {
   fixture_init(&f);
   pipeline_model_procs mp;
   /* 2 GiB touched, against a limit of 256 MiB. */
-  watch(&f, "exec /usr/bin/python3 -c 'b = bytearray(2 << 30); import time; time.sleep(30)'", 60, 256LL << 20, &mp);
+  watch(&f, "exec /usr/bin/python3 -c 'b = bytearray(2 << 30); import time; time.sleep(30)'", 60, 256LL << 20,
+        &mp);
   CHECK(mp.memory_exceeded);
   CHECK(!mp.timed_out);
   CHECK(mp.peak_memory > (200LL << 20));
