@@ -206,7 +206,7 @@ int pipeline_model_spawn(pipeline_model_procs *mp, weir_error *err) {
     if (worker.in_fd >= 0) fds[n++] = (struct pollfd){worker.in_fd, POLLOUT, 0};
     int wait_ms = 200;
     if (!host.done) wait_ms = POLL_MS;
-    if (host.pidfd < 0 || worker.pidfd < 0) wait_ms = 5; /* no pidfd: poll for exits */
+    if ((!host.done && host.pidfd < 0) || (!worker.done && worker.pidfd < 0)) wait_ms = 5; /* no pidfd */
     if (deadline >= 0 && !host.done) {
       int64_t left = (deadline - now) / 1000 + 1;
       if (left < wait_ms) wait_ms = left < 0 ? 0 : (int)left;
