@@ -12,7 +12,7 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan bench bench-full clean
+.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan test-model bench bench-full clean
 
 all: build
 
@@ -31,10 +31,15 @@ demo: build
 	examples/titanic/demo.sh
 
 test: build build-asan
-	$(MAKE) --no-print-directory test-c test-py test-asan
+	$(MAKE) --no-print-directory test-model test-c test-py test-asan
 
 test-c:
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The formal model of the versioning semantics (model/README.md): spin checks every
+# property of the model, a counterexample for each broken variant, and the witnesses.
+test-model:
+	model/check.sh
 
 test-py:
 	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest tests/py -q
