@@ -3,6 +3,7 @@
 #
 #   model/check.sh            every check below; exit 0 only if all pass
 #   model/check.sh -v         also print each counterexample's trace
+#   SHORTEST=1 model/check.sh -v   ... the shortest trace of each (pan -i; slower)
 #
 # 1. The model with every guard: each named property, an exhaustive search, no errors;
 #    and one search without any claim (no assertion of the model's own bounds fails, no
@@ -71,6 +72,8 @@ build() {
   mkdir -p "$d"
   cp "$here/weir.pml" "$d/"
   (cd "$d" && spin "${defs[@]}" -a weir.pml >spin.log 2>&1) || { cat "$d/spin.log"; fail "spin -a failed for $name"; return 1; }
+  # pan -i (the searches for a counterexample, with SHORTEST=1) needs -DREACH
+  if [ "${SHORTEST:-0}" = 1 ] && [ "$name" != correct ] && [ "$name" != noclaim ]; then cflags+=(-DREACH); fi
   (cd "$d" && "$CC" -Werror -DSAFETY -DCOLLAPSE "${cflags[@]}" -o pan pan.c 2>cc.log) ||
     { cat "$d/cc.log"; fail "compiling pan failed for $name"; return 1; }
 }
@@ -99,7 +102,9 @@ expect_violation() { # dir label claim flag defines...
   local d=$1 label=$2 claim=$3 flag=$4; shift 4
   local out="$d/$claim.out"
   rm -f "$d/weir.pml.trail"
-  (cd "$d" && ./pan "${PAN_OPTS[@]}" -N "$claim" >"$out" 2>&1) || true
+  local extra=()
+  [ "${SHORTEST:-0}" = 1 ] && extra=(-i)
+  (cd "$d" && ./pan "${PAN_OPTS[@]}" "${extra[@]}" -N "$claim" >"$out" 2>&1) || true
   local e; e=$(errors_of "$out")
   if [ "${e:-0}" = 0 ] || [ ! -f "$d/weir.pml.trail" ]; then
     fail "$label: expected a counterexample to $claim, spin found none"; sed -n '1,20p' "$out"; return
