@@ -57,8 +57,14 @@
 #define R_SUCCEEDED 2
 #define R_FAILED    3
 
+/* How many operations the Writer and the Agent make (spin -DAGENT_OPS=3 ... for a deeper,
+ * slower check). */
+#ifndef WRITER_OPS
 #define WRITER_OPS 1
+#endif
+#ifndef AGENT_OPS
 #define AGENT_OPS  2
+#endif
 
 /* write modes */
 #define W_REPLACE  1
@@ -119,6 +125,7 @@ bool viol_MainCleanFromFailedRuns;
 bool viol_RunAtomicityAcrossRevert;
 bool viol_ContractNeverRegresses;
 bool viol_RowsMatchContract;
+bool viol_RunPublishesAllOutputs;
 
 ltl NoLostUpdate              { [] !viol_NoLostUpdate }
 ltl NoStalePublication        { [] !viol_NoStalePublication }
@@ -126,6 +133,13 @@ ltl MainCleanFromFailedRuns   { [] !viol_MainCleanFromFailedRuns }
 ltl RunAtomicityAcrossRevert  { [] !viol_RunAtomicityAcrossRevert }
 ltl ContractNeverRegresses    { [] !viol_ContractNeverRegresses }
 ltl RowsMatchContract         { [] !viol_RowsMatchContract }
+ltl RunPublishesAllOutputs    { [] !viol_RunPublishesAllOutputs }
+/* Their conjunction, for one search of the correct model (each is an invariant, so one
+ * search of the conjunction proves them all). */
+ltl AllProperties { [] !(viol_NoLostUpdate || viol_NoStalePublication ||
+                         viol_MainCleanFromFailedRuns || viol_RunAtomicityAcrossRevert ||
+                         viol_ContractNeverRegresses || viol_RowsMatchContract ||
+                         viol_RunPublishesAllOutputs) }
 
 /* Witnesses (built with -DWITNESS only): events the correct model must be able to reach,
  * each as a formula that must FAIL. They keep the properties from holding vacuously, by
@@ -153,7 +167,7 @@ ltl Witness_RevertRun               { [] !saw_RevertRun }
 /* Scratch for the inside of one atomic step. Hidden: not part of the state, so they must
  * never carry a value from one step to the next. */
 hidden byte h_i, h_u, h_new, h_nv, h_cur, h_old, h_s, h_g, h_b, h_v, h_tv, h_r, h_res;
-hidden byte h_ff, h_ours, h_theirs, h_any;
+hidden byte h_ff, h_ours, h_theirs, h_any, h_take;
 
 #define E(c, t)      ((c)*NT + (t))
 #define SEEN(c, t)   (vrows[ctab[E(c, t)]] | ckill[E(c, t)])
@@ -266,28 +280,35 @@ inline move(b) {
 
 /* Merge src into main (`weir merge`, and a run's publication). part: allow-partial.
  * runid: the run that publishes (its own versions are exempt from the aborted-work rule),
- * 0 for a plain merge. Result in h_res; on OK, main has moved. */
-inline merge_into_main(src, part, runid) {
+ * 0 for a plain merge. base: the commit to merge three-way against, NONE for the merge
+ * base of the two heads. Result in h_res; on OK, main has moved. */
+inline merge_into_main(src, part, runid, base) {
   h_s = head[src];
   h_g = head[MAIN];
   h_res = OK;
   if
-  :: canc[h_g] & (1 << h_s) -> h_res = UPTODATE           /* source already reachable */
+  :: base == NONE && (canc[h_g] & (1 << h_s)) -> h_res = UPTODATE  /* source already reachable */
   :: else ->
      /* Merge base: the common ancestor with the highest id. Ids are topological, so it
       * is a nearest one, and among several nearest the latest (the spec's tie-break).
       * Commit 0 is an ancestor of every commit, so the search ends. */
-     h_b = MAXC - 1;
-     do
-     :: (canc[h_g] & canc[h_s] & (1 << h_b)) -> break
-     :: else -> h_b--
-     od;
-     h_ff = (h_b == h_g);                                  /* target is an ancestor: fast-forward */
+     if
+     :: base == NONE ->
+        h_b = MAXC - 1;
+        do
+        :: (canc[h_g] & canc[h_s] & (1 << h_b)) -> break
+        :: else -> h_b--
+        od
+     :: else -> h_b = base
+     fi;
+     h_ff = ((canc[h_s] & (1 << h_g)) != 0);              /* target is an ancestor: fast-forward */
+     h_take = 0;                                          /* tables to take from the source */
      for (h_i : 0 .. NT-1) {
        h_ours = (ctab[E(h_g, h_i)] != ctab[E(h_b, h_i)]);
        h_theirs = (ctab[E(h_s, h_i)] != ctab[E(h_b, h_i)]);
        if
        :: h_ours && h_theirs && ctab[E(h_g, h_i)] != ctab[E(h_s, h_i)] -> h_res = CONFLICT
+       :: h_theirs && !h_ours -> h_take = 1
        :: else
        fi;
        /* Aborted work: a version the source side brings (changed since the base) that a
@@ -315,6 +336,7 @@ inline merge_into_main(src, part, runid) {
           fi
         }
         if
+        :: !h_take && !h_ff -> h_res = UPTODATE          /* (a given base, source already in) */
         :: h_ff -> h_new = h_s                            /* fast-forward: no new commit */
         :: else ->
            mk_commit(h_g, h_s);                           /* parents (target, source) */
@@ -329,7 +351,10 @@ inline merge_into_main(src, part, runid) {
              ckill[E(h_new, h_i)] = ckill[E(h_g, h_i)] | ckill[E(h_s, h_i)]
            }
         fi;
-        move(MAIN)
+        if
+        :: h_res == OK -> move(MAIN)
+        :: else
+        fi
      :: else
      fi
   fi
@@ -610,19 +635,6 @@ proctype Runner() {
     :: else
     fi;
 #endif
-#ifndef BROKEN_MERGE_BASE_ONLY
-    /* The outputs replace P and C: each conflicts if it changed on main since H, unless
-     * main already holds the run's own version. The three-way merge alone does not see
-     * this once part of run/1 reached main (allow-partial): the merge base is then past H. */
-    for (h_u : P .. C) {
-      if
-      :: ctab[E(h_g, h_u)] != ctab[E(rbase, h_u)] && ctab[E(h_g, h_u)] != rver[h_u] ->
-         h_res = CONFLICT;
-         SAW(saw_PublishRefusedConflict)
-      :: else
-      fi
-    }
-#endif
     /* NoStalePublication, in its own terms: every table the run read is, on main, the
      * version it read (or already the run's own output). */
     h_any = 0;
@@ -633,7 +645,22 @@ proctype Runner() {
       fi
     }
     if
-    :: h_res == OK -> merge_into_main(RUNB, 0, RUN)
+    :: h_res == OK ->
+       /* The merge is three-way against the run's base H: each output replaces its table,
+        * so it conflicts if the table changed on main since H (unless main already has
+        * the run's version), and every output lands. The merge base of the two heads is
+        * not enough: once part of run/1 reached main (allow-partial), it is past H, and a
+        * later change on main to a table the run wrote would silently win over the run's
+        * output (BROKEN_MERGE_BASE_ONLY). */
+#ifdef BROKEN_MERGE_BASE_ONLY
+       merge_into_main(RUNB, 0, RUN, NONE)
+#else
+       merge_into_main(RUNB, 0, RUN, rbase)
+#endif
+    :: else
+    fi;
+    if
+    :: h_res == UPTODATE -> h_res = OK                   /* main already holds every output */
     :: else
     fi;
     if
@@ -642,6 +669,14 @@ proctype Runner() {
        :: h_any -> viol_NoStalePublication = 1
        :: else
        fi;
+       /* RunPublishesAllOutputs: right after publication main holds every table the run
+        * wrote at the run's version: all outputs appear at once. */
+       for (h_u : 0 .. NT-1) {
+         if
+         :: rver[h_u] != NONE && ctab[E(head[MAIN], h_u)] != rver[h_u] -> viol_RunPublishesAllOutputs = 1
+         :: else
+         fi
+       }
        rstat[RUN] = R_SUCCEEDED;
        rpub = head[MAIN];
        if
@@ -651,6 +686,10 @@ proctype Runner() {
        printf("@@ Runner: publishes run/1 into main -> commit %d, run 1 succeeded\n", rpub)
     :: else ->
        rstat[RUN] = R_FAILED;
+       if
+       :: h_res == CONFLICT -> SAW(saw_PublishRefusedConflict)
+       :: else
+       fi;
        printf("@@ Runner: publication ");
        say_res();
        printf(" -> run 1 failed, main untouched\n")
@@ -755,16 +794,16 @@ proctype Agent() {
      /* choose the operation; phase 1 (its base) in the same step */
      atomic {
        if
-       :: op = A_WRITE; t = P; mode = W_REPLACE
-       :: op = A_WRITE; t = P; mode = W_APPEND
-       :: op = A_WRITE; t = P; mode = W_CONTRACT
        :: op = A_DEV_BRANCH
-       :: op = A_DEV_FIX; t = C; mode = W_REPLACE
        :: op = A_MERGE; part = 0
        :: op = A_MERGE; part = 1
+       :: op = A_DEV_FIX; t = C; mode = W_REPLACE
        :: op = A_REVERT; t = P
        :: op = A_REVERT; t = C
        :: op = A_REVERT_RUN
+       :: op = A_WRITE; t = P; mode = W_REPLACE
+       :: op = A_WRITE; t = P; mode = W_APPEND
+       :: op = A_WRITE; t = P; mode = W_CONTRACT
        fi;
        if
        :: op == A_REVERT ->
@@ -805,7 +844,7 @@ proctype Agent() {
           fi
        :: op == A_MERGE ->
           if
-          :: alive[DEV] -> merge_into_main(DEV, part, 0)
+          :: alive[DEV] -> merge_into_main(DEV, part, 0, NONE)
           :: else -> h_res = REFUSED
           fi
        :: op == A_REVERT -> revert_commit(t, R, part, base, rv)
