@@ -3,7 +3,7 @@
  * lake"; the required behaviour is the project's versioning spec). model/README.md says
  * what is modelled and what is abstracted away; model/check.sh runs it.
  *
- *   spin -a weir.pml && cc -O2 -o pan pan.c && ./pan -N NoLostUpdate
+ *   spin -a weir.pml && cc -O1 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -w20 -N AllProperties
  *
  * The world: three tables (S is read by a pipeline run, P and C are written by it),
  * three branches (main, the run's run/1, an agent's dev), one tag (v0, the first
@@ -18,7 +18,8 @@
  *           the run's branch or the run's result, `revert --run`, with or without
  *           allow-partial.
  *
- * Every catalog transaction is one `atomic` step: actors interleave between transactions,
+ * Every catalog transaction is one indivisible step (d_step; atomic where the step also
+ * chooses what to do): actors interleave between transactions,
  * never inside one, as the catalog (one SQL transaction ending in a compare-and-swap of
  * the branch head) guarantees. A write that the implementation retries after losing the
  * compare-and-swap is modelled by one step that validates against the head current at
@@ -28,8 +29,10 @@
  * Each property is a named LTL formula `[] !viol_X` over a ghost flag that monitor code
  * sets, in the same atomic step, the moment the property is broken (so the error trail
  * ends at the offending transaction and names the flag). Broken variants remove one guard
- * each (-DBROKEN_...); model/check.sh asserts that each one yields a counterexample to
- * its property, and that the model with every guard has none.
+ * each (-DBROKEN_..., and -DLITERAL_REVERT_RULE for the revert rule as the spec words
+ * it); model/check.sh asserts that each one yields a counterexample to its property,
+ * that the model with every guard has none, and that the witnessed events (-DWITNESS)
+ * are reachable.
  */
 
 /* ---- sizes ----------------------------------------------------------------------------- */
