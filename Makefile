@@ -21,7 +21,7 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-asan test-fuzz fuzz soak bench bench-full clean
+.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-asan test-fuzz test-model fuzz soak bench bench-full clean
 
 all: build
 
@@ -45,10 +45,15 @@ demo: build
 	examples/titanic/demo.sh
 
 test: build build-asan build-fuzz
-	$(MAKE) --no-print-directory test-c test-py test-asan test-fuzz
+	$(MAKE) --no-print-directory test-model test-c test-py test-asan test-fuzz
 
 test-c:
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The formal model of the versioning semantics (model/README.md): spin checks every
+# property of the model, a counterexample for each broken variant, and the witnesses.
+test-model:
+	model/check.sh
 
 test-py:
 	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest tests/py -q
