@@ -196,13 +196,21 @@ class PythonEnv:
         return {"version": self.version, "pip": dict(self.pip)}
 
 
-def _set_model(fn: F, materialization: str, name: str | None) -> F:
+def _set_model(fn: F, materialization: str | None, name: str | None, strategy: str | None = None) -> F:
     if not callable(fn):
         raise ModelDefinitionError(f"@weir.model decorates a function, not {fn!r}")
-    mat = materialization.upper() if isinstance(materialization, str) else materialization  # pyright: ignore[reportUnnecessaryIsInstance]
-    if mat not in ("REPLACE", "APPEND"):
-        raise ModelDefinitionError(f"@weir.model(materialization={materialization!r}): use 'REPLACE' or 'APPEND'",
-                                   _code_line(fn), _code_file(fn))
+    # materialization_strategy= is the seed paper's spelling (and the SQL header's): the same option.
+    given = [(k, v) for k, v in (("materialization", materialization), ("materialization_strategy", strategy))
+             if v is not None]
+    for key, value in given:
+        up = value.upper() if isinstance(value, str) else value  # pyright: ignore[reportUnnecessaryIsInstance]
+        if up not in ("REPLACE", "APPEND"):
+            raise ModelDefinitionError(f"@weir.model({key}={value!r}): use 'REPLACE' or 'APPEND'",
+                                       _code_line(fn), _code_file(fn))
+    if len(given) == 2 and given[0][1].upper() != given[1][1].upper():
+        raise ModelDefinitionError(f"@weir.model(materialization={materialization!r}, materialization_strategy="
+                                   f"{strategy!r}): they are one option; give it once", _code_line(fn), _code_file(fn))
+    mat = given[0][1].upper() if given else "REPLACE"
     if name is not None and (not isinstance(name, str) or not _MODEL_NAME.match(name)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ModelDefinitionError(f"@weir.model(name={name!r}): a model name is letters, digits and underscores",
                                    _code_line(fn), _code_file(fn))
@@ -215,11 +223,12 @@ def model(fn: F, /) -> F: ...
 
 
 @overload
-def model(*, materialization: Materialization = "REPLACE", name: str | None = None) -> Callable[[F], F]: ...
+def model(*, materialization: Materialization | None = None, name: str | None = None,
+          materialization_strategy: Materialization | None = None) -> Callable[[F], F]: ...
 
 
-def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE",
-          name: str | None = None) -> F | Callable[[F], F]:
+def model(fn: F | None = None, /, *, materialization: Materialization | None = None,
+          name: str | None = None, materialization_strategy: Materialization | None = None) -> F | Callable[[F], F]:
     """Declares a function a model of the project: it produces the table named after it
     (or ``name``). Usable bare (``@weir.model``) or with arguments, above or below
     ``@weir.python``.
@@ -228,12 +237,16 @@ def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE
         materialization: ``"REPLACE"`` (default: the table is replaced by the output) or
             ``"APPEND"`` (the output's rows are added).
         name: the model and table name; default the function's name.
+        materialization_strategy: the same option under the name the SQL header and the
+            seed papers use (``@weir.model(materialization_strategy='REPLACE')``); give
+            one of the two.
 
     Returns:
         The function itself, unchanged apart from the recorded options.
 
     Raises:
-        ModelDefinitionError: a bad materialization or name.
+        ModelDefinitionError: a bad materialization or name, or two different
+            materializations.
 
     Example:
         >>> import pyarrow as pa
@@ -245,10 +258,10 @@ def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE
         'APPEND'
     """
     if fn is not None:
-        return _set_model(fn, materialization, name)
+        return _set_model(fn, materialization, name, materialization_strategy)
 
     def deco(f: F) -> F:
-        return _set_model(f, materialization, name)
+        return _set_model(f, materialization, name, materialization_strategy)
 
     return deco
 

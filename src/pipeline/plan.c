@@ -59,14 +59,28 @@ static void cache_free(table_cache *tc) {
 
 /* ---- resolution ------------------------------------------------------------------- */
 
-/* True when `name` is a SQL model of the project whose file has a problem (reported
- * already): its readers are not told that their input does not exist. */
-static bool unloaded_sql_model(const weir_project *p, const char *name) {
+/* True when `name` is in list `key` of p->unloaded: declared by a file (or definition)
+ * whose problem is reported already. A reference to it is not a problem of its own: the
+ * root cause is. Table names compare without case, as SQL reads them. */
+static bool unloaded(const weir_project *p, const char *key, const char *name) {
   size_t i;
   json_t *v;
-  json_array_foreach(json_object_get(p->unloaded, "sql"), i, v)
-    if (strcasecmp(json_string_value(v), name) == 0) return true;
+  bool nocase = strcmp(key, "schemas") != 0;
+  json_array_foreach(json_object_get(p->unloaded, key), i, v) {
+    const char *s = json_string_value(v);
+    if (s && (nocase ? strcasecmp(s, name) : strcmp(s, name)) == 0) return true;
+  }
   return false;
+}
+
+/* " (unless a.py, b.py, which did not load, define it)" when Python files that did not
+ * load declare names nobody could read (their source does not parse); "" otherwise. */
+static void opaque_hint(const weir_project *p, weir_buf *hint) {
+  json_t *py = json_object_get(p->unloaded, "opaque");
+  size_t j;
+  json_t *f;
+  json_array_foreach(py, j, f) weir_buf_printf(hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
+  if (hint->len) weir_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
 }
 
 static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
@@ -77,12 +91,15 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
     if (m->output_schema_name) {
       m->output = pipeline_schema(p, m->output_schema_name);
       int line = m->output_line ? m->output_line : m->line;
-      if (!m->output)
+      if (!m->output && !unloaded(p, "schemas", m->output_schema_name)) {
+        weir_buf hint = WEIR_BUF_INIT;
+        opaque_hint(p, &hint);
         pipeline_problem(p, m->file, line, m->name, NULL, m->output_schema_name, NULL,
                          "%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
-                         "TableSchema of that name)",
-                         m->file, line, m->name, m->output_schema_name);
-      else
+                         "TableSchema of that name)%s",
+                         m->file, line, m->name, m->output_schema_name, weir_buf_cstr(&hint));
+        weir_buf_free(&hint);
+      } else if (m->output)
         for (size_t c = 0; c < m->output->n_columns; c++)
           if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
             pipeline_problem(p, m->file, m->line, m->name, m->output->columns[c].field.name, "a storable type",
@@ -101,10 +118,14 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
         prod = model_index(p, dot + 1);
       if (in->schema_name) {
         in->schema = pipeline_schema(p, in->schema_name);
-        if (!in->schema)
+        if (!in->schema && !unloaded(p, "schemas", in->schema_name)) {
+          weir_buf hint = WEIR_BUF_INIT;
+          opaque_hint(p, &hint);
           pipeline_problem(p, m->file, in->line, m->name, NULL, in->schema_name, NULL,
-                           "%s:%d: model %s: input %s: schema \"%s\" is not defined", m->file, in->line,
-                           m->name, in->param ? in->param : in->name, in->schema_name);
+                           "%s:%d: model %s: input %s: schema \"%s\" is not defined%s", m->file, in->line,
+                           m->name, in->param ? in->param : in->name, in->schema_name, weir_buf_cstr(&hint));
+          weir_buf_free(&hint);
+        }
       }
       if (prod >= 0 && !in->ref) {
         in->producer = (int)prod;
@@ -145,14 +166,14 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       }
       iceberg_table *t = cached_table(lake, tc, at, full, err, &rc);
       if (rc) break;
-      if (!t && !unloaded_sql_model(p, in->name)) {
-        /* A Python file that did not load may be where the model was defined. */
+      const char *bare = dot && prod < 0 && strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 &&
+                                 strlen(p->ns) == (size_t)(dot - in->name)
+                             ? dot + 1
+                             : in->name;
+      if (!t && !unloaded(p, "sql", bare) && !unloaded(p, "models", bare)) {
+        /* A Python file whose source does not parse may be where the model was defined. */
         weir_buf hint = WEIR_BUF_INIT;
-        json_t *py = json_object_get(p->unloaded, "python");
-        size_t j;
-        json_t *f;
-        json_array_foreach(py, j, f) weir_buf_printf(&hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
-        if (hint.len) weir_buf_printf(&hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
+        opaque_hint(p, &hint);
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
                          "%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
                          "commit %.12s%s",

@@ -135,7 +135,7 @@ TEST(decimals_rescale_exactly) {
   /* Fewer integer digits would lose values: refused as narrowing. */
   arr_fixed(&a, 16, d, 3, NULL);
   CHECK_INT(run1("Decimal(18, 4)", "d:18,2", &a, &v, &err), WEIR_ECONTRACT);
-  CHECK_STR(vmsg(&v, 0), "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4) (narrowing casts are not applied)");
+  CHECK_STR(vmsg(&v, 0), "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4)" NARROWING_HINT);
   weir_validation_clear(&v);
   weir_error_clear(&err);
 }
