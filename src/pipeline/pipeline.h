@@ -26,6 +26,7 @@ typedef struct model_input {
   char *filter;          /* Python Model(filter=...) */
   char *ref;             /* Python Model(ref=...) */
   char *schema_name;     /* projection schema, or NULL (unchecked input) */
+  json_t *columns;       /* Python Model(columns=[...]): the columns read, unchecked; or NULL */
   const weir_contract *schema; /* resolved projection schema (borrowed) */
   int line;
 } model_input;
@@ -51,6 +52,9 @@ typedef struct pipeline_model {
                             promise; an inferred schema's is unknown */
   int output_line;       /* where the output schema is named (SQL header line) */
   bool unparsable;       /* the SQL did not parse (reported once, not again by planning) */
+  json_t *exact_casts;   /* columns the plan casts exactly (declared cast "exact"): [{column,
+                            from (the type being narrowed, null when only the run knows), to,
+                            input (null for the output, else the parameter or table)}] */
 } pipeline_model;
 
 typedef struct weir_project {

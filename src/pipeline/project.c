@@ -54,10 +54,12 @@ static void model_clear(pipeline_model *m) {
     free(in->filter);
     free(in->ref);
     free(in->schema_name);
+    json_decref(in->columns);
   }
   free(m->inputs);
   free(m->table);
   weir_schema_clear(&m->planned);
+  json_decref(m->exact_casts);
 }
 
 void pipeline_project_free(weir_project *p) {
@@ -481,6 +483,8 @@ static int load_python(weir_project *p, weir_error *err) {
       mi->filter = json_strdup(in, "filter");
       mi->ref = json_strdup(in, "ref");
       mi->schema_name = json_strdup(in, "schema");
+      json_t *cols = json_object_get(in, "columns");
+      if (json_is_array(cols)) mi->columns = json_incref(cols);
       mi->line = (int)weir_json_int(in, "line", m->line);
       mi->producer = -1;
     }
