@@ -233,7 +233,7 @@ def _set_model(fn: F, materialization: str | None, name: str | None, strategy: s
     if len(given) == 2 and given[0][1].upper() != given[1][1].upper():
         raise ModelDefinitionError(f"@weir.model(materialization={materialization!r}, materialization_strategy="
                                    f"{strategy!r}): they are one option; give it once", _code_line(fn), _code_file(fn))
-    mat = given[0][1].upper() if given else "REPLACE"
+    mat: Materialization = "APPEND" if given and given[0][1].upper() == "APPEND" else "REPLACE"
     if name is not None and (not isinstance(name, str) or not _MODEL_NAME.match(name)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ModelDefinitionError(f"@weir.model(name={name!r}): a model name is letters, digits and underscores",
                                    _code_line(fn), _code_file(fn))
