@@ -270,6 +270,7 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.no_ff = cli_flag(cmd, args, "no-ff");
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
   o.strategy = cli_opt_value(cmd, args, "strategy");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
   weir_error err = {0};
   char *out = NULL;
   json_t *r;
@@ -314,6 +315,7 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_revert_options o = {0};
   o.message = cli_opt_value(cmd, args, "message");
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
   const char *branch = cli_opt_value(cmd, args, "branch");
   weir_error err = {0};
   char *out = NULL;

@@ -185,6 +185,15 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_run_options o = {0};
   o.branch = cli_opt_value(cmd, args, "ref");
   o.dry_run = cli_flag(cmd, args, "dry-run");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
+  const char *retry = cli_opt_value(cmd, args, "retry");
+  if (retry) {
+    char *end;
+    long n = strtol(retry, &end, 10);
+    if (!*retry || *end || n < 0 || n > 100)
+      return cli_usage_error(ctx, cmd, "--retry needs a number of retries from 0 to 100, not \"%s\"", retry);
+    o.retries = (int)n;
+  }
   weir_error err = {0};
   char *out = NULL;
   rc = weir_project_run(lake, args->pos[0], &o, &out, &err);

@@ -71,6 +71,7 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.contract_path = cli_opt_value(cmd, args, "contract");
   o.message = cli_opt_value(cmd, args, "message");
   o.format = cli_opt_value(cmd, args, "format");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;

@@ -13,6 +13,7 @@ static const cli_opt IMPORT_OPTS[] = {
     {"contract", 'c', "C.yml", "check the data against this contract first"},
     {"message", 'm', "M", "commit message"},
     {"format", 0, "FMT", "csv, parquet or jsonl (default: from the file extension)"},
+    {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 
 static const cli_opt REF_OPTS[] = {{"ref", 'r', "R", "ref to read (default: main)"}, {NULL, 0, NULL, NULL}};
@@ -38,6 +39,7 @@ static const cli_opt MERGE_OPTS[] = {
     {"no-ff", 0, NULL, "create a merge commit even when a fast-forward is possible"},
     {"allow-partial", 0, NULL, "merge even if the source holds work of a failed run"},
     {"strategy", 0, "S", "resolve conflicting tables: source-wins or target-wins (default: fail)"},
+    {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt REVERT_OPTS[] = {
     {"to", 0, "R", "the ref whose version of the table to restore"},
@@ -45,12 +47,16 @@ static const cli_opt REVERT_OPTS[] = {
     {"branch", 'b', "B", "branch to commit on (default: main; with --run, the run's target branch)"},
     {"message", 'm', "M", "commit message"},
     {"allow-partial", 0, NULL, "revert one table of a run on its own"},
+    {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan against (default: main)"},
                                      {NULL, 0, NULL, NULL}};
-static const cli_opt RUN_OPTS[] = {{"ref", 'r', "B", "branch to run on (default: main)"},
-                                   {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
-                                   {NULL, 0, NULL, NULL}};
+static const cli_opt RUN_OPTS[] = {
+    {"ref", 'r', "B", "branch to run on (default: main)"},
+    {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
+    {"expect-head", 0, "HASH", "run on this commit of the branch: refused (exit 4) if an input changed since"},
+    {"retry", 0, "N", "if an input changed on the branch while the run ran, plan and run again, up to N times"},
+    {NULL, 0, NULL, NULL}};
 
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
@@ -61,7 +67,10 @@ const cli_command CLI_COMMANDS[] = {
      "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
      "without nulls is recorded as required. With --contract the data is checked first:\n"
      "a violation of a fail-mode rule writes nothing (exit 3); drop-mode rules move rows\n"
-     "to TABLE__quarantine in the same commit; warn-mode rules only report.",
+     "to TABLE__quarantine in the same commit; warn-mode rules only report.\n"
+     "If another writer changed the table on the branch meanwhile, a replace is refused\n"
+     "(exit 4: it would remove rows it never read), and an append lands on the newer\n"
+     "version when its schema and contract are unchanged, else is validated again.",
      "weir import titanic.csv --table titanic --contract contracts/titanic.yml", IMPORT_OPTS, 1, 1,
      cmd_import},
     {"tables", "", "list tables at a ref with row counts", NULL, "weir tables --ref dev", REF_OPTS, 0, 0,
@@ -112,7 +121,9 @@ const cli_command CLI_COMMANDS[] = {
      "weir check examples/titanic/project", CHECK_OPTS, 1, 1, cmd_check},
     {"run", "PROJECT", "check, then run a project transactionally on a branch",
      "Models run on a temporary branch run/<id> and are merged into the target only if\n"
-     "every model and contract passed: all outputs appear at once or none do.",
+     "every model and contract passed: all outputs appear at once or none do. If a table\n"
+     "the run read changed on the target while it ran, nothing is published (exit 4);\n"
+     "--retry N plans and runs again on the new head.",
      "weir run examples/titanic/project --ref main", RUN_OPTS, 1, 1, cmd_run},
     {"runs", "", "list runs with status, branch and result commit", NULL, "weir runs", NO_OPTS, 0, 0,
      cmd_runs_list},

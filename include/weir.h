@@ -123,8 +123,10 @@ typedef enum weir_error_code {
   WEIR_EPARTIAL = 14,       /* would publish or revert part of a run            exit 1 */
   WEIR_EMODEL = 15,         /* a model raised an error or its worker crashed    exit 1 */
   WEIR_EUNSUPPORTED = 16,   /* a valid request weir does not support            exit 1 */
-  WEIR_EINTERRUPTED = 17    /* stopped by weir_lake_interrupt (Ctrl-C), or its
+  WEIR_EINTERRUPTED = 17,   /* stopped by weir_lake_interrupt (Ctrl-C), or its
                                process ended mid-run; nothing was published  exit 130 */
+  WEIR_ESTALEREAD = 18      /* a table the write read changed on its branch since
+                               its base (docs/versioning.md); nothing written  exit 4 */
 } weir_error_code;
 
 /**
@@ -275,6 +277,10 @@ typedef struct weir_merge_options {
                            merge fails, nothing written); "source-wins": take the source's
                            version; "target-wins": keep the target's. Resolved tables are
                            listed with action "conflict: source wins" / "... target wins" */
+  const char *expect_head; /* the head of `into` the caller reviewed (hash, prefix or ref), or
+                           NULL. If `into` moved past it, the merge is refused
+                           (WEIR_ECONCURRENT, nothing written) when a table it would change
+                           on `into` changed since, or when it is not in into's history */
 } weir_merge_options;
 
 /**
@@ -308,6 +314,10 @@ WEIR_API int weir_describe(weir_lake *lake, const char *table, const char *ref, 
 typedef struct weir_revert_options {
   const char *message;  /* NULL = a message naming what was reverted */
   int allow_partial;    /* revert one table of a run on its own */
+  const char *expect_head; /* the branch head the revert was decided at (hash, prefix or
+                           ref), or NULL for the current head. If the branch moved past it,
+                           the revert is refused (WEIR_ECONCURRENT, nothing written) when a
+                           table it reverts changed since */
 } weir_revert_options;
 
 /** Commits on `branch` (NULL = "main") the pointer `table` had at `to_ref`, or drops the
@@ -340,6 +350,11 @@ typedef struct weir_import_options {
   const char *contract_path;  /* YAML or JSON contract to check the data against, or NULL */
   const char *message;        /* commit message; NULL = "import FILE into TABLE" */
   const char *format;         /* "csv", "parquet", "jsonl"; NULL = from the extension */
+  const char *expect_head;    /* the write's base: a commit (hash, unique prefix or ref) that
+                                 must be the branch's head or in its history; the import is
+                                 validated at it and refused (WEIR_ECONCURRENT, nothing
+                                 written) if the table changed on the branch since. NULL =
+                                 the head when the import starts */
 } weir_import_options;
 
 /**
@@ -350,9 +365,18 @@ typedef struct weir_import_options {
  * nothing is written; mode drop writes the table and `<table>__quarantine` in the same
  * commit; mode warn writes and reports.
  * *out_json: {commit, table, mode, rows_written, rows_quarantined, report}.
+ *
+ * Concurrency (docs/versioning.md): the import is validated against the table as it is at
+ * its base (the branch head when it starts, or opts->expect_head). If the table changed on
+ * the branch before the import commits, a replace or create is refused; an append lands
+ * on the newer version when that version has the same schema and stored contract, is
+ * validated again against the newer one when they differ (without expect_head), and is
+ * refused when it read the table's rows (a `unique` rule).
+ *
  * Errors: WEIR_EINVALIDNAME (table, before anything is touched), WEIR_EINPUT (e.g. a
  * ragged CSV row: the message names file and line), WEIR_ENOTFOUND, WEIR_EEXISTS (create
- * mode), WEIR_ECONTRACT, WEIR_ECONCURRENT.
+ * mode), WEIR_ECONTRACT, WEIR_ECONCURRENT (the table changed since the base: details name
+ * it, the base and the commit that changed it; nothing was written).
  */
 WEIR_API int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
                 char **out_json, weir_error *err);
@@ -449,15 +473,30 @@ WEIR_API int weir_project_check(weir_lake *lake, const char *project_dir, const 
 typedef struct weir_run_options {
   const char *branch;   /* target branch; NULL = "main" */
   int dry_run;          /* plan and report, run nothing */
+  const char *expect_head; /* the run's base: a commit of the branch (hash, prefix or ref)
+                           to plan and run on, or NULL for its head when the run starts */
+  int retries;          /* when the target moved while the run ran so that it cannot
+                           publish (a table it read changed, or its merge conflicts),
+                           plan and run again on the new head up to this many times
+                           (0 = fail at once); cannot be combined with expect_head */
 } weir_run_options;
 
 /**
  * Checks, then runs a project transactionally on a branch (docs/versioning.md): models
  * run on a temporary branch run/<id> and are merged into the target only if all passed.
  * *out_json is filled with the run record (as weir_run_show) whether or not the run
- * succeeded. Errors: WEIR_EPLAN (nothing written, no branch created), WEIR_ECONTRACT and
+ * succeeded; after retries it is the last attempt's, with "retried_runs" listing the
+ * earlier attempts' ids.
+ *
+ * A run reads its inputs at its base H. It publishes only if every catalog table it read
+ * is still at its H version on the target (docs/versioning.md); the check, the merge, the
+ * run's status and the removal of run/<id> are one catalog transaction.
+ *
+ * Errors: WEIR_EPLAN (nothing written, no branch created), WEIR_ECONTRACT and
  * WEIR_EMODEL (the run failed; the target is untouched and run/<id> is kept),
- * WEIR_ECONFLICT (the final merge conflicted).
+ * WEIR_ESTALEREAD (an input changed on the target while the run ran: details name each
+ * input and the commit that changed it; nothing published), WEIR_ECONFLICT (the final
+ * merge conflicted), WEIR_EINVALIDARG (negative retries, or retries with expect_head).
  */
 WEIR_API int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
                      char **out_json, weir_error *err);

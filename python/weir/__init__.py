@@ -40,6 +40,7 @@ from weir.errors import (
     PartialRunError,
     PlanError,
     SchemaError,
+    StaleRead,
     StorageError,
     Unsupported,
     WeirError,
@@ -49,6 +50,7 @@ from weir.records import (
     Branch,
     Column,
     Commit,
+    ChangedTable,
     CommitTable,
     Conflict,
     Diff,
@@ -113,14 +115,14 @@ __all__ = [
     # models
     "Table", "Model", "Filter", "model", "python",
     # client and records
-    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "TableSummary",
+    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem",
     # errors
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "SchemaError", "ModelDefinitionError", "LibraryNotFound",
+    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound",
     # local validation
     "validate", "Validation",
 ]

@@ -57,26 +57,27 @@ class ArrowArrayStream(ctypes.Structure):
 class MergeOptions(ctypes.Structure):
     """``weir_merge_options``."""
 
-    _fields_ = [("message", c_char_p), ("no_ff", c_int), ("allow_partial", c_int), ("strategy", c_char_p)]
+    _fields_ = [("message", c_char_p), ("no_ff", c_int), ("allow_partial", c_int), ("strategy", c_char_p),
+                ("expect_head", c_char_p)]
 
 
 class RevertOptions(ctypes.Structure):
     """``weir_revert_options``."""
 
-    _fields_ = [("message", c_char_p), ("allow_partial", c_int)]
+    _fields_ = [("message", c_char_p), ("allow_partial", c_int), ("expect_head", c_char_p)]
 
 
 class ImportOptions(ctypes.Structure):
     """``weir_import_options``."""
 
     _fields_ = [("table", c_char_p), ("branch", c_char_p), ("mode", c_int), ("contract_path", c_char_p),
-                ("message", c_char_p), ("format", c_char_p)]
+                ("message", c_char_p), ("format", c_char_p), ("expect_head", c_char_p)]
 
 
 class RunOptions(ctypes.Structure):
     """``weir_run_options``."""
 
-    _fields_ = [("branch", c_char_p), ("dry_run", c_int)]
+    _fields_ = [("branch", c_char_p), ("dry_run", c_int), ("expect_head", c_char_p), ("retries", c_int)]
 
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)

@@ -575,7 +575,8 @@ class Client:
 
     def merge(self, source_ref: RefLike, into_branch: BranchLike | None = None, *, into: BranchLike | None = None,
               message: str | None = None, no_ff: bool = False, allow_partial: bool = False,
-              strategy: Literal["source-wins", "target-wins"] | None = None) -> MergeResult:
+              strategy: Literal["source-wins", "target-wins"] | None = None,
+              expect_head: RefLike | None = None) -> MergeResult:
         """Merges ``source_ref`` into branch ``into_branch`` (None: main): fast-forward
         when possible (unless ``no_ff``), else a three-way merge at table level.
 
@@ -588,13 +589,18 @@ class Client:
         with action ``"conflict: source wins"`` / ``"conflict: target wins"``); None (the
         default) fails the merge on any conflict.
 
+        ``expect_head`` is the head of ``into_branch`` the merge was reviewed against (a
+        commit hash or ref). If the branch has moved past it, the merge is refused when a
+        table it would change there changed since (nothing is written).
+
         Raises:
             MergeConflict: tables changed on both sides (``.conflicts`` lists them), and
                 no ``strategy``; nothing was written.
             InvalidArgument: an unknown strategy.
             PartialRunError: the source history holds commits of a run that did not
                 succeed (pass ``allow_partial=True`` to publish them anyway).
-            ConcurrentUpdate: the target kept moving. NotFound: a missing ref or branch.
+            ConcurrentUpdate: the target kept moving, or changed since ``expect_head``
+                (``.changed`` names the tables). NotFound: a missing ref or branch.
             InvalidArgument: an empty ref or branch. TypeError: an argument of the wrong type,
                 or both ``into`` and ``into_branch``.
 
@@ -608,7 +614,8 @@ class Client:
             raise TypeError("merge() takes into= or into_branch= (the same argument), not both")
         target, what = (into, "into") if into is not None else (into_branch, "into_branch")
         opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0,
-                                 _enc(strategy, "strategy", optional=True))
+                                 _enc(strategy, "strategy", optional=True),
+                                 _enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(target, what, optional=True), ctypes.byref(opts))
         return MergeResult.from_json(cast("dict[str, Any]", doc))
@@ -644,31 +651,41 @@ class Client:
                                                                       _enc_ref(ref, optional=True))))
 
     def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main", *,
-                     allow_partial: bool = False, message: str | None = None) -> RevertResult:
+                     allow_partial: bool = False, message: str | None = None,
+                     expect_head: RefLike | None = None) -> RevertResult:
         """Commits on ``into_branch`` (None: main) the version ``table`` had at
         ``source_ref`` (or drops it if it did not exist there). History is never rewritten.
+
+        ``expect_head``: the branch head the revert was decided at; if the branch moved
+        past it and ``table`` changed since, the revert is refused (nothing written).
 
         Raises:
             PartialRunError: the table's current version was published by a run together
                 with other tables (pass ``allow_partial=True``, or use ``revert_run``).
+            ConcurrentUpdate: ``table`` changed since ``expect_head`` (``.changed``).
             NotFound, InvalidName. InvalidArgument: an empty ref or branch.
             TypeError: an argument of the wrong type.
 
         Example:
             >>> client.revert_table("f", source_ref=old.hash, into_branch="main")   # doctest: +SKIP
         """
-        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0)
+        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
+                                  _enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_revert_table", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
     def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None,
-                   message: str | None = None) -> RevertResult:
+                   message: str | None = None, *, expect_head: RefLike | None = None) -> RevertResult:
         """Puts every table run ``run_id`` wrote back as it was before the run, in one
         commit on ``into_branch`` (default: the run's target branch).
 
+        ``expect_head``: the branch head the revert was decided at; if the branch moved
+        past it and one of the run's tables changed since, the revert is refused.
+
         Raises:
             NotFound: no such run. InvalidArgument: an empty run id or branch.
+            ConcurrentUpdate: a table of the run changed since ``expect_head``.
             TypeError: an argument of the wrong type.
 
         Example:
@@ -677,7 +694,8 @@ class Client:
         rid = _text(run_id.run_id if isinstance(run_id, RunState) else run_id, "run_id")
         if not rid:
             raise InvalidArgument("revert_run needs a run id")
-        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 0)
+        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 0,
+                                  _enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_revert_run", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
@@ -739,7 +757,7 @@ class Client:
     def import_data(self, table: str, data: object, branch: BranchLike | None = "main", mode: ImportMode = "create",
                     contract: str | os.PathLike[str] | type | Mapping[str, Any] | None = None,
                     message: str | None = None, format: Literal["csv", "parquet", "jsonl"] | None = None,  # noqa: A002
-                    ) -> ImportResult:
+                    *, expect_head: RefLike | None = None) -> ImportResult:
         """Loads data into ``table`` as one commit on ``branch`` (None: main).
 
         Args:
@@ -753,12 +771,19 @@ class Client:
                 class, or an IR dict. Violations of mode ``fail`` write nothing.
             message: the commit message.
             format: the file format when the extension does not say.
+            expect_head: the write's base, a commit of ``branch`` (hash or ref): the data is
+                validated against the table as it is there, and the import is refused if
+                the table changed on the branch since. Default: the head when the import
+                starts. Either way, a replace of a table another writer changed meanwhile
+                is refused (it would remove rows it never read); an append lands on the
+                newer version when its schema and contract are unchanged.
 
         Raises:
             ContractViolation: the data breaks the contract (``.violations``).
             InvalidName: a bad table name (nothing is touched). AlreadyExists: ``create``
             on an existing table. InvalidInput: a malformed file (message names file and
-            line). ConcurrentUpdate.
+            line). ConcurrentUpdate: the table changed on the branch since the import's
+            base (``.changed`` names it and the commit that changed it); nothing written.
             InvalidArgument: a bad ``mode``, an empty branch, Arrow data with an empty or
             duplicate column name (``column "a" appears twice in the data``), a NUL
             character in an argument. TypeError: an argument of the wrong type (``data``
@@ -777,6 +802,7 @@ class Client:
             raise InvalidArgument(f"mode must be 'create', 'append' or 'replace', not {mode!r}")
         message_c = _enc(message, "message", optional=True)
         format_c = _enc(format, "format", optional=True)
+        expect_c = _enc_ref(expect_head, "expect_head", optional=True)
         contract_file: str | None = None
         ir: dict[str, Any] | None = None
         if contract is not None:
@@ -806,7 +832,8 @@ class Client:
                 contract_file = os.path.join(tmpdir.name, "contract.json")
                 with open(contract_file, "w", encoding="utf-8") as fh:
                     json.dump(ir, fh)
-            opts = _ffi.ImportOptions(table_c, branch_c, _MODES[mode], _ffi.enc(contract_file), message_c, format_c)
+            opts = _ffi.ImportOptions(table_c, branch_c, _MODES[mode], _ffi.enc(contract_file), message_c, format_c,
+                                      expect_c)
             if reader is None:
                 doc = self._json("weir_import", _ffi.enc(data_file), ctypes.byref(opts))
             else:
@@ -848,7 +875,7 @@ class Client:
         raise err
 
     def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main", *,
-            dry_run: bool = False) -> RunState:
+            dry_run: bool = False, expect_head: RefLike | None = None, retries: int = 0) -> RunState:
         """Checks, then runs a project transactionally on branch ``ref`` (None: main): the models run
         on a temporary branch ``run/<id>`` that is merged into ``ref`` only if every
         model passed.
@@ -859,9 +886,18 @@ class Client:
         kept for debugging. A project that does not plan raises :class:`PlanError`
         (nothing was written, no branch created).
 
+        A run reads its inputs as they are at its base (the branch head when it starts,
+        or ``expect_head``) and publishes only if none of them changed on the branch
+        meanwhile; otherwise it fails with a ``StaleRead`` error (naming each changed
+        input and the commit that changed it) and nothing is published.
+
         Args:
             dry_run: plan and report only; the returned state has status ``planned``
                 and ``plan`` set.
+            expect_head: the commit of ``ref`` to plan and run on (hash or ref).
+            retries: when the branch moved under the run so that it cannot publish,
+                plan and run again on the new head up to this many times (the earlier
+                attempts stay recorded as failed runs; ``retried_runs`` lists them).
 
         Raises:
             PlanError: the project does not plan (``.problems`` lists every problem).
@@ -874,7 +910,12 @@ class Client:
         """
         project = _path(project_dir, "project_dir")
         target = _branch(ref, "ref", optional=True)
-        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0)
+        if isinstance(retries, bool) or not isinstance(retries, int):
+            raise TypeError(f"retries must be an int, not {_got(retries)}")
+        if retries < 0:
+            raise InvalidArgument(f"retries must be 0 or more, not {retries}")
+        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0, _enc_ref(expect_head, "expect_head", optional=True),
+                               retries)
         text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
         doc = cast("dict[str, Any]", json.loads(text)) if text else None
         if err is None:

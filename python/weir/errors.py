@@ -26,6 +26,7 @@ PartialRunError        14    would publish or revert part of a run
 ModelError             15    a model raised an error or its worker crashed
 Unsupported            16    a valid request weir does not support
 Interrupted            17    a run stopped by Ctrl-C / ``interrupt()`` (nothing published)
+StaleRead              18    a table the write read changed since its base (``.changed``)
 =====================  ====  ===========================================================
 
 Example:
@@ -41,13 +42,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from weir.records import Conflict, PlanProblem, Violation
+from weir.records import ChangedTable, Conflict, PlanProblem, Violation
 
 __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
+    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
     "CODES",
 ]
 
@@ -292,15 +293,50 @@ class MergeConflict(WeirError):
 
 
 class ConcurrentUpdate(WeirError):
-    """Code 13: another writer kept moving the branch; nothing was written. Retry.
+    """Code 13: another writer changed what this write builds on, so it was refused and
+    nothing was written (docs/versioning.md, "Concurrency"): a replace, revert or merge
+    of a table that changed since the write's base, an ``expect_head=`` that is no longer
+    the head, or a branch that kept moving. ``changed`` lists the tables that changed
+    since the base, with the commit that changed each. Look at the new head and retry.
 
     Example:
-        >>> error_from_code(13, "main kept moving").exit_code
-        4
+        >>> e = error_from_code(13, "concurrent update", '[{"table": "default.t", "kind": "write", '
+        ...                     '"change": "changed", "reason": "a replace never removes rows it did not read", '
+        ...                     '"base": "a", "head": "b", "changed_by": "c"}]')
+        >>> e.exit_code, e.changed[0].table, e.changed[0].changed_by
+        (4, 'default.t', 'c')
     """
 
     code = 13
     exit_code_ = 4
+
+    @property
+    def changed(self) -> tuple[ChangedTable, ...]:
+        """The tables that changed since the write's base (empty when the refusal was of
+        another kind, such as a branch that kept moving).
+
+        Example:
+            >>> error_from_code(13, "main kept moving").changed
+            ()
+        """
+        out: list[ChangedTable] = []
+        for d in self.details:
+            if isinstance(d, Mapping) and "change" in d:
+                out.append(ChangedTable.from_json(d))  # pyright: ignore[reportUnknownArgumentType]
+        return tuple(out)
+
+
+class StaleRead(ConcurrentUpdate):
+    """Code 18: a table the write read (a run's input) changed on the branch since the
+    write's base, so what it computed may be wrong; nothing was written. A subclass of
+    :class:`ConcurrentUpdate`. For a run: ``run(..., retries=N)`` plans and runs again.
+
+    Example:
+        >>> isinstance(error_from_code(18, "stale read"), ConcurrentUpdate)
+        True
+    """
+
+    code = 18
 
 
 class PartialRunError(WeirError):
@@ -402,7 +438,7 @@ _BY_CODE: dict[int, type[WeirError]] = {
     c.code: c for c in (WeirError, NotFound, AlreadyExists, StorageError, CatalogError, EngineError,
                         InvalidName, InvalidArgument, InvalidInput, ContractViolation, PlanError,
                         MergeConflict, ConcurrentUpdate, PartialRunError, ModelError, Unsupported,
-                        Interrupted)
+                        Interrupted, StaleRead)
 }
 
 #: code number → class name, as ``weir_error_name`` returns them.

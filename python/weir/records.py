@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 __all__ = [
-    "Commit", "CommitTable", "TableChange", "Branch", "Tag", "MergeResult", "Conflict",
+    "Commit", "CommitTable", "TableChange", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable",
     "TableSummary", "TableInfo", "Column", "Diff", "TableDiff", "RevertResult", "ImportResult",
     "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
     "PlanProblem", "parse_time",
@@ -272,6 +272,49 @@ class Conflict:
                    theirs=_str(d.get("theirs")) or "", base=_str(d.get("base")),
                    base_metadata=_str(d.get("base_metadata")), ours_metadata=_str(d.get("ours_metadata")),
                    theirs_metadata=_str(d.get("theirs_metadata")), raw=dict(d))
+
+
+@dataclass(frozen=True)
+class ChangedTable:
+    """A table that changed on a branch after a write's base, which is why the write was
+    refused (``ConcurrentUpdate.changed`` and ``StaleRead.changed``).
+
+    ``kind`` is ``"write"`` (the write would have overwritten the change) or ``"read"``
+    (the write read the table: a run's input); ``change`` says what happened
+    (``"changed"``, ``"was dropped"``, ...) and ``reason`` why that refuses the write;
+    ``changed_by`` is the commit that made the change, when it can be told.
+
+    Example:
+        >>> ChangedTable.from_json({"table": "default.t", "kind": "read", "change": "changed",
+        ...                         "reason": "the run read it", "base": "a" * 64, "head": "b" * 64,
+        ...                         "changed_by": "c" * 64}).kind
+        'read'
+    """
+
+    table: str
+    kind: str
+    change: str
+    reason: str
+    base: str
+    head: str
+    changed_by: str | None = None
+    changed_by_message: str | None = None
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ChangedTable:
+        """Builds the record from a detail object of a refused write.
+
+        Raises:
+            KeyError: a required key is missing (the document does not match docs/json.md).
+
+        Example:
+            >>> ChangedTable.from_json({"table": "default.t", "kind": "write", "change": "was dropped",
+            ...                         "reason": "...", "base": "a", "head": "b"}).changed_by is None
+            True
+        """
+        return cls(table=str(d["table"]), kind=str(d["kind"]), change=str(d["change"]), reason=str(d["reason"]),
+                   base=str(d["base"]), head=str(d["head"]), changed_by=_str(d.get("changed_by")),
+                   changed_by_message=_str(d.get("changed_by_message")))
 
 
 @dataclass(frozen=True)
@@ -909,6 +952,8 @@ class RunState:
     """A pipeline run: status (``running``, ``succeeded``, ``failed``; ``interrupted`` when
     the process running it ended without finishing, e.g. killed; ``planned`` for a dry
     run), target branch, base and result commits, per-model results and the error.
+    After ``run(..., retries=N)`` it is the last attempt; ``retried_runs`` names the
+    earlier ones (each recorded as a failed run).
 
     ``Client.run`` returns a RunState for a run that failed in a model (contract
     violation, model error, worker crash, final merge conflict): check ``success()``.
@@ -932,6 +977,7 @@ class RunState:
     models: tuple[ModelResult, ...] = ()
     error: RunError | None = None
     plan: Plan | None = None
+    retried_runs: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     def success(self) -> bool:
@@ -1001,7 +1047,8 @@ class RunState:
                    started=parse_time(d.get("started")), ended=parse_time(d.get("ended")),
                    project=_str(d.get("project")), project_digest=_str(d.get("project_digest")),
                    models=tuple(ModelResult.from_json(_obj(m)) for m in _list(d.get("models"))),
-                   error=RunError.from_json(d.get("error")), raw=dict(d))
+                   error=RunError.from_json(d.get("error")),
+                   retried_runs=tuple(str(r) for r in _list(d.get("retried_runs"))), raw=dict(d))
 
     @classmethod
     def from_plan(cls, d: Mapping[str, Any], branch: str | None) -> RunState:

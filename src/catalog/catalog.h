@@ -172,6 +172,11 @@ typedef struct weir_commit_request {
 int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
                    char out_hash[WEIR_HASH_LEN + 1], weir_error *err);
 
+/* The commit that first wrote the table version at `metadata_location` (provenance, kept
+ * for every version a commit introduced). out is "" when the version is unknown. */
+int catalog_version_origin(weir_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],
+                           weir_error *err);
+
 /* ---- table maps --------------------------------------------------------------------- */
 
 /* The version of `table` at commit `hash`. WEIR_ENOTFOUND when the table is not there. */
@@ -229,6 +234,11 @@ typedef struct weir_merge_request {
   weir_merge_strategy strategy; /* how conflicting tables are resolved (default: not) */
   const char *run_id;      /* a run publishing its own branch: its commits are exempt
                               from the aborted-work rule, and the merge commit carries it */
+  const char *expected_head; /* a full hash, or NULL: the head of `into` the caller
+                              reviewed. When `into` has moved past it, the merge is refused
+                              (WEIR_ECONCURRENT, nothing written) if any table it would
+                              change on `into` changed since, or if it is not in into's
+                              history */
 } weir_merge_request;
 
 /* Merges as docs/versioning.md says (fast-forward, up to date, or three-way at table
@@ -248,6 +258,8 @@ int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out
                   weir_error *err);
 
 /* Commits on `branch` the version `table` had at `to_ref` (or drops it if absent there).
+ * With `expected_head` (a full hash, or NULL), the branch head the caller decided at: if
+ * the branch moved past it and `table` changed since, WEIR_ECONCURRENT, nothing written.
  * Refused with WEIR_EPARTIAL when the table's current version on the branch was written
  * by a run that also wrote other tables that are still at that run's versions (message
  * names the run and those tables; details [{run_id, table, tables}]), unless
@@ -256,13 +268,53 @@ int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out
  * written and commit is the branch's head). */
 int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
                          const char *branch, const char *message, bool allow_partial,
-                         json_t **out, weir_error *err);
+                         const char *expected_head, json_t **out, weir_error *err);
 /* Puts every table run `run_id` wrote back to its version at the run's base commit, in one
- * commit on `branch` (NULL = the run's target branch). *out: {commit, run_id, branch,
+ * commit on `branch` (NULL = the run's target branch); `expected_head` as for
+ * catalog_revert_table, for every table the run wrote. *out: {commit, run_id, branch,
  * base_commit, tables: [{table, action}]}; tables is empty (and nothing is written) when
  * every table is already as before the run. */
 int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
-                       const char *message, json_t **out, weir_error *err);
+                       const char *message, const char *expected_head, json_t **out,
+                       weir_error *err);
+
+/* ---- serializable writes (serial.c) -------------------------------------------------- */
+
+/* Collects the tables that changed on `branch` between a write's base and the head it
+ * would land on, and that the write depends on (docs/versioning.md, "Concurrency"). */
+typedef struct catalog_serial_report {
+  const char *branch;
+  const char *base;
+  const char *head;
+  json_t *items;        /* [{table, kind ("write"|"read"), change, reason, base, head,
+                            changed_by, changed_by_message}] */
+  size_t conflicts;     /* items of kind "write" */
+  size_t stale_reads;   /* items of kind "read" */
+} catalog_serial_report;
+
+void catalog_serial_init(catalog_serial_report *r, const char *branch, const char *base, const char *head);
+void catalog_serial_clear(catalog_serial_report *r);
+/* Adds `table`, which changed between base and head; `read` says whether the write read
+ * it (else writes it). The message will say "table T <what> (by commit C, "msg"), and
+ * <why>"; C is the commit that first wrote the head's version, or for a dropped table the
+ * newest first-parent commit since the base that changed it. */
+void catalog_serial_add(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read,
+                        const char *what, const char *why);
+/* Adds `table` (as catalog_serial_add, what "changed") if its version differs between
+ * base and head. */
+int catalog_serial_check_table(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read,
+                               const char *why, weir_error *err);
+/* WEIR_OK when nothing was added; otherwise fills err ("<what> on branch B: since the base
+ * X, table T changed (by commit Y, "msg"), and <why>; ...; nothing was committed:
+ * <advice>", details = the items) and returns WEIR_ECONCURRENT if any item is a written
+ * table, else WEIR_ESTALEREAD. */
+int catalog_serial_error(const catalog_serial_report *r, const char *what, const char *advice, weir_error *err);
+/* *same: `table` has the same version (or is absent) at commits a and b. */
+int catalog_same_version_at(weir_catalog *cat, const char *table, const char *a, const char *b, bool *same,
+                            weir_error *err);
+/* A named base must be the branch's head or in its history: WEIR_ECONCURRENT otherwise. */
+int catalog_base_check(weir_catalog *cat, const char *branch, const char *base, const char *head,
+                       weir_error *err);
 
 /* ---- runs --------------------------------------------------------------------------- */
 

@@ -294,6 +294,26 @@ static int plan_merge(weir_catalog *cat, const weir_merge_request *req, merge_pl
 
 /* ---- merging ------------------------------------------------------------------------ */
 
+/* The caller reviewed `into` at expected_head, which is no longer its head: the merge may
+ * still land if nothing it changes on `into` changed since (a merge into a branch that
+ * moved elsewhere is what merging after that move would have done). Checked under the
+ * plan's read snapshot; the commit's compare-and-swap then requires the same head. */
+static int check_expected(weir_catalog *cat, const weir_merge_request *req, const merge_plan *p, weir_error *err) {
+  int rc = catalog_base_check(cat, req->into, req->expected_head, p->into_head, err);
+  if (rc) return rc;
+  catalog_serial_report r;
+  catalog_serial_init(&r, req->into, req->expected_head, p->into_head);
+  for (size_t i = 0; i < p->n_changes && !rc; i++)
+    rc = catalog_serial_check_table(cat, &r, p->changes[i].table, false, "this merge would overwrite it unseen", err);
+  if (!rc) {
+    char *what = weir_asprintf("merging %s into %s", req->source, req->into);
+    rc = catalog_serial_error(&r, what, "review the new head and merge again", err);
+    free(what);
+  }
+  catalog_serial_clear(&r);
+  return rc;
+}
+
 /* One attempt. *retry is set when the attempt lost a race with another writer of the
  * branch (as opposed to, say, timing out on the database lock). */
 static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t **out,
@@ -304,6 +324,7 @@ static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t *
   int rc = catalog_read_begin(cat, &opened, err);
   if (rc) return rc;
   rc = plan_merge(cat, req, &p, err);
+  if (!rc && req->expected_head && strcmp(req->expected_head, p.into_head) != 0) rc = check_expected(cat, req, &p, err);
   rc = catalog_read_end(cat, opened, rc, err);
   char commit[WEIR_HASH_LEN + 1] = "";
   if (!rc) {

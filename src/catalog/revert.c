@@ -142,9 +142,25 @@ static int check_target_run(weir_catalog *cat, const char *table, const char *to
   return rc;
 }
 
+/* The branch moved past the head the caller decided at: refuse if any of `tables` changed
+ * since (docs/versioning.md: a revert never removes rows it did not see). */
+static int check_expected(weir_catalog *cat, const char *branch, const char *expected, const char *head,
+                          char *const *tables, size_t n, weir_error *err) {
+  if (!expected || strcmp(expected, head) == 0) return WEIR_OK;
+  int rc = catalog_base_check(cat, branch, expected, head, err);
+  if (rc) return rc;
+  catalog_serial_report r;
+  catalog_serial_init(&r, branch, expected, head);
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = catalog_serial_check_table(cat, &r, tables[i], false, "this revert would overwrite it unseen", err);
+  if (!rc) rc = catalog_serial_error(&r, "revert", "look at the new head and revert again", err);
+  catalog_serial_clear(&r);
+  return rc;
+}
+
 static int revert_table_once(weir_catalog *cat, const char *table, const char *to_ref,
                              const char *branch, const char *message, bool allow_partial,
-                             json_t **out, bool *retry, weir_error *err) {
+                             const char *expected_head, json_t **out, bool *retry, weir_error *err) {
   *retry = false;
   char head[WEIR_HASH_LEN + 1], to[WEIR_HASH_LEN + 1];
   weir_table_entry *cur = NULL, *target = NULL;
@@ -155,6 +171,10 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
   if (rc == WEIR_ENOTFOUND)
     weir_seterr(err, rc, "cannot revert %s on '%s': no such branch", table, branch);
   if (!rc) rc = catalog_resolve(cat, to_ref, to, err);
+  if (!rc) {
+    char *one[] = {(char *)table};
+    rc = check_expected(cat, branch, expected_head, head, one, 1, err);
+  }
   commit_head hh, ht;
   if (!rc) rc = catalog_head_get(cat, head, &hh, err);
   if (!rc) rc = catalog_head_get(cat, to, &ht, err);
@@ -199,14 +219,14 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
 
 int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
                          const char *branch, const char *message, bool allow_partial,
-                         json_t **out, weir_error *err) {
+                         const char *expected_head, json_t **out, weir_error *err) {
   *out = NULL;
   if (!table || !*table || !to_ref || !*to_ref || !branch || !*branch)
     return weir_seterr(err, WEIR_EINVALIDARG, "revert needs a table, a ref to revert to and a branch");
   int rc = WEIR_ECONCURRENT;
   for (int i = 0; i < CATALOG_CAS_ATTEMPTS; i++) {
     bool retry = false;
-    rc = revert_table_once(cat, table, to_ref, branch, message, allow_partial, out, &retry, err);
+    rc = revert_table_once(cat, table, to_ref, branch, message, allow_partial, expected_head, out, &retry, err);
     if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc != WEIR_ECONCURRENT || !retry) return rc;
   }
@@ -219,7 +239,7 @@ int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_re
 
 static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char **tables,
                            size_t n_tables, const char *branch, const char *message,
-                           json_t **out, bool *retry, weir_error *err) {
+                           const char *expected_head, json_t **out, bool *retry, weir_error *err) {
   *retry = false;
   char head[WEIR_HASH_LEN + 1];
   weir_table_change *changes = weir_calloc(n_tables ? n_tables : 1, sizeof *changes);
@@ -237,6 +257,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
   if (rc == WEIR_ENOTFOUND)
     weir_seterr(err, rc, "cannot revert run %s on '%s': no such branch", run->run_id, branch);
+  if (!rc) rc = check_expected(cat, branch, expected_head, head, tables, n_tables, err);
   commit_head hh, hb;
   if (!rc) rc = catalog_head_get(cat, head, &hh, err);
   if (!rc) rc = catalog_head_get(cat, run->base_commit, &hb, err);
@@ -284,7 +305,8 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
 }
 
 int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
-                       const char *message, json_t **out, weir_error *err) {
+                       const char *message, const char *expected_head, json_t **out,
+                       weir_error *err) {
   *out = NULL;
   if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "revert --run needs a run id");
   catalog_run_row run;
@@ -310,7 +332,7 @@ int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch
       break;
     }
     bool retry = false;
-    rc = revert_run_once(cat, &run, tables, n, br, message, out, &retry, err);
+    rc = revert_run_once(cat, &run, tables, n, br, message, expected_head, out, &retry, err);
     if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc == WEIR_ECONCURRENT && retry) rc = WEIR_OK;
     else break;

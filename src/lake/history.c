@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lake/lake.h"
+#include "lake/serial.h"
 #include "util/clock.h"
 #include "util/json.h"
 
@@ -301,6 +302,11 @@ int weir_merge(weir_lake *lake, const char *source, const char *into,
   else
     return weir_seterr(err, WEIR_EINVALIDARG, "unknown merge strategy \"%s\" (expected source-wins or target-wins)",
                        strategy);
+  char expected[WEIR_HASH_HEX_SIZE];
+  if (opts && opts->expect_head) {
+    if ((rc = lake_write_base(lake, into, opts->expect_head, expected, err))) return rc;
+    req.expected_head = expected;
+  }
   json_t *res = NULL;
   if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
   *out_json = lake_dump(res);
@@ -331,9 +337,12 @@ int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
   if (!here && !there)
     return weir_seterr(err, WEIR_ENOTFOUND, "table %s exists neither on branch %s nor at %s", full,
                        branch && *branch ? branch : "main", to_ref ? to_ref : "main");
+  char expected[WEIR_HASH_HEX_SIZE];
+  if (opts && opts->expect_head && (rc = lake_write_base(lake, branch, opts->expect_head, expected, err))) return rc;
   json_t *res = NULL;
   rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main",
-                            opts ? opts->message : NULL, opts && opts->allow_partial, &res, err);
+                            opts ? opts->message : NULL, opts && opts->allow_partial,
+                            opts && opts->expect_head ? expected : NULL, &res, err);
   if (rc) return rc;
   *out_json = lake_dump(res);
   return WEIR_OK;
@@ -344,8 +353,23 @@ int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
   *out_json = NULL;
   if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "no run id given");
   json_t *res = NULL;
-  int rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL,
-                              opts ? opts->message : NULL, &res, err);
+  char expected[WEIR_HASH_HEX_SIZE];
+  int rc = WEIR_OK;
+  if (opts && opts->expect_head) {
+    /* The base names a commit of the branch the run is reverted on. */
+    char *target = NULL;
+    if (!branch || !*branch) {
+      json_t *run = NULL;
+      if ((rc = catalog_run_get(lake->cat, run_id, &run, err))) return rc;
+      target = weir_strdup(weir_json_str(run, "branch", "main"));
+      json_decref(run);
+    }
+    rc = lake_write_base(lake, target ? target : branch, opts->expect_head, expected, err);
+    free(target);
+    if (rc) return rc;
+  }
+  rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL, opts ? opts->message : NULL,
+                          opts && opts->expect_head ? expected : NULL, &res, err);
   if (rc) return rc;
   *out_json = lake_dump(res);
   return WEIR_OK;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lake/lake.h"
+#include "lake/serial.h"
 #include "lake/stage.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -29,9 +30,15 @@ typedef struct import_ctx {
   char table[2 * WEIR_NAME_MAX + 2];
   const char *branch;
   const char *source;        /* file name or "<arrow>" for messages */
-  char head[WEIR_HASH_HEX_SIZE];
+  char head[WEIR_HASH_HEX_SIZE]; /* the import's base: what it reads and validates against */
   weir_contract *contract;   /* user contract, or NULL */
+  bool revalidate;           /* the commit was refused only because the appended table
+                                changed its schema or contract since head */
 } import_ctx;
+
+/* An append refused because its table's schema or contract changed meanwhile is validated
+ * again against the newer version this many times before the refusal stands. */
+#define REVALIDATE_ATTEMPTS 4
 
 static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *data,
                         char **out_json, weir_error *err) {
@@ -109,6 +116,8 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
                             : weir_asprintf("import %s into %s", weir_path_basename(ic->source), ic->table);
   lake_commit_request cr = {0};
   cr.branch = ic->branch;
+  cr.base = ic->head;
+  cr.revalidate = &ic->revalidate;
   cr.message = opts->message ? opts->message : msg;
   char hash[WEIR_HASH_HEX_SIZE];
   lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", "commit", "table", ic->table, "rows",
@@ -139,6 +148,23 @@ done:
   return rc;
 }
 
+/* A replace or create whose named base is already stale for its table will be refused at
+ * commit (serial.h): say so now, before any data file is written. */
+static int refuse_stale_base(import_ctx *ic, weir_error *err) {
+  char head[WEIR_HASH_HEX_SIZE];
+  int rc = lake_branch_head(ic->lake, ic->branch, head, err);
+  if (rc || strcmp(head, ic->head) == 0) return rc;
+  catalog_serial_report r;
+  catalog_serial_init(&r, ic->branch, ic->head, head);
+  rc = catalog_serial_check_table(ic->lake->cat, &r, ic->table, false,
+                                  ic->opts->mode == WEIR_MODE_REPLACE ? "a replace never removes rows it did not read"
+                                                                      : "this import would replace it unseen",
+                                  err);
+  if (!rc) rc = catalog_serial_error(&r, "concurrent update", "run it again on the new head", err);
+  catalog_serial_clear(&r);
+  return rc;
+}
+
 /* Checks everything that can be checked before reading any data. */
 static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_options *opts,
                           const char *source, weir_error *err) {
@@ -160,28 +186,19 @@ static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_opt
   if (opts->mode != WEIR_MODE_CREATE && opts->mode != WEIR_MODE_APPEND && opts->mode != WEIR_MODE_REPLACE)
     return weir_seterr(err, WEIR_EINVALIDARG, "unknown import mode %d", (int)opts->mode);
   ic->branch = opts->branch ? opts->branch : "main"; /* "" is refused below */
-  if ((rc = lake_branch_head(lake, ic->branch, ic->head, err))) return rc;
+  if ((rc = lake_write_base(lake, ic->branch, opts->expect_head, ic->head, err))) return rc;
+  if (opts->expect_head && opts->mode != WEIR_MODE_APPEND && (rc = refuse_stale_base(ic, err))) return rc;
   if (opts->contract_path && (rc = weir_contract_load_file(opts->contract_path, &ic->contract, err)))
     return rc;
   return WEIR_OK;
 }
 
-int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
-                char **out_json, weir_error *err) {
-  *out_json = NULL;
-  import_ctx ic;
-  int rc = import_prepare(&ic, lake, opts, file, err);
-  if (rc) return rc;
-  weir_file_format fmt = WEIR_FORMAT_AUTO;
-  if (opts->format && !weir_file_format_parse(opts->format, &fmt)) {
-    weir_contract_free(ic.contract);
-    return weir_seterr(err, WEIR_EINVALIDARG, "unknown format \"%s\" (expected csv, parquet or jsonl)",
-                       opts->format);
-  }
-  if (!file || !weir_fs_exists(file)) {
-    weir_contract_free(ic.contract);
-    return weir_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
-  }
+/* One attempt of weir_import at ic->head: read the file in the types it will be held to,
+ * then validate, stage and commit. */
+static int import_file(import_ctx *ic, const char *file, weir_file_format fmt, char **out_json, weir_error *err) {
+  weir_lake *lake = ic->lake;
+  const weir_import_options *opts = ic->opts;
+  int rc;
   weir_engine *engine = NULL;
   lake_engine_kind kind = LAKE_ENGINE_OPEN;
   weir_arrow_table data;
@@ -191,11 +208,11 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
    * contract), so that "22" in a Float64 column is 22.0 and not an int64 to refuse, and
    * an append and a replace of the same file get the same verdict. */
   weir_schema hint = {0};
-  if (ic.contract) {
-    weir_contract_schema(ic.contract, &hint);
+  if (ic->contract) {
+    weir_contract_schema(ic->contract, &hint);
   } else if (opts->mode == WEIR_MODE_APPEND || opts->mode == WEIR_MODE_REPLACE) {
     iceberg_table *prev = NULL;
-    if ((rc = lake_table_at(lake, ic.head, ic.table, true, &prev, err))) goto done;
+    if ((rc = lake_table_at(lake, ic->head, ic->table, true, &prev, err))) goto done;
     bool held = prev && (opts->mode == WEIR_MODE_APPEND ||
                          weir_json_str(prev->properties, "weir.contract", NULL) != NULL);
     if (held) weir_schema_copy(&hint, &prev->schema);
@@ -214,12 +231,39 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
   engine = NULL;
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
   kind = LAKE_ENGINE_WAREHOUSE;
-  rc = import_table(&ic, engine, &data, out_json, err);
+  rc = import_table(ic, engine, &data, out_json, err);
 done:
   weir_schema_clear(&hint);
   weir_arrow_table_release(&data);
   /* Back to the pool it came from: an open engine must never serve restricted SQL. */
   if (engine) lake_engine_put(lake, engine, kind);
+  return rc;
+}
+
+int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
+                char **out_json, weir_error *err) {
+  *out_json = NULL;
+  import_ctx ic;
+  int rc = import_prepare(&ic, lake, opts, file, err);
+  if (rc) return rc;
+  weir_file_format fmt = WEIR_FORMAT_AUTO;
+  if (opts->format && !weir_file_format_parse(opts->format, &fmt)) {
+    weir_contract_free(ic.contract);
+    return weir_seterr(err, WEIR_EINVALIDARG, "unknown format \"%s\" (expected csv, parquet or jsonl)",
+                       opts->format);
+  }
+  if (!file || !weir_fs_exists(file)) {
+    weir_contract_free(ic.contract);
+    return weir_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
+  }
+  for (int attempt = 0;; attempt++) {
+    rc = import_file(&ic, file, fmt, out_json, err);
+    /* Validated against a contract the table no longer has: read and validate again at
+     * the new head (the file may parse differently under the newer types). */
+    if (rc != WEIR_ECONCURRENT || !ic.revalidate || opts->expect_head || attempt + 1 == REVALIDATE_ATTEMPTS) break;
+    weir_error_clear(err);
+    if ((rc = lake_branch_head(lake, ic.branch, ic.head, err))) break;
+  }
   weir_contract_free(ic.contract);
   return rc;
 }
@@ -249,7 +293,17 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
   }
   /* Restricted: the contract's SQL rules reach only the warehouse. */
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
-  rc = import_table(&ic, engine, &data, out_json, err);
+  for (int attempt = 0;; attempt++) {
+    /* Validation consumes what it is given: each attempt gets its own references to the
+     * batches, so a refused append can be validated again against a newer contract. */
+    weir_arrow_table mine;
+    weir_arrow_table_share(&data, &mine);
+    rc = import_table(&ic, engine, &mine, out_json, err);
+    weir_arrow_table_release(&mine);
+    if (rc != WEIR_ECONCURRENT || !ic.revalidate || opts->expect_head || attempt + 1 == REVALIDATE_ATTEMPTS) break;
+    weir_error_clear(err);
+    if ((rc = lake_branch_head(lake, ic.branch, ic.head, err))) break;
+  }
 done:
   weir_arrow_table_release(&data);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);

@@ -81,7 +81,11 @@ typedef struct lake_staged {
   int64_t rows;
   json_t *properties;          /* table properties to set (comment, weir.contract, ...) */
   json_t *summary;             /* snapshot summary additions */
-  char *based_on;              /* metadata location field ids were assigned against */
+  char *based_on;              /* the table's version at the write's base (field ids were
+                                  assigned against it); NULL when absent there */
+  bool read_rows;              /* validation read the table's rows (an append's `unique`
+                                  rule): the append is not blind, so a concurrent change of
+                                  the table refuses it (serial.h) */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);
@@ -109,15 +113,26 @@ int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *dat
 typedef struct lake_commit_request {
   const char *branch;
   const char *expected_head;   /* NULL: whatever the head is (retry on races) */
+  const char *base;            /* the commit the write was computed against (staged
+                                  versions' based_on are its versions); NULL: the head at
+                                  the first attempt */
+  const char *const *reads;    /* tables the write read at `base` without writing them */
+  size_t n_reads;
+  bool *revalidate;            /* out, may be NULL: set when the commit was refused only
+                                  because an append's table changed its schema, partition
+                                  spec or contract since the base (serial.h) */
   const char *message;
   json_t *properties;          /* commit properties (borrowed) */
   const char *run_id;
 } lake_commit_request;
 
 /* Writes Iceberg metadata for every staged table on top of the branch head and commits
- * them together (one commit). On a race with another writer, re-reads the head and
- * rewrites the metadata (data files are reused), up to a bounded number of attempts;
- * with expected_head set, a moved head is WEIR_ECONCURRENT at once. */
+ * them together (one commit). When the head is past the base, the serializable rules of
+ * serial.h decide first whether the write may land there (WEIR_ECONCURRENT or
+ * WEIR_ESTALEREAD otherwise, nothing written). On a race with another writer, re-reads
+ * the head, checks again and rewrites the metadata (data files are reused), up to a
+ * bounded number of attempts; with expected_head set, a moved head is WEIR_ECONCURRENT at
+ * once. */
 int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_staged *staged,
                        size_t n, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err);
 

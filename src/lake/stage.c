@@ -135,6 +135,9 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
   sr.base_commit = req->base_commit;
   rc = lake_stage_table(lake, engine, final_data, &sr, &out->staged[0], err);
   if (rc == WEIR_OK) {
+    /* Seeded `unique` counts were taken over the table's rows at the base: this append
+     * read them, so it is not blind (serial.h). */
+    out->staged[0].read_rows = seed.schema.release != NULL;
     out->n_staged = 1;
     out->rows_written = out->staged[0].rows;
   }

@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include "lake/lake.h"
+#include "lake/serial.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -117,8 +119,11 @@ int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *dat
       weir_buf_free(&sel);
       goto done;
     }
-    rc = weir_engine_write_parquet(engine, weir_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
-                                   &n_pfiles, err);
+    rc = WEIR_FAILPOINT("stage.data.before", err);
+    if (rc == WEIR_OK)
+      rc = weir_engine_write_parquet(engine, weir_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
+                                     &n_pfiles, err);
+    if (rc == WEIR_OK) rc = WEIR_FAILPOINT("stage.data.after", err);
     weir_error ignore = {0};
     weir_engine_unregister(engine, view, &ignore);
     weir_error_clear(&ignore);
@@ -181,8 +186,6 @@ done:
 
 /* ---- committing --------------------------------------------------------------------- */
 
-/* Two versions' schemas agree on names, types and field ids (so files staged against
- * one can be appended to the other). */
 /* A new table whose name differs from an existing one only in case. SQL folds the case of
  * names (DuckDB's catalog is case-insensitive), so a query reading both `a` and `A` would
  * read one of them twice: such a pair is refused where it would be made. Listing the
@@ -202,16 +205,6 @@ static int check_case_twin(weir_lake *lake, const char *head, const char *table,
   return rc;
 }
 
-static bool same_columns(const weir_schema *a, const weir_schema *b) {
-  if (a->n_fields != b->n_fields) return false;
-  for (size_t i = 0; i < a->n_fields; i++) {
-    if (strcmp(a->fields[i].name, b->fields[i].name) != 0) return false;
-    if (!weir_type_equal(a->fields[i].type, b->fields[i].type)) return false;
-    if (a->fields[i].field_id != b->fields[i].field_id) return false;
-  }
-  return true;
-}
-
 /* Sleep a little, more after each lost race, with jitter so retrying writers spread. */
 static void backoff(int attempt) {
   uint32_t r;
@@ -226,6 +219,9 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
   const char *branch = req->branch && *req->branch ? req->branch : "main";
   weir_table_change *changes = weir_calloc(n ? n : 1, sizeof *changes);
   iceberg_write_result *results = weir_calloc(n ? n : 1, sizeof *results);
+  char base[WEIR_HASH_HEX_SIZE] = "";
+  if (req->base) snprintf(base, sizeof base, "%s", req->base);
+  if (req->revalidate) *req->revalidate = false;
   int rc = WEIR_OK;
   for (int attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
     char head[WEIR_HASH_HEX_SIZE];
@@ -240,6 +236,12 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
                        branch, req->expected_head, head);
       break;
     }
+    if (!base[0]) memcpy(base, head, sizeof base);
+    /* The rules are checked against exactly the head the compare-and-swap below requires:
+     * if another writer gets in between, the CAS fails and the next attempt checks again. */
+    if ((rc = lake_check_serial(lake, branch, base, head, staged, n, req->reads, req->n_reads, req->revalidate,
+                                err)))
+      break;
     for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
       lake_staged *s = &staged[i];
       iceberg_table *prev = NULL;
@@ -252,17 +254,6 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
         break;
       }
       if (!prev && (rc = check_case_twin(lake, head, s->table, branch, err))) break;
-      bool moved = (prev ? prev->metadata_location : NULL) != NULL
-                       ? (!s->based_on || strcmp(prev->metadata_location, s->based_on) != 0)
-                       : s->based_on != NULL;
-      if (moved && s->mode == WEIR_MODE_APPEND && prev && !same_columns(&prev->schema, &s->schema)) {
-        rc = weir_seterr(err, WEIR_ECONCURRENT,
-                         "table %s changed its columns on branch %s while this write was prepared; "
-                         "nothing was committed (run it again)",
-                         s->table, branch);
-        iceberg_table_free(prev);
-        break;
-      }
       char *location = NULL;
       {
         weir_table_id id;
@@ -346,6 +337,7 @@ json_t *lake_staged_to_json(const lake_staged *s) {
   json_object_set_new(o, "properties", json_incref(s->properties));
   json_object_set_new(o, "summary", json_incref(s->summary));
   json_object_set_new(o, "based_on", weir_json_str_or_null(s->based_on));
+  json_object_set_new(o, "read_rows", json_boolean(s->read_rows));
   json_t *files = json_array();
   for (size_t i = 0; i < s->n_files; i++) {
     const iceberg_data_file *f = &s->files[i];
@@ -391,6 +383,7 @@ int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err) {
   json_t *sm = json_object_get(j, "summary");
   out->summary = json_is_object(sm) ? json_deep_copy(sm) : json_object();
   out->based_on = weir_strdup(weir_json_str(j, "based_on", NULL));
+  out->read_rows = json_is_true(json_object_get(j, "read_rows"));
   json_t *files = json_object_get(j, "files");
   size_t nf = json_array_size(files);
   out->files = weir_calloc(nf ? nf : 1, sizeof *out->files);

@@ -5,8 +5,10 @@
  *   1. plan against the target's head H; any problem: exit 3, nothing written;
  *   2. branch run/<id> at H, record the run as running;
  *   3. each model in order: execute, validate, write its data, commit on run/<id>;
- *   4. all passed: merge run/<id> into the target, mark the run succeeded (one catalog
- *      transaction), delete run/<id>;
+ *   4. all passed: check the run's read set (every catalog table a model read) is
+ *      unchanged on the target since H, merge run/<id> into the target, mark the run
+ *      succeeded and delete run/<id> (one catalog transaction: a process killed at any
+ *      instant leaves either all of it or none);
  *   5. a model failed: the target is not touched, run/<id> is kept, the run is recorded
  *      as failed with the model and its messages.
  */
@@ -15,8 +17,10 @@
 #include <strings.h>
 
 #include "pipeline/pipeline.h"
+#include "lake/serial.h"
 #include "lake/stage.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -330,6 +334,51 @@ static void decorate_run(json_t *run) {
   }
 }
 
+/* The run's read set: every catalog table a model reads at the run's base, that is, each
+ * input no model of the project produces and that is not pinned to another ref. Names are
+ * borrowed from the project; *n distinct. */
+static const char **read_set(const weir_project *p, size_t *n) {
+  size_t cap = 0;
+  for (size_t i = 0; i < p->n_models; i++) cap += p->models[i].n_inputs;
+  const char **out = weir_calloc(cap ? cap : 1, sizeof *out);
+  *n = 0;
+  for (size_t i = 0; i < p->n_models; i++)
+    for (size_t k = 0; k < p->models[i].n_inputs; k++) {
+      const model_input *in = &p->models[i].inputs[k];
+      if (in->producer >= 0 || in->ref || !in->table) continue;
+      bool seen = false;
+      for (size_t j = 0; j < *n && !seen; j++) seen = strcmp(out[j], in->table) == 0;
+      if (!seen) out[(*n)++] = in->table;
+    }
+  return out;
+}
+
+/* Inside the publish transaction, with the target at `head`: refuse with
+ * WEIR_ESTALEREAD if a table the run read changed on the target since the run's base. */
+static int check_read_set(run_ctx *rc, const char *head, weir_error *err) {
+  if (strcmp(head, rc->base) == 0) return WEIR_OK;
+  size_t n = 0;
+  const char **reads = read_set(rc->p, &n);
+  catalog_serial_report r;
+  catalog_serial_init(&r, rc->branch, rc->base, head);
+  int res = WEIR_OK;
+  for (size_t i = 0; i < n && res == WEIR_OK; i++)
+    res = catalog_serial_check_table(rc->lake->cat, &r, reads[i], true,
+                                     "the run read it: its outputs were computed from the old version", err);
+  if (res == WEIR_OK) {
+    char *what = weir_asprintf("run %s cannot publish", rc->run_id);
+    char *advice = weir_asprintf("%s is unchanged (%s kept); run the project again, or pass --retry N to plan and "
+                                 "run again on the new head",
+                                 rc->branch, rc->run_branch);
+    res = catalog_serial_error(&r, what, advice, err);
+    free(what);
+    free(advice);
+  }
+  catalog_serial_clear(&r);
+  free(reads);
+  return res;
+}
+
 static int finish_json(run_ctx *rc, char **out_json) {
   json_t *run = NULL;
   weir_error e = {0};
@@ -342,14 +391,17 @@ static int finish_json(run_ctx *rc, char **out_json) {
   return WEIR_OK;
 }
 
-int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
-                     char **out_json, weir_error *err) {
+/* One attempt: plan at the base, run, publish. *retryable is set when the run failed only
+ * because the target moved while it ran (a stale read set, or a conflicting merge). */
+static int run_once(weir_lake *lake, const char *project_dir, const weir_run_options *opts, bool *retryable,
+                    char **out_json, weir_error *err) {
   *out_json = NULL;
+  *retryable = false;
   run_ctx rc;
   memset(&rc, 0, sizeof rc);
   rc.lake = lake;
   rc.branch = opts && opts->branch ? opts->branch : "main"; /* "" is refused below */
-  int r = lake_branch_head(lake, rc.branch, rc.base, err);
+  int r = lake_write_base(lake, rc.branch, opts ? opts->expect_head : NULL, rc.base, err);
   if (r) return r;
 
   lake->interrupted = 0;
@@ -442,7 +494,8 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     }
   }
 
-  /* 4. Publish: merge and mark succeeded in one catalog transaction. */
+  /* 4. Publish: check the read set, merge, mark succeeded and drop the run branch, in one
+   * catalog transaction (the write lock holds the target still from check to merge). */
   {
     char *msg = weir_asprintf("run %s of %s", rc.run_id, rc.p->name);
     weir_merge_request mreq = {0};
@@ -453,16 +506,26 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     mreq.run_id = rc.run_id;
     json_t *merged = NULL;
     weir_error e2 = {0};
-    r = catalog_tx_begin(lake->cat, true, err);
+    char target_head[WEIR_HASH_HEX_SIZE] = "";
+    r = WEIR_FAILPOINT("run.publish.before", &e2);
+    if (r == WEIR_OK) r = catalog_tx_begin(lake->cat, true, &e2);
+    if (r == WEIR_OK) r = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, rc.branch, target_head, &e2);
+    if (r == WEIR_OK) r = check_read_set(&rc, target_head, &e2);
     if (r == WEIR_OK) r = catalog_merge(lake->cat, &mreq, &merged, &e2);
     if (r == WEIR_OK) {
       const char *result = weir_json_str(merged, "commit", NULL);
       r = catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_SUCCEEDED, result, NULL, &e2);
     }
+    /* The run branch has served its purpose; its commits stay reachable from the target. */
+    if (r == WEIR_OK) r = catalog_ref_delete(lake->cat, WEIR_REF_BRANCH, rc.run_branch, &e2);
+    if (r == WEIR_OK) r = WEIR_FAILPOINT("run.publish.commit", &e2); /* all done but COMMIT */
     if (r == WEIR_OK) r = catalog_tx_commit(lake->cat, &e2);
     else catalog_tx_rollback(lake->cat);
+    if (r == WEIR_OK) (void)WEIR_FAILPOINT("run.publish.after", &e2); /* published: kill only */
     free(msg);
     json_decref(merged);
+    int why = r != WEIR_OK ? (e2.code ? e2.code : r) : WEIR_OK;
+    *retryable = why == WEIR_ESTALEREAD || why == WEIR_ECONFLICT || why == WEIR_ECONCURRENT;
     if (r != WEIR_OK && (e2.code ? e2.code : r) == WEIR_ECONFLICT) {
       /* The target moved while the run ran, on the same tables: say by what, and what to
        * do, since the run's own work was fine. */
@@ -491,7 +554,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
         weir_error_clear(&e5);
         weir_buf b = WEIR_BUF_INIT;
         weir_buf_printf(&b, "%s; %s moved from %.12s to %.12s while this run ran%s%s%s: run the project again "
-                            "to build on the new head",
+                            "to build on the new head (--retry N does so automatically)",
                         e2.message ? e2.message : "merge conflict", rc.branch, rc.base, now, who ? " (" : "",
                         who ? who : "", who ? ")" : "");
         free(who);
@@ -520,14 +583,12 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
       weir_error_clear(&e3);
       json_decref(error);
       weir_error_move(err, &e2);
-      weir_error_prefix(err, "run %s failed while publishing to %s (%s kept)", rc.run_id, rc.branch,
+      if (why != WEIR_ESTALEREAD) /* that message already says which run and what was kept */
+        weir_error_prefix(err, "run %s failed while publishing to %s (%s kept)", rc.run_id, rc.branch,
                         rc.run_branch);
       finish_json(&rc, out_json);
       goto out;
     }
-    weir_error_clear(&e2);
-    /* The run branch has served its purpose; its commits stay reachable from the target. */
-    catalog_ref_delete(lake->cat, WEIR_REF_BRANCH, rc.run_branch, &e2);
     weir_error_clear(&e2);
   }
   finish_json(&rc, out_json);
@@ -545,6 +606,44 @@ out:
   if (rc.engine) lake_engine_put(lake, rc.engine, LAKE_ENGINE_WAREHOUSE);
   free(rc.run_dir);
   pipeline_project_free(rc.p);
+  return r;
+}
+
+int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
+                     char **out_json, weir_error *err) {
+  *out_json = NULL;
+  int retries = opts ? opts->retries : 0;
+  if (retries < 0) return weir_seterr(err, WEIR_EINVALIDARG, "retries must be 0 or more, not %d", retries);
+  if (retries > 0 && opts->expect_head)
+    return weir_seterr(err, WEIR_EINVALIDARG,
+                       "a run with an expected head cannot be retried: a retry plans again on the branch's new head");
+  json_t *earlier = json_array();
+  int r;
+  for (int attempt = 0;; attempt++) {
+    bool retryable = false;
+    r = run_once(lake, project_dir, opts, &retryable, out_json, err);
+    if (r == WEIR_OK || !retryable || attempt >= retries || lake->interrupted) break;
+    /* The target moved under the run: plan and run again on its new head. The failed
+     * attempt stays recorded (status failed, its branch kept). */
+    json_t *run = *out_json ? json_loads(*out_json, 0, NULL) : NULL;
+    const char *id = weir_json_str(run, "run_id", NULL);
+    if (id) json_array_append_new(earlier, json_string(id));
+    json_decref(run);
+    weir_free(*out_json);
+    *out_json = NULL;
+    lake_progress(lake, json_pack("{s:s,s:i,s:s}", "phase", "retry", "attempt", attempt + 2, "reason",
+                                  err && err->message ? err->message : ""));
+    weir_error_clear(err);
+  }
+  if (json_array_size(earlier) > 0 && *out_json) {
+    json_t *run = json_loads(*out_json, 0, NULL);
+    if (run) {
+      json_object_set(run, "retried_runs", earlier);
+      weir_free(*out_json);
+      *out_json = lake_dump(run);
+    }
+  }
+  json_decref(earlier);
   return r;
 }
 

@@ -109,6 +109,7 @@ const char *weir_error_name(int code) {
   case WEIR_EMODEL: return "ModelError";
   case WEIR_EUNSUPPORTED: return "Unsupported";
   case WEIR_EINTERRUPTED: return "Interrupted";
+  case WEIR_ESTALEREAD: return "StaleRead";
   default: return "WeirError";
   }
 }
@@ -121,7 +122,8 @@ int weir_error_exit_code(int code) {
   case WEIR_ECONTRACT:
   case WEIR_EPLAN: return 3;
   case WEIR_ECONFLICT:
-  case WEIR_ECONCURRENT: return 4;
+  case WEIR_ECONCURRENT:
+  case WEIR_ESTALEREAD: return 4;
   case WEIR_EINTERRUPTED: return 130; /* as shells report a command stopped by SIGINT */
   default: return 1;
   }

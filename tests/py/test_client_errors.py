@@ -17,7 +17,7 @@ from test_client_support import client, library_path, titanic_client, weir_env  
 EXPECTED = {1: "WeirError", 2: "NotFound", 3: "AlreadyExists", 4: "StorageError", 5: "CatalogError",
             6: "EngineError", 7: "InvalidName", 8: "InvalidArgument", 9: "InvalidInput", 10: "ContractViolation",
             11: "PlanError", 12: "MergeConflict", 13: "ConcurrentUpdate", 14: "PartialRunError", 15: "ModelError",
-            16: "Unsupported", 17: "Interrupted"}
+            16: "Unsupported", 17: "Interrupted", 18: "StaleRead"}
 
 
 def test_one_class_per_code_named_as_libweir_names_it(weir_env):

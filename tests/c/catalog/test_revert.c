@@ -5,7 +5,7 @@
 static int revert(fx *f, const char *table, const char *to, bool allow_partial, json_t **out,
                   weir_error *err) {
   json_t *o = NULL;
-  int rc = catalog_revert_table(f->cat, table, to, "main", NULL, allow_partial, &o, err);
+  int rc = catalog_revert_table(f->cat, table, to, "main", NULL, allow_partial, NULL, &o, err);
   if (out) *out = o;
   else json_decref(o);
   return rc;
@@ -49,7 +49,7 @@ TEST(revert_table_to_an_older_version_or_drop_or_re_add) {
   /* errors name what is missing */
   CHECK_INT(revert(&f, "default.a", "nosuch", false, NULL, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "nosuch");
-  CHECK_INT(catalog_revert_table(f.cat, "default.a", "good", "nobranch", NULL, false, &o, &err), WEIR_ENOTFOUND);
+  CHECK_INT(catalog_revert_table(f.cat, "default.a", "good", "nobranch", NULL, false, NULL, &o, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "nobranch");
   weir_error_clear(&err);
   fx_free(&f);
@@ -111,7 +111,7 @@ TEST(revert_run_puts_every_table_back_in_one_commit) {
   size_t n = fx_count(&f, "main");
   json_t *o = NULL;
   weir_error err = {0};
-  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, &o, &err), &err);
+  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, NULL, &o, &err), &err);
   CHECK_INT(fx_count(&f, "main"), n + 1);
   CHECK_STR(weir_json_str(o, "run_id", ""), "r1");
   char *t = weir_json_canonical(json_object_get(o, "tables"));
@@ -128,11 +128,11 @@ TEST(revert_run_puts_every_table_back_in_one_commit) {
   weir_commit_rec_clear(&c);
   json_decref(o);
   /* again: nothing left to revert, no commit */
-  CHECK_OK(catalog_revert_run(f.cat, "r1", "main", NULL, &o, &err), &err);
+  CHECK_OK(catalog_revert_run(f.cat, "r1", "main", NULL, NULL, &o, &err), &err);
   CHECK_INT(json_array_size(json_object_get(o, "tables")), 0);
   CHECK_INT(fx_count(&f, "main"), n + 1);
   json_decref(o);
-  CHECK_INT(catalog_revert_run(f.cat, "r404", NULL, NULL, &o, &err), WEIR_ENOTFOUND);
+  CHECK_INT(catalog_revert_run(f.cat, "r404", NULL, NULL, NULL, &o, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "r404");
   weir_error_clear(&err);
   fx_free(&f);

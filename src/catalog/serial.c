@@ -1,0 +1,173 @@
+/*
+ * serial.c -- reporting what a write did not see: the tables that changed on a branch
+ * between a write's base and the head it would be committed on, each with the commit that
+ * changed it (docs/versioning.md, "Concurrency: serializable writes"). The rules that
+ * decide which changes refuse a write live with the writes: merge.c and revert.c (a
+ * named base), src/lake/serial.c (staged table versions), src/pipeline/run.c (a run's
+ * read set).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog_internal.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+/* ---- who changed a table ------------------------------------------------------------ */
+
+/* The commit that made `table` what it is at `head` since `base`: the one that first wrote
+ * the head's version (provenance), or, for a table dropped since, the newest first-parent
+ * commit between head and base that changed it. Empty when it cannot be told. */
+static void changed_by(weir_catalog *cat, const char *base, const char *head, const char *table,
+                       char out[WEIR_HASH_LEN + 1], char **message) {
+  out[0] = 0;
+  *message = NULL;
+  weir_error ignore = {0};
+  weir_table_entry e;
+  if (catalog_table_get(cat, head, table, &e, &ignore) == WEIR_OK) {
+    catalog_version_origin(cat, e.metadata_location, out, &ignore);
+    weir_table_entry_clear(&e);
+  }
+  weir_error_clear(&ignore);
+  if (!out[0]) {
+    weir_commit_rec b = {0};
+    int64_t floor = 0;
+    if (catalog_commit_get(cat, base, &b, &ignore) == WEIR_OK) floor = b.generation;
+    weir_commit_rec_clear(&b);
+    weir_error_clear(&ignore);
+    char at[WEIR_HASH_LEN + 1];
+    memcpy(at, head, sizeof at);
+    /* First-parent steps from the head down to the base's generation: a bounded walk. */
+    while (strcmp(at, base) != 0) {
+      weir_commit_rec c = {0};
+      if (catalog_commit_get(cat, at, &c, &ignore) != WEIR_OK || c.generation <= floor) {
+        weir_commit_rec_clear(&c);
+        break;
+      }
+      json_t *changes = NULL;
+      bool hit = false;
+      if (catalog_commit_changes(cat, at, &changes, &ignore) == WEIR_OK) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(changes, i, x) if (strcmp(weir_json_str(x, "table", ""), table) == 0) hit = true;
+      }
+      json_decref(changes);
+      if (hit) memcpy(out, at, WEIR_HASH_LEN + 1);
+      bool more = !hit && c.n_parents > 0;
+      if (more) memcpy(at, c.parents[0], sizeof at);
+      weir_commit_rec_clear(&c);
+      if (!more) break;
+    }
+    weir_error_clear(&ignore);
+  }
+  if (out[0]) {
+    weir_commit_rec c = {0};
+    if (catalog_commit_get(cat, out, &c, &ignore) == WEIR_OK && c.message) {
+      /* The first line of the winner's message, for people. */
+      size_t n = strcspn(c.message, "\n");
+      *message = weir_strndup(c.message, n > 72 ? 72 : n);
+    }
+    weir_commit_rec_clear(&c);
+  }
+  weir_error_clear(&ignore);
+}
+
+/* ---- the report ------------------------------------------------------------------ */
+
+void catalog_serial_init(catalog_serial_report *r, const char *branch, const char *base, const char *head) {
+  memset(r, 0, sizeof *r);
+  r->branch = branch;
+  r->base = base;
+  r->head = head;
+  r->items = json_array();
+}
+
+void catalog_serial_clear(catalog_serial_report *r) {
+  json_decref(r->items);
+  r->items = NULL;
+}
+
+void catalog_serial_add(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read, const char *what,
+                     const char *why) {
+  char who[WEIR_HASH_LEN + 1];
+  char *msg = NULL;
+  changed_by(cat, r->base, r->head, table, who, &msg);
+  json_array_append_new(r->items, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "table", table, "kind",
+                                            read ? "read" : "write", "change", what, "reason", why, "base",
+                                            r->base, "head", r->head, "changed_by",
+                                            who[0] ? json_string(who) : json_null(), "changed_by_message",
+                                            msg ? json_string(msg) : json_null()));
+  free(msg);
+  if (read) r->stale_reads++;
+  else r->conflicts++;
+}
+
+int catalog_serial_error(const catalog_serial_report *r, const char *what, const char *advice, weir_error *err) {
+  size_t n = json_array_size(r->items);
+  if (n == 0) return WEIR_OK;
+  weir_buf b = WEIR_BUF_INIT;
+  size_t i;
+  json_t *x;
+  json_array_foreach(r->items, i, x) {
+    if (i == 10) {
+      weir_buf_printf(&b, "; and %zu more", n - 10);
+      break;
+    }
+    const char *who = weir_json_str(x, "changed_by", NULL);
+    const char *msg = weir_json_str(x, "changed_by_message", NULL);
+    weir_buf_printf(&b, "%stable %s %s", i ? "; " : "", weir_json_str(x, "table", ""), weir_json_str(x, "change", ""));
+    if (who) weir_buf_printf(&b, " (by commit %.12s%s%s%s)", who, msg ? ", \"" : "", msg ? msg : "", msg ? "\"" : "");
+    weir_buf_printf(&b, ", and %s", weir_json_str(x, "reason", ""));
+  }
+  int code = r->conflicts ? WEIR_ECONCURRENT : WEIR_ESTALEREAD;
+  weir_seterr(err, code, "%s on branch %s: since the base %.12s, %s; nothing was committed%s%s", what, r->branch,
+              r->base, weir_buf_cstr(&b), advice ? ": " : "", advice ? advice : "");
+  weir_error_set_details(err, json_incref(r->items));
+  weir_buf_free(&b);
+  return code;
+}
+
+int catalog_serial_check_table(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read,
+                               const char *why, weir_error *err) {
+  bool same = false;
+  int rc = catalog_same_version_at(cat, table, r->base, r->head, &same, err);
+  if (rc == WEIR_OK && !same) catalog_serial_add(cat, r, table, read, "changed", why);
+  return rc;
+}
+
+int catalog_same_version_at(weir_catalog *cat, const char *table, const char *a, const char *b, bool *same,
+                            weir_error *err) {
+  weir_table_entry ea, eb;
+  weir_error inner = {0};
+  int ga = catalog_table_get(cat, a, table, &ea, &inner);
+  if (ga != WEIR_OK && ga != WEIR_ENOTFOUND) {
+    weir_error_move(err, &inner);
+    return ga;
+  }
+  weir_error_clear(&inner);
+  int gb = catalog_table_get(cat, b, table, &eb, &inner);
+  if (gb != WEIR_OK && gb != WEIR_ENOTFOUND) {
+    if (ga == WEIR_OK) weir_table_entry_clear(&ea);
+    weir_error_move(err, &inner);
+    return gb;
+  }
+  weir_error_clear(&inner);
+  if (ga == WEIR_OK && gb == WEIR_OK) *same = strcmp(ea.metadata_location, eb.metadata_location) == 0;
+  else *same = ga == gb; /* both absent */
+  if (ga == WEIR_OK) weir_table_entry_clear(&ea);
+  if (gb == WEIR_OK) weir_table_entry_clear(&eb);
+  return WEIR_OK;
+}
+
+int catalog_base_check(weir_catalog *cat, const char *branch, const char *base, const char *head,
+                       weir_error *err) {
+  bool on = false;
+  int rc = catalog_is_ancestor(cat, base, head, &on, err);
+  if (rc) return rc;
+  if (!on)
+    return weir_seterr(err, WEIR_ECONCURRENT,
+                       "the expected head %.12s is not in the history of branch %s (its head is %.12s); "
+                       "nothing was written",
+                       base, branch, head);
+  return WEIR_OK;
+}

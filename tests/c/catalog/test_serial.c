@@ -1,0 +1,147 @@
+/* A named base (expected head) for merges and reverts, and the reports of what changed
+ * since a base (serial.c). */
+#include "catalog/catalog_internal.h"
+#include "fixtures.h"
+
+static char *copy_head(fx *f, const char *branch) {
+  char *h = malloc(WEIR_HASH_LEN + 1);
+  memcpy(h, fx_head(f, branch), WEIR_HASH_LEN + 1);
+  return h;
+}
+
+TEST(report_names_each_table_and_the_commit_that_changed_it) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  fx_set(&f, "main", "default.b", "/w/b1", NULL);
+  char *base = copy_head(&f, "main");
+  fx_set(&f, "main", "default.a", "/w/a2", NULL);
+  char *changed_a = copy_head(&f, "main");
+  fx_set(&f, "main", "default.b", NULL, NULL); /* dropped */
+  char *dropped_b = copy_head(&f, "main");
+  fx_set(&f, "main", "default.c", "/w/c1", NULL);
+  char *head = copy_head(&f, "main");
+  weir_error err = {0};
+  catalog_serial_report r;
+  catalog_serial_init(&r, "main", base, head);
+  CHECK_OK(catalog_serial_check_table(f.cat, &r, "default.a", false, "it was replaced", &err), &err);
+  CHECK_OK(catalog_serial_check_table(f.cat, &r, "default.b", true, "it was read", &err), &err);
+  CHECK_OK(catalog_serial_check_table(f.cat, &r, "default.zz", true, "never there", &err), &err);
+  CHECK_INT(json_array_size(r.items), 2);
+  CHECK_INT(r.conflicts, 1);
+  CHECK_INT(r.stale_reads, 1);
+  json_t *a = json_array_get(r.items, 0), *b = json_array_get(r.items, 1);
+  CHECK_STR(weir_json_str(a, "changed_by", ""), changed_a); /* provenance of the head's version */
+  CHECK_STR(weir_json_str(a, "kind", ""), "write");
+  CHECK_STR(weir_json_str(b, "changed_by", ""), dropped_b); /* found by the first-parent walk */
+  CHECK_STR(weir_json_str(b, "kind", ""), "read");
+  CHECK_STR(weir_json_str(b, "changed_by_message", ""), "test commit");
+  CHECK_INT(catalog_serial_error(&r, "import", "retry", &err), WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "import on branch main: since the base ");
+  CHECK_CONTAINS(err.message, "table default.a changed (by commit ");
+  CHECK_CONTAINS(err.message, ", and it was replaced; table default.b changed");
+  CHECK_CONTAINS(err.message, "nothing was committed: retry");
+  CHECK(err.details != NULL);
+  weir_error_clear(&err);
+  catalog_serial_clear(&r);
+  /* Only reads: a stale read. */
+  catalog_serial_init(&r, "main", base, head);
+  CHECK_OK(catalog_serial_check_table(f.cat, &r, "default.a", true, "it was read", &err), &err);
+  CHECK_INT(catalog_serial_error(&r, "run", NULL, &err), WEIR_ESTALEREAD);
+  weir_error_clear(&err);
+  catalog_serial_clear(&r);
+  /* Nothing changed: no error. */
+  catalog_serial_init(&r, "main", head, head);
+  CHECK_OK(catalog_serial_check_table(f.cat, &r, "default.a", false, "x", &err), &err);
+  CHECK_OK(catalog_serial_error(&r, "x", NULL, &err), &err);
+  catalog_serial_clear(&r);
+  free(base);
+  free(changed_a);
+  free(dropped_b);
+  free(head);
+  fx_free(&f);
+}
+
+TEST(base_must_be_in_the_branch_history) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  char *old = copy_head(&f, "main");
+  weir_error err = {0};
+  CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_BRANCH, "dev", old, &err), &err);
+  fx_set(&f, "dev", "default.x", "/w/x1", NULL);
+  fx_set(&f, "main", "default.a", "/w/a2", NULL);
+  CHECK_OK(catalog_base_check(f.cat, "main", old, fx_head(&f, "main"), &err), &err);
+  CHECK_INT(catalog_base_check(f.cat, "main", fx_head(&f, "dev"), fx_head(&f, "main"), &err), WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "is not in the history of branch main");
+  weir_error_clear(&err);
+  free(old);
+  fx_free(&f);
+}
+
+TEST(merge_with_a_stale_expected_head_is_refused_only_for_tables_it_changes) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  char *reviewed = copy_head(&f, "main");
+  weir_error err = {0};
+  /* main moves on `a` after the review; dev is cut after that and rewrites `a`. */
+  fx_set(&f, "main", "default.a", "/w/a2", NULL);
+  char *moved = copy_head(&f, "main");
+  CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_BRANCH, "dev", moved, &err), &err);
+  fx_set(&f, "dev", "default.a", "/w/a3", NULL);
+  json_t *o = NULL;
+  weir_merge_request req = {.source = "dev", .into = "main", .expected_head = reviewed};
+  CHECK_INT(catalog_merge(f.cat, &req, &o, &err), WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "merging dev into main on branch main");
+  CHECK_CONTAINS(err.message, "table default.a changed");
+  CHECK_STR(fx_head(&f, "main"), moved);
+  weir_error_clear(&err);
+  /* Without the expectation the same merge is a fast-forward. */
+  req.expected_head = moved;
+  CHECK_OK(catalog_merge(f.cat, &req, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "result", ""), "fast-forward");
+  json_decref(o);
+  /* A merge that touches only tables unchanged since the reviewed head lands. */
+  char *before = copy_head(&f, "main");
+  CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_BRANCH, "dev2", reviewed, &err), &err);
+  fx_set(&f, "dev2", "default.b", "/w/b1", NULL);
+  req = (weir_merge_request){.source = "dev2", .into = "main", .expected_head = reviewed};
+  CHECK_OK(catalog_merge(f.cat, &req, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "result", ""), "merge");
+  CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a3");
+  json_decref(o);
+  free(before);
+  free(reviewed);
+  free(moved);
+  fx_free(&f);
+}
+
+TEST(revert_with_a_stale_expected_head_is_refused) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  char *first = copy_head(&f, "main");
+  fx_set(&f, "main", "default.a", "/w/a2", NULL);
+  char *decided = copy_head(&f, "main");
+  fx_set(&f, "main", "default.a", "/w/a3", NULL);
+  fx_set(&f, "main", "default.b", "/w/b1", NULL);
+  weir_error err = {0};
+  json_t *o = NULL;
+  CHECK_INT(catalog_revert_table(f.cat, "default.a", first, "main", NULL, false, decided, &o, &err),
+            WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "table default.a changed");
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a3");
+  weir_error_clear(&err);
+  /* b did not change since `decided`... it did not exist: it was added, which is a change. */
+  CHECK_INT(catalog_revert_table(f.cat, "default.b", first, "main", NULL, false, decided, &o, &err),
+            WEIR_ECONCURRENT);
+  weir_error_clear(&err);
+  /* At the head itself, the revert goes through. */
+  char *now = copy_head(&f, "main");
+  CHECK_OK(catalog_revert_table(f.cat, "default.a", first, "main", NULL, false, now, &o, &err), &err);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
+  json_decref(o);
+  free(first);
+  free(decided);
+  free(now);
+  fx_free(&f);
+}
+TEST_MAIN()
