@@ -126,8 +126,7 @@ void wc_findings_finish(findings *f) {
   }
 }
 
-/* What a refused narrowing cast that an exact cast could apply says (also used by the
- * planner's message for a SQL model's result). */
+/* What a refused narrowing cast that an exact cast could apply says: the two fixes. */
 #define NARROWING_HINT                                                                                    \
   " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "   \
   "cast: exact in YAML or TableField(cast=\"exact\") in Python, to apply it when every value converts " \

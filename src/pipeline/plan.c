@@ -111,11 +111,15 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
     for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
       model_input *in = &m->inputs[k];
       in->producer = -1;
+      /* The name a model of the project would have: the bare name, or the name in the
+       * project's own namespace (NULL for another namespace). */
       const char *dot = strchr(in->name, '.');
-      long prod = -1;
-      if (!dot) prod = model_index(p, in->name);
-      else if (strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 && strlen(p->ns) == (size_t)(dot - in->name))
-        prod = model_index(p, dot + 1);
+      const char *local = in->name;
+      if (dot)
+        local = strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 && strlen(p->ns) == (size_t)(dot - in->name)
+                    ? dot + 1
+                    : NULL;
+      long prod = local ? model_index(p, local) : -1;
       if (in->schema_name) {
         in->schema = pipeline_schema(p, in->schema_name);
         if (!in->schema && !unloaded(p, "schemas", in->schema_name)) {
@@ -166,11 +170,7 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       }
       iceberg_table *t = cached_table(lake, tc, at, full, err, &rc);
       if (rc) break;
-      const char *bare = dot && prod < 0 && strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 &&
-                                 strlen(p->ns) == (size_t)(dot - in->name)
-                             ? dot + 1
-                             : in->name;
-      if (!t && !unloaded(p, "sql", bare) && !unloaded(p, "models", bare)) {
+      if (!t && !(local && (unloaded(p, "sql", local) || unloaded(p, "models", local)))) {
         /* A Python file whose source does not parse may be where the model was defined. */
         weir_buf hint = WEIR_BUF_INIT;
         opaque_hint(p, &hint);
@@ -288,7 +288,8 @@ static void note_exact(pipeline_model *m, const char *column, const weir_type *f
 /* Every column of `c` declared cast "exact", as cast from a type only the run knows. */
 static void note_exact_columns(pipeline_model *m, const weir_contract *c, const char *input) {
   for (size_t i = 0; c && i < c->n_columns; i++)
-    if (c->columns[i].cast == WEIR_CAST_MODE_EXACT) note_exact(m, c->columns[i].field.name, NULL, c->columns[i].field.type, input);
+    if (c->columns[i].cast == WEIR_CAST_MODE_EXACT)
+      note_exact(m, c->columns[i].field.name, NULL, c->columns[i].field.type, input);
 }
 
 /* Can `have` feed a column `col` declared `want`: 1 as is or widened, 2 by an exact cast

@@ -623,3 +623,26 @@ def test_an_input_column_declared_exact_composes_with_a_wider_producer(titanic_l
     assert re.search(r'contract violation in input t of model whole \(schema Fares\):\n  - column "Fare" has \d+ '
                      r'values of type double that do not convert exactly to int64 \(row 0: 71\.2833, row 1: 53\.1, '
                      r'row 2: 51\.8625, \.\.\.\)', r.stderr), r.stderr
+
+
+def test_a_contract_that_does_not_load_is_the_only_problem(titanic_lake, tmp_path):
+    # The models naming it are not told again that their schema is not defined; a typo in
+    # another model's schema name still is.
+    proj = tmp_path / "yml"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "contracts" / "w.yml").write_text("contract:\n  name: W\n  columns:\n    - name: pid\n      type: Int65\n")
+    (proj / "f.sql").write_text("-- weir: output_schema=W\nSELECT PassengerId AS pid FROM titanic\n")
+    (proj / "g.sql").write_text("-- weir: output_schema=Typo\nSELECT PassengerId AS pid FROM titanic\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    msgs = [p["message"] for p in json.loads(r.stdout)["error"]["details"]]
+    assert len(msgs) == 2, msgs
+    assert msgs[0].startswith('contracts/w.yml:5:13: unknown type "Int65" for column "pid"')
+    assert msgs[1] == ('g.sql:1: model g: output schema "Typo" is not defined (no YAML contract or TableSchema of '
+                       "that name)")
+    # A contract whose YAML does not parse has no known name: its readers get a hint.
+    (proj / "contracts" / "w.yml").write_text("contract:\n  name: [W\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    msgs = [p["message"] for p in json.loads(r.stdout)["error"]["details"]]
+    assert len(msgs) == 3, msgs
+    assert msgs[1].endswith('output schema "W" is not defined (no YAML contract or TableSchema of that name) '
+                            "(unless contracts/w.yml, which did not load, defines it)"), msgs
