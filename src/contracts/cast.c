@@ -147,6 +147,13 @@ unsupported:
   return weir_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to this type", f);
 }
 
+/* 10^n in 128 bits (n <= 38). */
+static weir_i128 pow10_i128(int n) {
+  weir_i128 v = 1;
+  for (int k = 0; k < n; k++) v *= 10;
+  return v;
+}
+
 /* decimal128(p, s) -> decimal128(p', s'): s' >= s. The same scale is the same bytes. */
 static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
                         weir_arrow_batch *owner, struct ArrowArray *out) {
@@ -156,8 +163,7 @@ static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off
     share_all(src, off, len, owner, out);
     return WEIR_OK;
   }
-  weir_i128 factor = 1;
-  for (int k = s; k < t.scale; k++) factor *= 10;
+  weir_i128 factor = pow10_i128(t.scale - s);
   int64_t o = start_output(src, off, len, 2, owner, out);
   weir_i128 *d = (weir_i128 *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 16) + o;
   const uint8_t *sv = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
@@ -598,12 +604,6 @@ static void exact_half(const char *f, const struct ArrowArray *src, int64_t off,
                        const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch, int64_t row_base) {
   if (t.id == WEIR_TYPE_INT32) EXACT_LOOP(uint16_t, int32_t, { float hx = half_to_float(x); double dx = hx; ok = dx >= -0x1p31 && dx < 0x1p31; y = ok ? (int32_t)dx : 0; ok = ok && (double)y == dx; });
   else EXACT_LOOP(uint16_t, int64_t, { float hx = half_to_float(x); double dx = hx; ok = dx >= -0x1p63 && dx < 0x1p63; y = ok ? (int64_t)dx : 0; ok = ok && (double)y == dx; });
-}
-
-static weir_i128 pow10_i128(int n) {
-  weir_i128 v = 1;
-  for (int k = 0; k < n; k++) v *= 10;
-  return v;
 }
 
 /* decimal128(p, s) -> Decimal(p', s') or an integer: no non-zero digit below the target
