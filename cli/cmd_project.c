@@ -48,8 +48,9 @@ static void print_plan(const json_t *plan) {
       const char *to = json_string_value(json_object_get(ec, "to"));
       const char *input = json_string_value(json_object_get(ec, "input"));
       printf("     cast exact: %s%s%s%s%s%s to %s (%sa value that does not convert exactly fails the run)\n",
-             input ? "input " : "", input ? input : "", input ? ", column " : "", col ? col : "?", from ? " from " : "",
-             from ? from : "", to ? to : "?", from ? "" : "from the type the data has; ");
+             input ? "input " : "", input ? input : "", input ? ", column " : "", col ? col : "?",
+             from ? " from " : "", from ? from : "", to ? to : "?",
+             from ? "" : "from the type the data has; ");
     }
   }
 }

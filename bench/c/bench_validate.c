@@ -49,7 +49,17 @@ static uint64_t rnd(void) {
 }
 
 typedef enum {
-  G_I64_SEQ, G_I32, G_STR3, G_I64_NULLS, G_I64_ENUM, G_STR_ENUM, G_F64, G_I64_SHUF, G_STR12, G_F64_WHOLE, G_TS_NS_US
+  G_I64_SEQ,
+  G_I32,
+  G_STR3,
+  G_I64_NULLS,
+  G_I64_ENUM,
+  G_STR_ENUM,
+  G_F64,
+  G_I64_SHUF,
+  G_STR12,
+  G_F64_WHOLE,
+  G_TS_NS_US
 } gen_kind;
 
 typedef struct scenario {
@@ -67,7 +77,8 @@ static const scenario SCENARIOS[] = {
     {"cast_string", G_STR3, "u", "{name: x, type: String, nullable: true}"},
     {"nulls", G_I64_NULLS, "l", "{name: x, type: Int64}"},
     {"enum_int", G_I64_ENUM, "l", "{name: x, type: Int64, enum: [1, 2, 3]}"},
-    {"enum_string", G_STR_ENUM, "U", "{name: x, type: String, enum: [AAA, BBB, CCC, DDD, EEE, FFF, GGG, HHH]}"},
+    {"enum_string", G_STR_ENUM, "U",
+     "{name: x, type: String, enum: [AAA, BBB, CCC, DDD, EEE, FFF, GGG, HHH]}"},
     {"range", G_F64, "g", "{name: x, type: Float64, min: 0, max: 100}"},
     {"pattern", G_STR3, "U", "{name: x, type: String, pattern: \"^[A-Z]{3}$\"}"},
     {"unique", G_I64_SHUF, "l", "{name: x, type: Int64, unique: true}"},

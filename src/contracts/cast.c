@@ -413,76 +413,78 @@ static json_t *source_sample(const char *f, const struct ArrowArray *a, int64_t 
 
 /* Records the set bits of `bad` (rows base + k of the cast) as values that do not
  * convert exactly: row numbers with their value, side by side. */
-static void record_inexact(uint64_t bad, int64_t base, const char *f, const struct ArrowArray *src, int64_t off,
-                           int64_t len, rule_hits *h, size_t batch, int64_t row_base) {
+static void record_inexact(uint64_t bad, int64_t base, const char *f, const struct ArrowArray *src,
+                           int64_t off, int64_t len, rule_hits *h, size_t batch, int64_t row_base) {
   while (bad) {
     int k = __builtin_ctzll(bad);
     bad &= bad - 1;
     int64_t i = base + k;
     json_t *sample = h && h->n_rows < h->limit ? source_sample(f, src, off + i) : NULL;
-    if (h) wc_hits_add(h, batch, i, len, row_base + i, sample);
-    else json_decref(sample);
+    if (h)
+      wc_hits_add(h, batch, i, len, row_base + i, sample);
+    else
+      json_decref(sample);
   }
 }
 
 /* Converts the `len` values of `src` from `off` into `dst` (from index o): CONV reads x,
  * sets y and ok; y is written when ok, else 0. */
-#define EXACT_LOOP(SRC_T, DST_T, CONV)                                                          \
-  do {                                                                                          \
-    const SRC_T *s_ = (const SRC_T *)src->buffers[1] + off;                                     \
-    DST_T *d_ = (DST_T *)dst + o;                                                               \
-    for (int64_t b_ = 0; b_ < len; b_ += 64) {                                                  \
-      int64_t n_ = len - b_ < 64 ? len - b_ : 64;                                               \
-      uint64_t bad_ = 0;                                                                        \
-      for (int64_t k_ = 0; k_ < n_; k_++) {                                                     \
-        SRC_T x = s_[b_ + k_];                                                                  \
-        DST_T y;                                                                                \
-        bool ok;                                                                                \
-        CONV;                                                                                   \
-        d_[b_ + k_] = ok ? y : (DST_T)0;                                                        \
-        bad_ |= (uint64_t)!ok << k_;                                                            \
-      }                                                                                         \
-      bad_ &= load_bits(valid, off + b_, off + len);                                            \
-      if (bad_) record_inexact(bad_, b_, f, src, off, len, h, batch, row_base);                 \
-    }                                                                                           \
+#define EXACT_LOOP(SRC_T, DST_T, CONV)                                          \
+  do {                                                                          \
+    const SRC_T *s_ = (const SRC_T *)src->buffers[1] + off;                     \
+    DST_T *d_ = (DST_T *)dst + o;                                               \
+    for (int64_t b_ = 0; b_ < len; b_ += 64) {                                  \
+      int64_t n_ = len - b_ < 64 ? len - b_ : 64;                               \
+      uint64_t bad_ = 0;                                                        \
+      for (int64_t k_ = 0; k_ < n_; k_++) {                                     \
+        SRC_T x = s_[b_ + k_];                                                  \
+        DST_T y;                                                                \
+        bool ok;                                                                \
+        CONV;                                                                   \
+        d_[b_ + k_] = ok ? y : (DST_T)0;                                        \
+        bad_ |= (uint64_t)!ok << k_;                                            \
+      }                                                                         \
+      bad_ &= load_bits(valid, off + b_, off + len);                            \
+      if (bad_) record_inexact(bad_, b_, f, src, off, len, h, batch, row_base); \
+    }                                                                           \
   } while (0)
 
 /* A double (any float widened to one) to an integer of [lo, hi]: integral and in range.
  * The range test comes first, so the conversion never sees a value it cannot hold. */
-#define FLOAT_TO_INT(DST_T, LO, HI)                                                              \
-  do {                                                                                           \
-    double dx_ = (double)x;                                                                      \
-    bool in_ = (dx_ >= (LO)) & (dx_ < (HI));                                                     \
-    y = (DST_T)(in_ ? dx_ : 0.0);                                                                \
-    ok = in_ & ((double)y == dx_);                                                               \
+#define FLOAT_TO_INT(DST_T, LO, HI)          \
+  do {                                       \
+    double dx_ = (double)x;                  \
+    bool in_ = (dx_ >= (LO)) & (dx_ < (HI)); \
+    y = (DST_T)(in_ ? dx_ : 0.0);            \
+    ok = in_ & ((double)y == dx_);           \
   } while (0)
 
-#define INT_TO_INT(DST_T, LO, HI)                                                                \
-  do {                                                                                           \
-    ok = (x >= (LO)) & (x <= (HI));                                                              \
-    y = ok ? (DST_T)x : (DST_T)0;                                                                \
+#define INT_TO_INT(DST_T, LO, HI)   \
+  do {                              \
+    ok = (x >= (LO)) & (x <= (HI)); \
+    y = ok ? (DST_T)x : (DST_T)0;   \
   } while (0)
 
-#define UINT_TO_INT(DST_T, HI)                                                                   \
-  do {                                                                                           \
-    ok = x <= (HI);                                                                              \
-    y = ok ? (DST_T)x : (DST_T)0;                                                                \
+#define UINT_TO_INT(DST_T, HI)    \
+  do {                            \
+    ok = x <= (HI);               \
+    y = ok ? (DST_T)x : (DST_T)0; \
   } while (0)
 
 /* An integer to a float: exact when the float converts back to the same integer (the
  * range test keeps the conversion back defined: 2^63 as a double is no int64). */
-#define SINT_TO_FLOAT(DST_T)                                                                     \
-  do {                                                                                           \
-    y = (DST_T)x;                                                                                \
-    double dy_ = (double)y;                                                                      \
-    ok = dy_ >= -0x1p63 && dy_ < 0x1p63 && (int64_t)dy_ == (int64_t)x;                           \
+#define SINT_TO_FLOAT(DST_T)                                           \
+  do {                                                                 \
+    y = (DST_T)x;                                                      \
+    double dy_ = (double)y;                                            \
+    ok = dy_ >= -0x1p63 && dy_ < 0x1p63 && (int64_t)dy_ == (int64_t)x; \
   } while (0)
 
-#define UINT_TO_FLOAT(DST_T)                                                                     \
-  do {                                                                                           \
-    y = (DST_T)x;                                                                                \
-    double dy_ = (double)y;                                                                      \
-    ok = dy_ < 0x1p64 && (uint64_t)dy_ == (uint64_t)x;                                           \
+#define UINT_TO_FLOAT(DST_T)                           \
+  do {                                                 \
+    y = (DST_T)x;                                      \
+    double dy_ = (double)y;                            \
+    ok = dy_ < 0x1p64 && (uint64_t)dy_ == (uint64_t)x; \
   } while (0)
 
 /* double -> Int64 / Int32, the common case (a SUM or a division in a model), in two steps
@@ -493,8 +495,8 @@ static void record_inexact(uint64_t bad, int64_t base, const char *f, const stru
  * fails that test (a fraction, NaN, a huge magnitude, or a null's slot holding one) is
  * done again by the scalar conversion, which is exact for every double. */
 WC_SIMD_CLONES static void exact_f64_to_int(const struct ArrowArray *src, int64_t off, int64_t len, bool to32,
-                                            const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
-                                            int64_t row_base, const char *f) {
+                                            const uint8_t *valid, void *dst, int64_t o, rule_hits *h,
+                                            size_t batch, int64_t row_base, const char *f) {
   const double magic = 0x1.8p52;
   const int64_t magic_bits = 0x4338000000000000LL;
   const double *s = (const double *)src->buffers[1] + off;
@@ -601,15 +603,31 @@ WC_SIMD_CLONES static int exact_numeric(const char *f, const struct ArrowArray *
 
 /* halffloat -> Int32 / Int64: through float (every half is a float). */
 static void exact_half(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                       const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch, int64_t row_base) {
-  if (t.id == WEIR_TYPE_INT32) EXACT_LOOP(uint16_t, int32_t, { float hx = half_to_float(x); double dx = hx; ok = dx >= -0x1p31 && dx < 0x1p31; y = ok ? (int32_t)dx : 0; ok = ok && (double)y == dx; });
-  else EXACT_LOOP(uint16_t, int64_t, { float hx = half_to_float(x); double dx = hx; ok = dx >= -0x1p63 && dx < 0x1p63; y = ok ? (int64_t)dx : 0; ok = ok && (double)y == dx; });
+                       const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
+                       int64_t row_base) {
+  if (t.id == WEIR_TYPE_INT32)
+    EXACT_LOOP(uint16_t, int32_t, {
+      float hx = half_to_float(x);
+      double dx = hx;
+      ok = dx >= -0x1p31 && dx < 0x1p31;
+      y = ok ? (int32_t)dx : 0;
+      ok = ok && (double)y == dx;
+    });
+  else
+    EXACT_LOOP(uint16_t, int64_t, {
+      float hx = half_to_float(x);
+      double dx = hx;
+      ok = dx >= -0x1p63 && dx < 0x1p63;
+      y = ok ? (int64_t)dx : 0;
+      ok = ok && (double)y == dx;
+    });
 }
 
 /* decimal128(p, s) -> Decimal(p', s') or an integer: no non-zero digit below the target
  * scale, and the result within the target's digits (or range). */
 static void exact_decimal(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                          const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch, int64_t row_base) {
+                          const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
+                          int64_t row_base) {
   int p = 0, sc = 0;
   sscanf(f + 2, "%d,%d", &p, &sc);
   int to_scale = t.id == WEIR_TYPE_DECIMAL ? t.scale : 0;
@@ -655,24 +673,28 @@ static void exact_decimal(const char *f, const struct ArrowArray *src, int64_t o
 
 /* A count of fine units to a coarser unit: a whole number of them. The divisor is a
  * constant in each loop, so the compiler divides by multiplying. */
-#define DIV_EXACT(D)                                                                             \
-  EXACT_LOOP(int64_t, int64_t, {                                                                 \
-    y = x / (D);                                                                                 \
-    ok = x % (D) == 0;                                                                           \
+#define DIV_EXACT(D)             \
+  EXACT_LOOP(int64_t, int64_t, { \
+    y = x / (D);                 \
+    ok = x % (D) == 0;           \
   })
 
-static void exact_timestamp(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                            const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
-                            int64_t row_base) {
+static void exact_timestamp(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
+                            weir_type t, const uint8_t *valid, void *dst, int64_t o, rule_hits *h,
+                            size_t batch, int64_t row_base) {
   int64_t factor = unit_factor(wc_value_ts_unit(t), f[2]);
-  if (factor == 1000) DIV_EXACT(1000);
-  else if (factor == 1000000) DIV_EXACT(1000000);
-  else DIV_EXACT(1000000000);
+  if (factor == 1000)
+    DIV_EXACT(1000);
+  else if (factor == 1000000)
+    DIV_EXACT(1000000);
+  else
+    DIV_EXACT(1000000000);
 }
 
 /* date64 (milliseconds) -> date32 (days): at midnight, and within int32 days. */
 static void exact_date32(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
-                         const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch, int64_t row_base) {
+                         const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
+                         int64_t row_base) {
   EXACT_LOOP(int64_t, int32_t, {
     int64_t q = x / 86400000;
     ok = x % 86400000 == 0 && q >= INT32_MIN && q <= INT32_MAX;
@@ -680,9 +702,9 @@ static void exact_date32(const char *f, const struct ArrowArray *src, int64_t of
   });
 }
 
-int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len,
-                         weir_type t, weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *inexact, size_t batch,
-                         int64_t row_base, weir_error *err) {
+int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
+                         int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                         rule_hits *inexact, size_t batch, int64_t row_base, weir_error *err) {
   const char *f = field->format;
   int64_t o = start_output(src, off, len, 2, owner, out);
   void *dst = weir_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));

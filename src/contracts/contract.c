@@ -35,9 +35,12 @@ const char *weir_cast_mode_name(weir_cast_mode m) { return m == WEIR_CAST_MODE_E
 
 bool contract_cast_mode_parse(const char *s, weir_cast_mode *out) {
   if (!s) return false;
-  if (strcmp(s, "widen") == 0) *out = WEIR_CAST_MODE_WIDEN;
-  else if (strcmp(s, "exact") == 0) *out = WEIR_CAST_MODE_EXACT;
-  else return false;
+  if (strcmp(s, "widen") == 0)
+    *out = WEIR_CAST_MODE_WIDEN;
+  else if (strcmp(s, "exact") == 0)
+    *out = WEIR_CAST_MODE_EXACT;
+  else
+    return false;
   return true;
 }
 
@@ -323,7 +326,9 @@ bool contract_cast_check(const weir_contract_column *col, char *why, size_t n) {
   default: {
     char tn[WEIR_TYPE_NAME_MAX];
     weir_type_name(col->field.type, tn, sizeof tn);
-    snprintf(why, n, "cast exact applies to numbers, decimals, dates and timestamps, not %s (no narrowing cast leads to it)",
+    snprintf(why, n,
+             "cast exact applies to numbers, decimals, dates and timestamps, not %s (no narrowing cast leads "
+             "to it)",
              tn);
     return false;
   }

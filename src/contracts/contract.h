@@ -147,12 +147,12 @@ typedef struct weir_validate_options {
 } weir_validate_options;
 
 typedef enum weir_violation_kind {
-  WEIR_V_MISSING = 0,    /* a declared column is missing */
-  WEIR_V_UNKNOWN,        /* a column the contract does not declare (outputs) */
-  WEIR_V_TYPE,           /* a type that differs and cannot be widened; or values a cast
+  WEIR_V_MISSING = 0, /* a declared column is missing */
+  WEIR_V_UNKNOWN,     /* a column the contract does not declare (outputs) */
+  WEIR_V_TYPE,        /* a type that differs and cannot be widened; or values a cast
                             cannot hold (a timestamp overflowing a finer unit, a value an
                             exact cast cannot convert without loss) */
-  WEIR_V_NULLS,          /* nulls in a required column */
+  WEIR_V_NULLS,       /* nulls in a required column */
   WEIR_V_UNIQUE,
   WEIR_V_ENUM,
   WEIR_V_PATTERN,

@@ -121,10 +121,9 @@ typedef struct rule_hits {
   int64_t count;        /* violating rows (for unique: rows repeating an earlier value) */
   int64_t *rows;        /* first `limit` violating row numbers (global, 0-based) */
   int n_rows;
-  json_t *samples;      /* distinct sample values, at most `limit`; with `paired`, the
-                           value of each row in `rows`, in the same order */
+  json_t *samples;      /* distinct sample values, at most `limit` (paired: each row's) */
   int limit;
-  bool paired;          /* samples are per row (not distinct), side by side with rows */
+  bool paired;          /* samples are the values of `rows`, in order (not distinct) */
   /* Drop mode: per batch, a bitmap of violating rows (NULL when none in that batch). */
   bool collect_mask;
   uint8_t **masks;
@@ -229,9 +228,9 @@ int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src
  * timestamp with sub-units the coarser unit lacks, a date64 off midnight) is added to
  * `inexact` with its value, and written as 0 (the column is reported; nothing is
  * written). Vectorised over 64-row words; no allocation per value. */
-int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len,
-                         weir_type t, weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *inexact,
-                         size_t batch, int64_t row_base, weir_error *err);
+int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
+                         int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                         rule_hits *inexact, size_t batch, int64_t row_base, weir_error *err);
 
 /* ---- check_values.c --------------------------------------------------------------------- */
 

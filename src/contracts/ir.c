@@ -78,7 +78,8 @@ json_t *weir_contract_to_ir(const weir_contract *c) {
     json_object_set_new(co, "doc", str_or_null(col->field.doc));
     /* Written only when it is not the default, so that a contract without exact casts
      * stays readable by a weir that predates the key (readers refuse unknown keys). */
-    if (col->cast != WEIR_CAST_MODE_WIDEN) json_object_set_new(co, "cast", json_string(weir_cast_mode_name(col->cast)));
+    if (col->cast != WEIR_CAST_MODE_WIDEN)
+      json_object_set_new(co, "cast", json_string(weir_cast_mode_name(col->cast)));
     json_t *lin = json_array();
     for (size_t j = 0; j < col->field.n_lineage; j++)
       json_array_append_new(lin, json_string(col->field.lineage[j]));
@@ -230,8 +231,8 @@ static int rule_from_ir(ir_ctx *x, const json_t *o, const weir_contract_column *
 
 static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mode dflt,
                           weir_contract_column *col) {
-  static const char *const keys[] = {"name", "type", "nullable", "cast", "doc", "lineage", "line",
-                                     "column", "rules", NULL};
+  static const char *const keys[] = {"name",    "type", "nullable", "cast",  "doc",
+                                     "lineage", "line", "column",   "rules", NULL};
   char where[300];
   snprintf(where, sizeof where, "columns[%zu]", index);
   if (!json_is_object(o)) return bad(x, where, "a column must be an object");

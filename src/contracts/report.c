@@ -45,8 +45,10 @@ void wc_hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int6
   if (!sample) return;
   if (h->paired) {
     /* The value of this very row, next to it. */
-    if (kept) json_array_append_new(h->samples, sample);
-    else json_decref(sample);
+    if (kept)
+      json_array_append_new(h->samples, sample);
+    else
+      json_decref(sample);
     return;
   }
   if (json_array_size(h->samples) < (size_t)h->limit) {
@@ -127,8 +129,8 @@ void wc_findings_finish(findings *f) {
 }
 
 /* What a refused narrowing cast that an exact cast could apply says: the two fixes. */
-#define NARROWING_HINT                                                                                    \
-  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "   \
+#define NARROWING_HINT                                                                                  \
+  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "  \
   "cast: exact in YAML or TableField(cast=\"exact\") in Python, to apply it when every value converts " \
   "without loss)"
 

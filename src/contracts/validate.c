@@ -113,8 +113,8 @@ static int build_batch(vstate *s, weir_arrow_table *in, size_t bi, weir_error *e
     } else {
       const weir_contract_column *col = &s->c->columns[decl];
       int rc = s->p.cols[decl].exact
-                   ? wc_cast_exact_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child,
-                                          &s->overflow[decl], bi, s->row_base[bi], err)
+                   ? wc_cast_exact_column(field, src, src->offset + ba->offset, len, col->field.type, b,
+                                          &child, &s->overflow[decl], bi, s->row_base[bi], err)
                    : wc_cast_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child,
                                     &s->overflow[decl], bi, s->row_base[bi], err);
       if (rc) {

@@ -29,17 +29,23 @@ static const struct {
   const char *duckdb;
   bool add;
 } date_funcs[] = {
-    {"datediff", "date_diff", false},   {"date_diff", "date_diff", false},   {"timestampdiff", "date_diff", false},
-    {"timestamp_diff", "date_diff", false}, {"datepart", "date_part", false}, {"date_part", "date_part", false},
-    {"datetrunc", "date_trunc", false}, {"date_trunc", "date_trunc", false}, {"dateadd", NULL, true},
+    {"datediff", "date_diff", false},
+    {"date_diff", "date_diff", false},
+    {"timestampdiff", "date_diff", false},
+    {"timestamp_diff", "date_diff", false},
+    {"datepart", "date_part", false},
+    {"date_part", "date_part", false},
+    {"datetrunc", "date_trunc", false},
+    {"date_trunc", "date_trunc", false},
+    {"dateadd", NULL, true},
     {"timestampadd", NULL, true},
 };
 
 static const char *const date_parts[] = {
-    "year",        "years",        "quarter",     "quarters",     "month",       "months",  "week",
-    "weeks",       "day",          "days",        "hour",         "hours",       "minute",  "minutes",
-    "second",      "seconds",      "millisecond", "milliseconds", "microsecond", "microseconds",
-    "nanosecond",  "nanoseconds",  "dayofweek",   "dayofyear",    "epoch",       NULL};
+    "year",        "years",     "quarter",     "quarters",     "month",       "months",       "week",
+    "weeks",       "day",       "days",        "hour",         "hours",       "minute",       "minutes",
+    "second",      "seconds",   "millisecond", "milliseconds", "microsecond", "microseconds", "nanosecond",
+    "nanoseconds", "dayofweek", "dayofyear",   "epoch",        NULL};
 
 static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
@@ -88,7 +94,8 @@ static size_t arg_end(const char *s, size_t i) {
       i = j;
       continue;
     }
-    if (s[i] == '(') depth++;
+    if (s[i] == '(')
+      depth++;
     else if (s[i] == ')') {
       if (depth == 0) return i;
       depth--;
@@ -109,8 +116,8 @@ static void put_trimmed(weir_buf *b, const char *s, size_t from, size_t to) {
 /* Tries the call whose name ends at s[i] (a date function `f`): fills `call` with the call
  * as written and `fix` with DuckDB's spelling when its first argument is a bare date part
  * that `message` names. */
-static bool try_call(const char *s, size_t name_start, size_t i, size_t f, const char *message, weir_buf *call,
-                     weir_buf *fix) {
+static bool try_call(const char *s, size_t name_start, size_t i, size_t f, const char *message,
+                     weir_buf *call, weir_buf *fix) {
   while (isspace((unsigned char)s[i])) i++;
   if (s[i] != '(') return false;
   size_t a0 = i + 1;
@@ -179,14 +186,16 @@ char *weir_sql_dialect_hint(const char *sql, const char *message) {
     size_t start = i;
     while (is_ident_char(sql[i])) i++;
     for (size_t f = 0; f < sizeof date_funcs / sizeof date_funcs[0]; f++) {
-      if (strlen(date_funcs[f].name) != i - start || strncasecmp(sql + start, date_funcs[f].name, i - start) != 0)
+      if (strlen(date_funcs[f].name) != i - start ||
+          strncasecmp(sql + start, date_funcs[f].name, i - start) != 0)
         continue;
       weir_buf call = WEIR_BUF_INIT, fix = WEIR_BUF_INIT;
       char *hint = NULL;
       if (try_call(sql, start, i, f, message, &call, &fix))
-        hint = weir_asprintf("%s names its unit as a bare word, as Spark, Databricks, SQL Server and Snowflake "
-                             "do; weir runs DuckDB's SQL, where the unit is a string: write %s",
-                             weir_buf_cstr(&call), weir_buf_cstr(&fix));
+        hint = weir_asprintf(
+            "%s names its unit as a bare word, as Spark, Databricks, SQL Server and Snowflake "
+            "do; weir runs DuckDB's SQL, where the unit is a string: write %s",
+            weir_buf_cstr(&call), weir_buf_cstr(&fix));
       weir_buf_free(&call);
       weir_buf_free(&fix);
       if (hint) return hint;

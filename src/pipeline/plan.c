@@ -80,7 +80,8 @@ static void opaque_hint(const weir_project *p, weir_buf *hint) {
   size_t j;
   json_t *f;
   json_array_foreach(py, j, f) weir_buf_printf(hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
-  if (hint->len) weir_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
+  if (hint->len)
+    weir_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
 }
 
 static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
@@ -116,7 +117,8 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       const char *dot = strchr(in->name, '.');
       const char *local = in->name;
       if (dot)
-        local = strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 && strlen(p->ns) == (size_t)(dot - in->name)
+        local = strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 &&
+                        strlen(p->ns) == (size_t)(dot - in->name)
                     ? dot + 1
                     : NULL;
       long prod = local ? model_index(p, local) : -1;
@@ -281,8 +283,8 @@ static void note_exact(pipeline_model *m, const char *column, const weir_type *f
   if (!m->exact_casts) m->exact_casts = json_array();
   weir_type_arrow_name(to, t1, sizeof t1);
   if (from) weir_type_arrow_name(*from, t2, sizeof t2);
-  json_array_append_new(m->exact_casts, json_pack("{s:s,s:s?,s:s,s:s?}", "column", column, "from", from ? t2 : NULL,
-                                                  "to", t1, "input", input));
+  json_array_append_new(m->exact_casts, json_pack("{s:s,s:s?,s:s,s:s?}", "column", column, "from",
+                                                  from ? t2 : NULL, "to", t1, "input", input));
 }
 
 /* Every column of `c` declared cast "exact", as cast from a type only the run knows. */
@@ -379,14 +381,15 @@ static void check_projection(weir_project *p, pipeline_model *m, const model_inp
     int how = composes(have->type, &s->columns[c]);
     if (how == 2) note_exact(m, want->name, &have->type, want->type, input);
     if (!how) {
-      pipeline_problem(p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
-                       type_text(have->type, t2, sizeof t2),
-                       "%s:%d: model %s: input %s (schema %s): column \"%s\" is %s in %s, expected %s (only "
-                       "widening casts compose%s)",
-                       m->file, in->line, m->name, input, s->name, want->name, t2, producer_desc, t1,
-                       exact_hint(have->type, want->type,
-                                  ", unless the schema declares the column's cast exact: cast: exact in YAML, "
-                                  "TableField(cast=\"exact\") in Python"));
+      pipeline_problem(
+          p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+          type_text(have->type, t2, sizeof t2),
+          "%s:%d: model %s: input %s (schema %s): column \"%s\" is %s in %s, expected %s (only "
+          "widening casts compose%s)",
+          m->file, in->line, m->name, input, s->name, want->name, t2, producer_desc, t1,
+          exact_hint(have->type, want->type,
+                     ", unless the schema declares the column's cast exact: cast: exact in YAML, "
+                     "TableField(cast=\"exact\") in Python"));
     }
     if (nullability_known && want->required && !have->required) {
       pipeline_problem(p, m->file, in->line, m->name, want->name, "required", "nullable",
@@ -506,15 +509,16 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
       int how = composes(have->type, &m->output->columns[c]);
       if (how == 2) note_exact(m, want->name, &have->type, want->type, NULL);
       if (!how)
-        pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
-                         type_text(have->type, t2, sizeof t2),
-                         "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
-                         "widening casts are applied%s)",
-                         m->file, L, m->name, want->name, t2, t1, m->output->name,
-                         exact_hint(have->type, want->type,
-                                    ": CAST it in the query, or declare the column's cast exact, with cast: exact "
-                                    "in YAML or TableField(cast=\"exact\") in Python, to apply it when every value "
-                                    "converts without loss"));
+        pipeline_problem(
+            p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
+            type_text(have->type, t2, sizeof t2),
+            "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
+            "widening casts are applied%s)",
+            m->file, L, m->name, want->name, t2, t1, m->output->name,
+            exact_hint(have->type, want->type,
+                       ": CAST it in the query, or declare the column's cast exact, with cast: exact "
+                       "in YAML or TableField(cast=\"exact\") in Python, to apply it when every value "
+                       "converts without loss"));
     }
   }
   for (size_t c = 0; c < inferred.n_fields; c++) {

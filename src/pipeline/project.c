@@ -305,7 +305,8 @@ static void load_contracts(weir_project *p) {
       weir_error_clear(&err);
       /* Its models are not told again that their schema is not defined. */
       char *name = contract_name_of(full);
-      json_array_append_new(json_object_get(p->unloaded, name ? "schemas" : "opaque"), json_string(name ? name : rel));
+      json_array_append_new(json_object_get(p->unloaded, name ? "schemas" : "opaque"),
+                            json_string(name ? name : rel));
       free(name);
     } else {
       if (!c->name) {

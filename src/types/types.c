@@ -516,7 +516,8 @@ bool weir_cast_exact(const struct ArrowSchema *field, weir_type target) {
 
 bool weir_type_compose_exact(weir_type from, weir_type to) {
   char fmt[32];
-  if (from.id == WEIR_TYPE_ANY || to.id == WEIR_TYPE_ANY || !weir_type_arrow_format(from, fmt, sizeof fmt)) return false;
+  if (from.id == WEIR_TYPE_ANY || to.id == WEIR_TYPE_ANY || !weir_type_arrow_format(from, fmt, sizeof fmt))
+    return false;
   return weir_cast_exact_format(fmt, to);
 }
 

@@ -19,8 +19,8 @@
 #define NN (-1) /* "null" marker for the int helpers */
 
 /* What a refused narrowing cast that cast "exact" could apply says after the types. */
-#define NARROWING_HINT                                                                                    \
-  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "   \
+#define NARROWING_HINT                                                                                  \
+  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "  \
   "cast: exact in YAML or TableField(cast=\"exact\") in Python, to apply it when every value converts " \
   "without loss)"
 

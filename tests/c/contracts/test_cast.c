@@ -136,7 +136,8 @@ TEST(decimals_rescale_exactly) {
   /* Fewer integer digits would lose values: refused as narrowing. */
   arr_fixed(&a, 16, d, 3, NULL);
   CHECK_INT(run1("Decimal(18, 4)", "d:18,2", &a, &v, &err), WEIR_ECONTRACT);
-  CHECK_STR(vmsg(&v, 0), "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4)" NARROWING_HINT);
+  CHECK_STR(vmsg(&v, 0),
+            "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4)" NARROWING_HINT);
   weir_validation_clear(&v);
   weir_error_clear(&err);
 }
@@ -313,10 +314,12 @@ TEST(sliced_input_with_nulls) {
 /* ---- exact casts ----------------------------------------------------------------------- */
 
 /* As run1, for a column declared `cast: exact`. */
-static int run1x(const char *type, const char *fmt, struct ArrowArray *col, weir_validation *v, weir_error *err) {
+static int run1x(const char *type, const char *fmt, struct ArrowArray *col, weir_validation *v,
+                 weir_error *err) {
   char yaml[256];
   snprintf(yaml, sizeof yaml,
-           "contract:\n  name: t\n  columns:\n    - {name: x, type: \"%s\", nullable: true, cast: exact}\n", type);
+           "contract:\n  name: t\n  columns:\n    - {name: x, type: \"%s\", nullable: true, cast: exact}\n",
+           type);
   weir_contract *c = yaml_contract(yaml);
   weir_arrow_table t;
   const char *names[] = {"x"}, *formats[] = {fmt};
@@ -327,7 +330,8 @@ static int run1x(const char *type, const char *fmt, struct ArrowArray *col, weir
 }
 
 static const char *cast_of(const weir_validation *v) {
-  const char *s = json_string_value(json_object_get(json_array_get(json_object_get(v->report, "casts"), 0), "cast"));
+  const char *s =
+      json_string_value(json_object_get(json_array_get(json_object_get(v->report, "casts"), 0), "cast"));
   return s ? s : "";
 }
 
@@ -454,8 +458,9 @@ TEST(exact_casts_report_what_does_not_fit) {
   d[2] = 0.0 / 0.0;
   arr_fixed(&a, 8, d, 6, NULL);
   CHECK_INT(run1x("Int64", "g", &a, &v, &err), WEIR_ECONTRACT);
-  CHECK_STR(vmsg(&v, 0), "column \"x\" has 5 values of type double that do not convert exactly to int64 (row 0: 1.5, "
-                         "row 1: 9.223372036854776e+18, row 2: NaN, ...)");
+  CHECK_STR(vmsg(&v, 0),
+            "column \"x\" has 5 values of type double that do not convert exactly to int64 (row 0: 1.5, "
+            "row 1: 9.223372036854776e+18, row 2: NaN, ...)");
   const json_t *o = violation(&v, 0);
   CHECK_STR(json_string_value(json_object_get(o, "kind")), "type");
   CHECK_STR(json_string_value(json_object_get(o, "cast")), "exact");
@@ -471,8 +476,9 @@ TEST(exact_casts_report_what_does_not_fit) {
   double one[] = {11645.5542};
   arr_fixed(&a, 8, one, 1, NULL);
   CHECK_INT(run1x("Int64", "g", &a, &v, &err), WEIR_ECONTRACT);
-  CHECK_STR(vmsg(&v, 0), "column \"x\" has 1 value of type double that does not convert exactly to int64 (row 0: "
-                         "11645.5542)");
+  CHECK_STR(vmsg(&v, 0),
+            "column \"x\" has 1 value of type double that does not convert exactly to int64 (row 0: "
+            "11645.5542)");
   weir_validation_clear(&v);
   weir_error_clear(&err);
 
@@ -486,14 +492,16 @@ TEST(exact_casts_report_what_does_not_fit) {
     c1.offset = 1;
     c1.length = 4; /* 2.0, 7.5, 7.5, 4.0 */
     arr_fixed(&c2, 8, b2, 2, NULL);
-    weir_contract *c = yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, cast: exact}\n");
+    weir_contract *c =
+        yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, cast: exact}\n");
     weir_arrow_table t;
     const char *names[] = {"x"}, *formats[] = {"g"};
     table_of(&t, 1, names, formats, &c1);
     table_add(&t, 1, &c2);
     CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
-    CHECK_STR(vmsg(&v, 0), "column \"x\" has 3 values of type double that do not convert exactly to int64 (row 1: "
-                           "7.5, row 2: 7.5, row 4: 0.5)");
+    CHECK_STR(vmsg(&v, 0),
+              "column \"x\" has 3 values of type double that do not convert exactly to int64 (row 1: "
+              "7.5, row 2: 7.5, row 4: 0.5)");
     weir_validation_clear(&v);
     weir_error_clear(&err);
     weir_contract_free(c);
@@ -509,21 +517,27 @@ TEST(exact_casts_report_what_does_not_fit) {
       {"Int32", "l", 8, (int64_t[]){2147483648LL},
        "column \"x\" has 1 value of type int64 that does not convert exactly to int32 (row 0: 2147483648)"},
       {"Int64", "L", 8, (uint64_t[]){9223372036854775808ULL},
-       "column \"x\" has 1 value of type uint64 that does not convert exactly to int64 (row 0: 9223372036854775808)"},
+       "column \"x\" has 1 value of type uint64 that does not convert exactly to int64 (row 0: "
+       "9223372036854775808)"},
       {"Float64", "l", 8, (int64_t[]){9007199254740993LL},
-       "column \"x\" has 1 value of type int64 that does not convert exactly to double (row 0: 9007199254740993)"},
+       "column \"x\" has 1 value of type int64 that does not convert exactly to double (row 0: "
+       "9007199254740993)"},
       {"Float32", "g", 8, (double[]){0.1},
        "column \"x\" has 1 value of type double that does not convert exactly to float (row 0: 0.1)"},
       {"Decimal(3, 1)", "d:18,2", 16, (__int128[]){125},
-       "column \"x\" has 1 value of type decimal128(18, 2) that does not convert exactly to decimal128(3, 1) (row "
+       "column \"x\" has 1 value of type decimal128(18, 2) that does not convert exactly to decimal128(3, 1) "
+       "(row "
        "0: 1.25)"},
       {"Decimal(3, 1)", "d:18,2", 16, (__int128[]){100000},
-       "column \"x\" has 1 value of type decimal128(18, 2) that does not convert exactly to decimal128(3, 1) (row "
+       "column \"x\" has 1 value of type decimal128(18, 2) that does not convert exactly to decimal128(3, 1) "
+       "(row "
        "0: 1000.00)"},
       {"Int32", "d:10,2", 16, (__int128[]){5},
-       "column \"x\" has 1 value of type decimal128(10, 2) that does not convert exactly to int32 (row 0: 0.05)"},
+       "column \"x\" has 1 value of type decimal128(10, 2) that does not convert exactly to int32 (row 0: "
+       "0.05)"},
       {"TimestampMicro", "tsn:", 8, (int64_t[]){1500},
-       "column \"x\" has 1 value of type timestamp[ns] that does not convert exactly to timestamp[us] (row 0: "
+       "column \"x\" has 1 value of type timestamp[ns] that does not convert exactly to timestamp[us] (row "
+       "0: "
        "1970-01-01T00:00:00.0000015)"},
       {"Date32", "tdm", 8, (int64_t[]){86400001LL},
        "column \"x\" has 1 value of type date64 that does not convert exactly to date32 (row 0: "
@@ -595,7 +609,8 @@ TEST(exact_cast_words_and_tails) {
   CHECK_INT(run1x("Int64", "g", &a, &v, &err), WEIR_ECONTRACT);
   char want[200];
   snprintf(want, sizeof want,
-           "column \"x\" has 2 values of type double that do not convert exactly to int64 (row %lld: -1.5, row %lld: "
+           "column \"x\" has 2 values of type double that do not convert exactly to int64 (row %lld: -1.5, "
+           "row %lld: "
            "2.5)",
            (long long)(64 * 20), (long long)(n - 2));
   CHECK_STR(vmsg(&v, 0), want);

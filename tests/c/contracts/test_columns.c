@@ -70,7 +70,8 @@ TEST(narrowing_is_named) {
   weir_error err = {0};
   CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"pid\" has type int64, expected int32" NARROWING_HINT);
-  CHECK_STR(err.message, "contract violation in t:\n  - column \"pid\" has type int64, expected int32" NARROWING_HINT);
+  CHECK_STR(err.message,
+            "contract violation in t:\n  - column \"pid\" has type int64, expected int32" NARROWING_HINT);
   weir_validation_clear(&v);
   weir_error_clear(&err);
   /* Float64 -> Int64 is refused too, saying how to get it (an exact cast exists); a

@@ -250,8 +250,9 @@ TEST(cast_mode_in_ir_and_yaml) {
   CHECK_STR(json_string_value(json_object_get(json_array_get(cols, 2), "cast")), "exact");
   CHECK(json_object_get(json_array_get(cols, 0), "cast") == NULL);
   json_decref(ir);
-  weir_contract *c = yaml_contract("contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, cast: widen}\n"
-                                   "    - {name: b, type: Int64, cast: exact}\n");
+  weir_contract *c = yaml_contract(
+      "contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, cast: widen}\n"
+      "    - {name: b, type: Int64, cast: exact}\n");
   CHECK(c != NULL);
   if (c) {
     CHECK_INT(c->columns[0].cast, WEIR_CAST_MODE_WIDEN);
@@ -262,19 +263,25 @@ TEST(cast_mode_in_ir_and_yaml) {
   }
   weir_contract_free(c);
   char *m;
-  CHECK_INT(from_ir_text("{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"exact\"}]}", &m),
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"exact\"}]}", &m),
             WEIR_OK);
   free(m);
-  CHECK_INT(from_ir_text("{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"lossy\"}]}", &m),
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"lossy\"}]}", &m),
             WEIR_EINPUT);
   CHECK_STR(m, "ir.json: column \"a\": \"cast\" must be \"widen\" or \"exact\"");
   free(m);
-  CHECK_INT(from_ir_text("{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"String\",\"cast\":\"exact\"}]}", &m),
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"String\",\"cast\":\"exact\"}]}", &m),
             WEIR_EINPUT);
-  CHECK_STR(m, "ir.json: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not String (no "
-               "narrowing cast leads to it)");
+  CHECK_STR(
+      m,
+      "ir.json: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not String (no "
+      "narrowing cast leads to it)");
   free(m);
-  CHECK_INT(from_ir_text("{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cats\":\"exact\"}]}", &m),
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cats\":\"exact\"}]}", &m),
             WEIR_EINPUT);
   CHECK_STR(m, "ir.json: columns[0]: unknown key \"cats\" (did you mean cast?)");
   free(m);
@@ -284,10 +291,12 @@ TEST(cast_mode_in_ir_and_yaml) {
   CHECK_INT(weir_contract_from_yaml(bad, strlen(bad), "t.yml", &c, &err), WEIR_EINPUT);
   CHECK_STR(err.message, "t.yml:6:13: cast of column \"a\" must be widen or exact, not \"lossy\"");
   weir_error_clear(&err);
-  const char *bool_exact = "contract:\n  name: t\n  columns:\n    - name: a\n      type: Bool\n      cast: exact\n";
+  const char *bool_exact =
+      "contract:\n  name: t\n  columns:\n    - name: a\n      type: Bool\n      cast: exact\n";
   CHECK_INT(weir_contract_from_yaml(bool_exact, strlen(bool_exact), "t.yml", &c, &err), WEIR_EINPUT);
-  CHECK_STR(err.message, "t.yml:6:13: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not "
-                         "Bool (no narrowing cast leads to it)");
+  CHECK_STR(err.message,
+            "t.yml:6:13: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not "
+            "Bool (no narrowing cast leads to it)");
   weir_error_clear(&err);
 }
 

@@ -175,14 +175,18 @@ TEST(dialect_hint_for_bare_date_parts) {
   weir_error err = {0};
   const char *sql = "SELECT DATEDIFF(hour, MAX(d), current_date()) FROM range(1) t(d)";
   weir_schema out;
-  CHECK_INT(weir_engine_describe(e, "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM (SELECT DATE '2026-01-01' "
-                                    "AS d)", &out, &err),
+  CHECK_INT(weir_engine_describe(
+                e,
+                "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM (SELECT DATE '2026-01-01' "
+                "AS d)",
+                &out, &err),
             WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "\"hour\"");
   weir_error_add_dialect_hint(&err, "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM x");
-  CHECK_CONTAINS(err.message, "\n    hint: DATEDIFF(hour, MAX(d::DATE), current_date()) names its unit as a bare word, "
-                              "as Spark, Databricks, SQL Server and Snowflake do; weir runs DuckDB's SQL, where the "
-                              "unit is a string: write date_diff('hour', MAX(d::DATE), current_date())");
+  CHECK_CONTAINS(err.message,
+                 "\n    hint: DATEDIFF(hour, MAX(d::DATE), current_date()) names its unit as a bare word, "
+                 "as Spark, Databricks, SQL Server and Snowflake do; weir runs DuckDB's SQL, where the "
+                 "unit is a string: write date_diff('hour', MAX(d::DATE), current_date())");
   weir_error_clear(&err);
   weir_engine_close(e);
 
@@ -211,8 +215,8 @@ TEST(dialect_hint_for_bare_date_parts) {
   CHECK(weir_sql_dialect_hint(sql, "Binder Error: Referenced column \"d\" not found") == NULL);
   CHECK(weir_sql_dialect_hint("SELECT 'DATEDIFF(hour, a, b)' -- DATEDIFF(hour, a, b)\nFROM t",
                               "column \"hour\" not found") == NULL);
-  CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hours_worked, a, b) FROM t", "column \"hours_worked\" not found") ==
-        NULL);
+  CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hours_worked, a, b) FROM t",
+                              "column \"hours_worked\" not found") == NULL);
   CHECK(weir_sql_dialect_hint("SELECT my_datediff(hour, a, b) FROM t", "column \"hour\" not found") == NULL);
   CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hour, a", "column \"hour\" not found") == NULL);
 }
