@@ -121,9 +121,9 @@ typedef struct rule_hits {
   int64_t count;        /* violating rows (for unique: rows repeating an earlier value) */
   int64_t *rows;        /* first `limit` violating row numbers (global, 0-based) */
   int n_rows;
-  json_t *samples;      /* distinct sample values, at most `limit` (paired: each row's) */
+  json_t *samples; /* distinct sample values, at most `limit` (paired: each row's) */
   int limit;
-  bool paired;          /* samples are the values of `rows`, in order (not distinct) */
+  bool paired; /* samples are the values of `rows`, in order (not distinct) */
   /* Drop mode: per batch, a bitmap of violating rows (NULL when none in that batch). */
   bool collect_mask;
   uint8_t **masks;
