@@ -38,6 +38,20 @@ static void print_plan(const json_t *plan) {
     }
     if (contract) printf(" -> %s", contract);
     printf("\n");
+    /* Columns declared cast "exact": narrowed at run time, failing on any value that does
+     * not convert without loss. */
+    size_t j;
+    json_t *ec;
+    json_array_foreach(json_object_get(m, "exact_casts"), j, ec) {
+      const char *col = json_string_value(json_object_get(ec, "column"));
+      const char *from = json_string_value(json_object_get(ec, "from"));
+      const char *to = json_string_value(json_object_get(ec, "to"));
+      const char *input = json_string_value(json_object_get(ec, "input"));
+      printf("     cast exact: %s%s%s%s%s%s to %s (%sa value that does not convert exactly fails the run)\n",
+             input ? "input " : "", input ? input : "", input ? ", column " : "", col ? col : "?",
+             from ? " from " : "", from ? from : "", to ? to : "?",
+             from ? "" : "from the type the data has; ");
+    }
   }
 }
 

@@ -9,6 +9,8 @@
  *
  *   passthrough   int64 column, declared Int64 nullable: the zero-copy path
  *   cast_int      int32 -> Int64 (new values buffer, validity shared)
+ *   cast_exact    integral doubles -> Int64 declared cast: exact (converted and checked)
+ *   cast_exact_ts timestamp[ns] of whole microseconds -> TimestampMicro, cast: exact
  *   cast_string   string -> String (large_string): offsets rebuilt, characters shared
  *   nulls         int64 with a validity bitmap, declared required (popcount)
  *   enum_int      int64 in {1, 2, 3}, enum [1, 2, 3]
@@ -46,7 +48,19 @@ static uint64_t rnd(void) {
   return rng;
 }
 
-typedef enum { G_I64_SEQ, G_I32, G_STR3, G_I64_NULLS, G_I64_ENUM, G_STR_ENUM, G_F64, G_I64_SHUF, G_STR12 } gen_kind;
+typedef enum {
+  G_I64_SEQ,
+  G_I32,
+  G_STR3,
+  G_I64_NULLS,
+  G_I64_ENUM,
+  G_STR_ENUM,
+  G_F64,
+  G_I64_SHUF,
+  G_STR12,
+  G_F64_WHOLE,
+  G_TS_NS_US
+} gen_kind;
 
 typedef struct scenario {
   const char *name;
@@ -58,10 +72,13 @@ typedef struct scenario {
 static const scenario SCENARIOS[] = {
     {"passthrough", G_I64_SEQ, "l", "{name: x, type: Int64, nullable: true}"},
     {"cast_int", G_I32, "i", "{name: x, type: Int64, nullable: true}"},
+    {"cast_exact", G_F64_WHOLE, "g", "{name: x, type: Int64, nullable: true, cast: exact}"},
+    {"cast_exact_ts", G_TS_NS_US, "tsn:", "{name: x, type: TimestampMicro, nullable: true, cast: exact}"},
     {"cast_string", G_STR3, "u", "{name: x, type: String, nullable: true}"},
     {"nulls", G_I64_NULLS, "l", "{name: x, type: Int64}"},
     {"enum_int", G_I64_ENUM, "l", "{name: x, type: Int64, enum: [1, 2, 3]}"},
-    {"enum_string", G_STR_ENUM, "U", "{name: x, type: String, enum: [AAA, BBB, CCC, DDD, EEE, FFF, GGG, HHH]}"},
+    {"enum_string", G_STR_ENUM, "U",
+     "{name: x, type: String, enum: [AAA, BBB, CCC, DDD, EEE, FFF, GGG, HHH]}"},
     {"range", G_F64, "g", "{name: x, type: Float64, min: 0, max: 100}"},
     {"pattern", G_STR3, "U", "{name: x, type: String, pattern: \"^[A-Z]{3}$\"}"},
     {"unique", G_I64_SHUF, "l", "{name: x, type: Int64, unique: true}"},
@@ -101,6 +118,20 @@ static void gen_batch(gen_kind g, int64_t start, int64_t len, int64_t total, str
     int32_t *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 4);
     for (int64_t i = 0; i < len; i++) v[i] = (int32_t)(start + i);
     *bytes += (size_t)len * 4;
+    break;
+  }
+  case G_F64_WHOLE: { /* whole numbers of any size a double holds exactly, both signs */
+    weir_arrow_array_init(col, len, 2, 0);
+    double *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
+    for (int64_t i = 0; i < len; i++) v[i] = (double)((int64_t)(rnd() >> 12) - (1LL << 51));
+    *bytes += (size_t)len * 8;
+    break;
+  }
+  case G_TS_NS_US: {
+    weir_arrow_array_init(col, len, 2, 0);
+    int64_t *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
+    for (int64_t i = 0; i < len; i++) v[i] = (1700000000000000LL + (int64_t)(rnd() % 1000000000000LL)) * 1000;
+    *bytes += (size_t)len * 8;
     break;
   }
   case G_F64: {

@@ -1,6 +1,7 @@
 """Loading a project's Python files (shared by discovery and the model worker)."""
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import os
@@ -74,3 +75,57 @@ def error_line(exc: BaseException, path: str) -> int:
         if os.path.abspath(fs.filename) == target and fs.lineno:
             line = fs.lineno
     return line
+
+
+def origin_file(exc: BaseException, project_dir: str) -> str | None:
+    """The project file an exception raised while importing comes from: a SyntaxError's
+    file, else the deepest traceback frame in a file directly in ``project_dir`` (the
+    file that failed, when one project file imports another that fails); None when it
+    came from outside the project.
+    """
+    root = os.path.abspath(project_dir)
+    if isinstance(exc, SyntaxError) and exc.filename and os.path.dirname(os.path.abspath(exc.filename)) == root:
+        return os.path.basename(exc.filename)
+    found: str | None = None
+    for fs in traceback.extract_tb(exc.__traceback__):
+        path = os.path.abspath(fs.filename)
+        if os.path.dirname(path) == root and path.endswith(".py"):
+            found = os.path.basename(path)
+    return found
+
+
+def declared_names(path: str) -> tuple[list[str], list[str]] | None:
+    """The schemas and models a project file declares, read from its source without
+    running it (for a file that failed to import): every top-level class (schemas), and
+    every top-level function with a decorator that mentions ``model``, by its
+    ``name=`` when that is a literal (models). None when the file does not parse.
+
+    Example:
+        >>> declared_names("examples/titanic/project/models.py")[1]   # doctest: +SKIP
+        ['g', 'h', 'fare_sum']
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    schemas: list[str] = []
+    models: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            schemas.append(node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name: str | None = None
+            is_model = False
+            for d in node.decorator_list:
+                target = d.func if isinstance(d, ast.Call) else d
+                if "model" not in ast.unparse(target):
+                    continue
+                is_model = True
+                if isinstance(d, ast.Call):
+                    for kw in d.keywords:
+                        if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                            name = kw.value.value
+            if is_model:
+                models.append(name or node.name)
+    return schemas, models

@@ -21,7 +21,7 @@ Example (the flow of the GitLake paper's Listing 2)::
     dev = client.create_branch("dev", from_ref="main")          # costs one catalog row
     state = client.run("examples/titanic/project", ref=dev)     # transactional run
     if state.success():
-        client.merge(dev, into_branch="main")
+        client.merge(dev, into="main")                          # or into_branch="main"
         client.delete_branch(dev)
     old = client.query("SELECT COUNT(*) AS n FROM f", ref=head) # the lake as it was
     client.revert_table("f", source_ref=head, into_branch="main")
@@ -573,12 +573,16 @@ class Client:
 
     # ---- merge -----------------------------------------------------------------------------------
 
-    def merge(self, source_ref: RefLike, into_branch: BranchLike | None = "main", message: str | None = None,
-              no_ff: bool = False, allow_partial: bool = False,
-              strategy: Literal["source-wins", "target-wins"] | None = None, *,
+    def merge(self, source_ref: RefLike, into_branch: BranchLike | None = None, *, into: BranchLike | None = None,
+              message: str | None = None, no_ff: bool = False, allow_partial: bool = False,
+              strategy: Literal["source-wins", "target-wins"] | None = None,
               expect_head: RefLike | None = None) -> MergeResult:
         """Merges ``source_ref`` into branch ``into_branch`` (None: main): fast-forward
         when possible (unless ``no_ff``), else a three-way merge at table level.
+
+        ``into=`` is the same argument under the GitLake paper's name
+        (``client.merge(dev_br, into="main")``); give one of the two. The options after
+        it are keyword-only.
 
         ``strategy`` resolves tables changed on both sides: ``"source-wins"`` takes the
         source's version, ``"target-wins"`` keeps the target's (such tables are listed
@@ -597,17 +601,23 @@ class Client:
                 succeed (pass ``allow_partial=True`` to publish them anyway).
             ConcurrentUpdate: the target kept moving, or changed since ``expect_head``
                 (``.changed`` names the tables). NotFound: a missing ref or branch.
-            InvalidArgument: an empty ref or branch. TypeError: an argument of the wrong type.
+            InvalidArgument: an empty ref or branch. TypeError: an argument of the wrong type,
+                or both ``into`` and ``into_branch``.
 
         Example:
             >>> client.merge("dev", into_branch="main").result    # doctest: +SKIP
             'fast-forward'
+            >>> client.merge(dev_br, into="main").result          # doctest: +SKIP
+            'fast-forward'
         """
+        if into is not None and into_branch is not None:
+            raise TypeError("merge() takes into= or into_branch= (the same argument), not both")
+        target, what = (into, "into") if into is not None else (into_branch, "into_branch")
         opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0,
                                  _enc(strategy, "strategy", optional=True),
                                  _enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_merge", _enc_ref(source_ref, "source_ref"),
-                         _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
+                         _enc_branch(target, what, optional=True), ctypes.byref(opts))
         return MergeResult.from_json(cast("dict[str, Any]", doc))
 
     # ---- tables ----------------------------------------------------------------------------------
@@ -640,8 +650,8 @@ class Client:
         return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_describe", _enc(name, "name", name=True),
                                                                       _enc_ref(ref, optional=True))))
 
-    def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main",
-                     allow_partial: bool = False, message: str | None = None, *,
+    def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main", *,
+                     allow_partial: bool = False, message: str | None = None,
                      expect_head: RefLike | None = None, allow_contract_change: bool = False) -> RevertResult:
         """Commits on ``into_branch`` (None: main) the version ``table`` had at
         ``source_ref`` (or drops it if it did not exist there). History is never rewritten.
@@ -874,8 +884,8 @@ class Client:
             return dataclasses.replace(plan, ok=False)
         raise err
 
-    def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main",
-            dry_run: bool = False, *, expect_head: RefLike | None = None, retries: int = 0,
+    def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main", *,
+            dry_run: bool = False, expect_head: RefLike | None = None, retries: int = 0,
             sandbox: bool = True) -> RunState:
         """Checks, then runs a project transactionally on branch ``ref`` (None: main): the models run
         on a temporary branch ``run/<id>`` that is merged into ``ref`` only if every

@@ -4,7 +4,15 @@ Imports every ``*.py`` file directly in PROJECT_DIR (not sub-folders, not files 
 name starts with ``_`` or ``.``), each under a private module name with PROJECT_DIR on
 ``sys.path``, and prints one JSON document on stdout (docs/worker.md, "Discovery")::
 
-    {"schemas": [<contract IR>...], "models": [...], "errors": [{"file", "line", "message"}]}
+    {"schemas": [<contract IR>...], "models": [...], "errors": [{"file", "line", "message"}],
+     "unloaded": [{"file", "schemas", "models"}]}
+
+A file that fails to import is reported once, at the root cause: when it failed because
+it imports another project file that fails, only that file's error is listed. Each file
+that did not load is listed in ``unloaded`` with the schemas and models its source
+declares (read without running it; null when it does not parse), so that the planner
+does not report them as undefined where other files use them: the error that matters is
+the one that stopped the file.
 
 It exits 0 also when it found problems (they are listed, so that ``weir check`` reports
 everything at once); a non-zero exit means discovery itself crashed (stderr says why).
@@ -23,7 +31,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from weir._project import error_line, load_file, project_files
+from weir._project import declared_names, error_line, load_file, origin_file, project_files
 from weir.errors import ModelDefinitionError
 from weir.model import ModelSpec, analyze_model, is_model
 from weir.schema import TableSchema, is_schema
@@ -64,6 +72,10 @@ def discover(project_dir: str) -> dict[str, Any]:
     schema_order: list[str] = []
     models: list[tuple[ModelSpec, str]] = []
     model_seen: set[tuple[str, int]] = set()
+    # Files that did not import: file -> (the project file the error came from, the error).
+    failed: dict[str, tuple[str | None, dict[str, Any]]] = {}
+    # What files and definitions with a reported problem declare (see the module doc).
+    unloaded: list[dict[str, Any]] = []
 
     def error(file: str, line: int, message: str) -> None:
         errors.append({"file": file, "line": line, "message": message})
@@ -92,7 +104,9 @@ def discover(project_dir: str) -> dict[str, Any]:
                 if isinstance(e, (KeyboardInterrupt, SystemExit)):
                     raise
                 text = e.msg if isinstance(e, SyntaxError) else str(e)
-                error(filename, error_line(e, path), f"{type(e).__name__} while importing {filename}: {text}")
+                failed[filename] = (origin_file(e, project_dir),
+                                    {"file": filename, "line": error_line(e, path),
+                                     "message": f"{type(e).__name__} while importing {filename}: {text}"})
                 continue
             for value in list(vars(module).values()):
                 if is_schema(value):
@@ -122,6 +136,19 @@ def discover(project_dir: str) -> dict[str, Any]:
                     error(filename, p.line or 0, p.message)
                 if spec is not None:
                     models.append((spec, filename))
+                elif problems:
+                    # Reported; its readers are not told again that it does not exist.
+                    opts = getattr(fn, "__weir_model__", None)
+                    unloaded.append({"file": filename, "schemas": [],
+                                     "models": [getattr(opts, "name", None) or fn.__name__]})
+    # A file that failed only because a project file it imports failed is not a second
+    # problem: the imported file's own error is the root cause, reported once.
+    for filename, (origin, err) in failed.items():
+        if origin is None or origin == filename or origin not in failed:
+            errors.append(err)
+        names = declared_names(os.path.join(abs_dir, filename))
+        unloaded.append({"file": filename, "schemas": names[0] if names else None,
+                         "models": names[1] if names else None})
     # Schemas a model uses but the project does not define (imported from a library).
     for spec, filename in models:
         used = [i.schema for i in spec.inputs if i.schema is not None]
@@ -153,10 +180,11 @@ def discover(project_dir: str) -> dict[str, Any]:
             schema_docs.append(cls.to_ir(origin=file))
         except Exception as e:  # noqa: BLE001
             error(file, cls.source_lines()[0], f"schema {name}: {e}")
+            unloaded.append({"file": file, "schemas": [name], "models": []})
     errors.sort(key=lambda e: (str(e["file"]), int(e["line"] or 0)))
     return {"schemas": schema_docs,
             "models": [spec.to_json(file=filename) for spec, filename in models],
-            "errors": errors}
+            "errors": errors, "unloaded": unloaded}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

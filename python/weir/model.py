@@ -30,7 +30,7 @@ import inspect
 import linecache
 import re
 import types as _types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints, overload
 
@@ -101,9 +101,13 @@ class Model:
         ref: read the table from this ref instead of the run's ref.
         projection_schema: project the table to this schema's columns and check it
             against the schema (the same as annotating the parameter ``Table[S]``).
+        columns: read only these columns, unchecked (the SDK 1.0 spelling of a
+            projection: ``Model("titanic", columns=["PassengerId", "Fare"])``). The
+            planner checks that the table has them. Not with a schema, which already
+            names the columns.
 
     Raises:
-        ModelDefinitionError: a malformed table name, filter, ref or schema.
+        ModelDefinitionError: a malformed table name, filter, ref, schema or column list.
 
     Example:
         >>> from typing import Annotated
@@ -113,10 +117,10 @@ class Model:
         Model('titanic', filter='Age >= 18')
     """
 
-    __slots__ = ("name", "filter", "ref", "projection_schema")
+    __slots__ = ("name", "filter", "ref", "projection_schema", "columns")
 
     def __init__(self, name: str, filter: str | None = None, ref: str | None = None,  # noqa: A002
-                 projection_schema: type[TableSchema] | None = None) -> None:
+                 projection_schema: type[TableSchema] | None = None, columns: Sequence[str] | None = None) -> None:
         if not isinstance(name, str) or not _TABLE_NAME.match(name):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ModelDefinitionError(f"Model({name!r}): a table name is NAME or NAMESPACE.NAME of "
                                        "letters, digits and underscores")
@@ -127,10 +131,24 @@ class Model:
         if projection_schema is not None and not is_schema(projection_schema):
             raise ModelDefinitionError(f"Model({name!r}): projection_schema must be a TableSchema class, "
                                        f"not {projection_schema!r}")
+        cols: tuple[str, ...] | None = None
+        if columns is not None:
+            if isinstance(columns, str) or not all(isinstance(c, str) and c for c in columns):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise ModelDefinitionError(f"Model({name!r}): columns must be a list of column names")
+            cols = tuple(columns)
+            if not cols:
+                raise ModelDefinitionError(f"Model({name!r}): columns must name at least one column")
+            dup = next((c for i, c in enumerate(cols) if c in cols[:i]), None)
+            if dup is not None:
+                raise ModelDefinitionError(f"Model({name!r}): column {dup!r} is listed twice")
+            if projection_schema is not None:
+                raise ModelDefinitionError(f"Model({name!r}): give columns= or projection_schema=, not both "
+                                           "(the schema names the columns)")
         self.name: str = name
         self.filter: str | None = filter
         self.ref: str | None = ref
         self.projection_schema: type[TableSchema] | None = projection_schema
+        self.columns: tuple[str, ...] | None = cols
 
     def __repr__(self) -> str:
         parts = [repr(self.name)]
@@ -140,14 +158,18 @@ class Model:
             parts.append(f"ref={self.ref!r}")
         if self.projection_schema is not None:
             parts.append(f"projection_schema={self.projection_schema.__name__}")
+        if self.columns is not None:
+            parts.append(f"columns={list(self.columns)!r}")
         return f"Model({', '.join(parts)})"
 
+    def _key(self) -> tuple[object, ...]:
+        return (self.name, self.filter, self.ref, self.projection_schema, self.columns)
+
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Model) and (self.name, self.filter, self.ref, self.projection_schema)
-                == (other.name, other.filter, other.ref, other.projection_schema))
+        return isinstance(other, Model) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.name, self.filter, self.ref, self.projection_schema))
+        return hash(self._key())
 
 
 def Filter(source: Model, predicate: str) -> Model:  # noqa: N802 - the paper's spelling
@@ -159,7 +181,8 @@ def Filter(source: Model, predicate: str) -> Model:  # noqa: N802 - the paper's 
         Model('titanic', filter='Age >= 18')
     """
     pred = predicate if source.filter is None else f"({source.filter}) AND ({predicate})"
-    return Model(source.name, filter=pred, ref=source.ref, projection_schema=source.projection_schema)
+    return Model(source.name, filter=pred, ref=source.ref, projection_schema=source.projection_schema,
+                 columns=source.columns)
 
 
 @dataclass(frozen=True)
@@ -197,13 +220,21 @@ class PythonEnv:
         return {"version": self.version, "pip": dict(self.pip)}
 
 
-def _set_model(fn: F, materialization: str, name: str | None) -> F:
+def _set_model(fn: F, materialization: str | None, name: str | None, strategy: str | None = None) -> F:
     if not callable(fn):
         raise ModelDefinitionError(f"@weir.model decorates a function, not {fn!r}")
-    mat = materialization.upper() if isinstance(materialization, str) else materialization  # pyright: ignore[reportUnnecessaryIsInstance]
-    if mat not in ("REPLACE", "APPEND"):
-        raise ModelDefinitionError(f"@weir.model(materialization={materialization!r}): use 'REPLACE' or 'APPEND'",
-                                   _code_line(fn), _code_file(fn))
+    # materialization_strategy= is the seed paper's spelling (and the SQL header's): the same option.
+    given = [(k, v) for k, v in (("materialization", materialization), ("materialization_strategy", strategy))
+             if v is not None]
+    for key, value in given:
+        up = value.upper() if isinstance(value, str) else value  # pyright: ignore[reportUnnecessaryIsInstance]
+        if up not in ("REPLACE", "APPEND"):
+            raise ModelDefinitionError(f"@weir.model({key}={value!r}): use 'REPLACE' or 'APPEND'",
+                                       _code_line(fn), _code_file(fn))
+    if len(given) == 2 and given[0][1].upper() != given[1][1].upper():
+        raise ModelDefinitionError(f"@weir.model(materialization={materialization!r}, materialization_strategy="
+                                   f"{strategy!r}): they are one option; give it once", _code_line(fn), _code_file(fn))
+    mat: Materialization = "APPEND" if given and given[0][1].upper() == "APPEND" else "REPLACE"
     if name is not None and (not isinstance(name, str) or not _MODEL_NAME.match(name)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ModelDefinitionError(f"@weir.model(name={name!r}): a model name is letters, digits and underscores",
                                    _code_line(fn), _code_file(fn))
@@ -216,11 +247,12 @@ def model(fn: F, /) -> F: ...
 
 
 @overload
-def model(*, materialization: Materialization = "REPLACE", name: str | None = None) -> Callable[[F], F]: ...
+def model(*, materialization: Materialization | None = None, name: str | None = None,
+          materialization_strategy: Materialization | None = None) -> Callable[[F], F]: ...
 
 
-def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE",
-          name: str | None = None) -> F | Callable[[F], F]:
+def model(fn: F | None = None, /, *, materialization: Materialization | None = None,
+          name: str | None = None, materialization_strategy: Materialization | None = None) -> F | Callable[[F], F]:
     """Declares a function a model of the project: it produces the table named after it
     (or ``name``). Usable bare (``@weir.model``) or with arguments, above or below
     ``@weir.python``.
@@ -229,12 +261,16 @@ def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE
         materialization: ``"REPLACE"`` (default: the table is replaced by the output) or
             ``"APPEND"`` (the output's rows are added).
         name: the model and table name; default the function's name.
+        materialization_strategy: the same option under the name the SQL header and the
+            seed papers use (``@weir.model(materialization_strategy='REPLACE')``); give
+            one of the two.
 
     Returns:
         The function itself, unchanged apart from the recorded options.
 
     Raises:
-        ModelDefinitionError: a bad materialization or name.
+        ModelDefinitionError: a bad materialization or name, or two different
+            materializations.
 
     Example:
         >>> import pyarrow as pa
@@ -246,10 +282,10 @@ def model(fn: F | None = None, /, *, materialization: Materialization = "REPLACE
         'APPEND'
     """
     if fn is not None:
-        return _set_model(fn, materialization, name)
+        return _set_model(fn, materialization, name, materialization_strategy)
 
     def deco(f: F) -> F:
-        return _set_model(f, materialization, name)
+        return _set_model(f, materialization, name, materialization_strategy)
 
     return deco
 
@@ -376,6 +412,7 @@ class InputSpec:
     ref: str | None
     schema: type[TableSchema] | None
     line: int
+    columns: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The input as discovery prints it.
@@ -385,7 +422,8 @@ class InputSpec:
             'titanic'
         """
         return {"param": self.param, "table": self.table, "filter": self.filter, "ref": self.ref,
-                "schema": self.schema.__name__ if self.schema else None, "line": self.line}
+                "schema": self.schema.__name__ if self.schema else None,
+                "columns": list(self.columns) if self.columns is not None else None, "line": self.line}
 
 
 @dataclass(frozen=True)
@@ -531,8 +569,12 @@ def analyze_model(fn: Callable[..., Any], localns: Mapping[str, Any] | None = No
         if base is not None and base is not pa.Table and base is not Any:
             problem(f"{who}: parameter {p.name!r} must be a pyarrow.Table (Table[Schema]), not {base!r}", line)
             continue
+        if schema is not None and src.columns is not None:
+            problem(f"{who}: parameter {p.name!r}: give Model(columns=...) or a schema ({schema.__name__}), not "
+                    "both (the schema names the columns)", line)
+            continue
         inputs.append(InputSpec(param=p.name, table=src.name, filter=src.filter, ref=src.ref, schema=schema,
-                                line=line))
+                                line=line, columns=src.columns))
     output: type[TableSchema] | None = None
     ret = hints.get("return")
     if ret is not None:

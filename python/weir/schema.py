@@ -43,12 +43,25 @@ from typing import Annotated, Any, ClassVar, Final, Literal, Union, cast, get_ar
 import pyarrow as pa
 
 from weir.errors import SchemaError
-from weir.types import Bool, Decimal, Float32, Float64, Int32, Int64, String
+from weir.types import (
+    Bool,
+    Date32,
+    Decimal,
+    Float32,
+    Float64,
+    Int32,
+    Int64,
+    String,
+    TimestampMicro,
+    TimestampMicroUTC,
+    TimestampNano,
+    TimestampNanoUTC,
+)
 from weir.types import Any as AnyType
 from weir.types import WeirType, type_from_python, weir_type_name
 
 __all__ = [
-    "TableSchema", "TableField", "Doc", "Required", "ColumnRef", "ColumnSpec", "Rule", "Unique",
+    "TableSchema", "TableField", "CastMode", "Doc", "Required", "ColumnRef", "ColumnSpec", "Rule", "Unique",
     "Enum", "Pattern", "Range", "Check", "TableRule", "Mode", "IR_VERSION", "is_schema",
 ]
 
@@ -88,16 +101,27 @@ class ColumnRef:
         return f"{self.schema}.{self.column}"
 
 
+#: How data of another Arrow type gets the column's type: ``"widen"`` (the default: only
+#: casts that cannot change a value) or ``"exact"`` (narrowing casts too, applied only
+#: when every value converts exactly; see docs/types.md, "Exact casts").
+CastMode = Literal["widen", "exact"]
+
+
 @dataclass(frozen=True)
 class TableField:
-    """Column metadata: a doc string, lineage, and optionally the column's name when it
-    differs from the attribute (a name that is not a Python identifier, or a keyword).
+    """Column metadata: a doc string, lineage, the column's name when it differs from the
+    attribute (a name that is not a Python identifier, or a keyword), and how data of
+    another type is cast to the column's type.
 
     Args:
         doc: what the column means; stored as the Iceberg field's ``doc``.
         lineage: the column(s) this one derives from: ``Schema["col"]``, a
             ``"Schema.col"`` string, or a list of them.
         name: the column name, when it is not the attribute name.
+        cast: ``"widen"`` (default) or ``"exact"``: also apply a narrowing cast (a
+            Float64 ``11646.0`` to an ``Int64`` column), but only when every value converts
+            exactly; a value that does not (``11645.6``) fails the write, naming its row.
+            For numbers, decimals, dates and timestamps.
 
     Example:
         >>> from typing import Annotated
@@ -113,6 +137,7 @@ class TableField:
     doc: str | None = None
     lineage: ColumnRef | str | Sequence[ColumnRef | str] | None = None
     name: str | None = None
+    cast: CastMode | None = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +258,9 @@ Unique: Final = _UniqueRule()
 
 _INT_TYPES = (Int32, Int64)
 _FLOAT_TYPES = (Float32, Float64)
+#: Column types a narrowing cast can lead to (``TableField(cast="exact")``), as libweir has them.
+_EXACT_CAST_TYPES = (Int32, Int64, Float32, Float64, Decimal, Date32, TimestampMicro, TimestampNano,
+                     TimestampMicroUTC, TimestampNanoUTC)
 
 
 def _json_value(v: object, column: str, what: str) -> Any:
@@ -509,6 +537,7 @@ class ColumnSpec:
         doc: doc string or None.
         lineage: ``"Schema.col"`` references.
         rules: quality rules in declaration order.
+        cast: ``"widen"`` or ``"exact"`` (``TableField(cast=...)``).
 
     Example:
         >>> from weir import TableSchema, Int64
@@ -525,6 +554,7 @@ class ColumnSpec:
     doc: str | None
     lineage: tuple[str, ...]
     rules: tuple[Rule, ...]
+    cast: CastMode = "widen"
 
     @property
     def type_name(self) -> str:
@@ -606,6 +636,7 @@ def _resolve_column(schema: str, attr: str, ann: object) -> ColumnSpec:
     rules: list[Rule] = []
     name = attr
     required_marker = False
+    cast_mode: CastMode | None = None
 
     def set_doc(text: object) -> None:
         nonlocal doc
@@ -639,6 +670,12 @@ def _resolve_column(schema: str, attr: str, ann: object) -> ColumnSpec:
                 if not isinstance(m.name, str) or not m.name:
                     raise SchemaError(f"{where}: TableField(name=...) must be a non-empty string")
                 name = m.name
+            if m.cast is not None:
+                if m.cast not in ("widen", "exact"):
+                    raise SchemaError(f"{where}: TableField(cast=...) must be 'widen' or 'exact', not {m.cast!r}")
+                if cast_mode is not None and cast_mode != m.cast:
+                    raise SchemaError(f"{where}: two different casts ({cast_mode!r} and {m.cast!r})")
+                cast_mode = m.cast
         elif isinstance(m, Doc):
             set_doc(m.text)
         elif isinstance(m, _RequiredMarker):
@@ -660,6 +697,9 @@ def _resolve_column(schema: str, attr: str, ann: object) -> ColumnSpec:
         weir_type_name(wtype)
     except TypeError as e:
         raise SchemaError(f"{where}: {e}") from None
+    if cast_mode == "exact" and not issubclass(wtype, _EXACT_CAST_TYPES):
+        raise SchemaError(f"{where}: cast='exact' applies to numbers, decimals, dates and timestamps, not "
+                          f"{wtype.weir_name} (no narrowing cast leads to it)")
     for r in rules:
         r.check_type(name, wtype)
         if isinstance(r, Pattern):
@@ -667,7 +707,7 @@ def _resolve_column(schema: str, attr: str, ann: object) -> ColumnSpec:
             if why is not None:
                 raise SchemaError(f"{where}: Pattern({r.pattern!r}) is not a valid regular expression: {why}")
     return ColumnSpec(name=name, attr=attr, type=wtype, nullable=nullable, doc=doc,
-                      lineage=tuple(lineage), rules=tuple(rules))
+                      lineage=tuple(lineage), rules=tuple(rules), cast=cast_mode or "widen")
 
 
 # ---- the metaclass --------------------------------------------------------------------------
@@ -890,8 +930,11 @@ class _SchemaMeta(type):
                 rules.append(r.ir(c.name, opts.mode, checks))
                 if r.kind == "check":
                     checks += 1
-            columns.append({"name": c.name, "type": c.type_name, "nullable": c.nullable, "doc": c.doc,
-                            "lineage": list(c.lineage), "line": lines.get(c.attr, 0), "rules": rules})
+            col: dict[str, Any] = {"name": c.name, "type": c.type_name, "nullable": c.nullable, "doc": c.doc,
+                                   "lineage": list(c.lineage), "line": lines.get(c.attr, 0), "rules": rules}
+            if c.cast != "widen":  # written only when set, as libweir writes it
+                col["cast"] = c.cast
+            columns.append(col)
         if origin is None and cls.__weir_file__ and not cls.__weir_file__.startswith("<"):
             origin = os.path.basename(cls.__weir_file__)
         ir: dict[str, Any] = {

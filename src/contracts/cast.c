@@ -12,7 +12,12 @@
  *   - string views and dictionaries are decoded (their layout has no large_* equivalent).
  * Numeric casts write a new values buffer. A timestamp that overflows the finer unit is
  * the one case where a "widening" cast can change a value; it is reported, never wrapped.
+ *
+ * A column declared cast "exact" also takes the narrowing casts of weir_cast_exact
+ * (types.h), checked value by value: wc_cast_exact_column below.
  */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +147,13 @@ unsupported:
   return weir_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to this type", f);
 }
 
+/* 10^n in 128 bits (n <= 38). */
+static weir_i128 pow10_i128(int n) {
+  weir_i128 v = 1;
+  for (int k = 0; k < n; k++) v *= 10;
+  return v;
+}
+
 /* decimal128(p, s) -> decimal128(p', s'): s' >= s. The same scale is the same bytes. */
 static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
                         weir_arrow_batch *owner, struct ArrowArray *out) {
@@ -151,8 +163,7 @@ static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off
     share_all(src, off, len, owner, out);
     return WEIR_OK;
   }
-  weir_i128 factor = 1;
-  for (int k = s; k < t.scale; k++) factor *= 10;
+  weir_i128 factor = pow10_i128(t.scale - s);
   int64_t o = start_output(src, off, len, 2, owner, out);
   weir_i128 *d = (weir_i128 *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 16) + o;
   const uint8_t *sv = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
@@ -352,6 +363,374 @@ static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowAr
   out->null_count = nulls;
   dv.release(&dv);
   return WEIR_OK;
+}
+
+/* ---- exact casts (a column declared cast "exact") ---------------------------------------------------------------
+ *
+ * A narrowing cast applied value by value: each value is converted and converted back
+ * (or checked for lost digits), 64 rows at a time; the "not exact" bits of a word are
+ * computed without branches, masked with the validity word (a null's slot holds
+ * anything), and only set bits are visited to record the row and the value. Values that
+ * do not convert are written as 0 and the column is reported, so nothing is written. */
+
+/* The value of row i of a source column, as a sample (the source's own type). */
+static json_t *source_sample(const char *f, const struct ArrowArray *a, int64_t i) {
+  weir_type wt;
+  const void *v = a->buffers[1];
+  char txt[96];
+  if (f[0] == 'd' && f[1] == ':') {
+    int p = 0, sc = 0;
+    sscanf(f + 2, "%d,%d", &p, &sc);
+    weir_i128 d;
+    memcpy(&d, (const uint8_t *)v + i * 16, 16);
+    wc_value_decimal_format(d, sc, txt, sizeof txt);
+    return json_string(txt);
+  }
+  if (f[0] == 't' && f[1] == 's' && f[2] && f[3] == ':') {
+    wc_value_timestamp_format(((const int64_t *)v)[i], f[2], f[4] != 0, txt, sizeof txt);
+    return json_string(txt);
+  }
+  if (!f[1]) {
+    switch (f[0]) {
+    case 'c': return json_integer(((const int8_t *)v)[i]);
+    case 'C': return json_integer(((const uint8_t *)v)[i]);
+    case 's': return json_integer(((const int16_t *)v)[i]);
+    case 'S': return json_integer(((const uint16_t *)v)[i]);
+    case 'I': return json_integer(((const uint32_t *)v)[i]);
+    case 'L': {
+      uint64_t u = ((const uint64_t *)v)[i];
+      if (u <= (uint64_t)INT64_MAX) return json_integer((json_int_t)u);
+      snprintf(txt, sizeof txt, "%llu", (unsigned long long)u);
+      return json_string(txt);
+    }
+    case 'e': return wc_value_double_json(half_to_float(((const uint16_t *)v)[i]));
+    default: break;
+    }
+  }
+  if (weir_type_from_arrow_format(f, &wt)) return wc_value_sample(wt, a, i);
+  return json_null();
+}
+
+/* Records the set bits of `bad` (rows base + k of the cast) as values that do not
+ * convert exactly: row numbers with their value, side by side. */
+static void record_inexact(uint64_t bad, int64_t base, const char *f, const struct ArrowArray *src,
+                           int64_t off, int64_t len, rule_hits *h, size_t batch, int64_t row_base) {
+  while (bad) {
+    int k = __builtin_ctzll(bad);
+    bad &= bad - 1;
+    int64_t i = base + k;
+    json_t *sample = h && h->n_rows < h->limit ? source_sample(f, src, off + i) : NULL;
+    if (h)
+      wc_hits_add(h, batch, i, len, row_base + i, sample);
+    else
+      json_decref(sample);
+  }
+}
+
+/* Converts the `len` values of `src` from `off` into `dst` (from index o): CONV reads x,
+ * sets y and ok; y is written when ok, else 0. */
+#define EXACT_LOOP(SRC_T, DST_T, CONV)                                          \
+  do {                                                                          \
+    const SRC_T *s_ = (const SRC_T *)src->buffers[1] + off;                     \
+    DST_T *d_ = (DST_T *)dst + o;                                               \
+    for (int64_t b_ = 0; b_ < len; b_ += 64) {                                  \
+      int64_t n_ = len - b_ < 64 ? len - b_ : 64;                               \
+      uint64_t bad_ = 0;                                                        \
+      for (int64_t k_ = 0; k_ < n_; k_++) {                                     \
+        SRC_T x = s_[b_ + k_];                                                  \
+        DST_T y;                                                                \
+        bool ok;                                                                \
+        CONV;                                                                   \
+        d_[b_ + k_] = ok ? y : (DST_T)0;                                        \
+        bad_ |= (uint64_t)!ok << k_;                                            \
+      }                                                                         \
+      bad_ &= load_bits(valid, off + b_, off + len);                            \
+      if (bad_) record_inexact(bad_, b_, f, src, off, len, h, batch, row_base); \
+    }                                                                           \
+  } while (0)
+
+/* A double (any float widened to one) to an integer of [lo, hi]: integral and in range.
+ * The range test comes first, so the conversion never sees a value it cannot hold. */
+#define FLOAT_TO_INT(DST_T, LO, HI)          \
+  do {                                       \
+    double dx_ = (double)x;                  \
+    bool in_ = (dx_ >= (LO)) & (dx_ < (HI)); \
+    y = (DST_T)(in_ ? dx_ : 0.0);            \
+    ok = in_ & ((double)y == dx_);           \
+  } while (0)
+
+#define INT_TO_INT(DST_T, LO, HI)   \
+  do {                              \
+    ok = (x >= (LO)) & (x <= (HI)); \
+    y = ok ? (DST_T)x : (DST_T)0;   \
+  } while (0)
+
+#define UINT_TO_INT(DST_T, HI)    \
+  do {                            \
+    ok = x <= (HI);               \
+    y = ok ? (DST_T)x : (DST_T)0; \
+  } while (0)
+
+/* An integer to a float: exact when the float converts back to the same integer (the
+ * range test keeps the conversion back defined: 2^63 as a double is no int64). */
+#define SINT_TO_FLOAT(DST_T)                                           \
+  do {                                                                 \
+    y = (DST_T)x;                                                      \
+    double dy_ = (double)y;                                            \
+    ok = dy_ >= -0x1p63 && dy_ < 0x1p63 && (int64_t)dy_ == (int64_t)x; \
+  } while (0)
+
+#define UINT_TO_FLOAT(DST_T)                           \
+  do {                                                 \
+    y = (DST_T)x;                                      \
+    double dy_ = (double)y;                            \
+    ok = dy_ < 0x1p64 && (uint64_t)dy_ == (uint64_t)x; \
+  } while (0)
+
+/* double -> Int64 / Int32, the common case (a SUM or a division in a model), in two steps
+ * per 64-row word. First a loop the compiler vectorises: for |x| < 2^51, x + 1.5 * 2^52
+ * holds x rounded to an integer in its low mantissa bits, so subtracting it back tells
+ * whether x was integral, and its bits minus the constant's bits are the integer, with
+ * no float-to-integer instruction (AVX2 has none for 64 bits). A word in which any value
+ * fails that test (a fraction, NaN, a huge magnitude, or a null's slot holding one) is
+ * done again by the scalar conversion, which is exact for every double. */
+WC_SIMD_CLONES static void exact_f64_to_int(const struct ArrowArray *src, int64_t off, int64_t len, bool to32,
+                                            const uint8_t *valid, void *dst, int64_t o, rule_hits *h,
+                                            size_t batch, int64_t row_base, const char *f) {
+  const double magic = 0x1.8p52;
+  const int64_t magic_bits = 0x4338000000000000LL;
+  const double *s = (const double *)src->buffers[1] + off;
+  int64_t *d64 = (int64_t *)dst + o;
+  int32_t *d32 = (int32_t *)dst + o;
+  for (int64_t b = 0; b < len; b += 64) {
+    int64_t n = len - b < 64 ? len - b : 64;
+    int64_t tmp[64];
+    uint8_t okb[64];
+    for (int64_t k = 0; k < n; k++) {
+      double x = s[b + k];
+      double t = x + magic;
+      int64_t bits;
+      memcpy(&bits, &t, sizeof bits);
+      int64_t y = bits - magic_bits;
+      bool ok = (fabs(x) < 0x1p51) & (t - magic == x);
+      if (to32) ok &= (y >= INT32_MIN) & (y <= INT32_MAX);
+      tmp[k] = ok ? y : 0;
+      okb[k] = ok;
+    }
+    uint64_t bad = 0;
+    for (int64_t k = 0; k < n; k++) bad |= (uint64_t)(okb[k] ^ 1) << k;
+    if (bad) {
+      /* The exact scalar conversion, for this word only. */
+      bad = 0;
+      for (int64_t k = 0; k < n; k++) {
+        double x = s[b + k];
+        int64_t y = 0;
+        bool ok;
+        if (to32) {
+          bool in = (x >= -0x1p31) & (x < 0x1p31);
+          y = (int32_t)(in ? x : 0.0);
+          ok = in & ((double)y == x);
+        } else {
+          bool in = (x >= -0x1p63) & (x < 0x1p63);
+          y = (int64_t)(in ? x : 0.0);
+          ok = in & ((double)y == x);
+        }
+        tmp[k] = ok ? y : 0;
+        bad |= (uint64_t)!ok << k;
+      }
+    }
+    if (to32)
+      for (int64_t k = 0; k < n; k++) d32[b + k] = (int32_t)tmp[k];
+    else
+      memcpy(d64 + b, tmp, (size_t)n * sizeof *tmp);
+    bad &= load_bits(valid, off + b, off + len);
+    if (bad) record_inexact(bad, b, f, src, off, len, h, batch, row_base);
+  }
+}
+
+/* Integer and float sources to Int32 / Int64 / Float32 / Float64. */
+WC_SIMD_CLONES static int exact_numeric(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
+                                        weir_type t, const uint8_t *valid, void *dst, int64_t o, rule_hits *h,
+                                        size_t batch, int64_t row_base) {
+  char c = f[1] ? 0 : f[0];
+  switch (t.id) {
+  case WEIR_TYPE_INT64:
+    switch (c) {
+    case 'g': exact_f64_to_int(src, off, len, false, valid, dst, o, h, batch, row_base, f); return WEIR_OK;
+    case 'f': EXACT_LOOP(float, int64_t, FLOAT_TO_INT(int64_t, -0x1p63, 0x1p63)); return WEIR_OK;
+    case 'L': EXACT_LOOP(uint64_t, int64_t, UINT_TO_INT(int64_t, (uint64_t)INT64_MAX)); return WEIR_OK;
+    default: break;
+    }
+    break;
+  case WEIR_TYPE_INT32:
+    switch (c) {
+    case 'g': exact_f64_to_int(src, off, len, true, valid, dst, o, h, batch, row_base, f); return WEIR_OK;
+    case 'f': EXACT_LOOP(float, int32_t, FLOAT_TO_INT(int32_t, -0x1p31, 0x1p31)); return WEIR_OK;
+    case 'l': EXACT_LOOP(int64_t, int32_t, INT_TO_INT(int32_t, INT32_MIN, INT32_MAX)); return WEIR_OK;
+    case 'I': EXACT_LOOP(uint32_t, int32_t, UINT_TO_INT(int32_t, (uint32_t)INT32_MAX)); return WEIR_OK;
+    case 'L': EXACT_LOOP(uint64_t, int32_t, UINT_TO_INT(int32_t, (uint64_t)INT32_MAX)); return WEIR_OK;
+    default: break;
+    }
+    break;
+  case WEIR_TYPE_FLOAT64:
+    switch (c) {
+    case 'l': EXACT_LOOP(int64_t, double, SINT_TO_FLOAT(double)); return WEIR_OK;
+    case 'L': EXACT_LOOP(uint64_t, double, UINT_TO_FLOAT(double)); return WEIR_OK;
+    default: break;
+    }
+    break;
+  case WEIR_TYPE_FLOAT32:
+    switch (c) {
+    case 'i': EXACT_LOOP(int32_t, float, SINT_TO_FLOAT(float)); return WEIR_OK;
+    case 'l': EXACT_LOOP(int64_t, float, SINT_TO_FLOAT(float)); return WEIR_OK;
+    case 'I': EXACT_LOOP(uint32_t, float, UINT_TO_FLOAT(float)); return WEIR_OK;
+    case 'L': EXACT_LOOP(uint64_t, float, UINT_TO_FLOAT(float)); return WEIR_OK;
+    case 'g':
+      /* NaN stays NaN and infinities stay infinite; a finite double must be a float. */
+      EXACT_LOOP(double, float, {
+        ok = x != x || (x >= -FLT_MAX && x <= FLT_MAX) || x - x != 0;
+        y = ok ? (float)x : 0.0f;
+        ok = ok && ((double)y == x || x != x);
+      });
+      return WEIR_OK;
+    default: break;
+    }
+    break;
+  default: break;
+  }
+  return WEIR_EUNSUPPORTED;
+}
+
+/* halffloat -> Int32 / Int64: through float (every half is a float). */
+static void exact_half(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+                       const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
+                       int64_t row_base) {
+  if (t.id == WEIR_TYPE_INT32)
+    EXACT_LOOP(uint16_t, int32_t, {
+      float hx = half_to_float(x);
+      double dx = hx;
+      ok = dx >= -0x1p31 && dx < 0x1p31;
+      y = ok ? (int32_t)dx : 0;
+      ok = ok && (double)y == dx;
+    });
+  else
+    EXACT_LOOP(uint16_t, int64_t, {
+      float hx = half_to_float(x);
+      double dx = hx;
+      ok = dx >= -0x1p63 && dx < 0x1p63;
+      y = ok ? (int64_t)dx : 0;
+      ok = ok && (double)y == dx;
+    });
+}
+
+/* decimal128(p, s) -> Decimal(p', s') or an integer: no non-zero digit below the target
+ * scale, and the result within the target's digits (or range). */
+static void exact_decimal(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
+                          const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
+                          int64_t row_base) {
+  int p = 0, sc = 0;
+  sscanf(f + 2, "%d,%d", &p, &sc);
+  int to_scale = t.id == WEIR_TYPE_DECIMAL ? t.scale : 0;
+  weir_i128 div = to_scale < sc ? pow10_i128(sc - to_scale) : 1;
+  weir_i128 mul = to_scale > sc ? pow10_i128(to_scale - sc) : 1;
+  weir_i128 hi, lo;
+  if (t.id == WEIR_TYPE_DECIMAL) {
+    /* |result| < 10^p'; before the scale-up, |value| < 10^(p' - (s' - s)). */
+    hi = pow10_i128(t.precision - (to_scale > sc ? to_scale - sc : 0)) - 1;
+    lo = -hi;
+  } else if (t.id == WEIR_TYPE_INT32) {
+    hi = INT32_MAX;
+    lo = INT32_MIN;
+  } else {
+    hi = INT64_MAX;
+    lo = INT64_MIN;
+  }
+  const uint8_t *sv = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
+  for (int64_t b = 0; b < len; b += 64) {
+    int64_t n = len - b < 64 ? len - b : 64;
+    uint64_t bad = 0;
+    for (int64_t k = 0; k < n; k++) {
+      weir_i128 x;
+      memcpy(&x, sv + (b + k) * 16, 16);
+      bool ok = div == 1 || x % div == 0;
+      weir_i128 q = div == 1 ? x : x / div;
+      ok = ok && q >= lo && q <= hi;
+      if (!ok) q = 0;
+      if (t.id == WEIR_TYPE_DECIMAL) {
+        weir_i128 y = q * mul;
+        memcpy((uint8_t *)dst + (size_t)(o + b + k) * 16, &y, 16);
+      } else if (t.id == WEIR_TYPE_INT32) {
+        ((int32_t *)dst)[o + b + k] = (int32_t)q;
+      } else {
+        ((int64_t *)dst)[o + b + k] = (int64_t)q;
+      }
+      bad |= (uint64_t)!ok << k;
+    }
+    bad &= load_bits(valid, off + b, off + len);
+    if (bad) record_inexact(bad, b, f, src, off, len, h, batch, row_base);
+  }
+}
+
+/* A count of fine units to a coarser unit: a whole number of them. The divisor is a
+ * constant in each loop, so the compiler divides by multiplying. */
+#define DIV_EXACT(D)             \
+  EXACT_LOOP(int64_t, int64_t, { \
+    y = x / (D);                 \
+    ok = x % (D) == 0;           \
+  })
+
+static void exact_timestamp(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
+                            weir_type t, const uint8_t *valid, void *dst, int64_t o, rule_hits *h,
+                            size_t batch, int64_t row_base) {
+  int64_t factor = unit_factor(wc_value_ts_unit(t), f[2]);
+  if (factor == 1000)
+    DIV_EXACT(1000);
+  else if (factor == 1000000)
+    DIV_EXACT(1000000);
+  else
+    DIV_EXACT(1000000000);
+}
+
+/* date64 (milliseconds) -> date32 (days): at midnight, and within int32 days. */
+static void exact_date32(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
+                         const uint8_t *valid, void *dst, int64_t o, rule_hits *h, size_t batch,
+                         int64_t row_base) {
+  EXACT_LOOP(int64_t, int32_t, {
+    int64_t q = x / 86400000;
+    ok = x % 86400000 == 0 && q >= INT32_MIN && q <= INT32_MAX;
+    y = ok ? (int32_t)q : 0;
+  });
+}
+
+int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
+                         int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                         rule_hits *inexact, size_t batch, int64_t row_base, weir_error *err) {
+  const char *f = field->format;
+  int64_t o = start_output(src, off, len, 2, owner, out);
+  void *dst = weir_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));
+  const uint8_t *valid = src->n_buffers > 0 ? src->buffers[0] : NULL;
+  rule_hits *h = inexact;
+  if (f[0] == 'd' && f[1] == ':') {
+    exact_decimal(f, src, off, len, t, valid, dst, o, h, batch, row_base);
+    return WEIR_OK;
+  }
+  if (f[0] == 't' && f[1] == 's') {
+    exact_timestamp(f, src, off, len, t, valid, dst, o, h, batch, row_base);
+    return WEIR_OK;
+  }
+  if (!strcmp(f, "tdm") && t.id == WEIR_TYPE_DATE32) {
+    exact_date32(f, src, off, len, valid, dst, o, h, batch, row_base);
+    return WEIR_OK;
+  }
+  if (!strcmp(f, "e") && (t.id == WEIR_TYPE_INT32 || t.id == WEIR_TYPE_INT64)) {
+    exact_half(f, src, off, len, t, valid, dst, o, h, batch, row_base);
+    return WEIR_OK;
+  }
+  if (exact_numeric(f, src, off, len, t, valid, dst, o, h, batch, row_base) == WEIR_OK) return WEIR_OK;
+  out->release(out);
+  char tn[WEIR_TYPE_NAME_MAX];
+  weir_type_arrow_name(t, tn, sizeof tn);
+  return weir_seterr(err, WEIR_EUNSUPPORTED, "no exact cast from Arrow format \"%s\" to %s", f, tn);
 }
 
 /* ---- entry point ---------------------------------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /*
  * check_columns.c -- the column plan: which input column feeds each declared column,
- * which cast it needs (none, a widening cast, or refused), which columns are missing or
+ * which cast it needs (none, a widening cast, an exact narrowing cast for a column
+ * declared cast "exact", or refused), which columns are missing or
  * not declared, and the Arrow schema of the validated data.
  *
  * This is decided once per table from the schemas alone, before any buffer is read: a
@@ -63,13 +64,23 @@ void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const
     }
     const struct ArrowSchema *field = in->children[cp->in_idx];
     cp->cast = weir_cast_check(field, col->field.type, &cp->narrowing);
+    bool exact_possible = cp->cast == WEIR_CAST_REFUSE && weir_cast_exact(field, col->field.type);
+    if (exact_possible && col->cast == WEIR_CAST_MODE_EXACT) {
+      /* Declared cast "exact": the narrowing cast is applied, and each value that does
+       * not convert exactly is reported (cast.c, wc_cast_exact_column). */
+      cp->cast = WEIR_CAST_WIDEN;
+      cp->exact = true;
+    }
     if (cp->cast == WEIR_CAST_REFUSE) {
       char found[160];
       weir_arrow_type_name(field, found, sizeof found);
       json_t *v = wc_violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "expected", json_string(expected));
       json_object_set_new(v, "found", json_string(found));
-      json_object_set_new(v, "narrowing", json_boolean(cp->narrowing));
+      json_object_set_new(v, "narrowing", json_boolean(cp->narrowing || exact_possible));
+      /* The message then says how to get the column: cast it in the model, or declare
+       * the column's cast exact. */
+      if (exact_possible) json_object_set_new(v, "exact_cast_possible", json_true());
       wc_findings_add(f, (long)i, 0, v);
       p->broken = true;
       continue;

@@ -31,6 +31,19 @@ bool contract_mode_parse(const char *s, weir_rule_mode *out) {
   return true;
 }
 
+const char *weir_cast_mode_name(weir_cast_mode m) { return m == WEIR_CAST_MODE_EXACT ? "exact" : "widen"; }
+
+bool contract_cast_mode_parse(const char *s, weir_cast_mode *out) {
+  if (!s) return false;
+  if (strcmp(s, "widen") == 0)
+    *out = WEIR_CAST_MODE_WIDEN;
+  else if (strcmp(s, "exact") == 0)
+    *out = WEIR_CAST_MODE_EXACT;
+  else
+    return false;
+  return true;
+}
+
 const char *contract_rule_kind_name(weir_rule_kind k) {
   switch (k) {
   case WEIR_RULE_UNIQUE: return "unique";
@@ -144,6 +157,7 @@ weir_contract *weir_contract_copy(const weir_contract *c) {
       const weir_contract_column *s = &c->columns[i];
       weir_contract_column *t = &d->columns[i];
       weir_field_copy(&t->field, &s->field);
+      t->cast = s->cast;
       t->line = s->line;
       t->column = s->column;
       if (s->n_rules) {
@@ -295,6 +309,31 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
   snprintf(why, n, "%s is not a value of type %s", txt ? txt : "?", tn);
   free(txt);
   return false;
+}
+
+bool contract_cast_check(const weir_contract_column *col, char *why, size_t n) {
+  if (col->cast != WEIR_CAST_MODE_EXACT) return true;
+  switch (col->field.type.id) {
+  case WEIR_TYPE_INT32:
+  case WEIR_TYPE_INT64:
+  case WEIR_TYPE_FLOAT32:
+  case WEIR_TYPE_FLOAT64:
+  case WEIR_TYPE_DECIMAL:
+  case WEIR_TYPE_DATE32:
+  case WEIR_TYPE_TS_US:
+  case WEIR_TYPE_TS_NS:
+  case WEIR_TYPE_TS_US_UTC:
+  case WEIR_TYPE_TS_NS_UTC: return true;
+  default: {
+    char tn[WEIR_TYPE_NAME_MAX];
+    weir_type_name(col->field.type, tn, sizeof tn);
+    snprintf(why, n,
+             "cast exact applies to numbers, decimals, dates and timestamps, not %s (no narrowing cast leads "
+             "to it)",
+             tn);
+    return false;
+  }
+  }
 }
 
 bool contract_rule_check(const weir_contract_column *col, const weir_column_rule *r, char *why,

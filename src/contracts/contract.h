@@ -52,8 +52,18 @@ typedef struct weir_column_rule {
   int column;
 } weir_column_rule;
 
+/* How data of another Arrow type is given the column's declared type (docs/types.md). */
+typedef enum weir_cast_mode {
+  WEIR_CAST_MODE_WIDEN = 0, /* widening casts only (the default): no value can change */
+  WEIR_CAST_MODE_EXACT = 1  /* also narrowing casts, checked value by value: a value that
+                               does not convert exactly (2.5 to Int64) is a violation */
+} weir_cast_mode;
+
+const char *weir_cast_mode_name(weir_cast_mode m); /* "widen", "exact" */
+
 typedef struct weir_contract_column {
   weir_field field;      /* name, type, required, doc, lineage (field_id unused here) */
+  weir_cast_mode cast;   /* IR "cast"; YAML cast:, Python TableField(cast=...) */
   weir_column_rule *rules;
   size_t n_rules;
   int line;              /* where it was declared (1-based), 0 if unknown */
@@ -137,10 +147,12 @@ typedef struct weir_validate_options {
 } weir_validate_options;
 
 typedef enum weir_violation_kind {
-  WEIR_V_MISSING = 0,    /* a declared column is missing */
-  WEIR_V_UNKNOWN,        /* a column the contract does not declare (outputs) */
-  WEIR_V_TYPE,           /* a type that differs and cannot be widened */
-  WEIR_V_NULLS,          /* nulls in a required column */
+  WEIR_V_MISSING = 0, /* a declared column is missing */
+  WEIR_V_UNKNOWN,     /* a column the contract does not declare (outputs) */
+  WEIR_V_TYPE,        /* a type that differs and cannot be widened; or values a cast
+                            cannot hold (a timestamp overflowing a finer unit, a value an
+                            exact cast cannot convert without loss) */
+  WEIR_V_NULLS,       /* nulls in a required column */
   WEIR_V_UNIQUE,
   WEIR_V_ENUM,
   WEIR_V_PATTERN,
@@ -158,7 +170,7 @@ typedef struct weir_validation {
                                    violations: [{kind, column, rule, mode, count, rows,
                                    samples, message}], rules: [{rule, kind, column, mode,
                                    value, threshold, rows_affected, passed}], casts:
-                                   [{column, from, to}]} */
+                                   [{column, from, to, cast}]} */
 } weir_validation;
 
 void weir_validation_clear(weir_validation *v);

@@ -26,6 +26,8 @@
 const char *contract_rule_kind_name(weir_rule_kind k);
 bool contract_rule_kind_parse(const char *s, weir_rule_kind *out);
 bool contract_mode_parse(const char *s, weir_rule_mode *out);
+/* "widen" or "exact" (the IR's and YAML's spellings of a column's cast). */
+bool contract_cast_mode_parse(const char *s, weir_cast_mode *out);
 /* True for the comparisons a table rule accepts ("<=", "<", ">=", ">", "==", "!="). */
 bool contract_op_valid(const char *op);
 /* The default name of a column rule: "<column>.<kind>", checks "<column>.check[i]". */
@@ -37,6 +39,9 @@ void contract_table_rule_clear(weir_table_rule *r);
 /* Is rule r meaningful on a column of type t? Writes why not (one clause, no origin). */
 bool contract_rule_check(const weir_contract_column *col, const weir_column_rule *r, char *why,
                          size_t why_size);
+/* Does the column's cast mode make sense for its type (exact: a type some narrowing cast
+ * leads to)? Writes why not. */
+bool contract_cast_check(const weir_contract_column *col, char *why, size_t why_size);
 /* Column names and rule names must not repeat (ir.c). */
 int contract_check_names(const weir_contract *c, const char *origin, weir_error *err);
 /* Closest word of `words` (NULL-terminated) to `s` when it is a plausible typo, or NULL. */
@@ -119,8 +124,9 @@ typedef struct rule_hits {
   int64_t count;        /* violating rows (for unique: rows repeating an earlier value) */
   int64_t *rows;        /* first `limit` violating row numbers (global, 0-based) */
   int n_rows;
-  json_t *samples;      /* distinct sample values, at most `limit` */
+  json_t *samples; /* distinct sample values, at most `limit` (paired: each row's) */
   int limit;
+  bool paired; /* samples are the values of `rows`, in order (not distinct) */
   /* Drop mode: per batch, a bitmap of violating rows (NULL when none in that batch). */
   bool collect_mask;
   uint8_t **masks;
@@ -189,8 +195,9 @@ static inline uint64_t load_bits(const uint8_t *bits, int64_t pos, int64_t end) 
 
 typedef struct col_plan {
   long in_idx;                    /* input column, -1 when missing */
-  weir_cast_kind cast;
+  weir_cast_kind cast;            /* WIDEN also for an exact cast (`exact`) */
   bool narrowing;
+  bool exact;                     /* a narrowing cast checked value by value (cast "exact") */
   long out_idx;                   /* column in the cast batches, -1 when not there */
 } col_plan;
 
@@ -218,6 +225,15 @@ void wc_plan_clear(plan *p);
 int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
                 int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
                 rule_hits *overflow, size_t batch, int64_t row_base, weir_error *err);
+
+/* A narrowing cast of a column declared cast "exact" (a pair weir_cast_exact allows):
+ * each value that does not convert exactly (2.5 to an integer, 1.005 to two decimals, a
+ * timestamp with sub-units the coarser unit lacks, a date64 off midnight) is added to
+ * `inexact` with its value, and written as 0 (the column is reported; nothing is
+ * written). Vectorised over 64-row words; no allocation per value. */
+int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
+                         int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                         rule_hits *inexact, size_t batch, int64_t row_base, weir_error *err);
 
 /* ---- check_values.c --------------------------------------------------------------------- */
 

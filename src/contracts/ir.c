@@ -76,6 +76,10 @@ json_t *weir_contract_to_ir(const weir_contract *c) {
     json_object_set_new(co, "type", json_string(tn));
     json_object_set_new(co, "nullable", json_boolean(!col->field.required));
     json_object_set_new(co, "doc", str_or_null(col->field.doc));
+    /* Written only when it is not the default, so that a contract without exact casts
+     * stays readable by a weir that predates the key (readers refuse unknown keys). */
+    if (col->cast != WEIR_CAST_MODE_WIDEN)
+      json_object_set_new(co, "cast", json_string(weir_cast_mode_name(col->cast)));
     json_t *lin = json_array();
     for (size_t j = 0; j < col->field.n_lineage; j++)
       json_array_append_new(lin, json_string(col->field.lineage[j]));
@@ -227,8 +231,8 @@ static int rule_from_ir(ir_ctx *x, const json_t *o, const weir_contract_column *
 
 static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mode dflt,
                           weir_contract_column *col) {
-  static const char *const keys[] = {"name", "type", "nullable", "doc", "lineage", "line",
-                                     "column", "rules", NULL};
+  static const char *const keys[] = {"name",    "type", "nullable", "cast",  "doc",
+                                     "lineage", "line", "column",   "rules", NULL};
   char where[300];
   snprintf(where, sizeof where, "columns[%zu]", index);
   if (!json_is_object(o)) return bad(x, where, "a column must be an object");
@@ -244,6 +248,10 @@ static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mo
   if (nv && !json_is_null(nv) && !json_is_boolean(nv))
     return bad(x, where, "\"nullable\" must be true or false");
   col->field.required = !json_is_true(nv);
+  json_t *cv = json_object_get(o, "cast");
+  if (cv && !json_is_null(cv) && !contract_cast_mode_parse(json_string_value(cv), &col->cast))
+    return bad(x, where, "\"cast\" must be \"widen\" or \"exact\"");
+  if (!contract_cast_check(col, why, sizeof why)) return bad(x, where, "%s", why);
   if ((rc = get_str(x, o, "doc", where, false, &col->field.doc))) return rc;
   if ((rc = get_int(x, o, "line", where, &col->line))) return rc;
   if ((rc = get_int(x, o, "column", where, &col->column))) return rc;

@@ -36,12 +36,21 @@ void wc_hits_clear(rule_hits *h) {
 
 void wc_hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int64_t global, json_t *sample) {
   h->count++;
-  if (h->n_rows < h->limit) h->rows[h->n_rows++] = global;
+  bool kept = h->n_rows < h->limit;
+  if (kept) h->rows[h->n_rows++] = global;
   if (h->collect_mask && batch < h->n_batches) {
     if (!h->masks[batch]) h->masks[batch] = weir_calloc((size_t)(batch_rows + 7) / 8 + 1, 1);
     weir_bit_set(h->masks[batch], i);
   }
   if (!sample) return;
+  if (h->paired) {
+    /* The value of this very row, next to it. */
+    if (kept)
+      json_array_append_new(h->samples, sample);
+    else
+      json_decref(sample);
+    return;
+  }
   if (json_array_size(h->samples) < (size_t)h->limit) {
     size_t k;
     json_t *s;
@@ -119,6 +128,12 @@ void wc_findings_finish(findings *f) {
   }
 }
 
+/* What a refused narrowing cast that an exact cast could apply says: the two fixes. */
+#define NARROWING_HINT                                                                                  \
+  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "  \
+  "cast: exact in YAML or TableField(cast=\"exact\") in Python, to apply it when every value converts " \
+  "without loss)"
+
 /* ---- messages ------------------------------------------------------------------------------------- */
 
 /* Values are printed as a reader would type them: numbers bare, strings of string
@@ -180,6 +195,26 @@ static void put_rows(weir_buf *b, const json_t *o, int64_t count) {
   weir_buf_putc(b, ')');
 }
 
+/* " (row 0: 11645.6)", " (row 3: 1.5, row 7: 2.5, ...)": rows with their values side by
+ * side (samples paired with rows). */
+static void put_row_values(weir_buf *b, const json_t *o, int64_t count) {
+  const json_t *r = json_object_get(o, "rows"), *s = json_object_get(o, "samples");
+  size_t n = json_array_size(r);
+  if (!n) return;
+  weir_buf_puts(b, " (");
+  for (size_t i = 0; i < n; i++) {
+    if (i) weir_buf_puts(b, ", ");
+    weir_buf_puts(b, "row ");
+    put_value(b, json_array_get(r, i), false);
+    if (i < json_array_size(s)) {
+      weir_buf_puts(b, ": ");
+      put_value(b, json_array_get(s, i), false);
+    }
+  }
+  if ((int64_t)n < count) weir_buf_puts(b, ", ...");
+  weir_buf_putc(b, ')');
+}
+
 static const char *plural(int64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 char *weir_violation_message(const json_t *v) {
@@ -199,14 +234,23 @@ char *weir_violation_message(const json_t *v) {
   } else if (!strcmp(kind, "unknown")) {
     weir_buf_printf(&b, "unknown column \"%s\" (has type %s)", col, found ? found : "?");
   } else if (!strcmp(kind, "type")) {
-    if (json_is_true(json_object_get(v, "overflow"))) {
+    const char *cast = json_string_value(json_object_get(v, "cast"));
+    if (cast && !strcmp(cast, "exact")) {
+      weir_buf_printf(&b, "column \"%s\" has %lld %s of type %s that %s not convert exactly to %s", col,
+                      (long long)count, plural(count, "value", "values"), found ? found : "?",
+                      count == 1 ? "does" : "do", expected ? expected : "?");
+      put_row_values(&b, v, count);
+    } else if (json_is_true(json_object_get(v, "overflow"))) {
       weir_buf_printf(&b, "column \"%s\" has %lld %s of type %s outside the range of %s", col, (long long)count,
                       plural(count, "value", "values"), found ? found : "?", expected ? expected : "?");
       put_rows(&b, v, count);
     } else {
       weir_buf_printf(&b, "column \"%s\" has type %s, expected %s", col, found ? found : "?",
                       expected ? expected : "?");
-      if (json_is_true(json_object_get(v, "narrowing"))) weir_buf_puts(&b, " (narrowing casts are not applied)");
+      if (json_is_true(json_object_get(v, "exact_cast_possible")))
+        weir_buf_puts(&b, NARROWING_HINT);
+      else if (json_is_true(json_object_get(v, "narrowing")))
+        weir_buf_puts(&b, " (narrowing casts are not applied)");
     }
   } else if (!strcmp(kind, "nulls")) {
     weir_buf_printf(&b, "column \"%s\" has %lld null %s but is required", col, (long long)count,

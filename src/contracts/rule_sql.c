@@ -127,6 +127,7 @@ static int blame_check(weir_engine *e, const sql_input *in, const char *qname, c
         rc = weir_seterr(err, WEIR_EINPUT, "check \"%s\" of column \"%s\" (rule %s) does not run: %s", checks[k]->sql,
                          columns[k], checks[k]->name, e2.message ? e2.message : "engine error");
         weir_error_clear(&e2);
+        weir_error_add_dialect_hint(err, checks[k]->sql);
         return locate(rc, in->origin, checks[k]->line, checks[k]->column, err);
       }
     }
@@ -250,6 +251,7 @@ int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_
     rc = weir_engine_query_double(e, sql, value, is_null, err);
     if (rc) {
       weir_error_prefix(err, "rule \"%s\" does not run", r->name);
+      weir_error_add_dialect_hint(err, r->sql);
       rc = locate(rc, in->origin, r->line, r->column, err);
     }
   }

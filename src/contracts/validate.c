@@ -51,7 +51,8 @@ typedef struct vstate {
   int64_t *row_base;
   weir_arrow_batch **cb;         /* validated (cast) batches, before drops */
   rule_hits *nulls;              /* per declared column */
-  rule_hits *overflow;           /* per declared column: values a cast could not hold */
+  rule_hits *overflow;           /* per declared column: values a cast could not hold (an
+                                    exact cast: each with its row) */
   rule_run *runs;
   size_t n_runs;
   weir_engine *engine;
@@ -111,8 +112,11 @@ static int build_batch(vstate *s, weir_arrow_table *in, size_t bi, weir_error *e
       child.offset += ba->offset;
     } else {
       const weir_contract_column *col = &s->c->columns[decl];
-      int rc = wc_cast_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child, &s->overflow[decl],
-                           bi, s->row_base[bi], err);
+      int rc = s->p.cols[decl].exact
+                   ? wc_cast_exact_column(field, src, src->offset + ba->offset, len, col->field.type, b,
+                                          &child, &s->overflow[decl], bi, s->row_base[bi], err)
+                   : wc_cast_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child,
+                                    &s->overflow[decl], bi, s->row_base[bi], err);
       if (rc) {
         weir_error_prefix(err, "column \"%s\"", col->field.name);
         st.release(&st);
@@ -410,13 +414,15 @@ static void column_findings(vstate *s, const struct ArrowSchema *in_schema) {
     char expected[96];
     weir_type_arrow_name(col->field.type, expected, sizeof expected);
     if (s->overflow[i].count) {
-      /* A timestamp too far out for the finer unit: the cast would change it. */
+      /* A timestamp too far out for the finer unit (the cast would change it), or values
+       * an exact cast cannot convert without loss. */
       json_t *v = wc_violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, s->overflow[i].count);
       char found[160];
       weir_arrow_type_name(in_schema->children[s->p.cols[i].in_idx], found, sizeof found);
       json_object_set_new(v, "expected", json_string(expected));
       json_object_set_new(v, "found", json_string(found));
-      json_object_set_new(v, "overflow", json_true());
+      json_object_set_new(v, s->p.cols[i].exact ? "cast" : "overflow",
+                          s->p.cols[i].exact ? json_string("exact") : json_true());
       set_hits(v, &s->overflow[i]);
       wc_findings_add(&s->f, (long)i, 0, v);
     }
@@ -476,6 +482,7 @@ static json_t *casts_json(vstate *s, const struct ArrowSchema *in_schema) {
     json_object_set_new(o, "column", json_string(s->c->columns[i].field.name));
     json_object_set_new(o, "from", json_string(from));
     json_object_set_new(o, "to", json_string(to));
+    json_object_set_new(o, "cast", json_string(cp->exact ? "exact" : "widen"));
     json_array_append_new(a, o);
   }
   return a;
@@ -525,6 +532,7 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   for (size_t i = 0; i < c->n_columns; i++) {
     wc_hits_init(&s.nulls[i], s.limit, false, s.nb);
     wc_hits_init(&s.overflow[i], s.limit, false, s.nb);
+    s.overflow[i].paired = s.p.cols[i].exact; /* each row with the value that does not convert */
     n_rules += c->columns[i].n_rules;
   }
   s.runs = weir_calloc(n_rules ? n_rules : 1, sizeof *s.runs);

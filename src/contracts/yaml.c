@@ -363,9 +363,9 @@ static int type_error(yctx *x, yaml_node_t *v, const char *col, const char *why)
 
 static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
                         weir_contract_column *col, yaml_node_t ***rule_at) {
-  static const char *const keys[] = {"name", "type", "nullable", "required", "doc", "description",
-                                     "unique", "enum", "allowed_values", "pattern", "min", "max",
-                                     "checks", "mode", "lineage", NULL};
+  static const char *const keys[] = {"name",        "type",   "nullable", "required",       "cast",    "doc",
+                                     "description", "unique", "enum",     "allowed_values", "pattern", "min",
+                                     "max",         "checks", "mode",     "lineage",        NULL};
   col->line = (int)m->start_mark.line + 1;
   col->column = (int)m->start_mark.column + 1;
   if (m->type != YAML_MAPPING_NODE) return yerr(x, m, "a column must be a mapping with name and type");
@@ -397,6 +397,16 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
   if (required) {
     if ((rc = get_bool(x, required, "required", &b))) return rc;
     col->field.required = b;
+  }
+  /* cast: exact lets narrowing casts apply when every value converts exactly. */
+  yaml_node_t *cv = get(x, m, "cast", NULL);
+  if (cv) {
+    const char *cs = scalar(cv);
+    if (!cs || !contract_cast_mode_parse(cs, &col->cast))
+      return yerr(x, cv, "cast of column \"%s\" must be widen or exact, not \"%s\"", col->field.name,
+                  cs ? cs : "(a collection)");
+    if (!contract_cast_check(col, why, sizeof why))
+      return yerr(x, cv, "column \"%s\": %s", col->field.name, why);
   }
   yaml_node_t *doc = get_alias(x, m, "doc", "description", what, NULL, &rc);
   if (rc || (rc = get_string(x, doc, "doc", &col->field.doc))) return rc;

@@ -172,6 +172,17 @@ int weir_engine_attach_table(weir_engine *e, const char *ns, const char *name,
                              const weir_schema *schema, const char *const *files,
                              size_t n_files, weir_error *err);
 
+/* ---- SQL of other dialects (dialect.c) -------------------------------------------------- */
+
+/* A hint for SQL written in another engine's dialect, when `message` (the engine's error
+ * for `sql`) comes from it: today, a date function whose unit is a bare word
+ * (DATEDIFF(hour, a, b) in Spark, Databricks, SQL Server, Snowflake), which DuckDB reads
+ * as a column. The hint names the call and gives DuckDB's spelling (date_diff('hour', a,
+ * b)). NULL when there is nothing to say. Caller frees. */
+char *weir_sql_dialect_hint(const char *sql, const char *message);
+/* Appends that hint to err->message, on a line of its own ("\n    hint: ..."), if any. */
+void weir_error_add_dialect_hint(weir_error *err, const char *sql);
+
 /* Quotes an identifier for SQL ("a""b"). Caller frees. */
 char *weir_sql_ident(const char *name);
 /* Quotes a string literal for SQL ('it''s'). Caller frees. */

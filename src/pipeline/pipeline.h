@@ -28,6 +28,7 @@ typedef struct model_input {
   char *filter;          /* Python Model(filter=...) */
   char *ref;             /* Python Model(ref=...) */
   char *schema_name;     /* projection schema, or NULL (unchecked input) */
+  json_t *columns;       /* Python Model(columns=[...]): the columns read, unchecked; or NULL */
   const weir_contract *schema; /* resolved projection schema (borrowed) */
   int line;
 } model_input;
@@ -55,6 +56,9 @@ typedef struct pipeline_model {
                             promise; an inferred schema's is unknown */
   int output_line;       /* where the output schema is named (SQL header line) */
   bool unparsable;       /* the SQL did not parse (reported once, not again by planning) */
+  json_t *exact_casts;   /* columns the plan casts exactly (declared cast "exact"): [{column,
+                            from (the type being narrowed, null when only the run knows), to,
+                            input (null for the output, else the parameter or table)}] */
 } pipeline_model;
 
 typedef struct weir_project {
@@ -69,9 +73,12 @@ typedef struct weir_project {
   size_t n_order;
   json_t *problems;      /* array of {file, line, model, column, expected, found, message} */
   json_t *warnings;      /* array of {file, line, model, message}: plans, but look twice */
-  json_t *unloaded;      /* {"sql": [names of SQL models whose file has a problem],
-                            "python": [Python files that did not load]}: a model reading one
-                            of them is not told again that its input does not exist */
+  json_t *unloaded;      /* what files with a problem (reported) declare, so that a model
+                            using it is not told again that it does not exist: {"sql": [SQL
+                            models whose file has a problem], "models": [Python models of
+                            files that did not load], "schemas": [schemas of those files
+                            and of YAML contracts that did not load], "opaque": [files that
+                            did not load and whose names are unknown]} */
   json_t *python;        /* weir_project.yml `python: {version, pip}`: the environment of
                             Python models that do not name one with @weir.python, or NULL */
   char digest[WEIR_HASH_HEX_SIZE]; /* SHA-256 over the project's files */

@@ -59,14 +59,29 @@ static void cache_free(table_cache *tc) {
 
 /* ---- resolution ------------------------------------------------------------------- */
 
-/* True when `name` is a SQL model of the project whose file has a problem (reported
- * already): its readers are not told that their input does not exist. */
-static bool unloaded_sql_model(const weir_project *p, const char *name) {
+/* True when `name` is in list `key` of p->unloaded: declared by a file (or definition)
+ * whose problem is reported already. A reference to it is not a problem of its own: the
+ * root cause is. Table names compare without case, as SQL reads them. */
+static bool unloaded(const weir_project *p, const char *key, const char *name) {
   size_t i;
   json_t *v;
-  json_array_foreach(json_object_get(p->unloaded, "sql"), i, v)
-    if (strcasecmp(json_string_value(v), name) == 0) return true;
+  bool nocase = strcmp(key, "schemas") != 0;
+  json_array_foreach(json_object_get(p->unloaded, key), i, v) {
+    const char *s = json_string_value(v);
+    if (s && (nocase ? strcasecmp(s, name) : strcmp(s, name)) == 0) return true;
+  }
   return false;
+}
+
+/* " (unless a.py, b.py, which did not load, define it)" when Python files that did not
+ * load declare names nobody could read (their source does not parse); "" otherwise. */
+static void opaque_hint(const weir_project *p, weir_buf *hint) {
+  json_t *py = json_object_get(p->unloaded, "opaque");
+  size_t j;
+  json_t *f;
+  json_array_foreach(py, j, f) weir_buf_printf(hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
+  if (hint->len)
+    weir_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
 }
 
 static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
@@ -77,12 +92,15 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
     if (m->output_schema_name) {
       m->output = pipeline_schema(p, m->output_schema_name);
       int line = m->output_line ? m->output_line : m->line;
-      if (!m->output)
+      if (!m->output && !unloaded(p, "schemas", m->output_schema_name)) {
+        weir_buf hint = WEIR_BUF_INIT;
+        opaque_hint(p, &hint);
         pipeline_problem(p, m->file, line, m->name, NULL, m->output_schema_name, NULL,
                          "%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
-                         "TableSchema of that name)",
-                         m->file, line, m->name, m->output_schema_name);
-      else
+                         "TableSchema of that name)%s",
+                         m->file, line, m->name, m->output_schema_name, weir_buf_cstr(&hint));
+        weir_buf_free(&hint);
+      } else if (m->output)
         for (size_t c = 0; c < m->output->n_columns; c++)
           if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
             pipeline_problem(p, m->file, m->line, m->name, m->output->columns[c].field.name, "a storable type",
@@ -94,17 +112,26 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
     for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
       model_input *in = &m->inputs[k];
       in->producer = -1;
+      /* The name a model of the project would have: the bare name, or the name in the
+       * project's own namespace (NULL for another namespace). */
       const char *dot = strchr(in->name, '.');
-      long prod = -1;
-      if (!dot) prod = model_index(p, in->name);
-      else if (strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 && strlen(p->ns) == (size_t)(dot - in->name))
-        prod = model_index(p, dot + 1);
+      const char *local = in->name;
+      if (dot)
+        local = strncmp(in->name, p->ns, (size_t)(dot - in->name)) == 0 &&
+                        strlen(p->ns) == (size_t)(dot - in->name)
+                    ? dot + 1
+                    : NULL;
+      long prod = local ? model_index(p, local) : -1;
       if (in->schema_name) {
         in->schema = pipeline_schema(p, in->schema_name);
-        if (!in->schema)
+        if (!in->schema && !unloaded(p, "schemas", in->schema_name)) {
+          weir_buf hint = WEIR_BUF_INIT;
+          opaque_hint(p, &hint);
           pipeline_problem(p, m->file, in->line, m->name, NULL, in->schema_name, NULL,
-                           "%s:%d: model %s: input %s: schema \"%s\" is not defined", m->file, in->line,
-                           m->name, in->param ? in->param : in->name, in->schema_name);
+                           "%s:%d: model %s: input %s: schema \"%s\" is not defined%s", m->file, in->line,
+                           m->name, in->param ? in->param : in->name, in->schema_name, weir_buf_cstr(&hint));
+          weir_buf_free(&hint);
+        }
       }
       if (prod >= 0 && !in->ref) {
         in->producer = (int)prod;
@@ -145,14 +172,10 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       }
       iceberg_table *t = cached_table(lake, tc, at, full, err, &rc);
       if (rc) break;
-      if (!t && !unloaded_sql_model(p, in->name)) {
-        /* A Python file that did not load may be where the model was defined. */
+      if (!t && !(local && (unloaded(p, "sql", local) || unloaded(p, "models", local)))) {
+        /* A Python file whose source does not parse may be where the model was defined. */
         weir_buf hint = WEIR_BUF_INIT;
-        json_t *py = json_object_get(p->unloaded, "python");
-        size_t j;
-        json_t *f;
-        json_array_foreach(py, j, f) weir_buf_printf(&hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
-        if (hint.len) weir_buf_printf(&hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
+        opaque_hint(p, &hint);
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
                          "%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
                          "commit %.12s%s",
@@ -241,6 +264,50 @@ static void order_models(weir_project *p) {
   free(done);
 }
 
+/* weir_engine_describe of `sql`, which holds the user's `user_sql`: an error says so when
+ * that SQL is another engine's dialect (DATEDIFF(hour, ...)). */
+static int describe_user_sql(weir_engine *e, const char *sql, const char *user_sql, weir_schema *out,
+                             weir_error *err) {
+  int rc = weir_engine_describe(e, sql, out, err);
+  if (rc) weir_error_add_dialect_hint(err, user_sql);
+  return rc;
+}
+
+/* ---- exact casts ------------------------------------------------------------------- */
+
+/* Records that column `column` of `m` (its output, or input `input`) is cast exactly to
+ * `to`, from `from` (NULL: the type is known at run time only). */
+static void note_exact(pipeline_model *m, const char *column, const weir_type *from, weir_type to,
+                       const char *input) {
+  char t1[64], t2[64];
+  if (!m->exact_casts) m->exact_casts = json_array();
+  weir_type_arrow_name(to, t1, sizeof t1);
+  if (from) weir_type_arrow_name(*from, t2, sizeof t2);
+  json_array_append_new(m->exact_casts, json_pack("{s:s,s:s?,s:s,s:s?}", "column", column, "from",
+                                                  from ? t2 : NULL, "to", t1, "input", input));
+}
+
+/* Every column of `c` declared cast "exact", as cast from a type only the run knows. */
+static void note_exact_columns(pipeline_model *m, const weir_contract *c, const char *input) {
+  for (size_t i = 0; c && i < c->n_columns; i++)
+    if (c->columns[i].cast == WEIR_CAST_MODE_EXACT)
+      note_exact(m, c->columns[i].field.name, NULL, c->columns[i].field.type, input);
+}
+
+/* Can `have` feed a column `col` declared `want`: 1 as is or widened, 2 by an exact cast
+ * (the column is declared cast "exact"), 0 not. */
+static int composes(weir_type have, const weir_contract_column *col) {
+  if (weir_type_compose(have, col->field.type) != WEIR_CAST_REFUSE) return 1;
+  if (col->cast == WEIR_CAST_MODE_EXACT && weir_type_compose_exact(have, col->field.type)) return 2;
+  return 0;
+}
+
+/* What a refused narrowing says when an exact cast could apply it. */
+static const char *exact_hint(weir_type have, weir_type want, const char *in_model) {
+  if (!weir_type_compose_exact(have, want)) return "";
+  return in_model;
+}
+
 /* ---- edge checks -------------------------------------------------------------------- */
 
 /* Checks a projection schema against what its producer declares. */
@@ -294,13 +361,14 @@ static void check_enum_edge(weir_project *p, const pipeline_model *m, const mode
   json_decref(extra);
 }
 
-static void check_projection(weir_project *p, const pipeline_model *m, const model_input *in,
+static void check_projection(weir_project *p, pipeline_model *m, const model_input *in,
                              const weir_schema *producer, bool nullability_known,
                              const weir_contract *producer_contract, const char *producer_desc) {
   const weir_contract *s = in->schema;
   char t1[64], t2[64];
   for (size_t c = 0; c < s->n_columns; c++) {
     const weir_field *want = &s->columns[c].field;
+    const char *input = in->param ? in->param : in->name;
     long idx = weir_schema_find(producer, want->name);
     if (idx < 0) {
       pipeline_problem(p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
@@ -310,13 +378,18 @@ static void check_projection(weir_project *p, const pipeline_model *m, const mod
       continue;
     }
     const weir_field *have = &producer->fields[idx];
-    if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE) {
-      pipeline_problem(p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
-                       type_text(have->type, t2, sizeof t2),
-                       "%s:%d: model %s: input %s (schema %s): column \"%s\" is %s in %s, expected %s (only "
-                       "widening casts compose)",
-                       m->file, in->line, m->name, in->param ? in->param : in->name, s->name, want->name, t2,
-                       producer_desc, t1);
+    int how = composes(have->type, &s->columns[c]);
+    if (how == 2) note_exact(m, want->name, &have->type, want->type, input);
+    if (!how) {
+      pipeline_problem(
+          p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
+          type_text(have->type, t2, sizeof t2),
+          "%s:%d: model %s: input %s (schema %s): column \"%s\" is %s in %s, expected %s (only "
+          "widening casts compose%s)",
+          m->file, in->line, m->name, input, s->name, want->name, t2, producer_desc, t1,
+          exact_hint(have->type, want->type,
+                     ", unless the schema declares the column's cast exact: cast: exact in YAML, "
+                     "TableField(cast=\"exact\") in Python"));
     }
     if (nullability_known && want->required && !have->required) {
       pipeline_problem(p, m->file, in->line, m->name, want->name, "required", "nullable",
@@ -334,11 +407,14 @@ static void check_projection(weir_project *p, const pipeline_model *m, const mod
 static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, const char *hash,
                           table_cache *tc, weir_error *err) {
   if (m->unparsable) return WEIR_OK;
-  /* Every input's columns must be known to infer anything. */
+  /* Every input's columns must be known to infer anything; if they are not, the result's
+   * types are known at run time only. */
   for (size_t k = 0; k < m->n_inputs; k++) {
     const model_input *in = &m->inputs[k];
-    if (!in->table) return WEIR_OK;
-    if (in->producer >= 0 && !p->models[in->producer].planned_known) return WEIR_OK;
+    if (!in->table || (in->producer >= 0 && !p->models[in->producer].planned_known)) {
+      note_exact_columns(m, m->output, NULL);
+      return WEIR_OK;
+    }
   }
   /* The project's planning engine reads no files at all: a model that reaches for one
    * fails here. Its empty tables are replaced for each model. */
@@ -372,7 +448,7 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
   if (rc) goto done;
   weir_schema inferred = {0};
   weir_error e2 = {0};
-  if (weir_engine_describe(engine, m->sql, &inferred, &e2) != WEIR_OK) {
+  if (describe_user_sql(engine, m->sql, m->sql, &inferred, &e2) != WEIR_OK) {
     /* The engine names the statement's line ("(SQL line 9)"); the statement is the whole
      * file, so it is the file's line. */
     int line = m->line;
@@ -429,12 +505,20 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
                        "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s)", m->file,
                        L, m->name, want->name, have->doc ? have->doc : "a type weir does not store", t1,
                        m->output->name);
-    } else if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE) {
-      pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
-                       type_text(have->type, t2, sizeof t2),
-                       "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
-                       "widening casts are applied)",
-                       m->file, L, m->name, want->name, t2, t1, m->output->name);
+    } else {
+      int how = composes(have->type, &m->output->columns[c]);
+      if (how == 2) note_exact(m, want->name, &have->type, want->type, NULL);
+      if (!how)
+        pipeline_problem(
+            p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
+            type_text(have->type, t2, sizeof t2),
+            "%s:%d: model %s: column \"%s\" is %s in the query, expected %s (output schema %s; only "
+            "widening casts are applied%s)",
+            m->file, L, m->name, want->name, t2, t1, m->output->name,
+            exact_hint(have->type, want->type,
+                       ": CAST it in the query, or declare the column's cast exact, with cast: exact "
+                       "in YAML or TableField(cast=\"exact\") in Python, to apply it when every value "
+                       "converts without loss"));
     }
   }
   for (size_t c = 0; c < inferred.n_fields; c++) {
@@ -592,7 +676,7 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
         char *sql = weir_asprintf("SELECT (%s\n) AS ok FROM main.__contract", r->sql);
         weir_schema out = {0};
         weir_error e2 = {0};
-        if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
+        if (describe_user_sql(engine, sql, r->sql, &out, &e2) != WEIR_OK)
           pipeline_problem(p, file, col->line ? col->line : c->line, NULL, col->field.name, NULL, NULL,
                            "%s:%d: schema %s: check \"%s\" on column \"%s\" does not compile: %s", file,
                            col->line ? col->line : c->line, c->name, r->sql, col->field.name, e2.message);
@@ -614,9 +698,9 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
       if (weir_engine_sql_shape(engine, sql, false, &e2) != WEIR_OK)
         pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: schema %s: rule \"%s\" %s", file, line,
                          c->name, r->name ? r->name : "", e2.message ? e2.message : "is not valid");
-      else if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
-        pipeline_problem(p, file, c->line, NULL, NULL, NULL, NULL,
-                         "%s:%d: schema %s: rule \"%s\" does not compile: %s", file, c->line, c->name,
+      else if (describe_user_sql(engine, sql, r->sql, &out, &e2) != WEIR_OK)
+        pipeline_problem(p, file, line, NULL, NULL, NULL, NULL,
+                         "%s:%d: schema %s: rule \"%s\" does not compile: %s", file, line, c->name,
                          r->name ? r->name : "", e2.message);
       else if (out.n_fields != 1)
         pipeline_problem(p, file, c->line, NULL, NULL, "one number", NULL,
@@ -693,13 +777,48 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
       m->planned_known = true;
       m->planned_declared = true;
     }
+    /* A Python model's output types are known at run time only. */
+    if (m->lang == MODEL_PYTHON) note_exact_columns(m, m->output, NULL);
+    /* Model(columns=[...]): the producer has them. */
+    for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
+      const model_input *in = &m->inputs[k];
+      if (!in->columns || !in->table || in->ref) continue;
+      const weir_schema *have = NULL;
+      char *desc = NULL;
+      if (in->producer >= 0) {
+        const pipeline_model *prod = &p->models[in->producer];
+        if (!prod->planned_known) continue;
+        have = &prod->planned;
+        desc = weir_asprintf("model %s", prod->name);
+      } else {
+        iceberg_table *t = cached_table(lake, &tc, hash, in->table, err, &rc);
+        if (rc || !t) continue;
+        have = &t->schema;
+        desc = weir_asprintf("table %s", in->table);
+      }
+      size_t j;
+      json_t *c;
+      json_array_foreach(in->columns, j, c) {
+        const char *col = json_string_value(c);
+        if (col && weir_schema_find(have, col) < 0)
+          pipeline_problem(p, m->file, in->line, m->name, col, NULL, NULL,
+                           "%s:%d: model %s: input %s reads column \"%s\", which %s does not have", m->file,
+                           in->line, m->name, in->param ? in->param : in->name, col, desc);
+      }
+      free(desc);
+    }
+    if (rc) break;
     /* Edges with a projection schema. */
     for (size_t k = 0; k < m->n_inputs; k++) {
       const model_input *in = &m->inputs[k];
       if (!in->schema || !in->table) continue;
       if (in->producer >= 0) {
         const pipeline_model *prod = &p->models[in->producer];
-        if (!prod->planned_known) continue; /* a Python model without an output schema */
+        if (!prod->planned_known) {
+          /* A Python model without an output schema. */
+          note_exact_columns(m, in->schema, in->param ? in->param : in->name);
+          continue;
+        }
         char *desc = prod->output ? weir_asprintf("model %s (output schema %s)", prod->name, prod->output->name)
                                   : weir_asprintf("model %s", prod->name);
         check_projection(p, m, in, &prod->planned, prod->planned_declared, prod->output, desc);
@@ -755,12 +874,14 @@ json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *h
       json_object_set_new(io, "table", weir_json_str_or_null(in->table));
       json_object_set_new(io, "producer", in->producer >= 0 ? json_string(p->models[in->producer].name) : json_null());
       json_object_set_new(io, "schema", weir_json_str_or_null(in->schema_name));
+      json_object_set_new(io, "columns", in->columns ? json_incref(in->columns) : json_null());
       json_object_set_new(io, "filter", weir_json_str_or_null(in->filter));
       json_object_set_new(io, "ref", weir_json_str_or_null(in->ref));
       json_array_append_new(ins, io);
     }
     json_object_set_new(mo, "inputs", ins);
     json_object_set_new(mo, "columns", m->planned_known ? weir_schema_to_json(&m->planned) : json_null());
+    json_object_set_new(mo, "exact_casts", m->exact_casts ? json_incref(m->exact_casts) : json_array());
     if (m->python) json_object_set_new(mo, "python", json_incref(m->python));
     if (m->lang == MODEL_PYTHON) /* what its sandbox allows (docs/sandbox.md), defaults filled in */
       json_object_set_new(mo, "sandbox",

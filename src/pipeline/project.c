@@ -56,10 +56,12 @@ static void model_clear(pipeline_model *m) {
     free(in->filter);
     free(in->ref);
     free(in->schema_name);
+    json_decref(in->columns);
   }
   free(m->inputs);
   free(m->table);
   weir_schema_clear(&m->planned);
+  json_decref(m->exact_casts);
 }
 
 void pipeline_project_free(weir_project *p) {
@@ -251,6 +253,42 @@ static void load_project_file(weir_project *p) {
 
 /* ---- YAML contracts ------------------------------------------------------------------ */
 
+/* The `contract: name:` of a contract file that did not load, when its YAML is readable
+ * that far (caller frees), else NULL. */
+static char *contract_name_of(const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  weir_error err = {0};
+  if (weir_fs_read(path, &text, &len, &err) != WEIR_OK) {
+    weir_error_clear(&err);
+    return NULL;
+  }
+  char *name = NULL;
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  if (yaml_parser_load(&parser, &doc)) {
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    for (int depth = 0; root && root->type == YAML_MAPPING_NODE && depth < 2 && !name; depth++) {
+      yaml_node_t *next = NULL;
+      for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = yaml_document_get_node(&doc, pr->key), *v = yaml_document_get_node(&doc, pr->value);
+        if (!k || k->type != YAML_SCALAR_NODE || !v) continue;
+        const char *key = (const char *)k->data.scalar.value;
+        if (depth == 0 && strcmp(key, "contract") == 0) next = v;
+        if (depth == 1 && strcmp(key, "name") == 0 && v->type == YAML_SCALAR_NODE)
+          name = weir_strdup((const char *)v->data.scalar.value);
+      }
+      root = next;
+    }
+    yaml_document_delete(&doc);
+  }
+  yaml_parser_delete(&parser);
+  free(text);
+  return name;
+}
+
 static void load_contracts(weir_project *p) {
   char *cdir = weir_path_join(p->dir, "contracts");
   size_t n = 0;
@@ -267,6 +305,11 @@ static void load_contracts(weir_project *p) {
       const char *tail = strstr(m, names[i]);
       pipeline_problem(p, rel, 0, NULL, NULL, NULL, NULL, "%s%s", tail ? "contracts/" : "", tail ? tail : m);
       weir_error_clear(&err);
+      /* Its models are not told again that their schema is not defined. */
+      char *name = contract_name_of(full);
+      json_array_append_new(json_object_get(p->unloaded, name ? "schemas" : "opaque"),
+                            json_string(name ? name : rel));
+      free(name);
     } else {
       if (!c->name) {
         pipeline_problem(p, rel, c->line, NULL, NULL, NULL, NULL, "%s: the contract has no name", rel);
@@ -475,10 +518,22 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
     const char *file = weir_json_str(v, "file", NULL);
     int line = (int)weir_json_int(v, "line", 0);
     const char *msg = weir_json_str(v, "message", "error");
-    if (file) json_array_append_new(json_object_get(p->unloaded, "python"), json_string(file));
     if (file && line) pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: %s", file, line, msg);
     else if (file) pipeline_problem(p, file, 0, NULL, NULL, NULL, NULL, "%s: %s", file, msg);
     else pipeline_problem(p, NULL, 0, NULL, NULL, NULL, NULL, "%s", msg);
+  }
+  /* What files that did not load declare: references to those names are not problems of
+   * their own (the file's error is the root cause). A file whose source does not parse
+   * declares names nobody knows: its readers get a hint instead. */
+  json_array_foreach(json_object_get(doc, "unloaded"), i, v) {
+    json_t *schemas = json_object_get(v, "schemas"), *models = json_object_get(v, "models");
+    const char *file = weir_json_str(v, "file", NULL);
+    if (!json_is_array(schemas) || !json_is_array(models)) {
+      if (file) json_array_append_new(json_object_get(p->unloaded, "opaque"), json_string(file));
+      continue;
+    }
+    json_array_extend(json_object_get(p->unloaded, "schemas"), schemas);
+    json_array_extend(json_object_get(p->unloaded, "models"), models);
   }
   json_array_foreach(json_object_get(doc, "schemas"), i, v) {
     weir_contract *c = NULL;
@@ -523,6 +578,8 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
       mi->filter = json_strdup(in, "filter");
       mi->ref = json_strdup(in, "ref");
       mi->schema_name = json_strdup(in, "schema");
+      json_t *cols = json_object_get(in, "columns");
+      if (json_is_array(cols)) mi->columns = json_incref(cols);
       mi->line = (int)weir_json_int(in, "line", m->line);
       mi->producer = -1;
     }
@@ -577,7 +634,7 @@ weir_project *pipeline_project_new(const char *dir) {
   weir_project *p = weir_calloc(1, sizeof *p);
   p->dir = weir_path_absolute(dir);
   p->problems = json_array();
-  p->unloaded = json_pack("{s:[],s:[]}", "sql", "python");
+  p->unloaded = json_pack("{s:[],s:[],s:[],s:[]}", "sql", "models", "schemas", "opaque");
   p->warnings = json_array();
   p->ns = weir_strdup(WEIR_DEFAULT_NAMESPACE);
   p->name = weir_strdup(weir_path_basename(p->dir));

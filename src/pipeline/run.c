@@ -263,7 +263,8 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
                                  in->schema->name);
       json_object_set_new(spec, "subject", json_string(subj));
       free(subj);
-    }
+    } else if (in->columns)
+      json_object_set_new(spec, "columns", json_incref(in->columns));
     if (in->filter) json_object_set_new(spec, "filter", json_string(in->filter));
     char at[WEIR_HASH_HEX_SIZE];
     memcpy(at, rc->head, sizeof at);

@@ -476,6 +476,51 @@ weir_cast_kind weir_cast_check_format(const char *f, weir_type target, bool *nar
   return WEIR_CAST_REFUSE;
 }
 
+bool weir_cast_exact_format(const char *f, weir_type target) {
+  if (!f || weir_cast_check_format(f, target, NULL) != WEIR_CAST_REFUSE) return false;
+  bool sgn = false;
+  int bits = int_bits(f, &sgn);
+  bool is_float = strcmp(f, "e") == 0 || strcmp(f, "f") == 0 || strcmp(f, "g") == 0;
+  bool is_dec128 = false;
+  if (f[0] == 'd' && f[1] == ':') {
+    int p = 0, s = 0, b = 128;
+    is_dec128 = sscanf(f + 2, "%d,%d,%d", &p, &s, &b) >= 2 && b == 128;
+  }
+  switch (target.id) {
+  case WEIR_TYPE_INT32:
+  case WEIR_TYPE_INT64: return bits || is_float || is_dec128;
+  case WEIR_TYPE_FLOAT32: return bits || strcmp(f, "g") == 0;
+  case WEIR_TYPE_FLOAT64: return bits != 0;
+  case WEIR_TYPE_DECIMAL: return is_dec128;
+  case WEIR_TYPE_DATE32: return strcmp(f, "tdm") == 0;
+  case WEIR_TYPE_TS_US:
+  case WEIR_TYPE_TS_NS:
+  case WEIR_TYPE_TS_US_UTC:
+  case WEIR_TYPE_TS_NS_UTC: {
+    char unit;
+    const char *tz;
+    if (!ts_parts(f, &unit, &tz)) return false;
+    bool want_tz = target.id == WEIR_TYPE_TS_US_UTC || target.id == WEIR_TYPE_TS_NS_UTC;
+    char want_unit = (target.id == WEIR_TYPE_TS_US || target.id == WEIR_TYPE_TS_US_UTC) ? 'u' : 'n';
+    /* Only the unit may change: a zone is meaning, not precision. */
+    if (want_tz != (tz[0] != 0) || (tz[0] && strcmp(tz, "UTC") != 0)) return false;
+    return unit_rank(unit) > unit_rank(want_unit);
+  }
+  default: return false;
+  }
+}
+
+bool weir_cast_exact(const struct ArrowSchema *field, weir_type target) {
+  return field && !field->dictionary && weir_cast_exact_format(field->format, target);
+}
+
+bool weir_type_compose_exact(weir_type from, weir_type to) {
+  char fmt[32];
+  if (from.id == WEIR_TYPE_ANY || to.id == WEIR_TYPE_ANY || !weir_type_arrow_format(from, fmt, sizeof fmt))
+    return false;
+  return weir_cast_exact_format(fmt, to);
+}
+
 weir_cast_kind weir_cast_check(const struct ArrowSchema *field, weir_type target, bool *narrowing) {
   if (narrowing) *narrowing = false;
   if (!field) return WEIR_CAST_REFUSE;

@@ -104,6 +104,23 @@ weir_cast_kind weir_cast_check(const struct ArrowSchema *field, weir_type target
 /* The same decision from a format string alone (no dictionary). */
 weir_cast_kind weir_cast_check_format(const char *format, weir_type target, bool *narrowing);
 
+/*
+ * The narrowing casts a column declared with cast "exact" applies, value by value (a
+ * value that does not convert exactly is a violation): pairs weir_cast_check refuses
+ * for which an exact conversion is defined (docs/types.md, "Exact casts"):
+ *   integers and floats -> Int32, Int64 (integral and in range); integers -> Float32,
+ *   Float64 and double -> Float32 (the value converts back unchanged); decimal128 ->
+ *   Decimal(p, s) and -> Int32, Int64 (no digit lost, in range); a timestamp to a coarser
+ *   unit, zones unchanged (a whole number of the coarser unit); date64 -> Date32 (at
+ *   midnight). True only for pairs that are not already exact or widening. Dictionary
+ *   arrays are not cast exactly (weir_cast_exact says false).
+ */
+bool weir_cast_exact_format(const char *format, weir_type target);
+bool weir_cast_exact(const struct ArrowSchema *field, weir_type target);
+/* The same for two declared types (plan time): `from` data feeding a `to` column that is
+ * declared cast "exact". */
+bool weir_type_compose_exact(weir_type from, weir_type to);
+
 /* Plan-time composition: can a column declared `from` by a producer feed a column
  * declared `to` by a consumer? EXACT, WIDEN or REFUSE by the same table. */
 weir_cast_kind weir_type_compose(weir_type from, weir_type to);

@@ -119,6 +119,30 @@ def test_branches_tags_merge_diff(titanic_client):
         c.merge("main", into_branch=main0)  # type: ignore[arg-type]  # a Commit is not a branch
 
 
+def test_merge_into_is_into_branch_and_options_are_keyword_only(titanic_client):
+    # The GitLake paper's Listing 2 spells it client.merge(dev_br, into="main").
+    c = titanic_client
+    dev = c.create_branch("dev", from_ref="main")
+    c.import_data("extra", pa.table({"x": [1]}), branch=dev)
+    m = c.merge(dev, into="main")
+    assert m.result == "fast-forward" and c.get_branch("main").head == c.get_branch("dev").head
+    c.import_data("extra2", pa.table({"x": [1]}), branch=dev)
+    assert c.merge(dev, "main").result == "fast-forward"  # into_branch stays positional
+    side = c.create_branch("side", from_ref="main")
+    c.import_data("extra3", pa.table({"x": [1]}), branch=dev)
+    assert c.merge(dev, into=side, no_ff=True, message="m").result == "merge"
+    with pytest.raises(TypeError, match="into= or into_branch="):
+        c.merge(dev, into_branch="main", into="main")
+    with pytest.raises(TypeError, match="into"):
+        c.merge(dev, into=42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        c.merge(dev, "main", "a message")  # type: ignore[misc]  # options are keyword-only
+    with pytest.raises(TypeError):
+        c.run("project", "main", True)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.revert_table("extra", "main", "main", True)  # type: ignore[misc]
+
+
 def test_merge_strategy_resolves_a_conflict(titanic_client):
     c = titanic_client
     for b in ("a", "b"):

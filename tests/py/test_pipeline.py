@@ -543,3 +543,106 @@ def test_enums_compose_at_plan_time(titanic_lake, tmp_path):
         "contract:\n  name: Up\n  columns:\n    - {name: sex, type: String, enum: [female, male]}\n")
     r = weir("check", proj, lake=titanic_lake)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_model_columns_reads_only_those_columns(titanic_lake, tmp_path):
+    # The original SDK's projection, Model("t", columns=[...]): unchecked, but only those.
+    proj = tmp_path / "cols"
+    proj.mkdir()
+    (proj / "m.py").write_text(
+        "import weir\n\n\n"
+        "@weir.model()\n"
+        "def pick(rows=weir.Model('titanic', columns=['Fare', 'PassengerId'], filter='Pclass = 1')):  # noqa\n"
+        "    return rows\n")
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    described = weir_json("describe", "pick", lake=titanic_lake)
+    assert [c["name"] for c in described["columns"]] == ["Fare", "PassengerId"]
+    assert count(titanic_lake, "SELECT count(*) FROM pick") == 216
+    # A column the table does not have is a plan problem.
+    (proj / "m.py").write_text((proj / "m.py").read_text().replace("'Fare'", "'Fair'"))
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert ('m.py:5: model pick: input rows reads column "Fair", which table default.titanic does not have'
+            in r.stderr), r.stderr
+
+
+def test_a_sql_models_double_result_is_cast_exactly_when_the_contract_says_so(titanic_lake, tmp_path):
+    proj = tmp_path / "exact"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "total.sql").write_text("-- weir: output_schema=Total\n"
+                                    "SELECT ceil(sum(Fare)) AS fare_total, count(*) AS n FROM titanic\n")
+    contract = ("contract:\n  name: Total\n  columns:\n"
+                "    - {name: fare_total, type: Int64, cast: exact}\n"
+                "    - {name: n, type: Int64}\n")
+    (proj / "contracts" / "total.yml").write_text(contract)
+    plan = weir_json("check", proj, lake=titanic_lake)
+    assert plan["models"][0]["exact_casts"] == [{"column": "fare_total", "from": "double", "to": "int64",
+                                                 "input": None}]
+    human = weir("check", proj, lake=titanic_lake)
+    assert ("     cast exact: fare_total from double to int64 (a value that does not convert exactly fails the run)"
+            in human.stdout), human.stdout
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert count(titanic_lake, "SELECT fare_total FROM total") == 28694
+    # Without the opt-in the plan refuses, and says how to fix it.
+    (proj / "contracts" / "total.yml").write_text(contract.replace(", cast: exact", ""))
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert ('total.sql:1: model total: column "fare_total" is double in the query, expected int64 (output schema '
+            "Total; only widening casts are applied: CAST it in the query, or declare the column's cast exact, with "
+            'cast: exact in YAML or TableField(cast="exact") in Python, to apply it when every value converts '
+            "without loss)") in r.stderr, r.stderr
+
+
+def test_an_input_column_declared_exact_composes_with_a_wider_producer(titanic_lake, tmp_path):
+    # A Python model reads titanic's Float64 Fare as Int64, exactly: the plan lists it; the
+    # run fails on the first fare with pence, naming its row and value.
+    proj = tmp_path / "in"
+    proj.mkdir()
+    (proj / "m.py").write_text(
+        "from typing import Annotated\n"
+        "import weir\n"
+        "from weir import Int64, Model, Table, TableField, TableSchema\n\n\n"
+        "class Fares(TableSchema):\n"
+        "    Fare: Annotated[Int64, TableField(cast='exact')]\n\n\n"
+        "@weir.model()\n"
+        "def whole(t: Annotated[Table[Fares], Model('titanic', filter='Fare = round(Fare)')]) -> Table[Fares]:\n"
+        "    return t\n")
+    plan = weir_json("check", proj, lake=titanic_lake)
+    assert plan["models"][0]["exact_casts"] == [
+        {"column": "Fare", "from": None, "to": "int64", "input": None},
+        {"column": "Fare", "from": "double", "to": "int64", "input": "t"}]
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    whole = count(titanic_lake, "SELECT count(*) FROM whole")
+    assert whole == count(titanic_lake, "SELECT count(*) FROM titanic WHERE Fare = round(Fare)")
+    (proj / "m.py").write_text((proj / "m.py").read_text().replace("filter='Fare = round(Fare)'", "filter='Pclass = 1'"))
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert re.search(r'contract violation in input t of model whole \(schema Fares\):\n  - column "Fare" has \d+ '
+                     r'values of type double that do not convert exactly to int64 \(row 0: 71\.2833, row 1: 53\.1, '
+                     r'row 2: 51\.8625, \.\.\.\)', r.stderr), r.stderr
+
+
+def test_a_contract_that_does_not_load_is_the_only_problem(titanic_lake, tmp_path):
+    # The models naming it are not told again that their schema is not defined; a typo in
+    # another model's schema name still is.
+    proj = tmp_path / "yml"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "contracts" / "w.yml").write_text("contract:\n  name: W\n  columns:\n    - name: pid\n      type: Int65\n")
+    (proj / "f.sql").write_text("-- weir: output_schema=W\nSELECT PassengerId AS pid FROM titanic\n")
+    (proj / "g.sql").write_text("-- weir: output_schema=Typo\nSELECT PassengerId AS pid FROM titanic\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    msgs = [p["message"] for p in json.loads(r.stdout)["error"]["details"]]
+    assert len(msgs) == 2, msgs
+    assert msgs[0].startswith('contracts/w.yml:5:13: unknown type "Int65" for column "pid"')
+    assert msgs[1] == ('g.sql:1: model g: output schema "Typo" is not defined (no YAML contract or TableSchema of '
+                       "that name)")
+    # A contract whose YAML does not parse has no known name: its readers get a hint.
+    (proj / "contracts" / "w.yml").write_text("contract:\n  name: [W\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    msgs = [p["message"] for p in json.loads(r.stdout)["error"]["details"]]
+    assert len(msgs) == 3, msgs
+    assert msgs[1].endswith('output schema "W" is not defined (no YAML contract or TableSchema of that name) '
+                            "(unless contracts/w.yml, which did not load, defines it)"), msgs

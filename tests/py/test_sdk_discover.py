@@ -47,7 +47,7 @@ def test_the_titanic_project():
         "materialization": "REPLACE", "doc": "Cabin cost by deck for working-age adults (18 to 65).",
         "python": {"version": "3.11", "pip": {"polars": "1.*"}},
         "inputs": [{"param": "lodgings", "table": "titanic", "filter": "Age >= 18 AND Age <= 65", "ref": None,
-                    "schema": "CabinCostSource", "line": line_of(src, "lodgings: Annotated")}],
+                    "schema": "CabinCostSource", "columns": None, "line": line_of(src, "lodgings: Annotated")}],
         "output_schema": "CabinCostAnalysis",
         "sandbox": {"internet_access": False, "memory": None, "timeout": None, "cpu_time": None}}
     assert [(i["param"], i["table"], i["schema"]) for i in models["h"]["inputs"]] == [
@@ -180,3 +180,61 @@ def test_usage_and_missing_folder(tmp_path):
     r = subprocess.run([sys.executable, "-m", "weir.discover", str(tmp_path / "missing")], capture_output=True,
                        text=True)
     assert r.returncode == 1 and "does not exist" in r.stderr
+
+
+def test_a_file_that_does_not_import_lists_what_it_declares(tmp_path):
+    # Its schemas and models are not "undefined" for the rest of the project: the planner
+    # reports the import error only (docs/worker.md, "Discovery").
+    write(tmp_path, "models.py", """
+        from typing import Annotated
+        import pyarrow as pa
+        import weir
+        from weir import Int64, Model, TableSchema
+
+
+        class A(TableSchema):
+            x: Int64
+
+
+        class B(A):
+            y: Int64
+
+
+        @weir.model(materialisation="REPLACE")
+        def m1(t: Annotated[pa.Table, Model("src")]) -> pa.Table:
+            return t
+
+
+        @weir.model(name="named")
+        def m2(t: Annotated[pa.Table, Model("src")]) -> pa.Table:
+            return t
+
+
+        def helper() -> None: ...
+        """)
+    write(tmp_path, "broken.py", "def oops(:\n")
+    doc = discover(tmp_path)
+    assert [(e["file"], e["line"]) for e in doc["errors"]] == [("broken.py", 1), ("models.py", 15)]
+    assert "unexpected keyword argument 'materialisation'" in doc["errors"][1]["message"]
+    assert doc["unloaded"] == [
+        {"file": "broken.py", "schemas": None, "models": None},  # does not parse: names unknown
+        {"file": "models.py", "schemas": ["A", "B"], "models": ["m1", "named"]}]
+    assert doc["schemas"] == [] and doc["models"] == []
+
+
+def test_an_import_error_is_reported_once_at_its_file(tmp_path):
+    write(tmp_path, "schemas.py", """
+        from weir import TableSchema
+
+
+        class S(TableSchema):
+            x: Int65
+        """)
+    write(tmp_path, "a.py", "from schemas import S\n")
+    write(tmp_path, "b.py", "import schemas\n")
+    write(tmp_path, "c.py", "raise RuntimeError('c itself')\n")
+    doc = discover(tmp_path)
+    assert [(e["file"], e["line"], e["message"]) for e in doc["errors"]] == [
+        ("c.py", 1, "RuntimeError while importing c.py: c itself"),
+        ("schemas.py", 5, "NameError while importing schemas.py: name 'Int65' is not defined")]
+    assert sorted(u["file"] for u in doc["unloaded"]) == ["a.py", "b.py", "c.py", "schemas.py"]

@@ -78,7 +78,8 @@ def test_decorators_in_either_order_and_the_function_stays_callable():
     assert (sa.name, sa.materialization, sa.doc) == ("a", "REPLACE", "Doc of a.")
     assert sa.python is not None and sa.python.to_json() == {"version": "3.11", "pip": {"polars": "1.*"}}
     assert [i.to_json() for i in sa.inputs] == [{"param": "src", "table": "titanic", "filter": "Age >= 18",
-                                                  "ref": None, "schema": "Src", "line": sa.inputs[0].line}]
+                                                  "ref": None, "schema": "Src", "columns": None,
+                                                  "line": sa.inputs[0].line}]
     assert sa.output_schema is Out and sa.inputs[0].line == sa.line  # the parameter is on the def line
     assert (sb.name, sb.function, sb.materialization, sb.output_schema) == ("b_table", "b", "APPEND", Out)
     assert sb.inputs[0].schema is Out
@@ -95,6 +96,57 @@ def test_sdk1_style_default_model_and_ordinary_defaults():
 
     spec = inspect_model(m)
     assert [(i.param, i.table, i.schema) for i in spec.inputs] == [("rows", "titanic", None)]
+
+
+def test_materialization_strategy_is_materialization():
+    # The contracts paper's spelling, as the SQL header accepts it.
+    @weir.model(materialization_strategy="REPLACE")
+    def a() -> None: ...
+
+    @weir.model(materialization_strategy="append")
+    def b() -> None: ...
+
+    @weir.model(materialization="APPEND", materialization_strategy="append")
+    def c() -> None: ...
+
+    @weir.model()
+    def d() -> None: ...
+
+    assert [f.__weir_model__.materialization for f in (a, b, c, d)] == ["REPLACE", "APPEND", "APPEND", "REPLACE"]
+    with pytest.raises(ModelDefinitionError, match="they are one option; give it once"):
+        @weir.model(materialization="REPLACE", materialization_strategy="APPEND")
+        def e() -> None: ...
+    with pytest.raises(ModelDefinitionError, match=r"materialization_strategy='MERGE'\): use 'REPLACE' or 'APPEND'"):
+        @weir.model(materialization_strategy="MERGE")  # type: ignore[arg-type]
+        def f() -> None: ...
+
+
+def test_model_columns_is_the_original_sdks_projection():
+    @weir.model()
+    def m(rows=Model("titanic", columns=["PassengerId", "Fare"], filter="Age > 1")) -> pa.Table:  # noqa: ANN001
+        return rows
+
+    spec = inspect_model(m)
+    assert spec.inputs[0].to_json()["columns"] == ["PassengerId", "Fare"]
+    assert spec.inputs[0].schema is None and spec.inputs[0].filter == "Age > 1"
+    assert repr(Model("t", columns=["a"])) == "Model('t', columns=['a'])"
+    assert Filter(Model("t", columns=["a"]), "a > 1").columns == ("a",)
+    assert Model("t", columns=["a"]) != Model("t")
+    for bad, match in ((["a", "a"], "listed twice"), ([], "at least one"), ("a", "list of column names"),
+                       ([1], "list of column names")):
+        with pytest.raises(ModelDefinitionError, match=match):
+            Model("t", columns=bad)  # type: ignore[arg-type]
+    with pytest.raises(ModelDefinitionError, match="not both"):
+        Model("t", columns=["x"], projection_schema=Src)
+
+    @weir.model()
+    def both(rows: Annotated[Table[Src], Model("t", columns=["PassengerId"])]) -> pa.Table:
+        return rows
+
+    _, problems = analyze_model(both)
+    assert [p.message for p in problems] == [
+        "model both: parameter 'rows': give Model(columns=...) or a schema (Src), not both (the schema names the "
+        "columns)"]
 
 
 def test_model_definition_errors_are_all_collected_with_lines():

@@ -305,6 +305,7 @@ def test_libweir_accepts_the_ir(weir_env):
         age: Annotated[Float64 | None, Range(min=0, max=120, mode="drop")]
         amount: Annotated[Decimal, Decimal(18, 2), Check("amount >= 0")]
         at: TimestampMicroUTC | None
+        total: Annotated[Int64, TableField(cast="exact")]
 
     lib = _ffi.load_library(library_path())
     text = json.dumps(Full.to_ir()).encode()
@@ -317,11 +318,58 @@ def test_libweir_accepts_the_ir(weir_env):
     mine = Full.to_ir()
     assert back["name"] == "Full" and back["description"] == mine["description"] and back["mode"] == "warn"
     for a, b in zip(mine["columns"], back["columns"], strict=True):
-        assert (a["name"], a["type"], a["nullable"], a["doc"], a["lineage"]) == (
-            b["name"], b["type"], b["nullable"], b["doc"], b["lineage"])
+        assert (a["name"], a["type"], a["nullable"], a["doc"], a["lineage"], a.get("cast")) == (
+            b["name"], b["type"], b["nullable"], b["doc"], b["lineage"], b.get("cast"))
         assert a["rules"] == b["rules"]
+    assert back["columns"][-1]["cast"] == "exact"
 
     # And a broken IR is refused with the field named.
     bad = json.dumps({**mine, "columns": [{**mine["columns"][0], "type": "Int128"}]}).encode()
     with pytest.raises(weir.InvalidInput, match="Int128"):
         lib.call("weir_contract_parse", bad, len(bad), b"json", b"test.py", ctypes.byref(out))
+
+
+def test_table_field_cast_exact():
+    """TableField(cast="exact") is the IR's "cast": "exact", as YAML's cast: exact; the
+    default (widen) is not written, as libweir does not write it."""
+
+    class TotalFares(TableSchema):
+        fare_total: Annotated[Int64, Required, TableField(cast="exact"), Doc("Rounded up")]
+        n: Annotated[Int64, TableField(cast="widen")]
+        other: Float64
+
+    c = cols(TotalFares)
+    assert c[0]["cast"] == "exact" and c[0]["doc"] == "Rounded up"
+    assert "cast" not in c[1] and "cast" not in c[2]
+    assert [col.cast for col in TotalFares.columns()] == ["exact", "widen", "widen"]
+    with pytest.raises(SchemaError, match="TableField\\(cast=...\\) must be 'widen' or 'exact', not 'lossy'"):
+        class Bad(TableSchema):
+            x: Annotated[Int64, TableField(cast="lossy")]  # type: ignore[arg-type]
+    with pytest.raises(SchemaError, match="cast='exact' applies to numbers, decimals, dates and timestamps, not String"):
+        class Text(TableSchema):
+            x: Annotated[String, TableField(cast="exact")]
+    with pytest.raises(SchemaError, match="two different casts"):
+        class Two(TableSchema):
+            x: Annotated[Int64, TableField(cast="exact"), TableField(cast="widen")]
+
+
+def test_exact_cast_through_local_validation(weir_env):
+    """weir.validate applies it with libweir's validator: 11646.0 becomes 11646; 2.5 fails
+    naming its row and value; without the opt-in the refusal says how to fix it."""
+
+    class T(TableSchema):
+        x: Annotated[Int64, TableField(cast="exact")]
+
+    class W(TableSchema):
+        x: Int64
+
+    out = weir.validate(pa.table({"x": [11646.0, -3.0]}), T, library=library_path())
+    assert out.data.schema.field("x").type == pa.int64() and out.data.column("x").to_pylist() == [11646, -3]
+    assert out.report["casts"] == [{"column": "x", "from": "double", "to": "int64", "cast": "exact"}]
+    with pytest.raises(weir.ContractViolation) as e:
+        weir.validate(pa.table({"x": [1.0, 2.5]}), T, library=library_path())
+    (v,) = e.value.violations
+    assert (v.kind, v.column, v.count, v.rows, v.samples) == ("type", "x", 1, (1,), (2.5,))
+    assert v.message == 'column "x" has 1 value of type double that does not convert exactly to int64 (row 1: 2.5)'
+    with pytest.raises(weir.ContractViolation, match=r'TableField\(cast="exact"\) in Python'):
+        weir.validate(pa.table({"x": [1.0]}), W, library=library_path())

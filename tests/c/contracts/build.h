@@ -18,6 +18,12 @@
 
 #define NN (-1) /* "null" marker for the int helpers */
 
+/* What a refused narrowing cast that cast "exact" could apply says after the types. */
+#define NARROWING_HINT                                                                                  \
+  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "  \
+  "cast: exact in YAML or TableField(cast=\"exact\") in Python, to apply it when every value converts " \
+  "without loss)"
+
 /* Fixed-width values; nulls[i] true makes row i null (nulls may be NULL). */
 static inline void arr_fixed(struct ArrowArray *a, size_t width, const void *values, int64_t n, const bool *nulls) {
   weir_arrow_array_init(a, n, 2, 0);

@@ -1,5 +1,6 @@
 /* Every widening cast the types module allows, with exact values, nulls, sliced inputs
- * and the buffers a cast must reuse instead of copying. */
+ * and the buffers a cast must reuse instead of copying; and the narrowing casts of a
+ * column declared cast "exact", which convert values that fit and report the others. */
 #include "harness.h"
 #include "build.h"
 
@@ -135,7 +136,8 @@ TEST(decimals_rescale_exactly) {
   /* Fewer integer digits would lose values: refused as narrowing. */
   arr_fixed(&a, 16, d, 3, NULL);
   CHECK_INT(run1("Decimal(18, 4)", "d:18,2", &a, &v, &err), WEIR_ECONTRACT);
-  CHECK_STR(vmsg(&v, 0), "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4) (narrowing casts are not applied)");
+  CHECK_STR(vmsg(&v, 0),
+            "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4)" NARROWING_HINT);
   weir_validation_clear(&v);
   weir_error_clear(&err);
 }
@@ -307,6 +309,315 @@ TEST(sliced_input_with_nulls) {
   }
   CHECK_INT(o->null_count, nn);
   weir_validation_clear(&v);
+}
+
+/* ---- exact casts ----------------------------------------------------------------------- */
+
+/* As run1, for a column declared `cast: exact`. */
+static int run1x(const char *type, const char *fmt, struct ArrowArray *col, weir_validation *v,
+                 weir_error *err) {
+  char yaml[256];
+  snprintf(yaml, sizeof yaml,
+           "contract:\n  name: t\n  columns:\n    - {name: x, type: \"%s\", nullable: true, cast: exact}\n",
+           type);
+  weir_contract *c = yaml_contract(yaml);
+  weir_arrow_table t;
+  const char *names[] = {"x"}, *formats[] = {fmt};
+  table_of(&t, 1, names, formats, col);
+  int rc = weir_contract_validate(c, &t, NULL, v, err);
+  weir_contract_free(c);
+  return rc;
+}
+
+static const char *cast_of(const weir_validation *v) {
+  const char *s =
+      json_string_value(json_object_get(json_array_get(json_object_get(v->report, "casts"), 0), "cast"));
+  return s ? s : "";
+}
+
+TEST(exact_casts_convert_what_fits) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  /* Integral doubles to Int64, to the edges of its range; -0.0 is 0; a null's slot may
+   * hold anything (here 0.5, which would not convert). */
+  double d[] = {1.0, -2.0, -0.0, 0.5, 9007199254740992.0, -9223372036854775808.0, 11646.0};
+  bool dn[] = {false, false, false, true, false, false, false};
+  arr_fixed(&a, 8, d, 7, dn);
+  CHECK_OK(run1x("Int64", "g", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  CHECK_STR(v.valid.schema.children[0]->format, "l");
+  CHECK_INT(VAL(int64_t, o, 0), 1);
+  CHECK_INT(VAL(int64_t, o, 1), -2);
+  CHECK_INT(VAL(int64_t, o, 2), 0);
+  CHECK(!valid_at(o, 3));
+  CHECK_INT(VAL(int64_t, o, 4), 9007199254740992LL);
+  CHECK_INT(VAL(int64_t, o, 5), INT64_MIN);
+  CHECK_INT(VAL(int64_t, o, 6), 11646);
+  CHECK_INT(o->null_count, 1);
+  CHECK_STR(cast_of(&v), "exact");
+  weir_validation_clear(&v);
+
+  double d32[] = {2147483647.0, -2147483648.0};
+  arr_fixed(&a, 8, d32, 2, NULL);
+  CHECK_OK(run1x("Int32", "g", &a, &v, &err), &err);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 0), 2147483647);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -2147483647 - 1);
+  weir_validation_clear(&v);
+
+  float f[] = {3.0f, -16777216.0f};
+  arr_fixed(&a, 4, f, 2, NULL);
+  CHECK_OK(run1x("Int32", "f", &a, &v, &err), &err);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -16777216);
+  weir_validation_clear(&v);
+
+  /* Integers to narrower integers, and to floats that hold them. */
+  int64_t i64[] = {2147483647, -2147483647 - 1, 0};
+  arr_fixed(&a, 8, i64, 3, NULL);
+  CHECK_OK(run1x("Int32", "l", &a, &v, &err), &err);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -2147483647 - 1);
+  weir_validation_clear(&v);
+  uint64_t u64[] = {9223372036854775807ULL, 0};
+  arr_fixed(&a, 8, u64, 2, NULL);
+  CHECK_OK(run1x("Int64", "L", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), INT64_MAX);
+  weir_validation_clear(&v);
+  int64_t big[] = {9007199254740992LL, -9007199254740992LL, INT64_MIN};
+  arr_fixed(&a, 8, big, 3, NULL);
+  CHECK_OK(run1x("Float64", "l", &a, &v, &err), &err);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 0) == 9007199254740992.0);
+  CHECK(VAL(double, tcol(&v.valid, 0, 0), 2) == -9223372036854775808.0);
+  weir_validation_clear(&v);
+  double df[] = {0.5, -0x1p100, 0.0};
+  df[2] = 0.0 / 0.0; /* NaN stays NaN */
+  arr_fixed(&a, 8, df, 3, NULL);
+  CHECK_OK(run1x("Float32", "g", &a, &v, &err), &err);
+  CHECK(VAL(float, tcol(&v.valid, 0, 0), 0) == 0.5f);
+  CHECK(VAL(float, tcol(&v.valid, 0, 0), 2) != VAL(float, tcol(&v.valid, 0, 0), 2));
+  weir_validation_clear(&v);
+
+  /* Decimals without lost digits: 1.20 at one digit, 99.9 in fewer integer digits, a
+   * whole decimal(38, 0) (what SUM of a BIGINT gives in DuckDB) to Int64. */
+  __int128 dec[] = {120, -9990, 0};
+  arr_fixed(&a, 16, dec, 3, NULL);
+  CHECK_OK(run1x("Decimal(3, 1)", "d:18,2", &a, &v, &err), &err);
+  CHECK_STR(v.valid.schema.children[0]->format, "d:3,1");
+  CHECK(VAL(__int128, tcol(&v.valid, 0, 0), 0) == 12);
+  CHECK(VAL(__int128, tcol(&v.valid, 0, 0), 1) == -999);
+  weir_validation_clear(&v);
+  __int128 whole[] = {11646, -(__int128)INT64_MAX - 1};
+  arr_fixed(&a, 16, whole, 2, NULL);
+  CHECK_OK(run1x("Int64", "d:38,0", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 11646);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), INT64_MIN);
+  weir_validation_clear(&v);
+  __int128 scaled[] = {1200, -300};
+  arr_fixed(&a, 16, scaled, 2, NULL);
+  CHECK_OK(run1x("Int32", "d:10,2", &a, &v, &err), &err); /* 12.00 -> 12 (0.05 fails: below) */
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 0), 12);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -3);
+  weir_validation_clear(&v);
+
+  /* Timestamps to a coarser unit; date64 at midnight to date32. */
+  int64_t ns[] = {1700000000123456000LL, -1000};
+  arr_fixed(&a, 8, ns, 2, NULL);
+  CHECK_OK(run1x("TimestampMicro", "tsn:", &a, &v, &err), &err);
+  CHECK_STR(v.valid.schema.children[0]->format, "tsu:");
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000123456LL);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), -1);
+  weir_validation_clear(&v);
+  int64_t nsz[] = {5000};
+  arr_fixed(&a, 8, nsz, 1, NULL);
+  CHECK_OK(run1x("TimestampMicroUTC", "tsn:UTC", &a, &v, &err), &err);
+  CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 5);
+  weir_validation_clear(&v);
+  int64_t ms[] = {1704067200000LL, -86400000LL};
+  arr_fixed(&a, 8, ms, 2, NULL);
+  CHECK_OK(run1x("Date32", "tdm", &a, &v, &err), &err);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 0), 19723);
+  CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -1);
+  weir_validation_clear(&v);
+
+  /* A cast that widens is the widening cast, exact or not. */
+  int32_t i32[] = {7};
+  arr_fixed(&a, 4, i32, 1, NULL);
+  CHECK_OK(run1x("Int64", "i", &a, &v, &err), &err);
+  CHECK_STR(cast_of(&v), "widen");
+  weir_validation_clear(&v);
+}
+
+static const json_t *violation(const weir_validation *v, size_t i) {
+  return json_array_get(json_object_get(v->report, "violations"), i);
+}
+
+TEST(exact_casts_report_what_does_not_fit) {
+  weir_validation v;
+  weir_error err = {0};
+  struct ArrowArray a;
+  double d[] = {1.5, 9223372036854775808.0, 0.0, 1e300, 3.0, -0.25};
+  d[2] = 0.0 / 0.0;
+  arr_fixed(&a, 8, d, 6, NULL);
+  CHECK_INT(run1x("Int64", "g", &a, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0),
+            "column \"x\" has 5 values of type double that do not convert exactly to int64 (row 0: 1.5, "
+            "row 1: 9.223372036854776e+18, row 2: NaN, ...)");
+  const json_t *o = violation(&v, 0);
+  CHECK_STR(json_string_value(json_object_get(o, "kind")), "type");
+  CHECK_STR(json_string_value(json_object_get(o, "cast")), "exact");
+  CHECK_INT(json_integer_value(json_object_get(o, "count")), 5);
+  CHECK_INT(json_array_size(json_object_get(o, "rows")), 3);
+  CHECK_INT(json_array_size(json_object_get(o, "samples")), 3);
+  CHECK_INT(v.valid.n_rows, 0); /* nothing is offered for writing */
+  CHECK(v.failed);
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+
+  /* One value: singular, its row and value. */
+  double one[] = {11645.5542};
+  arr_fixed(&a, 8, one, 1, NULL);
+  CHECK_INT(run1x("Int64", "g", &a, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0),
+            "column \"x\" has 1 value of type double that does not convert exactly to int64 (row 0: "
+            "11645.5542)");
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+
+  /* Row numbers count across batches and from a sliced array's first row; the same value
+   * on two rows is listed twice (each row with its value). */
+  {
+    double b1[] = {1.0, 2.0, 7.5, 7.5, 4.0};
+    double b2[] = {0.5, 6.0};
+    struct ArrowArray c1, c2;
+    arr_fixed(&c1, 8, b1, 5, NULL);
+    c1.offset = 1;
+    c1.length = 4; /* 2.0, 7.5, 7.5, 4.0 */
+    arr_fixed(&c2, 8, b2, 2, NULL);
+    weir_contract *c =
+        yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, cast: exact}\n");
+    weir_arrow_table t;
+    const char *names[] = {"x"}, *formats[] = {"g"};
+    table_of(&t, 1, names, formats, &c1);
+    table_add(&t, 1, &c2);
+    CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+    CHECK_STR(vmsg(&v, 0),
+              "column \"x\" has 3 values of type double that do not convert exactly to int64 (row 1: "
+              "7.5, row 2: 7.5, row 4: 0.5)");
+    weir_validation_clear(&v);
+    weir_error_clear(&err);
+    weir_contract_free(c);
+  }
+
+  /* Every other kind. */
+  struct {
+    const char *type, *fmt;
+    size_t width;
+    const void *values;
+    const char *msg;
+  } cases[] = {
+      {"Int32", "l", 8, (int64_t[]){2147483648LL},
+       "column \"x\" has 1 value of type int64 that does not convert exactly to int32 (row 0: 2147483648)"},
+      {"Int64", "L", 8, (uint64_t[]){9223372036854775808ULL},
+       "column \"x\" has 1 value of type uint64 that does not convert exactly to int64 (row 0: "
+       "9223372036854775808)"},
+      {"Float64", "l", 8, (int64_t[]){9007199254740993LL},
+       "column \"x\" has 1 value of type int64 that does not convert exactly to double (row 0: "
+       "9007199254740993)"},
+      {"Float32", "g", 8, (double[]){0.1},
+       "column \"x\" has 1 value of type double that does not convert exactly to float (row 0: 0.1)"},
+      {"Decimal(3, 1)", "d:18,2", 16, (__int128[]){125},
+       "column \"x\" has 1 value of type decimal128(18, 2) that does not convert exactly to decimal128(3, 1) "
+       "(row "
+       "0: 1.25)"},
+      {"Decimal(3, 1)", "d:18,2", 16, (__int128[]){100000},
+       "column \"x\" has 1 value of type decimal128(18, 2) that does not convert exactly to decimal128(3, 1) "
+       "(row "
+       "0: 1000.00)"},
+      {"Int32", "d:10,2", 16, (__int128[]){5},
+       "column \"x\" has 1 value of type decimal128(10, 2) that does not convert exactly to int32 (row 0: "
+       "0.05)"},
+      {"TimestampMicro", "tsn:", 8, (int64_t[]){1500},
+       "column \"x\" has 1 value of type timestamp[ns] that does not convert exactly to timestamp[us] (row "
+       "0: "
+       "1970-01-01T00:00:00.0000015)"},
+      {"Date32", "tdm", 8, (int64_t[]){86400001LL},
+       "column \"x\" has 1 value of type date64 that does not convert exactly to date32 (row 0: "
+       "1970-01-02T00:00:00.001)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    arr_fixed(&a, cases[i].width, cases[i].values, 1, NULL);
+    CHECK_INT(run1x(cases[i].type, cases[i].fmt, &a, &v, &err), WEIR_ECONTRACT);
+    CHECK_STR(vmsg(&v, 0), cases[i].msg);
+    weir_validation_clear(&v);
+    weir_error_clear(&err);
+  }
+
+  /* Pairs with no exact cast are refused as before: text is no number, a zone is
+   * meaning, and dictionaries are not cast exactly. */
+  const char *s[] = {"12"};
+  arr_str(&a, s, 1, true);
+  CHECK_INT(run1x("Int64", "U", &a, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0), "column \"x\" has type large_string, expected int64");
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+  int64_t tz[] = {1000};
+  arr_fixed(&a, 8, tz, 1, NULL);
+  CHECK_INT(run1x("TimestampMicroUTC", "tsn:", &a, &v, &err), WEIR_ECONTRACT);
+  CHECK_STR(vmsg(&v, 0), "column \"x\" has type timestamp[ns], expected timestamp[us, tz=UTC]");
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+  {
+    double dv[] = {1.0};
+    struct ArrowArray dict;
+    arr_fixed(&dict, 8, dv, 1, NULL);
+    int32_t idx[] = {0};
+    arr_dict(&a, idx, 1, &dict);
+    CHECK_INT(run1x("Int64", "dict:g", &a, &v, &err), WEIR_ECONTRACT);
+    CHECK_STR(vmsg(&v, 0), "column \"x\" has type dictionary<values=double, indices=int32>, expected int64");
+    weir_validation_clear(&v);
+    weir_error_clear(&err);
+  }
+}
+
+/* Many rows, as the kernel sees them in practice: whole 64-row words, a tail, nulls whose
+ * slots hold values that would not convert, and one bad value far in. */
+TEST(exact_cast_words_and_tails) {
+  int64_t n = 64 * 40 + 17;
+  double *d = malloc((size_t)n * sizeof *d);
+  bool *nulls = calloc((size_t)n, 1);
+  for (int64_t i = 0; i < n; i++) {
+    d[i] = (double)(i - 1000);
+    if (i % 7 == 3) {
+      nulls[i] = true;
+      d[i] = 0.5;
+    }
+  }
+  struct ArrowArray a;
+  arr_fixed(&a, 8, d, n, nulls);
+  weir_validation v;
+  weir_error err = {0};
+  CHECK_OK(run1x("Int64", "g", &a, &v, &err), &err);
+  const struct ArrowArray *o = tcol(&v.valid, 0, 0);
+  for (int64_t i = 0; i < n; i++) {
+    CHECK_INT(valid_at(o, i), i % 7 != 3);
+    if (i % 7 != 3 && VAL(int64_t, o, i) != i - 1000) CHECK_INT(VAL(int64_t, o, i), i - 1000);
+  }
+  weir_validation_clear(&v);
+  d[n - 2] = 2.5; /* in the tail, valid */
+  d[64 * 20] = -1.5;
+  nulls[64 * 20] = false;
+  arr_fixed(&a, 8, d, n, nulls);
+  CHECK_INT(run1x("Int64", "g", &a, &v, &err), WEIR_ECONTRACT);
+  char want[200];
+  snprintf(want, sizeof want,
+           "column \"x\" has 2 values of type double that do not convert exactly to int64 (row %lld: -1.5, "
+           "row %lld: "
+           "2.5)",
+           (long long)(64 * 20), (long long)(n - 2));
+  CHECK_STR(vmsg(&v, 0), want);
+  weir_validation_clear(&v);
+  weir_error_clear(&err);
+  free(d);
+  free(nulls);
 }
 
 TEST_MAIN()

@@ -22,6 +22,7 @@ static const char *FULL =
     "      checks: [\"amount < 1000000\"]\n"
     "    - name: tclass\n"
     "      type: Int32\n"
+    "      cast: exact\n"
     "      enum: {1st: 1, 2nd: 2}\n"
     "    - name: currency\n"
     "      type: String\n"
@@ -255,6 +256,66 @@ TEST(schema_and_from_schema) {
   weir_schema_clear(&s);
   weir_contract_free(c);
   CHECK_STR(weir_rule_mode_name(WEIR_MODE_DROP), "drop");
+}
+
+TEST(cast_mode_in_ir_and_yaml) {
+  /* YAML cast: exact is the IR's "cast": "exact"; widen, the default, is not written (a
+   * contract without exact casts stays readable by a weir that predates the key). */
+  json_t *ir = ir_of(FULL);
+  CHECK(ir != NULL);
+  if (!ir) return;
+  json_t *cols = json_object_get(ir, "columns");
+  CHECK_STR(json_string_value(json_object_get(json_array_get(cols, 2), "cast")), "exact");
+  CHECK(json_object_get(json_array_get(cols, 0), "cast") == NULL);
+  json_decref(ir);
+  weir_contract *c = yaml_contract(
+      "contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, cast: widen}\n"
+      "    - {name: b, type: Int64, cast: exact}\n");
+  CHECK(c != NULL);
+  if (c) {
+    CHECK_INT(c->columns[0].cast, WEIR_CAST_MODE_WIDEN);
+    CHECK_INT(c->columns[1].cast, WEIR_CAST_MODE_EXACT);
+    weir_contract *cp = weir_contract_copy(c);
+    CHECK_INT(cp->columns[1].cast, WEIR_CAST_MODE_EXACT);
+    weir_contract_free(cp);
+  }
+  weir_contract_free(c);
+  char *m;
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"exact\"}]}", &m),
+            WEIR_OK);
+  free(m);
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"lossy\"}]}", &m),
+            WEIR_EINPUT);
+  CHECK_STR(m, "ir.json: column \"a\": \"cast\" must be \"widen\" or \"exact\"");
+  free(m);
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"String\",\"cast\":\"exact\"}]}", &m),
+            WEIR_EINPUT);
+  CHECK_STR(
+      m,
+      "ir.json: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not String (no "
+      "narrowing cast leads to it)");
+  free(m);
+  CHECK_INT(from_ir_text(
+                "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cats\":\"exact\"}]}", &m),
+            WEIR_EINPUT);
+  CHECK_STR(m, "ir.json: columns[0]: unknown key \"cats\" (did you mean cast?)");
+  free(m);
+  /* YAML errors name the file, line and column. */
+  weir_error err = {0};
+  const char *bad = "contract:\n  name: t\n  columns:\n    - name: a\n      type: Int64\n      cast: lossy\n";
+  CHECK_INT(weir_contract_from_yaml(bad, strlen(bad), "t.yml", &c, &err), WEIR_EINPUT);
+  CHECK_STR(err.message, "t.yml:6:13: cast of column \"a\" must be widen or exact, not \"lossy\"");
+  weir_error_clear(&err);
+  const char *bool_exact =
+      "contract:\n  name: t\n  columns:\n    - name: a\n      type: Bool\n      cast: exact\n";
+  CHECK_INT(weir_contract_from_yaml(bool_exact, strlen(bool_exact), "t.yml", &c, &err), WEIR_EINPUT);
+  CHECK_STR(err.message,
+            "t.yml:6:13: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not "
+            "Bool (no narrowing cast leads to it)");
+  weir_error_clear(&err);
 }
 
 TEST_MAIN()

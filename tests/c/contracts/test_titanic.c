@@ -95,7 +95,7 @@ TEST(passenger_id_int32_is_narrowing) {
   weir_validation v;
   weir_error err = {0};
   CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
-  CHECK_STR(vmsg(&v, 0), "column \"PassengerId\" has type int64, expected int32 (narrowing casts are not applied)");
+  CHECK_STR(vmsg(&v, 0), "column \"PassengerId\" has type int64, expected int32" NARROWING_HINT);
   CHECK_INT(vcount(&v), 1);
   weir_validation_clear(&v);
   weir_error_clear(&err);

@@ -168,4 +168,57 @@ TEST(describe_does_not_run_the_query) {
   weir_engine_close(e);
 }
 
+/* SQL of another dialect: DuckDB's own error for it, then the hint that names the call and
+ * DuckDB's spelling; nothing when the error is something else. */
+TEST(dialect_hint_for_bare_date_parts) {
+  weir_engine *e = tu_open();
+  weir_error err = {0};
+  const char *sql = "SELECT DATEDIFF(hour, MAX(d), current_date()) FROM range(1) t(d)";
+  weir_schema out;
+  CHECK_INT(weir_engine_describe(
+                e,
+                "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM (SELECT DATE '2026-01-01' "
+                "AS d)",
+                &out, &err),
+            WEIR_EENGINE);
+  CHECK_CONTAINS(err.message, "\"hour\"");
+  weir_error_add_dialect_hint(&err, "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM x");
+  CHECK_CONTAINS(err.message,
+                 "\n    hint: DATEDIFF(hour, MAX(d::DATE), current_date()) names its unit as a bare word, "
+                 "as Spark, Databricks, SQL Server and Snowflake do; weir runs DuckDB's SQL, where the "
+                 "unit is a string: write date_diff('hour', MAX(d::DATE), current_date())");
+  weir_error_clear(&err);
+  weir_engine_close(e);
+
+  const char *msg = "Binder Error: Referenced column \"hour\" not found in FROM clause!";
+  char *h = weir_sql_dialect_hint(sql, msg);
+  CHECK_CONTAINS(h ? h : "", "write date_diff('hour', MAX(d), current_date())");
+  free(h);
+  /* Other spellings and functions; case and spaces as written. */
+  h = weir_sql_dialect_hint("select datepart( Month , ts) from t",
+                            "Binder Error: Referenced column \"Month\" not found");
+  CHECK_CONTAINS(h ? h : "", "datepart( Month , ts) names its unit");
+  CHECK_CONTAINS(h ? h : "", "write date_part('month', ts)");
+  free(h);
+  h = weir_sql_dialect_hint("SELECT TIMESTAMPDIFF(minute, a, b) FROM t", "column \"minute\" not found");
+  CHECK_CONTAINS(h ? h : "", "write date_diff('minute', a, b)");
+  free(h);
+  h = weir_sql_dialect_hint("SELECT DATEADD(day, -1, f(a, b)) FROM t", "column \"day\" not found");
+  CHECK_CONTAINS(h ? h : "", "write (f(a, b)) + INTERVAL (-1) day");
+  free(h);
+  h = weir_sql_dialect_hint("SELECT date_trunc(week, ts) FROM t", "column \"week\" not found");
+  CHECK_CONTAINS(h ? h : "", "write date_trunc('week', ts)");
+  free(h);
+  /* No hint: the unit is already a string; the error is about something else; the call is
+   * inside a string literal or a comment; the word is no date part. */
+  CHECK(weir_sql_dialect_hint("SELECT date_diff('hour', a, b) FROM t", "column \"a\" not found") == NULL);
+  CHECK(weir_sql_dialect_hint(sql, "Binder Error: Referenced column \"d\" not found") == NULL);
+  CHECK(weir_sql_dialect_hint("SELECT 'DATEDIFF(hour, a, b)' -- DATEDIFF(hour, a, b)\nFROM t",
+                              "column \"hour\" not found") == NULL);
+  CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hours_worked, a, b) FROM t",
+                              "column \"hours_worked\" not found") == NULL);
+  CHECK(weir_sql_dialect_hint("SELECT my_datediff(hour, a, b) FROM t", "column \"hour\" not found") == NULL);
+  CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hour, a", "column \"hour\" not found") == NULL);
+}
+
 TEST_MAIN()

@@ -1,0 +1,5 @@
+-- weir: name=f
+-- weir: materialization_strategy=REPLACE
+SELECT PassengerId AS pid, Pclass AS tclass, Fare
+FROM titanic
+WHERE Pclass IN (1, 2) AND Sex = 'female'
