@@ -14,10 +14,11 @@ Holds no tests. test_conformance.py generates histories with hypothesis and call
   Hand-off points are the SDK's progress events (`validate`, `commit` of an import,
   `model`, `done` of a run, `retry`, ...), the moment a write that names its base
   (`expect_head`) has decided on it, and the boundary between two operations. The
-  schedule is a list of actor choices: step i resumes `active[schedule[i] % len(active)]`
-  until its next hand-off; when the list is used up, the unfinished actors take turns,
-  one hand-off each (round robin). So a schedule is deterministic and any interleaving of
-  hand-off points can be generated.
+  schedule is a list of (actor, n) steps: the actor runs through its next n hand-offs
+  (say, a whole operation) while the others wait where they are; when the list is used
+  up, the unfinished actors take turns, one hand-off each (round robin). So a schedule is
+  deterministic, nested hand-offs ("A pauses at commit while B runs two operations") and
+  any other interleaving of hand-off points can be generated, and failures replay.
 - **Kills** run an import or a run as a CLI process (`weir -v import ...`) and SIGKILL it
   right after it reports a given phase on stderr; it may or may not have committed.
 - **The checker** reads the whole lake afterwards (every commit of every branch, every
@@ -141,7 +142,9 @@ class RevertRun:
 @dataclass(frozen=True)
 class Kill:
     """An append, replace or run in a CLI process, SIGKILLed right after it prints the
-    progress line of phase `at` (None: not killed)."""
+    progress line of phase `at`; "metadata": once the table has a new Iceberg metadata
+    file (before the catalog commit); "committed": once the branch moved; None: not
+    killed."""
     what: str                 # "append" | "replace" | "run"
     table: int
     branch: int
@@ -159,7 +162,9 @@ Op = Append | Replace | ContractChange | CreateBranch | Merge | Run | Revert | R
 class Schedule:
     """What one history does: each actor's operations and the schedule of hand-offs."""
     actors: tuple[tuple[Op, ...], ...]
-    steps: tuple[int, ...]
+    # (actor, n): the actor at index `actor % len(unfinished actors)` runs through its next
+    # n hand-off points while the others stay where they are.
+    steps: tuple[tuple[int, int], ...]
 
 
 # ---- records ---------------------------------------------------------------------------------
@@ -347,6 +352,15 @@ class History:
             rec.status, rec.result, rec.end_head = "ok", res, self.head("main")
             self.commits_seen.append(res.commit)
         self.branches.append("main")
+        # A run of the project on main, so that a revert of a run has one from the start.
+        rec = self.new_record(-1, None, "run", "")
+        rec.branch, rec.table, rec.message = "main", "default.t1", f"op{rec.n} run on main"
+        rec.base = self.head("main")
+        state = c.run(self.project(rec.n, False), ref="main")
+        assert state.success(), state.error
+        rec.status, rec.result, rec.run_ids, rec.end_head = "ok", state, [state.run_id], self.head("main")
+        self.run_ids.append(state.run_id)
+        self.commits_seen.append(state.result_commit)
         rec = self.new_record(-1, None, "branch", "dev")
         rec.branch, rec.source = "dev", "main"
         rec.base = self.head("main")
@@ -505,6 +519,12 @@ class History:
         env = dict(os.environ, WEIR_AUTHOR=f"actor{actor.index}@conformance",
                    WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
         rec.base = self.head(rec.branch)
+        # Kill points: right after the process prints a phase, or, once it printed the
+        # last one (commit, done), as soon as a new metadata file of the table exists (between
+        # writing the Iceberg metadata and the catalog commit) or the branch has moved.
+        trigger = op.at if op.at not in ("metadata", "committed") else ("done" if op.what == "run" else "commit")
+        meta = pathlib.Path(self.lake, "warehouse", *rec.table.split(".", 1), "metadata")
+        before = set(os.listdir(meta)) if meta.is_dir() else set()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         err_lines = []
         assert p.stderr is not None and p.stdout is not None
@@ -512,8 +532,13 @@ class History:
             err_lines.append(line)
             phase = line.split(" ", 1)[0]
             rec.points.append((f"cli {phase}", None, None))
-            if op.at is not None and phase == op.at:
-                os.kill(p.pid, signal.SIGKILL)
+            if op.at is not None and phase == trigger:
+                while op.at in ("metadata", "committed") and p.poll() is None:
+                    if op.at == "metadata" and meta.is_dir() and set(os.listdir(meta)) - before:
+                        break
+                    if op.at == "committed" and self.head(rec.branch) != rec.base:
+                        break
+                p.kill()  # (a no-op when it already exited)
                 break
         out = p.stdout.read()
         err_lines.append(p.stderr.read())
@@ -544,11 +569,11 @@ class History:
             a.start()
         try:
             active = list(actors)
-            steps = list(self.schedule.steps)
+            steps = [(c, b) for c, b in self.schedule.steps for _ in range(max(1, b))]
             turn = 0
             while active:
                 # The generated choices first; then round robin, one hand-off each.
-                turn = steps.pop(0) % len(active) if steps else (turn + 1) % len(active)
+                turn = steps.pop(0)[0] % len(active) if steps else (turn + 1) % len(active)
                 a = active[turn]
                 self.trace.append(f"-> actor{a.index}")
                 a.go.set()
@@ -614,6 +639,9 @@ class Checker:
         self.c = h.observer
         self.problems: list[str] = []
         self.by_n = {r.n: r for r in h.records}
+        # How often the history exercised each rule (reported by the test; a target for
+        # hypothesis, which then favours histories where writers meet).
+        self.coverage: Counter[str] = Counter()
 
     def fail(self, msg: str) -> None:
         self.problems.append(msg)
@@ -813,6 +841,9 @@ class Checker:
                                  f"{self.name(base)}")
             bl = self.at(base, t)
             if bl != prev:
+                if rec.kind == "append":
+                    self.coverage["append landed on a newer version" if self.cv(bl) == self.cv(prev) else
+                                  "append validated again after a contract change"] += 1
                 if rec.kind != "append":
                     self.fail(f"{where}: {t} changed between its base {self.name(base)} and the head it landed on "
                               f"{self.name(p)}, and a replace never removes rows it did not read")
@@ -828,6 +859,7 @@ class Checker:
                 self.fail(f"{where}: its merge base {self.name(reported)} is not a best common ancestor of its "
                           f"parents (those are {[b[:10] for b in bases]})")
             self.check_merge(x, ps, [reported] if reported else bases or [None], rec.strategy, where)
+            self.coverage["three-way merge commit"] += 1
             if rec.decided and ps[0] != rec.decided:
                 exp, _ = self.three_way(ps[0], ps[1], reported or (bases[0] if bases else None), rec.strategy)
                 for t, e in exp.items():
@@ -857,6 +889,7 @@ class Checker:
                 if base not in self.lcas(ps[0], ps[1]):
                     self.fail(f"{where}: the run's base {self.name(base)} is not the merge base of the publish")
                 self.check_merge(x, ps, [base], None, where)
+                self.coverage["run published over a moved branch"] += 1
                 if self.at(ps[0], "default.t0") != self.at(base, "default.t0"):
                     self.fail(f"{where}: run {run_id} published although its input default.t0 changed on "
                               f"{run.branch} since its base {self.name(base)} (a stale read)")
@@ -932,6 +965,7 @@ class Checker:
             return
         if rec.status == "killed":
             ok = self.committed(rec)
+            self.coverage[f"killed {rec.kind} {'committed' if ok else 'did not commit'}"] += 1
         else:
             ok = rec.status == "ok"
         last = rec.points[-1][2] if rec.points and rec.points[-1][2] else rec.base
@@ -954,6 +988,8 @@ class Checker:
                 self.fail(f"{where} was refused or killed, but {rec.branch} moved from {self.name(last)} to "
                           f"{self.name(rec.end_head)} during it")
             if rec.status == "error":
+                if rec.error in ("ConcurrentUpdate", "StaleRead", "MergeConflict"):
+                    self.coverage[f"{rec.kind}{' with expect_head' if rec.decided else ''} refused: {rec.error}"] += 1
                 self.justify(rec, where)
             return
         # Succeeded (or killed after committing).
@@ -1120,6 +1156,10 @@ class Checker:
                               f"changed since its expected head {self.name(rec.decided)}")
                 return
         elif rec.kind == "revert":
+            if e == "NotFound":  # a table in neither place is taken for a typo (src/lake/history.c)
+                if self.at(end, t) is not None or self.at(rec.to, t) is not None:
+                    self.fail(f"{where}: NotFound, but {t} exists on {rec.branch} or at {self.name(rec.to)}")
+                return
             if e == "ConcurrentUpdate" and rec.decided:
                 if self.at(rec.decided, t) == self.at(end, t):
                     self.fail(f"{where}: refused as a concurrent update, but {t} did not change since its expected "
