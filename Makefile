@@ -2,6 +2,7 @@
 #
 #   make demo   set up a fresh machine, build, and run the Titanic pipeline end to end
 #   make test   set up, build, and run every test (also under ASan/UBSan)
+#   make soak   the long budgets: 1,000 generated histories of the conformance test
 #
 # Both run scripts/bootstrap.sh first, which installs what is missing and is quick when
 # nothing is.
@@ -12,7 +13,7 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan bench bench-full clean
+.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan soak soak-conformance bench bench-full clean
 
 all: build
 
@@ -48,6 +49,15 @@ test-asan:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so \
 	  $(PY) -m pytest tests/py -q -m cli
+
+# Long runs, one target each (run one alone with `make soak SOAK_TARGETS=soak-conformance`);
+# add yours to SOAK_TARGETS and .PHONY.
+SOAK_TARGETS ?= soak-conformance
+soak: build
+	$(MAKE) --no-print-directory $(SOAK_TARGETS)
+
+soak-conformance:
+	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) WEIR_CONFORMANCE_PROFILE=soak $(PY) -m pytest tests/py/test_conformance.py -q
 
 bench: build
 	$(PY) bench/run.py --tier quick

@@ -27,6 +27,11 @@ static void changed_by(weir_catalog *cat, const char *base, const char *head, co
   if (catalog_table_get(cat, head, table, &e, &ignore) == WEIR_OK) {
     catalog_version_origin(cat, e.metadata_location, out, &ignore);
     weir_table_entry_clear(&e);
+    /* A version written before the base and put back since (a revert) was not changed by
+     * its first writer, which the base already had: the walk below finds what put it back. */
+    bool old = false;
+    weir_error_clear(&ignore);
+    if (out[0] && (catalog_is_ancestor(cat, out, base, &old, &ignore) != WEIR_OK || old)) out[0] = 0;
   }
   weir_error_clear(&ignore);
   if (!out[0]) {

@@ -198,6 +198,7 @@ class Record:
     result: Any = None
     error: str | None = None            # the error's class name (SDK) or code (CLI)
     error_obj: Any = None
+    details: list[Any] = field(default_factory=list)   # the refusal's structured details
     cli: bool = False
     run_ids: list[str] = field(default_factory=list)
 
@@ -392,7 +393,7 @@ class History:
             rec.result = fn()
             rec.status = "ok"
         except weir.WeirError as e:
-            rec.status, rec.error, rec.error_obj = "error", type(e).__name__, e
+            rec.status, rec.error, rec.error_obj, rec.details = "error", type(e).__name__, e, list(e.details)
         return rec.result
 
     def _import(self, actor: Actor, rec: Record, op, mode: str, contract: str | None) -> None:
@@ -464,8 +465,9 @@ class History:
             else:
                 rec.status = "error"
                 rec.error = state.error.code if state.error else "failed"
+                rec.details = list(state.error.details) if state.error else []
         except weir.WeirError as e:
-            rec.status, rec.error, rec.error_obj = "error", type(e).__name__, e
+            rec.status, rec.error, rec.error_obj, rec.details = "error", type(e).__name__, e, list(e.details)
         self.run_ids.extend(rec.run_ids)
         rec.end_head = self.head(rec.branch)
 
@@ -552,7 +554,8 @@ class History:
         else:
             rec.status = "error"
             try:
-                rec.error = json.loads(out)["error"]["code"]
+                doc = json.loads(out)["error"]
+                rec.error, rec.details = doc["code"], list(doc.get("details") or [])
             except (ValueError, KeyError, TypeError):
                 rec.error = f"exit {p.returncode}"
             rec.error_obj = "".join(err_lines)
@@ -991,6 +994,8 @@ class Checker:
                 if rec.error in ("ConcurrentUpdate", "StaleRead", "MergeConflict"):
                     self.coverage[f"{rec.kind}{' with expect_head' if rec.decided else ''} refused: {rec.error}"] += 1
                 self.justify(rec, where)
+                if rec.error in ("ConcurrentUpdate", "StaleRead"):
+                    self.check_changed(rec, where)
             return
         # Succeeded (or killed after committing).
         if rec.kind in ("create", "append", "replace", "contract"):
@@ -1173,6 +1178,32 @@ class Checker:
                 return
         detail = rec.error_obj if isinstance(rec.error_obj, str) else getattr(rec.error_obj, "message", "")
         self.fail(f"{where} failed with {e}, which nothing in the history justifies: {str(detail)[:600]}")
+
+    def check_changed(self, rec: Record, where: str) -> None:
+        """A refusal names each table that changed since the write's base, the base, the
+        head it was checked against, and the commit that changed the table: one in the
+        head's history since the base that changed it (docs/versioning.md)."""
+        base = rec.decided or rec.base
+        if rec.kind == "run" and rec.result is not None and rec.result.base_commit:
+            base = rec.result.base_commit
+        items = [d for d in rec.details if isinstance(d, dict) and "changed_by" in d]
+        if not items:
+            return self.fail(f"{where}: the {rec.error} carries no details naming what changed")
+        for d in items:
+            t, b, hd, who = d.get("table"), d.get("base"), d.get("head"), d.get("changed_by")
+            if b != base or hd != rec.end_head:
+                self.fail(f"{where}: the refusal's base and head are {self.name(b)} and {self.name(hd)}, not "
+                          f"{self.name(base)} and {self.name(rec.end_head)}")
+                continue
+            if self.at(b, t) == self.at(hd, t):
+                self.fail(f"{where}: the refusal names {t}, which is the same at its base and head")
+            if who is None:
+                self.fail(f"{where}: the refusal does not say which commit changed {t}")
+            elif who not in self.anc.get(hd, ()) or who in self.anc.get(b, ()):
+                self.fail(f"{where}: the refusal says {t} was changed by {self.name(who)}, which is not a commit "
+                          f"between its base {self.name(b)} and the head {self.name(hd)}")
+            elif t not in {tc.table for tc in self.commits[who].tables_changed}:
+                self.fail(f"{where}: the refusal says {t} was changed by {self.name(who)}, which did not change it")
 
     # -- invariants of every version ------------------------------------------------------------
 
