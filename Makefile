@@ -2,7 +2,7 @@
 #
 #   make demo   set up a fresh machine, build, and run the Titanic pipeline end to end
 #   make test   set up, build, and run every test (also under ASan/UBSan)
-#   make soak   the long budgets: 1,000 generated histories of the conformance test
+#   make soak   long budgets of the randomized tests (kill harness, conformance), not in make test
 #
 # Both run scripts/bootstrap.sh first, which installs what is missing and is quick when
 # nothing is.
@@ -13,7 +13,8 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan soak soak-conformance bench bench-full clean
+.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan soak soak-kill soak-conformance bench \
+        bench-full clean
 
 all: build
 
@@ -25,7 +26,7 @@ build: bootstrap
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: bootstrap
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON >/dev/null
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON -DWEIR_FAILPOINTS=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 demo: build
@@ -47,15 +48,23 @@ test-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so \
+	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so WEIR_REQUIRE_FAILPOINTS=1 \
 	  $(PY) -m pytest tests/py -q -m cli
 
-# Long runs, one target each (run one alone with `make soak SOAK_TARGETS=soak-conformance`);
+# Long budgets, not part of make test, one target each (one alone: make soak SOAK_TARGETS=soak-kill);
 # add yours to SOAK_TARGETS and .PHONY.
-SOAK_TARGETS ?= soak-conformance
-soak: build
+SOAK_TARGETS ?= soak-kill soak-conformance
+soak: build build-asan
 	$(MAKE) --no-print-directory $(SOAK_TARGETS)
 
+# The randomized kill harness for 10,000 kills (tests/py/test_crash.py, on the failpoint build).
+soak-kill:
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so WEIR_REQUIRE_FAILPOINTS=1 \
+	  WEIR_KILL_ITERATIONS=$${WEIR_KILL_ITERATIONS:-10000} \
+	  $(PY) -m pytest tests/py/test_crash.py -q -k randomized
+
+# 1,000 generated histories of the conformance test (tests/py/test_conformance.py).
 soak-conformance:
 	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) WEIR_CONFORMANCE_PROFILE=soak $(PY) -m pytest tests/py/test_conformance.py -q
 

@@ -134,6 +134,16 @@ static int dberr(sqlite_backend *b, int rc, const char *what, weir_error *err) {
   if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
     return weir_seterr(err, WEIR_ECATALOG, "catalog %s is not a valid SQLite database (%s) while %s",
                        b->path, sqlite3_errstr(rc), what);
+  /* SQLite says "database or disk is full", or "disk I/O error" when even its shared-memory
+   * index cannot be made: name the cause, which is the disk (the database has no size limit
+   * here). Nothing was written: the transaction rolled back. */
+  int sys = b->db ? sqlite3_system_errno(b->db) : 0;
+  if (prim == SQLITE_FULL || ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && sys == ENOSPC))
+    return weir_seterr(err, WEIR_EIO, "catalog %s: %s: no space left on the disk that holds it (nothing was written)",
+                       b->path, what);
+  if ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && sys)
+    return weir_seterr(err, WEIR_EIO, "catalog %s: %s: %s (%s)", b->path, what,
+                       b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc), strerror(sys));
   return weir_seterr(err, WEIR_ECATALOG, "catalog %s: %s: %s", b->path, what,
                      b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc));
 }
@@ -195,7 +205,7 @@ static int exec_sql(sqlite_backend *b, const char *sql, const char *what, weir_e
   if (rc != SQLITE_OK) {
     int prim = rc & 0xff;
     if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED || prim == SQLITE_NOTADB ||
-        prim == SQLITE_CORRUPT)
+        prim == SQLITE_CORRUPT || prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN)
       dberr(b, rc, what, err);
     else
       weir_seterr(err, WEIR_ECATALOG, "catalog %s: %s: %s", b->path, what,
@@ -866,19 +876,27 @@ int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend *
   }
   sqlite3_extended_result_codes(b->db, 1);
   sqlite3_busy_timeout(b->db, b->busy_ms);
-  /* journal_mode returns the mode in force; anything but "wal" means it could not switch
-   * (for example a read-only medium), which would break the concurrency guarantees. */
+  /* WAL is a property of the database file, set once when it is made: asking for the mode
+   * in force is a read, so opening needs no write access. Anything but "wal" after trying
+   * to switch means the medium cannot have it, which would break the concurrency
+   * guarantees. */
   sqlite3_stmt *s = NULL;
-  rc = sqlite3_prepare_v2(b->db, "PRAGMA journal_mode=WAL", -1, &s, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_step(s);
-  if (rc != SQLITE_ROW) {
+  const char *mode = NULL;
+  for (int attempt = 0; attempt < 2; attempt++) {
     sqlite3_finalize(s);
-    dberr(b, rc, "switching to WAL mode", err);
-    int code = err ? err->code : WEIR_ECATALOG;
-    sq_close(&b->base);
-    return code;
+    s = NULL;
+    rc = sqlite3_prepare_v2(b->db, attempt ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode", -1, &s, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+      sqlite3_finalize(s);
+      dberr(b, rc, attempt ? "switching to WAL mode" : "opening it", err);
+      int code = err ? err->code : WEIR_ECATALOG;
+      sq_close(&b->base);
+      return code;
+    }
+    mode = (const char *)sqlite3_column_text(s, 0);
+    if (mode && strcmp(mode, "wal") == 0) break;
   }
-  const char *mode = (const char *)sqlite3_column_text(s, 0);
   if (!mode || strcmp(mode, "wal") != 0) {
     weir_seterr(err, WEIR_ECATALOG, "catalog %s: cannot use WAL mode (journal mode is %s)", path,
                 mode ? mode : "unknown");

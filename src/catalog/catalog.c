@@ -11,6 +11,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/tree.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/json.h"
@@ -561,7 +562,10 @@ int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
   rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   rc = commit_locked(cat, req, out_hash, err);
-  return catalog_tx_end(cat, rc, err);
+  if (rc == WEIR_OK) rc = WEIR_FAILPOINT("catalog.commit.before", err);
+  rc = catalog_tx_end(cat, rc, err);
+  if (rc == WEIR_OK) rc = WEIR_FAILPOINT("catalog.commit.after", err);
+  return rc;
 }
 
 int catalog_version_origin(weir_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],

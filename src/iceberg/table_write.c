@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/failpoint.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -343,6 +344,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     rc = iceberg_manifest_list_read(prev->manifest_list, &list, &n_list, err);
     if (rc != WEIR_OK) goto done;
   }
+  if ((rc = WEIR_FAILPOINT("iceberg.manifest.before", err))) goto done;
   int64_t added_records = 0, added_size = 0;
   for (size_t i = 0; i < req->n_files; i++)
     added_records += req->files[i].record_count, added_size += req->files[i].file_size;
@@ -377,6 +379,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     if (rc != WEIR_OK) goto done;
     wrote_list = true;
   }
+  if ((rc = WEIR_FAILPOINT("iceberg.manifest.after", err))) goto done;
 
   /* Summary. */
   bool overwrite = req->op == ICEBERG_OP_OVERWRITE;
@@ -469,8 +472,10 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     metadata_path = weir_path_join(meta_dir, name);
     free(name);
     char *text = weir_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
-    rc = weir_fs_write_atomic(metadata_path, text, strlen(text), true, err);
+    rc = WEIR_FAILPOINT("iceberg.metadata.before", err);
+    if (rc == WEIR_OK) rc = weir_fs_write_atomic(metadata_path, text, strlen(text), true, err);
     free(text);
+    if (rc == WEIR_OK) rc = WEIR_FAILPOINT("iceberg.metadata.after", err);
     if (rc != WEIR_OK) goto done;
   }
   out->metadata_location = metadata_path;

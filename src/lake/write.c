@@ -15,6 +15,7 @@
 #include "lake/lake.h"
 #include "lake/serial.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -118,8 +119,11 @@ int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *dat
       weir_buf_free(&sel);
       goto done;
     }
-    rc = weir_engine_write_parquet(engine, weir_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
-                                   &n_pfiles, err);
+    rc = WEIR_FAILPOINT("stage.data.before", err);
+    if (rc == WEIR_OK)
+      rc = weir_engine_write_parquet(engine, weir_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
+                                     &n_pfiles, err);
+    if (rc == WEIR_OK) rc = WEIR_FAILPOINT("stage.data.after", err);
     weir_error ignore = {0};
     weir_engine_unregister(engine, view, &ignore);
     weir_error_clear(&ignore);

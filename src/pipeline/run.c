@@ -20,6 +20,7 @@
 #include "lake/serial.h"
 #include "lake/stage.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -505,7 +506,8 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     json_t *merged = NULL;
     weir_error e2 = {0};
     char target_head[WEIR_HASH_HEX_SIZE] = "";
-    r = catalog_tx_begin(lake->cat, true, err);
+    r = WEIR_FAILPOINT("run.publish.before", &e2);
+    if (r == WEIR_OK) r = catalog_tx_begin(lake->cat, true, &e2);
     if (r == WEIR_OK) r = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, rc.branch, target_head, &e2);
     if (r == WEIR_OK) r = check_read_set(&rc, target_head, &e2);
     if (r == WEIR_OK) r = catalog_merge(lake->cat, &mreq, &merged, &e2);
@@ -515,8 +517,10 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     }
     /* The run branch has served its purpose; its commits stay reachable from the target. */
     if (r == WEIR_OK) r = catalog_ref_delete(lake->cat, WEIR_REF_BRANCH, rc.run_branch, &e2);
+    if (r == WEIR_OK) r = WEIR_FAILPOINT("run.publish.commit", &e2); /* all done but COMMIT */
     if (r == WEIR_OK) r = catalog_tx_commit(lake->cat, &e2);
     else catalog_tx_rollback(lake->cat);
+    if (r == WEIR_OK) (void)WEIR_FAILPOINT("run.publish.after", &e2); /* published: kill only */
     free(msg);
     json_decref(merged);
     int why = r != WEIR_OK ? (e2.code ? e2.code : r) : WEIR_OK;

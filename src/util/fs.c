@@ -3,6 +3,7 @@
  */
 #include "util/fs.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,8 +72,9 @@ int weir_fs_write_atomic(const char *path, const void *data, size_t len, bool ex
     rc = weir_seterr(err, WEIR_EIO, "cannot create %s: %s", tmp, strerror(errno));
     goto done;
   }
-  if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-    rc = weir_seterr(err, WEIR_EIO, "cannot write %s: %s", path, strerror(errno));
+  int injected = WEIR_FAILPOINT_ERRNO("fs.write");
+  if (injected || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+    rc = weir_seterr(err, WEIR_EIO, "cannot write %s: %s", path, strerror(injected ? injected : errno));
     close(fd);
     unlink(tmp);
     goto done;

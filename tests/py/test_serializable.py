@@ -315,11 +315,18 @@ from weir import Model
 
 @weir.model()
 def copied(src: Annotated[pa.Table, Model("titanic")]) -> pa.Table:
-    """titanic, once the test opens and closes the gate."""
-    with open(__file__.rsplit("/", 1)[0] + "/gate", "rb") as gate:   # blocks until the test opens it
-        gate.read()
+    """titanic; with more than 5 rows, only once the test has opened and closed the gate."""
+    if src.num_rows > 5:
+        with open(__file__.rsplit("/", 1)[0] + "/gate", "rb") as gate:   # blocks until the test opens it
+            gate.read()
     return src
 '''
+
+
+def release_gate(gate) -> None:
+    """Unblocks a test thread stuck opening `gate` for writing because no model came to
+    read it (the run failed early): a reader that opens and closes at once."""
+    os.close(os.open(gate, os.O_RDONLY | os.O_NONBLOCK))
 
 
 @pytest.mark.cli
@@ -331,11 +338,14 @@ def test_cli_run_whose_input_is_replaced_during_the_run_exits_4(titanic_lake, tm
     env = dict(os.environ, WEIR_AUTHOR="tester", WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
     p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
+    watchdog = threading.Thread(target=lambda: (p.wait(), release_gate(proj / "gate")))
+    watchdog.start()
     with open(proj / "gate", "wb"):   # returns once the model has its input and waits on the gate
         fewer = export(titanic_lake, "SELECT * FROM titanic WHERE PassengerId <= 10", tmp_path / "fewer.csv")
         r = cli("import", fewer, "--table", "titanic", "--mode", "replace", lake=titanic_lake)
         assert r.returncode == 0, r.stderr
     out, err = p.communicate(timeout=300)
+    watchdog.join()
     assert p.returncode == 4, err
     assert "cannot publish" in err and "default.titanic" in err and "--retry" in err
     assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
@@ -343,19 +353,18 @@ def test_cli_run_whose_input_is_replaced_during_the_run_exits_4(titanic_lake, tm
     run = weir_json("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed" and run["error"]["code"] == "StaleRead"
 
-    # --retry 1: the first attempt goes stale again, the second runs on the new input.
-    def serve_gate(times: int, replace_first: bool):
-        for i in range(times):
-            with open(proj / "gate", "wb"):
-                if i == 0 and replace_first:
-                    fewest = export(titanic_lake, "SELECT * FROM titanic WHERE PassengerId <= 5",
-                                    tmp_path / "fewest.csv")
-                    assert cli("import", fewest, "--table", "titanic", "--mode", "replace",
-                                lake=titanic_lake).returncode == 0
+    # --retry 1: the first attempt (10 rows: it waits at the gate) goes stale again; the
+    # second reads the 5 rows left and does not wait. One hand-off, so no race between
+    # gate openings.
+    def serve_gate():
+        with open(proj / "gate", "wb"):
+            fewest = export(titanic_lake, "SELECT * FROM titanic WHERE PassengerId <= 5", tmp_path / "fewest.csv")
+            assert cli("import", fewest, "--table", "titanic", "--mode", "replace", lake=titanic_lake).returncode == 0
 
-    t = threading.Thread(target=serve_gate, args=(2, True))
+    t = threading.Thread(target=serve_gate)
     t.start()
     r = cli("run", proj, "--retry", "1", "--json", lake=titanic_lake)
+    release_gate(proj / "gate")
     t.join()
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
