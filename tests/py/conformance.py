@@ -143,13 +143,31 @@ class RevertRun:
 class Kill:
     """An append, replace or run in a CLI process, SIGKILLed right after it prints the
     progress line of phase `at`; "metadata": once the table has a new Iceberg metadata
-    file (before the catalog commit); "committed": once the branch moved; None: not
-    killed."""
+    file (before the catalog commit); "committed": once the branch moved; a failpoint
+    name (docs/failpoints.md, "stage.data.after", ...): it kills itself exactly there,
+    when a failpoint build is at hand (else the nearest of the above); None: not killed."""
     what: str                 # "append" | "replace" | "run"
     table: int
     branch: int
     kinds: tuple[str, ...]
     at: str | None
+
+
+# A failpoint kill without a failpoint build: the nearest kill this harness can make.
+FAILPOINT_FALLBACK = {"stage.data.after": "commit", "iceberg.manifest.after": "commit",
+                      "iceberg.metadata.after": "metadata", "catalog.commit.before": "metadata",
+                      "catalog.commit.after": "committed", "run.publish.before": "done", "run.publish.commit": "done",
+                      "run.publish.after": "committed"}
+
+
+def failpoint_cli() -> pathlib.Path | None:
+    """The weir CLI of a failpoint build ($WEIR_FAILPOINT_BUILD_DIR, default build-asan), if
+    there is one."""
+    d = pathlib.Path(os.environ.get("WEIR_FAILPOINT_BUILD_DIR", ROOT / "build-asan"))
+    cache = d / "CMakeCache.txt"
+    if (d / "weir").exists() and cache.exists() and "WEIR_FAILPOINTS:BOOL=ON" in cache.read_text():
+        return d / "weir"
+    return None
 
 
 KIND_OF = {Append: "append", Replace: "replace", ContractChange: "contract", CreateBranch: "branch", Merge: "merge",
@@ -505,7 +523,18 @@ class History:
     def _do_cli(self, actor, op: Kill, rec):
         rec.cli = True
         rec.branch = self.branch_at(op.branch)
-        cmd = [str(weir_bin()), "--lake", self.lake, "-v", "--json"]
+        env = dict(os.environ, WEIR_AUTHOR=f"actor{actor.index}@conformance",
+                   WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
+        exe, at = weir_bin(), op.at
+        if at in FAILPOINT_FALLBACK:
+            fp = failpoint_cli()
+            if fp is None:
+                at = FAILPOINT_FALLBACK[at]
+            else:
+                exe, env["WEIR_FAILPOINTS"], at = fp, f"{at}:kill", None
+                env["ASAN_OPTIONS"] = "detect_leaks=0"   # leaks are test-asan's business
+                rec.points.append((f"failpoint {op.at}", None, None))
+        cmd = [str(exe), "--lake", self.lake, "-v", "--json"]
         if op.what == "run":
             rec.table = "default.t1"
             rec.message = f"op{rec.n} run on {rec.branch}"
@@ -518,13 +547,11 @@ class History:
             csv.write_text("id,kind\n" + "".join(f"{i},{k}\n" for i, k in rec.rows))
             cmd += ["import", str(csv), "--table", rec.table, "--mode", op.what, "--branch", rec.branch,
                     "--message", rec.message]
-        env = dict(os.environ, WEIR_AUTHOR=f"actor{actor.index}@conformance",
-                   WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
         rec.base = self.head(rec.branch)
         # Kill points: right after the process prints a phase, or, once it printed the
         # last one (commit, done), as soon as a new metadata file of the table exists (between
         # writing the Iceberg metadata and the catalog commit) or the branch has moved.
-        trigger = op.at if op.at not in ("metadata", "committed") else ("done" if op.what == "run" else "commit")
+        trigger = at if at not in ("metadata", "committed") else ("done" if op.what == "run" else "commit")
         meta = pathlib.Path(self.lake, "warehouse", *rec.table.split(".", 1), "metadata")
         before = set(os.listdir(meta)) if meta.is_dir() else set()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -534,11 +561,11 @@ class History:
             err_lines.append(line)
             phase = line.split(" ", 1)[0]
             rec.points.append((f"cli {phase}", None, None))
-            if op.at is not None and phase == trigger:
-                while op.at in ("metadata", "committed") and p.poll() is None:
-                    if op.at == "metadata" and meta.is_dir() and set(os.listdir(meta)) - before:
+            if at is not None and phase == trigger:
+                while at in ("metadata", "committed") and p.poll() is None:
+                    if at == "metadata" and meta.is_dir() and set(os.listdir(meta)) - before:
                         break
-                    if op.at == "committed" and self.head(rec.branch) != rec.base:
+                    if at == "committed" and self.head(rec.branch) != rec.base:
                         break
                 p.kill()  # (a no-op when it already exited)
                 break
@@ -1056,6 +1083,10 @@ class Checker:
             if rec.end_head != run.result_commit:
                 self.fail(f"{where}: {rec.branch} is at {self.name(rec.end_head)} after it, not at its result "
                           f"{self.name(run.result_commit)}")
+            for m in run.models:
+                if m.commit and m.commit in self.tables and m.rows != len(self.rows.get(self.at(m.commit, m.table), ())):
+                    self.fail(f"{where}: model {m.model} reported {m.rows} rows, its commit holds "
+                              f"{len(self.rows.get(self.at(m.commit, m.table), ()))}")
             if run.run_branch in self.branches:
                 self.fail(f"{where}: run {run.run_id} succeeded, but its branch {run.run_branch} is still there")
             for r in runs:
