@@ -153,6 +153,19 @@ class Kill:
     at: str | None
 
 
+@dataclass(frozen=True)
+class Stall:
+    """An append, replace or run in a CLI process of the failpoint build, stopped (SIGSTOP)
+    at the failpoint `at` while the other actors run, then continued: an import stopped
+    after writing its Iceberg metadata loses the compare-and-swap and checks the rules
+    again against the newer head. Without a failpoint build it just runs."""
+    what: str                 # "append" | "replace" | "run"
+    table: int
+    branch: int
+    kinds: tuple[str, ...]
+    at: str = "iceberg.metadata.after"
+
+
 # A failpoint kill without a failpoint build: the nearest kill this harness can make.
 FAILPOINT_FALLBACK = {"stage.data.after": "commit", "iceberg.manifest.after": "commit",
                       "iceberg.metadata.after": "metadata", "catalog.commit.before": "metadata",
@@ -173,7 +186,7 @@ def failpoint_cli() -> pathlib.Path | None:
 KIND_OF = {Append: "append", Replace: "replace", ContractChange: "contract", CreateBranch: "branch", Merge: "merge",
            Run: "run", Revert: "revert", RevertRun: "revert_run"}
 
-Op = Append | Replace | ContractChange | CreateBranch | Merge | Run | Revert | RevertRun | Kill
+Op = Append | Replace | ContractChange | CreateBranch | Merge | Run | Revert | RevertRun | Kill | Stall
 
 
 @dataclass(frozen=True)
@@ -222,6 +235,8 @@ class Record:
 
     def short(self) -> str:
         bits = [f"op{self.n}", self.kind]
+        if isinstance(self.op, (Kill, Stall)):
+            bits.append(f"{type(self.op).__name__.lower()}@{self.op.at}")
         for k in ("table", "branch", "source", "contract", "strategy", "to", "run"):
             v = getattr(self, k)
             if v:
@@ -395,7 +410,7 @@ class History:
     # -- operations -----------------------------------------------------------------------------
 
     def execute(self, actor: Actor, op: Op) -> None:
-        if isinstance(op, Kill):
+        if isinstance(op, (Kill, Stall)):
             rec, fn = self.new_record(actor.index, op, op.what, ""), self._do_cli
         else:
             kind = KIND_OF[type(op)]
@@ -520,13 +535,19 @@ class History:
         if res is not None:
             self.commits_seen.append(res.commit)
 
-    def _do_cli(self, actor, op: Kill, rec):
+    def _do_cli(self, actor, op: Kill | Stall, rec):
         rec.cli = True
         rec.branch = self.branch_at(op.branch)
         env = dict(os.environ, WEIR_AUTHOR=f"actor{actor.index}@conformance",
                    WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
         exe, at = weir_bin(), op.at
-        if at in FAILPOINT_FALLBACK:
+        stall = isinstance(op, Stall) and failpoint_cli() is not None
+        if isinstance(op, Stall):
+            at = None
+            if stall:
+                exe, env["WEIR_FAILPOINTS"] = failpoint_cli(), f"{op.at}:stop"
+                env["ASAN_OPTIONS"] = "detect_leaks=0"
+        elif at in FAILPOINT_FALLBACK:
             fp = failpoint_cli()
             if fp is None:
                 at = FAILPOINT_FALLBACK[at]
@@ -557,6 +578,13 @@ class History:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         err_lines = []
         assert p.stderr is not None and p.stdout is not None
+        if stall:
+            _, status = os.waitpid(p.pid, os.WUNTRACED)
+            if os.WIFSTOPPED(status):
+                actor.pause(f"stopped at {op.at}")
+                os.kill(p.pid, signal.SIGCONT)
+            else:  # it ended before the failpoint (refused, say): waitpid reaped it
+                p.returncode = os.waitstatus_to_exitcode(status)
         for line in p.stderr:
             err_lines.append(line)
             phase = line.split(" ", 1)[0]
@@ -993,12 +1021,15 @@ class Checker:
         mine = self.commits_of.get(rec.n, [])
         if rec.status == "skipped":
             return
+        for point, before, after in rec.points:
+            if point.startswith("stopped at ") and before != after:
+                self.coverage[f"stalled {rec.kind} went on over a moved branch: {rec.status} {rec.error or ''}"] += 1
         if rec.status == "killed":
             ok = self.committed(rec)
             self.coverage[f"killed {rec.kind} {'committed' if ok else 'did not commit'}"] += 1
         else:
             ok = rec.status == "ok"
-        last = rec.points[-1][2] if rec.points and rec.points[-1][2] else rec.base
+        last = next((a for _, _, a in reversed(rec.points) if a), rec.base)
         if not ok:
             # Refused (or killed before committing): no trace.
             if rec.kind == "run":
@@ -1014,7 +1045,7 @@ class Checker:
                     self.fail(f"{where} was refused or killed, but its rows {sorted(ids)} are in {loc} "
                               f"(at {self.name(self.origin.get(loc))})")
                     break
-            if rec.branch and rec.kind != "branch" and rec.end_head != (rec.base if rec.cli else last):
+            if rec.branch and rec.kind != "branch" and rec.end_head != last:
                 self.fail(f"{where} was refused or killed, but {rec.branch} moved from {self.name(last)} to "
                           f"{self.name(rec.end_head)} during it")
             if rec.status == "error":
@@ -1130,7 +1161,7 @@ class Checker:
                     return self.fail(f"{where} was refused as a concurrent update, but {t} is the same at its base "
                                      f"{self.name(rec.base)} and at the head {self.name(end)}")
                 if rec.kind == "append" and el is not None and bl is not None:
-                    n_validate = sum(1 for p, _, _ in rec.points if p == "validate")
+                    n_validate = sum(1 for p, _, _ in rec.points if p in ("validate", "cli validate"))
                     if rec.decided:
                         if self.cv(bl) == self.cv(el) and self.cv(bl) not in UNIQUE:
                             self.fail(f"{where} (blind, with expect_head) was refused although {t} kept its contract "
