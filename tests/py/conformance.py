@@ -29,7 +29,6 @@ Holds no tests. test_conformance.py generates histories with hypothesis and call
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import pathlib
@@ -264,10 +263,6 @@ def kinds_ok(kinds, version: str | None) -> bool:
 
 
 # ---- running a history -----------------------------------------------------------------------
-
-
-class Abort(Exception):
-    pass
 
 
 class Actor(threading.Thread):
