@@ -660,6 +660,14 @@ def run_history(root: pathlib.Path, schedule: Schedule) -> History:
 
 # ---- the checker -----------------------------------------------------------------------------
 
+# Bugs the checker knows and counts (as "[known bug]" coverage) instead of failing on, each
+# pinned by an xfail(strict=True) test of test_conformance_regressions.py: when the bug is
+# fixed, that test passes, strict xfail fails it, and its entry here goes too.
+KNOWN_BUGS = {
+    # test_reverting_a_run_that_did_not_publish_leaves_its_branch_alone
+    "revert_run_unpublished",
+}
+
 Rows = tuple[tuple[int, str], ...]
 
 
@@ -965,6 +973,15 @@ class Checker:
                 return self.fail(f"{where} has {len(ps)} parents")
             p = ps[0]
             run = self.runs[rec.run]
+            if run.status != "succeeded":
+                # A run that never published changed nothing on its branch: reverting it
+                # must not either (refused, or a no-op). It does: a known bug.
+                msg = (f"{where}: run {rec.run} did not publish ({run.status}), but reverting it changed "
+                       f"{sorted(tc.table for tc in cm.tables_changed)} on {rec.branch}")
+                if "revert_run_unpublished" in KNOWN_BUGS:
+                    self.coverage["[known bug] a revert of a run that did not publish changed its branch"] += 1
+                else:
+                    self.fail(msg)
             exp = self.keep_all(p)
             for t in self.run_tables(rec.run):
                 exp[t] = Keep(self.at(run.base_commit, t))
