@@ -34,6 +34,7 @@ import os
 import pathlib
 import queue
 import signal
+import sqlite3
 import subprocess
 import threading
 import traceback
@@ -1298,11 +1299,23 @@ class Checker:
             if stray:
                 self.fail(f"version {loc} holds ids {sorted(stray)} that no operation wrote")
 
+    def check_catalog(self) -> None:
+        """After kills and stalls, the catalog itself is sound."""
+        db = sqlite3.connect(f"file:{pathlib.Path(self.h.lake, 'catalog.db')}?mode=ro", uri=True)
+        try:
+            integrity = db.execute("PRAGMA integrity_check").fetchall()
+            keys = db.execute("PRAGMA foreign_key_check").fetchall()
+        finally:
+            db.close()
+        if integrity != [("ok",)] or keys:
+            self.fail(f"the catalog is damaged: integrity_check {integrity}, foreign_key_check {keys}")
+
     def check(self) -> None:
         self.read()
         self.check_commits()
         self.check_records()
         self.check_versions()
+        self.check_catalog()
 
     def report(self) -> str:
         lines = [f"{len(self.problems)} problem(s):"] + [f"  - {p}" for p in self.problems]

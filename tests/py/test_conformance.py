@@ -58,7 +58,8 @@ What the checker asserts (conformance.Checker), after reading every commit of ev
 5. every version ever stored satisfies its own stored contract, holds each id at most
    once and only ids some operation wrote: rows a contract forbids never land, and since
    only writes that name a contract change it (checked in 1), contracts never go back;
-6. every table at every commit of every ref is readable.
+6. every table at every commit of every ref is readable, and the catalog passes SQLite's
+   integrity_check and foreign_key_check.
 
 A killed operation may or may not have committed: the checker takes it as a success if its
 commit (or its run's success) is there, as a refusal otherwise, and holds it to the same
