@@ -90,3 +90,20 @@ def test_reverting_a_run_that_did_not_publish_leaves_its_branch_alone(client, tm
         pass   # refusing is one right answer
     assert client.query("SELECT id FROM t1").to_pylist() == [{"id": 42}]
     assert client.get_branch("main").head == head
+
+
+def test_a_refusal_names_the_revert_that_brought_a_version_from_another_branch(client):
+    # Found by the soak profile: on dev, t is reverted to a version written on main after
+    # dev was made. Its first writer is not in dev's history at all.
+    client.import_data("t", pa.table({"id": [1]}), message="first")
+    base = client.create_branch("dev").head
+    on_main = client.import_data("t", pa.table({"id": [2]}), mode="append", message="on main").commit
+    with weir.Client(client.path) as other:
+        won: list[str] = []
+        race(client, "commit", lambda: won.append(
+            other.revert_table("t", source_ref=on_main, into_branch="dev", message="main's t on dev").commit))
+        with pytest.raises(weir.ConcurrentUpdate) as e:
+            client.import_data("t", pa.table({"id": [3]}), branch="dev", mode="replace")
+    (c,) = e.value.changed
+    assert (c.base, c.head) == (base, won[0])
+    assert (c.changed_by, c.changed_by_message) == (won[0], "main's t on dev")
