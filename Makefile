@@ -1,7 +1,9 @@
 # weir: the two commands of the README, and their parts.
 #
 #   make demo   set up a fresh machine, build, and run the Titanic pipeline end to end
-#   make test   set up, build, and run every test (also under ASan/UBSan)
+#   make test   set up, build, and run every test (also under ASan/UBSan, and a short
+#               run of every fuzz target)
+#   make fuzz   build the libFuzzer targets and fuzz each for FUZZ_SECONDS (default 60)
 #   make soak   long budgets of the randomized tests (kill harness, conformance), not in make test
 #
 # Both run scripts/bootstrap.sh first, which installs what is missing and is quick when
@@ -9,12 +11,18 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# The clang that Debian's libclang-rt-16-dev (libFuzzer's runtime) belongs to.
+FUZZ_CC    ?= clang-16
+# Seconds per target: make fuzz, and the short run of make test (7 targets).
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 5
 PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan demo test test-c test-py test-asan soak soak-kill soak-conformance bench \
-        bench-full clean
+.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-asan test-fuzz test-model fuzz soak \
+        soak-kill soak-conformance bench bench-full clean
 
 all: build
 
@@ -29,14 +37,24 @@ build-asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON -DWEIR_FAILPOINTS=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# libFuzzer targets (docs/fuzzing.md): clang, every module instrumented, ASan + UBSan.
+build-fuzz: bootstrap
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=Debug -DWEIR_FUZZ=ON >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
 demo: build
 	examples/titanic/demo.sh
 
-test: build build-asan
-	$(MAKE) --no-print-directory test-c test-py test-asan
+test: build build-asan build-fuzz
+	$(MAKE) --no-print-directory test-model test-c test-py test-asan test-fuzz
 
 test-c:
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The formal model of the versioning semantics (model/README.md): spin checks every
+# property of the model, a counterexample for each broken variant, and the witnesses.
+test-model:
+	model/check.sh
 
 test-py:
 	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest tests/py -q
@@ -50,6 +68,13 @@ test-asan:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so WEIR_REQUIRE_FAILPOINTS=1 \
 	  $(PY) -m pytest tests/py -q -m cli
+
+# Regression inputs replayed, then every target fuzzed briefly: any finding fails.
+test-fuzz:
+	python3 scripts/fuzz.py --build $(FUZZ_BUILD) --seconds $(FUZZ_TEST_SECONDS) --check
+
+fuzz: build-fuzz
+	python3 scripts/fuzz.py --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS)
 
 # Long budgets, not part of make test, one target each (one alone: make soak SOAK_TARGETS=soak-kill);
 # add yours to SOAK_TARGETS and .PHONY.
@@ -75,4 +100,4 @@ bench-full: build
 	$(PY) bench/run.py --tier full
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -315,6 +315,7 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_revert_options o = {0};
   o.message = cli_opt_value(cmd, args, "message");
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
+  o.allow_contract_change = cli_flag(cmd, args, "allow-contract-change");
   o.expect_head = cli_opt_value(cmd, args, "expect-head");
   const char *branch = cli_opt_value(cmd, args, "branch");
   weir_error err = {0};

@@ -47,6 +47,7 @@ static const cli_opt REVERT_OPTS[] = {
     {"branch", 'b', "B", "branch to commit on (default: main; with --run, the run's target branch)"},
     {"message", 'm', "M", "commit message"},
     {"allow-partial", 0, NULL, "revert one table of a run on its own"},
+    {"allow-contract-change", 0, NULL, "let the revert change a table's stored contract too"},
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan against (default: main)"},

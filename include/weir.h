@@ -318,18 +318,27 @@ typedef struct weir_revert_options {
                            ref), or NULL for the current head. If the branch moved past it,
                            the revert is refused (WEIR_ECONCURRENT, nothing written) when a
                            table it reverts changed since */
+  int allow_contract_change; /* let the revert change a table's stored contract (to the
+                           one of the version it restores); without it that is refused
+                           with WEIR_ECONTRACT: contracts change only through a write
+                           that names one */
 } weir_revert_options;
 
 /** Commits on `branch` (NULL = "main") the pointer `table` had at `to_ref`, or drops the
  *  table if it did not exist there. Refused with WEIR_EPARTIAL (naming the run and its
- *  other tables) when the table's current version was published by a run together with
- *  other tables, unless allow_partial. *out_json: {commit, table, action}. */
+ *  other tables), unless allow_partial, when the table's current version was published
+ *  by a run together with other tables, or the version it restores was written by a run
+ *  whose other tables are no longer at that run's versions; with WEIR_ECONTRACT when it
+ *  would change the table's stored contract, unless allow_contract_change.
+ *  *out_json: {commit, table, action}. */
 WEIR_API int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err);
 
 /** Puts every table run `run_id` wrote back as it was before the run, in one commit on
- *  `branch` (NULL = the run's target branch). *out_json: {commit, run_id, tables}. */
+ *  `branch` (NULL = the run's target branch). Refused with WEIR_ECONTRACT when that would
+ *  change a table's stored contract, unless opts->allow_contract_change.
+ *  *out_json: {commit, run_id, tables}. */
 WEIR_API int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
                     const weir_revert_options *opts, char **out_json, weir_error *err);
 

@@ -5,7 +5,9 @@
 #
 # What it installs, and why each source:
 #   - Debian packages: compiler, CMake/Ninja, SQLite, libpq, jansson, libyaml, PCRE2,
-#     OpenSSL, avro-c, PostgreSQL server (for the catalog's PostgreSQL backend tests).
+#     OpenSSL, avro-c, PostgreSQL server (for the catalog's PostgreSQL backend tests),
+#     clang 16 with libFuzzer (the fuzz targets).
+#     spin (the model checker for the versioning model in model/, run by `make test`).
 #   - DuckDB's C library and its header, one pinned version (DUCKDB_VERSION). Debian has
 #     no DuckDB, so the shared library comes from the npm package that ships a complete
 #     libduckdb.so (parquet and json built in), fetched with `npm pack`, and the header
@@ -30,9 +32,16 @@ DUCKDB_NPM_PACKAGE="@duckdb/node-bindings-linux-x64@${DUCKDB_VERSION}-r.5"
 DUCKDB_NPM_SHA256=86d2bda909785550e8a14a57a8a4584827aff0e268d8f1a58c3fd48559f7020e
 DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c1238
 
+# The fuzz targets (make fuzz, docs/fuzzing.md) need clang with libFuzzer. Debian 12's
+# `clang` is clang 14, while its libFuzzer package is libfuzzer-16-dev: the fuzzers use
+# clang-16, whose `-fsanitize=fuzzer` links libclang_rt.fuzzer from libclang-rt-16-dev
+# (with ASan and UBSan runtimes); libfuzzer-16-dev is the same libFuzzer as a standalone
+# archive, for linking by hand. llvm-16 brings llvm-symbolizer, so reports show source
+# lines.
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
   libsqlite3-dev libjansson-dev libyaml-dev libpcre2-dev libssl-dev libpq-dev
-  libavro-dev postgresql valgrind)
+  libavro-dev zlib1g-dev postgresql valgrind spin
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16)
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }

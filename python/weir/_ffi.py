@@ -64,7 +64,8 @@ class MergeOptions(ctypes.Structure):
 class RevertOptions(ctypes.Structure):
     """``weir_revert_options``."""
 
-    _fields_ = [("message", c_char_p), ("allow_partial", c_int), ("expect_head", c_char_p)]
+    _fields_ = [("message", c_char_p), ("allow_partial", c_int), ("expect_head", c_char_p),
+                ("allow_contract_change", c_int)]
 
 
 class ImportOptions(ctypes.Structure):

@@ -642,16 +642,21 @@ class Client:
 
     def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main",
                      allow_partial: bool = False, message: str | None = None, *,
-                     expect_head: RefLike | None = None) -> RevertResult:
+                     expect_head: RefLike | None = None, allow_contract_change: bool = False) -> RevertResult:
         """Commits on ``into_branch`` (None: main) the version ``table`` had at
         ``source_ref`` (or drops it if it did not exist there). History is never rewritten.
 
         ``expect_head``: the branch head the revert was decided at; if the branch moved
         past it and ``table`` changed since, the revert is refused (nothing written).
+        A revert that would change the table's stored contract is refused unless
+        ``allow_contract_change=True`` (contracts change only through a write that names
+        one).
 
         Raises:
             PartialRunError: the table's current version was published by a run together
-                with other tables (pass ``allow_partial=True``, or use ``revert_run``).
+                with other tables (pass ``allow_partial=True``, or use ``revert_run``), or
+                the version it restores belongs to a run whose other tables moved on.
+            ContractViolation: the revert would change the stored contract.
             ConcurrentUpdate: ``table`` changed since ``expect_head`` (``.changed``).
             NotFound, InvalidName. InvalidArgument: an empty ref or branch.
             TypeError: an argument of the wrong type.
@@ -660,22 +665,26 @@ class Client:
             >>> client.revert_table("f", source_ref=old.hash, into_branch="main")   # doctest: +SKIP
         """
         opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
-                                  _enc_ref(expect_head, "expect_head", optional=True))
+                                  _enc_ref(expect_head, "expect_head", optional=True),
+                                  1 if allow_contract_change else 0)
         doc = self._json("weir_revert_table", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
     def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None,
-                   message: str | None = None, *, expect_head: RefLike | None = None) -> RevertResult:
+                   message: str | None = None, *, expect_head: RefLike | None = None,
+                   allow_contract_change: bool = False) -> RevertResult:
         """Puts every table run ``run_id`` wrote back as it was before the run, in one
         commit on ``into_branch`` (default: the run's target branch).
 
         ``expect_head``: the branch head the revert was decided at; if the branch moved
         past it and one of the run's tables changed since, the revert is refused.
+        Changing a table's stored contract back needs ``allow_contract_change=True``.
 
         Raises:
             NotFound: no such run. InvalidArgument: an empty run id or branch.
             ConcurrentUpdate: a table of the run changed since ``expect_head``.
+            ContractViolation: the revert would change a stored contract.
             TypeError: an argument of the wrong type.
 
         Example:
@@ -685,7 +694,8 @@ class Client:
         if not rid:
             raise InvalidArgument("revert_run needs a run id")
         opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 0,
-                                  _enc_ref(expect_head, "expect_head", optional=True))
+                                  _enc_ref(expect_head, "expect_head", optional=True),
+                                  1 if allow_contract_change else 0)
         doc = self._json("weir_revert_run", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))

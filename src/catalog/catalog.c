@@ -406,7 +406,10 @@ int catalog_resolve(weir_catalog *cat, const char *ref, char out[WEIR_HASH_LEN +
                          "malformed ref '%s': expected REF~N with N a non-negative number", ref);
     p++;
     if (!isdigit((unsigned char)*p)) {
-      steps++; /* "~" alone means ~1, as in git */
+      /* "~" alone means ~1, as in git */
+      if (steps == INT64_MAX)
+        return weir_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
+      steps++;
       continue;
     }
     int64_t n = 0;

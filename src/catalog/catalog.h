@@ -234,6 +234,12 @@ typedef struct weir_merge_request {
   weir_merge_strategy strategy; /* how conflicting tables are resolved (default: not) */
   const char *run_id;      /* a run publishing its own branch: its commits are exempt
                               from the aborted-work rule, and the merge commit carries it */
+  const char *base;        /* a full hash, or NULL: merge three-way against this commit
+                              instead of the merge base (even when the source is already
+                              reachable from `into`). A run publishes against its own base:
+                              each output then conflicts if its table changed on `into`
+                              since, whatever part of the run branch was merged before
+                              (model/README.md, finding 1) */
   const char *expected_head; /* a full hash, or NULL: the head of `into` the caller
                               reviewed. When `into` has moved past it, the merge is refused
                               (WEIR_ECONCURRENT, nothing written) if any table it would
@@ -257,26 +263,42 @@ typedef struct weir_merge_request {
 int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out,
                   weir_error *err);
 
+/* A veto over one table's change by a revert, called inside the revert's read snapshot
+ * (so the commit's compare-and-swap covers what it saw): `cur` is the table's version on
+ * the branch, `to` the version the revert would commit (NULL when absent). Return WEIR_OK
+ * to let it through, or an error (filled into err) to refuse the whole revert. */
+typedef int (*catalog_revert_check_fn)(const char *table, const weir_table_entry *cur, const weir_table_entry *to,
+                                       void *ctx, weir_error *err);
+
+typedef struct catalog_revert_opts {
+  const char *message;           /* NULL: one naming what was reverted */
+  bool allow_partial;            /* allow reverting part of a run (both directions) */
+  const char *expected_head;     /* a full hash, or NULL: the branch head the caller
+                                    decided at; if the branch moved past it and a table the
+                                    revert changes changed since, WEIR_ECONCURRENT */
+  catalog_revert_check_fn check; /* may be NULL */
+  void *check_ctx;
+} catalog_revert_opts;
+
 /* Commits on `branch` the version `table` had at `to_ref` (or drops it if absent there).
- * With `expected_head` (a full hash, or NULL), the branch head the caller decided at: if
- * the branch moved past it and `table` changed since, WEIR_ECONCURRENT, nothing written.
- * Refused with WEIR_EPARTIAL when the table's current version on the branch was written
- * by a run that also wrote other tables that are still at that run's versions (message
- * names the run and those tables; details [{run_id, table, tables}]), unless
- * allow_partial. *out: {commit, table, action, to, branch}: action is "added", "changed",
- * "dropped", or "unchanged" when the table is already as at to_ref (then nothing is
- * written and commit is the branch's head). */
-int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
-                         const char *branch, const char *message, bool allow_partial,
-                         const char *expected_head, json_t **out, weir_error *err);
+ * Refused with WEIR_EPARTIAL (unless allow_partial) when it would split a run's tables:
+ * the table's current version on the branch was written by a run that also wrote other
+ * tables still at that run's versions (message names the run and those tables; details
+ * [{run_id, table, tables}]), or the version it restores was written by a run whose
+ * other tables are no longer at its versions (the revert would put one table of the run
+ * back alone), or by a run that did not succeed. *out: {commit, table, action, to,
+ * branch}: action is "added", "changed", "dropped", or "unchanged" when the table is
+ * already as at to_ref (then nothing is written and commit is the branch's head). `o` may
+ * be NULL (defaults). */
+int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+                         const catalog_revert_opts *o, json_t **out, weir_error *err);
 /* Puts every table run `run_id` wrote back to its version at the run's base commit, in one
- * commit on `branch` (NULL = the run's target branch); `expected_head` as for
- * catalog_revert_table, for every table the run wrote. *out: {commit, run_id, branch,
+ * commit on `branch` (NULL = the run's target branch); o->expected_head and o->check as
+ * for catalog_revert_table, for every table. *out: {commit, run_id, branch,
  * base_commit, tables: [{table, action}]}; tables is empty (and nothing is written) when
  * every table is already as before the run. */
-int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
-                       const char *message, const char *expected_head, json_t **out,
-                       weir_error *err);
+int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,
+                       json_t **out, weir_error *err);
 
 /* ---- serializable writes (serial.c) -------------------------------------------------- */
 

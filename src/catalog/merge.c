@@ -197,7 +197,13 @@ static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merg
                           const commit_head *hi, const commit_head *hs, weir_error *err) {
   bool found = false;
   char base[WEIR_HASH_LEN + 1];
-  int rc = catalog_merge_base(cat, p->into_head, p->source_head, base, &found, err);
+  int rc = WEIR_OK;
+  if (req->base) {
+    found = true;
+    memcpy(base, req->base, sizeof base);
+  } else {
+    rc = catalog_merge_base(cat, p->into_head, p->source_head, base, &found, err);
+  }
   if (rc) return rc;
   const char *base_root = tree_empty_root();
   commit_head hb;
@@ -265,7 +271,9 @@ static int plan_merge(weir_catalog *cat, const weir_merge_request *req, merge_pl
   bool up_to_date = false, ff = false;
   rc = catalog_is_ancestor(cat, p->source_head, p->into_head, &up_to_date, err);
   if (rc) return rc;
-  if (up_to_date) {
+  /* Against a given base, a source already reachable from into is still merged three-way:
+   * into may have changed its tables since it took them. */
+  if (up_to_date && !req->base) {
     p->result = "up-to-date";
     memcpy(p->base, p->source_head, sizeof p->base);
     return WEIR_OK;
@@ -277,7 +285,13 @@ static int plan_merge(weir_catalog *cat, const weir_merge_request *req, merge_pl
   if (rc) return rc;
   if (!ff) {
     p->result = "merge";
-    return plan_three_way(cat, req, p, &hi, &hs, err);
+    rc = plan_three_way(cat, req, p, &hi, &hs, err);
+    /* Everything the source did since the given base is already on into. */
+    if (!rc && req->base && p->n_changes == 0) {
+      p->result = "up-to-date";
+      memcpy(p->base, req->base, sizeof p->base);
+    }
+    return rc;
   }
   /* into's head is an ancestor of the source: everything that differs comes from it. */
   p->fast_forward = true;

@@ -105,9 +105,12 @@ static int check_run_siblings(weir_catalog *cat, const char *table, const char *
 
 /* Refuses when the version `target` was written by a run that did not succeed: reverting
  * to it would publish that run's work table by table, which a merge of its branch refuses
- * (the aborted-work rule of docs/catalog.md). */
-static int check_target_run(weir_catalog *cat, const char *table, const char *to_ref,
-                            const weir_table_entry *target, weir_error *err) {
+ * (the aborted-work rule of docs/catalog.md). And when it was written by a run that did
+ * succeed but whose other tables are, on the branch (map at `root`), no longer at that
+ * run's versions: the revert would put one table of the run back alone (the mirror of
+ * check_run_siblings, found by the model: model/README.md, finding 2). */
+static int check_target_run(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+                            const char *root, const weir_table_entry *target, weir_error *err) {
   catalog_table_version v;
   bool found = false;
   int rc = cat->be->ops->version_get(cat->be, target->metadata_location, &v, &found, err);
@@ -130,11 +133,46 @@ static int check_target_run(weir_catalog *cat, const char *table, const char *to
   }
   if (!rc && failed) {
     rc = weir_seterr(err, WEIR_EPARTIAL,
-                     "table %s at %s was written by run %s (%s): reverting to it would publish "
-                     "the work of a run that did not succeed; pass --allow-partial to revert anyway",
-                     table, to_ref && *to_ref ? to_ref : "main", v.run_id, status);
+                   "table %s at %s was written by run %s (%s): reverting to it would publish "
+                   "the work of a run that did not succeed; pass --allow-partial to revert anyway",
+                   table, to_ref && *to_ref ? to_ref : "main", v.run_id, status);
     weir_error_set_details(err, json_pack("[{s:s,s:s,s:[s]}]", "run_id", v.run_id, "status", status,
-                                          "tables", table));
+                                        "tables", table));
+  }
+  if (!rc && !failed) {
+    catalog_table_version *vs = NULL;
+    size_t n = 0, j;
+    json_t *moved = json_array(), *x;
+    rc = cat->be->ops->run_versions(cat->be, v.run_id, &vs, &n, err);
+    /* vs is ordered by table: each other table of the run is "at the run's version" when
+     * its version on the branch is one the run wrote for it. */
+    for (size_t i = 0; i < n && !rc;) {
+      size_t k = i;
+      while (k < n && strcmp(vs[k].table, vs[i].table) == 0) k++;
+      if (strcmp(vs[i].table, table) != 0) {
+        weir_table_entry *e = NULL;
+        rc = entry_at(cat, root, vs[i].table, &e, err);
+        bool at_run = false;
+        for (size_t q = i; q < k && e && !at_run; q++) at_run = strcmp(e->metadata_location, vs[q].metadata_location) == 0;
+        if (!rc && !at_run) json_array_append_new(moved, json_string(vs[i].table));
+        entry_free(e);
+      }
+      i = k;
+    }
+    if (!rc && json_array_size(moved) > 0) {
+      weir_buf b = WEIR_BUF_INIT;
+      json_array_foreach(moved, j, x) weir_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(x));
+      rc = weir_seterr(err, WEIR_EPARTIAL,
+                     "table %s at %s was written by run %s together with %s, which %s no longer at that run's "
+                     "versions on branch %s: reverting %s alone would put back one part of the run; pass "
+                     "--allow-partial to do it anyway",
+                     table, to_ref && *to_ref ? to_ref : "main", v.run_id, weir_buf_cstr(&b),
+                     json_array_size(moved) == 1 ? "is" : "are", branch, table);
+      weir_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table, "tables", moved));
+      weir_buf_free(&b);
+    }
+    json_decref(moved);
+    catalog_table_versions_free(vs, n);
   }
   if (grc == WEIR_OK) catalog_run_row_clear(&row);
   weir_error_clear(&gerr);
@@ -158,9 +196,12 @@ static int check_expected(weir_catalog *cat, const char *branch, const char *exp
   return rc;
 }
 
-static int revert_table_once(weir_catalog *cat, const char *table, const char *to_ref,
-                             const char *branch, const char *message, bool allow_partial,
-                             const char *expected_head, json_t **out, bool *retry, weir_error *err) {
+static const catalog_revert_opts NO_OPTS = {0};
+
+static int revert_table_once(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+                             const catalog_revert_opts *o, json_t **out, bool *retry, weir_error *err) {
+  const char *message = o->message;
+  bool allow_partial = o->allow_partial;
   *retry = false;
   char head[WEIR_HASH_LEN + 1], to[WEIR_HASH_LEN + 1];
   weir_table_entry *cur = NULL, *target = NULL;
@@ -173,7 +214,7 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
   if (!rc) rc = catalog_resolve(cat, to_ref, to, err);
   if (!rc) {
     char *one[] = {(char *)table};
-    rc = check_expected(cat, branch, expected_head, head, one, 1, err);
+    rc = check_expected(cat, branch, o->expected_head, head, one, 1, err);
   }
   commit_head hh, ht;
   if (!rc) rc = catalog_head_get(cat, head, &hh, err);
@@ -183,7 +224,9 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
   bool unchanged = !rc && catalog_same_version(cur, target);
   if (!rc && !unchanged && cur && !allow_partial)
     rc = check_run_siblings(cat, table, branch, hh.tables_root, cur, err);
-  if (!rc && !unchanged && target && !allow_partial) rc = check_target_run(cat, table, to_ref, target, err);
+  if (!rc && !unchanged && target && !allow_partial)
+    rc = check_target_run(cat, table, to_ref, branch, hh.tables_root, target, err);
+  if (!rc && !unchanged && o->check) rc = o->check(table, cur, target, o->check_ctx, err);
   rc = catalog_read_end(cat, opened, rc, err);
 
   char commit[WEIR_HASH_LEN + 1];
@@ -217,16 +260,16 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
   return rc;
 }
 
-int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref,
-                         const char *branch, const char *message, bool allow_partial,
-                         const char *expected_head, json_t **out, weir_error *err) {
+int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+                         const catalog_revert_opts *o, json_t **out, weir_error *err) {
+  if (!o) o = &NO_OPTS;
   *out = NULL;
   if (!table || !*table || !to_ref || !*to_ref || !branch || !*branch)
     return weir_seterr(err, WEIR_EINVALIDARG, "revert needs a table, a ref to revert to and a branch");
   int rc = WEIR_ECONCURRENT;
   for (int i = 0; i < CATALOG_CAS_ATTEMPTS; i++) {
     bool retry = false;
-    rc = revert_table_once(cat, table, to_ref, branch, message, allow_partial, expected_head, out, &retry, err);
+    rc = revert_table_once(cat, table, to_ref, branch, o, out, &retry, err);
     if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc != WEIR_ECONCURRENT || !retry) return rc;
   }
@@ -237,9 +280,10 @@ int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_re
 
 /* ---- a whole run -------------------------------------------------------------------- */
 
-static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char **tables,
-                           size_t n_tables, const char *branch, const char *message,
-                           const char *expected_head, json_t **out, bool *retry, weir_error *err) {
+static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char **tables, size_t n_tables,
+                           const char *branch, const catalog_revert_opts *o, json_t **out, bool *retry,
+                           weir_error *err) {
+  const char *message = o->message;
   *retry = false;
   char head[WEIR_HASH_LEN + 1];
   weir_table_change *changes = weir_calloc(n_tables ? n_tables : 1, sizeof *changes);
@@ -257,7 +301,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
   if (rc == WEIR_ENOTFOUND)
     weir_seterr(err, rc, "cannot revert run %s on '%s': no such branch", run->run_id, branch);
-  if (!rc) rc = check_expected(cat, branch, expected_head, head, tables, n_tables, err);
+  if (!rc) rc = check_expected(cat, branch, o->expected_head, head, tables, n_tables, err);
   commit_head hh, hb;
   if (!rc) rc = catalog_head_get(cat, head, &hh, err);
   if (!rc) rc = catalog_head_get(cat, run->base_commit, &hb, err);
@@ -265,6 +309,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
     weir_table_entry *cur = NULL, *before = NULL;
     rc = entry_at(cat, hh.tables_root, tables[i], &cur, err);
     if (!rc) rc = entry_at(cat, hb.tables_root, tables[i], &before, err);
+    if (!rc && !catalog_same_version(cur, before) && o->check) rc = o->check(tables[i], cur, before, o->check_ctx, err);
     if (!rc && !catalog_same_version(cur, before)) {
       json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "action",
                                             change_action(cur, before)));
@@ -304,9 +349,9 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   return rc;
 }
 
-int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch,
-                       const char *message, const char *expected_head, json_t **out,
-                       weir_error *err) {
+int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,
+                       json_t **out, weir_error *err) {
+  if (!o) o = &NO_OPTS;
   *out = NULL;
   if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "revert --run needs a run id");
   catalog_run_row run;
@@ -332,7 +377,7 @@ int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch
       break;
     }
     bool retry = false;
-    rc = revert_run_once(cat, &run, tables, n, br, message, expected_head, out, &retry, err);
+    rc = revert_run_once(cat, &run, tables, n, br, o, out, &retry, err);
     if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc == WEIR_ECONCURRENT && retry) rc = WEIR_OK;
     else break;

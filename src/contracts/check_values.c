@@ -202,8 +202,8 @@ int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why
         if (!temporal_value(t, j, &x)) goto bad;
       } else if (json_is_integer(j)) {
         x = json_integer_value(j);
-      } else if (json_is_real(j) && json_real_value(j) == (double)(int64_t)json_real_value(j)) {
-        x = (int64_t)json_real_value(j);
+      } else if (json_is_real(j) && wc_real_to_int64(json_real_value(j), &x)) {
+        /* a whole double (1.0) stands for its integer */
       } else {
         goto bad;
       }

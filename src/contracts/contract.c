@@ -260,7 +260,8 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
     /* Enum values must be whole numbers; a bound may be fractional (it is rounded
      * inward: x >= 0.5 means x >= 1 for integers). */
     if (json_is_integer(v) || (bound && json_is_real(v))) return true;
-    if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v)) return true;
+    int64_t whole;
+    if (json_is_real(v) && wc_real_to_int64(json_real_value(v), &whole)) return true;
   } else if (is_float_type(t)) {
     if (json_is_number(v)) return true;
   } else if (t.id == WEIR_TYPE_DECIMAL) {

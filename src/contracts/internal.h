@@ -52,6 +52,9 @@ bool wc_value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out);
 /* A JSON number or string as a decimal at `scale` (see wc_value_decimal_parse). */
 bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out);
 void wc_value_decimal_format(weir_i128 v, int scale, char *out, size_t size);
+/* A double that is a whole number an int64 holds (1.0, -3e18), in *out; false for 1.5,
+ * 1e300, NaN and the infinities, which a cast to int64_t would make undefined. */
+bool wc_real_to_int64(double d, int64_t *out);
 /* A fast 64-bit hash of bytes (enum and unique sets). */
 uint64_t wc_value_hash_bytes(const uint8_t *p, size_t n);
 /* "YYYY-MM-DD" -> days since 1970-01-01. */

@@ -345,3 +345,10 @@ json_t *wc_value_bytes_json(const uint8_t *p, size_t n) {
   weir_buf_free(&b);
   return s;
 }
+
+bool wc_real_to_int64(double d, int64_t *out) {
+  /* -2^63 is exact as a double, 2^63 is the first double past INT64_MAX. */
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != trunc(d)) return false;
+  *out = (int64_t)d;
+  return true;
+}

@@ -21,17 +21,40 @@ typedef struct yctx {
   yaml_document_t *doc;
   const char *origin;
   weir_error *err;
+  int end_line, end_col;          /* where the input ends (1-based): marks past it are clamped */
+  long values_left;               /* JSON values to_json may still make (see VALUES_MAX) */
+  const yaml_node_t *too_many_at; /* where that budget ran out, or NULL */
 } yctx;
 
+/* Aliases make a YAML document a graph: ten anchors of ten aliases each ("billion
+ * laughs") are 200 bytes that expand to 10^10 values. to_json expands them (an enum's
+ * values, an sla), so it has a budget for the whole contract, far above any real one. */
+#define VALUES_MAX 100000
+
+static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc, int *line,
+                        int *col);
 static int yerr(yctx *x, const yaml_node_t *n, const char *fmt, ...) WEIR_PRINTF(3, 4);
+/* Where node n starts (1-based). libyaml ends input that lacks a final line break with
+ * one of its own: a node there (the empty value of "key:" on the last line, the empty
+ * document of "---") is marked on a line the file does not have, and is placed at the end
+ * of the input instead. */
+static void node_pos(const yctx *x, const yaml_node_t *n, int *line, int *col) {
+  *line = n ? (int)n->start_mark.line + 1 : 1;
+  *col = n ? (int)n->start_mark.column + 1 : 1;
+  if (*line > x->end_line || (*line == x->end_line && *col > x->end_col)) {
+    *line = x->end_line;
+    *col = x->end_col;
+  }
+}
+
 static int yerr(yctx *x, const yaml_node_t *n, const char *fmt, ...) {
   char msg[2048];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  int line = n ? (int)n->start_mark.line + 1 : 1;
-  int col = n ? (int)n->start_mark.column + 1 : 1;
+  int line, col;
+  node_pos(x, n, &line, &col);
   return weir_seterr(x->err, WEIR_EINPUT, "%s:%d:%d: %s", x->origin, line, col, msg);
 }
 
@@ -76,6 +99,11 @@ static bool parse_real(const char *s, double *out) {
 
 static json_t *to_json(yctx *x, const yaml_node_t *n, int depth) {
   if (depth > 64) return json_null();
+  if (x->values_left <= 0) {
+    if (!x->too_many_at) x->too_many_at = n;
+    return json_null();
+  }
+  x->values_left--;
   if (n->type == YAML_SCALAR_NODE) {
     const char *s = scalar(n);
     if (!is_plain(n)) return json_stringn(s, n->data.scalar.length);
@@ -642,23 +670,112 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
   return rc;
 }
 
+/* ---- syntax errors ---------------------------------------------------------------------- */
+
+/* Line and column (1-based; columns count characters) of byte `offset` of the input, with
+ * line breaks counted as libyaml counts them: \r\n, \r, \n, and YAML 1.1's NEL (U+0085),
+ * LS (U+2028) and PS (U+2029). UTF-16 input (libyaml accepts it after a byte order mark) is
+ * walked in 16-bit units. */
+static void position_at(const unsigned char *t, size_t len, size_t offset, yaml_encoding_t enc, int *line,
+                        int *col) {
+  *line = 1;
+  *col = 1;
+  if (offset > len) offset = len;
+  bool utf16 = enc == YAML_UTF16LE_ENCODING || enc == YAML_UTF16BE_ENCODING;
+  size_t i = 0;
+  if (utf16 && len >= 2 && ((t[0] == 0xFF && t[1] == 0xFE) || (t[0] == 0xFE && t[1] == 0xFF)))
+    i = 2;
+  else if (!utf16 && len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+    i = 3;
+  while (i < offset) {
+    unsigned c;
+    size_t w;
+    if (utf16) {
+      if (i + 1 >= len) break;
+      c = enc == YAML_UTF16LE_ENCODING ? (unsigned)(t[i] | t[i + 1] << 8) : (unsigned)(t[i] << 8 | t[i + 1]);
+      w = 2;
+      if (c >= 0xDC00 && c <= 0xDFFF) { /* the second half of a surrogate pair: no new column */
+        i += w;
+        continue;
+      }
+    } else {
+      w = 1;
+      c = t[i];
+      if (c == 0xC2 && i + 1 < len && t[i + 1] == 0x85)
+        c = 0x85, w = 2;
+      else if (c == 0xE2 && i + 2 < len && t[i + 1] == 0x80 && (t[i + 2] == 0xA8 || t[i + 2] == 0xA9))
+        c = 0x2028, w = 3;
+      else if ((c & 0xC0) == 0x80) { /* a continuation byte: no new column */
+        i++;
+        continue;
+      }
+    }
+    if (c == '\r' && i + w < offset) {
+      /* \r\n is one break */
+      bool crlf = utf16 ? (i + 3 < len && (enc == YAML_UTF16LE_ENCODING ? t[i + 2] == '\n' && t[i + 3] == 0
+                                                                        : t[i + 2] == 0 && t[i + 3] == '\n'))
+                        : t[i + 1] == '\n';
+      if (crlf) w *= 2;
+    }
+    if (c == '\n' || c == '\r' || c == 0x85 || c == 0x2028) {
+      (*line)++;
+      *col = 1;
+    } else {
+      (*col)++;
+    }
+    i += w;
+  }
+}
+
+/* The message of a failed yaml_parser_load, at the right place. A reader error (bytes that
+ * are not UTF-8 or UTF-16) has no mark, only the byte offset of the bad bytes; an error at
+ * the end of the input is marked by libyaml one line past the end (it adds a line break
+ * to input that lacks one), which is reported at the end of the last line instead. */
+static int syntax_error(const yaml_parser_t *parser, const char *text, size_t len, const char *origin,
+                        weir_error *err) {
+  const unsigned char *t = (const unsigned char *)text;
+  int line, col;
+  if (parser->error == YAML_READER_ERROR) {
+    position_at(t, len, parser->problem_offset, parser->encoding, &line, &col);
+    const char *what = parser->encoding == YAML_UTF8_ENCODING || parser->encoding == YAML_ANY_ENCODING
+                           ? "invalid UTF-8"
+                           : "invalid UTF-16";
+    if (parser->problem_value >= 0)
+      return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (byte 0x%02X; a contract is UTF-8 text)", origin,
+                         line, col, what, parser->problem ? parser->problem : "bad bytes",
+                         (unsigned)parser->problem_value & 0xFFu);
+    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (a contract is UTF-8 text)", origin, line, col,
+                       what, parser->problem ? parser->problem : "bad bytes");
+  }
+  const yaml_mark_t *mk = &parser->problem_mark;
+  line = (int)mk->line + 1;
+  col = (int)mk->column + 1;
+  int end_line, end_col;
+  position_at(t, len, len, parser->encoding, &end_line, &end_col);
+  if (line > end_line || (line == end_line && col > end_col)) {
+    line = end_line;
+    col = end_col;
+  }
+  return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid YAML: %s%s%s", origin, line, col,
+                     parser->problem ? parser->problem : "syntax error", parser->context ? " " : "",
+                     parser->context ? parser->context : "");
+}
+
 int weir_contract_from_yaml(const char *text, size_t len, const char *origin, weir_contract **out,
                             weir_error *err) {
   *out = NULL;
-  yctx x = {NULL, origin ? origin : "<yaml>", err};
+  yctx x = {NULL, origin ? origin : "<yaml>", err, 1, 1, VALUES_MAX, NULL};
   yaml_parser_t parser;
   yaml_document_t doc;
   if (!yaml_parser_initialize(&parser)) return weir_seterr(err, WEIR_EINPUT, "%s: cannot start the YAML parser", x.origin);
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
   if (!yaml_parser_load(&parser, &doc)) {
-    const yaml_mark_t *mk = &parser.problem_mark;
-    int rc = weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid YAML: %s%s%s", x.origin, (int)mk->line + 1,
-                         (int)mk->column + 1, parser.problem ? parser.problem : "syntax error",
-                         parser.context ? " " : "", parser.context ? parser.context : "");
+    int rc = syntax_error(&parser, text, len, x.origin, err);
     yaml_parser_delete(&parser);
     return rc;
   }
   x.doc = &doc;
+  position_at((const unsigned char *)text, len, len, parser.encoding, &x.end_line, &x.end_col);
   int rc = WEIR_OK;
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (!root) {
@@ -669,16 +786,25 @@ int weir_contract_from_yaml(const char *text, size_t len, const char *origin, we
     if (yaml_parser_load(&parser, &next)) {
       yaml_node_t *r2 = yaml_document_get_root_node(&next);
       if (r2) {
+        int line, col;
+        node_pos(&x, r2, &line, &col);
         rc = weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: a contract file holds one YAML document", x.origin,
-                         (int)r2->start_mark.line + 1, (int)r2->start_mark.column + 1);
+                         line, col);
       }
       yaml_document_delete(&next);
+    } else {
+      /* Bad syntax after the first document is an error too, not trailing noise. */
+      rc = syntax_error(&parser, text, len, x.origin, err);
     }
   }
   weir_contract *c = NULL;
   if (!rc) {
     c = weir_calloc(1, sizeof *c);
     rc = parse_contract(&x, root, c);
+    /* First: values cut short by the budget may have made other errors. */
+    if (x.too_many_at)
+      rc = yerr(&x, x.too_many_at, "the contract expands to more than %d values (aliases of aliases?)",
+                VALUES_MAX);
     if (!rc && origin) c->origin = weir_strdup(origin);
   }
   yaml_document_delete(&doc);

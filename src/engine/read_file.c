@@ -11,8 +11,8 @@
  * load "successfully" as a single text column. Nor are the header, the rows to skip or a
  * comment character sniffed: given a last row with an extra field, DuckDB's sniffer takes
  * that row for the header and skips everything above it, and a '#' at the start of a row
- * would drop the row as a comment. The file has a header row (check_header) and every
- * other row is data. Only the column types are detected.
+ * would drop the row as a comment. The file has a header row (checked by file_dialect.c)
+ * and every other row is data. Only the column types are detected.
  *
  * Types are inferred from the whole file (sample_size = -1), which reads it twice: from a
  * sample, a column whose sampled values are whole numbers is BIGINT, and DuckDB's cast then
@@ -34,37 +34,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/file_dialect.h"
 #include "util/fs.h"
-
-bool weir_file_format_parse(const char *name, weir_file_format *out) {
-  if (!name) return false;
-  if (strcasecmp(name, "csv") == 0 || strcasecmp(name, "tsv") == 0) *out = WEIR_FORMAT_CSV;
-  else if (strcasecmp(name, "parquet") == 0) *out = WEIR_FORMAT_PARQUET;
-  else if (strcasecmp(name, "jsonl") == 0 || strcasecmp(name, "json") == 0 || strcasecmp(name, "ndjson") == 0)
-    *out = WEIR_FORMAT_JSONL;
-  else return false;
-  return true;
-}
-
-/* The extension of a path with one compression suffix (.gz, .zst) ignored: DuckDB's CSV
- * and JSON readers decompress those themselves. */
-static const char *extension(const char *path, char *buf, size_t size) {
-  const char *base = weir_path_basename(path);
-  snprintf(buf, size, "%s", base);
-  char *dot = strrchr(buf, '.');
-  if (dot && (strcasecmp(dot, ".gz") == 0 || strcasecmp(dot, ".zst") == 0)) {
-    *dot = 0;
-    dot = strrchr(buf, '.');
-  }
-  return dot ? dot + 1 : "";
-}
-
-static bool format_from_path(const char *path, weir_file_format *out) {
-  char buf[1024];
-  const char *ext = extension(path, buf, sizeof buf);
-  if (strcasecmp(ext, "parq") == 0) ext = "parquet";
-  return weir_file_format_parse(ext, out);
-}
 
 /* ---- CSV ---------------------------------------------------------------------------- */
 
@@ -73,75 +44,6 @@ static void csv_options(weir_buf *b, const char *path, char delim) {
   weir_buf_printf(b, ", delim = %s, quote = '\"', escape = '\"', strict_mode = true, "
                      "null_padding = false, ignore_errors = false, skip = 0, comment = ''",
                   delim == '\t' ? "'\\t'" : "','");
-}
-
-/* Number of fields in the file's first record (quotes respected), 0 if none. */
-static long first_record_fields(const char *path, char delim) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  long fields = 1;
-  bool in_quote = false, any = false;
-  int c, n = 0;
-  /* A UTF-8 byte order mark is not part of the first field. */
-  unsigned char bom[3];
-  size_t got = fread(bom, 1, 3, f);
-  if (!(got == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)) rewind(f);
-  while ((c = fgetc(f)) != EOF && n++ < (64 << 20)) {
-    any = true;
-    if (in_quote) {
-      if (c == '"') {
-        int d = fgetc(f);
-        if (d != '"') {
-          in_quote = false;
-          if (d == EOF) break;
-          ungetc(d, f);
-        }
-      }
-    } else if (c == '"') {
-      in_quote = true;
-    } else if (c == delim) {
-      fields++;
-    } else if (c == '\n' || c == '\r') {
-      break;
-    }
-  }
-  fclose(f);
-  return any ? fields : 0;
-}
-
-/* The line DuckDB's reason starts on, after the "Original Line:" (which may itself span
- * lines when a quoted value holds newlines). */
-static bool find_reason(const char *m, const char *needle, const char **at) {
-  *at = strstr(m, needle);
-  return *at != NULL;
-}
-
-/* Rewords a DuckDB CSV error as "<path> line N: <reason>"; false when the message names
- * no line. */
-static bool reword_csv_error(const char *path, const char *m, weir_buf *out) {
-  const char *line = strstr(m, "CSV Error on Line: ");
-  if (!line) return false;
-  long n = strtol(line + 19, NULL, 10);
-  const char *r;
-  long exp, found;
-  weir_buf_printf(out, "%s line %ld: ", path, n);
-  if (find_reason(m, "Expected Number of Columns: ", &r) &&
-      sscanf(r, "Expected Number of Columns: %ld Found: %ld", &exp, &found) == 2) {
-    weir_buf_printf(out, "expected %ld field%s, found %ld", exp, exp == 1 ? "" : "s", found);
-  } else if (find_reason(m, "unterminated quote", &r)) {
-    weir_buf_puts(out, "a quoted value is not terminated");
-  } else if (find_reason(m, "Invalid unicode", &r)) {
-    weir_buf_puts(out, "invalid UTF-8 (the file must be UTF-8 encoded)");
-  } else if (find_reason(m, "Error when converting column ", &r)) {
-    weir_buf_append(out, r, strcspn(r, "\n"));
-  } else {
-    /* Unknown reason: DuckDB's first line after the offending record. */
-    const char *orig = strstr(m, "Original Line:");
-    const char *p = orig ? strchr(orig, '\n') : NULL;
-    if (p) weir_buf_append(out, p + 1, strcspn(p + 1, "\n"));
-    else weir_buf_append(out, m, strcspn(m, "\n"));
-  }
-  return true;
 }
 
 /* The regular expression a text value must match for DuckDB's cast to the type to be
@@ -275,8 +177,7 @@ static int csv_attempt(weir_engine *e, const char *path, char delim, const char 
 /* The scan that finds the line of a structural problem: fixed dialect, no header, every
  * column text, as many columns as the first record. Fills `out` and returns true when it
  * found one. */
-static bool csv_diagnose(weir_engine *e, const char *path, char delim, weir_buf *out) {
-  long fields = first_record_fields(path, delim);
+static bool csv_diagnose(weir_engine *e, const char *path, char delim, long fields, weir_buf *out) {
   if (fields <= 0) return false;
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "SELECT * FROM read_csv(");
@@ -288,7 +189,7 @@ static bool csv_diagnose(weir_engine *e, const char *path, char delim, weir_buf 
   char *raw = NULL;
   bool found = false;
   if (weir_eng_query_table(e, weir_buf_cstr(&sql), false, "diagnose", &t, &raw, NULL) != 0) {
-    found = raw && reword_csv_error(path, raw, out);
+    found = raw && weir_csv_reword_error(path, raw, out);
   } else {
     weir_arrow_table_release(&t);
   }
@@ -297,73 +198,35 @@ static bool csv_diagnose(weir_engine *e, const char *path, char delim, weir_buf 
   return found;
 }
 
-/* The header's names, checked before DuckDB sees the file: DuckDB renames a repeated name
- * ("a", "a_1") and invents one for an empty field ("column0"), which would make a table
- * whose columns nobody named. Returns WEIR_OK when the header is fine. */
-static int check_header(const char *path, char delim, weir_error *err) {
+/* The first WEIR_CSV_HEADER_MAX bytes of a file (fewer when it is shorter); caller frees. */
+static char *read_prefix(const char *path, size_t *len) {
+  *len = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return WEIR_OK;
-  unsigned char bom[3];
-  size_t got = fread(bom, 1, 3, f);
-  if (!(got == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)) rewind(f);
-  weir_buf field = WEIR_BUF_INIT;
-  char **names = NULL;
-  size_t n = 0;
-  bool in_quote = false, done = false;
-  int c;
-  long read = 0;
-  while (!done && (c = fgetc(f)) != EOF && read++ < (1 << 20)) {
-    if (in_quote) {
-      if (c == '"') {
-        int d = fgetc(f);
-        if (d == '"') weir_buf_putc(&field, '"');
-        else {
-          in_quote = false;
-          if (d != EOF) ungetc(d, f);
-        }
-      } else {
-        weir_buf_putc(&field, (char)c);
-      }
-      continue;
-    }
-    if (c == '"') in_quote = true;
-    else if (c == delim || c == '\n' || c == '\r') {
-      names = weir_realloc(names, (n + 1) * sizeof *names);
-      names[n++] = weir_buf_detach(&field);
-      if (c != delim) done = true;
-    } else {
-      weir_buf_putc(&field, (char)c);
-    }
-  }
-  if (!done && (field.len > 0 || n > 0)) {
-    names = weir_realloc(names, (n + 1) * sizeof *names);
-    names[n++] = weir_buf_detach(&field);
-  }
-  weir_buf_free(&field);
+  if (!f) return NULL;
+  char *data = weir_malloc(WEIR_CSV_HEADER_MAX);
+  *len = fread(data, 1, WEIR_CSV_HEADER_MAX, f);
   fclose(f);
-  int rc = WEIR_OK;
-  if (n == 1 && !names[0][0])
-    rc = weir_seterr(err, WEIR_EINPUT, "%s line 1: the line is empty (a CSV file starts with a header row)", path);
-  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
-    if (!names[i][0] && n > 1)
-      rc = weir_seterr(err, WEIR_EINPUT, "%s line 1: header field %zu is empty (every column needs a name)", path,
-                       i + 1);
-    for (size_t j = 0; j < i && rc == WEIR_OK; j++)
-      if (names[i][0] && strcmp(names[i], names[j]) == 0)
-        rc = weir_seterr(err, WEIR_EINPUT, "%s line 1: the header names column \"%s\" twice (fields %zu and %zu)",
-                         path, names[i], j + 1, i + 1);
-  }
-  for (size_t i = 0; i < n; i++) free(names[i]);
-  free(names);
-  return rc;
+  return data;
 }
 
 static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hint, weir_arrow_table *out,
                          weir_error *err) {
-  char buf[1024];
-  char delim = strcasecmp(extension(path, buf, sizeof buf), "tsv") == 0 ? '\t' : ',';
+  char delim = weir_csv_delimiter(path);
   char *raw = NULL;
-  int hrc = check_header(path, delim, err);
+  /* The header is checked before DuckDB sees the file: DuckDB renames a repeated name
+   * ("a", "a_1") and invents one for an empty field ("column0"), which would make a
+   * table whose columns nobody named. */
+  size_t plen = 0;
+  char *prefix = read_prefix(path, &plen);
+  weir_csv_header header;
+  weir_csv_header_parse(prefix ? prefix : "", plen, delim, &header);
+  /* Fields of the first record, for the diagnosing scan: a record that is only an opened
+   * quote still has one. */
+  size_t bom = plen >= 3 && memcmp(prefix, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  long fields = header.n ? (long)header.n : plen > bom ? 1 : 0;
+  free(prefix);
+  int hrc = weir_csv_header_check(&header, path, err);
+  weir_csv_header_clear(&header);
   if (hrc) return hrc;
   weir_buf types = WEIR_BUF_INIT;
   csv_types_clause(e, path, delim, hint, &types);
@@ -373,7 +236,7 @@ static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hi
   int rc = csv_attempt(e, path, delim, "-1", weir_buf_cstr(&types), out, &raw, err);
   weir_buf msg = WEIR_BUF_INIT;
   if (rc == WEIR_OK) goto done;
-  if ((raw && reword_csv_error(path, raw, &msg)) || csv_diagnose(e, path, delim, &msg))
+  if ((raw && weir_csv_reword_error(path, raw, &msg)) || csv_diagnose(e, path, delim, fields, &msg))
     rc = weir_seterr(err, WEIR_EINPUT, "%s", weir_buf_cstr(&msg));
   else if (err)
     err->code = rc = WEIR_EINPUT; /* keep "cannot read <path>: <DuckDB's message>" */
@@ -440,7 +303,8 @@ static int read_jsonl_file(weir_engine *e, const char *path, weir_arrow_table *o
   /* A .json file may hold one array of objects rather than one object per line; DuckDB's
    * "auto" tells the two apart. .jsonl and .ndjson are lines. */
   char buf[1024];
-  const char *format = strcasecmp(extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
+  const char *format =
+      strcasecmp(weir_file_extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
   weir_buf sql = WEIR_BUF_INIT;
   weir_buf_puts(&sql, "SELECT *");
   json_text_columns(e, path, format, &sql);
@@ -487,7 +351,7 @@ int weir_engine_read_file_typed(weir_engine *e, const char *path, weir_file_form
   weir_eng_settle(e);
   if (!weir_fs_exists(path)) return weir_seterr(err, WEIR_ENOTFOUND, "cannot read %s: no such file", path);
   if (weir_fs_is_dir(path)) return weir_seterr(err, WEIR_EINPUT, "cannot read %s: it is a folder, not a file", path);
-  if (format == WEIR_FORMAT_AUTO && !format_from_path(path, &format))
+  if (format == WEIR_FORMAT_AUTO && !weir_file_format_from_path(path, &format))
     return weir_seterr(err, WEIR_EINVALIDARG,
                        "cannot read %s: unknown file type (expected .csv, .tsv, .parquet, .jsonl, .ndjson or "
                        ".json); name the format explicitly (weir import --format csv|parquet|jsonl)",

@@ -13,10 +13,12 @@
  * JSON we also write verbatim into the header).
  *
  * Reading: the header is parsed here (the metadata keys must be inspectable, and the same
- * framing code on both sides keeps the format honest); records of "null"-codec blocks
- * (everything weir writes) are decoded by avro-c from memory. Files with another codec
- * (Java writes deflate) go to avro-c's own file reader, which implements the codecs and
- * tolerates any header metadata.
+ * framing code on both sides keeps the format honest); blocks of the "null" codec
+ * (everything weir writes) and the "deflate" codec (what Java and pyiceberg write,
+ * inflated here with zlib) are checked against the writer schema (check_block: avro-c
+ * leaks and over-allocates on corrupt data) and then decoded by avro-c from memory. Files
+ * with another codec (snappy, xz, ...) go to avro-c's own file reader, which implements
+ * the codecs and tolerates any header metadata.
  */
 #include "iceberg/iceberg_internal.h"
 
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "util/fs.h"
 #include "util/uuid.h"
@@ -217,8 +220,15 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
   }
   r->codec = iceberg_avro_reader_meta(r, "avro.codec");
   if (!r->codec) r->codec = "null";
-  if (strcmp(r->codec, "null") != 0) {
-    /* Another codec: avro-c's file reader does the whole body (and re-reads the header). */
+  if (strcmp(r->codec, "null") != 0 && strcmp(r->codec, "deflate") != 0) {
+    /* snappy (and avro-c's "lzma"): avro-c's file reader does the whole body (and re-reads
+     * the header); its blocks are not checked first (see check_block). Any other codec is
+     * refused here: avro-c's avro_file_reader_fp leaks the value class it made for the
+     * schema when it then fails on a codec it does not know. */
+    if (strcmp(r->codec, "snappy") != 0 && strcmp(r->codec, "lzma") != 0)
+      return weir_seterr(err, WEIR_EINPUT,
+                         "%s: Avro codec \"%s\" is not supported (weir reads null, deflate and snappy)",
+                         r->origin, r->codec);
     FILE *fp = fmemopen(r->data, r->len, "rb");
     if (!fp)
       return weir_seterr(err, WEIR_EIO, "%s: cannot open it in memory: %s", r->origin,
@@ -263,7 +273,154 @@ const char *iceberg_avro_reader_meta(const iceberg_avro_reader *r, const char *k
   return r->meta ? json_string_value(json_object_get(r->meta, key)) : NULL;
 }
 
-/* Starts the next null-codec block; false at the end of the file. */
+/* ---- checking a block before avro-c decodes it ---------------------------------------- */
+
+/*
+ * avro-c 1.11.1 (Debian 12's libavro23) leaks on data that ends early: its read_string and
+ * read_bytes (encoding_binary.c) allocate the length the data claims plus one byte, then
+ * return through AVRO_READ on the short read without freeing it (a 42-byte string cut
+ * short leaks 43 bytes), and avro_value_read offers no way to get the buffer back. Later
+ * avro-c releases free it (AVRO_READ_OR_FREE). avro-c also allocates whatever length or
+ * item count the data claims before reading it, and decodes nested data recursively.
+ *
+ * So no block reaches avro-c before it is known to be whole: check_datum walks the
+ * writer schema over the block's bytes and refuses the block unless its records use
+ * exactly its bytes, every length fits in what is left, every union branch and enum
+ * symbol exists, nesting stays under CHECK_DEPTH_MAX and the items of arrays and maps stay
+ * within a budget of the block's size (an item of a zero-width type, such as null, takes
+ * no bytes, so a count alone could otherwise ask for billions). avro-c then never reads
+ * past the end of its input and never sees a length larger than the block.
+ */
+#define CHECK_DEPTH_MAX        64
+#define CHECK_ZERO_WIDTH_ITEMS (1 << 16)
+
+typedef struct block_check {
+  const uint8_t *d;
+  size_t len;
+  size_t pos;
+  int64_t items_left; /* array/map items (and records) the block may still hold */
+} block_check;
+
+static avro_schema_t resolve_link(avro_schema_t s) {
+  for (int i = 0; s && is_avro_link(s) && i < CHECK_DEPTH_MAX; i++) s = avro_schema_link_target(s);
+  return s && !is_avro_link(s) ? s : NULL;
+}
+
+/* True when a datum of schema s takes no bytes (null, a record of such, fixed(0)). */
+static bool zero_width(avro_schema_t s, int depth) {
+  s = resolve_link(s);
+  if (!s || depth > CHECK_DEPTH_MAX) return false;
+  switch (avro_typeof(s)) {
+  case AVRO_NULL: return true;
+  case AVRO_FIXED: return avro_schema_fixed_size(s) == 0;
+  case AVRO_RECORD:
+    for (size_t i = 0; i < avro_schema_record_size(s); i++)
+      if (!zero_width(avro_schema_record_field_get_by_index(s, (int)i), depth + 1)) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static bool check_bytes(block_check *b, int64_t n) {
+  if (n < 0 || (uint64_t)n > b->len - b->pos) return false;
+  b->pos += (size_t)n;
+  return true;
+}
+
+static bool check_datum(block_check *b, avro_schema_t s, int depth);
+
+/* The blocks of an array or map: counts, an optional byte size, then the items. */
+static bool check_items(block_check *b, avro_schema_t items, bool map, int depth) {
+  bool zw = zero_width(items, depth) && !map;
+  for (;;) {
+    int64_t count, size;
+    if (!get_long(b->d, b->len, &b->pos, &count)) return false;
+    if (count == 0) return true;
+    if (count < 0) {
+      if (count == INT64_MIN || !get_long(b->d, b->len, &b->pos, &size) || size < 0) return false;
+      count = -count;
+    }
+    /* Each item takes a byte at least, unless it is of a zero-width type. */
+    if ((!zw && (uint64_t)count > b->len - b->pos) || count > b->items_left) return false;
+    b->items_left -= count;
+    for (int64_t i = 0; i < count; i++) {
+      if (map) {
+        int64_t klen;
+        if (!get_long(b->d, b->len, &b->pos, &klen) || !check_bytes(b, klen)) return false;
+      }
+      if (!check_datum(b, items, depth + 1)) return false;
+    }
+  }
+}
+
+static bool check_datum(block_check *b, avro_schema_t s, int depth) {
+  s = resolve_link(s);
+  if (!s || depth > CHECK_DEPTH_MAX) return false;
+  int64_t n;
+  switch (avro_typeof(s)) {
+  case AVRO_NULL: return true;
+  case AVRO_BOOLEAN: return check_bytes(b, 1);
+  case AVRO_INT32: return get_long(b->d, b->len, &b->pos, &n) && n >= INT32_MIN && n <= INT32_MAX;
+  case AVRO_INT64: return get_long(b->d, b->len, &b->pos, &n);
+  case AVRO_FLOAT: return check_bytes(b, 4);
+  case AVRO_DOUBLE: return check_bytes(b, 8);
+  case AVRO_STRING:
+  case AVRO_BYTES: return get_long(b->d, b->len, &b->pos, &n) && check_bytes(b, n);
+  case AVRO_FIXED: return check_bytes(b, avro_schema_fixed_size(s));
+  case AVRO_ENUM:
+    return get_long(b->d, b->len, &b->pos, &n) && n >= 0 && n < avro_schema_enum_number_of_symbols(s);
+  case AVRO_UNION:
+    if (!get_long(b->d, b->len, &b->pos, &n) || n < 0 || (uint64_t)n >= avro_schema_union_size(s))
+      return false;
+    return check_datum(b, avro_schema_union_branch(s, (int)n), depth + 1);
+  case AVRO_RECORD:
+    for (size_t i = 0; i < avro_schema_record_size(s); i++)
+      if (!check_datum(b, avro_schema_record_field_get_by_index(s, (int)i), depth + 1)) return false;
+    return true;
+  case AVRO_ARRAY: return check_items(b, avro_schema_array_items(s), false, depth);
+  case AVRO_MAP: return check_items(b, avro_schema_map_values(s), true, depth);
+  default: return false;
+  }
+}
+
+/* True when `count` records of the writer schema use exactly the block's `len` bytes. */
+static bool check_block(const iceberg_avro_reader *r, const char *block, size_t len, int64_t count) {
+  block_check b = {(const uint8_t *)block, len, 0, (int64_t)len + CHECK_ZERO_WIDTH_ITEMS};
+  if (count > b.items_left) return false;
+  b.items_left -= count;
+  for (int64_t i = 0; i < count; i++)
+    if (!check_datum(&b, r->schema, 0)) return false;
+  return b.pos == len;
+}
+
+/* A deflate block (raw RFC 1951 data, as the Avro spec has it) inflated into r->plain. A
+ * block inflating to more than INFLATE_MAX bytes is refused (Java closes blocks at 1 MiB
+ * of records; a small block that inflates to gigabytes is a bomb, not a manifest). */
+#define INFLATE_MAX ((size_t)64 << 20)
+
+static bool inflate_block(iceberg_avro_reader *r, const char *data, size_t len) {
+  weir_buf_clear(&r->plain);
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, -15) != Z_OK) return false;
+  z.next_in = (Bytef *)(uintptr_t)data;
+  z.avail_in = (uInt)len;
+  int zr = Z_OK;
+  while (zr == Z_OK) {
+    if (r->plain.len >= INFLATE_MAX) break;
+    weir_buf_reserve(&r->plain, 64 << 10);
+    size_t room = r->plain.cap - r->plain.len - 1;
+    z.next_out = (Bytef *)r->plain.data + r->plain.len;
+    z.avail_out = (uInt)room;
+    zr = inflate(&z, Z_NO_FLUSH);
+    r->plain.len += room - z.avail_out;
+    if (zr == Z_BUF_ERROR && z.avail_in == 0) break; /* input ends without a final block */
+  }
+  inflateEnd(&z);
+  return zr == Z_STREAM_END && z.avail_in == 0 && r->plain.len <= INFLATE_MAX;
+}
+
+/* Starts the next block (null or deflate codec); false at the end of the file. */
 static int next_block(iceberg_avro_reader *r, bool *more, weir_error *err) {
   const uint8_t *d = (const uint8_t *)r->data;
   *more = false;
@@ -282,6 +439,16 @@ static int next_block(iceberg_avro_reader *r, bool *more, weir_error *err) {
       return bad(r, err, "a block does not end with the file's sync marker");
     r->pos += ICEBERG_AVRO_SYNC_SIZE;
     if (count == 0) continue;
+    if (strcmp(r->codec, "deflate") == 0) {
+      if (!inflate_block(r, block, (size_t)size)) return bad(r, err, "a deflate block does not inflate");
+      block = r->plain.data ? r->plain.data : "";
+      size = (int64_t)r->plain.len;
+    }
+    if (!check_block(r, block, (size_t)size, count))
+      return weir_seterr(err, WEIR_EINPUT,
+                         "%s: not a valid Avro file: the %lld records of a block do not match the "
+                         "file's schema (truncated, too long or corrupt)",
+                         r->origin, (long long)count);
     if (r->block_reader)
       avro_reader_memory_set_source(r->block_reader, block, size);
     else
@@ -334,6 +501,7 @@ void iceberg_avro_reader_close(iceberg_avro_reader *r) {
   }
   if (r->schema) avro_schema_decref(r->schema);
   json_decref(r->meta);
+  weir_buf_free(&r->plain);
   free(r->data);
   free(r->origin);
   memset(r, 0, sizeof *r);

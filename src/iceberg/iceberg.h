@@ -110,6 +110,10 @@ typedef struct iceberg_table {
  * of another Iceberg type is loaded as Any). Errors: WEIR_ENOTFOUND, WEIR_EINPUT naming
  * the file and what is wrong. */
 int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_error *err);
+/* The same over the file's text in memory (`len` bytes, NUL not needed); `location` is
+ * where it was read from (messages, metadata_location). */
+int iceberg_table_parse(const char *text, size_t len, const char *location, iceberg_table **out,
+                        weir_error *err);
 /* Drops a reference; the last one frees the table. NULL-safe. */
 void iceberg_table_free(iceberg_table *t);
 /* Takes another reference (released with iceberg_table_free). Not thread-safe. */

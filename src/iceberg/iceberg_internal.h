@@ -61,10 +61,11 @@ void iceberg_avro_writer_free(iceberg_avro_writer *w);
 
 /*
  * Reads an Avro object container. The header is parsed here (so its metadata, including
- * Iceberg's keys, can be inspected); records of "null"-codec files (what weir writes) are
- * decoded by avro-c from the blocks framed here, against the writer schema of the header.
- * Files with another codec (Java writes deflate) are handed whole to avro-c's own file
- * reader, which implements the codecs; the header is still parsed here.
+ * Iceberg's keys, can be inspected); records of "null"-codec files (what weir writes) and
+ * "deflate" ones (Java, pyiceberg) are decoded by avro-c from the blocks framed (and
+ * inflated) here, against the writer schema of the header, once each block is known to
+ * hold exactly its records. Files with another codec are handed whole to avro-c's own
+ * file reader, which implements the codecs; the header is still parsed here.
  */
 typedef struct iceberg_avro_reader {
   char *origin;                /* file name, for messages */
@@ -77,7 +78,8 @@ typedef struct iceberg_avro_reader {
   avro_schema_t schema;        /* writer schema */
   avro_value_iface_t *iface;
   avro_value_t value;          /* the current record */
-  avro_reader_t block_reader;  /* over the current block (null codec) */
+  avro_reader_t block_reader;  /* over the current block (null and deflate codecs) */
+  weir_buf plain;              /* the current block inflated (deflate codec) */
   int64_t block_left;          /* records left in the current block */
   avro_file_reader_t file_reader; /* other codecs */
   int64_t records_read;
@@ -184,6 +186,10 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
  * NULL, receives each appended entry's status and numbers as written (-1 when null). */
 int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
                           size_t *n, iceberg_entry_meta **meta, weir_error *err);
+/* The same over a manifest's bytes in memory; `origin` names them in messages. */
+int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, bool live_only,
+                              iceberg_data_file **files, size_t *n, iceberg_entry_meta **meta,
+                              weir_error *err);
 
 /* Manifest merging (manifest_merge.c): when an append would leave at least
  * `commit.manifest.min-count-to-merge` (default 100, as Java) data manifests, the carried
@@ -208,6 +214,9 @@ int iceberg_manifest_list_write(const char *path, const iceberg_manifest_list_in
                                 const iceberg_manifest_file *m, size_t n, weir_error *err);
 int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n,
                                weir_error *err);
+/* The same over a manifest list's bytes in memory; `origin` names them in messages. */
+int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *origin,
+                                   iceberg_manifest_file **out, size_t *n, weir_error *err);
 
 /* ---- Schema JSON (schema_json.c) ---------------------------------------------------- */
 

@@ -352,36 +352,37 @@ static int cmp_stats(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files,
-                          size_t *n, iceberg_entry_meta **meta, weir_error *err) {
-  iceberg_avro_reader r;
-  int rc = iceberg_avro_reader_open(&r, path, err);
-  if (rc != WEIR_OK) return rc;
-  const char *content = iceberg_avro_reader_meta(&r, "content");
+/* The entries of an open manifest; closes the reader. `path` names it in messages (and
+ * outlives the reader). */
+static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_only, iceberg_data_file **files,
+                         size_t *n, iceberg_entry_meta **meta, weir_error *err) {
+  int rc = WEIR_OK;
+  const char *content = iceberg_avro_reader_meta(r, "content");
   if (content && strcmp(content, "data") != 0) {
-    iceberg_avro_reader_close(&r);
-    return weir_seterr(err, WEIR_EINPUT,
-                       "%s: a manifest of %s files; weir reads tables without delete files",
-                       path, content);
+    /* The message first: `content` lives in the reader's header, which close frees. */
+    rc = weir_seterr(err, WEIR_EINPUT, "%s: a manifest of %s files; weir reads tables without delete files",
+                     path, content);
+    iceberg_avro_reader_close(r);
+    return rc;
   }
   for (;;) {
     avro_value_t *rec;
-    rc = iceberg_avro_reader_next(&r, &rec, err);
+    rc = iceberg_avro_reader_next(r, &rec, err);
     if (rc != WEIR_OK || !rec) break;
     int64_t status, df_content = 0;
     avro_value_t df;
     if (!iceberg_avro_get_long(rec, "status", &status) ||
         !iceberg_avro_field(rec, "data_file", &df)) {
-      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file",
-                       path, (long long)r.records_read);
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file", path,
+                       (long long)r->records_read);
       break;
     }
     if (live_only && status == ICEBERG_STATUS_DELETED) continue;
     iceberg_avro_get_long(&df, "content", &df_content);
     if (df_content != ICEBERG_CONTENT_DATA) {
       rc = weir_seterr(err, WEIR_EINPUT,
-                       "%s: entry %lld is a delete file; weir reads tables without delete files",
-                       path, (long long)r.records_read);
+                       "%s: entry %lld is a delete file; weir reads tables without delete files", path,
+                       (long long)r->records_read);
       break;
     }
     const char *fpath = NULL, *format = NULL;
@@ -389,9 +390,8 @@ int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **
     if (!iceberg_avro_get_string(&df, "file_path", &fpath) ||
         !iceberg_avro_get_long(&df, "record_count", &f.record_count) ||
         !iceberg_avro_get_long(&df, "file_size_in_bytes", &f.file_size)) {
-      rc = weir_seterr(err, WEIR_EINPUT,
-                       "%s: entry %lld lacks file_path, record_count or file_size_in_bytes", path,
-                       (long long)r.records_read);
+      rc = weir_seterr(err, WEIR_EINPUT, "%s: entry %lld lacks file_path, record_count or file_size_in_bytes",
+                       path, (long long)r->records_read);
       break;
     }
     if (iceberg_avro_get_string(&df, "file_format", &format) && strcasecmp(format, "parquet") != 0) {
@@ -409,7 +409,7 @@ int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **
     for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
       if (read_stat_map(&df, maps[m].name, &f, maps[m].k) != 0) {
         rc = weir_seterr(err, WEIR_EINPUT, "%s: entry %lld has a malformed %s map", path,
-                         (long long)r.records_read, maps[m].name);
+                         (long long)r->records_read, maps[m].name);
         break;
       }
     }
@@ -429,8 +429,25 @@ int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **
     *files = grow(*files, *n, sizeof **files);
     (*files)[(*n)++] = f;
   }
-  iceberg_avro_reader_close(&r);
+  iceberg_avro_reader_close(r);
   return rc;
+}
+
+int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files, size_t *n,
+                          iceberg_entry_meta **meta, weir_error *err) {
+  iceberg_avro_reader r;
+  int rc = iceberg_avro_reader_open(&r, path, err);
+  if (rc != WEIR_OK) return rc;
+  return manifest_read(&r, path, live_only, files, n, meta, err);
+}
+
+int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, bool live_only,
+                              iceberg_data_file **files, size_t *n, iceberg_entry_meta **meta,
+                              weir_error *err) {
+  iceberg_avro_reader r;
+  int rc = iceberg_avro_reader_open_mem(&r, data, len, origin, err);
+  if (rc != WEIR_OK) return rc;
+  return manifest_read(&r, origin ? origin : "<manifest>", live_only, files, n, meta, err);
 }
 
 /* ---- manifest lists ---------------------------------------------------------------- */
@@ -552,18 +569,15 @@ static int read_partitions(avro_value_t *rec, iceberg_manifest_file *mf) {
   return 0;
 }
 
-int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n,
-                               weir_error *err) {
-  *out = NULL;
-  *n = 0;
-  iceberg_avro_reader r;
-  int rc = iceberg_avro_reader_open(&r, path, err);
-  if (rc != WEIR_OK) return rc;
+/* The entries of an open manifest list; closes the reader. */
+static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_manifest_file **out,
+                              size_t *n, weir_error *err) {
+  int rc = WEIR_OK;
   iceberg_manifest_file *v = NULL;
   size_t count = 0;
   for (;;) {
     avro_value_t *rec;
-    rc = iceberg_avro_reader_next(&r, &rec, err);
+    rc = iceberg_avro_reader_next(r, &rec, err);
     if (rc != WEIR_OK || !rec) break;
     v = grow(v, count, sizeof *v);
     iceberg_manifest_file *mf = &v[count++];
@@ -603,7 +617,7 @@ int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, si
       break;
     }
   }
-  iceberg_avro_reader_close(&r);
+  iceberg_avro_reader_close(r);
   if (rc != WEIR_OK) {
     iceberg_manifest_files_free(v, count);
     return rc;
@@ -611,4 +625,23 @@ int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, si
   *out = v;
   *n = count;
   return WEIR_OK;
+}
+
+int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n, weir_error *err) {
+  *out = NULL;
+  *n = 0;
+  iceberg_avro_reader r;
+  int rc = iceberg_avro_reader_open(&r, path, err);
+  if (rc != WEIR_OK) return rc;
+  return manifest_list_read(&r, path, out, n, err);
+}
+
+int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *origin,
+                                   iceberg_manifest_file **out, size_t *n, weir_error *err) {
+  *out = NULL;
+  *n = 0;
+  iceberg_avro_reader r;
+  int rc = iceberg_avro_reader_open_mem(&r, data, len, origin, err);
+  if (rc != WEIR_OK) return rc;
+  return manifest_list_read(&r, origin ? origin : "<manifest list>", out, n, err);
 }

@@ -126,11 +126,33 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
     iceberg_manifest_file *m;
     size_t n;
     rc = iceberg_manifest_list_read(t->manifest_list, &m, &n, err);
-    if (rc != WEIR_OK) return rc;
+    if (rc != WEIR_OK) {
+      weir_error_prefix(err, "%s: counting the rows of snapshot %lld", path,
+                        (long long)t->current_snapshot_id);
+      return rc;
+    }
     for (size_t k = 0; k < n; k++)
       if (m[k].content == ICEBERG_CONTENT_DATA) t->record_count += m[k].added_rows + m[k].existing_rows;
     iceberg_manifest_files_free(m, n);
   }
+  return WEIR_OK;
+}
+
+int iceberg_table_parse(const char *text, size_t len, const char *location, iceberg_table **out,
+                        weir_error *err) {
+  *out = NULL;
+  char *path = iceberg_local_path(location);
+  iceberg_table *t = weir_calloc(1, sizeof *t);
+  t->refs = 1;
+  t->metadata_location = weir_path_absolute(path);
+  int rc = weir_json_parse_len(text, len, path, &t->json, err);
+  if (rc == WEIR_OK) rc = parse(t, path, err);
+  free(path);
+  if (rc != WEIR_OK) {
+    iceberg_table_free(t);
+    return rc;
+  }
+  *out = t;
   return WEIR_OK;
 }
 
@@ -140,21 +162,8 @@ int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_
   char *text = NULL;
   size_t len = 0;
   int rc = weir_fs_read(path, &text, &len, err);
-  if (rc != WEIR_OK) {
-    free(path);
-    return rc;
-  }
-  iceberg_table *t = weir_calloc(1, sizeof *t);
-  t->refs = 1;
-  t->metadata_location = weir_path_absolute(path);
-  rc = weir_json_parse(text, path, &t->json, err);
+  if (rc == WEIR_OK) rc = iceberg_table_parse(text, len, path, out, err);
   free(text);
-  if (rc == WEIR_OK) rc = parse(t, path, err);
   free(path);
-  if (rc != WEIR_OK) {
-    iceberg_table_free(t);
-    return rc;
-  }
-  *out = t;
-  return WEIR_OK;
+  return rc;
 }

@@ -123,6 +123,14 @@ int iceberg_schema_from_json(const json_t *j, weir_schema *out, weir_error *err)
       weir_schema_clear(out);
       return weir_seterr(err, WEIR_EINPUT, "Iceberg schema: two fields are named \"%s\"", name);
     }
+    /* Readers resolve columns by id: two columns with one id would read the same data. */
+    for (size_t k = 0; k < out->n_fields; k++)
+      if (out->fields[k].field_id == f.field_id) {
+        int rc = weir_seterr(err, WEIR_EINPUT, "Iceberg schema: fields \"%s\" and \"%s\" have the same id %d",
+                             out->fields[k].name, name, (int)f.field_id);
+        weir_schema_clear(out);
+        return rc;
+      }
     weir_schema_add(out, &f); /* copies */
   }
   return WEIR_OK;
@@ -164,9 +172,11 @@ void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
     if (!promotable(pf->type, f->type)) continue;
     f->field_id = pf->field_id;
   }
+  /* Ids are int32: past INT32_MAX a column keeps id 0, and iceberg_write_version refuses
+   * it (the overflow would be undefined, and a wrapped id would clash). */
   for (size_t i = 0; i < schema->n_fields; i++) {
     weir_field *f = &schema->fields[i];
-    if (f->field_id <= 0) f->field_id = ++last;
+    if (f->field_id <= 0 && last < INT32_MAX) f->field_id = ++last;
   }
   *last_column_id = last;
 }

@@ -313,6 +313,59 @@ int weir_merge(weir_lake *lake, const char *source, const char *into,
   return WEIR_OK;
 }
 
+/* ---- reverts: contracts only move forward ----------------------------------------------- */
+
+/* The stored contract (the table property weir.contract) of a table version; NULL when it
+ * has none. Borrowed from *keep, which the caller frees. */
+static int stored_contract(weir_lake *lake, const weir_table_entry *e, iceberg_table **keep, const char **out,
+                           weir_error *err) {
+  *out = NULL;
+  *keep = NULL;
+  if (!e) return WEIR_OK;
+  int rc = lake_metadata(lake, e->metadata_location, keep, err);
+  if (rc == WEIR_OK) *out = weir_json_str((*keep)->properties, "weir.contract", NULL);
+  return rc;
+}
+
+/* catalog_revert_check_fn: a revert may not change a table's stored contract unless the
+ * caller allowed it (docs/versioning.md: no write restores an older contract; found by the
+ * model, model/README.md, finding 3). Bringing back a dropped table, or dropping one,
+ * changes no stored contract. */
+static int revert_contract_check(const char *table, const weir_table_entry *cur, const weir_table_entry *to,
+                                 void *ctx, weir_error *err) {
+  weir_lake *lake = ctx;
+  if (!cur || !to) return WEIR_OK;
+  iceberg_table *a = NULL, *b = NULL;
+  const char *now = NULL, *then = NULL;
+  int rc = stored_contract(lake, cur, &a, &now, err);
+  if (rc == WEIR_OK) rc = stored_contract(lake, to, &b, &then, err);
+  if (rc == WEIR_OK && !(now ? then && strcmp(now, then) == 0 : !then)) {
+    json_t *jn = now ? json_loads(now, 0, NULL) : NULL, *jt = then ? json_loads(then, 0, NULL) : NULL;
+    const char *vn = weir_json_str(jn, "version", NULL), *vt = weir_json_str(jt, "version", NULL);
+    const char *nn = weir_json_str(jn, "name", NULL), *nt = weir_json_str(jt, "name", NULL);
+    char *desc_now = now ? weir_asprintf("%s%s%s%s", nn ? nn : "unnamed", vn ? " (version " : "", vn ? vn : "",
+                                         vn ? ")" : "")
+                         : weir_strdup("no contract");
+    char *desc_then = then ? weir_asprintf("%s%s%s%s", nt ? nt : "unnamed", vt ? " (version " : "", vt ? vt : "",
+                                           vt ? ")" : "")
+                           : weir_strdup("no contract");
+    rc = weir_seterr(err, WEIR_ECONTRACT,
+                     "reverting %s would replace its stored contract %s by %s, the one of the version it restores: "
+                     "contracts change only through a write that names one; pass --allow-contract-change to "
+                     "revert the contract too",
+                     table, desc_now, desc_then);
+    weir_error_set_details(err, json_pack("[{s:s,s:s,s:s,s:o,s:o}]", "kind", "contract_change", "table", table,
+                                          "message", err && err->message ? err->message : "",
+                                          "current_contract", jn ? jn : json_null(), "restored_contract",
+                                          jt ? jt : json_null()));
+    free(desc_now);
+    free(desc_then);
+  }
+  iceberg_table_free(a);
+  iceberg_table_free(b);
+  return rc;
+}
+
 int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err) {
@@ -340,9 +393,12 @@ int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
   char expected[WEIR_HASH_HEX_SIZE];
   if (opts && opts->expect_head && (rc = lake_write_base(lake, branch, opts->expect_head, expected, err))) return rc;
   json_t *res = NULL;
-  rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main",
-                            opts ? opts->message : NULL, opts && opts->allow_partial,
-                            opts && opts->expect_head ? expected : NULL, &res, err);
+  catalog_revert_opts ro = {0};
+  ro.message = opts ? opts->message : NULL;
+  ro.allow_partial = opts && opts->allow_partial;
+  ro.expected_head = opts && opts->expect_head ? expected : NULL;
+  if (!(opts && opts->allow_contract_change)) ro.check = revert_contract_check, ro.check_ctx = lake;
+  rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main", &ro, &res, err);
   if (rc) return rc;
   *out_json = lake_dump(res);
   return WEIR_OK;
@@ -368,8 +424,11 @@ int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
     free(target);
     if (rc) return rc;
   }
-  rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL, opts ? opts->message : NULL,
-                          opts && opts->expect_head ? expected : NULL, &res, err);
+  catalog_revert_opts ro = {0};
+  ro.message = opts ? opts->message : NULL;
+  ro.expected_head = opts && opts->expect_head ? expected : NULL;
+  if (!(opts && opts->allow_contract_change)) ro.check = revert_contract_check, ro.check_ctx = lake;
+  rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL, &ro, &res, err);
   if (rc) return rc;
   *out_json = lake_dump(res);
   return WEIR_OK;

@@ -28,13 +28,15 @@ void pipeline_problem(weir_project *p, const char *file, int line, const char *m
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   json_t *o = json_object();
-  json_object_set_new(o, "file", weir_json_str_or_null(file));
+  /* Problems quote the project's files, which can hold any bytes: weir_json_text keeps
+   * every key present (json_string would drop one that is not UTF-8). */
+  json_object_set_new(o, "file", weir_json_text(file));
   json_object_set_new(o, "line", line > 0 ? json_integer(line) : json_null());
-  json_object_set_new(o, "model", weir_json_str_or_null(model));
-  json_object_set_new(o, "column", weir_json_str_or_null(column));
-  json_object_set_new(o, "expected", weir_json_str_or_null(expected));
-  json_object_set_new(o, "found", weir_json_str_or_null(found));
-  json_object_set_new(o, "message", json_string(msg));
+  json_object_set_new(o, "model", weir_json_text(model));
+  json_object_set_new(o, "column", weir_json_text(column));
+  json_object_set_new(o, "expected", weir_json_text(expected));
+  json_object_set_new(o, "found", weir_json_text(found));
+  json_object_set_new(o, "message", weir_json_text(msg));
   json_array_append_new(p->problems, o);
 }
 

@@ -503,6 +503,7 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     mreq.message = msg;
     mreq.author = lake->author;
     mreq.run_id = rc.run_id;
+    mreq.base = rc.base;
     json_t *merged = NULL;
     weir_error e2 = {0};
     char target_head[WEIR_HASH_HEX_SIZE] = "";

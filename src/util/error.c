@@ -2,12 +2,14 @@
  * error.c -- error values, error-code names and exit codes, and checked allocation.
  */
 #include "util/error.h"
+#include "util/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static char *vformat(const char *fmt, va_list ap) WEIR_PRINTF(1, 0);
 static char *vformat(const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
@@ -16,7 +18,8 @@ static char *vformat(const char *fmt, va_list ap) {
   if (n < 0) return weir_strdup("(unformattable message)");
   char *s = weir_malloc((size_t)n + 1);
   vsnprintf(s, (size_t)n + 1, fmt, ap);
-  return s;
+  /* Messages quote input, which can be any bytes; a message is always UTF-8 (utf8.h). */
+  return weir_utf8_repair_owned(s);
 }
 
 int weir_seterr(weir_error *err, int code, const char *fmt, ...) {

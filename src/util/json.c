@@ -2,6 +2,7 @@
  * json.c -- serialisation flavours and getters over jansson.
  */
 #include "util/json.h"
+#include "util/utf8.h"
 
 #include <stdlib.h>
 
@@ -32,6 +33,15 @@ int weir_json_parse(const char *text, const char *origin, json_t **out, weir_err
   return WEIR_OK;
 }
 
+int weir_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
+  json_error_t je;
+  *out = json_loadb(text, len, JSON_DECODE_ANY, &je);
+  if (!*out)
+    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
+                       je.column, je.text);
+  return WEIR_OK;
+}
+
 const char *weir_json_str(const json_t *obj, const char *key, const char *dflt) {
   json_t *v = json_object_get(obj, key);
   return json_is_string(v) ? json_string_value(v) : dflt;
@@ -40,7 +50,11 @@ const char *weir_json_str(const json_t *obj, const char *key, const char *dflt) 
 int64_t weir_json_int(const json_t *obj, const char *key, int64_t dflt) {
   json_t *v = json_object_get(obj, key);
   if (json_is_integer(v)) return (int64_t)json_integer_value(v);
-  if (json_is_real(v)) return (int64_t)json_real_value(v);
+  if (json_is_real(v)) {
+    /* Out of int64's range (1e300) the cast would be undefined: the default instead. */
+    double d = json_real_value(v);
+    return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? (int64_t)d : dflt;
+  }
   return dflt;
 }
 
@@ -50,3 +64,13 @@ int weir_json_bool(const json_t *obj, const char *key, int dflt) {
 }
 
 json_t *weir_json_str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+json_t *weir_json_text(const char *s) {
+  if (!s) return json_null();
+  json_t *j = json_string(s);
+  if (j) return j;
+  char *r = weir_utf8_repair(s);
+  j = json_string(r);
+  free(r);
+  return j;
+}

@@ -5,6 +5,7 @@
 #define WEIR_UTIL_JSON_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "util/error.h"
 
@@ -18,6 +19,9 @@ char *weir_json_pretty(const json_t *v);
 char *weir_json_compact(const json_t *v);
 /* Parses text; on failure fills err (WEIR_EINPUT) naming `origin`, line and column. */
 int weir_json_parse(const char *text, const char *origin, json_t **out, weir_error *err);
+/* The same over `len` bytes (no NUL needed; a NUL inside them is an error). */
+int weir_json_parse_len(const char *text, size_t len, const char *origin, json_t **out,
+                        weir_error *err);
 
 /* Getters that return a default when the key is missing or of another type. */
 const char *weir_json_str(const json_t *obj, const char *key, const char *dflt);
@@ -26,5 +30,8 @@ int weir_json_bool(const json_t *obj, const char *key, int dflt);
 
 /* json_string() that maps NULL to JSON null. New reference. */
 json_t *weir_json_str_or_null(const char *s);
+/* A JSON string of text for people (messages, quoted input): invalid UTF-8 bytes become
+ * U+FFFD instead of making json_string() fail; NULL gives JSON null. New reference. */
+json_t *weir_json_text(const char *s);
 
 #endif

@@ -378,3 +378,58 @@ def test_cli_run_retry_is_validated(titanic_lake, tmp_path):
     assert r.returncode == 2 and "--retry needs a number" in r.stderr
     r = cli("run", tmp_path, "--retry", "1", "--expect-head", head(titanic_lake), lake=titanic_lake)
     assert r.returncode == 2 and "cannot be retried" in r.stderr
+
+
+# ---- contracts only move forward, also through reverts ------------------------------------------
+
+
+@pytest.mark.cli
+def test_revert_that_would_restore_an_older_contract_is_refused(lake, tmp_path):
+    v1 = events_contract(tmp_path, "v1", ["a", "b", "c"], version="1")
+    v2 = events_contract(tmp_path, "v2", ["a", "b"], version="2")
+    data = tmp_path / "e.csv"
+    data.write_text("id,kind\n1,a\n2,c\n")
+    assert cli("import", data, "--table", "events", "--contract", v1, lake=lake).returncode == 0
+    old = head(lake)
+    data.write_text("id,kind\n3,a\n")
+    assert cli("import", data, "--table", "events", "--mode", "replace", "--contract", v2, lake=lake).returncode == 0
+    now = head(lake)
+    r = cli("revert", "events", "--to", old, "--json", lake=lake)
+    assert r.returncode == 3, r.stderr
+    err = json.loads(r.stdout)["error"]
+    assert err["code"] == "ContractViolation"
+    assert "would replace its stored contract events (version 2) by events (version 1)" in err["message"]
+    assert "--allow-contract-change" in err["message"]
+    assert err["details"][0]["kind"] == "contract_change"
+    assert head(lake) == now
+    assert weir_json("describe", "events", lake=lake)["contract"]["version"] == "2"
+    # Asked for explicitly, the revert brings the old version back, contract included.
+    r = cli("revert", "events", "--to", old, "--allow-contract-change", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert weir_json("describe", "events", lake=lake)["contract"]["version"] == "1"
+    assert count(lake, "SELECT count(*) FROM events") == 2
+
+
+def test_revert_run_that_would_change_a_contract_needs_the_flag(client, tmp_path):
+    legacy = tmp_path / "legacy.yml"
+    legacy.write_text("contract:\n  name: Legacy\n  version: \"1\"\n  columns:\n"
+                      "    - {name: Pclass, type: Int64}\n    - {name: n, type: Int64}\n")
+    client.import_data("titanic", TITANIC)
+    client.import_data("summary", pa.table({"Pclass": [1], "n": [1]}), contract=str(legacy))
+    proj = tmp_path / "p"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "contracts" / "summary.yml").write_text(
+        "contract:\n  name: Summary\n  version: \"2\"\n  columns:\n"
+        "    - {name: Pclass, type: Int64}\n    - {name: n, type: Int64}\n")
+    (proj / "summary.sql").write_text("-- weir: name=summary\n-- weir: output_schema=Summary\n"
+                                      "SELECT Pclass, count(*) AS n FROM titanic GROUP BY 1\n")
+    state = client.run(proj)
+    assert state.success(), state
+    assert client.get_table("summary").contract["name"] == "Summary"
+    with pytest.raises(weir.ContractViolation) as e:
+        client.revert_run(state)
+    assert "stored contract Summary (version 2) by Legacy (version 1)" in e.value.message
+    assert client.get_table("summary").contract["name"] == "Summary"
+    reverted = client.revert_run(state, allow_contract_change=True)
+    assert [t.table for t in reverted.tables] == ["default.summary"]
+    assert client.get_table("summary").contract["name"] == "Legacy"

@@ -409,7 +409,7 @@ TEST(merge_gives_up_when_the_target_keeps_moving) {
   CHECK_OK(catalog_resolve(f.cat, "dev~1", before_m, &err), &err); /* has no default.m */
   race_setup(&f, 2);
   json_t *o = NULL;
-  CHECK_OK(catalog_revert_table(f.cat, "default.m", before_m, "main", NULL, false, NULL, &o, &err), &err);
+  CHECK_OK(catalog_revert_table(f.cat, "default.m", before_m, "main", NULL, &o, &err), &err);
   CHECK_STR(weir_json_str(o, "action", ""), "dropped");
   race_teardown(&f);
   CHECK(fx_loc(&f, "main", "default.m") == NULL);

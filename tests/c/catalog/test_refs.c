@@ -99,6 +99,13 @@ TEST(resolve_branch_tag_hash_prefix_and_steps) {
   CHECK_INT(catalog_resolve(f.cat, "main~x", out, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "main~x");
   CHECK_INT(catalog_resolve(f.cat, "~1", out, &err), WEIR_EINVALIDARG);
+  /* Steps that add up to INT64_MAX, then one more "~": refused, not a signed overflow
+   * (found by fuzz_ref; UBSan stops the test if it comes back). */
+  CHECK_INT(catalog_resolve(f.cat, "main~9223372036854775799~8~", out, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "too large");
+  /* A ref that is not UTF-8 is quoted in a message that is. */
+  CHECK_INT(catalog_resolve(f.cat, "ma\x8ain", out, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "'ma\xEF\xBF\xBDin'");
   CHECK_INT(catalog_resolve(f.cat, "", out, &err), WEIR_EINVALIDARG);
   CHECK_INT(catalog_resolve(f.cat, "nosuchref", out, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "'nosuchref'");

@@ -5,7 +5,8 @@
 static int revert(fx *f, const char *table, const char *to, bool allow_partial, json_t **out,
                   weir_error *err) {
   json_t *o = NULL;
-  int rc = catalog_revert_table(f->cat, table, to, "main", NULL, allow_partial, NULL, &o, err);
+  catalog_revert_opts ro = {.allow_partial = allow_partial};
+  int rc = catalog_revert_table(f->cat, table, to, "main", &ro, &o, err);
   if (out) *out = o;
   else json_decref(o);
   return rc;
@@ -49,7 +50,7 @@ TEST(revert_table_to_an_older_version_or_drop_or_re_add) {
   /* errors name what is missing */
   CHECK_INT(revert(&f, "default.a", "nosuch", false, NULL, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "nosuch");
-  CHECK_INT(catalog_revert_table(f.cat, "default.a", "good", "nobranch", NULL, false, NULL, &o, &err), WEIR_ENOTFOUND);
+  CHECK_INT(catalog_revert_table(f.cat, "default.a", "good", "nobranch", NULL, &o, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "nobranch");
   weir_error_clear(&err);
   fx_free(&f);
@@ -104,6 +105,56 @@ TEST(partial_rule_ends_when_siblings_moved_on) {
   fx_free(&f);
 }
 
+/* The mirror of the partial rule (model/README.md, finding 2): after revert --run, putting
+ * one of the run's tables back to the run's version alone is refused. */
+TEST(reverting_one_table_back_to_a_runs_version_alone_is_refused) {
+  fx f = fx_new();
+  published_run(&f);
+  char result[WEIR_HASH_LEN + 1];
+  memcpy(result, fx_head(&f, "main"), sizeof result);
+  json_t *o = NULL;
+  weir_error err = {0};
+  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, &o, &err), &err);
+  json_decref(o);
+  CHECK_INT(revert(&f, "default.a", result, false, NULL, &err), WEIR_EPARTIAL);
+  CHECK_CONTAINS(err.message, "written by run r1 together with default.b");
+  CHECK_CONTAINS(err.message, "no longer at that run's versions");
+  CHECK_CONTAINS(err.details, "default.b");
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
+  weir_error_clear(&err);
+  /* Both back, one after the other: the second restores the run's pair, so it is allowed. */
+  CHECK_OK(revert(&f, "default.b", result, true, NULL, &err), &err);
+  CHECK_OK(revert(&f, "default.a", result, false, NULL, &err), &err);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a-r1");
+  CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b-r1");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+static int refuse_b(const char *table, const weir_table_entry *cur, const weir_table_entry *to, void *ctx,
+                    weir_error *err) {
+  (void)cur, (void)to;
+  ++*(int *)ctx;
+  return strcmp(table, "default.b") == 0 ? weir_seterr(err, WEIR_ECONTRACT, "no, not %s", table) : WEIR_OK;
+}
+
+TEST(a_revert_check_vetoes_the_whole_revert) {
+  fx f = fx_new();
+  published_run(&f);
+  size_t n = fx_count(&f, "main");
+  int calls = 0;
+  catalog_revert_opts ro = {.check = refuse_b, .check_ctx = &calls};
+  json_t *o = NULL;
+  weir_error err = {0};
+  CHECK_INT(catalog_revert_run(f.cat, "r1", NULL, &ro, &o, &err), WEIR_ECONTRACT);
+  CHECK_STR(err.message, "no, not default.b");
+  CHECK_INT(calls, 2);
+  CHECK_INT(fx_count(&f, "main"), n);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a-r1"); /* nothing of it was written */
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
 TEST(revert_run_puts_every_table_back_in_one_commit) {
   fx f = fx_new();
   published_run(&f);
@@ -111,7 +162,7 @@ TEST(revert_run_puts_every_table_back_in_one_commit) {
   size_t n = fx_count(&f, "main");
   json_t *o = NULL;
   weir_error err = {0};
-  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, NULL, &o, &err), &err);
+  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, &o, &err), &err);
   CHECK_INT(fx_count(&f, "main"), n + 1);
   CHECK_STR(weir_json_str(o, "run_id", ""), "r1");
   char *t = weir_json_canonical(json_object_get(o, "tables"));
@@ -128,11 +179,11 @@ TEST(revert_run_puts_every_table_back_in_one_commit) {
   weir_commit_rec_clear(&c);
   json_decref(o);
   /* again: nothing left to revert, no commit */
-  CHECK_OK(catalog_revert_run(f.cat, "r1", "main", NULL, NULL, &o, &err), &err);
+  CHECK_OK(catalog_revert_run(f.cat, "r1", "main", NULL, &o, &err), &err);
   CHECK_INT(json_array_size(json_object_get(o, "tables")), 0);
   CHECK_INT(fx_count(&f, "main"), n + 1);
   json_decref(o);
-  CHECK_INT(catalog_revert_run(f.cat, "r404", NULL, NULL, NULL, &o, &err), WEIR_ENOTFOUND);
+  CHECK_INT(catalog_revert_run(f.cat, "r404", NULL, NULL, &o, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "r404");
   weir_error_clear(&err);
   fx_free(&f);

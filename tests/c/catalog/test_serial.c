@@ -115,6 +115,46 @@ TEST(merge_with_a_stale_expected_head_is_refused_only_for_tables_it_changes) {
   fx_free(&f);
 }
 
+/* A run publishes by merging three-way against its own base (model/README.md, finding 1):
+ * if part of its branch reached the target already (an allow-partial merge) and a table
+ * it wrote changed there since, the publish conflicts instead of being "up to date". */
+TEST(publish_against_the_run_base_sees_changes_after_a_partial_merge) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.p", "/w/p0", NULL);
+  fx_set(&f, "main", "default.c", "/w/c0", NULL);
+  char *base = copy_head(&f, "main");
+  weir_error err = {0};
+  CHECK_OK(catalog_run_create(f.cat, "r1", "proj", "dg", "main", base, "run/r1", &err), &err);
+  CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_BRANCH, "run/r1", base, &err), &err);
+  fx_set(&f, "run/r1", "default.p", "/w/p-r1", "r1");
+  fx_set(&f, "run/r1", "default.c", "/w/c-r1", "r1");
+  json_t *o = NULL;
+  weir_merge_request leak = {.source = "run/r1", .into = "main", .allow_partial = true};
+  CHECK_OK(catalog_merge(f.cat, &leak, &o, &err), &err);
+  json_decref(o);
+  fx_set(&f, "main", "default.c", "/w/c-later", NULL);
+  char *now = copy_head(&f, "main");
+  /* The ordinary merge says up to date: the run's C would be lost without a word. */
+  weir_merge_request plain = {.source = "run/r1", .into = "main", .run_id = "r1"};
+  CHECK_OK(catalog_merge(f.cat, &plain, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "result", ""), "up-to-date");
+  json_decref(o);
+  /* Against the run's base, C conflicts; nothing is written. */
+  weir_merge_request publish = {.source = "run/r1", .into = "main", .run_id = "r1", .base = base};
+  CHECK_INT(catalog_merge(f.cat, &publish, &o, &err), WEIR_ECONFLICT);
+  CHECK_CONTAINS(err.message, "default.c");
+  CHECK_STR(fx_head(&f, "main"), now);
+  weir_error_clear(&err);
+  /* Main put the run's C back: every output is there, the publish is up to date. */
+  fx_set(&f, "main", "default.c", "/w/c-r1", NULL);
+  CHECK_OK(catalog_merge(f.cat, &publish, &o, &err), &err);
+  CHECK_STR(weir_json_str(o, "result", ""), "up-to-date");
+  json_decref(o);
+  free(base);
+  free(now);
+  fx_free(&f);
+}
+
 TEST(revert_with_a_stale_expected_head_is_refused) {
   fx f = fx_new();
   fx_set(&f, "main", "default.a", "/w/a1", NULL);
@@ -125,18 +165,18 @@ TEST(revert_with_a_stale_expected_head_is_refused) {
   fx_set(&f, "main", "default.b", "/w/b1", NULL);
   weir_error err = {0};
   json_t *o = NULL;
-  CHECK_INT(catalog_revert_table(f.cat, "default.a", first, "main", NULL, false, decided, &o, &err),
+  CHECK_INT(catalog_revert_table(f.cat, "default.a", first, "main", &(catalog_revert_opts){.expected_head = decided}, &o, &err),
             WEIR_ECONCURRENT);
   CHECK_CONTAINS(err.message, "table default.a changed");
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a3");
   weir_error_clear(&err);
   /* b did not change since `decided`... it did not exist: it was added, which is a change. */
-  CHECK_INT(catalog_revert_table(f.cat, "default.b", first, "main", NULL, false, decided, &o, &err),
+  CHECK_INT(catalog_revert_table(f.cat, "default.b", first, "main", &(catalog_revert_opts){.expected_head = decided}, &o, &err),
             WEIR_ECONCURRENT);
   weir_error_clear(&err);
   /* At the head itself, the revert goes through. */
   char *now = copy_head(&f, "main");
-  CHECK_OK(catalog_revert_table(f.cat, "default.a", first, "main", NULL, false, now, &o, &err), &err);
+  CHECK_OK(catalog_revert_table(f.cat, "default.a", first, "main", &(catalog_revert_opts){.expected_head = now}, &o, &err), &err);
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
   json_decref(o);
   free(first);

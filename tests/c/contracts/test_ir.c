@@ -216,6 +216,24 @@ TEST(strict_errors) {
   free(m);
 }
 
+TEST(huge_whole_numbers_are_not_cast_to_int64) {
+  /* 1e300 as an Int64 enum value was checked by casting it to int64_t: undefined
+   * behaviour (found by fuzz_contract_ir under UBSan). It is not a whole int64. */
+  char *msg = NULL;
+  CHECK_INT(from_ir_text("{\"name\":\"x\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\","
+                         "\"rules\":[{\"kind\":\"enum\",\"values\":[1e300]}]}]}",
+                         &msg),
+            WEIR_EINPUT);
+  CHECK_CONTAINS(msg, "ir.json: column \"a\" rules[0]: rule \"a.enum\": ");
+  free(msg);
+  /* A whole double that fits is an integer value. */
+  CHECK_INT(from_ir_text("{\"name\":\"x\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\","
+                         "\"rules\":[{\"kind\":\"enum\",\"values\":[2.0, -4e18]}]}]}",
+                         &msg),
+            WEIR_OK);
+  free(msg);
+}
+
 TEST(schema_and_from_schema) {
   weir_contract *c = yaml_contract(FULL);
   CHECK(c != NULL);

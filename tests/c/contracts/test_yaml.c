@@ -1,6 +1,7 @@
 /* YAML contracts: the spec's example, the blog's aliases, per-rule modes, and every
  * error with its exact file:line:column. */
 #include "harness.h"
+#include "util/buf.h"
 #include "build.h"
 
 static const char *SPEC =
@@ -260,6 +261,70 @@ TEST(syntax_error_names_line_column) {
   free(m);
   m = load_err("contract:\n  name: t\n   owner: x\n");
   CHECK_STR(m, "contracts/t.yml:3:9: invalid YAML: mapping values are not allowed in this context");
+  free(m);
+}
+
+TEST(invalid_utf8_names_its_line_and_column) {
+  /* libyaml reports bytes that are not UTF-8 with an offset, not a mark: the message used
+   * to say 1:1 whatever the line (found by fuzz_contract_yaml). */
+  char *m = load_err("contract:\n  name: t\n  owner: caf\xe9\n");
+  CHECK_STR(
+      m, "contracts/t.yml:3:13: invalid UTF-8: incomplete UTF-8 octet sequence (a contract is UTF-8 text)");
+  free(m);
+  /* Columns count characters, not bytes; CRLF is one line break. */
+  m = load_err("contract:\r\n  owner: \xc3\xa9t\xc3\xa9 \xff\r\n");
+  CHECK_STR(m,
+            "contracts/t.yml:2:14: invalid UTF-8: invalid leading UTF-8 octet (byte 0xFF; a contract is "
+            "UTF-8 text)");
+  free(m);
+  /* A sequence cut by the end of the input. */
+  m = load_err("contract:\n  name: \xe2\x82");
+  CHECK_CONTAINS(m, "contracts/t.yml:2:9: invalid UTF-8: ");
+  free(m);
+}
+
+TEST(errors_at_the_end_of_the_input_name_a_line_it_has) {
+  /* libyaml adds a line break to input that lacks one and marks errors and empty nodes
+   * there, a line past the end of the file. */
+  char *m = load_err(" [");
+  CHECK_STR(
+      m, "contracts/t.yml:1:3: invalid YAML: did not find expected node content while parsing a flow node");
+  free(m);
+  m = load_err("---");
+  CHECK_STR(m, "contracts/t.yml:1:4: a contract file is a mapping with one key, contract:");
+  free(m);
+  m = load_err("contract:\n  name: t\n  columns:");
+  CHECK_STR(m, "contracts/t.yml:3:11: the contract needs columns: a list of columns");
+  free(m);
+}
+
+TEST(aliases_that_expand_without_end_are_refused) {
+  /* Eight levels of ten aliases: 10^8 values from 300 bytes. It used to hang; now the
+   * contract's values have a budget (found while fuzzing contract_yaml). */
+  weir_buf b = WEIR_BUF_INIT;
+  weir_buf_puts(&b, "contract:\n  name: t\n  sla:\n    l0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n");
+  for (int i = 1; i < 8; i++) {
+    weir_buf_printf(&b, "    l%d: &a%d [", i, i);
+    for (int k = 0; k < 10; k++) weir_buf_printf(&b, "%s*a%d", k ? ", " : "", i - 1);
+    weir_buf_puts(&b, "]\n");
+  }
+  weir_buf_puts(&b, "  columns:\n    - {name: a, type: Int64}\n");
+  char *m = load_err(weir_buf_cstr(&b));
+  CHECK_CONTAINS(m, "contracts/t.yml:");
+  CHECK_CONTAINS(m, ": the contract expands to more than 100000 values (aliases of aliases?)");
+  free(m);
+  weir_buf_free(&b);
+  /* Anchors and aliases of ordinary size still load. */
+  m = load_err(
+      "contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, enum: &v [1, 2]}\n"
+      "    - {name: b, type: Int64, enum: *v}\n");
+  CHECK_STR(m, "(loaded)");
+  free(m);
+}
+
+TEST(bad_syntax_after_the_document_is_an_error) {
+  char *m = load_err("contract:\n  name: t\n  columns: [{name: a, type: Int64}]\n---\n[\n");
+  CHECK_CONTAINS(m, "contracts/t.yml:6:1: invalid YAML: ");
   free(m);
 }
 

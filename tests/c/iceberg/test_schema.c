@@ -2,6 +2,7 @@
  * test_schema.c -- Iceberg schema JSON <-> weir_schema, and field id assignment across
  * table versions.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,10 +136,13 @@ TEST(from_json_errors) {
   static const char *bad[] = {
       "[]",
       "{\"fields\": 3}",
-      "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\"}]}",          /* no required */
+      "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\"}]}", /* no required */
       "{\"fields\": [{\"id\": 0, \"name\": \"a\", \"type\": \"int\", \"required\": true}]}",
       "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\", \"required\": true},"
       " {\"id\": 2, \"name\": \"a\", \"type\": \"int\", \"required\": true}]}",
+      /* two columns with one id (fuzz_metadata_json) */
+      "{\"fields\": [{\"id\": 1, \"name\": \"a\", \"type\": \"int\", \"required\": true},"
+      " {\"id\": 1, \"name\": \"b\", \"type\": \"int\", \"required\": true}]}",
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     json_t *j = json_loads(bad[i], 0, NULL);
@@ -173,6 +177,24 @@ TEST(assign_ids_new_table) {
   CHECK_INT(s.fields[1].field_id, 2);
   CHECK_INT(last, 2);
   weir_schema_clear(&s);
+}
+
+TEST(assign_ids_stop_at_int32_max) {
+  /* A last-column-id of INT32_MAX leaves a new column without an id (which the writer
+   * refuses) instead of overflowing int32 (fuzz_metadata_json, under UBSan). */
+  iceberg_table *prev = prev_table();
+  prev->last_column_id = INT32_MAX;
+  weir_schema s = {0};
+  add(&s, "a", WEIR_TYPE_INT64, true, NULL, 0);
+  add(&s, "new", WEIR_TYPE_STRING, true, NULL, 0);
+  int32_t last = 0;
+  iceberg_assign_field_ids(prev, &s, &last);
+  CHECK_INT(s.fields[0].field_id, 1);
+  CHECK_INT(s.fields[1].field_id, 0);
+  CHECK_INT(last, INT32_MAX);
+  weir_schema_clear(&s);
+  weir_schema_clear(&prev->schema);
+  free(prev);
 }
 
 TEST(assign_ids_reuse_by_name_and_new_after_last_column_id) {

@@ -1,0 +1,2 @@
+-- weir: name=empty
+-- nothing here
