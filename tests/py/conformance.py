@@ -125,11 +125,13 @@ class Run:
 
 @dataclass(frozen=True)
 class Revert:
-    """revert_table(<table>, source_ref=<the to-th commit reported so far>)."""
+    """revert_table(<table>, source_ref=<the to-th commit reported so far>); a revert that
+    would change the stored contract needs allow_contract_change."""
     table: int
     branch: int
     to: int
     expect: bool = False
+    allow_contract: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class RevertRun:
     """revert_run(<the run-th run recorded so far>) on the run's branch."""
     run: int
     expect: bool = False
+    allow_contract: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,7 @@ class Record:
     to: str | None = None               # revert target commit
     run: str | None = None              # revert_run's run id
     only_ab: bool = False
+    allow_contract: bool = False        # a revert's allow_contract_change
     decided: str | None = None          # the expect_head it passed
     base: str | None = None             # the branch head when libweir started it
     # (hand-off, branch head when it paused there, branch head when it resumed)
@@ -509,8 +513,10 @@ class History:
             rec.decided = self.head(rec.branch)
         actor.pause("decided")
         rec.base = rec.decided or self.head(rec.branch)
+        rec.allow_contract = op.allow_contract
         res = self._sdk(rec, lambda: actor.client.revert_table(rec.table, source_ref=rec.to, into_branch=rec.branch,
-                                                               message=rec.message, expect_head=rec.decided))
+                                                               message=rec.message, expect_head=rec.decided,
+                                                               allow_contract_change=op.allow_contract))
         rec.end_head = self.head(rec.branch)
         if res is not None:
             self.commits_seen.append(res.commit)
@@ -526,7 +532,9 @@ class History:
             rec.decided = self.head(rec.branch)
         actor.pause("decided")
         rec.base = rec.decided or self.head(rec.branch)
-        res = self._sdk(rec, lambda: actor.client.revert_run(rec.run, message=rec.message, expect_head=rec.decided))
+        rec.allow_contract = op.allow_contract
+        res = self._sdk(rec, lambda: actor.client.revert_run(rec.run, message=rec.message, expect_head=rec.decided,
+                                                             allow_contract_change=op.allow_contract))
         rec.end_head = self.head(rec.branch)
         if res is not None:
             self.commits_seen.append(res.commit)
@@ -969,6 +977,7 @@ class Checker:
             self.compare(x, exp)
             if rec.decided and p != rec.decided and self.at(rec.decided, t) != self.at(p, t):
                 self.fail(f"{where}: {t} changed since its expected head {self.name(rec.decided)}")
+            self.check_revert_contract(rec, where, p, {t: self.at(rec.to, t)})
         elif rec.kind == "revert_run":
             if len(ps) != 1:
                 return self.fail(f"{where} has {len(ps)} parents")
@@ -989,8 +998,27 @@ class Checker:
                 if rec.decided and p != rec.decided and self.at(rec.decided, t) != self.at(p, t):
                     self.fail(f"{where}: {t} changed since its expected head {self.name(rec.decided)}")
             self.compare(x, exp)
+            self.check_revert_contract(rec, where, p, {t: self.at(run.base_commit, t) for t in self.run_tables(rec.run)})
         else:
             self.fail(f"{where}: a {rec.kind} makes no commit")
+
+    def contract_changes(self, head: str | None, to: dict[str, str | None]) -> list[str]:
+        """The tables whose stored contract a revert from `head` to the versions `to` would
+        change (bringing a table back, or dropping one, changes none)."""
+        out = []
+        for t, loc in sorted(to.items()):
+            cur = self.at(head, t)
+            if cur and loc and cur != loc and self.cv(cur) != self.cv(loc):
+                out.append(t)
+        return out
+
+    def check_revert_contract(self, rec: Record, where: str, parent: str, to: dict[str, str | None]) -> None:
+        changed = self.contract_changes(parent, to)
+        if changed and not rec.allow_contract:
+            self.fail(f"{where}: it changed the stored contract of {changed} without allow_contract_change "
+                      "(contracts change only through a write that names one)")
+        elif changed:
+            self.coverage["revert changed a stored contract (allowed)"] += 1
 
     def check_merge(self, x, ps, bases, strategy, where) -> None:
         results = []
@@ -1235,6 +1263,15 @@ class Checker:
                     self.fail(f"{where}: refused as a concurrent update, but no table it changes ({sorted(changes)}) "
                               f"changed since its expected head {self.name(rec.decided)}")
                 return
+        elif rec.kind in ("revert", "revert_run") and e == "ContractViolation":
+            to = {t: self.at(rec.to, t)} if rec.kind == "revert" else \
+                {x: self.at(self.runs[rec.run].base_commit, x) for x in self.run_tables(rec.run)}
+            if rec.allow_contract or not self.contract_changes(end, to):
+                self.fail(f"{where}: refused as a contract violation, but it would change no stored contract "
+                          f"(allow_contract_change={rec.allow_contract})")
+            else:
+                self.coverage[f"{rec.kind} refused: it would change a stored contract"] += 1
+            return
         elif rec.kind == "revert":
             if e == "NotFound":  # a table in neither place is taken for a typo (src/lake/history.c)
                 if self.at(end, t) is not None or self.at(rec.to, t) is not None:
