@@ -4,7 +4,7 @@
 #   make test   set up, build, and run every test (also under ASan/UBSan, and a short
 #               run of every fuzz target)
 #   make fuzz   build the libFuzzer targets and fuzz each for FUZZ_SECONDS (default 60)
-#   make soak   long budgets of the randomized tests (kill harness, ...), not in make test
+#   make soak   long budgets of the randomized tests (kill harness, conformance), not in make test
 #
 # Both run scripts/bootstrap.sh first, which installs what is missing and is quick when
 # nothing is.
@@ -21,7 +21,8 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-asan test-fuzz test-model fuzz soak bench bench-full clean
+.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-asan test-fuzz test-model fuzz soak \
+        soak-kill soak-conformance bench bench-full clean
 
 all: build
 
@@ -75,13 +76,22 @@ test-fuzz:
 fuzz: build-fuzz
 	python3 scripts/fuzz.py --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS)
 
-# Long budgets, not part of make test: the randomized kill harness for 10,000 kills
-# (tests/py/test_crash.py, on the failpoint build), and the other soak budgets.
+# Long budgets, not part of make test, one target each (one alone: make soak SOAK_TARGETS=soak-kill);
+# add yours to SOAK_TARGETS and .PHONY.
+SOAK_TARGETS ?= soak-kill soak-conformance
 soak: build build-asan
+	$(MAKE) --no-print-directory $(SOAK_TARGETS)
+
+# The randomized kill harness for 10,000 kills (tests/py/test_crash.py, on the failpoint build).
+soak-kill:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so WEIR_REQUIRE_FAILPOINTS=1 \
 	  WEIR_KILL_ITERATIONS=$${WEIR_KILL_ITERATIONS:-10000} \
 	  $(PY) -m pytest tests/py/test_crash.py -q -k randomized
+
+# 1,000 generated histories of the conformance test (tests/py/test_conformance.py).
+soak-conformance:
+	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) WEIR_CONFORMANCE_PROFILE=soak $(PY) -m pytest tests/py/test_conformance.py -q
 
 bench: build
 	$(PY) bench/run.py --tier quick

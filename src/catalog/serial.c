@@ -27,6 +27,14 @@ static void changed_by(weir_catalog *cat, const char *base, const char *head, co
   if (catalog_table_get(cat, head, table, &e, &ignore) == WEIR_OK) {
     catalog_version_origin(cat, e.metadata_location, out, &ignore);
     weir_table_entry_clear(&e);
+    /* The first writer of the version changed the table since the base only if it is in
+     * the head's history and not in the base's. A version put back by a revert (from the
+     * base's own past, or from another branch) was not: the walk below finds the revert. */
+    bool old = false, reached = false;
+    weir_error_clear(&ignore);
+    if (out[0] && (catalog_is_ancestor(cat, out, base, &old, &ignore) != WEIR_OK || old ||
+                   catalog_is_ancestor(cat, out, head, &reached, &ignore) != WEIR_OK || !reached))
+      out[0] = 0;
   }
   weir_error_clear(&ignore);
   if (!out[0]) {

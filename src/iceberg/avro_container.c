@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/uuid.h"
 
 /* A block is closed when its records reach this size (Java's default is 1 MiB too). */
@@ -160,6 +161,177 @@ static int bad(iceberg_avro_reader *r, weir_error *err, const char *what) {
   return weir_seterr(err, WEIR_EINPUT, "%s: not a valid Avro file: %s", r->origin, what);
 }
 
+/* ---- the writer schema, checked before avro-c parses it -------------------------------- */
+
+/* avro-c 1.11's avro_schema_from_json leaks the records it was building when it refuses a
+ * schema (a record with two fields of one name, a named type defined twice, ...), and a
+ * manifest's header comes from whoever wrote the file. So the schema is checked here
+ * first, against the rules of the Avro specification that avro-c would enforce, and
+ * avro-c only ever parses a schema it accepts. Names must be distinct per record and
+ * defined once per fullname; references must name a type defined before; unions may not
+ * hold unions or repeat a type. Nesting is bounded like the blocks' (check_block). */
+typedef struct schema_check {
+  json_t *named;   /* fullname -> true */
+  int depth;
+  const char *why; /* what is wrong, for the message */
+} schema_check;
+
+static bool avro_name_ok(const char *n) {
+  if (!n || !*n) return false;
+  for (const char *p = n; *p; p++) {
+    bool first = p == n || p[-1] == '.';
+    if (*p == '.' && !first && p[1]) continue;
+    if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (!first && *p >= '0' && *p <= '9')))
+      return false;
+  }
+  return true;
+}
+
+static bool schema_ok(schema_check *c, const json_t *s, const char *ns);
+
+static bool define_name(schema_check *c, const json_t *s, const char *ns, char **fullname) {
+  const char *name = weir_json_str(s, "name", NULL);
+  const char *own_ns = weir_json_str(s, "namespace", NULL);
+  if (!avro_name_ok(name) || (own_ns && *own_ns && !avro_name_ok(own_ns))) return c->why = "a bad type name", false;
+  const char *space = strchr(name, '.') ? NULL : (own_ns ? own_ns : ns);
+  *fullname = space && *space ? weir_asprintf("%s.%s", space, name) : weir_strdup(name);
+  if (json_object_get(c->named, *fullname)) {
+    free(*fullname);
+    *fullname = NULL;
+    return c->why = "a named type defined twice", false;
+  }
+  json_object_set_new(c->named, *fullname, json_true());
+  return true;
+}
+
+static const char *const PRIMITIVES[] = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"};
+
+static bool schema_ok(schema_check *c, const json_t *s, const char *ns) {
+  if (++c->depth > 64) return c->why = "schemas nested too deeply", false;
+  bool ok = false;
+  if (json_is_string(s)) {
+    const char *t = json_string_value(s);
+    for (size_t i = 0; i < sizeof PRIMITIVES / sizeof PRIMITIVES[0] && !ok; i++) ok = strcmp(t, PRIMITIVES[i]) == 0;
+    if (!ok) {
+      char *full = ns && *ns && !strchr(t, '.') ? weir_asprintf("%s.%s", ns, t) : weir_strdup(t);
+      ok = json_object_get(c->named, full) || json_object_get(c->named, t);
+      free(full);
+      if (!ok) c->why = "a reference to an undefined type";
+    }
+  } else if (json_is_array(s)) {
+    size_t i;
+    json_t *b;
+    json_t *seen = json_object();
+    ok = json_array_size(s) > 0;
+    json_array_foreach(s, i, b) {
+      if (!ok) break;
+      if (json_is_array(b)) {
+        ok = false, c->why = "a union inside a union";
+        break;
+      }
+      const char *key = json_is_string(b) ? json_string_value(b) : weir_json_str(b, "type", "");
+      if (json_is_object(b) && (strcmp(key, "record") == 0 || strcmp(key, "enum") == 0 || strcmp(key, "fixed") == 0))
+        key = weir_json_str(b, "name", "");
+      if (json_object_get(seen, key)) {
+        ok = false, c->why = "a union with a type twice";
+        break;
+      }
+      json_object_set_new(seen, key, json_true());
+      ok = schema_ok(c, b, ns);
+    }
+    json_decref(seen);
+    if (json_array_size(s) == 0) c->why = "an empty union";
+  } else if (json_is_object(s)) {
+    const char *t = weir_json_str(s, "type", NULL);
+    char *full = NULL;
+    if (!t) {
+      c->why = "a schema without a type";
+    } else if (strcmp(t, "record") == 0 || strcmp(t, "error") == 0) {
+      const json_t *fields = json_object_get(s, "fields");
+      if (!json_is_array(fields)) {
+        c->why = "a record without fields";
+      } else if (define_name(c, s, ns, &full)) {
+        const char *dot = strrchr(full, '.');
+        char *inner = dot ? weir_strndup(full, (size_t)(dot - full)) : NULL;
+        json_t *names = json_object();
+        size_t i;
+        json_t *f;
+        ok = true;
+        json_array_foreach(fields, i, f) {
+          const char *fname = weir_json_str(f, "name", NULL);
+          if (!avro_name_ok(fname) || strchr(fname, '.')) {
+            ok = false, c->why = "a bad field name";
+            break;
+          }
+          if (json_object_get(names, fname)) {
+            ok = false, c->why = "a record with two fields of one name";
+            break;
+          }
+          json_object_set_new(names, fname, json_true());
+          if (!json_object_get(f, "type") || !schema_ok(c, json_object_get(f, "type"), inner)) {
+            if (!json_object_get(f, "type")) c->why = "a field without a type";
+            ok = false;
+            break;
+          }
+        }
+        json_decref(names);
+        free(inner);
+      }
+    } else if (strcmp(t, "enum") == 0) {
+      const json_t *syms = json_object_get(s, "symbols");
+      if (!json_is_array(syms) || json_array_size(syms) == 0) {
+        c->why = "an enum without symbols";
+      } else if (define_name(c, s, ns, &full)) {
+        json_t *names = json_object();
+        size_t i;
+        json_t *y;
+        ok = true;
+        json_array_foreach(syms, i, y) {
+          if (!json_is_string(y) || !avro_name_ok(json_string_value(y)) || json_object_get(names, json_string_value(y))) {
+            ok = false, c->why = "a bad or repeated enum symbol";
+            break;
+          }
+          json_object_set_new(names, json_string_value(y), json_true());
+        }
+        json_decref(names);
+      }
+    } else if (strcmp(t, "fixed") == 0) {
+      json_t *size = json_object_get(s, "size");
+      if (!json_is_integer(size) || json_integer_value(size) < 0 || json_integer_value(size) > INT32_MAX)
+        c->why = "a fixed type without a valid size";
+      else ok = define_name(c, s, ns, &full);
+    } else if (strcmp(t, "array") == 0) {
+      ok = json_object_get(s, "items") && schema_ok(c, json_object_get(s, "items"), ns);
+      if (!json_object_get(s, "items")) c->why = "an array without items";
+    } else if (strcmp(t, "map") == 0) {
+      ok = json_object_get(s, "values") && schema_ok(c, json_object_get(s, "values"), ns);
+      if (!json_object_get(s, "values")) c->why = "a map without values";
+    } else {
+      ok = schema_ok(c, json_object_get(s, "type"), ns); /* {"type": "long"} and the like */
+    }
+    free(full);
+  } else {
+    c->why = "a schema that is not a name, an object or a union";
+  }
+  c->depth--;
+  return ok;
+}
+
+static int check_schema(const iceberg_avro_reader *r, const char *schema, weir_error *err) {
+  json_error_t je;
+  json_t *s = json_loads(schema, JSON_REJECT_DUPLICATES, &je);
+  if (!s)
+    return weir_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: not JSON (%s)", r->origin, je.text);
+  schema_check c = {json_object(), 0, NULL};
+  bool ok = schema_ok(&c, s, NULL);
+  json_decref(c.named);
+  json_decref(s);
+  if (!ok)
+    return weir_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: %s", r->origin,
+                       c.why ? c.why : "refused");
+  return WEIR_OK;
+}
+
 static int parse_header(iceberg_avro_reader *r, weir_error *err) {
   const uint8_t *d = (const uint8_t *)r->data;
   size_t pos = 0;
@@ -206,6 +378,8 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
 
   const char *schema = iceberg_avro_reader_meta(r, "avro.schema");
   if (!schema) return bad(r, err, "the header has no avro.schema");
+  int crc = check_schema(r, schema, err);
+  if (crc) return crc;
   if (avro_schema_from_json_length(schema, strlen(schema), &r->schema) != 0) {
     r->schema = NULL;
     return weir_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: %s", r->origin,

@@ -13,7 +13,7 @@
 
 #define FP_MAX 32
 
-typedef enum fp_action { FP_KILL, FP_ERROR, FP_EIO, FP_ENOSPC } fp_action;
+typedef enum fp_action { FP_KILL, FP_STOP, FP_ERROR, FP_EIO, FP_ENOSPC } fp_action;
 
 typedef struct fp_rule {
   char name[64];
@@ -42,6 +42,7 @@ static void load(void) {
     char *n = strchr(a + 1, ':');
     size_t alen = n ? (size_t)(n - a - 1) : strlen(a + 1);
     if (alen == 4 && strncmp(a + 1, "kill", 4) == 0) r->action = FP_KILL;
+    else if (alen == 4 && strncmp(a + 1, "stop", 4) == 0) r->action = FP_STOP;
     else if (alen == 5 && strncmp(a + 1, "error", 5) == 0) r->action = FP_ERROR;
     else if (alen == 3 && strncmp(a + 1, "eio", 3) == 0) r->action = FP_EIO;
     else if (alen == 6 && strncmp(a + 1, "enospc", 6) == 0) r->action = FP_ENOSPC;
@@ -57,7 +58,7 @@ static void load(void) {
   free(copy);
   return;
 bad:
-  fprintf(stderr, "weir: malformed $WEIR_FAILPOINTS rule in \"%s\" (expected NAME:kill|error|eio|enospc[:N])\n",
+  fprintf(stderr, "weir: malformed $WEIR_FAILPOINTS rule in \"%s\" (expected NAME:kill|stop|error|eio|enospc[:N])\n",
           spec);
   abort();
 }
@@ -71,6 +72,7 @@ static int hit(const char *name) {
     if (strcmp(rules[i].name, name) == 0 && ++rules[i].hits == rules[i].nth) action = (int)rules[i].action;
   pthread_mutex_unlock(&lock);
   if (action == FP_KILL) raise(SIGKILL);
+  if (action == FP_STOP) raise(SIGSTOP); /* until the test sends SIGCONT; then go on */
   return action;
 }
 

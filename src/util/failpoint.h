@@ -11,6 +11,9 @@
  *
  * In a failpoint build, $WEIR_FAILPOINTS holds comma-separated rules NAME:ACTION[:N]:
  *   kill     the process raises SIGKILL at the point (nothing is flushed or cleaned up)
+ *   stop     the process raises SIGSTOP there and goes on when it gets SIGCONT (a test
+ *            makes other writers run meanwhile; only at points outside a catalog
+ *            transaction, which would hold the write lock)
  *   error    the step fails with WEIR_EIO "injected failure at NAME"
  *   eio      the step fails as an I/O error would (errno EIO) -- for file writes, the
  *            write itself fails with that errno, so the real error path runs

@@ -592,6 +592,63 @@ TEST(unknown_codecs_and_delete_manifests_are_refused_by_name) {
   weir_buf_free(&b);
 }
 
+/* avro-c leaks the records it was building when it refuses a schema; weir checks the
+ * writer schema itself first (found by fuzz_avro_manifest: two fields of one name, and a
+ * map's record type defined twice). */
+TEST(a_bad_writer_schema_is_refused_before_avro_c) {
+  const char *src = getenv("WEIR_SOURCE_DIR");
+  CHECK(src != NULL);
+  if (!src) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/fuzz/regressions/avro_manifest/schema-duplicate-names-leak.avro", src);
+  char *data = NULL;
+  size_t len = 0;
+  weir_error err = {0};
+  CHECK_OK(weir_fs_read(path, &data, &len, &err), &err);
+  iceberg_data_file *files = NULL;
+  size_t n = 0;
+  CHECK_INT(iceberg_manifest_read_mem(data, len, "/t/bad.avro", true, &files, &n, NULL, &err), WEIR_EINPUT);
+  CHECK_STR(err.message, "/t/bad.avro: invalid Avro schema in the header: a record with two fields of one name");
+  free(data);
+  weir_error_clear(&err);
+  /* The rules one by one, on schemas alone. */
+  static const struct {
+    const char *schema, *why;
+  } cases[] = {
+      {"{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"int\"},"
+       "{\"name\":\"a\",\"type\":\"long\"}]}", "a record with two fields of one name"},
+      {"{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":{\"type\":\"record\","
+       "\"name\":\"r\",\"fields\":[]}}]}", "a named type defined twice"},
+      {"{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"nosuch\"}]}",
+       "a reference to an undefined type"},
+      {"[\"null\",[\"int\"]]", "a union inside a union"},
+      {"[\"int\",\"int\"]", "a union with a type twice"},
+      {"{\"type\":\"record\",\"name\":\"1r\",\"fields\":[]}", "a bad type name"},
+      {"{\"type\":\"enum\",\"name\":\"e\",\"symbols\":[\"A\",\"A\"]}", "a bad or repeated enum symbol"},
+      {"{\"type\":\"array\"}", "an array without items"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    weir_buf b = WEIR_BUF_INIT;
+    /* A container of no blocks: magic, a header with the schema, the sync marker. */
+    weir_buf_append(&b, "Obj\x01", 4);
+    weir_buf_putc(&b, 2); /* one metadata entry */
+    weir_buf_putc(&b, 22);
+    weir_buf_append(&b, "avro.schema", 11);
+    size_t sl = strlen(cases[i].schema);
+    uint64_t z = (uint64_t)sl << 1;
+    while (z >= 0x80) weir_buf_putc(&b, (char)((z & 0x7f) | 0x80)), z >>= 7;
+    weir_buf_putc(&b, (char)z);
+    weir_buf_append(&b, cases[i].schema, sl);
+    weir_buf_putc(&b, 0);
+    weir_buf_append(&b, "0123456789abcdef", 16);
+    iceberg_avro_reader r;
+    CHECK_INT(iceberg_avro_reader_open_mem(&r, b.data, b.len, "/t/s.avro", &err), WEIR_EINPUT);
+    CHECK_CONTAINS(err.message, cases[i].why);
+    weir_error_clear(&err);
+    weir_buf_free(&b);
+  }
+}
+
 TEST(truncated_at_every_byte_fails_cleanly) {
   iceberg_data_file files[2];
   sample_file(&files[0], 0);
