@@ -348,9 +348,11 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
         free(tail);
       } else if (json_is_true(json_object_get(result, "ok"))) {
         r = stage_result_from_json(json_object_get(result, "stage"), res, err);
-      } else if (fate) {
+      } else if (fate && json_is_true(json_object_get(json_object_get(result, "error"), "host_ended"))) {
         /* The runner or the kernel stopped the model: that is the story, not the worker's
-         * "ended without a result". */
+         * "ended without a result". (When the worker failed on its own, an input it could
+         * not read, the runner stopped the model process because of it: the worker's
+         * error is the story then.) */
         char *tail = mp.timed_out || mp.memory_exceeded ? weir_strdup("") : log_tail(log_path, 2000);
         r = weir_seterr(err, WEIR_EMODEL, "%s (%s:%d)%s%s", fate, m->file, m->line, *tail ? "\n" : "", tail);
         free(tail);

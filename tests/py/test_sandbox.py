@@ -480,3 +480,27 @@ def test_a_project_inside_the_lake_is_refused(titanic_lake):
     r = weir("check", proj, lake=titanic_lake)
     assert r.returncode == 2, r.stderr
     assert "is inside the lake" in r.stderr and "move the project out" in r.stderr
+
+
+def test_an_input_the_worker_refuses_is_the_story_not_the_stopped_model_process(protected, tmp_path):
+    # The worker fails on an input (a contract violation) while the model process waits for
+    # it; the runner stops the model process, and the run reports the violation (exit 3),
+    # not the SIGKILL it took to stop it.
+    proj = tmp_path / "strict"
+    proj.mkdir()
+    (proj / "models.py").write_text(HEADER + textwrap.dedent("""
+        from weir import String, Table, TableSchema
+
+
+        class Cabins(TableSchema):
+            Cabin: String
+
+
+        @weir.model()
+        def g(t: Annotated[Table[Cabins], Model("titanic")]) -> pa.Table:
+            return t
+        """))
+    r = weir("run", proj, lake=protected)
+    assert r.returncode == 3, r.stderr
+    assert "contract violation in input t of model g" in r.stderr
+    assert "signal" not in r.stderr
