@@ -489,15 +489,15 @@ def test_an_input_the_worker_refuses_is_the_story_not_the_stopped_model_process(
     proj = tmp_path / "strict"
     proj.mkdir()
     (proj / "models.py").write_text(HEADER + textwrap.dedent("""
-        from weir import String, Table, TableSchema
+        from weir import Enum, Int64, Table, TableSchema
 
 
-        class Cabins(TableSchema):
-            Cabin: String
+        class Classes(TableSchema):
+            Pclass: Annotated[Int64, Enum({"1st": 1, "2nd": 2})]
 
 
         @weir.model()
-        def g(t: Annotated[Table[Cabins], Model("titanic")]) -> pa.Table:
+        def g(t: Annotated[Table[Classes], Model("titanic")]) -> pa.Table:
             return t
         """))
     r = weir("run", proj, lake=protected)
