@@ -313,7 +313,8 @@ WEIR_API int weir_describe(weir_lake *lake, const char *table, const char *ref, 
 
 typedef struct weir_revert_options {
   const char *message;  /* NULL = a message naming what was reverted */
-  int allow_partial;    /* revert one table of a run on its own */
+  int allow_partial;    /* revert one table of a run on its own; for a run's revert, take
+                           back only the tables still at the run's versions */
   const char *expect_head; /* the branch head the revert was decided at (hash, prefix or
                            ref), or NULL for the current head. If the branch moved past it,
                            the revert is refused (WEIR_ECONCURRENT, nothing written) when a
@@ -336,9 +337,12 @@ WEIR_API int weir_revert_table(weir_lake *lake, const char *table, const char *t
                       weir_error *err);
 
 /** Puts every table run `run_id` wrote back as it was before the run, in one commit on
- *  `branch` (NULL = the run's target branch). Refused with WEIR_ECONTRACT when that would
- *  change a table's stored contract, unless opts->allow_contract_change.
- *  *out_json: {commit, run_id, tables}. */
+ *  `branch` (NULL = the run's target branch). Only what the run put there is taken back:
+ *  a table that another write changed since (or that the run never published) is a
+ *  WEIR_ECONCURRENT refusal naming it and the commit that changed it, unless
+ *  opts->allow_partial, which reverts the rest and leaves those. Refused with
+ *  WEIR_ECONTRACT when the revert would change a table's stored contract, unless
+ *  opts->allow_contract_change. *out_json: {commit, run_id, tables}. */
 WEIR_API int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
                     const weir_revert_options *opts, char **out_json, weir_error *err);
 

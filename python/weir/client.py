@@ -683,17 +683,21 @@ class Client:
 
     def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None,
                    message: str | None = None, *, expect_head: RefLike | None = None,
-                   allow_contract_change: bool = False) -> RevertResult:
+                   allow_partial: bool = False, allow_contract_change: bool = False) -> RevertResult:
         """Puts every table run ``run_id`` wrote back as it was before the run, in one
         commit on ``into_branch`` (default: the run's target branch).
 
+        Only what the run put on the branch is taken back: a table another write changed
+        since (or that the run never published) refuses the revert, unless
+        ``allow_partial=True``, which reverts the rest and leaves it.
         ``expect_head``: the branch head the revert was decided at; if the branch moved
         past it and one of the run's tables changed since, the revert is refused.
         Changing a table's stored contract back needs ``allow_contract_change=True``.
 
         Raises:
             NotFound: no such run. InvalidArgument: an empty run id or branch.
-            ConcurrentUpdate: a table of the run changed since ``expect_head``.
+            ConcurrentUpdate: a table of the run changed since the run wrote it, or since
+                ``expect_head`` (``.changed`` names it).
             ContractViolation: the revert would change a stored contract.
             TypeError: an argument of the wrong type.
 
@@ -703,7 +707,7 @@ class Client:
         rid = _text(run_id.run_id if isinstance(run_id, RunState) else run_id, "run_id")
         if not rid:
             raise InvalidArgument("revert_run needs a run id")
-        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 0,
+        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
                                   _enc_ref(expect_head, "expect_head", optional=True),
                                   1 if allow_contract_change else 0)
         doc = self._json("weir_revert_run", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),

@@ -293,8 +293,11 @@ typedef struct catalog_revert_opts {
 int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
                          const catalog_revert_opts *o, json_t **out, weir_error *err);
 /* Puts every table run `run_id` wrote back to its version at the run's base commit, in one
- * commit on `branch` (NULL = the run's target branch); o->expected_head and o->check as
- * for catalog_revert_table, for every table. *out: {commit, run_id, branch,
+ * commit on `branch` (NULL = the run's target branch), when the table is at a version the
+ * run wrote; a table already as before the run is left alone; any other (changed by
+ * another write since, or never published by the run) refuses the revert with
+ * WEIR_ECONCURRENT (catalog_serial_error details), unless o->allow_partial, which leaves
+ * it. o->expected_head and o->check as for catalog_revert_table, for every table. *out: {commit, run_id, branch,
  * base_commit, tables: [{table, action}]}; tables is empty (and nothing is written) when
  * every table is already as before the run. */
 int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,

@@ -305,10 +305,36 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   commit_head hh, hb;
   if (!rc) rc = catalog_head_get(cat, head, &hh, err);
   if (!rc) rc = catalog_head_get(cat, run->base_commit, &hb, err);
+  /* Only what the run put on the branch is taken back: a table is reverted when it is at
+   * a version the run wrote, left alone when it is already as before the run, and a
+   * conflict otherwise -- another write changed it since (or the run never published it),
+   * and putting the run's base version back would discard that write unseen. */
+  catalog_serial_report later;
+  const char *since = run->result_commit ? run->result_commit : run->base_commit;
+  catalog_serial_init(&later, branch, since, head);
   for (size_t i = 0; i < n_tables && !rc; i++) {
     weir_table_entry *cur = NULL, *before = NULL;
     rc = entry_at(cat, hh.tables_root, tables[i], &cur, err);
     if (!rc) rc = entry_at(cat, hb.tables_root, tables[i], &before, err);
+    bool the_runs = false;
+    if (!rc && cur && !catalog_same_version(cur, before)) {
+      catalog_table_version v;
+      bool found = false;
+      rc = cat->be->ops->version_get(cat->be, cur->metadata_location, &v, &found, err);
+      if (!rc && found) {
+        the_runs = v.run_id && strcmp(v.run_id, run->run_id) == 0;
+        catalog_table_version_clear(&v);
+      }
+    }
+    if (!rc && !catalog_same_version(cur, before) && !the_runs) {
+      if (!o->allow_partial)
+        catalog_serial_add(cat, &later, tables[i], false, cur ? "changed" : "was dropped",
+                           run->result_commit ? "putting it back as before the run would discard that change"
+                                              : "the run never published it, so there is nothing of the run to take back");
+      entry_free(cur);
+      entry_free(before);
+      continue;
+    }
     if (!rc && !catalog_same_version(cur, before) && o->check) rc = o->check(tables[i], cur, before, o->check_ctx, err);
     if (!rc && !catalog_same_version(cur, before)) {
       json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "action",
@@ -322,6 +348,15 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
     entry_free(cur);
     entry_free(before);
   }
+  if (!rc) {
+    char *what = weir_asprintf("reverting run %s", run->run_id);
+    rc = catalog_serial_error(&later, what,
+                              "revert those tables one by one (weir revert TABLE --to REF), or pass --allow-partial "
+                              "to revert only what is still the run's",
+                              err);
+    free(what);
+  }
+  catalog_serial_clear(&later);
   rc = catalog_read_end(cat, opened, rc, err);
   char commit[WEIR_HASH_LEN + 1];
   memcpy(commit, head, sizeof commit);

@@ -426,6 +426,7 @@ int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
   }
   catalog_revert_opts ro = {0};
   ro.message = opts ? opts->message : NULL;
+  ro.allow_partial = opts && opts->allow_partial;
   ro.expected_head = opts && opts->expect_head ? expected : NULL;
   if (!(opts && opts->allow_contract_change)) ro.check = revert_contract_check, ro.check_ctx = lake;
   rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL, &ro, &res, err);

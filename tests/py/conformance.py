@@ -672,10 +672,7 @@ def run_history(root: pathlib.Path, schedule: Schedule) -> History:
 # Bugs the checker knows and counts (as "[known bug]" coverage) instead of failing on, each
 # pinned by an xfail(strict=True) test of test_conformance_regressions.py: when the bug is
 # fixed, that test passes, strict xfail fails it, and its entry here goes too.
-KNOWN_BUGS = {
-    # test_reverting_a_run_that_did_not_publish_leaves_its_branch_alone
-    "revert_run_unpublished",
-}
+KNOWN_BUGS: set[str] = set()
 
 Rows = tuple[tuple[int, str], ...]
 
@@ -983,20 +980,22 @@ class Checker:
                 return self.fail(f"{where} has {len(ps)} parents")
             p = ps[0]
             run = self.runs[rec.run]
-            if run.status != "succeeded":
-                # A run that never published changed nothing on its branch: reverting it
-                # must not either (refused, or a no-op). It does: a known bug.
-                msg = (f"{where}: run {rec.run} did not publish ({run.status}), but reverting it changed "
-                       f"{sorted(tc.table for tc in cm.tables_changed)} on {rec.branch}")
-                if "revert_run_unpublished" in KNOWN_BUGS:
-                    self.coverage["[known bug] a revert of a run that did not publish changed its branch"] += 1
-                else:
-                    self.fail(msg)
+            # Only what the run put on the branch is taken back (docs/versioning.md): a
+            # table at one of the run's versions goes back to the run's base, one already as
+            # before stays, and any other refuses the revert.
             exp = self.keep_all(p)
             for t in self.run_tables(rec.run):
-                exp[t] = Keep(self.at(run.base_commit, t))
+                now, before = self.at(p, t), self.at(run.base_commit, t)
+                if now == before:
+                    continue
+                if now not in self.run_versions(rec.run, t):
+                    self.fail(f"{where}: reverting run {rec.run} succeeded though {t} on {rec.branch} is not at a "
+                              f"version the run wrote (a later write, or never published): it discarded that write")
+                exp[t] = Keep(before)
                 if rec.decided and p != rec.decided and self.at(rec.decided, t) != self.at(p, t):
                     self.fail(f"{where}: {t} changed since its expected head {self.name(rec.decided)}")
+            if run.status != "succeeded":
+                self.coverage["revert of a run that did not publish took back only its own versions"] += 1
             self.compare(x, exp)
             self.check_revert_contract(rec, where, p, {t: self.at(run.base_commit, t) for t in self.run_tables(rec.run)})
         else:
@@ -1032,6 +1031,13 @@ class Checker:
                 return
             results.append(f"against the base {self.name(b)}: " + "; ".join(diffs))
         self.fail(f"{where}: " + " | ".join(results))
+
+    def run_versions(self, run_id: str, table: str) -> set[str | None]:
+        """The versions of `table` that the run's own commits wrote (its models', and its
+        publishing merge's)."""
+        return {self.at(x, table) for x in self.order
+                if (self.commits[x].properties or {}).get("run_id") == run_id
+                and table in {tc.table for tc in self.commits[x].tables_changed}}
 
     def run_tables(self, run_id: str) -> set[str]:
         out = set()
@@ -1283,10 +1289,16 @@ class Checker:
                               f"head {self.name(rec.decided)}")
                 return
         elif rec.kind == "revert_run":
-            if e == "ConcurrentUpdate" and rec.decided:
-                if all(self.at(rec.decided, x) == self.at(end, x) for x in self.run_tables(rec.run)):
-                    self.fail(f"{where}: refused as a concurrent update, but none of the run's tables changed since "
-                              f"its expected head {self.name(rec.decided)}")
+            if e == "ConcurrentUpdate":
+                base = self.runs[rec.run].base_commit
+                foreign = [x for x in self.run_tables(rec.run) if self.at(end, x) != self.at(base, x)
+                           and self.at(end, x) not in self.run_versions(rec.run, x)]
+                moved = rec.decided and any(self.at(rec.decided, x) != self.at(end, x) for x in self.run_tables(rec.run))
+                if not foreign and not moved:
+                    self.fail(f"{where}: refused as a concurrent update, but every table of the run is at a version "
+                              f"it wrote or as before it, and none changed since its expected head")
+                else:
+                    self.coverage["revert of a run refused: a table of it was changed by another write"] += bool(foreign)
                 return
         detail = rec.error_obj if isinstance(rec.error_obj, str) else getattr(rec.error_obj, "message", "")
         self.fail(f"{where} failed with {e}, which nothing in the history justifies: {str(detail)[:600]}")
@@ -1298,12 +1310,18 @@ class Checker:
         base = rec.decided or rec.base
         if rec.kind == "run" and rec.result is not None and rec.result.base_commit:
             base = rec.result.base_commit
+        bases = {base}
+        if rec.kind == "revert_run" and rec.run in self.runs:
+            # A table changed since the run wrote it is named against the run's result (or,
+            # for a run that never published, its base).
+            run = self.runs[rec.run]
+            bases.add(run.result_commit or run.base_commit)
         items = [d for d in rec.details if isinstance(d, dict) and "changed_by" in d]
         if not items:
             return self.fail(f"{where}: the {rec.error} carries no details naming what changed")
         for d in items:
             t, b, hd, who = d.get("table"), d.get("base"), d.get("head"), d.get("changed_by")
-            if b != base or hd != rec.end_head:
+            if b not in bases or hd != rec.end_head:
                 self.fail(f"{where}: the refusal's base and head are {self.name(b)} and {self.name(hd)}, not "
                           f"{self.name(base)} and {self.name(rec.end_head)}")
                 continue

@@ -70,8 +70,6 @@ def test_history_replace_refused_after_a_revert(weir_env, tmp_path):  # noqa: F8
 PROJECT_T1 = "-- weir: name=t1\nSELECT id FROM t0\n"
 
 
-@pytest.mark.xfail(strict=True, reason="revert_run of a run that never published puts its tables back to the run's "
-                   "base on the branch, discarding later writes (src/catalog/revert.c)")
 def test_reverting_a_run_that_did_not_publish_leaves_its_branch_alone(client, tmp_path):
     client.import_data("t0", pa.table({"id": [1]}))
     client.import_data("t1", pa.table({"id": [2]}))
@@ -84,10 +82,11 @@ def test_reverting_a_run_that_did_not_publish_leaves_its_branch_alone(client, tm
         assert state.error is not None and state.error.code == "StaleRead"
         other.import_data("t1", pa.table({"id": [42]}), mode="replace", message="someone else's t1")
     head = client.get_branch("main").head
-    try:
+    # t1 is someone else's now: reverting the run would discard it. Refused, naming it.
+    with pytest.raises(weir.ConcurrentUpdate) as e:
         client.revert_run(state.run_id)
-    except weir.WeirError:
-        pass   # refusing is one right answer
+    assert [c.table for c in e.value.changed] == ["default.t1"]
+    assert "the run never published it" in e.value.message
     assert client.query("SELECT id FROM t1").to_pylist() == [{"id": 42}]
     assert client.get_branch("main").head == head
 

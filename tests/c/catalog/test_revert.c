@@ -155,6 +155,56 @@ TEST(a_revert_check_vetoes_the_whole_revert) {
   fx_free(&f);
 }
 
+/* Only what the run put on the branch is taken back (found by the conformance test: a
+ * revert of a run that never published rewrote its tables on the target). */
+TEST(revert_run_refuses_to_discard_later_writes_of_its_tables) {
+  fx f = fx_new();
+  published_run(&f);
+  fx_set(&f, "main", "default.b", "/w/b-later", NULL);
+  char *later = malloc(WEIR_HASH_LEN + 1);
+  memcpy(later, fx_head(&f, "main"), WEIR_HASH_LEN + 1);
+  size_t n = fx_count(&f, "main");
+  json_t *o = NULL;
+  weir_error err = {0};
+  CHECK_INT(catalog_revert_run(f.cat, "r1", NULL, NULL, &o, &err), WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "reverting run r1 on branch main");
+  CHECK_CONTAINS(err.message, "table default.b changed (by commit ");
+  CHECK_CONTAINS(err.message, "putting it back as before the run would discard that change");
+  CHECK_CONTAINS(err.details, later);
+  CHECK_INT(fx_count(&f, "main"), n);
+  weir_error_clear(&err);
+  /* allow_partial: a is still the run's and goes back; b is left as the later write made it. */
+  catalog_revert_opts ro = {.allow_partial = true};
+  CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, &ro, &o, &err), &err);
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
+  CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b-later");
+  json_decref(o);
+  free(later);
+  fx_free(&f);
+}
+
+TEST(revert_of_a_run_that_never_published_takes_nothing_back) {
+  fx f = fx_new();
+  weir_error err = {0};
+  fx_set(&f, "main", "default.a", "/w/a0", NULL);
+  CHECK_OK(catalog_run_create(f.cat, "r2", "proj", "dg", "main", fx_head(&f, "main"), "run/r2", &err), &err);
+  fx_branch(&f, "run/r2", "main");
+  fx_set(&f, "run/r2", "default.a", "/w/a-r2", "r2");
+  CHECK_OK(catalog_run_finish(f.cat, "r2", WEIR_RUN_FAILED, NULL, NULL, &err), &err);
+  json_t *o = NULL;
+  /* Nothing of it reached main, and main did not move: a no-op. */
+  CHECK_OK(catalog_revert_run(f.cat, "r2", NULL, NULL, &o, &err), &err);
+  CHECK_INT(json_array_size(json_object_get(o, "tables")), 0);
+  json_decref(o);
+  /* Someone else rewrote a on main: refused, a stays theirs. */
+  fx_set(&f, "main", "default.a", "/w/a-theirs", NULL);
+  CHECK_INT(catalog_revert_run(f.cat, "r2", NULL, NULL, &o, &err), WEIR_ECONCURRENT);
+  CHECK_CONTAINS(err.message, "the run never published it");
+  CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a-theirs");
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
 TEST(revert_run_puts_every_table_back_in_one_commit) {
   fx f = fx_new();
   published_run(&f);
