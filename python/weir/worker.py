@@ -45,7 +45,7 @@ from typing import Any, cast
 from weir import _ffi, _handoff
 from weir.errors import ModelError, WeirError
 
-__all__ = ["run_job", "main", "write_result"]
+__all__ = ["run_job", "serve", "Session", "main", "write_result"]
 
 
 def _error_json(e: WeirError) -> dict[str, Any]:
@@ -103,10 +103,61 @@ def _host_error(model_name: str, err: object) -> dict[str, Any]:
     return out
 
 
-def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[str, Any]:
+class Session:
+    """libweir and the open lake, kept across the jobs of a run (``--serve``), so that
+    the library, the catalog and DuckDB are loaded once per run, not once per model.
+
+    Example:
+        >>> with Session() as s:                                   # doctest: +SKIP
+        ...     result = run_job(job, host, session=s)
+    """
+
+    def __init__(self) -> None:
+        self.lib: _ffi.Library | None = None
+        self.lake = ctypes.c_void_p()
+        self._key: tuple[str | None, str | None] | None = None
+
+    def open(self, library: str | None, lake_path: str | None) -> tuple[_ffi.Library, ctypes.c_void_p]:
+        """The library and lake of a job (opened at the first job, reopened when a job
+        names others).
+
+        Raises:
+            WeirError: the library or the lake cannot be opened.
+
+        Example:
+            >>> lib, lake = Session().open(None, "/path/of/lake")     # doctest: +SKIP
+        """
+        if self._key != (library, lake_path) or self.lib is None or not self.lake.value:
+            self.close()
+            self.lib = _ffi.load_library(library)
+            self.lib.call("weir_lake_open", _ffi.enc(lake_path) if lake_path else None, ctypes.byref(self.lake))
+            self._key = (library, lake_path)
+        return self.lib, self.lake
+
+    def close(self) -> None:
+        """Closes the lake (the library stays loaded, as ctypes keeps it).
+
+        Example:
+            >>> Session().close()
+        """
+        if self.lake.value and self.lib is not None:
+            self.lib.fn("weir_lake_free")(self.lake)
+        self.lake = ctypes.c_void_p()
+        self._key = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def run_job(job: Mapping[str, Any], host: socket.socket | None = None, session: Session | None = None
+            ) -> dict[str, Any]:
     """Runs one job (the stdin document) with the model process on ``host`` (default:
     descriptor 3) and returns the result document; never raises for a failure of the
-    model or of libweir (those are ``ok: false`` results).
+    model or of libweir (those are ``ok: false`` results). With ``session`` the lake
+    stays open for the next job.
 
     Example:
         >>> result = run_job(json.load(open("job.json")))   # doctest: +SKIP
@@ -116,13 +167,12 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[s
     seconds: dict[str, Any] = {"inputs": 0.0, "model": 0.0, "output": 0.0}
     model_name = str(job.get("model") or job.get("function") or "?")
     t0 = time.perf_counter()
-    lake = ctypes.c_void_p()
-    lib: _ffi.Library | None = None
+    own = session is None
+    sess = session if session is not None else Session()
     sock: socket.socket | None = host
     try:
-        lib = _ffi.load_library(cast("str | None", job.get("library")))
-        lake_path = job.get("lake")
-        lib.call("weir_lake_open", _ffi.enc(str(lake_path)) if lake_path else None, ctypes.byref(lake))
+        lib, lake = sess.open(cast("str | None", job.get("library")),
+                              str(job["lake"]) if job.get("lake") else None)
         if sock is None:
             try:
                 sock = socket.socket(fileno=3)
@@ -205,8 +255,51 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None) -> dict[s
     finally:
         if host is None and sock is not None:
             sock.close()
-        if lake.value and lib is not None:
-            lib.fn("weir_lake_free")(lake)
+        if own:
+            sess.close()
+
+
+def serve(ctl: socket.socket) -> int:
+    """The worker of a whole run (``python -m weir.worker --serve``): takes jobs from the
+    runner on ``ctl`` (``{"job": {...}}`` with the model process's socket), runs each,
+    writes its result file and answers ``{"done": true}``; returns 0 when the runner
+    closes the socket.
+
+    Example:
+        $ python -m weir.worker --serve 3<>control-socket     # started by libweir only
+    """
+    with Session() as session:
+        while True:
+            try:
+                msg, fds = _handoff.recv(ctl)
+            except _handoff.HandoffClosed:
+                return 0
+            doc: dict[str, Any] = cast("dict[str, Any]", msg) if isinstance(msg, dict) else {}
+            job = cast("dict[str, Any] | None", doc.get("job"))
+            host = socket.socket(fileno=fds[0]) if fds else None
+            for fd in fds[1:]:
+                os.close(fd)
+            try:
+                if not isinstance(job, dict) or host is None:
+                    raise ValueError("a job without a job document or a model socket")
+                result = run_job(job, host, session)
+            except Exception as e:  # noqa: BLE001 - a bug in the worker itself: still report it
+                result = {"ok": False, "error": {"code": "WeirError", "code_num": 1,
+                                                 "message": f"worker failed: {type(e).__name__}: {e}",
+                                                 "details": list[Any](), "traceback": traceback.format_exc()},
+                          "stage": None}
+            finally:
+                if host is not None:
+                    host.close()
+            path = job.get("result_path") if isinstance(job, dict) else None
+            if path:
+                try:
+                    write_result(str(path), result)
+                except OSError as e:
+                    print(f"error: weir.worker: cannot write the result to {path}: {e}", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            _handoff.send(ctl, {"done": True})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -218,6 +311,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         0
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--serve"]:
+        try:
+            ctl = socket.socket(fileno=3)
+        except OSError as e:
+            print(f"error: weir.worker --serve: no control socket on descriptor 3: {e}", file=sys.stderr)
+            return 2
+        return serve(ctl)
     if args and args[0] in ("-h", "--help"):
         print("usage: python -m weir.worker < job.json (descriptor 3: the model process's socket)\n\n"
               "The trusted process of a Python model (docs/worker.md); libweir starts it.")

@@ -1,24 +1,32 @@
 /*
- * model_proc.c -- the two processes of one Python model, started and watched together.
+ * model_proc.c -- the processes of a run's Python models, started and watched together.
  *
- *   the model process   `<model's interpreter> -B -m weir.model_host`, in the sandbox:
- *                       imports the project's code and calls the model function; it
- *                       gets its inputs and returns its output as Arrow IPC in memfds;
- *   the worker          `<SDK's interpreter> -m weir.worker`, trusted, outside it: reads
- *                       the inputs through libweir, hands them over, validates and
- *                       writes what comes back (docs/worker.md). It never imports the
- *                       project's code or the model's packages.
+ *   the model process   `<model's interpreter> -B -m weir.model_host`, one per model, in
+ *                       the sandbox: imports the project's code and calls the model
+ *                       function; it gets its inputs and returns its output as Arrow IPC
+ *                       in memfds;
+ *   the worker          `<SDK's interpreter> -m weir.worker --serve`, one per run,
+ *                       trusted, outside it: reads the inputs through libweir, hands them
+ *                       over, validates and writes what comes back (docs/worker.md). It
+ *                       never imports the project's code or the model's packages.
  *
- * They talk over one unix socket pair (descriptor 3 in both), which is created here, so
- * that neither has to start the other: both start at once, and the model imports its
- * code while the worker reads its inputs.
+ * A model's two processes talk over one unix socket pair made here: the model process
+ * gets its end as descriptor 3, the worker gets the other with the job, over its control
+ * socket (SCM_RIGHTS). So neither starts the other, the model process imports its code
+ * while the worker reads its inputs, and the worker (its interpreter, pyarrow, libweir,
+ * the open lake, DuckDB) is started once per run rather than once per model.
  *
  * The runner (this code) enforces what the model process cannot be trusted to enforce on
  * itself: the wall-clock timeout and the memory limit (resident memory, read from
  * /proc/<pid>/statm every POLL_MS; the kernel's address-space limit is only a backstop,
  * see sandbox.c). Either stops the model process with SIGKILL; its socket then closes,
- * the worker writes a failed result and exits, and the runner says why the model ended.
- * A worker that ends first (an input it could not read) takes the model process with it.
+ * the worker writes a failed result, and the runner says why the model ended. A worker
+ * that ends during a job takes the model process with it, and is started again for the
+ * next model.
+ *
+ * Control messages, both ways: a 4-byte little-endian length and that much JSON; the
+ * runner sends {"job": {...}} with the model's socket, the worker answers {"done": true}
+ * once the job's result file is written.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,9 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "pipeline/model_proc.h"
 #include "util/clock.h"
@@ -106,19 +117,150 @@ static int pipe_for(proc *p, const char *text, int *child_end, weir_error *err) 
   return WEIR_OK;
 }
 
-int pipeline_model_spawn(pipeline_model_procs *mp, weir_error *err) {
+/* ---- the worker -------------------------------------------------------------------- */
+
+#define STOP_GRACE_MS 5000 /* a worker told to exit that has not, is killed */
+
+int pipeline_worker_start(pipeline_worker *w, char *const argv[], const char *cwd, const char *log_path,
+                          weir_error *err) {
+  memset(w, 0, sizeof *w);
+  w->pid = -1;
+  w->pidfd = w->ctl = -1;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return weir_seterr(err, WEIR_EIO, "cannot start the model worker: socketpair: %s", strerror(errno));
+  int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    int e = errno;
+    close(sv[0]);
+    close(sv[1]);
+    return weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", log_path, strerror(e));
+  }
+  char *path = pipeline_find_program(argv[0]);
+  pipeline_child c = {.path = path,
+                      .argv = argv,
+                      .cwd = cwd,
+                      .fd_in = -1,
+                      .fd_out = log_fd,
+                      .fd_err = log_fd,
+                      .fd_extra = sv[1],
+                      .death_signal = SIGTERM};
+  int rc = pipeline_child_start(&c, &w->pid, err);
+  free(path);
+  close(log_fd);
+  close(sv[1]);
+  if (rc != WEIR_OK) {
+    close(sv[0]);
+    w->dead = true;
+    return rc;
+  }
+  w->ctl = sv[0];
+  w->pidfd = (int)syscall(__NR_pidfd_open, w->pid, 0);
+  return WEIR_OK;
+}
+
+void pipeline_worker_stop(pipeline_worker *w) {
+  if (w->ctl >= 0) close(w->ctl); /* its end of the control socket reads EOF: it exits */
+  w->ctl = -1;
+  if (w->pid > 0) {
+    int st;
+    bool gone = waitpid(w->pid, &st, WNOHANG) == w->pid;
+    if (!gone && w->pidfd >= 0) {
+      struct pollfd pfd = {w->pidfd, POLLIN, 0};
+      while (poll(&pfd, 1, STOP_GRACE_MS) < 0 && errno == EINTR) {
+      }
+    }
+    if (!gone && waitpid(w->pid, &st, WNOHANG) != w->pid) {
+      kill(-w->pid, SIGKILL);
+      kill(w->pid, SIGKILL);
+      while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  if (w->pidfd >= 0) close(w->pidfd);
+  w->pidfd = -1;
+  w->pid = -1;
+  w->dead = true;
+}
+
+/* Sends one control message with an optional descriptor. */
+static int ctl_send(int fd, const char *json, int pass_fd) {
+  uint32_t n = (uint32_t)strlen(json);
+  unsigned char head[4] = {(unsigned char)n, (unsigned char)(n >> 8), (unsigned char)(n >> 16),
+                           (unsigned char)(n >> 24)};
+  struct iovec iov = {head, sizeof head};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } cm;
+  memset(&cm, 0, sizeof cm);
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (pass_fd >= 0) {
+    msg.msg_control = cm.buf;
+    msg.msg_controllen = sizeof cm.buf;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+  }
+  ssize_t w;
+  while ((w = sendmsg(fd, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  if (w != (ssize_t)sizeof head) return -1;
+  size_t off = 0;
+  while (off < n) {
+    ssize_t k = send(fd, json + off, n - off, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    off += (size_t)k;
+  }
+  return 0;
+}
+
+/* Reads one control message (the worker is trusted, and writes it whole). Caller frees;
+ * NULL at end of file or on error. */
+static char *ctl_recv(int fd) {
+  unsigned char head[4];
+  size_t got = 0;
+  while (got < sizeof head) {
+    ssize_t r = recv(fd, head + got, sizeof head - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return NULL;
+    got += (size_t)r;
+  }
+  uint32_t n = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24;
+  if (n > (16u << 20)) return NULL;
+  char *body = weir_malloc((size_t)n + 1);
+  got = 0;
+  while (got < n) {
+    ssize_t r = recv(fd, body + got, n - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      free(body);
+      return NULL;
+    }
+    got += (size_t)r;
+  }
+  body[n] = 0;
+  return body;
+}
+
+/* ---- one model ---------------------------------------------------------------------- */
+
+int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir_error *err) {
   mp->host_status = mp->worker_status = -1;
-  mp->timed_out = mp->memory_exceeded = mp->cancelled = false;
+  mp->worker_done = mp->timed_out = mp->memory_exceeded = mp->cancelled = false;
   mp->peak_memory = 0;
-  proc host = {.pid = -1, .pidfd = -1, .in_fd = -1}, worker = {.pid = -1, .pidfd = -1, .in_fd = -1};
-  int sv[2] = {-1, -1}, host_in = -1, worker_in = -1;
+  if (worker->dead || worker->ctl < 0) return weir_seterr(err, WEIR_EIO, "the model worker is not running");
+  proc host = {.pid = -1, .pidfd = -1, .in_fd = -1};
+  int sv[2] = {-1, -1}, host_in = -1;
   int log_fd = open(mp->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) return weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", mp->log_path, strerror(errno));
   int rc = WEIR_OK;
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     rc = weir_seterr(err, WEIR_EIO, "cannot start a model: socketpair: %s", strerror(errno));
   if (rc == WEIR_OK) rc = pipe_for(&host, mp->host_job, &host_in, err);
-  if (rc == WEIR_OK) rc = pipe_for(&worker, mp->worker_job, &worker_in, err);
   signal(SIGPIPE, SIG_IGN);
   int64_t started = weir_mono_us();
   if (rc == WEIR_OK) {
@@ -136,51 +278,55 @@ int pipeline_model_spawn(pipeline_model_procs *mp, weir_error *err) {
     rc = pipeline_child_start(&c, &host.pid, err);
   }
   if (rc == WEIR_OK) {
-    pipeline_child c = {.path = mp->worker_path,
-                        .argv = mp->worker_argv,
-                        .envp = NULL,
-                        .cwd = mp->cwd,
-                        .fd_in = worker_in,
-                        .fd_out = log_fd,
-                        .fd_err = log_fd,
-                        .fd_extra = sv[0],
-                        .sandbox = NULL,
-                        .session = false,
-                        .death_signal = SIGTERM};
-    rc = pipeline_child_start(&c, &worker.pid, err);
+    /* The job and the worker's end of the model's socket. */
+    char *msg = weir_asprintf("{\"job\": %s}", mp->worker_job);
+    if (ctl_send(worker->ctl, msg, sv[0]) != 0) {
+      worker->dead = true;
+      rc = weir_seterr(err, WEIR_EIO, "cannot hand the model to the worker: %s", strerror(errno));
+    }
+    free(msg);
   }
   /* The children hold their ends now; ours would keep the socket open after one of them
    * died, and the other would wait for it forever. */
   if (sv[0] >= 0) close(sv[0]);
   if (sv[1] >= 0) close(sv[1]);
   if (host_in >= 0) close(host_in);
-  if (worker_in >= 0) close(worker_in);
   close(log_fd);
   if (rc != WEIR_OK) {
     kill_group(&host, SIGKILL);
     reap(&host, true);
     if (host.in_fd >= 0) close(host.in_fd);
-    if (worker.in_fd >= 0) close(worker.in_fd);
     return rc;
   }
   host.pidfd = (int)syscall(__NR_pidfd_open, host.pid, 0);
-  worker.pidfd = (int)syscall(__NR_pidfd_open, worker.pid, 0);
 
   int64_t deadline = mp->timeout_s > 0 ? started + (int64_t)(mp->timeout_s * 1e6) : -1;
   int64_t term_sent = -1;
+  bool worker_gone = false;
   for (;;) {
     reap(&host, false);
-    reap(&worker, false);
-    if (host.done && worker.done) break;
+    if (!worker_gone) {
+      int st;
+      if (waitpid(worker->pid, &st, WNOHANG) == worker->pid) {
+        worker_gone = true;
+        mp->worker_status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+        worker->pid = -1;
+        worker->dead = true;
+      }
+    }
+    if (host.done && (mp->worker_done || worker_gone)) break;
     int64_t now = weir_mono_us();
     if (mp->cancel && *mp->cancel) {
       mp->cancelled = true;
       kill_group(&host, SIGKILL);
-      if (term_sent < 0) {
-        kill_group(&worker, SIGTERM);
-        term_sent = now;
-      } else if (now - term_sent > GRACE_US) {
-        kill_group(&worker, SIGKILL);
+      if (!worker_gone && worker->pid > 0) {
+        if (term_sent < 0) {
+          kill(-worker->pid, SIGTERM);
+          term_sent = now;
+        } else if (now - term_sent > GRACE_US) {
+          kill(-worker->pid, SIGKILL);
+        }
+        worker->dead = true;
       }
     }
     if (!host.done) {
@@ -195,34 +341,76 @@ int pipeline_model_spawn(pipeline_model_procs *mp, weir_error *err) {
           kill_group(&host, SIGKILL);
         }
       }
-      /* The worker gone, the model process has nobody to give its output to. */
-      if (worker.done) kill_group(&host, SIGKILL);
+      /* The worker done with the job (or gone), the model process has nobody to give its
+       * output to. */
+      if (mp->worker_done || worker_gone) kill_group(&host, SIGKILL);
     }
     struct pollfd fds[4];
     int n = 0;
     if (host.pidfd >= 0) fds[n++] = (struct pollfd){host.pidfd, POLLIN, 0};
-    if (worker.pidfd >= 0) fds[n++] = (struct pollfd){worker.pidfd, POLLIN, 0};
+    if (!worker_gone && worker->pidfd >= 0) fds[n++] = (struct pollfd){worker->pidfd, POLLIN, 0};
+    int ctl_at = -1;
+    if (!worker_gone && !mp->worker_done && worker->ctl >= 0) {
+      ctl_at = n;
+      fds[n++] = (struct pollfd){worker->ctl, POLLIN, 0};
+    }
     if (host.in_fd >= 0) fds[n++] = (struct pollfd){host.in_fd, POLLOUT, 0};
-    if (worker.in_fd >= 0) fds[n++] = (struct pollfd){worker.in_fd, POLLOUT, 0};
     int wait_ms = 200;
     if (!host.done) wait_ms = POLL_MS;
-    if ((!host.done && host.pidfd < 0) || (!worker.done && worker.pidfd < 0)) wait_ms = 5; /* no pidfd */
+    if ((!host.done && host.pidfd < 0) || (!worker_gone && worker->pidfd < 0)) wait_ms = 5; /* no pidfd */
     if (deadline >= 0 && !host.done) {
       int64_t left = (deadline - now) / 1000 + 1;
       if (left < wait_ms) wait_ms = left < 0 ? 0 : (int)left;
     }
     if (poll(fds, (nfds_t)n, wait_ms) < 0 && errno != EINTR) break;
+    if (ctl_at >= 0 && (fds[ctl_at].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char *reply = ctl_recv(worker->ctl);
+      json_t *doc = reply ? json_loads(reply, 0, NULL) : NULL;
+      if (json_is_true(json_object_get(doc, "done"))) {
+        mp->worker_done = true;
+      } else {
+        /* It closed its control socket (it is ending: reaped below) or spoke nonsense:
+         * either way it is of no more use. */
+        worker->dead = true;
+        if (reply && worker->pid > 0) {
+          kill(-worker->pid, SIGKILL);
+          kill(worker->pid, SIGKILL);
+        }
+      }
+      json_decref(doc);
+      free(reply);
+    }
     write_some(&host);
-    write_some(&worker);
   }
   if (host.in_fd >= 0) close(host.in_fd);
-  if (worker.in_fd >= 0) close(worker.in_fd);
   reap(&host, true);
-  reap(&worker, true);
   if (host.pidfd >= 0) close(host.pidfd);
-  if (worker.pidfd >= 0) close(worker.pidfd);
+  if (worker->dead && worker->pid > 0) {
+    /* Stopped during the job: reap it here (killing it if it lingers), its successor
+     * starts fresh. */
+    int st;
+    if (waitpid(worker->pid, &st, WNOHANG) != worker->pid) {
+      if (worker->pidfd >= 0) {
+        struct pollfd pfd = {worker->pidfd, POLLIN, 0};
+        while (poll(&pfd, 1, 1000) < 0 && errno == EINTR) {
+        }
+      }
+      if (waitpid(worker->pid, &st, WNOHANG) != worker->pid) {
+        kill(-worker->pid, SIGKILL);
+        kill(worker->pid, SIGKILL);
+        while (waitpid(worker->pid, &st, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
+    mp->worker_status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+    worker->pid = -1;
+  }
+  if (worker->dead) {
+    if (worker->pidfd >= 0) close(worker->pidfd);
+    if (worker->ctl >= 0) close(worker->ctl);
+    worker->pidfd = worker->ctl = -1;
+  }
   mp->host_status = host.status;
-  mp->worker_status = worker.status;
   int64_t peak = (int64_t)host.usage.ru_maxrss * 1024;
   if (peak > mp->peak_memory) mp->peak_memory = peak;
   mp->seconds = (double)(weir_mono_us() - started) / 1e6;

@@ -1,5 +1,6 @@
 /*
- * model_proc.h -- the model process and the worker of one Python model (model_proc.c).
+ * model_proc.h -- the processes of a run's Python models (model_proc.c): one worker for
+ * the whole run, and one sandboxed model process per model.
  */
 #ifndef WEIR_PIPELINE_MODEL_PROC_H
 #define WEIR_PIPELINE_MODEL_PROC_H
@@ -7,9 +8,30 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pipeline/child.h"
 #include "pipeline/sandbox.h"
+
+/* The worker: `<SDK's interpreter> -m weir.worker --serve`, trusted, never sandboxed (it
+ * writes the models' outputs), kept for a whole run so that its interpreter, pyarrow,
+ * libweir, the open lake and DuckDB are loaded once, not once per model. Jobs reach it
+ * over a control socket (its descriptor 3). */
+typedef struct pipeline_worker {
+  pid_t pid;
+  int pidfd; /* readable when it ends; -1 without pidfd_open */
+  int ctl;   /* our end of its control socket */
+  bool dead; /* it ended or failed: a new one is needed */
+} pipeline_worker;
+
+/* Starts a worker, `argv` (argv[0] found on PATH; the runner's is {python, "-m",
+ * "weir.worker", "--serve"}), in `cwd`, its stdout and stderr appended to `log_path`.
+ * Errors: WEIR_ENOTFOUND, WEIR_EIO. */
+int pipeline_worker_start(pipeline_worker *w, char *const argv[], const char *cwd, const char *log_path,
+                          weir_error *err);
+/* Ends a worker (closing its control socket is its signal to exit; SIGKILL after a grace
+ * period) and reaps it. Safe on a worker that never started or already ended. */
+void pipeline_worker_stop(pipeline_worker *w);
 
 typedef struct pipeline_model_procs {
   /* in: the model process (sandboxed unless `sandbox` is NULL) */
@@ -20,25 +42,27 @@ typedef struct pipeline_model_procs {
   const sandbox_prepared *sandbox;
   double timeout_s;     /* wall clock; <= 0: none */
   int64_t memory_limit; /* resident bytes; <= 0: none */
-  /* in: the worker (never sandboxed: it writes the model's output) */
-  const char *worker_path;
-  char *const *worker_argv;
+  /* in: the job the worker is sent (with its end of the model's socket) */
   const char *worker_job;
   /* in: both */
   const char *cwd;
-  const char *log_path;          /* stdout and stderr of both, appended */
-  volatile sig_atomic_t *cancel; /* non-zero: stop both (may be NULL) */
+  const char *log_path;          /* the model process's stdout and stderr, appended */
+  volatile sig_atomic_t *cancel; /* non-zero: stop the model process and the worker */
   /* out */
-  int host_status, worker_status; /* exit status, or 128 + signal; -1 unknown */
+  int host_status;   /* exit status, or 128 + signal; -1 unknown */
+  int worker_status; /* the worker's, when it ended during the job; -1 while it lives */
+  bool worker_done;  /* the worker finished the job (its result file is written) */
   bool timed_out, memory_exceeded, cancelled;
   int64_t peak_memory; /* the model process's peak resident bytes */
   double seconds;      /* wall clock from start to both ended */
 } pipeline_model_procs;
 
-/* Starts both, feeds them their jobs, watches the model process's time and memory, and
- * returns when both have ended (never sooner: no process of a model outlives this).
- * Errors (only when they could not start): WEIR_EIO, WEIR_ENOTFOUND; the outcome of
- * the model itself is in the out fields and the worker's result file. */
-int pipeline_model_spawn(pipeline_model_procs *mp, weir_error *err);
+/* Runs one model: starts its model process, sends `worker` the job, watches the model
+ * process's time and memory, and returns when the model process has ended and the worker
+ * has finished the job or ended (never sooner: no model process outlives this). A worker
+ * that ends, or has to be stopped, is marked dead. Errors (only when the processes could
+ * not start or be told): WEIR_EIO, WEIR_ENOTFOUND; the model's outcome is in the out
+ * fields and the worker's result file. */
+int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir_error *err);
 
 #endif

@@ -72,6 +72,8 @@ typedef struct run_ctx {
   char *run_dir;                   /* LAKE/runs/<id>: worker jobs, results, logs */
   weir_engine *engine;             /* for SQL models */
   bool unsandboxed;                /* --unsandboxed / sandbox=False: Python runs unconfined */
+  pipeline_worker worker;          /* the run's model worker, started at its first Python model */
+  bool worker_started;
   json_t *sandbox;                 /* the last Python model's sandbox record (docs/sandbox.md) */
 } run_ctx;
 
@@ -308,11 +310,18 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
 
   pipeline_model_procs mp;
   memset(&mp, 0, sizeof mp);
+  if (r == WEIR_OK && (!rc->worker_started || rc->worker.dead)) {
+    /* One worker for the run (started again if one died). Its log is the run's. */
+    if (rc->worker_started) pipeline_worker_stop(&rc->worker);
+    char *wlog = weir_asprintf("%s/worker.log", rc->run_dir);
+    char *wargv[] = {(char *)pipeline_python(), "-m", "weir.worker", "--serve", NULL};
+    r = pipeline_worker_start(&rc->worker, wargv, rc->p->dir, wlog, err);
+    rc->worker_started = true;
+    free(wlog);
+  }
   if (r == WEIR_OK) {
     char *host_path = pipeline_find_program(interp);
-    char *worker_path = pipeline_find_program(pipeline_python());
     char *host_argv[] = {interp, "-B", "-m", "weir.model_host", NULL};
-    char *worker_argv[] = {(char *)pipeline_python(), "-m", "weir.worker", NULL};
     mp.host_path = host_path;
     mp.host_argv = host_argv;
     mp.host_envp = host_env;
@@ -320,15 +329,12 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     mp.sandbox = sandboxed ? &prep : NULL;
     mp.timeout_s = m->limits.timeout_s;
     mp.memory_limit = m->limits.memory;
-    mp.worker_path = worker_path;
-    mp.worker_argv = worker_argv;
     mp.worker_job = worker_job;
     mp.cwd = rc->p->dir;
     mp.log_path = log_path;
     mp.cancel = &rc->lake->interrupted;
-    r = pipeline_model_spawn(&mp, err);
+    r = pipeline_model_spawn(&mp, &rc->worker, err);
     free(host_path);
-    free(worker_path);
     if (r == WEIR_OK && rc->lake->interrupted)
       r = weir_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
     if (r == WEIR_OK) {
@@ -339,13 +345,19 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
       char *fate = host_fate(m, &mp);
       if (weir_fs_read(result_path, &text, &len, &e2) != WEIR_OK || !(result = json_loads(text, 0, NULL))) {
         weir_error_clear(&e2);
-        char *tail = log_tail(log_path, 2000);
-        r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
-                        m->name, m->file, m->line,
-                        mp.worker_status > 128 ? "was killed by signal" : "exited with status",
-                        mp.worker_status > 128 ? mp.worker_status - 128 : mp.worker_status, log_path,
-                        *tail ? "\n" : "", tail);
+        char *wlog = weir_asprintf("%s/worker.log", rc->run_dir);
+        char *tail = log_tail(wlog, 2000);
+        if (mp.worker_status >= 0)
+          r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
+                          m->name, m->file, m->line,
+                          mp.worker_status > 128 ? "was killed by signal" : "exited with status",
+                          mp.worker_status > 128 ? mp.worker_status - 128 : mp.worker_status, wlog,
+                          *tail ? "\n" : "", tail);
+        else
+          r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker wrote no result (log: %s)%s%s", m->name,
+                          m->file, m->line, wlog, *tail ? "\n" : "", tail);
         free(tail);
+        free(wlog);
       } else if (json_is_true(json_object_get(result, "ok"))) {
         r = stage_result_from_json(json_object_get(result, "stage"), res, err);
       } else if (fate && json_is_true(json_object_get(json_object_get(result, "error"), "host_ended"))) {
@@ -735,6 +747,7 @@ fail: {
   json_decref(error);
 }
 out:
+  if (rc.worker_started) pipeline_worker_stop(&rc.worker);
   json_decref(rc.sandbox);
   if (rc.engine) lake_engine_put(lake, rc.engine, LAKE_ENGINE_WAREHOUSE);
   free(rc.run_dir);

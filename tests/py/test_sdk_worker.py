@@ -339,3 +339,33 @@ def test_a_model_process_that_ends_without_answering(titanic_client, tmp_path):
     assert result is not None and result["ok"] is False
     assert result["error"]["host_ended"] is True
     assert result["error"]["message"] == "model passthrough: its process ended without a result"
+
+
+def test_one_worker_serves_the_models_of_a_run(titanic_client, tmp_path):
+    """`weir.worker --serve`, as the runner keeps it for a run: jobs arrive on its control
+    socket with each model process's socket; it answers done after each result file."""
+    from weir import _handoff
+
+    ctl_ours, ctl_theirs = socket.socketpair()
+    worker = subprocess.Popen([sys.executable, "-m", "weir.worker", "--serve"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path),
+                              pass_fds=(3,) if ctl_theirs.fileno() != 3 else (), preexec_fn=_on_fd3(ctl_theirs))
+    ctl_theirs.close()
+    results = []
+    for n in (3, 5):
+        job = _titanic_job(titanic_client, tmp_path / f"job{n}")
+        w_end, h_end = socket.socketpair()
+        _handoff.send(ctl_ours, {"job": job}, [w_end.fileno()])
+        w_end.close()
+        head, fds = _handoff.recv(h_end)
+        _handoff.write_table(_handoff.map_table(fds[0]).slice(0, n).to_reader(), fds[-1])
+        _handoff.send(h_end, {"ok": True, "rows": n})
+        h_end.close()
+        done, _ = _handoff.recv(ctl_ours)
+        assert done == {"done": True}
+        results.append(json.loads(pathlib.Path(job["result_path"]).read_text()))
+    ctl_ours.close()                      # the run is over: the worker exits
+    out, _ = worker.communicate(timeout=60)
+    assert worker.returncode == 0, out
+    assert [r["ok"] for r in results] == [True, True], results
+    assert [r["stage"]["rows_written"] for r in results] == [3, 5]

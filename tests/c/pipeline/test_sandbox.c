@@ -401,15 +401,35 @@ TEST(the_record_says_what_held_the_model) {
   fixture_free(&f);
 }
 
-/* The runner's watch: a model process past its timeout or its memory is stopped. */
+/* The runner's watch: a model process past its timeout or its memory is stopped. The
+ * worker here stands in for weir.worker: for each job it takes the model's socket, waits
+ * for the model process to end (the socket closes), and answers that it is done. */
+static const char FAKE_WORKER[] =
+    "import json, os, socket\n"
+    "ctl = socket.socket(fileno=3)\n"
+    "while True:\n"
+    "    head, fds, _, _ = socket.recv_fds(ctl, 4, 4)\n"
+    "    if not head: break\n"
+    "    n = int.from_bytes(head, 'little')\n"
+    "    body = b''\n"
+    "    while len(body) < n: body += ctl.recv(n - len(body))\n"
+    "    job = json.loads(body)['job']\n"
+    "    model = socket.socket(fileno=fds[0])\n"
+    "    while model.recv(4096): pass\n"
+    "    model.close()\n"
+    "    reply = json.dumps({'done': True, 'saw': job['model']}).encode()\n"
+    "    ctl.sendall(len(reply).to_bytes(4, 'little') + reply)\n";
+
 static void watch(fixture *f, const char *script, double timeout, int64_t memory, pipeline_model_procs *mp) {
   sandbox_prepared sp;
   weir_error err = {0};
   f->policy.limits.memory = memory;
   CHECK_OK(sandbox_prepare(&f->policy, &sp, &err), &err);
   char *host_argv[] = {"/bin/sh", "-c", (char *)script, NULL};
-  char *worker_argv[] = {"/bin/sh", "-c", "exec cat <&3 >/dev/null", NULL}; /* until the model process ends */
+  char *worker_argv[] = {"/usr/bin/python3", "-c", (char *)FAKE_WORKER, NULL};
   char *log = weir_path_join(f->dir, "log.txt");
+  pipeline_worker w;
+  CHECK_OK(pipeline_worker_start(&w, worker_argv, NULL, log, &err), &err);
   memset(mp, 0, sizeof *mp);
   mp->host_path = "/bin/sh";
   mp->host_argv = host_argv;
@@ -417,17 +437,18 @@ static void watch(fixture *f, const char *script, double timeout, int64_t memory
   mp->sandbox = &sp;
   mp->timeout_s = timeout;
   mp->memory_limit = memory;
-  mp->worker_path = "/bin/sh";
-  mp->worker_argv = worker_argv;
-  mp->worker_job = "";
+  mp->worker_job = "{\"model\": \"m\"}";
   mp->log_path = log;
-  CHECK_OK(pipeline_model_spawn(mp, &err), &err);
+  CHECK_OK(pipeline_model_spawn(mp, &w, &err), &err);
+  CHECK(mp->worker_done);
+  CHECK(!w.dead); /* the worker lives on for the next model */
+  pipeline_worker_stop(&w);
   free(log);
   sandbox_prepared_free(&sp);
 }
 
 TEST(a_model_past_its_timeout_is_stopped) {
-  if (!usable()) return;
+  if (!usable() || access("/usr/bin/python3", X_OK) != 0) return;
   fixture f;
   fixture_init(&f);
   pipeline_model_procs mp;
@@ -546,6 +567,44 @@ TEST(spawn_with_a_sandbox_and_a_timeout) {
   CHECK_CONTAINS(out, "got hello");
   free(out);
   free(errtext);
+  sandbox_prepared_free(&sp);
+  fixture_free(&f);
+}
+
+TEST(a_worker_that_dies_during_a_job_takes_the_model_process_with_it) {
+  if (!usable() || access("/usr/bin/python3", X_OK) != 0) return;
+  fixture f;
+  fixture_init(&f);
+  sandbox_prepared sp;
+  weir_error err = {0};
+  CHECK_OK(sandbox_prepare(&f.policy, &sp, &err), &err);
+  char *host_argv[] = {"/bin/sh", "-c", "exec sleep 60", NULL};
+  /* It takes the job and ends without answering. */
+  char *worker_argv[] = {"/usr/bin/python3", "-c",
+                         "import socket\nctl = socket.socket(fileno=3)\nsocket.recv_fds(ctl, 4, 4)\n", NULL};
+  char *log = weir_path_join(f.dir, "log.txt");
+  pipeline_worker w;
+  CHECK_OK(pipeline_worker_start(&w, worker_argv, NULL, log, &err), &err);
+  pipeline_model_procs mp;
+  memset(&mp, 0, sizeof mp);
+  mp.host_path = "/bin/sh";
+  mp.host_argv = host_argv;
+  mp.host_job = "";
+  mp.sandbox = &sp;
+  mp.timeout_s = 60;
+  mp.worker_job = "{}";
+  mp.log_path = log;
+  CHECK_OK(pipeline_model_spawn(&mp, &w, &err), &err);
+  CHECK(!mp.worker_done);
+  CHECK(w.dead);
+  CHECK_INT(mp.worker_status, 0);
+  CHECK_INT(mp.host_status, 128 + SIGKILL);
+  CHECK(mp.seconds < 30);
+  /* A dead worker is not handed another model. */
+  CHECK_INT(pipeline_model_spawn(&mp, &w, &err), WEIR_EIO);
+  weir_error_clear(&err);
+  pipeline_worker_stop(&w);
+  free(log);
   sandbox_prepared_free(&sp);
   fixture_free(&f);
 }
