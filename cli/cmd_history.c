@@ -166,7 +166,7 @@ int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   /* -n 0 shows nothing, as in git (the library reads 0 as "no limit"). */
-  rc = weir_log(lake, ref, nstr && max == 0 ? 1 : max, &out, &err);
+  rc = weir_commit_log(lake, ref, nstr && max == 0 ? 1 : max, &out, &err);
   if (rc == 0 && nstr && max == 0) {
     weir_free(out);
     out = strdup("[]");
@@ -191,7 +191,7 @@ int cmd_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *c;
-  rc = weir_show(lake, args->pos[0], &out, &err);
+  rc = weir_commit_show(lake, args->pos[0], &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &c)) >= 0) return rc;
   print_commit(c, true);
   json_t *tables = json_object_get(c, "tables");
@@ -226,7 +226,7 @@ int cmd_diff(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *d;
-  rc = weir_diff(lake, args->pos[0], args->pos[1], &out, &err);
+  rc = weir_commit_diff(lake, args->pos[0], args->pos[1], &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &d)) >= 0) return rc;
   const char *h[] = {"", "table", "rows", "change"};
   cli_table t;
@@ -274,7 +274,7 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *r;
-  rc = weir_merge(lake, args->pos[0], into, &o, &out, &err);
+  rc = weir_branch_merge(lake, args->pos[0], into, &o, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &r)) >= 0) return rc;
   if (ctx->verbosity >= 0) {
     const char *result = json_string_value(json_object_get(r, "result"));
@@ -320,8 +320,8 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *branch = cli_opt_value(cmd, args, "branch");
   weir_error err = {0};
   char *out = NULL;
-  rc = run ? weir_revert_run(lake, run, branch, &o, &out, &err)
-           : weir_revert_table(lake, args->pos[0], to, branch, &o, &out, &err);
+  rc = run ? weir_run_revert(lake, run, branch, &o, &out, &err)
+           : weir_table_revert(lake, args->pos[0], to, branch, &o, &out, &err);
   json_t *r;
   if ((rc = cli_json_result(ctx, rc, &err, out, &r)) >= 0) return rc;
   char s[13];

@@ -282,7 +282,7 @@ int cmd_runs_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *arr;
-  rc = weir_runs_list(lake, &out, &err);
+  rc = weir_run_list(lake, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
   const char *h[] = {"run", "status", "branch", "base", "result", "started", "models"};
   cli_table t;

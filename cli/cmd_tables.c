@@ -77,7 +77,7 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  rc = weir_import(lake, args->pos[0], &o, &out, &err);
+  rc = weir_table_import(lake, args->pos[0], &o, &out, &err);
   if (ctx->progress && isatty(2)) fprintf(stderr, "\r\033[K");
   if (rc) return cli_report_error(ctx, &err);
   json_t *res = json_loads(out, 0, NULL);
@@ -111,7 +111,7 @@ int cmd_tables(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *arr;
-  rc = weir_tables(lake, cli_opt_value(cmd, args, "ref"), &out, &err);
+  rc = weir_table_list(lake, cli_opt_value(cmd, args, "ref"), &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
   const char *h[] = {"table", "rows", "snapshot"};
   cli_table t;
@@ -154,7 +154,7 @@ int cmd_describe(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *d;
-  rc = weir_describe(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), &out, &err);
+  rc = weir_table_describe(lake, args->pos[0], cli_opt_value(cmd, args, "ref"), &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &d)) >= 0) return rc;
   char s[13];
   printf("table     %s\n", json_string_value(json_object_get(d, "table")));
@@ -249,7 +249,7 @@ int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   }
   /* Aligned text: let the engine render every value as text, then align. */
   struct ArrowArrayStream stream;
-  if (weir_query_text(lake, args->pos[0], ref, &stream, &err)) return cli_report_error(ctx, &err);
+  if (weir_query_run_text(lake, args->pos[0], ref, &stream, &err)) return cli_report_error(ctx, &err);
   struct ArrowSchema schema;
   if (stream.get_schema(&stream, &schema) != 0) {
     fprintf(stderr, "error: %s\n", stream.get_last_error(&stream));

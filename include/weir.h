@@ -222,17 +222,17 @@ WEIR_API int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WE
  * `max_count` (0 = all). *out_json: a JSON array of
  * {hash, parents, time, author, message, properties, tables_changed}.
  */
-WEIR_API int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
+WEIR_API int weir_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
              weir_error *err);
 
 /** One commit with, per table, the metadata file and snapshot it points to.
  *  *out_json: {hash, parents, time, author, message, properties, tables: [{table,
  *  metadata_location, snapshot_id, record_count}]}. */
-WEIR_API int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+WEIR_API int weir_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 
 /** Tables added, removed and changed from ref_a to ref_b, with row-count change.
  *  *out_json: {from, to, added:[...], removed:[...], changed:[...]} (docs/json.md). */
-WEIR_API int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
+WEIR_API int weir_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
               weir_error *err);
 
 /* ====================================================================================
@@ -294,7 +294,7 @@ typedef struct weir_merge_options {
  * a run that did not succeed (details name the runs) and allow_partial is 0;
  * WEIR_ECONCURRENT if `into` kept moving; WEIR_ENOTFOUND.
  */
-WEIR_API int weir_merge(weir_lake *lake, const char *source, const char *into,
+WEIR_API int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -303,12 +303,12 @@ WEIR_API int weir_merge(weir_lake *lake, const char *source, const char *into,
 
 /** Tables at `ref` (NULL = "main"): JSON array of {table, record_count, snapshot_id,
  *  metadata_location}, sorted by name. */
-WEIR_API int weir_tables(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+WEIR_API int weir_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 
 /** One table at `ref`: {table, ref, commit, snapshot_id, metadata_location, comment,
  *  record_count, columns: [{name, type, weir_type, required, doc, field_id, lineage}],
  *  properties, contract}. Errors: WEIR_ENOTFOUND (naming the table and the ref). */
-WEIR_API int weir_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
+WEIR_API int weir_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
                   weir_error *err);
 
 typedef struct weir_revert_options {
@@ -332,7 +332,7 @@ typedef struct weir_revert_options {
  *  whose other tables are no longer at that run's versions; with WEIR_ECONTRACT when it
  *  would change the table's stored contract, unless allow_contract_change.
  *  *out_json: {commit, table, action}. */
-WEIR_API int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
+WEIR_API int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err);
 
@@ -343,7 +343,7 @@ WEIR_API int weir_revert_table(weir_lake *lake, const char *table, const char *t
  *  opts->allow_partial, which reverts the rest and leaves those. Refused with
  *  WEIR_ECONTRACT when the revert would change a table's stored contract, unless
  *  opts->allow_contract_change. *out_json: {commit, run_id, tables}. */
-WEIR_API int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
+WEIR_API int weir_run_revert(weir_lake *lake, const char *run_id, const char *branch,
                     const weir_revert_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -391,15 +391,15 @@ typedef struct weir_import_options {
  * mode), WEIR_ECONTRACT, WEIR_ECONCURRENT (the table changed since the base: details name
  * it, the base and the commit that changed it; nothing was written).
  */
-WEIR_API int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
+WEIR_API int weir_table_import(weir_lake *lake, const char *file, const weir_import_options *opts,
                 char **out_json, weir_error *err);
 
 /**
- * Like weir_import, but the rows come from an Arrow stream (for example a pyarrow Table
+ * Like weir_table_import, but the rows come from an Arrow stream (for example a pyarrow Table
  * exported through the C Data Interface). The stream is consumed and released; its
  * buffers are read in place, never copied before validation.
  */
-WEIR_API int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
+WEIR_API int weir_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
                       const weir_import_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -414,22 +414,22 @@ WEIR_API int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
  * Errors: WEIR_ENOTFOUND (a table that does not exist at ref), WEIR_EENGINE (SQL error,
  * with the engine's message), WEIR_EINVALIDARG (a statement that writes).
  */
-WEIR_API int weir_query(weir_lake *lake, const char *sql, const char *ref,
+WEIR_API int weir_query_run(weir_lake *lake, const char *sql, const char *ref,
                struct ArrowArrayStream *out, weir_error *err);
 
 /**
- * Like weir_query, but every column comes back as its text rendering by the engine
+ * Like weir_query_run, but every column comes back as its text rendering by the engine
  * (strings; NULL stays null), for display: numbers, dates and nested values are printed
  * the way the engine prints them.
  */
-WEIR_API int weir_query_text(weir_lake *lake, const char *sql, const char *ref,
+WEIR_API int weir_query_run_text(weir_lake *lake, const char *sql, const char *ref,
                     struct ArrowArrayStream *out, weir_error *err);
 
 /**
- * Runs a query like weir_query and writes its result to `path` in `format`: "csv" (with
+ * Runs a query like weir_query_run and writes its result to `path` in `format`: "csv" (with
  * a header row), "json" (one JSON array of row objects) or "parquet". A path of "-"
  * writes to standard output (csv and json only). *rows_out (if not NULL) receives the
- * number of rows written. Errors as weir_query, plus WEIR_EIO for the output file.
+ * number of rows written. Errors as weir_query_run, plus WEIR_EIO for the output file.
  */
 WEIR_API int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err);
@@ -466,7 +466,7 @@ WEIR_API void weir_contract_free(weir_contract *contract);
  * [...results...]}. Returns WEIR_ECONTRACT when a fail-mode violation was found (the
  * report is still filled).
  */
-WEIR_API int weir_validate(const weir_contract *contract, struct ArrowArrayStream *in,
+WEIR_API int weir_contract_validate(const weir_contract *contract, struct ArrowArrayStream *in,
                   struct ArrowArrayStream *out_valid, char **out_report_json,
                   weir_error *err);
 
@@ -523,7 +523,7 @@ WEIR_API int weir_project_run(weir_lake *lake, const char *project_dir, const we
 
 /** Runs, newest first: JSON array of {run_id, status, branch, base_commit, result_commit,
  *  started, ended, models}. */
-WEIR_API int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err);
+WEIR_API int weir_run_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /** One run with per-model timings, row counts, rule results and violations. */
 WEIR_API int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err);
@@ -538,7 +538,7 @@ WEIR_API int weir_run_show(weir_lake *lake, const char *run_id, char **out_json,
  * "contract": IR}: the scan is projected to the columns, filtered, and, with a contract,
  * checked against it (WEIR_ECONTRACT with details on violation). The caller releases *out.
  */
-WEIR_API int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+WEIR_API int weir_worker_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
               struct ArrowArrayStream *out, weir_error *err);
 
 /**
@@ -547,7 +547,7 @@ WEIR_API int weir_scan(weir_lake *lake, const char *table, const char *ref, cons
  * committing. *out_json describes the staged files and the report; the runner commits
  * them. The stream is consumed and released.
  */
-WEIR_API int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream,
+WEIR_API int weir_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream,
                       const char *request_json, char **out_json, weir_error *err);
 
 #ifdef __cplusplus

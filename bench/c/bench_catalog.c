@@ -66,33 +66,33 @@ static void location(char *out, size_t n, const char *table) {
   snprintf(out, n, "/lake/warehouse/%s/metadata/%08d-bench.metadata.json", table, ++loc_counter);
 }
 
-static void set_table(weir_catalog *cat, const char *branch, int t, char out[WEIR_HASH_LEN + 1]) {
+static void set_table(wr_catalog *cat, const char *branch, int t, char out[WEIR_HASH_LEN + 1]) {
   weir_error err = {0};
   char head[WEIR_HASH_LEN + 1], name[64], loc[160];
   if (catalog_ref_get(cat, WEIR_REF_BRANCH, branch, head, &err)) die("ref get", &err);
   table_name(name, sizeof name, t);
   location(loc, sizeof loc, name);
-  weir_table_change c = {name, loc, (int64_t)(rnd() >> 2), 100};
-  weir_commit_request req = {.branch = branch, .expected_head = head, .changes = &c,
+  wr_table_change c = {name, loc, (int64_t)(rnd() >> 2), 100};
+  wr_commit_request req = {.branch = branch, .expected_head = head, .changes = &c,
                              .n_changes = 1, .message = "bench commit"};
   if (catalog_commit(cat, &req, out, &err)) die("commit", &err);
 }
 
 static void build_lake(const char *path, lake_size sz) {
-  weir_catalog *cat = NULL;
+  wr_catalog *cat = NULL;
   weir_error err = {0};
   if (catalog_open(path, true, "bench", &cat, &err)) die("create catalog", &err);
-  weir_table_change *c = calloc((size_t)sz.tables, sizeof *c);
+  wr_table_change *c = calloc((size_t)sz.tables, sizeof *c);
   char (*names)[64] = calloc((size_t)sz.tables, 64);
   char (*locs)[160] = calloc((size_t)sz.tables, 160);
   for (int i = 0; i < sz.tables; i++) {
     table_name(names[i], 64, i);
     location(locs[i], 160, names[i]);
-    c[i] = (weir_table_change){names[i], locs[i], i + 1, 1000};
+    c[i] = (wr_table_change){names[i], locs[i], i + 1, 1000};
   }
   char head[WEIR_HASH_LEN + 1], out[WEIR_HASH_LEN + 1];
   if (catalog_ref_get(cat, WEIR_REF_BRANCH, "main", head, &err)) die("ref get", &err);
-  weir_commit_request req = {.branch = "main", .expected_head = head, .changes = c,
+  wr_commit_request req = {.branch = "main", .expected_head = head, .changes = c,
                              .n_changes = (size_t)sz.tables, .message = "load all tables"};
   if (catalog_commit(cat, &req, out, &err)) die("initial load", &err);
   /* History: the rest of the commits change one random table each, in batches of
@@ -126,7 +126,7 @@ static stat2 summarize(double *v, int n) {
 }
 
 static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
-  weir_catalog *cat = NULL;
+  wr_catalog *cat = NULL;
   weir_error err = {0};
   if (catalog_open(path, false, "bench", &cat, &err)) die("open", &err);
   double *t = calloc((size_t)iters, sizeof *t);
@@ -162,12 +162,12 @@ static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
     int b = (a + 1 + (int)(rnd() % (uint64_t)(sz.tables - 1))) % sz.tables;
     set_table(cat, name, a, out_hash);
     set_table(cat, "main", b, out_hash);
-    weir_merge_request mr = {.source = name, .into = "main"};
+    wr_merge_request mr = {.source = name, .into = "main"};
     json_t *o = NULL;
     double t0 = now_us();
     if (catalog_merge(cat, &mr, &o, &err)) die("merge", &err);
     t[i] = now_us() - t0;
-    if (strcmp(weir_json_str(o, "result", ""), "merge") != 0) die("merge was not three-way", NULL);
+    if (strcmp(wr_json_str(o, "result", ""), "merge") != 0) die("merge was not three-way", NULL);
     json_decref(o);
   }
   out[2] = summarize(t, iters);
@@ -181,7 +181,7 @@ static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
   out[3] = summarize(t, iters);
 
   /* resolve_prefix: prefixes of commits spread over the history */
-  weir_commit_rec *hist = NULL;
+  wr_commit_rec *hist = NULL;
   size_t nh = 0;
   if (catalog_log(cat, head, 1000, &hist, &nh, &err)) die("log", &err);
   for (int i = 0; i < iters; i++) {
@@ -192,16 +192,16 @@ static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
     t[i] = now_us() - t0;
   }
   out[4] = summarize(t, iters);
-  weir_commit_recs_free(hist, nh);
+  wr_commit_recs_free(hist, nh);
 
   /* log10 */
   for (int i = 0; i < iters; i++) {
-    weir_commit_rec *v = NULL;
+    wr_commit_rec *v = NULL;
     size_t n = 0;
     double t0 = now_us();
     if (catalog_log(cat, head, 10, &v, &n, &err)) die("log", &err);
     t[i] = now_us() - t0;
-    weir_commit_recs_free(v, n);
+    wr_commit_recs_free(v, n);
   }
   out[5] = summarize(t, iters);
 
@@ -209,11 +209,11 @@ static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
   for (int i = 0; i < iters; i++) {
     char name[64];
     table_name(name, sizeof name, (int)(rnd() % (uint64_t)sz.tables));
-    weir_table_entry e;
+    wr_table_entry e;
     double t0 = now_us();
     if (catalog_table_get(cat, head, name, &e, &err)) die("table get", &err);
     t[i] = now_us() - t0;
-    weir_table_entry_clear(&e);
+    wr_table_entry_clear(&e);
   }
   out[6] = summarize(t, iters);
   catalog_close(cat);
@@ -222,14 +222,14 @@ static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
   for (int i = 0; i < iters; i++) {
     char name[64];
     table_name(name, sizeof name, (int)(rnd() % (uint64_t)sz.tables));
-    weir_table_entry e;
+    wr_table_entry e;
     double t0 = now_us();
     if (catalog_open(path, false, "bench", &cat, &err)) die("open", &err);
     if (catalog_resolve(cat, "main", head, &err)) die("resolve", &err);
     if (catalog_table_get(cat, head, name, &e, &err)) die("table get", &err);
     catalog_close(cat);
     t[i] = now_us() - t0;
-    weir_table_entry_clear(&e);
+    wr_table_entry_clear(&e);
   }
   out[7] = summarize(t, iters);
   free(t);
@@ -308,7 +308,7 @@ int main(int argc, char **argv) {
     json_decref(results);
   }
   weir_error err = {0};
-  weir_fs_remove_tree(dir, &err);
+  wr_fs_remove_tree(dir, &err);
   weir_error_clear(&err);
   return 0;
 }

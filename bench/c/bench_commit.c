@@ -3,7 +3,7 @@
  *
  * W writer threads, each with its own weir_lake handle on one lake (the thread-safety
  * rule of weir.h), each committing C small appends (100 rows of one Int64 column, from
- * an Arrow stream) with weir_import_arrow:
+ * an Arrow stream) with weir_table_import_arrow:
  *
  *   one-branch   every writer appends to the same table on main: every commit races
  *                every other, so each lost compare-and-swap is re-checked against the
@@ -122,7 +122,7 @@ static void *write_loop(void *arg) {
     o.message = "bench append";
     char *out = NULL;
     double t0 = now_us();
-    if (weir_import_arrow(lake, &s, &o, &out, &err)) die("append", &err);
+    if (weir_table_import_arrow(lake, &s, &o, &out, &err)) die("append", &err);
     w->lat_us[c] = now_us() - t0;
     weir_free(out);
   }
@@ -138,7 +138,7 @@ static int cmp_double(const void *a, const void *b) {
 static int64_t count_rows(weir_lake *lake, const char *ref) {
   struct ArrowArrayStream s;
   weir_error err = {0};
-  if (weir_query(lake, "SELECT count(*)::BIGINT AS n FROM events", ref, &s, &err)) die("count", &err);
+  if (weir_query_run(lake, "SELECT count(*)::BIGINT AS n FROM events", ref, &s, &err)) die("count", &err);
   struct ArrowSchema sc;
   struct ArrowArray a;
   s.get_schema(&s, &sc);
@@ -172,7 +172,7 @@ static void run_case(const char *dir, const char *mode, int writers, int commits
     memset(&o, 0, sizeof o);
     o.table = "events";
     char *out = NULL;
-    if (weir_import_arrow(lake, &s, &o, &out, &err)) die("create", &err);
+    if (weir_table_import_arrow(lake, &s, &o, &out, &err)) die("create", &err);
     weir_free(out);
   }
   for (int i = 0; i < writers; i++) {

@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
       prep[i] = t2 - t1;
     }
   }
-  char *doc = weir_asprintf(
+  char *doc = wr_asprintf(
       "{\"iterations\": %d, \"landlock_abi\": %d, \"network\": \"%s\", \"exec_roots\": %zu,\n"
       " \"plain_us\": {\"median\": %.1f, \"p95\": %.1f},\n"
       " \"sandboxed_us\": {\"median\": %.1f, \"p95\": %.1f},\n"

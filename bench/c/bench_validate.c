@@ -100,13 +100,13 @@ static void gen_batch(gen_kind g, int64_t start, int64_t len, int64_t total, str
   case G_I64_NULLS:
   case G_I64_ENUM:
   case G_I64_SHUF: {
-    weir_arrow_array_init(col, len, 2, 0);
-    int64_t *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
+    wr_arrow_array_init(col, len, 2, 0);
+    int64_t *v = wr_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
     for (int64_t i = 0; i < len; i++)
       v[i] = g == G_I64_ENUM ? (int64_t)(rnd() % 3) + 1 : g == G_I64_SHUF ? shuffled(start + i, total) : start + i;
     *bytes += (size_t)len * 8;
     if (g == G_I64_NULLS) { /* a bitmap with every bit set: the check must read it all */
-      uint8_t *valid = weir_arrow_array_alloc_buffer(col, 0, (size_t)(len + 7) / 8);
+      uint8_t *valid = wr_arrow_array_alloc_buffer(col, 0, (size_t)(len + 7) / 8);
       memset(valid, 0xff, (size_t)(len + 7) / 8);
       col->null_count = -1; /* unknown: the validator counts */
       *bytes += (size_t)(len + 7) / 8;
@@ -114,29 +114,29 @@ static void gen_batch(gen_kind g, int64_t start, int64_t len, int64_t total, str
     break;
   }
   case G_I32: {
-    weir_arrow_array_init(col, len, 2, 0);
-    int32_t *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 4);
+    wr_arrow_array_init(col, len, 2, 0);
+    int32_t *v = wr_arrow_array_alloc_buffer(col, 1, (size_t)len * 4);
     for (int64_t i = 0; i < len; i++) v[i] = (int32_t)(start + i);
     *bytes += (size_t)len * 4;
     break;
   }
   case G_F64_WHOLE: { /* whole numbers of any size a double holds exactly, both signs */
-    weir_arrow_array_init(col, len, 2, 0);
-    double *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
+    wr_arrow_array_init(col, len, 2, 0);
+    double *v = wr_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
     for (int64_t i = 0; i < len; i++) v[i] = (double)((int64_t)(rnd() >> 12) - (1LL << 51));
     *bytes += (size_t)len * 8;
     break;
   }
   case G_TS_NS_US: {
-    weir_arrow_array_init(col, len, 2, 0);
-    int64_t *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
+    wr_arrow_array_init(col, len, 2, 0);
+    int64_t *v = wr_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
     for (int64_t i = 0; i < len; i++) v[i] = (1700000000000000LL + (int64_t)(rnd() % 1000000000000LL)) * 1000;
     *bytes += (size_t)len * 8;
     break;
   }
   case G_F64: {
-    weir_arrow_array_init(col, len, 2, 0);
-    double *v = weir_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
+    wr_arrow_array_init(col, len, 2, 0);
+    double *v = wr_arrow_array_alloc_buffer(col, 1, (size_t)len * 8);
     for (int64_t i = 0; i < len; i++) v[i] = (double)(rnd() % 1000000) / 10000.0;
     *bytes += (size_t)len * 8;
     break;
@@ -145,9 +145,9 @@ static void gen_batch(gen_kind g, int64_t start, int64_t len, int64_t total, str
   case G_STR_ENUM:
   case G_STR12: {
     int w = g == G_STR12 ? 12 : 3;
-    weir_arrow_array_init(col, len, 3, 0);
-    int64_t *o = weir_arrow_array_alloc_buffer(col, 1, (size_t)(len + 1) * 8);
-    char *d = weir_arrow_array_alloc_buffer(col, 2, (size_t)len * (size_t)w);
+    wr_arrow_array_init(col, len, 3, 0);
+    int64_t *o = wr_arrow_array_alloc_buffer(col, 1, (size_t)(len + 1) * 8);
+    char *d = wr_arrow_array_alloc_buffer(col, 2, (size_t)len * (size_t)w);
     for (int64_t i = 0; i < len; i++) {
       o[i] = i * w;
       if (g == G_STR_ENUM) {
@@ -172,32 +172,32 @@ static void to_small_offsets(struct ArrowArray *col, size_t *bytes) {
   int64_t len = col->length;
   const int64_t *o = col->buffers[1];
   struct ArrowArray s;
-  weir_arrow_array_init(&s, len, 3, 0);
-  int32_t *so = weir_arrow_array_alloc_buffer(&s, 1, (size_t)(len + 1) * 4);
+  wr_arrow_array_init(&s, len, 3, 0);
+  int32_t *so = wr_arrow_array_alloc_buffer(&s, 1, (size_t)(len + 1) * 4);
   for (int64_t i = 0; i <= len; i++) so[i] = (int32_t)o[i];
-  char *d = weir_arrow_array_alloc_buffer(&s, 2, (size_t)o[len] + 1);
+  char *d = wr_arrow_array_alloc_buffer(&s, 2, (size_t)o[len] + 1);
   memcpy(d, col->buffers[2], (size_t)o[len]);
   col->release(col);
   *col = s;
   *bytes -= (size_t)(len + 1) * 4;
 }
 
-static void build_table(const scenario *sc, int64_t rows, int64_t batch, weir_arrow_table *t, size_t *bytes) {
-  weir_arrow_table_init(t);
+static void build_table(const scenario *sc, int64_t rows, int64_t batch, wr_arrow_table *t, size_t *bytes) {
+  wr_arrow_table_init(t);
   struct ArrowSchema s, c;
-  weir_arrow_schema_init(&s, "+s", "", 0, 1);
-  weir_arrow_schema_init(&c, sc->format, "x", ARROW_FLAG_NULLABLE, 0);
-  weir_arrow_schema_set_child(&s, 0, &c);
-  weir_arrow_table_set_schema(t, &s);
+  wr_arrow_schema_init(&s, "+s", "", 0, 1);
+  wr_arrow_schema_init(&c, sc->format, "x", ARROW_FLAG_NULLABLE, 0);
+  wr_arrow_schema_set_child(&s, 0, &c);
+  wr_arrow_table_set_schema(t, &s);
   *bytes = 0;
   for (int64_t start = 0; start < rows; start += batch) {
     int64_t len = rows - start < batch ? rows - start : batch;
     struct ArrowArray col, b;
     gen_batch(sc->gen, start, len, rows, &col, bytes);
     if (!strcmp(sc->format, "u")) to_small_offsets(&col, bytes);
-    weir_arrow_array_init(&b, len, 1, 1);
-    weir_arrow_array_set_child(&b, 0, &col);
-    weir_arrow_table_append(t, &b);
+    wr_arrow_array_init(&b, len, 1, 1);
+    wr_arrow_array_set_child(&b, 0, &col);
+    wr_arrow_table_append(t, &b);
   }
 }
 
@@ -226,24 +226,24 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < N_SCENARIOS; k++) {
     const scenario *sc = &SCENARIOS[k];
     if (only && strcmp(only, sc->name)) continue;
-    weir_arrow_table data;
+    wr_arrow_table data;
     size_t bytes;
     build_table(sc, rows, batch, &data, &bytes);
     char yaml[512];
     snprintf(yaml, sizeof yaml, "contract:\n  name: bench\n  columns:\n    - %s\n", sc->yaml);
     weir_contract *c = NULL;
     weir_error err = {0};
-    if (weir_contract_from_yaml(yaml, strlen(yaml), "bench", &c, &err)) {
+    if (wr_contract_from_yaml(yaml, strlen(yaml), "bench", &c, &err)) {
       fprintf(stderr, "bench_validate: %s: %s\n", sc->name, err.message);
       return 1;
     }
     double best = 1e30;
     for (int r = 0; r < repeat; r++) {
-      weir_arrow_table in;
-      weir_arrow_table_share(&data, &in);
-      weir_validation v;
+      wr_arrow_table in;
+      wr_arrow_table_share(&data, &in);
+      wr_validation v;
       double t0 = now_s();
-      int rc = weir_contract_validate(c, &in, NULL, &v, &err);
+      int rc = wr_contract_validate(c, &in, NULL, &v, &err);
       double dt = now_s() - t0;
       if (rc) {
         fprintf(stderr, "bench_validate: %s failed: %s\n", sc->name, err.message);
@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_validate: %s kept %lld rows of %lld\n", sc->name, (long long)v.valid.n_rows, (long long)rows);
         return 1;
       }
-      weir_validation_clear(&v);
+      wr_validation_clear(&v);
       if (dt < best) best = dt;
     }
     double rps = (double)rows / best, gbps = (double)bytes / best / 1e9;
@@ -263,7 +263,7 @@ int main(int argc, char **argv) {
                                              "seconds", best, "rows_per_s", rps, "gb_per_s", gbps, "bytes",
                                              (json_int_t)bytes));
     weir_contract_free(c);
-    weir_arrow_table_release(&data);
+    wr_arrow_table_release(&data);
   }
   if (json_path) {
     json_t *doc = json_pack("{s:s,s:I,s:I,s:i,s:o}", "benchmark", "validate", "rows", (json_int_t)rows, "batch",

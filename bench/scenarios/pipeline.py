@@ -409,10 +409,10 @@ def _weir_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
     size = size_label(u["sf"]) + " lineitem"
     per = f"{gb:.3f} GB of Arrow data"
     rows = [
-        row(SCENARIO, "python_handoff_in", size, "weir-handoff", ins, note="worker: weir_scan -> pyarrow.Table",
+        row(SCENARIO, "python_handoff_in", size, "weir-handoff", ins, note="worker: weir_worker_scan -> pyarrow.Table",
             throughput=f"{median(ins) / gb:.2f} s/GB ({per})", s_per_gb=median(ins) / gb, gb=gb),
         row(SCENARIO, "python_handoff_out", size, "weir-handoff", outs,
-            note="worker: weir_stage_output (validate + write Parquet)",
+            note="worker: weir_worker_stage_output (validate + write Parquet)",
             throughput=f"{median(outs) / gb:.2f} s/GB", s_per_gb=median(outs) / gb, gb=gb),
         row(SCENARIO, "python_handoff_total", size, "weir-handoff", [a + b for a, b in zip(ins, outs)],
             throughput=f"{median([a + b for a, b in zip(ins, outs)]) / gb:.2f} s/GB", gb=gb),

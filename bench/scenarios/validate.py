@@ -15,7 +15,7 @@ generated with numpy from a fixed seed, so every tool sees the same values:
 
 Tools (each times only the check, on data already in its own in-memory form):
 
-  weir-sdk   weir_validate() (libweir's C validator) on the pyarrow Table exported as an
+  weir-sdk   weir_contract_validate() (libweir's C validator) on the pyarrow Table exported as an
              Arrow C stream (zero-copy), through ctypes: the path of the Python SDK. The
              reference of the ratios.
   weir-c     bench/c/bench_validate (same shapes, its own generator): the validator alone,
@@ -157,7 +157,7 @@ def _weir_sdk(kind: str, col: Any, reps: int) -> tuple[list[float], str]:
     def run(i: int) -> None:
         table = pa.Table.from_arrays([fresh(col)], names=["x"])
         stream, reader = _ffi.export_stream(table)
-        text_out, err = lib.call_out("weir_validate", contract, ctypes.byref(stream), None)
+        text_out, err = lib.call_out("weir_contract_validate", contract, ctypes.byref(stream), None)
         _ffi.release_stream(stream)
         del reader
         if err is not None:

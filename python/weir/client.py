@@ -425,7 +425,7 @@ class Client:
         if limit is not None and n == 0:
             self._call("weir_ref_resolve", r, ctypes.create_string_buffer(_ffi.HASH_SIZE))  # NotFound as ever
             return []
-        doc = self._json("weir_log", r, ctypes.c_int64(min(n, 2**63 - 1)))  # 0 asks libweir for all
+        doc = self._json("weir_commit_log", r, ctypes.c_int64(min(n, 2**63 - 1)))  # 0 asks libweir for all
         return [Commit.from_json(c) for c in cast("list[dict[str, Any]]", doc or [])]
 
     def get_commit(self, ref: RefLike) -> Commit:
@@ -438,7 +438,7 @@ class Client:
             >>> [t.table for t in client.get_commit("main").tables]   # doctest: +SKIP
             ['default.titanic']
         """
-        return Commit.from_json(cast("dict[str, Any]", self._json("weir_show", _enc_ref(ref))))
+        return Commit.from_json(cast("dict[str, Any]", self._json("weir_commit_show", _enc_ref(ref))))
 
     def diff(self, ref_a: RefLike, ref_b: RefLike) -> Diff:
         """Tables added, removed and changed from ``ref_a`` to ``ref_b``, with row counts.
@@ -450,7 +450,7 @@ class Client:
             >>> d = client.diff("main", "dev")                         # doctest: +SKIP
             >>> [(t.table, t.record_change) for t in d.changed]         # doctest: +SKIP
         """
-        return Diff.from_json(cast("dict[str, Any]", self._json("weir_diff", _enc_ref(ref_a, "ref_a"),
+        return Diff.from_json(cast("dict[str, Any]", self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"),
                                                                  _enc_ref(ref_b, "ref_b"))))
 
     # ---- branches and tags -------------------------------------------------------------------
@@ -616,7 +616,7 @@ class Client:
         opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0,
                                  _enc(strategy, "strategy", optional=True),
                                  _enc_ref(expect_head, "expect_head", optional=True))
-        doc = self._json("weir_merge", _enc_ref(source_ref, "source_ref"),
+        doc = self._json("weir_branch_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(target, what, optional=True), ctypes.byref(opts))
         return MergeResult.from_json(cast("dict[str, Any]", doc))
 
@@ -632,7 +632,7 @@ class Client:
             >>> [(t.table, t.record_count) for t in client.get_tables()]   # doctest: +SKIP
             [('default.titanic', 891)]
         """
-        doc = self._json("weir_tables", _enc_ref(ref, optional=True))
+        doc = self._json("weir_table_list", _enc_ref(ref, optional=True))
         return [TableSummary.from_json(t) for t in cast("list[dict[str, Any]]", doc or [])]
 
     def get_table(self, name: str, ref: RefLike | None = "main") -> TableInfo:
@@ -647,7 +647,7 @@ class Client:
             >>> info = client.get_table("f")                 # doctest: +SKIP
             >>> info.comment, info.column("tclass").doc        # doctest: +SKIP
         """
-        return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_describe", _enc(name, "name", name=True),
+        return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_table_describe", _enc(name, "name", name=True),
                                                                       _enc_ref(ref, optional=True))))
 
     def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main", *,
@@ -677,7 +677,7 @@ class Client:
         opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
                                   _enc_ref(expect_head, "expect_head", optional=True),
                                   1 if allow_contract_change else 0)
-        doc = self._json("weir_revert_table", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
+        doc = self._json("weir_table_revert", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
@@ -710,7 +710,7 @@ class Client:
         opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
                                   _enc_ref(expect_head, "expect_head", optional=True),
                                   1 if allow_contract_change else 0)
-        doc = self._json("weir_revert_run", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
+        doc = self._json("weir_run_revert", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
@@ -731,7 +731,7 @@ class Client:
             ...     print(batch.num_rows)
         """
         stream = _ffi.ArrowArrayStream()
-        self._call("weir_query", _enc(sql, "sql"), _enc_ref(ref, optional=True), ctypes.byref(stream))
+        self._call("weir_query_run", _enc(sql, "sql"), _enc_ref(ref, optional=True), ctypes.byref(stream))
         return _ffi.import_stream(stream)
 
     def query(self, sql: str, ref: RefLike | None = "main") -> pa.Table:
@@ -849,11 +849,11 @@ class Client:
             opts = _ffi.ImportOptions(table_c, branch_c, _MODES[mode], _ffi.enc(contract_file), message_c, format_c,
                                       expect_c)
             if reader is None:
-                doc = self._json("weir_import", _ffi.enc(data_file), ctypes.byref(opts))
+                doc = self._json("weir_table_import", _ffi.enc(data_file), ctypes.byref(opts))
             else:
                 stream, reader = _ffi.export_stream(reader)
                 try:
-                    doc = self._json("weir_import_arrow", ctypes.byref(stream), ctypes.byref(opts))
+                    doc = self._json("weir_table_import_arrow", ctypes.byref(stream), ctypes.byref(opts))
                 finally:
                     _ffi.release_stream(stream)
                     del reader
@@ -960,7 +960,7 @@ class Client:
         Example:
             >>> [(r.run_id, r.status) for r in client.get_runs()]    # doctest: +SKIP
         """
-        doc = self._json("weir_runs_list")
+        doc = self._json("weir_run_list")
         return [RunState.from_json(r) for r in cast("list[dict[str, Any]]", doc or [])]
 
     def get_run(self, run_id: str) -> RunState:

@@ -165,7 +165,7 @@ class Commit:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Commit:
-        """Builds the record from ``weir_log``/``weir_show`` JSON.
+        """Builds the record from ``weir_commit_log``/``weir_commit_show`` JSON.
 
         Example:
             >>> Commit.from_json({"hash": "ab" * 32, "parents": [], "time": "2026-01-01T00:00:00.000000Z", "message": "init"}).message
@@ -349,7 +349,7 @@ class MergeResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> MergeResult:
-        """Builds the record from ``weir_merge`` JSON.
+        """Builds the record from ``weir_branch_merge`` JSON.
 
         Example:
             >>> MergeResult.from_json({"result": "fast-forward", "commit": "ab" * 32, "source": "dev", "into": "main"}).fast_forward
@@ -378,7 +378,7 @@ class TableSummary:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableSummary:
-        """Builds the record from ``weir_tables`` JSON.
+        """Builds the record from ``weir_table_list`` JSON.
 
         Example:
             >>> TableSummary.from_json({"table": "default.titanic", "record_count": 891, "metadata_location": "/m.json"}).record_count
@@ -494,7 +494,7 @@ class TableInfo:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableInfo:
-        """Builds the record from ``weir_describe`` JSON.
+        """Builds the record from ``weir_table_describe`` JSON.
 
         Example:
             >>> TableInfo.from_json({"table": "default.f", "ref": "main", "commit": "ab" * 32, "columns": [{"name": "pid", "doc": "id"}]}).docs
@@ -529,7 +529,7 @@ class TableDiff:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], kind: str) -> TableDiff:
-        """Builds the record from one entry of ``weir_diff``'s added/removed/changed.
+        """Builds the record from one entry of ``weir_commit_diff``'s added/removed/changed.
 
         Example:
             >>> TableDiff.from_json({"table": "t", "records_before": 1, "records_after": 3, "record_change": 2}, "changed").records_after
@@ -578,7 +578,7 @@ class Diff:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Diff:
-        """Builds the record from ``weir_diff`` JSON.
+        """Builds the record from ``weir_commit_diff`` JSON.
 
         Example:
             >>> Diff.from_json({"from": "main", "to": "dev", "added": [{"table": "default.x", "record_count": 3, "record_change": 3}]}).added[0].records_after
@@ -610,7 +610,7 @@ class RevertResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RevertResult:
-        """Builds the record from ``weir_revert_table``/``weir_revert_run`` JSON.
+        """Builds the record from ``weir_table_revert``/``weir_run_revert`` JSON.
 
         Example:
             >>> RevertResult.from_json({"commit": "ab" * 32, "table": "default.f", "action": "restored", "branch": "main"}).tables[0].table
@@ -729,7 +729,7 @@ class ImportResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ImportResult:
-        """Builds the record from ``weir_import`` JSON.
+        """Builds the record from ``weir_table_import`` JSON.
 
         Example:
             >>> ImportResult.from_json({"commit": "ab" * 32, "table": "default.t", "mode": "create", "rows_written": 3}).rows_written

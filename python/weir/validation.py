@@ -89,7 +89,7 @@ def validate(data: object, contract: type[TableSchema] | Mapping[str, Any] | str
         report_p = ctypes.c_void_p()
         err = _ffi.WeirErrorStruct()
         try:
-            rc: int = lib.fn("weir_validate")(handle, ctypes.byref(stream), ctypes.byref(valid), ctypes.byref(report_p),
+            rc: int = lib.fn("weir_contract_validate")(handle, ctypes.byref(stream), ctypes.byref(valid), ctypes.byref(report_p),
                                               ctypes.byref(err))
         finally:
             _ffi.release_stream(stream)

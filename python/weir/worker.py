@@ -6,11 +6,11 @@ the model sandbox, and the model process (``python -m weir.model_host``), inside
 the model process never sees the lake. They share a socket on descriptor 3.
 
 The job arrives as one JSON document on stdin (docs/worker.md, "The worker"). The
-worker loads libweir (ctypes), reads each input with ``weir_scan`` as an Arrow C stream,
+worker loads libweir (ctypes), reads each input with ``weir_worker_scan`` as an Arrow C stream,
 writes it into a sealed memfd as an Arrow IPC file and passes it to the model process
 with an empty memfd for the output; when the model process answers, it seals the output,
 maps it (no copy), validates it as Arrow data (the model process is not trusted to
-produce valid buffers) and hands it to ``weir_stage_output`` (which checks it against
+produce valid buffers) and hands it to ``weir_worker_stage_output`` (which checks it against
 the output contract and writes the data files). It writes the result atomically to
 ``result_path``::
 
@@ -189,7 +189,7 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None, session: 
             for inp in cast("Sequence[Mapping[str, Any]]", job.get("inputs") or []):
                 stream = _ffi.ArrowArrayStream()
                 spec = inp.get("spec")
-                lib.call("weir_scan", lake, _ffi.enc(str(inp["table"])), _ffi.enc(cast("str | None", inp.get("ref"))),
+                lib.call("weir_worker_scan", lake, _ffi.enc(str(inp["table"])), _ffi.enc(cast("str | None", inp.get("ref"))),
                          _ffi.enc(json.dumps(spec)) if spec is not None else None, ctypes.byref(stream))
                 fd = _handoff.new_memfd(f"weir-input-{inp['param']}")
                 fds.append(fd)
@@ -240,7 +240,7 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None, session: 
                 os.close(fd)
         stream, reader = _ffi.export_stream(table)
         try:
-            text, err = lib.call_out("weir_stage_output", lake, ctypes.byref(stream),
+            text, err = lib.call_out("weir_worker_stage_output", lake, ctypes.byref(stream),
                                      _ffi.enc(json.dumps(job.get("output") or {})))
         finally:
             _ffi.release_stream(stream)

@@ -18,25 +18,25 @@
 
 /* ---- batches ------------------------------------------------------------------------ */
 
-struct weir_arrow_batch {
+struct wr_arrow_batch {
   struct ArrowArray array;
   atomic_int refs;
 };
 
-weir_arrow_batch *weir_arrow_batch_new(struct ArrowArray *array) {
-  weir_arrow_batch *b = weir_malloc(sizeof *b);
+wr_arrow_batch *wr_arrow_batch_new(struct ArrowArray *array) {
+  wr_arrow_batch *b = wr_malloc(sizeof *b);
   b->array = *array;
   array->release = NULL;
   atomic_init(&b->refs, 1);
   return b;
 }
 
-weir_arrow_batch *weir_arrow_batch_ref(weir_arrow_batch *b) {
+wr_arrow_batch *wr_arrow_batch_ref(wr_arrow_batch *b) {
   atomic_fetch_add(&b->refs, 1);
   return b;
 }
 
-void weir_arrow_batch_unref(weir_arrow_batch *b) {
+void wr_arrow_batch_unref(wr_arrow_batch *b) {
   if (!b) return;
   if (atomic_fetch_sub(&b->refs, 1) == 1) {
     if (b->array.release) b->array.release(&b->array);
@@ -44,8 +44,8 @@ void weir_arrow_batch_unref(weir_arrow_batch *b) {
   }
 }
 
-const struct ArrowArray *weir_arrow_batch_array(const weir_arrow_batch *b) { return &b->array; }
-int64_t weir_arrow_batch_length(const weir_arrow_batch *b) { return b->array.length; }
+const struct ArrowArray *wr_arrow_batch_array(const wr_arrow_batch *b) { return &b->array; }
+int64_t wr_arrow_batch_length(const wr_arrow_batch *b) { return b->array.length; }
 
 /* ---- owned array nodes ------------------------------------------------------------------
  * Every array node weir creates (shared clones and new columns alike) uses this private
@@ -60,7 +60,7 @@ typedef struct node_priv {
   struct ArrowArray *child_storage;
   int64_t n_children;
   struct ArrowArray *dictionary; /* owned storage, or NULL */
-  weir_arrow_batch **holds;      /* batches kept alive by this node */
+  wr_arrow_batch **holds;      /* batches kept alive by this node */
   size_t n_holds;
 } node_priv;
 
@@ -74,7 +74,7 @@ static void node_release(struct ArrowArray *a) {
   if (p->dictionary && p->dictionary->release) p->dictionary->release(p->dictionary);
   free(p->dictionary);
   for (int64_t i = 0; i < p->n_buffers; i++) free(p->owned[i]);
-  for (size_t i = 0; i < p->n_holds; i++) weir_arrow_batch_unref(p->holds[i]);
+  for (size_t i = 0; i < p->n_holds; i++) wr_arrow_batch_unref(p->holds[i]);
   free(p->holds);
   free(p->owned);
   free(p->buffers);
@@ -86,13 +86,13 @@ static void node_release(struct ArrowArray *a) {
 }
 
 static node_priv *node_new(struct ArrowArray *a, int64_t n_buffers, int64_t n_children) {
-  node_priv *p = weir_calloc(1, sizeof *p);
+  node_priv *p = wr_calloc(1, sizeof *p);
   p->n_buffers = n_buffers;
-  p->buffers = weir_calloc((size_t)(n_buffers ? n_buffers : 1), sizeof *p->buffers);
-  p->owned = weir_calloc((size_t)(n_buffers ? n_buffers : 1), sizeof *p->owned);
+  p->buffers = wr_calloc((size_t)(n_buffers ? n_buffers : 1), sizeof *p->buffers);
+  p->owned = wr_calloc((size_t)(n_buffers ? n_buffers : 1), sizeof *p->owned);
   p->n_children = n_children;
-  p->child_storage = weir_calloc((size_t)(n_children ? n_children : 1), sizeof *p->child_storage);
-  p->children = weir_calloc((size_t)(n_children ? n_children : 1), sizeof *p->children);
+  p->child_storage = wr_calloc((size_t)(n_children ? n_children : 1), sizeof *p->child_storage);
+  p->children = wr_calloc((size_t)(n_children ? n_children : 1), sizeof *p->children);
   for (int64_t i = 0; i < n_children; i++) p->children[i] = &p->child_storage[i];
   memset(a, 0, sizeof *a);
   a->n_buffers = n_buffers;
@@ -104,9 +104,9 @@ static node_priv *node_new(struct ArrowArray *a, int64_t n_buffers, int64_t n_ch
   return p;
 }
 
-static void node_hold(node_priv *p, weir_arrow_batch *b) {
-  p->holds = weir_realloc(p->holds, (p->n_holds + 1) * sizeof *p->holds);
-  p->holds[p->n_holds++] = weir_arrow_batch_ref(b);
+static void node_hold(node_priv *p, wr_arrow_batch *b) {
+  p->holds = wr_realloc(p->holds, (p->n_holds + 1) * sizeof *p->holds);
+  p->holds[p->n_holds++] = wr_arrow_batch_ref(b);
 }
 
 /* Clones the struct tree of src into dst: same buffers, new structs. */
@@ -118,23 +118,23 @@ static void clone_tree(const struct ArrowArray *src, struct ArrowArray *dst) {
   for (int64_t i = 0; i < src->n_buffers; i++) p->buffers[i] = src->buffers[i];
   for (int64_t i = 0; i < src->n_children; i++) clone_tree(src->children[i], &p->child_storage[i]);
   if (src->dictionary) {
-    p->dictionary = weir_calloc(1, sizeof *p->dictionary);
+    p->dictionary = wr_calloc(1, sizeof *p->dictionary);
     clone_tree(src->dictionary, p->dictionary);
     dst->dictionary = p->dictionary;
   }
 }
 
-void weir_arrow_batch_export(weir_arrow_batch *b, struct ArrowArray *out) {
+void wr_arrow_batch_export(wr_arrow_batch *b, struct ArrowArray *out) {
   clone_tree(&b->array, out);
   node_hold(out->private_data, b);
 }
 
-void weir_arrow_batch_export_column(weir_arrow_batch *b, int64_t col, struct ArrowArray *out) {
+void wr_arrow_batch_export_column(wr_arrow_batch *b, int64_t col, struct ArrowArray *out) {
   clone_tree(b->array.children[col], out);
   node_hold(out->private_data, b);
 }
 
-void weir_arrow_batch_select(weir_arrow_batch *b, const int64_t *cols, int64_t n,
+void wr_arrow_batch_select(wr_arrow_batch *b, const int64_t *cols, int64_t n,
                              struct ArrowArray *out) {
   const struct ArrowArray *src = &b->array;
   node_priv *p = node_new(out, src->n_buffers, n);
@@ -146,7 +146,7 @@ void weir_arrow_batch_select(weir_arrow_batch *b, const int64_t *cols, int64_t n
   node_hold(p, b);
 }
 
-void weir_arrow_batch_with_column(weir_arrow_batch *b, int64_t col, struct ArrowArray *column,
+void wr_arrow_batch_with_column(wr_arrow_batch *b, int64_t col, struct ArrowArray *column,
                                   struct ArrowArray *out) {
   const struct ArrowArray *src = &b->array;
   node_priv *p = node_new(out, src->n_buffers, src->n_children);
@@ -167,7 +167,7 @@ void weir_arrow_batch_with_column(weir_arrow_batch *b, int64_t col, struct Arrow
 
 /* ---- arrays weir builds ---------------------------------------------------------------- */
 
-void weir_arrow_array_init(struct ArrowArray *a, int64_t length, int64_t n_buffers,
+void wr_arrow_array_init(struct ArrowArray *a, int64_t length, int64_t n_buffers,
                            int64_t n_children) {
   node_new(a, n_buffers, n_children);
   a->length = length;
@@ -189,10 +189,10 @@ static void *alloc_aligned(size_t rounded) {
     }
   }
   mem = aligned_alloc(64, rounded);
-  return mem ? mem : weir_malloc(rounded);
+  return mem ? mem : wr_malloc(rounded);
 }
 
-void *weir_arrow_array_alloc_buffer(struct ArrowArray *a, int64_t i, size_t size) {
+void *wr_arrow_array_alloc_buffer(struct ArrowArray *a, int64_t i, size_t size) {
   node_priv *p = a->private_data;
   free(p->owned[i]);
   size_t rounded = (size + 63) & ~(size_t)63;
@@ -204,7 +204,7 @@ void *weir_arrow_array_alloc_buffer(struct ArrowArray *a, int64_t i, size_t size
   return mem;
 }
 
-void *weir_arrow_array_alloc_buffer_uninit(struct ArrowArray *a, int64_t i, size_t size) {
+void *wr_arrow_array_alloc_buffer_uninit(struct ArrowArray *a, int64_t i, size_t size) {
   node_priv *p = a->private_data;
   free(p->owned[i]);
   size_t rounded = (size + 63) & ~(size_t)63;
@@ -216,8 +216,8 @@ void *weir_arrow_array_alloc_buffer_uninit(struct ArrowArray *a, int64_t i, size
   return mem;
 }
 
-void weir_arrow_array_borrow_buffer(struct ArrowArray *a, int64_t i, const void *data,
-                                    weir_arrow_batch *owner) {
+void wr_arrow_array_borrow_buffer(struct ArrowArray *a, int64_t i, const void *data,
+                                    wr_arrow_batch *owner) {
   node_priv *p = a->private_data;
   free(p->owned[i]);
   p->owned[i] = NULL;
@@ -225,7 +225,7 @@ void weir_arrow_array_borrow_buffer(struct ArrowArray *a, int64_t i, const void 
   if (owner) node_hold(p, owner);
 }
 
-void weir_arrow_array_set_child(struct ArrowArray *a, int64_t i, struct ArrowArray *child) {
+void wr_arrow_array_set_child(struct ArrowArray *a, int64_t i, struct ArrowArray *child) {
   node_priv *p = a->private_data;
   struct ArrowArray *slot = &p->child_storage[i];
   if (slot->release) slot->release(slot);
@@ -279,13 +279,13 @@ static size_t metadata_size(const char *m) {
   return pos;
 }
 
-void weir_arrow_schema_init(struct ArrowSchema *s, const char *format, const char *name,
+void wr_arrow_schema_init(struct ArrowSchema *s, const char *format, const char *name,
                             int64_t flags, int64_t n_children) {
-  schema_priv *p = weir_calloc(1, sizeof *p);
-  p->format = weir_strdup(format ? format : "n");
-  p->name = weir_strdup(name ? name : "");
-  p->child_storage = weir_calloc((size_t)(n_children ? n_children : 1), sizeof *p->child_storage);
-  p->children = weir_calloc((size_t)(n_children ? n_children : 1), sizeof *p->children);
+  schema_priv *p = wr_calloc(1, sizeof *p);
+  p->format = wr_strdup(format ? format : "n");
+  p->name = wr_strdup(name ? name : "");
+  p->child_storage = wr_calloc((size_t)(n_children ? n_children : 1), sizeof *p->child_storage);
+  p->children = wr_calloc((size_t)(n_children ? n_children : 1), sizeof *p->children);
   for (int64_t i = 0; i < n_children; i++) p->children[i] = &p->child_storage[i];
   memset(s, 0, sizeof *s);
   s->format = p->format;
@@ -297,25 +297,25 @@ void weir_arrow_schema_init(struct ArrowSchema *s, const char *format, const cha
   s->release = schema_release;
 }
 
-void weir_arrow_schema_copy(const struct ArrowSchema *src, struct ArrowSchema *dst) {
-  weir_arrow_schema_init(dst, src->format, src->name, src->flags, src->n_children);
+void wr_arrow_schema_copy(const struct ArrowSchema *src, struct ArrowSchema *dst) {
+  wr_arrow_schema_init(dst, src->format, src->name, src->flags, src->n_children);
   schema_priv *p = dst->private_data;
   if (src->metadata) {
     size_t n = metadata_size(src->metadata);
-    p->metadata = weir_malloc(n);
+    p->metadata = wr_malloc(n);
     memcpy(p->metadata, src->metadata, n);
     dst->metadata = p->metadata;
   }
   for (int64_t i = 0; i < src->n_children; i++)
-    weir_arrow_schema_copy(src->children[i], &p->child_storage[i]);
+    wr_arrow_schema_copy(src->children[i], &p->child_storage[i]);
   if (src->dictionary) {
-    p->dictionary = weir_calloc(1, sizeof *p->dictionary);
-    weir_arrow_schema_copy(src->dictionary, p->dictionary);
+    p->dictionary = wr_calloc(1, sizeof *p->dictionary);
+    wr_arrow_schema_copy(src->dictionary, p->dictionary);
     dst->dictionary = p->dictionary;
   }
 }
 
-void weir_arrow_schema_set_child(struct ArrowSchema *s, int64_t i, struct ArrowSchema *child) {
+void wr_arrow_schema_set_child(struct ArrowSchema *s, int64_t i, struct ArrowSchema *child) {
   schema_priv *p = s->private_data;
   struct ArrowSchema *slot = &p->child_storage[i];
   if (slot->release) slot->release(slot);
@@ -325,88 +325,88 @@ void weir_arrow_schema_set_child(struct ArrowSchema *s, int64_t i, struct ArrowS
 
 /* ---- tables ------------------------------------------------------------------------ */
 
-void weir_arrow_table_init(weir_arrow_table *t) { memset(t, 0, sizeof *t); }
+void wr_arrow_table_init(wr_arrow_table *t) { memset(t, 0, sizeof *t); }
 
-void weir_arrow_table_release(weir_arrow_table *t) {
+void wr_arrow_table_release(wr_arrow_table *t) {
   if (!t) return;
   if (t->schema.release) t->schema.release(&t->schema);
-  for (size_t i = 0; i < t->n_batches; i++) weir_arrow_batch_unref(t->batches[i]);
+  for (size_t i = 0; i < t->n_batches; i++) wr_arrow_batch_unref(t->batches[i]);
   free(t->batches);
   memset(t, 0, sizeof *t);
 }
 
-void weir_arrow_table_set_schema(weir_arrow_table *t, struct ArrowSchema *schema) {
+void wr_arrow_table_set_schema(wr_arrow_table *t, struct ArrowSchema *schema) {
   if (t->schema.release) t->schema.release(&t->schema);
   t->schema = *schema;
   schema->release = NULL;
 }
 
-void weir_arrow_table_append_batch(weir_arrow_table *t, weir_arrow_batch *b) {
+void wr_arrow_table_append_batch(wr_arrow_table *t, wr_arrow_batch *b) {
   if (t->n_batches == t->cap) {
     t->cap = t->cap ? t->cap * 2 : 16;
-    t->batches = weir_realloc(t->batches, t->cap * sizeof *t->batches);
+    t->batches = wr_realloc(t->batches, t->cap * sizeof *t->batches);
   }
-  t->batches[t->n_batches++] = weir_arrow_batch_ref(b);
+  t->batches[t->n_batches++] = wr_arrow_batch_ref(b);
   t->n_rows += b->array.length;
 }
 
-void weir_arrow_table_append(weir_arrow_table *t, struct ArrowArray *batch) {
+void wr_arrow_table_append(wr_arrow_table *t, struct ArrowArray *batch) {
   if (batch->length == 0) {
     if (batch->release) batch->release(batch);
     return;
   }
-  weir_arrow_batch *b = weir_arrow_batch_new(batch);
-  weir_arrow_table_append_batch(t, b);
-  weir_arrow_batch_unref(b);
+  wr_arrow_batch *b = wr_arrow_batch_new(batch);
+  wr_arrow_table_append_batch(t, b);
+  wr_arrow_batch_unref(b);
 }
 
-int64_t weir_arrow_table_ncols(const weir_arrow_table *t) {
+int64_t wr_arrow_table_ncols(const wr_arrow_table *t) {
   return t->schema.release ? t->schema.n_children : 0;
 }
 
-long weir_arrow_table_find(const weir_arrow_table *t, const char *name) {
-  for (int64_t i = 0; i < weir_arrow_table_ncols(t); i++)
+long wr_arrow_table_find(const wr_arrow_table *t, const char *name) {
+  for (int64_t i = 0; i < wr_arrow_table_ncols(t); i++)
     if (t->schema.children[i]->name && strcmp(t->schema.children[i]->name, name) == 0) return (long)i;
   return -1;
 }
 
-int weir_arrow_table_from_stream(struct ArrowArrayStream *stream, weir_arrow_table *t,
+int wr_arrow_table_from_stream(struct ArrowArrayStream *stream, wr_arrow_table *t,
                                  weir_error *err) {
   int rc = WEIR_OK;
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
   if (stream->get_schema(stream, &schema) != 0) {
     const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
-    rc = weir_seterr(err, WEIR_EENGINE, "cannot read the data's schema: %s", m ? m : "unknown error");
+    rc = wr_seterr(err, WEIR_EENGINE, "cannot read the data's schema: %s", m ? m : "unknown error");
     goto done;
   }
-  weir_arrow_table_set_schema(t, &schema);
+  wr_arrow_table_set_schema(t, &schema);
   for (;;) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
     if (stream->get_next(stream, &a) != 0) {
       const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
-      rc = weir_seterr(err, WEIR_EENGINE, "cannot read the data: %s", m ? m : "unknown error");
+      rc = wr_seterr(err, WEIR_EENGINE, "cannot read the data: %s", m ? m : "unknown error");
       goto done;
     }
     if (!a.release) break; /* end of stream */
-    weir_arrow_table_append(t, &a);
+    wr_arrow_table_append(t, &a);
   }
 done:
   if (stream->release) stream->release(stream);
   return rc;
 }
 
-void weir_arrow_table_share(const weir_arrow_table *src, weir_arrow_table *dst) {
-  weir_arrow_table_init(dst);
-  if (src->schema.release) weir_arrow_schema_copy(&src->schema, &dst->schema);
-  for (size_t i = 0; i < src->n_batches; i++) weir_arrow_table_append_batch(dst, src->batches[i]);
+void wr_arrow_table_share(const wr_arrow_table *src, wr_arrow_table *dst) {
+  wr_arrow_table_init(dst);
+  if (src->schema.release) wr_arrow_schema_copy(&src->schema, &dst->schema);
+  for (size_t i = 0; i < src->n_batches; i++) wr_arrow_table_append_batch(dst, src->batches[i]);
 }
 
 /* ---- streams ------------------------------------------------------------------------- */
 
 typedef struct table_stream {
-  weir_arrow_table table;
+  wr_arrow_table table;
   size_t next;
   char *error;
 } table_stream;
@@ -415,10 +415,10 @@ static int ts_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
   table_stream *ts = s->private_data;
   if (ts->error) return EIO;
   if (!ts->table.schema.release) {
-    weir_arrow_schema_init(out, "+s", "", 0, 0);
+    wr_arrow_schema_init(out, "+s", "", 0, 0);
     return 0;
   }
-  weir_arrow_schema_copy(&ts->table.schema, out);
+  wr_arrow_schema_copy(&ts->table.schema, out);
   return 0;
 }
 
@@ -429,10 +429,10 @@ static int ts_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     memset(out, 0, sizeof *out);
     return 0;
   }
-  weir_arrow_batch *b = ts->table.batches[ts->next];
+  wr_arrow_batch *b = ts->table.batches[ts->next];
   ts->table.batches[ts->next++] = NULL;
-  weir_arrow_batch_export(b, out);
-  weir_arrow_batch_unref(b);
+  wr_arrow_batch_export(b, out);
+  wr_arrow_batch_unref(b);
   return 0;
 }
 
@@ -444,9 +444,9 @@ static const char *ts_last_error(struct ArrowArrayStream *s) {
 static void ts_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   table_stream *ts = s->private_data;
-  for (size_t i = ts->next; i < ts->table.n_batches; i++) weir_arrow_batch_unref(ts->table.batches[i]);
+  for (size_t i = ts->next; i < ts->table.n_batches; i++) wr_arrow_batch_unref(ts->table.batches[i]);
   ts->table.n_batches = 0;
-  weir_arrow_table_release(&ts->table);
+  wr_arrow_table_release(&ts->table);
   free(ts->error);
   free(ts);
   s->release = NULL;
@@ -461,30 +461,30 @@ static void stream_init(struct ArrowArrayStream *out, table_stream *ts) {
   out->private_data = ts;
 }
 
-void weir_arrow_table_to_stream(weir_arrow_table *t, bool move, struct ArrowArrayStream *out) {
-  table_stream *ts = weir_calloc(1, sizeof *ts);
+void wr_arrow_table_to_stream(wr_arrow_table *t, bool move, struct ArrowArrayStream *out) {
+  table_stream *ts = wr_calloc(1, sizeof *ts);
   if (move) {
     ts->table = *t;
     memset(t, 0, sizeof *t);
   } else {
-    weir_arrow_table_share(t, &ts->table);
+    wr_arrow_table_share(t, &ts->table);
   }
   stream_init(out, ts);
 }
 
-void weir_arrow_stream_error(struct ArrowArrayStream *out, const char *message) {
-  table_stream *ts = weir_calloc(1, sizeof *ts);
-  ts->error = weir_strdup(message ? message : "error");
+void wr_arrow_stream_error(struct ArrowArrayStream *out, const char *message) {
+  table_stream *ts = wr_calloc(1, sizeof *ts);
+  ts->error = wr_strdup(message ? message : "error");
   stream_init(out, ts);
 }
 
 /* ---- bitmaps ------------------------------------------------------------------------ */
 
-int64_t weir_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length) {
+int64_t wr_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length) {
   int64_t count = 0;
   int64_t i = offset, end = offset + length;
   /* Leading bits up to a byte boundary, whole bytes with popcount, trailing bits. */
-  while (i < end && (i & 7)) count += weir_bit_get(bits, i++);
+  while (i < end && (i & 7)) count += wr_bit_get(bits, i++);
   while (i + 64 <= end) {
     uint64_t w;
     memcpy(&w, bits + (i >> 3), 8);
@@ -495,12 +495,12 @@ int64_t weir_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length) {
     count += __builtin_popcount(bits[i >> 3]);
     i += 8;
   }
-  while (i < end) count += weir_bit_get(bits, i++);
+  while (i < end) count += wr_bit_get(bits, i++);
   return count;
 }
 
-int64_t weir_arrow_null_count(const struct ArrowArray *a) {
+int64_t wr_arrow_null_count(const struct ArrowArray *a) {
   if (a->null_count >= 0) return a->null_count;
   if (a->n_buffers < 1 || !a->buffers[0]) return 0;
-  return a->length - weir_bitmap_count(a->buffers[0], a->offset, a->length);
+  return a->length - wr_bitmap_count(a->buffers[0], a->offset, a->length);
 }

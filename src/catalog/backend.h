@@ -45,7 +45,7 @@ void catalog_table_versions_free(catalog_table_version *v, size_t n);
 /* One row of the runs table. Strings owned; NULL when absent. */
 typedef struct catalog_run_row {
   char *run_id;
-  weir_run_status status;
+  wr_run_status status;
   char *project;
   char *project_digest;
   char *branch;
@@ -84,28 +84,28 @@ typedef struct catalog_backend_ops {
   int (*node_put)(catalog_backend *be, const char *hash, const char *body, weir_error *err);
 
   /* ---- commits ---- */
-  int (*commit_get)(catalog_backend *be, const char *hash, weir_commit_rec *out,
+  int (*commit_get)(catalog_backend *be, const char *hash, wr_commit_rec *out,
                     weir_error *err);
   /* Inserts the commit row and its parent rows (idempotent). */
-  int (*commit_put)(catalog_backend *be, const weir_commit_rec *c, weir_error *err);
+  int (*commit_put)(catalog_backend *be, const wr_commit_rec *c, weir_error *err);
   /* Up to `max` full hashes starting with `prefix` (lowercase hex), in hash order. */
   int (*commit_prefix)(catalog_backend *be, const char *prefix,
                        char (*out)[WEIR_HASH_LEN + 1], size_t max, size_t *n,
                        weir_error *err);
   int (*changes_put)(catalog_backend *be, const char *commit, const char *table,
-                     weir_change_kind kind, weir_error *err);
+                     wr_change_kind kind, weir_error *err);
   /* JSON array of {table, change} in table order. */
   int (*changes_get)(catalog_backend *be, const char *commit, json_t **out, weir_error *err);
 
   /* ---- refs ---- */
-  int (*ref_get)(catalog_backend *be, weir_ref_kind kind, const char *name,
+  int (*ref_get)(catalog_backend *be, wr_ref_kind kind, const char *name,
                  char out[WEIR_HASH_LEN + 1], weir_error *err);
-  int (*ref_list)(catalog_backend *be, weir_ref_kind kind, weir_ref_rec **out, size_t *n,
+  int (*ref_list)(catalog_backend *be, wr_ref_kind kind, wr_ref_rec **out, size_t *n,
                   weir_error *err);
   /* WEIR_EEXISTS if the name is taken. */
-  int (*ref_create)(catalog_backend *be, weir_ref_kind kind, const char *name,
+  int (*ref_create)(catalog_backend *be, wr_ref_kind kind, const char *name,
                     const char *target, int64_t now_us, weir_error *err);
-  int (*ref_delete)(catalog_backend *be, weir_ref_kind kind, const char *name,
+  int (*ref_delete)(catalog_backend *be, wr_ref_kind kind, const char *name,
                     weir_error *err);
   /* UPDATE ... WHERE head = expected; *swapped tells whether a row changed. */
   int (*ref_cas)(catalog_backend *be, const char *name, const char *expected,
@@ -127,7 +127,7 @@ typedef struct catalog_backend_ops {
   int (*run_create)(catalog_backend *be, const catalog_run_row *r, weir_error *err);
   int (*run_model_put)(catalog_backend *be, const char *run_id, const char *model,
                        const char *body, weir_error *err);
-  int (*run_finish)(catalog_backend *be, const char *run_id, weir_run_status status,
+  int (*run_finish)(catalog_backend *be, const char *run_id, wr_run_status status,
                     const char *result_commit, const char *error_json, int64_t ended_us,
                     weir_error *err);
   int (*run_get)(catalog_backend *be, const char *run_id, catalog_run_row *out,

@@ -128,23 +128,23 @@ static sqlite_backend *SB(catalog_backend *be) { return (sqlite_backend *)be; }
 static int dberr(sqlite_backend *b, int rc, const char *what, weir_error *err) {
   int prim = rc & 0xff;
   if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
-    return weir_seterr(err, WEIR_ECONCURRENT,
+    return wr_seterr(err, WEIR_ECONCURRENT,
                        "catalog %s is locked by another writer (gave up after %d ms) while %s",
                        b->path, b->busy_ms, what);
   if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
-    return weir_seterr(err, WEIR_ECATALOG, "catalog %s is not a valid SQLite database (%s) while %s",
+    return wr_seterr(err, WEIR_ECATALOG, "catalog %s is not a valid SQLite database (%s) while %s",
                        b->path, sqlite3_errstr(rc), what);
   /* SQLite says "database or disk is full", or "disk I/O error" when even its shared-memory
    * index cannot be made: name the cause, which is the disk (the database has no size limit
    * here). Nothing was written: the transaction rolled back. */
   int sys = b->db ? sqlite3_system_errno(b->db) : 0;
   if (prim == SQLITE_FULL || ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && sys == ENOSPC))
-    return weir_seterr(err, WEIR_EIO, "catalog %s: %s: no space left on the disk that holds it (nothing was written)",
+    return wr_seterr(err, WEIR_EIO, "catalog %s: %s: no space left on the disk that holds it (nothing was written)",
                        b->path, what);
   if ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && sys)
-    return weir_seterr(err, WEIR_EIO, "catalog %s: %s: %s (%s)", b->path, what,
+    return wr_seterr(err, WEIR_EIO, "catalog %s: %s: %s (%s)", b->path, what,
                        b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc), strerror(sys));
-  return weir_seterr(err, WEIR_ECATALOG, "catalog %s: %s: %s", b->path, what,
+  return wr_seterr(err, WEIR_ECATALOG, "catalog %s: %s: %s", b->path, what,
                      b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc));
 }
 
@@ -153,7 +153,7 @@ static sqlite3_stmt *stmt(sqlite_backend *b, int id, weir_error *err) {
     int rc = sqlite3_prepare_v3(b->db, SQL[id], -1, SQLITE_PREPARE_PERSISTENT, &b->stmts[id],
                                 NULL);
     if (rc != SQLITE_OK) {
-      char *what = weir_asprintf("preparing \"%.60s...\"", SQL[id]);
+      char *what = wr_asprintf("preparing \"%.60s...\"", SQL[id]);
       dberr(b, rc, what, err);
       free(what);
       b->stmts[id] = NULL;
@@ -175,7 +175,7 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v) {
 
 static char *col_text(sqlite3_stmt *s, int i) {
   const unsigned char *t = sqlite3_column_text(s, i);
-  return t ? weir_strdup((const char *)t) : NULL;
+  return t ? wr_strdup((const char *)t) : NULL;
 }
 
 static void col_hash(sqlite3_stmt *s, int i, char out[WEIR_HASH_LEN + 1]) {
@@ -208,7 +208,7 @@ static int exec_sql(sqlite_backend *b, const char *sql, const char *what, weir_e
         prim == SQLITE_CORRUPT || prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN)
       dberr(b, rc, what, err);
     else
-      weir_seterr(err, WEIR_ECATALOG, "catalog %s: %s: %s", b->path, what,
+      wr_seterr(err, WEIR_ECATALOG, "catalog %s: %s: %s", b->path, what,
                   msg ? msg : sqlite3_errstr(rc));
     sqlite3_free(msg);
     return err ? err->code : WEIR_ECATALOG;
@@ -268,9 +268,9 @@ static char *clustered_sql(const char *st, const char *const *clustered) {
     size_t len = strcspn(name, " (");
     for (const char *const *c = clustered; *c; c++)
       if (strlen(*c) == len && strncmp(*c, name, len) == 0)
-        return weir_asprintf("%s WITHOUT ROWID", st);
+        return wr_asprintf("%s WITHOUT ROWID", st);
   }
-  return weir_strdup(st);
+  return wr_strdup(st);
 }
 
 static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_error *err) {
@@ -283,7 +283,7 @@ static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_erro
                     "creating the migrations table", err);
   if (rc) return rc;
   for (const char *const *st = m->statements; *st; st++) {
-    char *what = weir_asprintf("applying schema migration %d (%s)", m->version, m->description);
+    char *what = wr_asprintf("applying schema migration %d (%s)", m->version, m->description);
     char *sql = clustered_sql(*st, m->clustered);
     rc = exec_sql(b, sql, what, err);
     free(sql);
@@ -298,7 +298,7 @@ static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_erro
   if (src != SQLITE_OK) return dberr(b, src, "recording a schema migration", err);
   sqlite3_bind_int(s, 1, m->version);
   sqlite3_bind_text(s, 2, m->description, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(s, 3, weir_now_us());
+  sqlite3_bind_int64(s, 3, wr_now_us());
   src = sqlite3_step(s);
   sqlite3_finalize(s);
   if (src != SQLITE_DONE) return dberr(b, src, "recording a schema migration", err);
@@ -363,7 +363,7 @@ static int sq_node_get(catalog_backend *be, const char *hash, char **body, weir_
   }
   done(s);
   if (rc == SQLITE_DONE)
-    return weir_seterr(err, WEIR_ECATALOG, "catalog %s is corrupt: table map node %s is missing",
+    return wr_seterr(err, WEIR_ECATALOG, "catalog %s is corrupt: table map node %s is missing",
                        b->path, hash);
   return dberr(b, rc, "reading a table map node", err);
 }
@@ -380,7 +380,7 @@ static int sq_node_put(catalog_backend *be, const char *hash, const char *body,
 
 /* ---- commits ------------------------------------------------------------------------ */
 
-static int sq_commit_get(catalog_backend *be, const char *hash, weir_commit_rec *out,
+static int sq_commit_get(catalog_backend *be, const char *hash, wr_commit_rec *out,
                          weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_COMMIT_GET, err);
@@ -389,7 +389,7 @@ static int sq_commit_get(catalog_backend *be, const char *hash, weir_commit_rec 
   int rc = sqlite3_step(s);
   if (rc != SQLITE_ROW) {
     done(s);
-    if (rc == SQLITE_DONE) return weir_seterr(err, WEIR_ENOTFOUND, "commit %s not found", hash);
+    if (rc == SQLITE_DONE) return wr_seterr(err, WEIR_ENOTFOUND, "commit %s not found", hash);
     return dberr(b, rc, "reading a commit", err);
   }
   memset(out, 0, sizeof *out);
@@ -410,16 +410,16 @@ static int sq_commit_get(catalog_backend *be, const char *hash, weir_commit_rec 
   col_hash(s, 8, out->parents[1]);
   out->n_parents = out->parents[0][0] ? (out->parents[1][0] ? 2 : 1) : 0;
   done(s);
-  if (!out->author) out->author = weir_strdup("");
-  if (!out->message) out->message = weir_strdup("");
+  if (!out->author) out->author = wr_strdup("");
+  if (!out->message) out->message = wr_strdup("");
   return WEIR_OK;
 }
 
-static int sq_commit_put(catalog_backend *be, const weir_commit_rec *c, weir_error *err) {
+static int sq_commit_put(catalog_backend *be, const wr_commit_rec *c, weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_COMMIT_PUT, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
-  char *props = weir_json_canonical(c->properties);
+  char *props = wr_json_canonical(c->properties);
   bind_text(s, 1, c->hash);
   bind_text(s, 2, c->tables_root);
   bind_text(s, 3, c->author);
@@ -450,7 +450,7 @@ static int sq_commit_prefix(catalog_backend *be, const char *prefix,
   sqlite3_stmt *s = stmt(b, ST_COMMIT_PREFIX, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
   /* Hashes are lowercase hex, so every hash with this prefix sorts below prefix + "g". */
-  char *upper = weir_asprintf("%sg", prefix);
+  char *upper = wr_asprintf("%sg", prefix);
   bind_text(s, 1, prefix);
   bind_text(s, 2, upper);
   sqlite3_bind_int64(s, 3, (sqlite3_int64)max);
@@ -464,7 +464,7 @@ static int sq_commit_prefix(catalog_backend *be, const char *prefix,
   return WEIR_OK;
 }
 
-static const char *change_name(weir_change_kind k) {
+static const char *change_name(wr_change_kind k) {
   switch (k) {
   case WEIR_CHANGE_ADDED: return "added";
   case WEIR_CHANGE_CHANGED: return "changed";
@@ -473,7 +473,7 @@ static const char *change_name(weir_change_kind k) {
 }
 
 static int sq_changes_put(catalog_backend *be, const char *commit, const char *table,
-                          weir_change_kind kind, weir_error *err) {
+                          wr_change_kind kind, weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_CHANGE_PUT, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
@@ -506,9 +506,9 @@ static int sq_changes_get(catalog_backend *be, const char *commit, json_t **out,
 
 /* ---- refs --------------------------------------------------------------------------- */
 
-static const char *kind_name(weir_ref_kind k) { return k == WEIR_REF_TAG ? "tag" : "branch"; }
+static const char *kind_name(wr_ref_kind k) { return k == WEIR_REF_TAG ? "tag" : "branch"; }
 
-static int sq_ref_get(catalog_backend *be, weir_ref_kind kind, const char *name,
+static int sq_ref_get(catalog_backend *be, wr_ref_kind kind, const char *name,
                       char out[WEIR_HASH_LEN + 1], weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_REF_GET, err);
@@ -523,23 +523,23 @@ static int sq_ref_get(catalog_backend *be, weir_ref_kind kind, const char *name,
   }
   done(s);
   if (rc == SQLITE_DONE)
-    return weir_seterr(err, WEIR_ENOTFOUND, "%s '%s' not found", kind_name(kind), name);
+    return wr_seterr(err, WEIR_ENOTFOUND, "%s '%s' not found", kind_name(kind), name);
   return dberr(b, rc, "reading a ref", err);
 }
 
-static int sq_ref_list(catalog_backend *be, weir_ref_kind kind, weir_ref_rec **out, size_t *n,
+static int sq_ref_list(catalog_backend *be, wr_ref_kind kind, wr_ref_rec **out, size_t *n,
                        weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_REF_LIST, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
   sqlite3_bind_int(s, 1, (int)kind);
   size_t cap = 16, len = 0;
-  weir_ref_rec *v = weir_calloc(cap, sizeof *v);
+  wr_ref_rec *v = wr_calloc(cap, sizeof *v);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (len == cap) {
       cap *= 2;
-      v = weir_realloc(v, cap * sizeof *v);
+      v = wr_realloc(v, cap * sizeof *v);
     }
     v[len].name = col_text(s, 0);
     col_hash(s, 1, v[len].target);
@@ -548,7 +548,7 @@ static int sq_ref_list(catalog_backend *be, weir_ref_kind kind, weir_ref_rec **o
   }
   done(s);
   if (rc != SQLITE_DONE) {
-    weir_ref_recs_free(v, len);
+    wr_ref_recs_free(v, len);
     return dberr(b, rc, "listing refs", err);
   }
   *out = v;
@@ -556,7 +556,7 @@ static int sq_ref_list(catalog_backend *be, weir_ref_kind kind, weir_ref_rec **o
   return WEIR_OK;
 }
 
-static int sq_ref_create(catalog_backend *be, weir_ref_kind kind, const char *name,
+static int sq_ref_create(catalog_backend *be, wr_ref_kind kind, const char *name,
                          const char *target, int64_t now_us, weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_REF_CREATE, err);
@@ -568,11 +568,11 @@ static int sq_ref_create(catalog_backend *be, weir_ref_kind kind, const char *na
   int rc = run_stmt(b, s, "creating a ref", err);
   if (rc) return rc;
   if (sqlite3_changes(b->db) == 0)
-    return weir_seterr(err, WEIR_EEXISTS, "%s '%s' already exists", kind_name(kind), name);
+    return wr_seterr(err, WEIR_EEXISTS, "%s '%s' already exists", kind_name(kind), name);
   return WEIR_OK;
 }
 
-static int sq_ref_delete(catalog_backend *be, weir_ref_kind kind, const char *name,
+static int sq_ref_delete(catalog_backend *be, wr_ref_kind kind, const char *name,
                          weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_REF_DELETE, err);
@@ -582,7 +582,7 @@ static int sq_ref_delete(catalog_backend *be, weir_ref_kind kind, const char *na
   int rc = run_stmt(b, s, "deleting a ref", err);
   if (rc) return rc;
   if (sqlite3_changes(b->db) == 0)
-    return weir_seterr(err, WEIR_ENOTFOUND, "%s '%s' not found", kind_name(kind), name);
+    return wr_seterr(err, WEIR_ENOTFOUND, "%s '%s' not found", kind_name(kind), name);
   return WEIR_OK;
 }
 
@@ -625,7 +625,7 @@ static int sq_version_get(catalog_backend *be, const char *loc, catalog_table_ve
   memset(out, 0, sizeof *out);
   *found = false;
   if (rc == SQLITE_ROW) {
-    out->metadata_location = weir_strdup(loc);
+    out->metadata_location = wr_strdup(loc);
     out->table = col_text(s, 0);
     col_hash(s, 1, out->commit);
     out->run_id = col_text(s, 2);
@@ -643,18 +643,18 @@ static int sq_run_versions(catalog_backend *be, const char *run_id, catalog_tabl
   if (!s) return err ? err->code : WEIR_ECATALOG;
   bind_text(s, 1, run_id);
   size_t cap = 8, len = 0;
-  catalog_table_version *v = weir_calloc(cap, sizeof *v);
+  catalog_table_version *v = wr_calloc(cap, sizeof *v);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (len == cap) {
       cap *= 2;
-      v = weir_realloc(v, cap * sizeof *v);
+      v = wr_realloc(v, cap * sizeof *v);
     }
     memset(&v[len], 0, sizeof v[len]);
     v[len].metadata_location = col_text(s, 0);
     v[len].table = col_text(s, 1);
     col_hash(s, 2, v[len].commit);
-    v[len].run_id = weir_strdup(run_id);
+    v[len].run_id = wr_strdup(run_id);
     len++;
   }
   done(s);
@@ -670,12 +670,12 @@ static int sq_run_versions(catalog_backend *be, const char *run_id, catalog_tabl
 static int read_strings(sqlite_backend *b, sqlite3_stmt *s, const char *what, char ***out,
                         size_t *n, weir_error *err) {
   size_t cap = 8, len = 0;
-  char **v = weir_calloc(cap, sizeof *v);
+  char **v = wr_calloc(cap, sizeof *v);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (len == cap) {
       cap *= 2;
-      v = weir_realloc(v, cap * sizeof *v);
+      v = wr_realloc(v, cap * sizeof *v);
     }
     v[len++] = col_text(s, 0);
   }
@@ -705,7 +705,7 @@ static int sq_run_create(catalog_backend *be, const catalog_run_row *r, weir_err
   sqlite3_stmt *s = stmt(b, ST_RUN_CREATE, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
   bind_text(s, 1, r->run_id);
-  bind_text(s, 2, weir_run_status_name(r->status));
+  bind_text(s, 2, wr_run_status_name(r->status));
   bind_text(s, 3, r->project);
   bind_text(s, 4, r->project_digest);
   bind_text(s, 5, r->branch);
@@ -716,7 +716,7 @@ static int sq_run_create(catalog_backend *be, const catalog_run_row *r, weir_err
   int rc = run_stmt(b, s, "recording a run", err);
   if (rc) return rc;
   if (sqlite3_changes(b->db) == 0)
-    return weir_seterr(err, WEIR_EEXISTS, "run %s already exists", r->run_id);
+    return wr_seterr(err, WEIR_EEXISTS, "run %s already exists", r->run_id);
   return WEIR_OK;
 }
 
@@ -731,13 +731,13 @@ static int sq_run_model_put(catalog_backend *be, const char *run_id, const char 
   return run_stmt(b, s, "recording a model of a run", err);
 }
 
-static int sq_run_finish(catalog_backend *be, const char *run_id, weir_run_status status,
+static int sq_run_finish(catalog_backend *be, const char *run_id, wr_run_status status,
                          const char *result_commit, const char *error_json, int64_t ended_us,
                          weir_error *err) {
   sqlite_backend *b = SB(be);
   sqlite3_stmt *s = stmt(b, ST_RUN_FINISH, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
-  bind_text(s, 1, weir_run_status_name(status));
+  bind_text(s, 1, wr_run_status_name(status));
   bind_text(s, 2, result_commit);
   bind_text(s, 3, error_json);
   sqlite3_bind_int64(s, 4, ended_us);
@@ -745,11 +745,11 @@ static int sq_run_finish(catalog_backend *be, const char *run_id, weir_run_statu
   int rc = run_stmt(b, s, "finishing a run", err);
   if (rc) return rc;
   if (sqlite3_changes(b->db) == 0)
-    return weir_seterr(err, WEIR_ENOTFOUND, "run %s not found", run_id);
+    return wr_seterr(err, WEIR_ENOTFOUND, "run %s not found", run_id);
   return WEIR_OK;
 }
 
-static weir_run_status parse_status(const char *s) {
+static wr_run_status parse_status(const char *s) {
   if (s && strcmp(s, "succeeded") == 0) return WEIR_RUN_SUCCEEDED;
   if (s && strcmp(s, "failed") == 0) return WEIR_RUN_FAILED;
   return WEIR_RUN_RUNNING;
@@ -764,11 +764,11 @@ static int sq_run_get(catalog_backend *be, const char *run_id, catalog_run_row *
   int rc = sqlite3_step(s);
   if (rc != SQLITE_ROW) {
     done(s);
-    if (rc == SQLITE_DONE) return weir_seterr(err, WEIR_ENOTFOUND, "run %s not found", run_id);
+    if (rc == SQLITE_DONE) return wr_seterr(err, WEIR_ENOTFOUND, "run %s not found", run_id);
     return dberr(b, rc, "reading a run", err);
   }
   memset(out, 0, sizeof *out);
-  out->run_id = weir_strdup(run_id);
+  out->run_id = wr_strdup(run_id);
   out->status = parse_status((const char *)sqlite3_column_text(s, 0));
   out->project = col_text(s, 1);
   out->project_digest = col_text(s, 2);
@@ -856,20 +856,20 @@ int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend *
   if (sync && *sync) {
     if (strcmp(sync, "full") == 0 || strcmp(sync, "FULL") == 0) sync_sql = "PRAGMA synchronous=FULL";
     else if (strcmp(sync, "normal") != 0 && strcmp(sync, "NORMAL") != 0)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "WEIR_CATALOG_SYNC is '%s': expected 'normal' or 'full'", sync);
   }
   if (!create && access(path, F_OK) != 0)
-    return weir_seterr(err, WEIR_ENOTFOUND, "no catalog at %s (%s)", path, strerror(errno));
+    return wr_seterr(err, WEIR_ENOTFOUND, "no catalog at %s (%s)", path, strerror(errno));
 
-  sqlite_backend *b = weir_calloc(1, sizeof *b);
+  sqlite_backend *b = wr_calloc(1, sizeof *b);
   b->base.ops = &SQLITE_OPS;
-  b->path = weir_strdup(path);
+  b->path = wr_strdup(path);
   b->busy_ms = env_int("WEIR_CATALOG_BUSY_TIMEOUT_MS", 30000);
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
   int rc = sqlite3_open_v2(path, &b->db, flags, NULL);
   if (rc != SQLITE_OK) {
-    weir_seterr(err, WEIR_ECATALOG, "cannot open catalog %s: %s", path,
+    wr_seterr(err, WEIR_ECATALOG, "cannot open catalog %s: %s", path,
                 b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc));
     sq_close(&b->base);
     return WEIR_ECATALOG;
@@ -898,7 +898,7 @@ int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend *
     if (mode && strcmp(mode, "wal") == 0) break;
   }
   if (!mode || strcmp(mode, "wal") != 0) {
-    weir_seterr(err, WEIR_ECATALOG, "catalog %s: cannot use WAL mode (journal mode is %s)", path,
+    wr_seterr(err, WEIR_ECATALOG, "catalog %s: cannot use WAL mode (journal mode is %s)", path,
                 mode ? mode : "unknown");
     sqlite3_finalize(s);
     sq_close(&b->base);

@@ -20,19 +20,19 @@
 
 static char *default_author(void) {
   const char *a = getenv("WEIR_AUTHOR");
-  if (a && *a) return weir_strdup(a);
+  if (a && *a) return wr_strdup(a);
   const char *user = getenv("USER");
   char host[256] = "";
   if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
-  if (user && *user && host[0]) return weir_asprintf("%s@%s", user, host);
-  if (user && *user) return weir_strdup(user);
-  return weir_strdup("weir");
+  if (user && *user && host[0]) return wr_asprintf("%s@%s", user, host);
+  if (user && *user) return wr_strdup(user);
+  return wr_strdup("weir");
 }
 
 static int parse_uri(const char *uri, char **path, weir_error *err) {
-  if (!uri || !*uri) return weir_seterr(err, WEIR_EINVALIDARG, "no catalog location given");
+  if (!uri || !*uri) return wr_seterr(err, WEIR_EINVALIDARG, "no catalog location given");
   if (strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0)
-    return weir_seterr(err, WEIR_EUNSUPPORTED,
+    return wr_seterr(err, WEIR_EUNSUPPORTED,
                        "PostgreSQL catalogs (%s) are not supported by this build yet: use a "
                        "SQLite catalog (a file path or sqlite:PATH)",
                        uri);
@@ -41,24 +41,24 @@ static int parse_uri(const char *uri, char **path, weir_error *err) {
     p += 7;
     if (strncmp(p, "//", 2) == 0) p += 2; /* sqlite:///abs/path */
   }
-  if (!*p) return weir_seterr(err, WEIR_EINVALIDARG, "catalog location '%s' has no path", uri);
-  *path = weir_strdup(p);
+  if (!*p) return wr_seterr(err, WEIR_EINVALIDARG, "catalog location '%s' has no path", uri);
+  *path = wr_strdup(p);
   return WEIR_OK;
 }
 
-static int write_initial_commit(weir_catalog *cat, int64_t time_us, weir_error *err) {
+static int write_initial_commit(wr_catalog *cat, int64_t time_us, weir_error *err) {
   const catalog_backend_ops *ops = cat->be->ops;
   int rc = ops->node_put(cat->be, tree_empty_root(), tree_empty_body(), err);
   if (rc) return rc;
-  weir_commit_rec c = {0};
+  wr_commit_rec c = {0};
   c.author = cat->author;
   c.message = "initial commit";
-  c.time_us = time_us ? time_us : weir_now_us();
+  c.time_us = time_us ? time_us : wr_now_us();
   c.properties = json_object();
   memcpy(c.tables_root, tree_empty_root(), WEIR_HASH_LEN + 1);
   c.generation = 1;
   char *canon = catalog_commit_canonical(&c);
-  weir_sha256_hex(canon, strlen(canon), c.hash);
+  wr_sha256_hex(canon, strlen(canon), c.hash);
   free(canon);
   rc = ops->commit_put(cat->be, &c, err);
   json_decref(c.properties);
@@ -66,15 +66,15 @@ static int write_initial_commit(weir_catalog *cat, int64_t time_us, weir_error *
   return ops->ref_create(cat->be, WEIR_REF_BRANCH, "main", c.hash, c.time_us, err);
 }
 
-static int create_catalog(weir_catalog *cat, int max_version, int64_t init_time_us,
+static int create_catalog(wr_catalog *cat, int max_version, int64_t init_time_us,
                           weir_error *err) {
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   int v = 0;
   rc = cat->be->ops->probe(cat->be, &v, err);
-  if (!rc && v > 0) rc = weir_seterr(err, WEIR_EEXISTS, "a catalog already exists at %s", cat->location);
+  if (!rc && v > 0) rc = wr_seterr(err, WEIR_EEXISTS, "a catalog already exists at %s", cat->location);
   if (!rc && v < 0)
-    rc = weir_seterr(err, WEIR_ECATALOG,
+    rc = wr_seterr(err, WEIR_ECATALOG,
                      "%s is a database that is not a weir catalog: refusing to create one in it",
                      cat->location);
   size_t n = 0;
@@ -85,16 +85,16 @@ static int create_catalog(weir_catalog *cat, int max_version, int64_t init_time_
   return catalog_tx_end(cat, rc, err);
 }
 
-static int migrate_catalog(weir_catalog *cat, int max_version, weir_error *err) {
+static int migrate_catalog(wr_catalog *cat, int max_version, weir_error *err) {
   int v = 0;
   int rc = cat->be->ops->probe(cat->be, &v, err);
   if (rc) return rc;
-  if (v == 0) return weir_seterr(err, WEIR_ENOTFOUND, "no catalog at %s (the database is empty)", cat->location);
+  if (v == 0) return wr_seterr(err, WEIR_ENOTFOUND, "no catalog at %s (the database is empty)", cat->location);
   if (v < 0)
-    return weir_seterr(err, WEIR_ECATALOG, "%s is a database but not a weir catalog", cat->location);
+    return wr_seterr(err, WEIR_ECATALOG, "%s is a database but not a weir catalog", cat->location);
   int latest = catalog_schema_latest();
   if (v > latest)
-    return weir_seterr(err, WEIR_ECATALOG,
+    return wr_seterr(err, WEIR_ECATALOG,
                        "catalog %s has schema version %d, newer than this weir (%s) knows "
                        "(up to %d): upgrade weir to open it",
                        cat->location, v, WEIR_VERSION_STRING, latest);
@@ -109,7 +109,7 @@ static int migrate_catalog(weir_catalog *cat, int max_version, weir_error *err) 
     int cur = 0;
     rc = cat->be->ops->probe(cat->be, &cur, err);
     if (!rc && cur < steps[i].version) rc = cat->be->ops->migrate(cat->be, &steps[i], err);
-    if (rc) weir_error_prefix(err, "migrating catalog %s to schema version %d", cat->location, steps[i].version);
+    if (rc) wr_error_prefix(err, "migrating catalog %s to schema version %d", cat->location, steps[i].version);
     rc = catalog_tx_end(cat, rc, err);
     if (rc) return rc;
   }
@@ -117,7 +117,7 @@ static int migrate_catalog(weir_catalog *cat, int max_version, weir_error *err) 
 }
 
 int catalog_open_at_version(const char *uri, bool create, const char *author, int max_version,
-                            int64_t init_time_us, weir_catalog **out, weir_error *err) {
+                            int64_t init_time_us, wr_catalog **out, weir_error *err) {
   *out = NULL;
   char *path = NULL;
   int rc = parse_uri(uri, &path, err);
@@ -128,10 +128,10 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
     free(path);
     return rc;
   }
-  weir_catalog *cat = weir_calloc(1, sizeof *cat);
+  wr_catalog *cat = wr_calloc(1, sizeof *cat);
   cat->be = be;
   cat->location = path;
-  cat->author = author && *author ? weir_strdup(author) : default_author();
+  cat->author = author && *author ? wr_strdup(author) : default_author();
   rc = create ? create_catalog(cat, max_version, init_time_us, err)
               : migrate_catalog(cat, max_version, err);
   if (rc) {
@@ -142,12 +142,12 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
   return WEIR_OK;
 }
 
-int catalog_open(const char *uri, bool create, const char *author, weir_catalog **out,
+int catalog_open(const char *uri, bool create, const char *author, wr_catalog **out,
                  weir_error *err) {
   return catalog_open_at_version(uri, create, author, catalog_schema_latest(), 0, out, err);
 }
 
-void catalog_close(weir_catalog *cat) {
+void catalog_close(wr_catalog *cat) {
   if (!cat) return;
   if (cat->tx_depth > 0) cat->be->ops->rollback(cat->be);
   cat->be->ops->close(cat->be);
@@ -158,7 +158,7 @@ void catalog_close(weir_catalog *cat) {
   free(cat);
 }
 
-int catalog_schema_version(weir_catalog *cat) {
+int catalog_schema_version(wr_catalog *cat) {
   int v = -1;
   if (cat->be->ops->probe(cat->be, &v, NULL) != WEIR_OK) return -1;
   return v;
@@ -166,7 +166,7 @@ int catalog_schema_version(weir_catalog *cat) {
 
 /* ---- transactions ------------------------------------------------------------------- */
 
-int catalog_tx_begin(weir_catalog *cat, bool write, weir_error *err) {
+int catalog_tx_begin(wr_catalog *cat, bool write, weir_error *err) {
   if (cat->tx_depth == 0) {
     int rc = cat->be->ops->begin(cat->be, write, err);
     if (rc) return rc;
@@ -175,7 +175,7 @@ int catalog_tx_begin(weir_catalog *cat, bool write, weir_error *err) {
     return WEIR_OK;
   }
   if (write && !cat->tx_write)
-    return weir_seterr(err, WEIR_ECATALOG,
+    return wr_seterr(err, WEIR_ECATALOG,
                        "catalog %s: cannot write inside a read transaction (begin the outer "
                        "transaction as a write transaction)",
                        cat->location);
@@ -185,9 +185,9 @@ int catalog_tx_begin(weir_catalog *cat, bool write, weir_error *err) {
   return WEIR_OK;
 }
 
-int catalog_tx_commit(weir_catalog *cat, weir_error *err) {
+int catalog_tx_commit(wr_catalog *cat, weir_error *err) {
   if (cat->tx_depth == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "catalog %s: commit without a transaction", cat->location);
+    return wr_seterr(err, WEIR_EINVALIDARG, "catalog %s: commit without a transaction", cat->location);
   if (cat->tx_depth > 1) {
     cat->tx_depth--;
     return cat->be->ops->release(cat->be, cat->tx_depth, err);
@@ -198,7 +198,7 @@ int catalog_tx_commit(weir_catalog *cat, weir_error *err) {
   return rc;
 }
 
-void catalog_tx_rollback(weir_catalog *cat) {
+void catalog_tx_rollback(wr_catalog *cat) {
   if (cat->tx_depth == 0) return;
   if (cat->tx_depth > 1) {
     cat->tx_depth--;
@@ -210,13 +210,13 @@ void catalog_tx_rollback(weir_catalog *cat) {
   hmap_clear(&cat->heads, free);
 }
 
-int catalog_tx_end(weir_catalog *cat, int rc, weir_error *err) {
+int catalog_tx_end(wr_catalog *cat, int rc, weir_error *err) {
   if (rc == WEIR_OK) return catalog_tx_commit(cat, err);
   catalog_tx_rollback(cat);
   return rc;
 }
 
-int catalog_read_begin(weir_catalog *cat, bool *opened, weir_error *err) {
+int catalog_read_begin(wr_catalog *cat, bool *opened, weir_error *err) {
   *opened = false;
   if (cat->tx_depth > 0) return WEIR_OK;
   int rc = catalog_tx_begin(cat, false, err);
@@ -224,31 +224,31 @@ int catalog_read_begin(weir_catalog *cat, bool *opened, weir_error *err) {
   return rc;
 }
 
-int catalog_read_end(weir_catalog *cat, bool opened, int rc, weir_error *err) {
+int catalog_read_end(wr_catalog *cat, bool opened, int rc, weir_error *err) {
   if (!opened) return rc;
   return catalog_tx_end(cat, rc, err);
 }
 
 /* ---- commit heads (cached) ---------------------------------------------------------- */
 
-int catalog_head_get(weir_catalog *cat, const char *hash, commit_head *out, weir_error *err) {
+int catalog_head_get(wr_catalog *cat, const char *hash, commit_head *out, weir_error *err) {
   hmap_slot *s = hmap_get(&cat->heads, hash);
   if (s) {
     *out = *(const commit_head *)s->val;
     return WEIR_OK;
   }
   if (!catalog_is_full_hash(hash))
-    return weir_seterr(err, WEIR_ENOTFOUND, "commit '%s' not found", hash);
-  weir_commit_rec c;
+    return wr_seterr(err, WEIR_ENOTFOUND, "commit '%s' not found", hash);
+  wr_commit_rec c;
   int rc = cat->be->ops->commit_get(cat->be, hash, &c, err);
   if (rc) return rc;
-  commit_head *h = weir_calloc(1, sizeof *h);
+  commit_head *h = wr_calloc(1, sizeof *h);
   memcpy(h->tables_root, c.tables_root, sizeof h->tables_root);
   memcpy(h->parents, c.parents, sizeof h->parents);
   h->n_parents = c.n_parents;
   h->generation = c.generation;
   h->time_us = c.time_us;
-  weir_commit_rec_clear(&c);
+  wr_commit_rec_clear(&c);
   if (cat->heads.n >= CATALOG_HEAD_CACHE_MAX) hmap_clear(&cat->heads, free);
   hmap_put(&cat->heads, hash, NULL)->val = h;
   *out = *h;
@@ -257,38 +257,38 @@ int catalog_head_get(weir_catalog *cat, const char *hash, commit_head *out, weir
 
 /* ---- refs --------------------------------------------------------------------------- */
 
-int catalog_ref_get(weir_catalog *cat, weir_ref_kind kind, const char *name,
+int catalog_ref_get(wr_catalog *cat, wr_ref_kind kind, const char *name,
                     char out[WEIR_HASH_LEN + 1], weir_error *err) {
-  if (!name || !*name) return weir_seterr(err, WEIR_EINVALIDARG, "empty %s name", kind == WEIR_REF_TAG ? "tag" : "branch");
+  if (!name || !*name) return wr_seterr(err, WEIR_EINVALIDARG, "empty %s name", kind == WEIR_REF_TAG ? "tag" : "branch");
   return cat->be->ops->ref_get(cat->be, kind, name, out, err);
 }
 
-int catalog_ref_list(weir_catalog *cat, weir_ref_kind kind, weir_ref_rec **out, size_t *n,
+int catalog_ref_list(wr_catalog *cat, wr_ref_kind kind, wr_ref_rec **out, size_t *n,
                      weir_error *err) {
   return cat->be->ops->ref_list(cat->be, kind, out, n, err);
 }
 
-static const char *kind_word(weir_ref_kind kind) { return kind == WEIR_REF_TAG ? "tag" : "branch"; }
+static const char *kind_word(wr_ref_kind kind) { return kind == WEIR_REF_TAG ? "tag" : "branch"; }
 
-int catalog_ref_create(weir_catalog *cat, weir_ref_kind kind, const char *name,
+int catalog_ref_create(wr_catalog *cat, wr_ref_kind kind, const char *name,
                        const char *target, weir_error *err) {
-  if (!name || !*name) return weir_seterr(err, WEIR_EINVALIDARG, "empty %s name", kind_word(kind));
+  if (!name || !*name) return wr_seterr(err, WEIR_EINVALIDARG, "empty %s name", kind_word(kind));
   if (!catalog_is_full_hash(target))
-    return weir_seterr(err, WEIR_ENOTFOUND, "cannot create %s '%s': commit '%s' not found",
+    return wr_seterr(err, WEIR_ENOTFOUND, "cannot create %s '%s': commit '%s' not found",
                        kind_word(kind), name, target ? target : "(null)");
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   commit_head h;
   rc = catalog_head_get(cat, target, &h, err);
   if (rc == WEIR_ENOTFOUND)
-    weir_seterr(err, rc, "cannot create %s '%s': commit %s not found", kind_word(kind), name, target);
-  if (!rc) rc = cat->be->ops->ref_create(cat->be, kind, name, target, weir_now_us(), err);
+    wr_seterr(err, rc, "cannot create %s '%s': commit %s not found", kind_word(kind), name, target);
+  if (!rc) rc = cat->be->ops->ref_create(cat->be, kind, name, target, wr_now_us(), err);
   return catalog_tx_end(cat, rc, err);
 }
 
-int catalog_ref_delete(weir_catalog *cat, weir_ref_kind kind, const char *name,
+int catalog_ref_delete(wr_catalog *cat, wr_ref_kind kind, const char *name,
                        weir_error *err) {
-  if (!name || !*name) return weir_seterr(err, WEIR_EINVALIDARG, "empty %s name", kind_word(kind));
+  if (!name || !*name) return wr_seterr(err, WEIR_EINVALIDARG, "empty %s name", kind_word(kind));
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   rc = cat->be->ops->ref_delete(cat->be, kind, name, err);
@@ -296,33 +296,33 @@ int catalog_ref_delete(weir_catalog *cat, weir_ref_kind kind, const char *name,
 }
 
 /* CAS inside the caller's write transaction. */
-static int branch_cas_locked(weir_catalog *cat, const char *name, const char *expected,
+static int branch_cas_locked(wr_catalog *cat, const char *name, const char *expected,
                              const char *target, weir_error *err) {
   bool swapped = false;
-  int rc = cat->be->ops->ref_cas(cat->be, name, expected, target, weir_now_us(), &swapped, err);
+  int rc = cat->be->ops->ref_cas(cat->be, name, expected, target, wr_now_us(), &swapped, err);
   if (rc || swapped) return rc;
   char cur[WEIR_HASH_LEN + 1];
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, name, cur, err);
   if (rc) return rc;
   char a[13], b[13];
-  return weir_seterr(err, WEIR_ECONCURRENT,
+  return wr_seterr(err, WEIR_ECONCURRENT,
                      "branch '%s' moved: expected its head at %s, found %s (another writer "
                      "updated it; re-read and retry)",
                      name, catalog_short(expected, a), catalog_short(cur, b));
 }
 
-int catalog_branch_cas(weir_catalog *cat, const char *name, const char *expected,
+int catalog_branch_cas(wr_catalog *cat, const char *name, const char *expected,
                        const char *target, weir_error *err) {
-  if (!name || !*name) return weir_seterr(err, WEIR_EINVALIDARG, "empty branch name");
+  if (!name || !*name) return wr_seterr(err, WEIR_EINVALIDARG, "empty branch name");
   if (!catalog_is_full_hash(expected) || !catalog_is_full_hash(target))
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "moving branch '%s': expected and new heads must be full commit hashes", name);
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   commit_head h;
   rc = catalog_head_get(cat, target, &h, err);
   if (rc == WEIR_ENOTFOUND)
-    weir_seterr(err, rc, "cannot move branch '%s': commit %s not found", name, target);
+    wr_seterr(err, rc, "cannot move branch '%s': commit %s not found", name, target);
   if (!rc) rc = branch_cas_locked(cat, name, expected, target, err);
   return catalog_tx_end(cat, rc, err);
 }
@@ -338,7 +338,7 @@ static bool all_hex(const char *s) {
 
 #define PREFIX_CANDIDATES_MAX 10
 
-static int resolve_base(weir_catalog *cat, const char *ref, const char *base,
+static int resolve_base(wr_catalog *cat, const char *ref, const char *base,
                         char out[WEIR_HASH_LEN + 1], weir_error *err) {
   /* Not-found on the way is expected: it must not leave a message behind on success. */
   int rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, base, out, err);
@@ -355,7 +355,7 @@ static int resolve_base(weir_catalog *cat, const char *ref, const char *base,
       commit_head h;
       rc = catalog_head_get(cat, lower, &h, err);
       if (rc == WEIR_ENOTFOUND)
-        return weir_seterr(err, rc, "ref '%s' not found: no branch, tag or commit has that name", ref);
+        return wr_seterr(err, rc, "ref '%s' not found: no branch, tag or commit has that name", ref);
       if (rc) return rc;
       memcpy(out, lower, WEIR_HASH_LEN + 1);
       return WEIR_OK;
@@ -369,77 +369,77 @@ static int resolve_base(weir_catalog *cat, const char *ref, const char *base,
       return WEIR_OK;
     }
     if (n > 1) {
-      weir_buf b = WEIR_BUF_INIT;
+      wr_buf b = WEIR_BUF_INIT;
       json_t *details = json_array();
       for (size_t i = 0; i < n && i < PREFIX_CANDIDATES_MAX; i++) {
-        weir_buf_printf(&b, "%s%s", i ? ", " : "", cand[i]);
+        wr_buf_printf(&b, "%s%s", i ? ", " : "", cand[i]);
         json_array_append_new(details, json_pack("{s:s}", "commit", cand[i]));
       }
-      if (n > PREFIX_CANDIDATES_MAX) weir_buf_puts(&b, ", ...");
-      weir_seterr(err, WEIR_EINVALIDARG,
+      if (n > PREFIX_CANDIDATES_MAX) wr_buf_puts(&b, ", ...");
+      wr_seterr(err, WEIR_EINVALIDARG,
                   "ref '%s' is ambiguous: %s%zu commits start with %s: %s (give more digits)",
                   ref, n > PREFIX_CANDIDATES_MAX ? "more than " : "",
                   n > PREFIX_CANDIDATES_MAX ? (size_t)PREFIX_CANDIDATES_MAX : n, lower,
-                  weir_buf_cstr(&b));
-      weir_error_set_details(err, details);
-      weir_buf_free(&b);
+                  wr_buf_cstr(&b));
+      wr_error_set_details(err, details);
+      wr_buf_free(&b);
       return WEIR_EINVALIDARG;
     }
   }
-  return weir_seterr(err, WEIR_ENOTFOUND,
+  return wr_seterr(err, WEIR_ENOTFOUND,
                      "ref '%s' not found: no branch, tag or commit (hash or prefix of at least "
                      "7 hex digits) has that name",
                      ref);
 }
 
-int catalog_resolve(weir_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
+int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
                     weir_error *err) {
-  if (!ref || !*ref) return weir_seterr(err, WEIR_EINVALIDARG, "empty ref");
+  if (!ref || !*ref) return wr_seterr(err, WEIR_EINVALIDARG, "empty ref");
   const char *tilde = strchr(ref, '~');
   size_t base_len = tilde ? (size_t)(tilde - ref) : strlen(ref);
   if (base_len == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': nothing before '~'", ref);
+    return wr_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': nothing before '~'", ref);
   int64_t steps = 0;
   for (const char *p = tilde; p && *p;) {
     if (*p != '~')
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "malformed ref '%s': expected REF~N with N a non-negative number", ref);
     p++;
     if (!isdigit((unsigned char)*p)) {
       /* "~" alone means ~1, as in git */
       if (steps == INT64_MAX)
-        return weir_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
+        return wr_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
       steps++;
       continue;
     }
     int64_t n = 0;
     while (isdigit((unsigned char)*p)) {
       if (n > (INT64_MAX - 9) / 10)
-        return weir_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
+        return wr_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
       n = n * 10 + (*p++ - '0');
     }
     if (steps > INT64_MAX - n)
-      return weir_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
+      return wr_seterr(err, WEIR_EINVALIDARG, "malformed ref '%s': ~N is too large", ref);
     steps += n;
   }
-  char *base = weir_strndup(ref, base_len);
+  char *base = wr_strndup(ref, base_len);
   int rc = resolve_base(cat, ref, base, out, err);
   free(base);
   if (rc || steps == 0) return rc;
   char anc[WEIR_HASH_LEN + 1];
   rc = catalog_first_parent_ancestor(cat, out, steps, anc, err);
-  if (rc == WEIR_ENOTFOUND) weir_error_prefix(err, "ref '%s' not found", ref);
+  if (rc == WEIR_ENOTFOUND) wr_error_prefix(err, "ref '%s' not found", ref);
   if (!rc) memcpy(out, anc, sizeof anc);
   return rc;
 }
 
 /* ---- commits ------------------------------------------------------------------------ */
 
-int catalog_commit_get(weir_catalog *cat, const char *hash, weir_commit_rec *out,
+int catalog_commit_get(wr_catalog *cat, const char *hash, wr_commit_rec *out,
                        weir_error *err) {
   memset(out, 0, sizeof *out);
   if (!catalog_is_full_hash(hash))
-    return weir_seterr(err, WEIR_ENOTFOUND, "commit '%s' not found", hash ? hash : "(null)");
+    return wr_seterr(err, WEIR_ENOTFOUND, "commit '%s' not found", hash ? hash : "(null)");
   return cat->be->ops->commit_get(cat->be, hash, out, err);
 }
 
@@ -450,49 +450,49 @@ static bool valid_utf8(const char *s) {
   return ok;
 }
 
-static int check_request(const weir_commit_request *req, weir_error *err) {
+static int check_request(const wr_commit_request *req, weir_error *err) {
   if (!req || !req->branch || !*req->branch)
-    return weir_seterr(err, WEIR_EINVALIDARG, "a commit needs a branch");
+    return wr_seterr(err, WEIR_EINVALIDARG, "a commit needs a branch");
   if (!catalog_is_full_hash(req->expected_head))
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "committing to branch '%s': expected_head '%s' is not a full commit hash",
                        req->branch, req->expected_head ? req->expected_head : "(null)");
   if (req->second_parent && !catalog_is_full_hash(req->second_parent))
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "committing to branch '%s': second parent '%s' is not a full commit hash",
                        req->branch, req->second_parent);
   if (req->n_changes && !req->changes)
-    return weir_seterr(err, WEIR_EINVALIDARG, "committing to branch '%s': changes missing", req->branch);
+    return wr_seterr(err, WEIR_EINVALIDARG, "committing to branch '%s': changes missing", req->branch);
   for (size_t i = 0; i < req->n_changes; i++) {
-    const weir_table_change *c = &req->changes[i];
+    const wr_table_change *c = &req->changes[i];
     if (!c->table || !*c->table || !valid_utf8(c->table))
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "committing to branch '%s': change %zu has no valid table name",
                          req->branch, i + 1);
     if (c->metadata_location && (!*c->metadata_location || !valid_utf8(c->metadata_location)))
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "committing to branch '%s': table %s has an empty or non-UTF-8 "
                          "metadata location",
                          req->branch, c->table);
   }
   if (req->properties) {
     if (!json_is_object(req->properties))
-      return weir_seterr(err, WEIR_EINVALIDARG, "commit properties must be a JSON object");
+      return wr_seterr(err, WEIR_EINVALIDARG, "commit properties must be a JSON object");
     const char *k;
     json_t *v;
     json_object_foreach(req->properties, k, v) {
       if (!json_is_string(v))
-        return weir_seterr(err, WEIR_EINVALIDARG,
+        return wr_seterr(err, WEIR_EINVALIDARG,
                            "commit property '%s' is not a string (properties are a string map)", k);
     }
   }
   if ((req->author && !valid_utf8(req->author)) || (req->message && !valid_utf8(req->message)) ||
       (req->run_id && !valid_utf8(req->run_id)))
-    return weir_seterr(err, WEIR_EINVALIDARG, "commit author, message and run id must be UTF-8");
+    return wr_seterr(err, WEIR_EINVALIDARG, "commit author, message and run id must be UTF-8");
   return WEIR_OK;
 }
 
-static int commit_locked(weir_catalog *cat, const weir_commit_request *req,
+static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
                          char out_hash[WEIR_HASH_LEN + 1], weir_error *err) {
   const catalog_backend_ops *ops = cat->be->ops;
   char head[WEIR_HASH_LEN + 1];
@@ -500,7 +500,7 @@ static int commit_locked(weir_catalog *cat, const weir_commit_request *req,
   if (rc) return rc;
   if (strcmp(head, req->expected_head) != 0) {
     char a[13], b[13];
-    return weir_seterr(err, WEIR_ECONCURRENT,
+    return wr_seterr(err, WEIR_ECONCURRENT,
                        "branch '%s' moved: expected its head at %s, found %s (another writer "
                        "committed first; re-read and retry)",
                        req->branch, catalog_short(req->expected_head, a), catalog_short(head, b));
@@ -512,13 +512,13 @@ static int commit_locked(weir_catalog *cat, const weir_commit_request *req,
   if (req->second_parent) {
     rc = catalog_head_get(cat, req->second_parent, &p2, err);
     if (rc == WEIR_ENOTFOUND)
-      return weir_seterr(err, rc, "committing to branch '%s': second parent %s not found",
+      return wr_seterr(err, rc, "committing to branch '%s': second parent %s not found",
                          req->branch, req->second_parent);
     if (rc) return rc;
     if (p2.generation > gen) gen = p2.generation;
   }
 
-  weir_commit_rec c = {0};
+  wr_commit_rec c = {0};
   tree_applied *applied = NULL;
   size_t n_applied = 0;
   rc = tree_apply(cat, p1.tables_root, req->changes, req->n_changes, c.tables_root, &applied,
@@ -533,7 +533,7 @@ static int commit_locked(weir_catalog *cat, const weir_commit_request *req,
   }
   c.author = (char *)(req->author ? req->author : cat->author);
   c.message = (char *)(req->message ? req->message : "");
-  c.time_us = req->time_us ? req->time_us : weir_now_us();
+  c.time_us = req->time_us ? req->time_us : wr_now_us();
   c.properties = req->properties ? json_deep_copy(req->properties) : json_object();
   /* A run records its id in the hashed properties, so the hash covers who wrote it. */
   if (req->run_id && !json_object_get(c.properties, "run_id"))
@@ -541,7 +541,7 @@ static int commit_locked(weir_catalog *cat, const weir_commit_request *req,
   c.generation = gen + 1;
   c.run_id = (char *)req->run_id;
   char *canon = catalog_commit_canonical(&c);
-  weir_sha256_hex(canon, strlen(canon), c.hash);
+  wr_sha256_hex(canon, strlen(canon), c.hash);
   free(canon);
 
   rc = ops->commit_put(cat->be, &c, err);
@@ -558,7 +558,7 @@ static int commit_locked(weir_catalog *cat, const weir_commit_request *req,
   return rc;
 }
 
-int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
+int catalog_commit(wr_catalog *cat, const wr_commit_request *req,
                    char out_hash[WEIR_HASH_LEN + 1], weir_error *err) {
   int rc = check_request(req, err);
   if (rc) return rc;
@@ -571,7 +571,7 @@ int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
   return rc;
 }
 
-int catalog_version_origin(weir_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],
+int catalog_version_origin(wr_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],
                            weir_error *err) {
   out[0] = 0;
   catalog_table_version v;
@@ -585,7 +585,7 @@ int catalog_version_origin(weir_catalog *cat, const char *metadata_location, cha
 
 /* ---- table maps --------------------------------------------------------------------- */
 
-static int commit_root(weir_catalog *cat, const char *hash, char root[WEIR_HASH_LEN + 1],
+static int commit_root(wr_catalog *cat, const char *hash, char root[WEIR_HASH_LEN + 1],
                        weir_error *err) {
   commit_head h;
   int rc = catalog_head_get(cat, hash ? hash : "", &h, err);
@@ -594,10 +594,10 @@ static int commit_root(weir_catalog *cat, const char *hash, char root[WEIR_HASH_
   return WEIR_OK;
 }
 
-int catalog_table_get(weir_catalog *cat, const char *hash, const char *table,
-                      weir_table_entry *out, weir_error *err) {
+int catalog_table_get(wr_catalog *cat, const char *hash, const char *table,
+                      wr_table_entry *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  if (!table || !*table) return weir_seterr(err, WEIR_EINVALIDARG, "empty table name");
+  if (!table || !*table) return wr_seterr(err, WEIR_EINVALIDARG, "empty table name");
   char root[WEIR_HASH_LEN + 1];
   int rc = commit_root(cat, hash, root, err);
   if (rc) return rc;
@@ -606,13 +606,13 @@ int catalog_table_get(weir_catalog *cat, const char *hash, const char *table,
   if (rc) return rc;
   if (!found) {
     char s[13];
-    return weir_seterr(err, WEIR_ENOTFOUND, "table %s not found at commit %s", table,
+    return wr_seterr(err, WEIR_ENOTFOUND, "table %s not found at commit %s", table,
                        catalog_short(hash, s));
   }
   return WEIR_OK;
 }
 
-int catalog_tables(weir_catalog *cat, const char *hash, weir_table_entry **out, size_t *n,
+int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
                    weir_error *err) {
   *out = NULL;
   *n = 0;
@@ -625,7 +625,7 @@ int catalog_tables(weir_catalog *cat, const char *hash, weir_table_entry **out, 
   return catalog_read_end(cat, opened, rc, err);
 }
 
-int catalog_diff(weir_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
+int catalog_diff(wr_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
                  void *ctx, weir_error *err) {
   char ra[WEIR_HASH_LEN + 1], rb[WEIR_HASH_LEN + 1];
   tree_diff_item *items = NULL;
@@ -644,7 +644,7 @@ int catalog_diff(weir_catalog *cat, const char *hash_a, const char *hash_b, cata
   return WEIR_OK;
 }
 
-int catalog_commit_changes(weir_catalog *cat, const char *hash, json_t **out, weir_error *err) {
+int catalog_commit_changes(wr_catalog *cat, const char *hash, json_t **out, weir_error *err) {
   *out = NULL;
   commit_head h;
   int rc = catalog_head_get(cat, hash ? hash : "", &h, err);

@@ -19,7 +19,7 @@
  *     both.
  *
  * All functions return WEIR_OK or an error code and fill `err`. Strings in records are
- * owned by the record and released by its _clear function. A weir_catalog handle is
+ * owned by the record and released by its _clear function. A wr_catalog handle is
  * used by one thread at a time.
  */
 #ifndef WEIR_CATALOG_CATALOG_H
@@ -33,7 +33,7 @@
 
 #define WEIR_HASH_LEN 64 /* hex digits */
 
-typedef struct weir_catalog weir_catalog;
+typedef struct wr_catalog wr_catalog;
 
 /* ---- opening ------------------------------------------------------------------------ */
 
@@ -44,12 +44,12 @@ typedef struct weir_catalog weir_catalog;
  * WEIR_EEXISTS if one is there. Without it, fails with WEIR_ENOTFOUND if none is there,
  * and migrates an older schema forward (WEIR_ECATALOG if the schema is newer than this
  * library knows). */
-int catalog_open(const char *uri, bool create, const char *author, weir_catalog **out,
+int catalog_open(const char *uri, bool create, const char *author, wr_catalog **out,
                  weir_error *err);
-void catalog_close(weir_catalog *cat);
+void catalog_close(wr_catalog *cat);
 
 /* The schema version the catalog is at (migrations applied). */
-int catalog_schema_version(weir_catalog *cat);
+int catalog_schema_version(wr_catalog *cat);
 
 /* ---- transactions ------------------------------------------------------------------- */
 
@@ -61,23 +61,23 @@ int catalog_schema_version(weir_catalog *cat);
  * a state no other writer can change before commit. A write inside a read transaction is
  * refused (WEIR_ECATALOG). Functions called outside an explicit transaction run in their
  * own. */
-int catalog_tx_begin(weir_catalog *cat, bool write, weir_error *err);
-int catalog_tx_commit(weir_catalog *cat, weir_error *err);
-void catalog_tx_rollback(weir_catalog *cat);
+int catalog_tx_begin(wr_catalog *cat, bool write, weir_error *err);
+int catalog_tx_commit(wr_catalog *cat, weir_error *err);
+void catalog_tx_rollback(wr_catalog *cat);
 
 /* ---- records ------------------------------------------------------------------------ */
 
-typedef struct weir_table_entry {
+typedef struct wr_table_entry {
   char *table;              /* "ns.name" */
   char *metadata_location;  /* absolute path of the Iceberg metadata JSON */
   int64_t snapshot_id;      /* current snapshot of that file; -1 when it has none */
   int64_t record_count;     /* rows in that snapshot */
-} weir_table_entry;
+} wr_table_entry;
 
-void weir_table_entry_clear(weir_table_entry *e);
-void weir_table_entries_free(weir_table_entry *v, size_t n);
+void wr_table_entry_clear(wr_table_entry *e);
+void wr_table_entries_free(wr_table_entry *v, size_t n);
 
-typedef struct weir_commit_rec {
+typedef struct wr_commit_rec {
   char hash[WEIR_HASH_LEN + 1];
   char parents[2][WEIR_HASH_LEN + 1];
   int n_parents;            /* 0 (the first commit), 1, or 2 (a merge) */
@@ -88,29 +88,29 @@ typedef struct weir_commit_rec {
   char tables_root[WEIR_HASH_LEN + 1]; /* root of the table trie */
   int64_t generation;       /* 1 + max(parents' generation); 1 for the first commit */
   char *run_id;             /* the run that wrote this commit, or NULL */
-} weir_commit_rec;
+} wr_commit_rec;
 
-void weir_commit_rec_clear(weir_commit_rec *c);
-void weir_commit_recs_free(weir_commit_rec *v, size_t n);
+void wr_commit_rec_clear(wr_commit_rec *c);
+void wr_commit_recs_free(wr_commit_rec *v, size_t n);
 /* The canonical JSON a commit's hash is computed over (caller frees). */
-char *catalog_commit_canonical(const weir_commit_rec *c);
+char *catalog_commit_canonical(const wr_commit_rec *c);
 
-typedef enum weir_ref_kind { WEIR_REF_BRANCH = 0, WEIR_REF_TAG = 1 } weir_ref_kind;
+typedef enum wr_ref_kind { WEIR_REF_BRANCH = 0, WEIR_REF_TAG = 1 } wr_ref_kind;
 
-typedef struct weir_ref_rec {
+typedef struct wr_ref_rec {
   char *name;
   char target[WEIR_HASH_LEN + 1];
   int64_t updated_us;
-} weir_ref_rec;
+} wr_ref_rec;
 
-void weir_ref_recs_free(weir_ref_rec *v, size_t n);
+void wr_ref_recs_free(wr_ref_rec *v, size_t n);
 
 /* One table's change in a commit relative to its first parent. */
-typedef enum weir_change_kind {
+typedef enum wr_change_kind {
   WEIR_CHANGE_ADDED = 0,
   WEIR_CHANGE_CHANGED = 1,
   WEIR_CHANGE_DROPPED = 2
-} weir_change_kind;
+} wr_change_kind;
 
 /* ---- refs --------------------------------------------------------------------------- */
 
@@ -118,49 +118,49 @@ typedef enum weir_change_kind {
  * digits, each optionally followed by ~N) to a full hash. Branches win over tags, tags
  * over hash prefixes. Errors: WEIR_EINVALIDARG (malformed, or an ambiguous prefix: the
  * message lists candidates), WEIR_ENOTFOUND (the message names the ref). */
-int catalog_resolve(weir_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
+int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
                     weir_error *err);
 
-int catalog_ref_get(weir_catalog *cat, weir_ref_kind kind, const char *name,
+int catalog_ref_get(wr_catalog *cat, wr_ref_kind kind, const char *name,
                     char out[WEIR_HASH_LEN + 1], weir_error *err);
-int catalog_ref_list(weir_catalog *cat, weir_ref_kind kind, weir_ref_rec **out, size_t *n,
+int catalog_ref_list(wr_catalog *cat, wr_ref_kind kind, wr_ref_rec **out, size_t *n,
                      weir_error *err);
 /* Creates a ref at `target` (a full hash of an existing commit). Does not validate the
  * name (callers do, with util/names.h). Errors: WEIR_EEXISTS, WEIR_ENOTFOUND. */
-int catalog_ref_create(weir_catalog *cat, weir_ref_kind kind, const char *name,
+int catalog_ref_create(wr_catalog *cat, wr_ref_kind kind, const char *name,
                        const char *target, weir_error *err);
-int catalog_ref_delete(weir_catalog *cat, weir_ref_kind kind, const char *name,
+int catalog_ref_delete(wr_catalog *cat, wr_ref_kind kind, const char *name,
                        weir_error *err);
 /* Moves branch `name` from `expected` to `target` if and only if it is still at
  * `expected`. Errors: WEIR_ECONCURRENT (moved meanwhile), WEIR_ENOTFOUND. */
-int catalog_branch_cas(weir_catalog *cat, const char *name, const char *expected,
+int catalog_branch_cas(wr_catalog *cat, const char *name, const char *expected,
                        const char *target, weir_error *err);
 
 /* ---- commits ------------------------------------------------------------------------ */
 
-int catalog_commit_get(weir_catalog *cat, const char *hash, weir_commit_rec *out,
+int catalog_commit_get(wr_catalog *cat, const char *hash, wr_commit_rec *out,
                        weir_error *err);
 
 /* One table change to apply to the first parent's table map. */
-typedef struct weir_table_change {
+typedef struct wr_table_change {
   const char *table;              /* "ns.name" */
   const char *metadata_location;  /* NULL to drop the table */
   int64_t snapshot_id;
   int64_t record_count;
-} weir_table_change;
+} wr_table_change;
 
-typedef struct weir_commit_request {
+typedef struct wr_commit_request {
   const char *branch;          /* the branch to advance */
   const char *expected_head;   /* its head the changes were computed against (CAS) */
   const char *second_parent;   /* merge commits: the merged head; else NULL */
-  const weir_table_change *changes;
+  const wr_table_change *changes;
   size_t n_changes;
   const char *author;          /* NULL = the catalog's default author */
   const char *message;
   json_t *properties;          /* borrowed object of strings, or NULL */
   const char *run_id;          /* set when a pipeline run writes this commit */
   int64_t time_us;             /* 0 = now */
-} weir_commit_request;
+} wr_commit_request;
 
 /* Writes one commit whose first parent is `expected_head` and whose table map is that
  * commit's map with `changes` applied, and moves `branch` to it, atomically. A run_id is
@@ -169,69 +169,69 @@ typedef struct weir_commit_request {
  * the commit and run that wrote it (for the aborted-work and partial-revert rules).
  * Errors: WEIR_ECONCURRENT when the branch is no longer at expected_head (nothing
  * written; the caller re-reads and retries), WEIR_ENOTFOUND. */
-int catalog_commit(weir_catalog *cat, const weir_commit_request *req,
+int catalog_commit(wr_catalog *cat, const wr_commit_request *req,
                    char out_hash[WEIR_HASH_LEN + 1], weir_error *err);
 
 /* The commit that first wrote the table version at `metadata_location` (provenance, kept
  * for every version a commit introduced). out is "" when the version is unknown. */
-int catalog_version_origin(weir_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],
+int catalog_version_origin(wr_catalog *cat, const char *metadata_location, char out[WEIR_HASH_LEN + 1],
                            weir_error *err);
 
 /* ---- table maps --------------------------------------------------------------------- */
 
 /* The version of `table` at commit `hash`. WEIR_ENOTFOUND when the table is not there. */
-int catalog_table_get(weir_catalog *cat, const char *hash, const char *table,
-                      weir_table_entry *out, weir_error *err);
+int catalog_table_get(wr_catalog *cat, const char *hash, const char *table,
+                      wr_table_entry *out, weir_error *err);
 /* Every table at commit `hash`, sorted by name. */
-int catalog_tables(weir_catalog *cat, const char *hash, weir_table_entry **out, size_t *n,
+int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
                    weir_error *err);
 
 /* Called once per table that differs between two commits, in name order; `a` or `b` is
  * NULL when the table is absent on that side. Return non-zero to stop. Identical
  * subtrees are skipped by hash, so cost grows with the number of differing tables. */
-typedef int (*catalog_diff_fn)(const char *table, const weir_table_entry *a,
-                               const weir_table_entry *b, void *ctx);
-int catalog_diff(weir_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
+typedef int (*catalog_diff_fn)(const char *table, const wr_table_entry *a,
+                               const wr_table_entry *b, void *ctx);
+int catalog_diff(wr_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
                  void *ctx, weir_error *err);
 
 /* Tables a commit changed relative to its first parent: JSON array of {table, change}
  * with change "added" | "changed" | "dropped". Caller decrefs. */
-int catalog_commit_changes(weir_catalog *cat, const char *hash, json_t **out,
+int catalog_commit_changes(wr_catalog *cat, const char *hash, json_t **out,
                            weir_error *err);
 
 /* ---- history ------------------------------------------------------------------------ */
 
 /* Commits reachable from `head`, newest first (time, then hash), at most max (0 = all). */
-int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_rec **out,
+int catalog_log(wr_catalog *cat, const char *head, int64_t max, wr_commit_rec **out,
                 size_t *n, weir_error *err);
 /* Is `ancestor` reachable from `descendant` (a commit is its own ancestor)? Uses
  * generation numbers to stop early. */
-int catalog_is_ancestor(weir_catalog *cat, const char *ancestor, const char *descendant,
+int catalog_is_ancestor(wr_catalog *cat, const char *ancestor, const char *descendant,
                         bool *out, weir_error *err);
 /* The merge base of a and b: the nearest common ancestor; with several, the one with the
  * latest time, ties broken by the smaller hash. *found is false if they share none. */
-int catalog_merge_base(weir_catalog *cat, const char *a, const char *b,
+int catalog_merge_base(wr_catalog *cat, const char *a, const char *b,
                        char out[WEIR_HASH_LEN + 1], bool *found, weir_error *err);
 /* The first-parent ancestor n steps back (REF~N). */
-int catalog_first_parent_ancestor(weir_catalog *cat, const char *hash, int64_t n,
+int catalog_first_parent_ancestor(wr_catalog *cat, const char *hash, int64_t n,
                                   char out[WEIR_HASH_LEN + 1], weir_error *err);
 
 /* ---- merge and revert ---------------------------------------------------------------- */
 
-typedef enum weir_merge_strategy {
+typedef enum wr_merge_strategy {
   WEIR_MERGE_FAIL_ON_CONFLICT = 0,
   WEIR_MERGE_SOURCE_WINS,
   WEIR_MERGE_TARGET_WINS
-} weir_merge_strategy;
+} wr_merge_strategy;
 
-typedef struct weir_merge_request {
+typedef struct wr_merge_request {
   const char *source;      /* any ref */
   const char *into;        /* a branch */
   const char *message;     /* NULL = "Merge <source> into <into>" */
   const char *author;      /* NULL = default */
   bool no_ff;
   bool allow_partial;
-  weir_merge_strategy strategy; /* how conflicting tables are resolved (default: not) */
+  wr_merge_strategy strategy; /* how conflicting tables are resolved (default: not) */
   const char *run_id;      /* a run publishing its own branch: its commits are exempt
                               from the aborted-work rule, and the merge commit carries it */
   const char *base;        /* a full hash, or NULL: merge three-way against this commit
@@ -245,7 +245,7 @@ typedef struct weir_merge_request {
                               (WEIR_ECONCURRENT, nothing written) if any table it would
                               change on `into` changed since, or if it is not in into's
                               history */
-} weir_merge_request;
+} wr_merge_request;
 
 /* Merges as docs/versioning.md says (fast-forward, up to date, or three-way at table
  * level against the merge base). *out (caller decrefs): {result, commit, base, source,
@@ -260,14 +260,14 @@ typedef struct weir_merge_request {
  * whose work the source would publish, details [{run_id, status, tables}];
  * WEIR_ECONCURRENT if `into` kept moving after bounded retries (one attempt inside an
  * explicit transaction). */
-int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out,
+int catalog_merge(wr_catalog *cat, const wr_merge_request *req, json_t **out,
                   weir_error *err);
 
 /* A veto over one table's change by a revert, called inside the revert's read snapshot
  * (so the commit's compare-and-swap covers what it saw): `cur` is the table's version on
  * the branch, `to` the version the revert would commit (NULL when absent). Return WEIR_OK
  * to let it through, or an error (filled into err) to refuse the whole revert. */
-typedef int (*catalog_revert_check_fn)(const char *table, const weir_table_entry *cur, const weir_table_entry *to,
+typedef int (*catalog_revert_check_fn)(const char *table, const wr_table_entry *cur, const wr_table_entry *to,
                                        void *ctx, weir_error *err);
 
 typedef struct catalog_revert_opts {
@@ -290,7 +290,7 @@ typedef struct catalog_revert_opts {
  * branch}: action is "added", "changed", "dropped", or "unchanged" when the table is
  * already as at to_ref (then nothing is written and commit is the branch's head). `o` may
  * be NULL (defaults). */
-int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+int catalog_revert_table(wr_catalog *cat, const char *table, const char *to_ref, const char *branch,
                          const catalog_revert_opts *o, json_t **out, weir_error *err);
 /* Puts every table run `run_id` wrote back to its version at the run's base commit, in one
  * commit on `branch` (NULL = the run's target branch), when the table is at a version the
@@ -300,7 +300,7 @@ int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_re
  * it. o->expected_head and o->check as for catalog_revert_table, for every table. *out: {commit, run_id, branch,
  * base_commit, tables: [{table, action}]}; tables is empty (and nothing is written) when
  * every table is already as before the run. */
-int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,
+int catalog_revert_run(wr_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,
                        json_t **out, weir_error *err);
 
 /* ---- serializable writes (serial.c) -------------------------------------------------- */
@@ -323,11 +323,11 @@ void catalog_serial_clear(catalog_serial_report *r);
  * it (else writes it). The message will say "table T <what> (by commit C, "msg"), and
  * <why>"; C is the commit that first wrote the head's version, or for a dropped table the
  * newest first-parent commit since the base that changed it. */
-void catalog_serial_add(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read,
+void catalog_serial_add(wr_catalog *cat, catalog_serial_report *r, const char *table, bool read,
                         const char *what, const char *why);
 /* Adds `table` (as catalog_serial_add, what "changed") if its version differs between
  * base and head. */
-int catalog_serial_check_table(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read,
+int catalog_serial_check_table(wr_catalog *cat, catalog_serial_report *r, const char *table, bool read,
                                const char *why, weir_error *err);
 /* WEIR_OK when nothing was added; otherwise fills err ("<what> on branch B: since the base
  * X, table T changed (by commit Y, "msg"), and <why>; ...; nothing was committed:
@@ -335,39 +335,39 @@ int catalog_serial_check_table(weir_catalog *cat, catalog_serial_report *r, cons
  * table, else WEIR_ESTALEREAD. */
 int catalog_serial_error(const catalog_serial_report *r, const char *what, const char *advice, weir_error *err);
 /* *same: `table` has the same version (or is absent) at commits a and b. */
-int catalog_same_version_at(weir_catalog *cat, const char *table, const char *a, const char *b, bool *same,
+int catalog_same_version_at(wr_catalog *cat, const char *table, const char *a, const char *b, bool *same,
                             weir_error *err);
 /* A named base must be the branch's head or in its history: WEIR_ECONCURRENT otherwise. */
-int catalog_base_check(weir_catalog *cat, const char *branch, const char *base, const char *head,
+int catalog_base_check(wr_catalog *cat, const char *branch, const char *base, const char *head,
                        weir_error *err);
 
 /* ---- runs --------------------------------------------------------------------------- */
 
-typedef enum weir_run_status {
+typedef enum wr_run_status {
   WEIR_RUN_RUNNING = 0,
   WEIR_RUN_SUCCEEDED = 1,
   WEIR_RUN_FAILED = 2
-} weir_run_status;
+} wr_run_status;
 
-const char *weir_run_status_name(weir_run_status s); /* "running", "succeeded", "failed" */
+const char *wr_run_status_name(wr_run_status s); /* "running", "succeeded", "failed" */
 
 /* Records a new run (status running, started now). */
-int catalog_run_create(weir_catalog *cat, const char *run_id, const char *project,
+int catalog_run_create(wr_catalog *cat, const char *run_id, const char *project,
                        const char *project_digest, const char *branch,
                        const char *base_commit, const char *run_branch, weir_error *err);
 /* Records one model's outcome: `model` is a JSON object {model, status, started, ended,
  * rows, commit, violations, rules, error, ...} stored as given (borrowed). Replaces an
  * earlier record of the same model in the run. */
-int catalog_run_model(weir_catalog *cat, const char *run_id, json_t *model, weir_error *err);
+int catalog_run_model(wr_catalog *cat, const char *run_id, json_t *model, weir_error *err);
 /* Ends a run: status, result commit (or NULL), error JSON (or NULL). */
-int catalog_run_finish(weir_catalog *cat, const char *run_id, weir_run_status status,
+int catalog_run_finish(wr_catalog *cat, const char *run_id, wr_run_status status,
                        const char *result_commit, json_t *error, weir_error *err);
 /* One run as JSON {run_id, status, project, project_digest, branch, run_branch,
  * base_commit, result_commit, started, ended, error, models: [...]}. */
-int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err);
+int catalog_run_get(wr_catalog *cat, const char *run_id, json_t **out, weir_error *err);
 /* Runs newest first (same shape, models included). */
-int catalog_runs(weir_catalog *cat, int64_t max, json_t **out, weir_error *err);
-int catalog_run_status(weir_catalog *cat, const char *run_id, weir_run_status *out,
+int catalog_runs(wr_catalog *cat, int64_t max, json_t **out, weir_error *err);
+int catalog_run_status(wr_catalog *cat, const char *run_id, wr_run_status *out,
                        weir_error *err);
 
 #endif

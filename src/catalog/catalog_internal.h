@@ -33,7 +33,7 @@ typedef struct commit_head {
 /* How many times merge and revert re-read and retry when the branch moved. */
 #define CATALOG_CAS_ATTEMPTS 10
 
-struct weir_catalog {
+struct wr_catalog {
   catalog_backend *be;
   char *location; /* the path or URI, for messages */
   char *author;
@@ -47,19 +47,19 @@ struct weir_catalog {
  * an old-schema catalog), and give the first commit of a new catalog the time
  * `init_time_us` instead of now (so two catalogs can hold identical histories). */
 int catalog_open_at_version(const char *uri, bool create, const char *author, int max_version,
-                            int64_t init_time_us, weir_catalog **out, weir_error *err);
+                            int64_t init_time_us, wr_catalog **out, weir_error *err);
 
 /* Ends a transaction begun with catalog_tx_begin: commits when rc is WEIR_OK (returning
  * the commit's status), rolls back otherwise (returning rc). */
-int catalog_tx_end(weir_catalog *cat, int rc, weir_error *err);
+int catalog_tx_end(wr_catalog *cat, int rc, weir_error *err);
 /* Begins a read transaction when none is open (so a multi-statement read sees one
  * snapshot); *opened tells the caller to end it. */
-int catalog_read_begin(weir_catalog *cat, bool *opened, weir_error *err);
-int catalog_read_end(weir_catalog *cat, bool opened, int rc, weir_error *err);
+int catalog_read_begin(wr_catalog *cat, bool *opened, weir_error *err);
+int catalog_read_end(wr_catalog *cat, bool opened, int rc, weir_error *err);
 
 /* Root, parents, generation and time of a commit (cached; copied into *out).
  * WEIR_ENOTFOUND naming the hash. */
-int catalog_head_get(weir_catalog *cat, const char *hash, commit_head *out, weir_error *err);
+int catalog_head_get(wr_catalog *cat, const char *hash, commit_head *out, weir_error *err);
 
 /* True if `s` is a full lowercase 64-digit hex hash. */
 bool catalog_is_full_hash(const char *s);
@@ -67,10 +67,10 @@ bool catalog_is_full_hash(const char *s);
 const char *catalog_short(const char *hash, char buf[13]);
 
 /* Version equality the way merges see it: the same metadata file (or both absent). */
-bool catalog_same_version(const weir_table_entry *a, const weir_table_entry *b);
+bool catalog_same_version(const wr_table_entry *a, const wr_table_entry *b);
 /* Deep copy of an entry into *out. */
-void catalog_entry_copy(weir_table_entry *out, const weir_table_entry *in);
+void catalog_entry_copy(wr_table_entry *out, const wr_table_entry *in);
 
-const char *catalog_change_name(weir_change_kind k);
+const char *catalog_change_name(wr_change_kind k);
 
 #endif

@@ -27,7 +27,7 @@ typedef struct heap {
 static void heap_push(heap *h, void *x) {
   if (h->n == h->cap) {
     h->cap = h->cap ? h->cap * 2 : 32;
-    h->v = weir_realloc(h->v, h->cap * sizeof *h->v);
+    h->v = wr_realloc(h->v, h->cap * sizeof *h->v);
   }
   size_t i = h->n++;
   h->v[i] = x;
@@ -63,17 +63,17 @@ static void *heap_pop(heap *h) {
 
 /* Newest first: later time, then smaller hash. */
 static int log_before(const void *a, const void *b) {
-  const weir_commit_rec *x = a, *y = b;
+  const wr_commit_rec *x = a, *y = b;
   if (x->time_us != y->time_us) return x->time_us > y->time_us;
   return strcmp(x->hash, y->hash) < 0;
 }
 
 static void free_rec(void *p) {
-  weir_commit_rec_clear(p);
+  wr_commit_rec_clear(p);
   free(p);
 }
 
-int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_rec **out,
+int catalog_log(wr_catalog *cat, const char *head, int64_t max, wr_commit_rec **out,
                 size_t *n, weir_error *err) {
   *out = NULL;
   *n = 0;
@@ -83,8 +83,8 @@ int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_re
   heap h = {.before = log_before};
   hmap seen = HMAP_INIT;
   size_t len = 0, cap = 0;
-  weir_commit_rec *v = NULL;
-  weir_commit_rec *first = weir_calloc(1, sizeof *first);
+  wr_commit_rec *v = NULL;
+  wr_commit_rec *first = wr_calloc(1, sizeof *first);
   rc = catalog_commit_get(cat, head ? head : "", first, err);
   if (rc) {
     free(first);
@@ -93,12 +93,12 @@ int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_re
     heap_push(&h, first);
   }
   while (!rc && h.n && (max <= 0 || (int64_t)len < max)) {
-    weir_commit_rec *c = heap_pop(&h);
+    wr_commit_rec *c = heap_pop(&h);
     for (int i = 0; i < c->n_parents && !rc; i++) {
       bool created = false;
       hmap_put(&seen, c->parents[i], &created);
       if (!created) continue;
-      weir_commit_rec *p = weir_calloc(1, sizeof *p);
+      wr_commit_rec *p = wr_calloc(1, sizeof *p);
       rc = catalog_commit_get(cat, c->parents[i], p, err);
       if (rc) {
         free(p);
@@ -108,7 +108,7 @@ int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_re
     }
     if (len == cap) {
       cap = cap ? cap * 2 : 16;
-      v = weir_realloc(v, cap * sizeof *v);
+      v = wr_realloc(v, cap * sizeof *v);
     }
     v[len++] = *c; /* moves the strings */
     free(c);
@@ -118,7 +118,7 @@ int catalog_log(weir_catalog *cat, const char *head, int64_t max, weir_commit_re
   hmap_free(&seen, NULL);
   rc = catalog_read_end(cat, opened, rc, err);
   if (rc) {
-    weir_commit_recs_free(v, len);
+    wr_commit_recs_free(v, len);
     return rc;
   }
   *out = v;
@@ -136,12 +136,12 @@ typedef struct hvec {
 static void hvec_push(hvec *s, const char *h) {
   if (s->n == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 32;
-    s->v = weir_realloc(s->v, s->cap * sizeof *s->v);
+    s->v = wr_realloc(s->v, s->cap * sizeof *s->v);
   }
   memcpy(s->v[s->n++], h, WEIR_HASH_LEN + 1);
 }
 
-static int is_ancestor_walk(weir_catalog *cat, const char *anc, const char *desc, bool *out,
+static int is_ancestor_walk(wr_catalog *cat, const char *anc, const char *desc, bool *out,
                             weir_error *err) {
   *out = false;
   commit_head ha, hd;
@@ -182,7 +182,7 @@ static int is_ancestor_walk(weir_catalog *cat, const char *anc, const char *desc
   return rc;
 }
 
-int catalog_is_ancestor(weir_catalog *cat, const char *ancestor, const char *descendant,
+int catalog_is_ancestor(wr_catalog *cat, const char *ancestor, const char *descendant,
                         bool *out, weir_error *err) {
   *out = false;
   bool opened = false;
@@ -211,7 +211,7 @@ static int mb_before(const void *a, const void *b) {
 }
 
 static mb_item *mb_new(const char *hash, const commit_head *h) {
-  mb_item *it = weir_malloc(sizeof *it);
+  mb_item *it = wr_malloc(sizeof *it);
   memcpy(it->hash, hash, WEIR_HASH_LEN + 1);
   it->generation = h->generation;
   it->time_us = h->time_us;
@@ -226,7 +226,7 @@ static bool has_nonstale(const heap *q, const hmap *marks) {
   return false;
 }
 
-static int merge_base_walk(weir_catalog *cat, const char *a, const char *b,
+static int merge_base_walk(wr_catalog *cat, const char *a, const char *b,
                            char out[WEIR_HASH_LEN + 1], bool *found, weir_error *err) {
   *found = false;
   commit_head ha, hb;
@@ -284,7 +284,7 @@ static int merge_base_walk(weir_catalog *cat, const char *a, const char *b,
   return WEIR_OK;
 }
 
-int catalog_merge_base(weir_catalog *cat, const char *a, const char *b,
+int catalog_merge_base(wr_catalog *cat, const char *a, const char *b,
                        char out[WEIR_HASH_LEN + 1], bool *found, weir_error *err) {
   *found = false;
   bool opened = false;
@@ -296,9 +296,9 @@ int catalog_merge_base(weir_catalog *cat, const char *a, const char *b,
 
 /* ---- REF~N -------------------------------------------------------------------------- */
 
-int catalog_first_parent_ancestor(weir_catalog *cat, const char *hash, int64_t n,
+int catalog_first_parent_ancestor(wr_catalog *cat, const char *hash, int64_t n,
                                   char out[WEIR_HASH_LEN + 1], weir_error *err) {
-  if (n < 0) return weir_seterr(err, WEIR_EINVALIDARG, "~%lld: the number of steps must not be negative", (long long)n);
+  if (n < 0) return wr_seterr(err, WEIR_EINVALIDARG, "~%lld: the number of steps must not be negative", (long long)n);
   char cur[WEIR_HASH_LEN + 1];
   commit_head h;
   int rc = catalog_head_get(cat, hash ? hash : "", &h, err);
@@ -307,7 +307,7 @@ int catalog_first_parent_ancestor(weir_catalog *cat, const char *hash, int64_t n
   for (int64_t i = 0; i < n; i++) {
     if (h.n_parents == 0) {
       char s[13];
-      return weir_seterr(err, WEIR_ENOTFOUND,
+      return wr_seterr(err, WEIR_ENOTFOUND,
                          "commit %s has only %lld first-parent ancestors, not %lld",
                          catalog_short(hash, s), (long long)i, (long long)n);
     }

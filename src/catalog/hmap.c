@@ -32,7 +32,7 @@ static void grow(hmap *m) {
   size_t ncap = m->cap ? m->cap * 2 : 64;
   hmap_slot *old = m->slots;
   size_t ocap = m->cap;
-  m->slots = weir_calloc(ncap, sizeof *m->slots);
+  m->slots = wr_calloc(ncap, sizeof *m->slots);
   m->cap = ncap;
   size_t mask = ncap - 1;
   for (size_t j = 0; j < ocap; j++) {

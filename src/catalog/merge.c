@@ -25,7 +25,7 @@ typedef struct merge_plan {
   char base[WEIR_HASH_LEN + 1]; /* "" when the heads share no ancestor */
   const char *result;           /* "up-to-date", "fast-forward", "merge" */
   bool fast_forward;            /* into's head is an ancestor of source's */
-  weir_table_change *changes;   /* to apply to into's head; strings owned */
+  wr_table_change *changes;   /* to apply to into's head; strings owned */
   size_t n_changes;
   json_t *tables;               /* [{table, action}] */
 } merge_plan;
@@ -40,7 +40,7 @@ static void plan_clear(merge_plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-static const char *side_action(const weir_table_entry *base, const weir_table_entry *side) {
+static const char *side_action(const wr_table_entry *base, const wr_table_entry *side) {
   if (catalog_same_version(base, side)) return "unchanged";
   if (!base) return "added";
   if (!side) return "dropped";
@@ -48,12 +48,12 @@ static const char *side_action(const weir_table_entry *base, const weir_table_en
 }
 
 /* Adds "apply `side` (or drop) to into's head" to the plan. */
-static void plan_take(merge_plan *p, const char *table, const weir_table_entry *ours,
-                      const weir_table_entry *side) {
-  p->changes = weir_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
-  weir_table_change *c = &p->changes[p->n_changes++];
-  c->table = weir_strdup(table);
-  c->metadata_location = side ? weir_strdup(side->metadata_location) : NULL;
+static void plan_take(merge_plan *p, const char *table, const wr_table_entry *ours,
+                      const wr_table_entry *side) {
+  p->changes = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+  wr_table_change *c = &p->changes[p->n_changes++];
+  c->table = wr_strdup(table);
+  c->metadata_location = side ? wr_strdup(side->metadata_location) : NULL;
   c->snapshot_id = side ? side->snapshot_id : -1;
   c->record_count = side ? side->record_count : 0;
   json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", table, "action",
@@ -66,7 +66,7 @@ static void plan_take(merge_plan *p, const char *table, const weir_table_entry *
  * wrote that version; refuse if it is a run that has not succeeded (other than the run
  * doing this merge). A later successful run that rewrites a table writes a new version,
  * whose provenance is that run: the mark is cleared by construction. */
-static int check_partial(weir_catalog *cat, const weir_merge_request *req,
+static int check_partial(wr_catalog *cat, const wr_merge_request *req,
                          const tree_diff_item *items, size_t n, weir_error *err) {
   if (req->allow_partial) return WEIR_OK;
   json_t *runs = json_object(); /* run_id -> {run_id, status, tables} */
@@ -86,10 +86,10 @@ static int check_partial(weir_catalog *cat, const weir_merge_request *req,
         const char *status = "unknown";
         int grc = cat->be->ops->run_get(cat->be, v.run_id, &row, &gerr);
         if (grc == WEIR_OK) {
-          status = weir_run_status_name(row.status);
+          status = wr_run_status_name(row.status);
           catalog_run_row_clear(&row);
         } else if (grc != WEIR_ENOTFOUND) {
-          weir_error_move(err, &gerr);
+          wr_error_move(err, &gerr);
           rc = grc;
         }
         weir_error_clear(&gerr);
@@ -97,37 +97,37 @@ static int check_partial(weir_catalog *cat, const weir_merge_request *req,
         json_object_set_new(runs, v.run_id, r);
         if (strcmp(status, "succeeded") != 0) json_array_append(order, r);
       }
-      if (strcmp(weir_json_str(r, "status", ""), "succeeded") != 0)
+      if (strcmp(wr_json_str(r, "status", ""), "succeeded") != 0)
         json_array_append_new(json_object_get(r, "tables"), json_string(items[i].table));
     }
     catalog_table_version_clear(&v);
   }
   if (!rc && json_array_size(order) > 0) {
-    weir_buf b = WEIR_BUF_INIT;
+    wr_buf b = WEIR_BUF_INIT;
     size_t i;
     json_t *r;
     json_array_foreach(order, i, r) {
-      weir_buf_printf(&b, "%srun %s (%s) wrote ", i ? "; " : "", weir_json_str(r, "run_id", ""),
-                      strcmp(weir_json_str(r, "status", ""), "unknown") == 0
+      wr_buf_printf(&b, "%srun %s (%s) wrote ", i ? "; " : "", wr_json_str(r, "run_id", ""),
+                      strcmp(wr_json_str(r, "status", ""), "unknown") == 0
                           ? "no run record"
-                          : weir_json_str(r, "status", ""));
+                          : wr_json_str(r, "status", ""));
       size_t j;
       json_t *t;
       json_t *tables = json_object_get(r, "tables");
       json_array_foreach(tables, j, t) {
         if (j == 10) {
-          weir_buf_printf(&b, " and %zu more", json_array_size(tables) - 10);
+          wr_buf_printf(&b, " and %zu more", json_array_size(tables) - 10);
           break;
         }
-        weir_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(t));
+        wr_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(t));
       }
     }
-    rc = weir_seterr(err, WEIR_EPARTIAL,
+    rc = wr_seterr(err, WEIR_EPARTIAL,
                      "merging %s into %s would publish the work of a run that did not succeed: "
                      "%s; merge with --allow-partial to publish it anyway",
-                     req->source, req->into, weir_buf_cstr(&b));
-    weir_error_set_details(err, json_incref(order));
-    weir_buf_free(&b);
+                     req->source, req->into, wr_buf_cstr(&b));
+    wr_error_set_details(err, json_incref(order));
+    wr_buf_free(&b);
   }
   json_decref(order);
   json_decref(runs);
@@ -136,29 +136,29 @@ static int check_partial(weir_catalog *cat, const weir_merge_request *req,
 
 /* ---- planning ----------------------------------------------------------------------- */
 
-static int conflict_error(const weir_merge_request *req, json_t *conflicts, weir_error *err) {
+static int conflict_error(const wr_merge_request *req, json_t *conflicts, weir_error *err) {
   size_t n = json_array_size(conflicts);
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   size_t i;
   json_t *c;
   json_array_foreach(conflicts, i, c) {
     if (i == 10) {
-      weir_buf_printf(&b, ", and %zu more", n - 10);
+      wr_buf_printf(&b, ", and %zu more", n - 10);
       break;
     }
-    weir_buf_printf(&b, "%s%s (%s: %s, %s: %s)", i ? ", " : "", weir_json_str(c, "table", ""),
-                    req->into, weir_json_str(c, "ours", ""), req->source,
-                    weir_json_str(c, "theirs", ""));
+    wr_buf_printf(&b, "%s%s (%s: %s, %s: %s)", i ? ", " : "", wr_json_str(c, "table", ""),
+                    req->into, wr_json_str(c, "ours", ""), req->source,
+                    wr_json_str(c, "theirs", ""));
   }
-  weir_seterr(err, WEIR_ECONFLICT,
+  wr_seterr(err, WEIR_ECONFLICT,
               "merge conflict merging %s into %s: %zu table%s changed on both sides: %s",
-              req->source, req->into, n, n == 1 ? "" : "s", weir_buf_cstr(&b));
-  weir_error_set_details(err, json_incref(conflicts));
-  weir_buf_free(&b);
+              req->source, req->into, n, n == 1 ? "" : "s", wr_buf_cstr(&b));
+  wr_error_set_details(err, json_incref(conflicts));
+  wr_buf_free(&b);
   return WEIR_ECONFLICT;
 }
 
-static json_t *loc_or_null(const weir_table_entry *e) {
+static json_t *loc_or_null(const wr_table_entry *e) {
   return e ? json_string(e->metadata_location) : json_null();
 }
 
@@ -166,12 +166,12 @@ static json_t *loc_or_null(const weir_table_entry *e) {
  * (each side created one). SQL folds the case of names, so the merged lake could not be
  * queried for both; it is a conflict like any other, listed with the rest. The walk of
  * into's tables is paid only by merges that add a table. */
-static int case_twins(weir_catalog *cat, const char *into_root, const tree_diff_item *theirs, size_t nt,
+static int case_twins(wr_catalog *cat, const char *into_root, const tree_diff_item *theirs, size_t nt,
                       const char *base, json_t *conflicts, weir_error *err) {
   bool adds = false;
   for (size_t j = 0; j < nt && !adds; j++) adds = !theirs[j].a && theirs[j].b;
   if (!adds) return WEIR_OK;
-  weir_table_entry *into = NULL;
+  wr_table_entry *into = NULL;
   size_t n_into = 0;
   int rc = tree_list(cat, into_root, &into, &n_into, err);
   for (size_t j = 0; j < nt && !rc; j++) {
@@ -179,7 +179,7 @@ static int case_twins(weir_catalog *cat, const char *into_root, const tree_diff_
     for (size_t k = 0; k < n_into; k++) {
       const char *other = into[k].table;
       if (strcasecmp(other, theirs[j].table) != 0 || strcmp(other, theirs[j].table) == 0) continue;
-      char *ours = weir_asprintf("added %s, whose name differs only in case", other);
+      char *ours = wr_asprintf("added %s, whose name differs only in case", other);
       json_array_append_new(conflicts,
                             json_pack("{s:s,s:o,s:s,s:s,s:n,s:s,s:s}", "table", theirs[j].table, "base",
                                       base ? json_string(base) : json_null(), "ours", ours, "theirs",
@@ -189,11 +189,11 @@ static int case_twins(weir_catalog *cat, const char *into_root, const tree_diff_
       free(ours);
     }
   }
-  weir_table_entries_free(into, n_into);
+  wr_table_entries_free(into, n_into);
   return rc;
 }
 
-static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merge_plan *p,
+static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_plan *p,
                           const commit_head *hi, const commit_head *hs, weir_error *err) {
   bool found = false;
   char base[WEIR_HASH_LEN + 1];
@@ -259,14 +259,14 @@ static int plan_three_way(weir_catalog *cat, const weir_merge_request *req, merg
   return rc;
 }
 
-static int plan_merge(weir_catalog *cat, const weir_merge_request *req, merge_plan *p,
+static int plan_merge(wr_catalog *cat, const wr_merge_request *req, merge_plan *p,
                       weir_error *err) {
   p->tables = json_array();
   int rc = catalog_resolve(cat, req->source, p->source_head, err);
   if (rc) return rc;
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, req->into, p->into_head, err);
   if (rc == WEIR_ENOTFOUND)
-    return weir_seterr(err, rc, "cannot merge into '%s': no such branch", req->into);
+    return wr_seterr(err, rc, "cannot merge into '%s': no such branch", req->into);
   if (rc) return rc;
   bool up_to_date = false, ff = false;
   rc = catalog_is_ancestor(cat, p->source_head, p->into_head, &up_to_date, err);
@@ -312,7 +312,7 @@ static int plan_merge(weir_catalog *cat, const weir_merge_request *req, merge_pl
  * still land if nothing it changes on `into` changed since (a merge into a branch that
  * moved elsewhere is what merging after that move would have done). Checked under the
  * plan's read snapshot; the commit's compare-and-swap then requires the same head. */
-static int check_expected(weir_catalog *cat, const weir_merge_request *req, const merge_plan *p, weir_error *err) {
+static int check_expected(wr_catalog *cat, const wr_merge_request *req, const merge_plan *p, weir_error *err) {
   int rc = catalog_base_check(cat, req->into, req->expected_head, p->into_head, err);
   if (rc) return rc;
   catalog_serial_report r;
@@ -320,7 +320,7 @@ static int check_expected(weir_catalog *cat, const weir_merge_request *req, cons
   for (size_t i = 0; i < p->n_changes && !rc; i++)
     rc = catalog_serial_check_table(cat, &r, p->changes[i].table, false, "this merge would overwrite it unseen", err);
   if (!rc) {
-    char *what = weir_asprintf("merging %s into %s", req->source, req->into);
+    char *what = wr_asprintf("merging %s into %s", req->source, req->into);
     rc = catalog_serial_error(&r, what, "review the new head and merge again", err);
     free(what);
   }
@@ -330,7 +330,7 @@ static int check_expected(weir_catalog *cat, const weir_merge_request *req, cons
 
 /* One attempt. *retry is set when the attempt lost a race with another writer of the
  * branch (as opposed to, say, timing out on the database lock). */
-static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t **out,
+static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out,
                       bool *retry, weir_error *err) {
   *retry = false;
   merge_plan p = {0};
@@ -348,23 +348,23 @@ static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t *
       rc = catalog_branch_cas(cat, req->into, p.into_head, p.source_head, err);
       if (!rc) memcpy(commit, p.source_head, sizeof commit);
     } else {
-      char *msg = req->message ? NULL : weir_asprintf("Merge %s into %s", req->source, req->into);
+      char *msg = req->message ? NULL : wr_asprintf("Merge %s into %s", req->source, req->into);
       /* Conflicts a strategy resolved are recorded in the commit (hashed properties), so
        * that `weir show` and `log` tell a resolution from an ordinary merge. */
       json_t *props = NULL;
-      weir_buf resolved = WEIR_BUF_INIT;
+      wr_buf resolved = WEIR_BUF_INIT;
       size_t ti;
       json_t *tv;
       json_array_foreach(p.tables, ti, tv) {
-        const char *action = weir_json_str(tv, "action", "");
+        const char *action = wr_json_str(tv, "action", "");
         if (strncmp(action, "conflict: ", 10) == 0)
-          weir_buf_printf(&resolved, "%s%s", resolved.len ? "," : "", weir_json_str(tv, "table", ""));
+          wr_buf_printf(&resolved, "%s%s", resolved.len ? "," : "", wr_json_str(tv, "table", ""));
       }
       if (resolved.len)
         props = json_pack("{s:s,s:s}", "merge_strategy",
                           req->strategy == WEIR_MERGE_SOURCE_WINS ? "source-wins" : "target-wins",
-                          "resolved_conflicts", weir_buf_cstr(&resolved));
-      weir_commit_request cr = {
+                          "resolved_conflicts", wr_buf_cstr(&resolved));
+      wr_commit_request cr = {
           .branch = req->into,
           .expected_head = p.into_head,
           .second_parent = p.source_head,
@@ -378,7 +378,7 @@ static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t *
       rc = catalog_commit(cat, &cr, commit, err);
       free(msg);
       json_decref(props);
-      weir_buf_free(&resolved);
+      wr_buf_free(&resolved);
     }
   }
   if (rc == WEIR_ECONCURRENT && p.result) {
@@ -397,11 +397,11 @@ static int merge_once(weir_catalog *cat, const weir_merge_request *req, json_t *
   return rc;
 }
 
-int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out,
+int catalog_merge(wr_catalog *cat, const wr_merge_request *req, json_t **out,
                   weir_error *err) {
   *out = NULL;
   if (!req || !req->source || !*req->source || !req->into || !*req->into)
-    return weir_seterr(err, WEIR_EINVALIDARG, "a merge needs a source ref and a target branch");
+    return wr_seterr(err, WEIR_EINVALIDARG, "a merge needs a source ref and a target branch");
   int rc = WEIR_ECONCURRENT;
   /* Inside a caller's transaction the snapshot cannot change, so a retry would see the
    * same state: one attempt only. */
@@ -413,7 +413,7 @@ int catalog_merge(weir_catalog *cat, const weir_merge_request *req, json_t **out
     if (rc != WEIR_ECONCURRENT || !retry) return rc;
   }
   if (attempts > 1)
-    weir_seterr(err, WEIR_ECONCURRENT,
+    wr_seterr(err, WEIR_ECONCURRENT,
                 "merging %s into %s: branch %s kept moving (gave up after %d attempts); retry "
                 "later",
                 req->source, req->into, req->into, attempts);

@@ -9,20 +9,20 @@
 #include "catalog/catalog_internal.h"
 #include "util/json.h"
 
-void weir_table_entry_clear(weir_table_entry *e) {
+void wr_table_entry_clear(wr_table_entry *e) {
   if (!e) return;
   free(e->table);
   free(e->metadata_location);
   memset(e, 0, sizeof *e);
 }
 
-void weir_table_entries_free(weir_table_entry *v, size_t n) {
+void wr_table_entries_free(wr_table_entry *v, size_t n) {
   if (!v) return;
-  for (size_t i = 0; i < n; i++) weir_table_entry_clear(&v[i]);
+  for (size_t i = 0; i < n; i++) wr_table_entry_clear(&v[i]);
   free(v);
 }
 
-void weir_commit_rec_clear(weir_commit_rec *c) {
+void wr_commit_rec_clear(wr_commit_rec *c) {
   if (!c) return;
   free(c->author);
   free(c->message);
@@ -31,15 +31,15 @@ void weir_commit_rec_clear(weir_commit_rec *c) {
   memset(c, 0, sizeof *c);
 }
 
-void weir_commit_recs_free(weir_commit_rec *v, size_t n) {
+void wr_commit_recs_free(wr_commit_rec *v, size_t n) {
   if (!v) return;
-  for (size_t i = 0; i < n; i++) weir_commit_rec_clear(&v[i]);
+  for (size_t i = 0; i < n; i++) wr_commit_rec_clear(&v[i]);
   free(v);
 }
 
 /* {"author":...,"message":...,"parents":[...],"properties":{...},"tables":"<root>",
  *  "time":<us>} with sorted keys and no whitespace. */
-char *catalog_commit_canonical(const weir_commit_rec *c) {
+char *catalog_commit_canonical(const wr_commit_rec *c) {
   json_t *parents = json_array();
   for (int i = 0; i < c->n_parents && i < 2; i++)
     json_array_append_new(parents, json_string(c->parents[i]));
@@ -51,18 +51,18 @@ char *catalog_commit_canonical(const weir_commit_rec *c) {
                       c->properties ? json_incref(c->properties) : json_object());
   json_object_set_new(o, "tables", json_string(c->tables_root));
   json_object_set_new(o, "time", json_integer((json_int_t)c->time_us));
-  char *s = weir_json_canonical(o);
+  char *s = wr_json_canonical(o);
   json_decref(o);
   return s;
 }
 
-void weir_ref_recs_free(weir_ref_rec *v, size_t n) {
+void wr_ref_recs_free(wr_ref_rec *v, size_t n) {
   if (!v) return;
   for (size_t i = 0; i < n; i++) free(v[i].name);
   free(v);
 }
 
-const char *weir_run_status_name(weir_run_status s) {
+const char *wr_run_status_name(wr_run_status s) {
   switch (s) {
   case WEIR_RUN_SUCCEEDED: return "succeeded";
   case WEIR_RUN_FAILED: return "failed";
@@ -116,19 +116,19 @@ const char *catalog_short(const char *hash, char buf[13]) {
   return buf;
 }
 
-bool catalog_same_version(const weir_table_entry *a, const weir_table_entry *b) {
+bool catalog_same_version(const wr_table_entry *a, const wr_table_entry *b) {
   if (!a || !b) return !a && !b;
   return strcmp(a->metadata_location, b->metadata_location) == 0;
 }
 
-void catalog_entry_copy(weir_table_entry *out, const weir_table_entry *in) {
-  out->table = weir_strdup(in->table);
-  out->metadata_location = weir_strdup(in->metadata_location);
+void catalog_entry_copy(wr_table_entry *out, const wr_table_entry *in) {
+  out->table = wr_strdup(in->table);
+  out->metadata_location = wr_strdup(in->metadata_location);
   out->snapshot_id = in->snapshot_id;
   out->record_count = in->record_count;
 }
 
-const char *catalog_change_name(weir_change_kind k) {
+const char *catalog_change_name(wr_change_kind k) {
   switch (k) {
   case WEIR_CHANGE_ADDED: return "added";
   case WEIR_CHANGE_CHANGED: return "changed";

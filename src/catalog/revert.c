@@ -16,23 +16,23 @@
 #include "util/buf.h"
 #include "util/json.h"
 
-static const char *change_action(const weir_table_entry *cur, const weir_table_entry *to) {
+static const char *change_action(const wr_table_entry *cur, const wr_table_entry *to) {
   if (!cur) return "added";
   if (!to) return "dropped";
   return "changed";
 }
 
-static void entry_free(weir_table_entry *e) {
+static void entry_free(wr_table_entry *e) {
   if (!e) return;
-  weir_table_entry_clear(e);
+  wr_table_entry_clear(e);
   free(e);
 }
 
 /* The entry of `table` in the map at `root`, or NULL when absent. */
-static int entry_at(weir_catalog *cat, const char *root, const char *table,
-                    weir_table_entry **out, weir_error *err) {
+static int entry_at(wr_catalog *cat, const char *root, const char *table,
+                    wr_table_entry **out, weir_error *err) {
   *out = NULL;
-  weir_table_entry *e = weir_calloc(1, sizeof *e);
+  wr_table_entry *e = wr_calloc(1, sizeof *e);
   bool found = false;
   int rc = tree_get(cat, root, table, e, &found, err);
   if (rc || !found) {
@@ -45,7 +45,7 @@ static int entry_at(weir_catalog *cat, const char *root, const char *table,
 
 /* After a commit failed with WEIR_ECONCURRENT: did the branch really move (retry), or was
  * it something else, such as a lock timeout (do not)? */
-static bool branch_moved(weir_catalog *cat, const char *branch, const char *head) {
+static bool branch_moved(wr_catalog *cat, const char *branch, const char *head) {
   char now[WEIR_HASH_LEN + 1];
   return cat->tx_depth == 0 &&
          cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, now, NULL) == WEIR_OK &&
@@ -56,8 +56,8 @@ static bool branch_moved(weir_catalog *cat, const char *branch, const char *head
 
 /* Refuses when `cur` was written by a run whose other tables are still, on the branch
  * (map at `root`), at versions that run wrote. */
-static int check_run_siblings(weir_catalog *cat, const char *table, const char *branch,
-                              const char *root, const weir_table_entry *cur, weir_error *err) {
+static int check_run_siblings(wr_catalog *cat, const char *table, const char *branch,
+                              const char *root, const wr_table_entry *cur, weir_error *err) {
   catalog_table_version v;
   bool found = false;
   int rc = cat->be->ops->version_get(cat->be, cur->metadata_location, &v, &found, err);
@@ -74,7 +74,7 @@ static int check_run_siblings(weir_catalog *cat, const char *table, const char *
   for (size_t i = 0; i < n && !rc; i++) {
     if (strcmp(vs[i].table, table) == 0) continue;
     if (last && strcmp(last, vs[i].table) == 0) continue; /* already listed */
-    weir_table_entry *e = NULL;
+    wr_table_entry *e = NULL;
     rc = entry_at(cat, root, vs[i].table, &e, err);
     if (!rc && e && strcmp(e->metadata_location, vs[i].metadata_location) == 0) {
       json_array_append_new(others, json_string(vs[i].table));
@@ -83,19 +83,19 @@ static int check_run_siblings(weir_catalog *cat, const char *table, const char *
     entry_free(e);
   }
   if (!rc && json_array_size(others) > 0) {
-    weir_buf b = WEIR_BUF_INIT;
+    wr_buf b = WEIR_BUF_INIT;
     size_t i;
     json_t *t;
-    json_array_foreach(others, i, t) weir_buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(t));
-    rc = weir_seterr(err, WEIR_EPARTIAL,
+    json_array_foreach(others, i, t) wr_buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(t));
+    rc = wr_seterr(err, WEIR_EPARTIAL,
                      "table %s on branch %s was written by run %s together with %s, which %s "
                      "still at that run's versions: revert them together with `weir revert "
                      "--run %s --branch %s`, or pass --allow-partial to revert %s alone",
-                     table, branch, v.run_id, weir_buf_cstr(&b),
+                     table, branch, v.run_id, wr_buf_cstr(&b),
                      json_array_size(others) == 1 ? "is" : "are", v.run_id, branch, table);
-    weir_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table,
+    wr_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table,
                                           "tables", others));
-    weir_buf_free(&b);
+    wr_buf_free(&b);
   }
   json_decref(others);
   catalog_table_versions_free(vs, n);
@@ -109,8 +109,8 @@ static int check_run_siblings(weir_catalog *cat, const char *table, const char *
  * succeed but whose other tables are, on the branch (map at `root`), no longer at that
  * run's versions: the revert would put one table of the run back alone (the mirror of
  * check_run_siblings, found by the model: model/README.md, finding 2). */
-static int check_target_run(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
-                            const char *root, const weir_table_entry *target, weir_error *err) {
+static int check_target_run(wr_catalog *cat, const char *table, const char *to_ref, const char *branch,
+                            const char *root, const wr_table_entry *target, weir_error *err) {
   catalog_table_version v;
   bool found = false;
   int rc = cat->be->ops->version_get(cat->be, target->metadata_location, &v, &found, err);
@@ -125,18 +125,18 @@ static int check_target_run(weir_catalog *cat, const char *table, const char *to
   int grc = cat->be->ops->run_get(cat->be, v.run_id, &row, &gerr);
   if (grc == WEIR_OK) {
     failed = row.status != WEIR_RUN_SUCCEEDED;
-    status = weir_run_status_name(row.status);
+    status = wr_run_status_name(row.status);
   } else if (grc != WEIR_ENOTFOUND) {
-    weir_error_move(err, &gerr);
+    wr_error_move(err, &gerr);
     rc = grc;
     failed = false;
   }
   if (!rc && failed) {
-    rc = weir_seterr(err, WEIR_EPARTIAL,
+    rc = wr_seterr(err, WEIR_EPARTIAL,
                    "table %s at %s was written by run %s (%s): reverting to it would publish "
                    "the work of a run that did not succeed; pass --allow-partial to revert anyway",
                    table, to_ref && *to_ref ? to_ref : "main", v.run_id, status);
-    weir_error_set_details(err, json_pack("[{s:s,s:s,s:[s]}]", "run_id", v.run_id, "status", status,
+    wr_error_set_details(err, json_pack("[{s:s,s:s,s:[s]}]", "run_id", v.run_id, "status", status,
                                         "tables", table));
   }
   if (!rc && !failed) {
@@ -150,7 +150,7 @@ static int check_target_run(weir_catalog *cat, const char *table, const char *to
       size_t k = i;
       while (k < n && strcmp(vs[k].table, vs[i].table) == 0) k++;
       if (strcmp(vs[i].table, table) != 0) {
-        weir_table_entry *e = NULL;
+        wr_table_entry *e = NULL;
         rc = entry_at(cat, root, vs[i].table, &e, err);
         bool at_run = false;
         for (size_t q = i; q < k && e && !at_run; q++) at_run = strcmp(e->metadata_location, vs[q].metadata_location) == 0;
@@ -160,16 +160,16 @@ static int check_target_run(weir_catalog *cat, const char *table, const char *to
       i = k;
     }
     if (!rc && json_array_size(moved) > 0) {
-      weir_buf b = WEIR_BUF_INIT;
-      json_array_foreach(moved, j, x) weir_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(x));
-      rc = weir_seterr(err, WEIR_EPARTIAL,
+      wr_buf b = WEIR_BUF_INIT;
+      json_array_foreach(moved, j, x) wr_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(x));
+      rc = wr_seterr(err, WEIR_EPARTIAL,
                      "table %s at %s was written by run %s together with %s, which %s no longer at that run's "
                      "versions on branch %s: reverting %s alone would put back one part of the run; pass "
                      "--allow-partial to do it anyway",
-                     table, to_ref && *to_ref ? to_ref : "main", v.run_id, weir_buf_cstr(&b),
+                     table, to_ref && *to_ref ? to_ref : "main", v.run_id, wr_buf_cstr(&b),
                      json_array_size(moved) == 1 ? "is" : "are", branch, table);
-      weir_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table, "tables", moved));
-      weir_buf_free(&b);
+      wr_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table, "tables", moved));
+      wr_buf_free(&b);
     }
     json_decref(moved);
     catalog_table_versions_free(vs, n);
@@ -182,7 +182,7 @@ static int check_target_run(weir_catalog *cat, const char *table, const char *to
 
 /* The branch moved past the head the caller decided at: refuse if any of `tables` changed
  * since (docs/versioning.md: a revert never removes rows it did not see). */
-static int check_expected(weir_catalog *cat, const char *branch, const char *expected, const char *head,
+static int check_expected(wr_catalog *cat, const char *branch, const char *expected, const char *head,
                           char *const *tables, size_t n, weir_error *err) {
   if (!expected || strcmp(expected, head) == 0) return WEIR_OK;
   int rc = catalog_base_check(cat, branch, expected, head, err);
@@ -198,19 +198,19 @@ static int check_expected(weir_catalog *cat, const char *branch, const char *exp
 
 static const catalog_revert_opts NO_OPTS = {0};
 
-static int revert_table_once(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+static int revert_table_once(wr_catalog *cat, const char *table, const char *to_ref, const char *branch,
                              const catalog_revert_opts *o, json_t **out, bool *retry, weir_error *err) {
   const char *message = o->message;
   bool allow_partial = o->allow_partial;
   *retry = false;
   char head[WEIR_HASH_LEN + 1], to[WEIR_HASH_LEN + 1];
-  weir_table_entry *cur = NULL, *target = NULL;
+  wr_table_entry *cur = NULL, *target = NULL;
   bool opened = false;
   int rc = catalog_read_begin(cat, &opened, err);
   if (rc) return rc;
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
   if (rc == WEIR_ENOTFOUND)
-    weir_seterr(err, rc, "cannot revert %s on '%s': no such branch", table, branch);
+    wr_seterr(err, rc, "cannot revert %s on '%s': no such branch", table, branch);
   if (!rc) rc = catalog_resolve(cat, to_ref, to, err);
   if (!rc) {
     char *one[] = {(char *)table};
@@ -236,12 +236,12 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
     action = change_action(cur, target);
     char s[13];
     char *msg = message ? NULL
-                : target ? weir_asprintf("Revert %s to %s", table, catalog_short(to, s))
-                         : weir_asprintf("Drop %s (absent at %s)", table, catalog_short(to, s));
-    weir_table_change c = {table, target ? target->metadata_location : NULL,
+                : target ? wr_asprintf("Revert %s to %s", table, catalog_short(to, s))
+                         : wr_asprintf("Drop %s (absent at %s)", table, catalog_short(to, s));
+    wr_table_change c = {table, target ? target->metadata_location : NULL,
                            target ? target->snapshot_id : -1, target ? target->record_count : 0};
     json_t *props = json_pack("{s:s,s:s}", "reverted_table", table, "reverted_to", to);
-    weir_commit_request req = {.branch = branch,
+    wr_commit_request req = {.branch = branch,
                                .expected_head = head,
                                .changes = &c,
                                .n_changes = 1,
@@ -260,12 +260,12 @@ static int revert_table_once(weir_catalog *cat, const char *table, const char *t
   return rc;
 }
 
-int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_ref, const char *branch,
+int catalog_revert_table(wr_catalog *cat, const char *table, const char *to_ref, const char *branch,
                          const catalog_revert_opts *o, json_t **out, weir_error *err) {
   if (!o) o = &NO_OPTS;
   *out = NULL;
   if (!table || !*table || !to_ref || !*to_ref || !branch || !*branch)
-    return weir_seterr(err, WEIR_EINVALIDARG, "revert needs a table, a ref to revert to and a branch");
+    return wr_seterr(err, WEIR_EINVALIDARG, "revert needs a table, a ref to revert to and a branch");
   int rc = WEIR_ECONCURRENT;
   for (int i = 0; i < CATALOG_CAS_ATTEMPTS; i++) {
     bool retry = false;
@@ -273,21 +273,21 @@ int catalog_revert_table(weir_catalog *cat, const char *table, const char *to_re
     if (rc == WEIR_OK && i > 0) weir_error_clear(err);
     if (rc != WEIR_ECONCURRENT || !retry) return rc;
   }
-  return weir_seterr(err, WEIR_ECONCURRENT,
+  return wr_seterr(err, WEIR_ECONCURRENT,
                      "reverting %s on %s: the branch kept moving (gave up after %d attempts)",
                      table, branch, CATALOG_CAS_ATTEMPTS);
 }
 
 /* ---- a whole run -------------------------------------------------------------------- */
 
-static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char **tables, size_t n_tables,
+static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **tables, size_t n_tables,
                            const char *branch, const catalog_revert_opts *o, json_t **out, bool *retry,
                            weir_error *err) {
   const char *message = o->message;
   *retry = false;
   char head[WEIR_HASH_LEN + 1];
-  weir_table_change *changes = weir_calloc(n_tables ? n_tables : 1, sizeof *changes);
-  weir_table_entry **keep = weir_calloc(n_tables ? n_tables : 1, sizeof *keep);
+  wr_table_change *changes = wr_calloc(n_tables ? n_tables : 1, sizeof *changes);
+  wr_table_entry **keep = wr_calloc(n_tables ? n_tables : 1, sizeof *keep);
   size_t n = 0;
   json_t *list = json_array();
   bool opened = false;
@@ -300,7 +300,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   }
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
   if (rc == WEIR_ENOTFOUND)
-    weir_seterr(err, rc, "cannot revert run %s on '%s': no such branch", run->run_id, branch);
+    wr_seterr(err, rc, "cannot revert run %s on '%s': no such branch", run->run_id, branch);
   if (!rc) rc = check_expected(cat, branch, o->expected_head, head, tables, n_tables, err);
   commit_head hh, hb;
   if (!rc) rc = catalog_head_get(cat, head, &hh, err);
@@ -313,7 +313,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   const char *since = run->result_commit ? run->result_commit : run->base_commit;
   catalog_serial_init(&later, branch, since, head);
   for (size_t i = 0; i < n_tables && !rc; i++) {
-    weir_table_entry *cur = NULL, *before = NULL;
+    wr_table_entry *cur = NULL, *before = NULL;
     rc = entry_at(cat, hh.tables_root, tables[i], &cur, err);
     if (!rc) rc = entry_at(cat, hb.tables_root, tables[i], &before, err);
     bool the_runs = false;
@@ -339,7 +339,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
     if (!rc && !catalog_same_version(cur, before)) {
       json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "action",
                                             change_action(cur, before)));
-      changes[n] = (weir_table_change){tables[i], before ? before->metadata_location : NULL,
+      changes[n] = (wr_table_change){tables[i], before ? before->metadata_location : NULL,
                                        before ? before->snapshot_id : -1,
                                        before ? before->record_count : 0};
       keep[n++] = before; /* owns the strings `changes` points to */
@@ -349,7 +349,7 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
     entry_free(before);
   }
   if (!rc) {
-    char *what = weir_asprintf("reverting run %s", run->run_id);
+    char *what = wr_asprintf("reverting run %s", run->run_id);
     rc = catalog_serial_error(&later, what,
                               "revert those tables one by one (weir revert TABLE --to REF), or pass --allow-partial "
                               "to revert only what is still the run's",
@@ -361,9 +361,9 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   char commit[WEIR_HASH_LEN + 1];
   memcpy(commit, head, sizeof commit);
   if (!rc && n > 0) {
-    char *msg = message ? NULL : weir_asprintf("Revert run %s", run->run_id);
+    char *msg = message ? NULL : wr_asprintf("Revert run %s", run->run_id);
     json_t *props = json_pack("{s:s}", "reverted_run", run->run_id);
-    weir_commit_request req = {.branch = branch,
+    wr_commit_request req = {.branch = branch,
                                .expected_head = head,
                                .changes = changes,
                                .n_changes = n,
@@ -384,17 +384,17 @@ static int revert_run_once(weir_catalog *cat, const catalog_run_row *run, char *
   return rc;
 }
 
-int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,
+int catalog_revert_run(wr_catalog *cat, const char *run_id, const char *branch, const catalog_revert_opts *o,
                        json_t **out, weir_error *err) {
   if (!o) o = &NO_OPTS;
   *out = NULL;
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "revert --run needs a run id");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "revert --run needs a run id");
   catalog_run_row run;
   int rc = cat->be->ops->run_get(cat->be, run_id, &run, err);
   if (rc) return rc;
   const char *br = branch && *branch ? branch : run.branch;
   if (!run.base_commit || !br) {
-    rc = weir_seterr(err, WEIR_EINVALIDARG,
+    rc = wr_seterr(err, WEIR_EINVALIDARG,
                      "run %s has no %s recorded: give the branch to revert it on", run_id,
                      run.base_commit ? "target branch" : "base commit");
     catalog_run_row_clear(&run);
@@ -405,7 +405,7 @@ int catalog_revert_run(weir_catalog *cat, const char *run_id, const char *branch
   rc = cat->be->ops->run_tables(cat->be, run_id, &tables, &n, err);
   for (int i = 0; !rc; i++) {
     if (i == CATALOG_CAS_ATTEMPTS) {
-      rc = weir_seterr(err, WEIR_ECONCURRENT,
+      rc = wr_seterr(err, WEIR_ECONCURRENT,
                        "reverting run %s on %s: the branch kept moving (gave up after %d "
                        "attempts)",
                        run_id, br, CATALOG_CAS_ATTEMPTS);

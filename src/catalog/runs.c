@@ -12,24 +12,24 @@
 #include "util/json.h"
 #include "util/proc.h"
 
-static int check_commit(weir_catalog *cat, const char *what, const char *run_id,
+static int check_commit(wr_catalog *cat, const char *what, const char *run_id,
                         const char *hash, weir_error *err) {
   if (!hash) return WEIR_OK;
   commit_head h;
   int rc = catalog_head_get(cat, hash, &h, err);
   if (rc == WEIR_ENOTFOUND)
-    return weir_seterr(err, rc, "run %s: %s commit '%s' not found", run_id, what, hash);
+    return wr_seterr(err, rc, "run %s: %s commit '%s' not found", run_id, what, hash);
   return rc;
 }
 
-int catalog_run_create(weir_catalog *cat, const char *run_id, const char *project,
+int catalog_run_create(wr_catalog *cat, const char *run_id, const char *project,
                        const char *project_digest, const char *branch,
                        const char *base_commit, const char *run_branch, weir_error *err) {
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   rc = check_commit(cat, "base", run_id, base_commit, err);
-  char *owner = weir_process_identity();
+  char *owner = wr_process_identity();
   if (!rc) {
     catalog_run_row r = {
         .run_id = (char *)run_id,
@@ -39,7 +39,7 @@ int catalog_run_create(weir_catalog *cat, const char *run_id, const char *projec
         .branch = (char *)branch,
         .run_branch = (char *)run_branch,
         .base_commit = (char *)base_commit,
-        .started_us = weir_now_us(),
+        .started_us = wr_now_us(),
         .owner = owner,
     };
     rc = cat->be->ops->run_create(cat->be, &r, err);
@@ -48,10 +48,10 @@ int catalog_run_create(weir_catalog *cat, const char *run_id, const char *projec
   return catalog_tx_end(cat, rc, err);
 }
 
-int catalog_run_model(weir_catalog *cat, const char *run_id, json_t *model, weir_error *err) {
-  const char *name = weir_json_str(model, "model", NULL);
+int catalog_run_model(wr_catalog *cat, const char *run_id, json_t *model, weir_error *err) {
+  const char *name = wr_json_str(model, "model", NULL);
   if (!run_id || !json_is_object(model) || !name || !*name)
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "run %s: a model record must be a JSON object with a \"model\" name",
                        run_id ? run_id : "(null)");
   int rc = catalog_tx_begin(cat, true, err);
@@ -60,22 +60,22 @@ int catalog_run_model(weir_catalog *cat, const char *run_id, json_t *model, weir
   rc = cat->be->ops->run_get(cat->be, run_id, &r, err);
   if (!rc) {
     catalog_run_row_clear(&r);
-    char *body = weir_json_compact(model);
+    char *body = wr_json_compact(model);
     rc = cat->be->ops->run_model_put(cat->be, run_id, name, body, err);
     free(body);
   }
   return catalog_tx_end(cat, rc, err);
 }
 
-int catalog_run_finish(weir_catalog *cat, const char *run_id, weir_run_status status,
+int catalog_run_finish(wr_catalog *cat, const char *run_id, wr_run_status status,
                        const char *result_commit, json_t *error, weir_error *err) {
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
   int rc = catalog_tx_begin(cat, true, err);
   if (rc) return rc;
   rc = check_commit(cat, "result", run_id, result_commit, err);
   if (!rc) {
-    char *ej = error && !json_is_null(error) ? weir_json_compact(error) : NULL;
-    rc = cat->be->ops->run_finish(cat->be, run_id, status, result_commit, ej, weir_now_us(), err);
+    char *ej = error && !json_is_null(error) ? wr_json_compact(error) : NULL;
+    rc = cat->be->ops->run_finish(cat->be, run_id, status, result_commit, ej, wr_now_us(), err);
     free(ej);
   }
   return catalog_tx_end(cat, rc, err);
@@ -92,8 +92,8 @@ static json_t *run_json(const catalog_run_row *r, char **models, size_t n) {
   /* A run still marked running whose process has ended (killed, or the machine went
    * down) will never finish: it is shown as interrupted. Its commits stay on its run
    * branch, and merging them needs --allow-partial like a failed run's. */
-  const char *status = weir_run_status_name(r->status);
-  if (r->status == WEIR_RUN_RUNNING && weir_process_gone(r->owner)) {
+  const char *status = wr_run_status_name(r->status);
+  if (r->status == WEIR_RUN_RUNNING && wr_process_gone(r->owner)) {
     status = "interrupted";
     if (!error)
       error = json_pack("{s:n,s:s,s:s,s:[]}", "model", "code", "Interrupted", "message",
@@ -102,17 +102,17 @@ static json_t *run_json(const catalog_run_row *r, char **models, size_t n) {
   }
   return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o,s:o,s:o}", "run_id", r->run_id,
                    "status", status, "project",
-                   weir_json_str_or_null(r->project), "project_digest",
-                   weir_json_str_or_null(r->project_digest), "branch",
-                   weir_json_str_or_null(r->branch), "run_branch",
-                   weir_json_str_or_null(r->run_branch), "base_commit",
-                   weir_json_str_or_null(r->base_commit), "result_commit",
-                   weir_json_str_or_null(r->result_commit), "started", (json_int_t)r->started_us,
+                   wr_json_str_or_null(r->project), "project_digest",
+                   wr_json_str_or_null(r->project_digest), "branch",
+                   wr_json_str_or_null(r->branch), "run_branch",
+                   wr_json_str_or_null(r->run_branch), "base_commit",
+                   wr_json_str_or_null(r->base_commit), "result_commit",
+                   wr_json_str_or_null(r->result_commit), "started", (json_int_t)r->started_us,
                    "ended", r->ended_us ? json_integer((json_int_t)r->ended_us) : json_null(),
                    "error", error ? error : json_null(), "models", ms);
 }
 
-static int run_get_locked(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
+static int run_get_locked(wr_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
   catalog_run_row r;
   int rc = cat->be->ops->run_get(cat->be, run_id, &r, err);
   if (rc) return rc;
@@ -128,34 +128,34 @@ static int run_get_locked(weir_catalog *cat, const char *run_id, json_t **out, w
 /* A run id not found whole may be a unique prefix of one (as commit hashes are): the
  * id it names, in `full` (new string). WEIR_ENOTFOUND when none, WEIR_EINVALIDARG naming
  * the candidates when several. Reads every run id: for people typing ids, not loops. */
-static int run_by_prefix(weir_catalog *cat, const char *prefix, char **full, weir_error *err) {
+static int run_by_prefix(wr_catalog *cat, const char *prefix, char **full, weir_error *err) {
   *full = NULL;
   char **ids = NULL;
   size_t n = 0, hits = 0, len = strlen(prefix);
   int rc = cat->be->ops->run_list(cat->be, -1, &ids, &n, err);
-  weir_buf cands = WEIR_BUF_INIT;
+  wr_buf cands = WEIR_BUF_INIT;
   for (size_t i = 0; i < n && !rc; i++) {
     if (strncmp(ids[i], prefix, len) != 0) continue;
-    if (hits++ < 5) weir_buf_printf(&cands, "%s%s", hits > 1 ? ", " : "", ids[i]);
-    if (!*full) *full = weir_strdup(ids[i]);
+    if (hits++ < 5) wr_buf_printf(&cands, "%s%s", hits > 1 ? ", " : "", ids[i]);
+    if (!*full) *full = wr_strdup(ids[i]);
   }
-  if (!rc && hits == 0) rc = weir_seterr(err, WEIR_ENOTFOUND, "run %s not found", prefix);
+  if (!rc && hits == 0) rc = wr_seterr(err, WEIR_ENOTFOUND, "run %s not found", prefix);
   if (!rc && hits > 1) {
-    rc = weir_seterr(err, WEIR_EINVALIDARG, "run id prefix %s is ambiguous: %zu runs start with it (%s%s)",
-                     prefix, hits, weir_buf_cstr(&cands), hits > 5 ? ", ..." : "");
+    rc = wr_seterr(err, WEIR_EINVALIDARG, "run id prefix %s is ambiguous: %zu runs start with it (%s%s)",
+                     prefix, hits, wr_buf_cstr(&cands), hits > 5 ? ", ..." : "");
   }
   if (rc) {
     free(*full);
     *full = NULL;
   }
-  weir_buf_free(&cands);
+  wr_buf_free(&cands);
   catalog_strv_free(ids, n);
   return rc;
 }
 
-int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
+int catalog_run_get(wr_catalog *cat, const char *run_id, json_t **out, weir_error *err) {
   *out = NULL;
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
   bool opened = false;
   int rc = catalog_read_begin(cat, &opened, err);
   if (rc) return rc;
@@ -168,7 +168,7 @@ int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_er
       weir_error_clear(err);
       rc = run_get_locked(cat, full, out, err);
     } else if (prc == WEIR_EINVALIDARG) {
-      weir_error_move(err, &e2);
+      wr_error_move(err, &e2);
       rc = prc;
     }
     weir_error_clear(&e2);
@@ -182,7 +182,7 @@ int catalog_run_get(weir_catalog *cat, const char *run_id, json_t **out, weir_er
   return rc;
 }
 
-int catalog_runs(weir_catalog *cat, int64_t max, json_t **out, weir_error *err) {
+int catalog_runs(wr_catalog *cat, int64_t max, json_t **out, weir_error *err) {
   *out = NULL;
   bool opened = false;
   int rc = catalog_read_begin(cat, &opened, err);
@@ -206,9 +206,9 @@ int catalog_runs(weir_catalog *cat, int64_t max, json_t **out, weir_error *err) 
   return WEIR_OK;
 }
 
-int catalog_run_status(weir_catalog *cat, const char *run_id, weir_run_status *out,
+int catalog_run_status(wr_catalog *cat, const char *run_id, wr_run_status *out,
                        weir_error *err) {
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "a run needs an id");
   catalog_run_row r;
   int rc = cat->be->ops->run_get(cat->be, run_id, &r, err);
   if (rc) return rc;

@@ -18,15 +18,15 @@
 /* The commit that made `table` what it is at `head` since `base`: the one that first wrote
  * the head's version (provenance), or, for a table dropped since, the newest first-parent
  * commit between head and base that changed it. Empty when it cannot be told. */
-static void changed_by(weir_catalog *cat, const char *base, const char *head, const char *table,
+static void changed_by(wr_catalog *cat, const char *base, const char *head, const char *table,
                        char out[WEIR_HASH_LEN + 1], char **message) {
   out[0] = 0;
   *message = NULL;
   weir_error ignore = {0};
-  weir_table_entry e;
+  wr_table_entry e;
   if (catalog_table_get(cat, head, table, &e, &ignore) == WEIR_OK) {
     catalog_version_origin(cat, e.metadata_location, out, &ignore);
-    weir_table_entry_clear(&e);
+    wr_table_entry_clear(&e);
     /* The first writer of the version changed the table since the base only if it is in
      * the head's history and not in the base's. A version put back by a revert (from the
      * base's own past, or from another branch) was not: the walk below finds the revert. */
@@ -38,18 +38,18 @@ static void changed_by(weir_catalog *cat, const char *base, const char *head, co
   }
   weir_error_clear(&ignore);
   if (!out[0]) {
-    weir_commit_rec b = {0};
+    wr_commit_rec b = {0};
     int64_t floor = 0;
     if (catalog_commit_get(cat, base, &b, &ignore) == WEIR_OK) floor = b.generation;
-    weir_commit_rec_clear(&b);
+    wr_commit_rec_clear(&b);
     weir_error_clear(&ignore);
     char at[WEIR_HASH_LEN + 1];
     memcpy(at, head, sizeof at);
     /* First-parent steps from the head down to the base's generation: a bounded walk. */
     while (strcmp(at, base) != 0) {
-      weir_commit_rec c = {0};
+      wr_commit_rec c = {0};
       if (catalog_commit_get(cat, at, &c, &ignore) != WEIR_OK || c.generation <= floor) {
-        weir_commit_rec_clear(&c);
+        wr_commit_rec_clear(&c);
         break;
       }
       json_t *changes = NULL;
@@ -57,25 +57,25 @@ static void changed_by(weir_catalog *cat, const char *base, const char *head, co
       if (catalog_commit_changes(cat, at, &changes, &ignore) == WEIR_OK) {
         size_t i;
         json_t *x;
-        json_array_foreach(changes, i, x) if (strcmp(weir_json_str(x, "table", ""), table) == 0) hit = true;
+        json_array_foreach(changes, i, x) if (strcmp(wr_json_str(x, "table", ""), table) == 0) hit = true;
       }
       json_decref(changes);
       if (hit) memcpy(out, at, WEIR_HASH_LEN + 1);
       bool more = !hit && c.n_parents > 0;
       if (more) memcpy(at, c.parents[0], sizeof at);
-      weir_commit_rec_clear(&c);
+      wr_commit_rec_clear(&c);
       if (!more) break;
     }
     weir_error_clear(&ignore);
   }
   if (out[0]) {
-    weir_commit_rec c = {0};
+    wr_commit_rec c = {0};
     if (catalog_commit_get(cat, out, &c, &ignore) == WEIR_OK && c.message) {
       /* The first line of the winner's message, for people. */
       size_t n = strcspn(c.message, "\n");
-      *message = weir_strndup(c.message, n > 72 ? 72 : n);
+      *message = wr_strndup(c.message, n > 72 ? 72 : n);
     }
-    weir_commit_rec_clear(&c);
+    wr_commit_rec_clear(&c);
   }
   weir_error_clear(&ignore);
 }
@@ -95,7 +95,7 @@ void catalog_serial_clear(catalog_serial_report *r) {
   r->items = NULL;
 }
 
-void catalog_serial_add(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read, const char *what,
+void catalog_serial_add(wr_catalog *cat, catalog_serial_report *r, const char *table, bool read, const char *what,
                      const char *why) {
   char who[WEIR_HASH_LEN + 1];
   char *msg = NULL;
@@ -113,29 +113,29 @@ void catalog_serial_add(weir_catalog *cat, catalog_serial_report *r, const char 
 int catalog_serial_error(const catalog_serial_report *r, const char *what, const char *advice, weir_error *err) {
   size_t n = json_array_size(r->items);
   if (n == 0) return WEIR_OK;
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   size_t i;
   json_t *x;
   json_array_foreach(r->items, i, x) {
     if (i == 10) {
-      weir_buf_printf(&b, "; and %zu more", n - 10);
+      wr_buf_printf(&b, "; and %zu more", n - 10);
       break;
     }
-    const char *who = weir_json_str(x, "changed_by", NULL);
-    const char *msg = weir_json_str(x, "changed_by_message", NULL);
-    weir_buf_printf(&b, "%stable %s %s", i ? "; " : "", weir_json_str(x, "table", ""), weir_json_str(x, "change", ""));
-    if (who) weir_buf_printf(&b, " (by commit %.12s%s%s%s)", who, msg ? ", \"" : "", msg ? msg : "", msg ? "\"" : "");
-    weir_buf_printf(&b, ", and %s", weir_json_str(x, "reason", ""));
+    const char *who = wr_json_str(x, "changed_by", NULL);
+    const char *msg = wr_json_str(x, "changed_by_message", NULL);
+    wr_buf_printf(&b, "%stable %s %s", i ? "; " : "", wr_json_str(x, "table", ""), wr_json_str(x, "change", ""));
+    if (who) wr_buf_printf(&b, " (by commit %.12s%s%s%s)", who, msg ? ", \"" : "", msg ? msg : "", msg ? "\"" : "");
+    wr_buf_printf(&b, ", and %s", wr_json_str(x, "reason", ""));
   }
   int code = r->conflicts ? WEIR_ECONCURRENT : WEIR_ESTALEREAD;
-  weir_seterr(err, code, "%s on branch %s: since the base %.12s, %s; nothing was committed%s%s", what, r->branch,
-              r->base, weir_buf_cstr(&b), advice ? ": " : "", advice ? advice : "");
-  weir_error_set_details(err, json_incref(r->items));
-  weir_buf_free(&b);
+  wr_seterr(err, code, "%s on branch %s: since the base %.12s, %s; nothing was committed%s%s", what, r->branch,
+              r->base, wr_buf_cstr(&b), advice ? ": " : "", advice ? advice : "");
+  wr_error_set_details(err, json_incref(r->items));
+  wr_buf_free(&b);
   return code;
 }
 
-int catalog_serial_check_table(weir_catalog *cat, catalog_serial_report *r, const char *table, bool read,
+int catalog_serial_check_table(wr_catalog *cat, catalog_serial_report *r, const char *table, bool read,
                                const char *why, weir_error *err) {
   bool same = false;
   int rc = catalog_same_version_at(cat, table, r->base, r->head, &same, err);
@@ -143,37 +143,37 @@ int catalog_serial_check_table(weir_catalog *cat, catalog_serial_report *r, cons
   return rc;
 }
 
-int catalog_same_version_at(weir_catalog *cat, const char *table, const char *a, const char *b, bool *same,
+int catalog_same_version_at(wr_catalog *cat, const char *table, const char *a, const char *b, bool *same,
                             weir_error *err) {
-  weir_table_entry ea, eb;
+  wr_table_entry ea, eb;
   weir_error inner = {0};
   int ga = catalog_table_get(cat, a, table, &ea, &inner);
   if (ga != WEIR_OK && ga != WEIR_ENOTFOUND) {
-    weir_error_move(err, &inner);
+    wr_error_move(err, &inner);
     return ga;
   }
   weir_error_clear(&inner);
   int gb = catalog_table_get(cat, b, table, &eb, &inner);
   if (gb != WEIR_OK && gb != WEIR_ENOTFOUND) {
-    if (ga == WEIR_OK) weir_table_entry_clear(&ea);
-    weir_error_move(err, &inner);
+    if (ga == WEIR_OK) wr_table_entry_clear(&ea);
+    wr_error_move(err, &inner);
     return gb;
   }
   weir_error_clear(&inner);
   if (ga == WEIR_OK && gb == WEIR_OK) *same = strcmp(ea.metadata_location, eb.metadata_location) == 0;
   else *same = ga == gb; /* both absent */
-  if (ga == WEIR_OK) weir_table_entry_clear(&ea);
-  if (gb == WEIR_OK) weir_table_entry_clear(&eb);
+  if (ga == WEIR_OK) wr_table_entry_clear(&ea);
+  if (gb == WEIR_OK) wr_table_entry_clear(&eb);
   return WEIR_OK;
 }
 
-int catalog_base_check(weir_catalog *cat, const char *branch, const char *base, const char *head,
+int catalog_base_check(wr_catalog *cat, const char *branch, const char *base, const char *head,
                        weir_error *err) {
   bool on = false;
   int rc = catalog_is_ancestor(cat, base, head, &on, err);
   if (rc) return rc;
   if (!on)
-    return weir_seterr(err, WEIR_ECONCURRENT,
+    return wr_seterr(err, WEIR_ECONCURRENT,
                        "the expected head %.12s is not in the history of branch %s (its head is %.12s); "
                        "nothing was written",
                        base, branch, head);

@@ -26,7 +26,7 @@ typedef struct tree_node {
   char hash[WEIR_HASH_LEN + 1];
   bool leaf;
   int64_t count;                               /* entries at or below this node */
-  weir_table_entry *entries;                   /* leaf: `count` entries sorted by name */
+  wr_table_entry *entries;                   /* leaf: `count` entries sorted by name */
   char child[TREE_FANOUT][WEIR_HASH_LEN + 1];  /* internal: "" where empty */
 } tree_node;
 
@@ -46,7 +46,7 @@ typedef struct vvec {
 static void vvec_push(vvec *vv, eview e) {
   if (vv->n == vv->cap) {
     vv->cap = vv->cap ? vv->cap * 2 : 64;
-    vv->v = weir_realloc(vv->v, vv->cap * sizeof *vv->v);
+    vv->v = wr_realloc(vv->v, vv->cap * sizeof *vv->v);
   }
   vv->v[vv->n++] = e;
 }
@@ -59,13 +59,13 @@ static bool eview_eq(const eview *a, const eview *b) {
   return strcmp(a->loc, b->loc) == 0 && a->snap == b->snap && a->rc == b->rc;
 }
 
-static eview view_of(const weir_table_entry *e) {
+static eview view_of(const wr_table_entry *e) {
   return (eview){e->table, e->metadata_location, e->snapshot_id, e->record_count};
 }
 
-static void entry_from_view(weir_table_entry *out, const eview *v) {
-  out->table = weir_strdup(v->table);
-  out->metadata_location = weir_strdup(v->loc);
+static void entry_from_view(wr_table_entry *out, const eview *v) {
+  out->table = wr_strdup(v->table);
+  out->metadata_location = wr_strdup(v->loc);
   out->snapshot_id = v->snap;
   out->record_count = v->rc;
 }
@@ -77,7 +77,7 @@ static int nibble(const uint8_t d[WEIR_SHA256_LEN], int depth) {
 
 static int name_nibble(const char *name, int depth) {
   uint8_t d[WEIR_SHA256_LEN];
-  weir_sha256(name, strlen(name), d);
+  wr_sha256(name, strlen(name), d);
   return nibble(d, depth);
 }
 
@@ -85,7 +85,7 @@ static const char HEXDIGITS[] = "0123456789abcdef";
 
 /* Drops the node cache if it outgrew its bound; called at the start of each trie
  * operation, never inside one. */
-static void cache_trim(weir_catalog *cat) {
+static void cache_trim(wr_catalog *cat) {
   if (cat->nodes.n > CATALOG_NODE_CACHE_MAX) hmap_clear(&cat->nodes, tree_node_free);
 }
 
@@ -105,7 +105,7 @@ const char *tree_empty_root(void) { return EMPTY_ROOT; }
 void tree_node_free(void *p) {
   tree_node *node = p;
   if (!node) return;
-  if (node->leaf) weir_table_entries_free(node->entries, (size_t)node->count);
+  if (node->leaf) wr_table_entries_free(node->entries, (size_t)node->count);
   free(node);
 }
 
@@ -119,22 +119,22 @@ static bool plain(const char *s) {
 }
 
 /* The canonical JSON of a leaf. Built by hand when every string is plain (the bytes are
- * exactly what weir_json_canonical writes: sorted keys, no whitespace), through jansson
+ * exactly what wr_json_canonical writes: sorted keys, no whitespace), through jansson
  * otherwise, so escaping rules are jansson's in every case. */
 static char *leaf_body(const eview *v, size_t n) {
   bool fast = true;
   for (size_t i = 0; i < n && fast; i++) fast = plain(v[i].table) && plain(v[i].loc);
   if (fast) {
-    weir_buf b = WEIR_BUF_INIT;
-    weir_buf_puts(&b, "{\"entries\":[");
+    wr_buf b = WEIR_BUF_INIT;
+    wr_buf_puts(&b, "{\"entries\":[");
     for (size_t i = 0; i < n; i++)
-      weir_buf_printf(&b,
+      wr_buf_printf(&b,
                       "%s{\"metadata_location\":\"%s\",\"record_count\":%lld,"
                       "\"snapshot_id\":%lld,\"table\":\"%s\"}",
                       i ? "," : "", v[i].loc, (long long)v[i].rc, (long long)v[i].snap,
                       v[i].table);
-    weir_buf_puts(&b, "]}");
-    return weir_buf_detach(&b);
+    wr_buf_puts(&b, "]}");
+    return wr_buf_detach(&b);
   }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
@@ -147,7 +147,7 @@ static char *leaf_body(const eview *v, size_t n) {
   }
   json_t *o = json_object();
   json_object_set_new(o, "entries", arr);
-  char *s = weir_json_canonical(o);
+  char *s = wr_json_canonical(o);
   json_decref(o);
   return s;
 }
@@ -155,61 +155,61 @@ static char *leaf_body(const eview *v, size_t n) {
 /* {"children":{"<digit>":"<hash>",...},"count":N}: only hex digits and numbers, so the
  * canonical form is written directly (keys "0".."9","a".."f" sort in nibble order). */
 static char *internal_body(const tree_node *node) {
-  weir_buf b = WEIR_BUF_INIT;
-  weir_buf_reserve(&b, 32 + TREE_FANOUT * (WEIR_HASH_LEN + 8));
-  weir_buf_puts(&b, "{\"children\":{");
+  wr_buf b = WEIR_BUF_INIT;
+  wr_buf_reserve(&b, 32 + TREE_FANOUT * (WEIR_HASH_LEN + 8));
+  wr_buf_puts(&b, "{\"children\":{");
   bool first = true;
   for (int d = 0; d < TREE_FANOUT; d++) {
     if (!node->child[d][0]) continue;
-    weir_buf_printf(&b, "%s\"%c\":\"%s\"", first ? "" : ",", HEXDIGITS[d], node->child[d]);
+    wr_buf_printf(&b, "%s\"%c\":\"%s\"", first ? "" : ",", HEXDIGITS[d], node->child[d]);
     first = false;
   }
-  weir_buf_printf(&b, "},\"count\":%lld}", (long long)node->count);
-  return weir_buf_detach(&b);
+  wr_buf_printf(&b, "},\"count\":%lld}", (long long)node->count);
+  return wr_buf_detach(&b);
 }
 
-static int corrupt(weir_catalog *cat, const char *hash, const char *why, weir_error *err) {
-  return weir_seterr(err, WEIR_ECATALOG, "catalog %s is corrupt: table map node %s %s",
+static int corrupt(wr_catalog *cat, const char *hash, const char *why, weir_error *err) {
+  return wr_seterr(err, WEIR_ECATALOG, "catalog %s is corrupt: table map node %s %s",
                      cat->location, hash, why);
 }
 
-static int node_parse(weir_catalog *cat, const char *hash, const char *body, tree_node **out,
+static int node_parse(wr_catalog *cat, const char *hash, const char *body, tree_node **out,
                       weir_error *err) {
   char check[WEIR_HASH_LEN + 1];
-  weir_sha256_hex(body, strlen(body), check);
+  wr_sha256_hex(body, strlen(body), check);
   if (strcmp(check, hash) != 0) return corrupt(cat, hash, "does not match its hash", err);
   json_t *o = json_loads(body, 0, NULL);
   if (!json_is_object(o)) {
     json_decref(o);
     return corrupt(cat, hash, "is not a JSON object", err);
   }
-  tree_node *node = weir_calloc(1, sizeof *node);
+  tree_node *node = wr_calloc(1, sizeof *node);
   memcpy(node->hash, hash, WEIR_HASH_LEN + 1);
   json_t *entries = json_object_get(o, "entries");
   json_t *children = json_object_get(o, "children");
   if (json_is_array(entries)) {
     node->leaf = true;
     size_t n = json_array_size(entries);
-    node->entries = weir_calloc(n ? n : 1, sizeof *node->entries);
+    node->entries = wr_calloc(n ? n : 1, sizeof *node->entries);
     for (size_t i = 0; i < n; i++) {
       json_t *e = json_array_get(entries, i);
-      const char *t = weir_json_str(e, "table", NULL);
-      const char *l = weir_json_str(e, "metadata_location", NULL);
+      const char *t = wr_json_str(e, "table", NULL);
+      const char *l = wr_json_str(e, "metadata_location", NULL);
       if (!t || !l) {
         node->count = (int64_t)i;
         tree_node_free(node);
         json_decref(o);
         return corrupt(cat, hash, "has an entry without table or metadata_location", err);
       }
-      node->entries[i].table = weir_strdup(t);
-      node->entries[i].metadata_location = weir_strdup(l);
-      node->entries[i].snapshot_id = weir_json_int(e, "snapshot_id", -1);
-      node->entries[i].record_count = weir_json_int(e, "record_count", 0);
+      node->entries[i].table = wr_strdup(t);
+      node->entries[i].metadata_location = wr_strdup(l);
+      node->entries[i].snapshot_id = wr_json_int(e, "snapshot_id", -1);
+      node->entries[i].record_count = wr_json_int(e, "record_count", 0);
     }
     node->count = (int64_t)n;
   } else if (json_is_object(children)) {
     node->leaf = false;
-    node->count = weir_json_int(o, "count", -1);
+    node->count = wr_json_int(o, "count", -1);
     const char *key;
     json_t *val;
     json_object_foreach(children, key, val) {
@@ -236,7 +236,7 @@ static int node_parse(weir_catalog *cat, const char *hash, const char *body, tre
   return WEIR_OK;
 }
 
-static int node_load(weir_catalog *cat, const char *hash, const tree_node **out,
+static int node_load(wr_catalog *cat, const char *hash, const tree_node **out,
                      weir_error *err) {
   hmap_slot *s = hmap_get(&cat->nodes, hash);
   if (s) {
@@ -261,9 +261,9 @@ static int node_load(weir_catalog *cat, const char *hash, const tree_node **out,
 }
 
 /* Hashes `body`, writes the node and caches `node` (takes both). */
-static int node_store(weir_catalog *cat, char *body, tree_node *node,
+static int node_store(wr_catalog *cat, char *body, tree_node *node,
                       char out[WEIR_HASH_LEN + 1], weir_error *err) {
-  weir_sha256_hex(body, strlen(body), node->hash);
+  wr_sha256_hex(body, strlen(body), node->hash);
   int rc = cat->be->ops->node_put(cat->be, node->hash, body, err);
   free(body);
   if (rc) {
@@ -278,27 +278,27 @@ static int node_store(weir_catalog *cat, char *body, tree_node *node,
   return WEIR_OK;
 }
 
-static int make_leaf(weir_catalog *cat, const eview *v, size_t n, char out[WEIR_HASH_LEN + 1],
+static int make_leaf(wr_catalog *cat, const eview *v, size_t n, char out[WEIR_HASH_LEN + 1],
                      weir_error *err) {
-  tree_node *node = weir_calloc(1, sizeof *node);
+  tree_node *node = wr_calloc(1, sizeof *node);
   node->leaf = true;
   node->count = (int64_t)n;
-  node->entries = weir_calloc(n ? n : 1, sizeof *node->entries);
+  node->entries = wr_calloc(n ? n : 1, sizeof *node->entries);
   for (size_t i = 0; i < n; i++) entry_from_view(&node->entries[i], &v[i]);
   return node_store(cat, leaf_body(v, n), node, out, err);
 }
 
-static int make_internal(weir_catalog *cat, tree_node *node, char out[WEIR_HASH_LEN + 1],
+static int make_internal(wr_catalog *cat, tree_node *node, char out[WEIR_HASH_LEN + 1],
                          weir_error *err) {
   node->leaf = false;
   return node_store(cat, internal_body(node), node, out, err);
 }
 
 /* Builds the canonical subtree of `n` entries (sorted by name) at `depth`. */
-static int make_subtree(weir_catalog *cat, const eview *v, size_t n, int depth,
+static int make_subtree(wr_catalog *cat, const eview *v, size_t n, int depth,
                         char out[WEIR_HASH_LEN + 1], weir_error *err) {
   if (n <= TREE_LEAF_MAX || depth >= MAX_DEPTH) return make_leaf(cat, v, n, out, err);
-  unsigned char *k = weir_malloc(n);
+  unsigned char *k = wr_malloc(n);
   size_t cnt[TREE_FANOUT] = {0}, off[TREE_FANOUT];
   for (size_t i = 0; i < n; i++) {
     k[i] = (unsigned char)name_nibble(v[i].table, depth);
@@ -309,12 +309,12 @@ static int make_subtree(weir_catalog *cat, const eview *v, size_t n, int depth,
     off[b] = acc;
     acc += cnt[b];
   }
-  eview *sorted = weir_malloc(n * sizeof *sorted);
+  eview *sorted = wr_malloc(n * sizeof *sorted);
   size_t pos[TREE_FANOUT];
   memcpy(pos, off, sizeof pos);
   for (size_t i = 0; i < n; i++) sorted[pos[k[i]]++] = v[i]; /* stable: still by name */
   free(k);
-  tree_node *node = weir_calloc(1, sizeof *node);
+  tree_node *node = wr_calloc(1, sizeof *node);
   node->count = (int64_t)n;
   int rc = WEIR_OK;
   for (int b = 0; b < TREE_FANOUT && !rc; b++)
@@ -328,7 +328,7 @@ static int make_subtree(weir_catalog *cat, const eview *v, size_t n, int depth,
 }
 
 /* Appends every entry under `hash` to vv (views into cached nodes, in trie order). */
-static int gather(weir_catalog *cat, const char *hash, vvec *vv, weir_error *err) {
+static int gather(wr_catalog *cat, const char *hash, vvec *vv, weir_error *err) {
   const tree_node *node = NULL;
   int rc = node_load(cat, hash, &node, err);
   if (rc) return rc;
@@ -344,7 +344,7 @@ static int gather(weir_catalog *cat, const char *hash, vvec *vv, weir_error *err
 /* ---- apply -------------------------------------------------------------------------- */
 
 typedef struct chg {
-  const weir_table_change *c;
+  const wr_table_change *c;
   uint8_t d[WEIR_SHA256_LEN];
 } chg;
 
@@ -353,12 +353,12 @@ typedef struct alist {
   size_t n, cap;
 } alist;
 
-static void alist_push(alist *a, const char *table, weir_change_kind kind, const char *loc) {
+static void alist_push(alist *a, const char *table, wr_change_kind kind, const char *loc) {
   if (a->n == a->cap) {
     a->cap = a->cap ? a->cap * 2 : 16;
-    a->v = weir_realloc(a->v, a->cap * sizeof *a->v);
+    a->v = wr_realloc(a->v, a->cap * sizeof *a->v);
   }
-  a->v[a->n++] = (tree_applied){weir_strdup(table), kind, weir_strdup(loc)};
+  a->v[a->n++] = (tree_applied){wr_strdup(table), kind, wr_strdup(loc)};
 }
 
 void tree_applied_free(tree_applied *v, size_t n) {
@@ -370,31 +370,31 @@ void tree_applied_free(tree_applied *v, size_t n) {
   free(v);
 }
 
-static eview view_of_change(const weir_table_change *c) {
+static eview view_of_change(const wr_table_change *c) {
   return (eview){c->table, c->metadata_location, c->snapshot_id, c->record_count};
 }
 
-static int apply_node(weir_catalog *cat, const char *hash, int depth, const chg *cs, size_t n,
+static int apply_node(wr_catalog *cat, const char *hash, int depth, const chg *cs, size_t n,
                       char out[WEIR_HASH_LEN + 1], int64_t *new_count, int64_t *old_count,
                       alist *ap, weir_error *err);
 
-static int apply_leaf(weir_catalog *cat, const tree_node *node, int depth, const chg *cs,
+static int apply_leaf(wr_catalog *cat, const tree_node *node, int depth, const chg *cs,
                       size_t n, char out[WEIR_HASH_LEN + 1], int64_t *new_count, alist *ap,
                       weir_error *err) {
   size_t ne = (size_t)node->count, i = 0, j = 0, m = 0;
-  eview *v = weir_malloc((ne + n) * sizeof *v);
+  eview *v = wr_malloc((ne + n) * sizeof *v);
   while (i < ne || j < n) {
     int cmp = i == ne ? 1 : j == n ? -1 : strcmp(node->entries[i].table, cs[j].c->table);
     if (cmp < 0) {
       v[m++] = view_of(&node->entries[i++]);
     } else if (cmp > 0) {
-      const weir_table_change *c = cs[j++].c;
+      const wr_table_change *c = cs[j++].c;
       if (c->metadata_location) {
         v[m++] = view_of_change(c);
         alist_push(ap, c->table, WEIR_CHANGE_ADDED, c->metadata_location);
       }
     } else {
-      const weir_table_change *c = cs[j++].c;
+      const wr_table_change *c = cs[j++].c;
       eview old = view_of(&node->entries[i++]);
       if (!c->metadata_location) {
         alist_push(ap, c->table, WEIR_CHANGE_DROPPED, NULL);
@@ -411,7 +411,7 @@ static int apply_leaf(weir_catalog *cat, const tree_node *node, int depth, const
   return rc;
 }
 
-static int apply_internal(weir_catalog *cat, const tree_node *node, int depth, const chg *cs,
+static int apply_internal(wr_catalog *cat, const tree_node *node, int depth, const chg *cs,
                           size_t n, char out[WEIR_HASH_LEN + 1], int64_t *new_count,
                           alist *ap, weir_error *err) {
   size_t cnt[TREE_FANOUT] = {0}, off[TREE_FANOUT], pos[TREE_FANOUT];
@@ -422,10 +422,10 @@ static int apply_internal(weir_catalog *cat, const tree_node *node, int depth, c
     acc += cnt[b];
   }
   memcpy(pos, off, sizeof pos);
-  chg *sorted = weir_malloc(n * sizeof *sorted);
+  chg *sorted = wr_malloc(n * sizeof *sorted);
   for (size_t i = 0; i < n; i++) sorted[pos[nibble(cs[i].d, depth)]++] = cs[i];
 
-  tree_node *nn = weir_calloc(1, sizeof *nn);
+  tree_node *nn = wr_calloc(1, sizeof *nn);
   memcpy(nn->child, node->child, sizeof nn->child);
   int64_t total = node->count;
   int rc = WEIR_OK;
@@ -441,10 +441,10 @@ static int apply_internal(weir_catalog *cat, const tree_node *node, int depth, c
       if (nc) memcpy(nn->child[b], h, sizeof h);
       else nn->child[b][0] = 0;
     } else {
-      eview *v = weir_malloc(cnt[b] * sizeof *v);
+      eview *v = wr_malloc(cnt[b] * sizeof *v);
       size_t m = 0;
       for (size_t i = 0; i < cnt[b]; i++) {
-        const weir_table_change *c = bucket[i].c;
+        const wr_table_change *c = bucket[i].c;
         if (!c->metadata_location) continue;
         v[m++] = view_of_change(c);
         alist_push(ap, c->table, WEIR_CHANGE_ADDED, c->metadata_location);
@@ -477,7 +477,7 @@ static int apply_internal(weir_catalog *cat, const tree_node *node, int depth, c
   return rc;
 }
 
-static int apply_node(weir_catalog *cat, const char *hash, int depth, const chg *cs, size_t n,
+static int apply_node(wr_catalog *cat, const char *hash, int depth, const chg *cs, size_t n,
                       char out[WEIR_HASH_LEN + 1], int64_t *new_count, int64_t *old_count,
                       alist *ap, weir_error *err) {
   const tree_node *node = NULL;
@@ -496,7 +496,7 @@ static int applied_cmp(const void *a, const void *b) {
   return strcmp(((const tree_applied *)a)->table, ((const tree_applied *)b)->table);
 }
 
-int tree_apply(weir_catalog *cat, const char *root, const weir_table_change *changes,
+int tree_apply(wr_catalog *cat, const char *root, const wr_table_change *changes,
                size_t n, char out_root[WEIR_HASH_LEN + 1], tree_applied **applied,
                size_t *n_applied, weir_error *err) {
   *applied = NULL;
@@ -506,15 +506,15 @@ int tree_apply(weir_catalog *cat, const char *root, const weir_table_change *cha
     memcpy(out_root, root, WEIR_HASH_LEN + 1);
     return WEIR_OK;
   }
-  chg *cs = weir_malloc(n * sizeof *cs);
+  chg *cs = wr_malloc(n * sizeof *cs);
   for (size_t i = 0; i < n; i++) {
     cs[i].c = &changes[i];
-    weir_sha256(changes[i].table, strlen(changes[i].table), cs[i].d);
+    wr_sha256(changes[i].table, strlen(changes[i].table), cs[i].d);
   }
   qsort(cs, n, sizeof *cs, chg_cmp);
   for (size_t i = 1; i < n; i++)
     if (strcmp(cs[i - 1].c->table, cs[i].c->table) == 0) {
-      int rc = weir_seterr(err, WEIR_EINVALIDARG,
+      int rc = wr_seterr(err, WEIR_EINVALIDARG,
                            "table %s appears more than once in the changes of one commit",
                            cs[i].c->table);
       free(cs);
@@ -538,12 +538,12 @@ int tree_apply(weir_catalog *cat, const char *root, const weir_table_change *cha
 
 /* ---- reads -------------------------------------------------------------------------- */
 
-int tree_get(weir_catalog *cat, const char *root, const char *table, weir_table_entry *out,
+int tree_get(wr_catalog *cat, const char *root, const char *table, wr_table_entry *out,
              bool *found, weir_error *err) {
   *found = false;
   cache_trim(cat);
   uint8_t d[WEIR_SHA256_LEN];
-  weir_sha256(table, strlen(table), d);
+  wr_sha256(table, strlen(table), d);
   const char *hash = root;
   for (int depth = 0;; depth++) {
     const tree_node *node = NULL;
@@ -570,7 +570,7 @@ int tree_get(weir_catalog *cat, const char *root, const char *table, weir_table_
   }
 }
 
-int tree_list(weir_catalog *cat, const char *root, weir_table_entry **out, size_t *n,
+int tree_list(wr_catalog *cat, const char *root, wr_table_entry **out, size_t *n,
               weir_error *err) {
   cache_trim(cat);
   vvec vv = {0};
@@ -580,7 +580,7 @@ int tree_list(weir_catalog *cat, const char *root, weir_table_entry **out, size_
     return rc;
   }
   if (vv.n > 1) qsort(vv.v, vv.n, sizeof *vv.v, eview_cmp);
-  weir_table_entry *v = weir_calloc(vv.n ? vv.n : 1, sizeof *v);
+  wr_table_entry *v = wr_calloc(vv.n ? vv.n : 1, sizeof *v);
   for (size_t i = 0; i < vv.n; i++) entry_from_view(&v[i], &vv.v[i]);
   free(vv.v);
   *out = v;
@@ -595,9 +595,9 @@ typedef struct dlist {
   size_t n, cap;
 } dlist;
 
-static weir_table_entry *entry_dup(const eview *e) {
+static wr_table_entry *entry_dup(const eview *e) {
   if (!e) return NULL;
-  weir_table_entry *x = weir_calloc(1, sizeof *x);
+  wr_table_entry *x = wr_calloc(1, sizeof *x);
   entry_from_view(x, e);
   return x;
 }
@@ -605,24 +605,24 @@ static weir_table_entry *entry_dup(const eview *e) {
 static void dlist_push(dlist *d, const eview *a, const eview *b) {
   if (d->n == d->cap) {
     d->cap = d->cap ? d->cap * 2 : 16;
-    d->v = weir_realloc(d->v, d->cap * sizeof *d->v);
+    d->v = wr_realloc(d->v, d->cap * sizeof *d->v);
   }
-  d->v[d->n++] = (tree_diff_item){weir_strdup(a ? a->table : b->table), entry_dup(a), entry_dup(b)};
+  d->v[d->n++] = (tree_diff_item){wr_strdup(a ? a->table : b->table), entry_dup(a), entry_dup(b)};
 }
 
 void tree_diff_free(tree_diff_item *v, size_t n) {
   if (!v) return;
   for (size_t i = 0; i < n; i++) {
     free(v[i].table);
-    if (v[i].a) weir_table_entry_clear(v[i].a);
-    if (v[i].b) weir_table_entry_clear(v[i].b);
+    if (v[i].a) wr_table_entry_clear(v[i].a);
+    if (v[i].b) wr_table_entry_clear(v[i].b);
     free(v[i].a);
     free(v[i].b);
   }
   free(v);
 }
 
-static int diff_rec(weir_catalog *cat, const char *ha, const char *hb, dlist *d,
+static int diff_rec(wr_catalog *cat, const char *ha, const char *hb, dlist *d,
                     weir_error *err) {
   if (strcmp(ha, hb) == 0) return WEIR_OK;
   const tree_node *na = NULL, *nb = NULL;
@@ -666,7 +666,7 @@ static int diff_item_cmp(const void *a, const void *b) {
   return strcmp(((const tree_diff_item *)a)->table, ((const tree_diff_item *)b)->table);
 }
 
-int tree_diff(weir_catalog *cat, const char *root_a, const char *root_b, tree_diff_item **out,
+int tree_diff(wr_catalog *cat, const char *root_a, const char *root_b, tree_diff_item **out,
               size_t *n, weir_error *err) {
   cache_trim(cat);
   dlist d = {0};

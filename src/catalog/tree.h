@@ -38,7 +38,7 @@ const char *tree_empty_body(void);
 /* A change the trie actually applied (no-ops are not reported), sorted by table. */
 typedef struct tree_applied {
   char *table;
-  weir_change_kind kind;
+  wr_change_kind kind;
   char *metadata_location; /* new location; NULL when dropped */
 } tree_applied;
 
@@ -46,27 +46,27 @@ void tree_applied_free(tree_applied *v, size_t n);
 
 /* Applies `changes` (distinct tables) to the map at `root`, writing the new nodes, and
  * returns the new root. Cost: O(changes x depth) nodes read and written. */
-int tree_apply(weir_catalog *cat, const char *root, const weir_table_change *changes,
+int tree_apply(wr_catalog *cat, const char *root, const wr_table_change *changes,
                size_t n, char out_root[WEIR_HASH_LEN + 1], tree_applied **applied,
                size_t *n_applied, weir_error *err);
 
 /* One table, O(depth). *found false when absent (out untouched). */
-int tree_get(weir_catalog *cat, const char *root, const char *table, weir_table_entry *out,
+int tree_get(wr_catalog *cat, const char *root, const char *table, wr_table_entry *out,
              bool *found, weir_error *err);
 
 /* Every entry, sorted by table name. */
-int tree_list(weir_catalog *cat, const char *root, weir_table_entry **out, size_t *n,
+int tree_list(wr_catalog *cat, const char *root, wr_table_entry **out, size_t *n,
               weir_error *err);
 
 /* Tables whose entries differ between two maps (any field), sorted by name; a or b NULL
  * when absent on that side. Identical subtrees are skipped by hash. */
 typedef struct tree_diff_item {
   char *table;
-  weir_table_entry *a;
-  weir_table_entry *b;
+  wr_table_entry *a;
+  wr_table_entry *b;
 } tree_diff_item;
 
-int tree_diff(weir_catalog *cat, const char *root_a, const char *root_b, tree_diff_item **out,
+int tree_diff(wr_catalog *cat, const char *root_a, const char *root_b, tree_diff_item **out,
               size_t *n, weir_error *err);
 void tree_diff_free(tree_diff_item *v, size_t n);
 

@@ -1,7 +1,7 @@
 /*
  * cast.c -- the widening casts of docs/types.md on Arrow arrays.
  *
- * weir_cast_check (types module) decides whether a cast is allowed; this file performs
+ * wr_cast_check (types module) decides whether a cast is allowed; this file performs
  * it, reusing every buffer it can instead of copying:
  *   - the validity bitmap is always borrowed: the output array starts at bit (off & 7)
  *     of the input's bitmap byte (off >> 3), so no bit is shifted or copied;
@@ -13,7 +13,7 @@
  * Numeric casts write a new values buffer. A timestamp that overflows the finer unit is
  * the one case where a "widening" cast can change a value; it is reported, never wrapped.
  *
- * A column declared cast "exact" also takes the narrowing casts of weir_cast_exact
+ * A column declared cast "exact" also takes the narrowing casts of wr_cast_exact
  * (types.h), checked value by value: wc_cast_exact_column below.
  */
 #include <float.h>
@@ -29,14 +29,14 @@
 /* A new array for `len` rows starting at bit `o` of a borrowed validity bitmap (the
  * input's, from its byte off >> 3). Returns o. */
 static int64_t start_output(const struct ArrowArray *src, int64_t off, int64_t len, int64_t n_buffers,
-                            weir_arrow_batch *owner, struct ArrowArray *out) {
+                            wr_arrow_batch *owner, struct ArrowArray *out) {
   int64_t o = off & 7;
-  weir_arrow_array_init(out, len, n_buffers, 0);
+  wr_arrow_array_init(out, len, n_buffers, 0);
   out->offset = o;
   const uint8_t *valid = src->n_buffers > 0 ? src->buffers[0] : NULL;
   if (valid) {
-    weir_arrow_array_borrow_buffer(out, 0, valid + (off >> 3), owner);
-    out->null_count = len - weir_bitmap_count(valid, off, len);
+    wr_arrow_array_borrow_buffer(out, 0, valid + (off >> 3), owner);
+    out->null_count = len - wr_bitmap_count(valid, off, len);
   } else {
     out->null_count = 0;
   }
@@ -44,16 +44,16 @@ static int64_t start_output(const struct ArrowArray *src, int64_t off, int64_t l
 }
 
 /* Same buffers, another type: the output is the input (offset and all). */
-static void share_all(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+static void share_all(const struct ArrowArray *src, int64_t off, int64_t len, wr_arrow_batch *owner,
                       struct ArrowArray *out) {
-  weir_arrow_array_init(out, len, src->n_buffers, 0);
+  wr_arrow_array_init(out, len, src->n_buffers, 0);
   out->offset = off;
   for (int64_t i = 0; i < src->n_buffers; i++)
-    if (src->buffers[i]) weir_arrow_array_borrow_buffer(out, i, src->buffers[i], i == 0 ? owner : NULL);
+    if (src->buffers[i]) wr_arrow_array_borrow_buffer(out, i, src->buffers[i], i == 0 ? owner : NULL);
   /* Hold the owner even when there is no validity buffer. */
-  if (!src->buffers[0]) weir_arrow_array_borrow_buffer(out, 0, NULL, owner);
+  if (!src->buffers[0]) wr_arrow_array_borrow_buffer(out, 0, NULL, owner);
   const uint8_t *valid = src->buffers[0];
-  out->null_count = valid ? len - weir_bitmap_count(valid, off, len) : 0;
+  out->null_count = valid ? len - wr_bitmap_count(valid, off, len) : 0;
 }
 
 /* ---- numbers ------------------------------------------------------------------------------------------ */
@@ -113,10 +113,10 @@ static size_t width_of(weir_type t) {
 }
 
 WC_SIMD_CLONES static int cast_numeric(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                        weir_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
+                        wr_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
   int64_t o = start_output(src, off, len, 2, owner, out);
   /* Every value of [o, o + len) is written below. */
-  void *dst = weir_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));
+  void *dst = wr_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));
   if (!f[1]) {
     switch (f[0]) {
     case 'c': CONVERT_FROM(int8_t); return WEIR_OK;
@@ -144,33 +144,33 @@ WC_SIMD_CLONES static int cast_numeric(const char *f, const struct ArrowArray *s
   }
 unsupported:
   out->release(out);
-  return weir_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to this type", f);
+  return wr_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to this type", f);
 }
 
 /* 10^n in 128 bits (n <= 38). */
-static weir_i128 pow10_i128(int n) {
-  weir_i128 v = 1;
+static wr_i128 pow10_i128(int n) {
+  wr_i128 v = 1;
   for (int k = 0; k < n; k++) v *= 10;
   return v;
 }
 
 /* decimal128(p, s) -> decimal128(p', s'): s' >= s. The same scale is the same bytes. */
 static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                        weir_arrow_batch *owner, struct ArrowArray *out) {
+                        wr_arrow_batch *owner, struct ArrowArray *out) {
   int p = 0, s = 0;
   sscanf(f + 2, "%d,%d", &p, &s);
   if (s == t.scale) {
     share_all(src, off, len, owner, out);
     return WEIR_OK;
   }
-  weir_i128 factor = pow10_i128(t.scale - s);
+  wr_i128 factor = pow10_i128(t.scale - s);
   int64_t o = start_output(src, off, len, 2, owner, out);
-  weir_i128 *d = (weir_i128 *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 16) + o;
+  wr_i128 *d = (wr_i128 *)wr_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 16) + o;
   const uint8_t *sv = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
   /* Arrow decimals are little-endian two's complement 128-bit integers; memcpy keeps the
    * read aligned-agnostic. The precision check guarantees the product fits. */
   for (int64_t i = 0; i < len; i++) {
-    weir_i128 v;
+    wr_i128 v;
     memcpy(&v, sv + i * 16, 16);
     d[i] = v * factor;
   }
@@ -178,10 +178,10 @@ static int cast_decimal(const char *f, const struct ArrowArray *src, int64_t off
 }
 
 /* date32 (days) -> date64 (milliseconds): always exact in int64. */
-static void cast_date64(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+static void cast_date64(const struct ArrowArray *src, int64_t off, int64_t len, wr_arrow_batch *owner,
                         struct ArrowArray *out) {
   int64_t o = start_output(src, off, len, 2, owner, out);
-  int64_t *d = (int64_t *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
+  int64_t *d = (int64_t *)wr_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
   const int32_t *s = (const int32_t *)src->buffers[1] + off;
   for (int64_t i = 0; i < len; i++) d[i] = (int64_t)s[i] * 86400000;
 }
@@ -197,17 +197,17 @@ static int64_t unit_factor(char from, char to) {
 /* Timestamps to a finer unit. Multiplying can overflow int64 (a date past 2262 in ns):
  * those rows are reported as a violation instead of being wrapped into another date. */
 static void cast_timestamp(const char *f, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                           weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch,
+                           wr_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch,
                            int64_t row_base) {
   int64_t factor = unit_factor(f[2], wc_value_ts_unit(t));
   int64_t o = start_output(src, off, len, 2, owner, out);
-  int64_t *d = (int64_t *)weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
+  int64_t *d = (int64_t *)wr_arrow_array_alloc_buffer(out, 1, (size_t)(o + len) * 8) + o;
   const int64_t *s = (const int64_t *)src->buffers[1] + off;
   const uint8_t *valid = src->buffers[0];
   for (int64_t i = 0; i < len; i++) {
     if (__builtin_mul_overflow(s[i], factor, &d[i])) {
       d[i] = 0;
-      if (valid && !weir_bit_get(valid, off + i)) continue;
+      if (valid && !wr_bit_get(valid, off + i)) continue;
       if (overflow) {
         char txt[64];
         wc_value_timestamp_format(s[i], f[2], f[4] != 0, txt, sizeof txt);
@@ -220,29 +220,29 @@ static void cast_timestamp(const char *f, const struct ArrowArray *src, int64_t 
 /* ---- strings and binaries --------------------------------------------------------------------------------- */
 
 /* 32-bit offsets -> 64-bit offsets; the character data is borrowed. */
-static void cast_offsets32(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+static void cast_offsets32(const struct ArrowArray *src, int64_t off, int64_t len, wr_arrow_batch *owner,
                            struct ArrowArray *out) {
   int64_t o = start_output(src, off, len, 3, owner, out);
-  int64_t *d = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
+  int64_t *d = wr_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
   const int32_t *s = (const int32_t *)src->buffers[1] + off;
   for (int64_t i = 0; i < o; i++) d[i] = s[0];
   for (int64_t i = 0; i <= len; i++) d[o + i] = s[i];
-  weir_arrow_array_borrow_buffer(out, 2, src->buffers[2], owner);
+  wr_arrow_array_borrow_buffer(out, 2, src->buffers[2], owner);
 }
 
 /* fixed_size_binary[w] -> large_binary: offsets i * w over the borrowed bytes. */
 static void cast_fixed_binary(const char *f, const struct ArrowArray *src, int64_t off, int64_t len,
-                              weir_arrow_batch *owner, struct ArrowArray *out) {
+                              wr_arrow_batch *owner, struct ArrowArray *out) {
   int64_t w = atoll(f + 2);
   int64_t o = start_output(src, off, len, 3, owner, out);
-  int64_t *d = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
+  int64_t *d = wr_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
   for (int64_t i = 0; i <= o + len; i++) d[i] = (i < o ? 0 : i - o) * w;
-  weir_arrow_array_borrow_buffer(out, 2, (const uint8_t *)src->buffers[1] + off * w, owner);
+  wr_arrow_array_borrow_buffer(out, 2, (const uint8_t *)src->buffers[1] + off * w, owner);
 }
 
 /* string_view / binary_view -> large_*: views point into several buffers (or hold short
  * values inline), so the bytes are gathered into one data buffer. */
-static void cast_views(const struct ArrowArray *src, int64_t off, int64_t len, weir_arrow_batch *owner,
+static void cast_views(const struct ArrowArray *src, int64_t off, int64_t len, wr_arrow_batch *owner,
                        struct ArrowArray *out) {
   int64_t o = start_output(src, off, len, 3, owner, out);
   const uint8_t *views = (const uint8_t *)src->buffers[1] + (size_t)off * 16;
@@ -251,14 +251,14 @@ static void cast_views(const struct ArrowArray *src, int64_t off, int64_t len, w
   for (int64_t i = 0; i < len; i++) {
     int32_t n;
     memcpy(&n, views + i * 16, 4);
-    if (!valid || weir_bit_get(valid, off + i)) total += n;
+    if (!valid || wr_bit_get(valid, off + i)) total += n;
   }
-  int64_t *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
-  uint8_t *data = weir_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
+  int64_t *offs = wr_arrow_array_alloc_buffer(out, 1, (size_t)(o + len + 1) * 8);
+  uint8_t *data = wr_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
   int64_t pos = 0;
   for (int64_t i = 0; i < len; i++) {
     offs[o + i] = pos;
-    if (valid && !weir_bit_get(valid, off + i)) continue;
+    if (valid && !wr_bit_get(valid, off + i)) continue;
     const uint8_t *v = views + i * 16;
     int32_t n, buf, at;
     memcpy(&n, v, 4);
@@ -293,7 +293,7 @@ static int64_t index_at(const char *f, const void *p, int64_t i) {
  * first, then each row takes its value, so the per-row work is one copy whatever the
  * value type was. */
 static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len,
-                           weir_type t, weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow,
+                           weir_type t, wr_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow,
                            size_t batch, int64_t row_base, weir_error *err) {
   const struct ArrowArray *dict = src->dictionary;
   struct ArrowArray dv;
@@ -306,33 +306,33 @@ static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowAr
   const char *f = field->format;
   bool var = t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY;
   bool is_bool = t.id == WEIR_TYPE_BOOL;
-  weir_arrow_array_init(out, len, var ? 3 : 2, 0);
-  uint8_t *valid = weir_arrow_array_alloc_buffer(out, 0, (size_t)(len + 7) / 8);
+  wr_arrow_array_init(out, len, var ? 3 : 2, 0);
+  uint8_t *valid = wr_arrow_array_alloc_buffer(out, 0, (size_t)(len + 7) / 8);
   int64_t nulls = 0;
   if (var) {
     const int64_t *doffs = dv.buffers[1];
     const uint8_t *ddata = dv.buffers[2];
     int64_t total = 0;
     for (int64_t i = 0; i < len; i++) {
-      if (ivalid && !weir_bit_get(ivalid, off + i)) continue;
+      if (ivalid && !wr_bit_get(ivalid, off + i)) continue;
       int64_t k = index_at(f, idx, off + i) + dv.offset;
       total += doffs[k + 1] - doffs[k];
     }
-    int64_t *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(len + 1) * 8);
-    uint8_t *data = weir_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
+    int64_t *offs = wr_arrow_array_alloc_buffer(out, 1, (size_t)(len + 1) * 8);
+    uint8_t *data = wr_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
     int64_t pos = 0;
     for (int64_t i = 0; i < len; i++) {
       offs[i] = pos;
-      if (ivalid && !weir_bit_get(ivalid, off + i)) {
+      if (ivalid && !wr_bit_get(ivalid, off + i)) {
         nulls++;
         continue;
       }
       int64_t k = index_at(f, idx, off + i) + dv.offset;
-      if (dvalid && !weir_bit_get(dvalid, k)) {
+      if (dvalid && !wr_bit_get(dvalid, k)) {
         nulls++;
         continue;
       }
-      weir_bit_set(valid, i);
+      wr_bit_set(valid, i);
       int64_t n = doffs[k + 1] - doffs[k];
       memcpy(data + pos, ddata + doffs[k], (size_t)n);
       pos += n;
@@ -340,21 +340,21 @@ static int cast_dictionary(const struct ArrowSchema *field, const struct ArrowAr
     offs[len] = pos;
   } else {
     size_t w = is_bool ? 0 : width_of(t);
-    uint8_t *vals = weir_arrow_array_alloc_buffer(out, 1, is_bool ? (size_t)(len + 7) / 8 : (size_t)len * w);
+    uint8_t *vals = wr_arrow_array_alloc_buffer(out, 1, is_bool ? (size_t)(len + 7) / 8 : (size_t)len * w);
     const uint8_t *dvals = dv.buffers[1];
     for (int64_t i = 0; i < len; i++) {
-      if (ivalid && !weir_bit_get(ivalid, off + i)) {
+      if (ivalid && !wr_bit_get(ivalid, off + i)) {
         nulls++;
         continue;
       }
       int64_t k = index_at(f, idx, off + i) + dv.offset;
-      if (dvalid && !weir_bit_get(dvalid, k)) {
+      if (dvalid && !wr_bit_get(dvalid, k)) {
         nulls++;
         continue;
       }
-      weir_bit_set(valid, i);
+      wr_bit_set(valid, i);
       if (is_bool) {
-        if (weir_bit_get(dvals, k)) weir_bit_set(vals, i);
+        if (wr_bit_get(dvals, k)) wr_bit_set(vals, i);
       } else {
         memcpy(vals + (size_t)i * w, dvals + (size_t)k * w, w);
       }
@@ -381,7 +381,7 @@ static json_t *source_sample(const char *f, const struct ArrowArray *a, int64_t 
   if (f[0] == 'd' && f[1] == ':') {
     int p = 0, sc = 0;
     sscanf(f + 2, "%d,%d", &p, &sc);
-    weir_i128 d;
+    wr_i128 d;
     memcpy(&d, (const uint8_t *)v + i * 16, 16);
     wc_value_decimal_format(d, sc, txt, sizeof txt);
     return json_string(txt);
@@ -407,7 +407,7 @@ static json_t *source_sample(const char *f, const struct ArrowArray *a, int64_t 
     default: break;
     }
   }
-  if (weir_type_from_arrow_format(f, &wt)) return wc_value_sample(wt, a, i);
+  if (wr_type_from_arrow_format(f, &wt)) return wc_value_sample(wt, a, i);
   return json_null();
 }
 
@@ -631,9 +631,9 @@ static void exact_decimal(const char *f, const struct ArrowArray *src, int64_t o
   int p = 0, sc = 0;
   sscanf(f + 2, "%d,%d", &p, &sc);
   int to_scale = t.id == WEIR_TYPE_DECIMAL ? t.scale : 0;
-  weir_i128 div = to_scale < sc ? pow10_i128(sc - to_scale) : 1;
-  weir_i128 mul = to_scale > sc ? pow10_i128(to_scale - sc) : 1;
-  weir_i128 hi, lo;
+  wr_i128 div = to_scale < sc ? pow10_i128(sc - to_scale) : 1;
+  wr_i128 mul = to_scale > sc ? pow10_i128(to_scale - sc) : 1;
+  wr_i128 hi, lo;
   if (t.id == WEIR_TYPE_DECIMAL) {
     /* |result| < 10^p'; before the scale-up, |value| < 10^(p' - (s' - s)). */
     hi = pow10_i128(t.precision - (to_scale > sc ? to_scale - sc : 0)) - 1;
@@ -650,14 +650,14 @@ static void exact_decimal(const char *f, const struct ArrowArray *src, int64_t o
     int64_t n = len - b < 64 ? len - b : 64;
     uint64_t bad = 0;
     for (int64_t k = 0; k < n; k++) {
-      weir_i128 x;
+      wr_i128 x;
       memcpy(&x, sv + (b + k) * 16, 16);
       bool ok = div == 1 || x % div == 0;
-      weir_i128 q = div == 1 ? x : x / div;
+      wr_i128 q = div == 1 ? x : x / div;
       ok = ok && q >= lo && q <= hi;
       if (!ok) q = 0;
       if (t.id == WEIR_TYPE_DECIMAL) {
-        weir_i128 y = q * mul;
+        wr_i128 y = q * mul;
         memcpy((uint8_t *)dst + (size_t)(o + b + k) * 16, &y, 16);
       } else if (t.id == WEIR_TYPE_INT32) {
         ((int32_t *)dst)[o + b + k] = (int32_t)q;
@@ -703,11 +703,11 @@ static void exact_date32(const char *f, const struct ArrowArray *src, int64_t of
 }
 
 int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
-                         int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                         int64_t len, weir_type t, wr_arrow_batch *owner, struct ArrowArray *out,
                          rule_hits *inexact, size_t batch, int64_t row_base, weir_error *err) {
   const char *f = field->format;
   int64_t o = start_output(src, off, len, 2, owner, out);
-  void *dst = weir_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));
+  void *dst = wr_arrow_array_alloc_buffer_uninit(out, 1, (size_t)(o + len) * width_of(t));
   const uint8_t *valid = src->n_buffers > 0 ? src->buffers[0] : NULL;
   rule_hits *h = inexact;
   if (f[0] == 'd' && f[1] == ':') {
@@ -729,8 +729,8 @@ int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArra
   if (exact_numeric(f, src, off, len, t, valid, dst, o, h, batch, row_base) == WEIR_OK) return WEIR_OK;
   out->release(out);
   char tn[WEIR_TYPE_NAME_MAX];
-  weir_type_arrow_name(t, tn, sizeof tn);
-  return weir_seterr(err, WEIR_EUNSUPPORTED, "no exact cast from Arrow format \"%s\" to %s", f, tn);
+  wr_type_arrow_name(t, tn, sizeof tn);
+  return wr_seterr(err, WEIR_EUNSUPPORTED, "no exact cast from Arrow format \"%s\" to %s", f, tn);
 }
 
 /* ---- entry point ---------------------------------------------------------------------------------------------------- */
@@ -738,13 +738,13 @@ int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArra
 static bool is_int_format(const char *f) { return !f[1] && strchr("cCsSiIlL", f[0]); }
 
 int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off, int64_t len, weir_type t,
-                weir_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch, int64_t row_base,
+                wr_arrow_batch *owner, struct ArrowArray *out, rule_hits *overflow, size_t batch, int64_t row_base,
                 weir_error *err) {
   const char *f = field->format;
   if (field->dictionary)
     return cast_dictionary(field, src, off, len, t, owner, out, overflow, batch, row_base, err);
   weir_type exact;
-  if (weir_type_from_arrow_format(f, &exact) && weir_type_equal(exact, t)) {
+  if (wr_type_from_arrow_format(f, &exact) && wr_type_equal(exact, t)) {
     /* Already the declared type (a dictionary's values, say): share, no copy. */
     share_all(src, off, len, owner, out);
     return WEIR_OK;
@@ -797,6 +797,6 @@ int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src
   default: break;
   }
   char tn[WEIR_TYPE_NAME_MAX];
-  weir_type_arrow_name(t, tn, sizeof tn);
-  return weir_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to %s", f, tn);
+  wr_type_arrow_name(t, tn, sizeof tn);
+  return wr_seterr(err, WEIR_EUNSUPPORTED, "no cast from Arrow format \"%s\" to %s", f, tn);
 }

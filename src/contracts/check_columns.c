@@ -28,33 +28,33 @@ static bool declared(const weir_contract *c, const char *name) {
 
 /* The output field of a declared column: the declared type's Arrow format, nullable
  * unless required; an Any column keeps the input's type tree. */
-static void out_field(const weir_contract_column *col, const struct ArrowSchema *in, struct ArrowSchema *out) {
+static void out_field(const wr_contract_column *col, const struct ArrowSchema *in, struct ArrowSchema *out) {
   int64_t flags = col->field.required ? 0 : ARROW_FLAG_NULLABLE;
   char fmt[64];
-  if (col->field.type.id == WEIR_TYPE_ANY || !weir_type_arrow_format(col->field.type, fmt, sizeof fmt)) {
-    weir_arrow_schema_copy(in, out);
+  if (col->field.type.id == WEIR_TYPE_ANY || !wr_type_arrow_format(col->field.type, fmt, sizeof fmt)) {
+    wr_arrow_schema_copy(in, out);
     out->flags = (out->flags & ~(int64_t)ARROW_FLAG_NULLABLE) | flags;
     return;
   }
-  weir_arrow_schema_init(out, fmt, col->field.name, flags, 0);
+  wr_arrow_schema_init(out, fmt, col->field.name, flags, 0);
 }
 
-void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const weir_validate_options *opts, plan *p,
+void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const wr_validate_options *opts, plan *p,
                   findings *f) {
   memset(p, 0, sizeof *p);
   p->n_cols = c->n_columns;
-  p->cols = weir_calloc(c->n_columns ? c->n_columns : 1, sizeof *p->cols);
+  p->cols = wr_calloc(c->n_columns ? c->n_columns : 1, sizeof *p->cols);
   int64_t n_in = in && in->release ? in->n_children : 0;
-  p->out_in = weir_calloc((size_t)(c->n_columns + (size_t)n_in + 1), sizeof *p->out_in);
-  p->out_decl = weir_calloc((size_t)(c->n_columns + (size_t)n_in + 1), sizeof *p->out_decl);
+  p->out_in = wr_calloc((size_t)(c->n_columns + (size_t)n_in + 1), sizeof *p->out_in);
+  p->out_decl = wr_calloc((size_t)(c->n_columns + (size_t)n_in + 1), sizeof *p->out_decl);
 
   for (size_t i = 0; i < c->n_columns; i++) {
-    const weir_contract_column *col = &c->columns[i];
+    const wr_contract_column *col = &c->columns[i];
     col_plan *cp = &p->cols[i];
     cp->out_idx = -1;
     cp->in_idx = n_in ? find_input(in, col->field.name) : -1;
     char expected[96];
-    weir_type_arrow_name(col->field.type, expected, sizeof expected);
+    wr_type_arrow_name(col->field.type, expected, sizeof expected);
     if (cp->in_idx < 0) {
       json_t *v = wc_violation_new(WEIR_V_MISSING, col->field.name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "expected", json_string(expected));
@@ -63,8 +63,8 @@ void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const
       continue;
     }
     const struct ArrowSchema *field = in->children[cp->in_idx];
-    cp->cast = weir_cast_check(field, col->field.type, &cp->narrowing);
-    bool exact_possible = cp->cast == WEIR_CAST_REFUSE && weir_cast_exact(field, col->field.type);
+    cp->cast = wr_cast_check(field, col->field.type, &cp->narrowing);
+    bool exact_possible = cp->cast == WEIR_CAST_REFUSE && wr_cast_exact(field, col->field.type);
     if (exact_possible && col->cast == WEIR_CAST_MODE_EXACT) {
       /* Declared cast "exact": the narrowing cast is applied, and each value that does
        * not convert exactly is reported (cast.c, wc_cast_exact_column). */
@@ -73,7 +73,7 @@ void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const
     }
     if (cp->cast == WEIR_CAST_REFUSE) {
       char found[160];
-      weir_arrow_type_name(field, found, sizeof found);
+      wr_arrow_type_name(field, found, sizeof found);
       json_t *v = wc_violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "expected", json_string(expected));
       json_object_set_new(v, "found", json_string(found));
@@ -100,7 +100,7 @@ void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const
     if (declared(c, name) && find_input(in, name) == (long)k) continue;
     if (opts->is_output) {
       char found[160];
-      weir_arrow_type_name(field, found, sizeof found);
+      wr_arrow_type_name(field, found, sizeof found);
       json_t *v = wc_violation_new(WEIR_V_UNKNOWN, name, NULL, WEIR_MODE_FAIL, 0);
       json_object_set_new(v, "found", json_string(found));
       wc_findings_add(f, (long)c->n_columns + (long)k, 0, v);
@@ -111,13 +111,13 @@ void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const
     }
   }
 
-  weir_arrow_schema_init(&p->out_schema, "+s", "", 0, p->n_out);
+  wr_arrow_schema_init(&p->out_schema, "+s", "", 0, p->n_out);
   for (int64_t j = 0; j < p->n_out; j++) {
     struct ArrowSchema child;
     const struct ArrowSchema *field = in->children[p->out_in[j]];
     if (p->out_decl[j] >= 0) out_field(&c->columns[p->out_decl[j]], field, &child);
-    else weir_arrow_schema_copy(field, &child);
-    weir_arrow_schema_set_child(&p->out_schema, j, &child);
+    else wr_arrow_schema_copy(field, &child);
+    wr_arrow_schema_set_child(&p->out_schema, j, &child);
   }
 }
 

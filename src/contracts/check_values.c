@@ -25,7 +25,7 @@ json_t *wc_value_sample(weir_type t, const struct ArrowArray *a, int64_t i) {
   const void *v = a->buffers[1];
   char txt[96];
   switch (t.id) {
-  case WEIR_TYPE_BOOL: return json_boolean(weir_bit_get(v, i));
+  case WEIR_TYPE_BOOL: return json_boolean(wr_bit_get(v, i));
   case WEIR_TYPE_INT32: return json_integer(((const int32_t *)v)[i]);
   case WEIR_TYPE_INT64: return json_integer(((const int64_t *)v)[i]);
   case WEIR_TYPE_FLOAT32: {
@@ -41,7 +41,7 @@ json_t *wc_value_sample(weir_type t, const struct ArrowArray *a, int64_t i) {
   }
   case WEIR_TYPE_FLOAT64: return wc_value_double_json(((const double *)v)[i]);
   case WEIR_TYPE_DECIMAL: {
-    weir_i128 d;
+    wr_i128 d;
     memcpy(&d, (const uint8_t *)v + i * 16, 16);
     wc_value_decimal_format(d, t.scale, txt, sizeof txt);
     return json_string(txt);
@@ -89,7 +89,7 @@ int64_t wc_check_nulls(const col_view *v, rule_hits *h) {
     return v->len;
   }
   if (!bits) return 0;
-  int64_t nulls = v->len - weir_bitmap_count(bits, v->off, v->len);
+  int64_t nulls = v->len - wr_bitmap_count(bits, v->off, v->len);
   if (!nulls) return 0;
   /* Only the first few rows are named; the count is already known, so stop early. */
   int64_t seen = 0;
@@ -149,7 +149,7 @@ struct enum_set {
   uint64_t span;
   uint8_t *bitmap;
   double *floats;
-  weir_i128 *decs;
+  wr_i128 *decs;
   bool allow_true, allow_false;
   /* strings: open addressing over copies of the (few) allowed values; when every value
    * is at most 8 bytes (codes, currencies, statuses) also as packed words, compared
@@ -189,13 +189,13 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why, size_t n) {
-  enum_set *e = weir_calloc(1, sizeof *e);
+  enum_set *e = wr_calloc(1, sizeof *e);
   size_t cnt = json_array_size(values);
   size_t i;
   json_t *j;
   if (is_intlike(t)) {
     e->kind = ENUM_INT;
-    e->ints = weir_calloc(cnt ? cnt : 1, sizeof *e->ints);
+    e->ints = wr_calloc(cnt ? cnt : 1, sizeof *e->ints);
     json_array_foreach(values, i, j) {
       int64_t x;
       if (t.id >= WEIR_TYPE_DATE32) {
@@ -214,12 +214,12 @@ int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why
     uint64_t span = (uint64_t)e->ints[e->n - 1] - (uint64_t)e->lo + 1;
     if (span && span <= (1u << 20)) { /* at most 128 KiB of bitmap: one load per row */
       e->span = span;
-      e->bitmap = weir_calloc((size_t)(span + 7) / 8, 1);
-      for (size_t k = 0; k < e->n; k++) weir_bit_set(e->bitmap, (int64_t)((uint64_t)e->ints[k] - (uint64_t)e->lo));
+      e->bitmap = wr_calloc((size_t)(span + 7) / 8, 1);
+      for (size_t k = 0; k < e->n; k++) wr_bit_set(e->bitmap, (int64_t)((uint64_t)e->ints[k] - (uint64_t)e->lo));
     }
   } else if (t.id == WEIR_TYPE_FLOAT32 || t.id == WEIR_TYPE_FLOAT64) {
     e->kind = ENUM_FLOAT;
-    e->floats = weir_calloc(cnt ? cnt : 1, sizeof *e->floats);
+    e->floats = wr_calloc(cnt ? cnt : 1, sizeof *e->floats);
     json_array_foreach(values, i, j) {
       if (!json_is_number(j)) goto bad;
       /* A Float32 column holds floats: compare with the float the value rounds to. */
@@ -227,7 +227,7 @@ int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why
     }
   } else if (t.id == WEIR_TYPE_DECIMAL) {
     e->kind = ENUM_DEC;
-    e->decs = weir_calloc(cnt ? cnt : 1, sizeof *e->decs);
+    e->decs = wr_calloc(cnt ? cnt : 1, sizeof *e->decs);
     json_array_foreach(values, i, j) {
       if (!wc_value_decimal_from_json(j, t.scale, 0, &e->decs[e->n])) goto bad;
       e->n++;
@@ -241,18 +241,18 @@ int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why
     }
   } else if (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) {
     e->kind = ENUM_BYTES;
-    e->strs = weir_calloc(cnt ? cnt : 1, sizeof *e->strs);
-    e->lens = weir_calloc(cnt ? cnt : 1, sizeof *e->lens);
-    e->hashes = weir_calloc(cnt ? cnt : 1, sizeof *e->hashes);
+    e->strs = wr_calloc(cnt ? cnt : 1, sizeof *e->strs);
+    e->lens = wr_calloc(cnt ? cnt : 1, sizeof *e->lens);
+    e->hashes = wr_calloc(cnt ? cnt : 1, sizeof *e->hashes);
     size_t cap = 8;
     while (cap < cnt * 2) cap *= 2;
     e->mask = cap - 1;
-    e->slots = weir_calloc(cap, sizeof *e->slots);
+    e->slots = wr_calloc(cap, sizeof *e->slots);
     e->all_short = cnt <= 32;
     json_array_foreach(values, i, j) {
       if (!json_is_string(j)) goto bad;
       size_t len = json_string_length(j);
-      e->strs[e->n] = weir_malloc(len + 1);
+      e->strs[e->n] = wr_malloc(len + 1);
       memcpy(e->strs[e->n], json_string_value(j), len + 1);
       e->lens[e->n] = len;
       e->hashes[e->n] = wc_value_hash_bytes((const uint8_t *)e->strs[e->n], len);
@@ -263,8 +263,8 @@ int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why
       e->n++;
     }
     if (e->all_short) {
-      e->packed = weir_calloc(e->n, sizeof *e->packed);
-      e->packed_len = weir_calloc(e->n, 1);
+      e->packed = wr_calloc(e->n, sizeof *e->packed);
+      e->packed_len = wr_calloc(e->n, 1);
       for (size_t k = 0; k < e->n; k++) {
         memcpy(&e->packed[k], e->strs[k], e->lens[k]);
         e->packed_len[k] = (uint8_t)e->lens[k];
@@ -280,7 +280,7 @@ int wc_enum_compile(weir_type t, const json_t *values, enum_set **out, char *why
 bad:;
   char *txt = json_dumps(j, JSON_ENCODE_ANY);
   char tn[WEIR_TYPE_NAME_MAX];
-  weir_type_name(t, tn, sizeof tn);
+  wr_type_name(t, tn, sizeof tn);
   snprintf(why, n, "enum value %s is not a value of type %s", txt ? txt : "?", tn);
   free(txt);
   wc_enum_free(e);
@@ -306,7 +306,7 @@ void wc_enum_free(enum_set *e) {
 static inline bool enum_has_int(const enum_set *e, int64_t x) {
   if (e->bitmap) {
     uint64_t k = (uint64_t)x - (uint64_t)e->lo;
-    return k < e->span && weir_bit_get(e->bitmap, (int64_t)k);
+    return k < e->span && wr_bit_get(e->bitmap, (int64_t)k);
   }
   size_t lo = 0, hi = e->n;
   while (lo < hi) {
@@ -324,7 +324,7 @@ static inline bool enum_has_float(const enum_set *e, double d) {
 }
 
 static inline bool enum_has_dec(const enum_set *e, const uint8_t *p) {
-  weir_i128 d;
+  wr_i128 d;
   memcpy(&d, p, 16);
   for (size_t k = 0; k < e->n; k++)
     if (e->decs[k] == d) return true;
@@ -404,7 +404,7 @@ void wc_enum_run(const enum_set *e, weir_type t, const col_view *v, rule_hits *h
     break;
   }
   case ENUM_BOOL:
-    SCAN_ROWS(v, t, h, weir_bit_get(vals, v->off + i) ? !e->allow_true : !e->allow_false);
+    SCAN_ROWS(v, t, h, wr_bit_get(vals, v->off + i) ? !e->allow_true : !e->allow_false);
     break;
   case ENUM_BYTES: {
     const int64_t *offs = (const int64_t *)vals + v->off;
@@ -428,7 +428,7 @@ struct range_bounds {
   range_kind kind;
   int64_t ilo, ihi;
   double flo, fhi;
-  weir_i128 dlo, dhi;
+  wr_i128 dlo, dhi;
   bool has_lo, has_hi;
   char *slo, *shi;
   size_t nlo, nhi;
@@ -455,7 +455,7 @@ static double number_of(const json_t *j) {
 }
 
 int wc_range_compile(weir_type t, const json_t *min, const json_t *max, range_bounds **out, char *why, size_t n) {
-  range_bounds *r = weir_calloc(1, sizeof *r);
+  range_bounds *r = wr_calloc(1, sizeof *r);
   r->has_lo = min && !json_is_null(min);
   r->has_hi = max && !json_is_null(max);
   bool ok = true;
@@ -476,8 +476,8 @@ int wc_range_compile(weir_type t, const json_t *min, const json_t *max, range_bo
     r->empty = ok && r->flo > r->fhi;
   } else if (t.id == WEIR_TYPE_DECIMAL) {
     r->kind = RANGE_DEC;
-    r->dlo = -((weir_i128)1 << 126);
-    r->dhi = (weir_i128)1 << 126;
+    r->dlo = -((wr_i128)1 << 126);
+    r->dhi = (wr_i128)1 << 126;
     if (r->has_lo) ok = wc_value_decimal_from_json(min, t.scale, +1, &r->dlo);
     if (ok && r->has_hi) ok = wc_value_decimal_from_json(max, t.scale, -1, &r->dhi);
     r->empty = ok && r->dlo > r->dhi;
@@ -487,14 +487,14 @@ int wc_range_compile(weir_type t, const json_t *min, const json_t *max, range_bo
       ok = json_is_string(min);
       if (ok) {
         r->nlo = json_string_length(min);
-        r->slo = weir_strndup(json_string_value(min), r->nlo);
+        r->slo = wr_strndup(json_string_value(min), r->nlo);
       }
     }
     if (ok && r->has_hi) {
       ok = json_is_string(max);
       if (ok) {
         r->nhi = json_string_length(max);
-        r->shi = weir_strndup(json_string_value(max), r->nhi);
+        r->shi = wr_strndup(json_string_value(max), r->nhi);
       }
     }
   } else {
@@ -548,8 +548,8 @@ static inline int bytes_cmp(const uint8_t *a, size_t na, const char *b, size_t n
   return na < nb ? -1 : na > nb;
 }
 
-static inline bool dec_outside(const uint8_t *p, weir_i128 lo, weir_i128 hi) {
-  weir_i128 d;
+static inline bool dec_outside(const uint8_t *p, wr_i128 lo, wr_i128 hi) {
+  wr_i128 d;
   memcpy(&d, p, 16);
   return (d < lo) | (d > hi);
 }
@@ -612,7 +612,7 @@ void wc_range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hi
   }
   case RANGE_DEC: {
     const uint8_t *x = (const uint8_t *)vals + v->off * 16;
-    weir_i128 lo = r->dlo, hi = r->dhi;
+    wr_i128 lo = r->dlo, hi = r->dhi;
     SCAN_ROWS(v, t, h, dec_outside(x + i * 16, lo, hi));
     break;
   }
@@ -630,7 +630,7 @@ void wc_range_run(const range_bounds *r, weir_type t, const col_view *v, rule_hi
 /* ---- compiled rules ------------------------------------------------------------------------------------------------ */
 
 struct compiled_rule {
-  weir_rule_kind kind;
+  wr_rule_kind kind;
   weir_type type;
   enum_set *e;
   range_bounds *r;
@@ -638,9 +638,9 @@ struct compiled_rule {
   unique_set *u;
 };
 
-int wc_compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r, int64_t expected_rows,
+int wc_compiled_rule_new(const wr_contract_column *col, const wr_column_rule *r, int64_t expected_rows,
                       compiled_rule **out, weir_error *err) {
-  compiled_rule *cr = weir_calloc(1, sizeof *cr);
+  compiled_rule *cr = wr_calloc(1, sizeof *cr);
   cr->kind = r->kind;
   cr->type = col->field.type;
   char why[512] = "";
@@ -654,7 +654,7 @@ int wc_compiled_rule_new(const weir_contract_column *col, const weir_column_rule
   }
   if (rc) {
     wc_compiled_rule_free(cr);
-    return weir_seterr(err, WEIR_EINPUT, "rule \"%s\" of column \"%s\": %s", r->name, col->field.name, why);
+    return wr_seterr(err, WEIR_EINPUT, "rule \"%s\" of column \"%s\": %s", r->name, col->field.name, why);
   }
   *out = cr;
   return WEIR_OK;

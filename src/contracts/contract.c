@@ -13,7 +13,7 @@
 #include "util/fs.h"
 #include "util/json.h"
 
-const char *weir_rule_mode_name(weir_rule_mode m) {
+const char *wr_rule_mode_name(wr_rule_mode m) {
   switch (m) {
   case WEIR_MODE_FAIL: return "fail";
   case WEIR_MODE_DROP: return "drop";
@@ -22,7 +22,7 @@ const char *weir_rule_mode_name(weir_rule_mode m) {
   return "fail";
 }
 
-bool contract_mode_parse(const char *s, weir_rule_mode *out) {
+bool contract_mode_parse(const char *s, wr_rule_mode *out) {
   if (!s) return false;
   if (strcmp(s, "fail") == 0) *out = WEIR_MODE_FAIL;
   else if (strcmp(s, "drop") == 0) *out = WEIR_MODE_DROP;
@@ -31,9 +31,9 @@ bool contract_mode_parse(const char *s, weir_rule_mode *out) {
   return true;
 }
 
-const char *weir_cast_mode_name(weir_cast_mode m) { return m == WEIR_CAST_MODE_EXACT ? "exact" : "widen"; }
+const char *wr_cast_mode_name(wr_cast_mode m) { return m == WEIR_CAST_MODE_EXACT ? "exact" : "widen"; }
 
-bool contract_cast_mode_parse(const char *s, weir_cast_mode *out) {
+bool contract_cast_mode_parse(const char *s, wr_cast_mode *out) {
   if (!s) return false;
   if (strcmp(s, "widen") == 0)
     *out = WEIR_CAST_MODE_WIDEN;
@@ -44,7 +44,7 @@ bool contract_cast_mode_parse(const char *s, weir_cast_mode *out) {
   return true;
 }
 
-const char *contract_rule_kind_name(weir_rule_kind k) {
+const char *contract_rule_kind_name(wr_rule_kind k) {
   switch (k) {
   case WEIR_RULE_UNIQUE: return "unique";
   case WEIR_RULE_ENUM: return "enum";
@@ -55,8 +55,8 @@ const char *contract_rule_kind_name(weir_rule_kind k) {
   return "check";
 }
 
-bool contract_rule_kind_parse(const char *s, weir_rule_kind *out) {
-  static const weir_rule_kind all[] = {WEIR_RULE_UNIQUE, WEIR_RULE_ENUM, WEIR_RULE_PATTERN,
+bool contract_rule_kind_parse(const char *s, wr_rule_kind *out) {
+  static const wr_rule_kind all[] = {WEIR_RULE_UNIQUE, WEIR_RULE_ENUM, WEIR_RULE_PATTERN,
                                        WEIR_RULE_RANGE, WEIR_RULE_CHECK};
   if (!s) return false;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -75,14 +75,14 @@ bool contract_op_valid(const char *op) {
   return false;
 }
 
-char *contract_rule_default_name(const char *column, weir_rule_kind k, int check_index) {
-  if (k == WEIR_RULE_CHECK) return weir_asprintf("%s.check[%d]", column, check_index);
-  return weir_asprintf("%s.%s", column, contract_rule_kind_name(k));
+char *contract_rule_default_name(const char *column, wr_rule_kind k, int check_index) {
+  if (k == WEIR_RULE_CHECK) return wr_asprintf("%s.check[%d]", column, check_index);
+  return wr_asprintf("%s.%s", column, contract_rule_kind_name(k));
 }
 
 /* ---- freeing and copying ------------------------------------------------------------------ */
 
-void contract_rule_clear(weir_column_rule *r) {
+void contract_rule_clear(wr_column_rule *r) {
   free(r->name);
   json_decref(r->values);
   json_decref(r->value_names);
@@ -96,29 +96,29 @@ void contract_rule_clear(weir_column_rule *r) {
 /* Deep copies of JSON values, so copies never share mutable state. */
 static json_t *jcopy(const json_t *v) { return v ? json_deep_copy(v) : NULL; }
 
-void contract_rule_copy(weir_column_rule *dst, const weir_column_rule *src) {
+void contract_rule_copy(wr_column_rule *dst, const wr_column_rule *src) {
   memset(dst, 0, sizeof *dst);
   dst->kind = src->kind;
-  dst->name = weir_strdup(src->name);
+  dst->name = wr_strdup(src->name);
   dst->mode = src->mode;
   dst->values = jcopy(src->values);
   dst->value_names = jcopy(src->value_names);
-  dst->pattern = weir_strdup(src->pattern);
+  dst->pattern = wr_strdup(src->pattern);
   dst->min = jcopy(src->min);
   dst->max = jcopy(src->max);
-  dst->sql = weir_strdup(src->sql);
+  dst->sql = wr_strdup(src->sql);
   dst->line = src->line;
   dst->column = src->column;
 }
 
-void contract_column_clear(weir_contract_column *c) {
-  weir_field_clear(&c->field);
+void contract_column_clear(wr_contract_column *c) {
+  wr_field_clear(&c->field);
   for (size_t i = 0; i < c->n_rules; i++) contract_rule_clear(&c->rules[i]);
   free(c->rules);
   memset(c, 0, sizeof *c);
 }
 
-void contract_table_rule_clear(weir_table_rule *r) {
+void contract_table_rule_clear(wr_table_rule *r) {
   free(r->name);
   free(r->sql);
   memset(r, 0, sizeof *r);
@@ -139,47 +139,47 @@ void weir_contract_free(weir_contract *c) {
   free(c);
 }
 
-weir_contract *weir_contract_copy(const weir_contract *c) {
+weir_contract *wr_contract_copy(const weir_contract *c) {
   if (!c) return NULL;
-  weir_contract *d = weir_calloc(1, sizeof *d);
-  d->name = weir_strdup(c->name);
-  d->version = weir_strdup(c->version);
-  d->owner = weir_strdup(c->owner);
-  d->description = weir_strdup(c->description);
+  weir_contract *d = wr_calloc(1, sizeof *d);
+  d->name = wr_strdup(c->name);
+  d->version = wr_strdup(c->version);
+  d->owner = wr_strdup(c->owner);
+  d->description = wr_strdup(c->description);
   d->mode = c->mode;
   d->sla = jcopy(c->sla);
-  d->origin = weir_strdup(c->origin);
+  d->origin = wr_strdup(c->origin);
   d->line = c->line;
   if (c->n_columns) {
-    d->columns = weir_calloc(c->n_columns, sizeof *d->columns);
+    d->columns = wr_calloc(c->n_columns, sizeof *d->columns);
     d->n_columns = c->n_columns;
     for (size_t i = 0; i < c->n_columns; i++) {
-      const weir_contract_column *s = &c->columns[i];
-      weir_contract_column *t = &d->columns[i];
-      weir_field_copy(&t->field, &s->field);
+      const wr_contract_column *s = &c->columns[i];
+      wr_contract_column *t = &d->columns[i];
+      wr_field_copy(&t->field, &s->field);
       t->cast = s->cast;
       t->line = s->line;
       t->column = s->column;
       if (s->n_rules) {
-        t->rules = weir_calloc(s->n_rules, sizeof *t->rules);
+        t->rules = wr_calloc(s->n_rules, sizeof *t->rules);
         t->n_rules = s->n_rules;
         for (size_t j = 0; j < s->n_rules; j++) contract_rule_copy(&t->rules[j], &s->rules[j]);
       }
     }
   }
   if (c->n_rules) {
-    d->rules = weir_calloc(c->n_rules, sizeof *d->rules);
+    d->rules = wr_calloc(c->n_rules, sizeof *d->rules);
     d->n_rules = c->n_rules;
     for (size_t i = 0; i < c->n_rules; i++) {
       d->rules[i] = c->rules[i];
-      d->rules[i].name = weir_strdup(c->rules[i].name);
-      d->rules[i].sql = weir_strdup(c->rules[i].sql);
+      d->rules[i].name = wr_strdup(c->rules[i].name);
+      d->rules[i].sql = wr_strdup(c->rules[i].sql);
     }
   }
   return d;
 }
 
-bool weir_contract_has_sql(const weir_contract *c) {
+bool wr_contract_has_sql(const weir_contract *c) {
   if (!c) return false;
   if (c->n_rules) return true;
   for (size_t i = 0; i < c->n_columns; i++)
@@ -190,33 +190,33 @@ bool weir_contract_has_sql(const weir_contract *c) {
 
 /* ---- schema and lineage ------------------------------------------------------------------ */
 
-void weir_contract_schema(const weir_contract *c, weir_schema *out) {
+void wr_contract_schema(const weir_contract *c, wr_schema *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < c->n_columns; i++) {
-    weir_schema_add(out, &c->columns[i].field);
+    wr_schema_add(out, &c->columns[i].field);
     out->fields[i].field_id = 0;
   }
 }
 
-weir_contract *weir_contract_from_schema(const weir_schema *s, const char *name) {
-  weir_contract *c = weir_calloc(1, sizeof *c);
-  c->name = weir_strdup(name);
+weir_contract *wr_contract_from_schema(const wr_schema *s, const char *name) {
+  weir_contract *c = wr_calloc(1, sizeof *c);
+  c->name = wr_strdup(name);
   c->mode = WEIR_MODE_FAIL;
   if (s->n_fields) {
-    c->columns = weir_calloc(s->n_fields, sizeof *c->columns);
+    c->columns = wr_calloc(s->n_fields, sizeof *c->columns);
     c->n_columns = s->n_fields;
     for (size_t i = 0; i < s->n_fields; i++) {
-      weir_field_copy(&c->columns[i].field, &s->fields[i]);
+      wr_field_copy(&c->columns[i].field, &s->fields[i]);
       c->columns[i].field.field_id = 0;
     }
   }
   return c;
 }
 
-json_t *weir_contract_lineage_json(const weir_contract *c) {
+json_t *wr_contract_lineage_json(const weir_contract *c) {
   json_t *o = json_object();
   for (size_t i = 0; i < c->n_columns; i++) {
-    const weir_field *f = &c->columns[i].field;
+    const wr_field *f = &c->columns[i].field;
     if (!f->n_lineage) continue;
     json_t *a = json_array();
     for (size_t j = 0; j < f->n_lineage; j++) json_array_append_new(a, json_string(f->lineage[j]));
@@ -235,23 +235,23 @@ static bool ends_with(const char *s, const char *suffix) {
   return true;
 }
 
-int weir_contract_load_file(const char *path, weir_contract **out, weir_error *err) {
+int wr_contract_load_file(const char *path, weir_contract **out, weir_error *err) {
   *out = NULL;
   bool yaml = ends_with(path, ".yml") || ends_with(path, ".yaml");
   bool json = ends_with(path, ".json");
   if (!yaml && !json)
-    return weir_seterr(err, WEIR_EINPUT,
+    return wr_seterr(err, WEIR_EINPUT,
                        "%s: a contract file must end in .yml, .yaml (YAML) or .json (IR)", path);
   char *text = NULL;
   size_t len = 0;
-  int rc = weir_fs_read(path, &text, &len, err);
+  int rc = wr_fs_read(path, &text, &len, err);
   if (rc) return rc;
   if (yaml) {
-    rc = weir_contract_from_yaml(text, len, path, out, err);
+    rc = wr_contract_from_yaml(text, len, path, out, err);
   } else {
     json_t *ir = NULL;
-    rc = weir_json_parse(text, path, &ir, err);
-    if (!rc) rc = weir_contract_from_ir(ir, path, out, err);
+    rc = wr_json_parse(text, path, &ir, err);
+    if (!rc) rc = wr_contract_from_ir(ir, path, out, err);
     json_decref(ir);
   }
   free(text);
@@ -269,7 +269,7 @@ static bool is_temporal(weir_type t) { return t.id >= WEIR_TYPE_DATE32 && t.id <
 /* Can JSON value v stand for a value of type t (an enum value or a range bound)? */
 static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size_t n) {
   char tn[WEIR_TYPE_NAME_MAX];
-  weir_type_name(t, tn, sizeof tn);
+  wr_type_name(t, tn, sizeof tn);
   if (is_int_type(t)) {
     /* Enum values must be whole numbers; a bound may be fractional (it is rounded
      * inward: x >= 0.5 means x >= 1 for integers). */
@@ -279,7 +279,7 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
   } else if (is_float_type(t)) {
     if (json_is_number(v)) return true;
   } else if (t.id == WEIR_TYPE_DECIMAL) {
-    weir_i128 x;
+    wr_i128 x;
     /* Bounds may fall between two decimals (rounded inward); enum values must be exact. */
     if (wc_value_decimal_from_json(v, t.scale, bound ? -1 : 0, &x)) return true;
   } else if (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) {
@@ -311,7 +311,7 @@ static bool value_fits(weir_type t, const json_t *v, bool bound, char *why, size
   return false;
 }
 
-bool contract_cast_check(const weir_contract_column *col, char *why, size_t n) {
+bool contract_cast_check(const wr_contract_column *col, char *why, size_t n) {
   if (col->cast != WEIR_CAST_MODE_EXACT) return true;
   switch (col->field.type.id) {
   case WEIR_TYPE_INT32:
@@ -326,7 +326,7 @@ bool contract_cast_check(const weir_contract_column *col, char *why, size_t n) {
   case WEIR_TYPE_TS_NS_UTC: return true;
   default: {
     char tn[WEIR_TYPE_NAME_MAX];
-    weir_type_name(col->field.type, tn, sizeof tn);
+    wr_type_name(col->field.type, tn, sizeof tn);
     snprintf(why, n,
              "cast exact applies to numbers, decimals, dates and timestamps, not %s (no narrowing cast leads "
              "to it)",
@@ -336,11 +336,11 @@ bool contract_cast_check(const weir_contract_column *col, char *why, size_t n) {
   }
 }
 
-bool contract_rule_check(const weir_contract_column *col, const weir_column_rule *r, char *why,
+bool contract_rule_check(const wr_contract_column *col, const wr_column_rule *r, char *why,
                          size_t n) {
   weir_type t = col->field.type;
   char tn[WEIR_TYPE_NAME_MAX];
-  weir_type_name(t, tn, sizeof tn);
+  wr_type_name(t, tn, sizeof tn);
   switch (r->kind) {
   case WEIR_RULE_UNIQUE:
     if (t.id == WEIR_TYPE_ANY) {
@@ -411,7 +411,7 @@ bool contract_rule_check(const weir_contract_column *col, const weir_column_rule
       snprintf(why, n, "a check needs a SQL expression");
       return false;
     }
-    return true; /* its shape is the parser's to judge (weir_engine_sql_shape, when it runs) */
+    return true; /* its shape is the parser's to judge (wr_engine_sql_shape, when it runs) */
   }
   snprintf(why, n, "unknown rule kind");
   return false;

@@ -21,27 +21,27 @@
 #include "types/schema.h"
 #include "util/error.h"
 
-typedef enum weir_rule_mode {
+typedef enum wr_rule_mode {
   WEIR_MODE_FAIL = 0,  /* a hard contract: nothing is written */
   WEIR_MODE_DROP = 1,  /* violating rows go to <table>__quarantine */
   WEIR_MODE_WARN = 2   /* written; the violation is reported and recorded */
-} weir_rule_mode;
+} wr_rule_mode;
 
-const char *weir_rule_mode_name(weir_rule_mode m); /* "fail", "drop", "warn" */
+const char *wr_rule_mode_name(wr_rule_mode m); /* "fail", "drop", "warn" */
 
-typedef enum weir_rule_kind {
+typedef enum wr_rule_kind {
   WEIR_RULE_UNIQUE = 0,
   WEIR_RULE_ENUM,
   WEIR_RULE_PATTERN,
   WEIR_RULE_RANGE,
   WEIR_RULE_CHECK      /* a SQL boolean expression over the row */
-} weir_rule_kind;
+} wr_rule_kind;
 
 /* A rule on one column. */
-typedef struct weir_column_rule {
-  weir_rule_kind kind;
+typedef struct wr_column_rule {
+  wr_rule_kind kind;
   char *name;            /* e.g. "Age.range", or a user-given name */
-  weir_rule_mode mode;
+  wr_rule_mode mode;
   json_t *values;        /* enum: allowed values (JSON array of numbers or strings) */
   json_t *value_names;   /* enum: names of the values (array of strings) or NULL */
   char *pattern;         /* pattern: PCRE2 regex, matched against the whole value */
@@ -50,49 +50,49 @@ typedef struct weir_column_rule {
   char *sql;             /* check: SQL boolean expression */
   int line;              /* where it was declared in the contract's source (1-based), 0 if unknown */
   int column;
-} weir_column_rule;
+} wr_column_rule;
 
 /* How data of another Arrow type is given the column's declared type (docs/types.md). */
-typedef enum weir_cast_mode {
+typedef enum wr_cast_mode {
   WEIR_CAST_MODE_WIDEN = 0, /* widening casts only (the default): no value can change */
   WEIR_CAST_MODE_EXACT = 1  /* also narrowing casts, checked value by value: a value that
                                does not convert exactly (2.5 to Int64) is a violation */
-} weir_cast_mode;
+} wr_cast_mode;
 
-const char *weir_cast_mode_name(weir_cast_mode m); /* "widen", "exact" */
+const char *wr_cast_mode_name(wr_cast_mode m); /* "widen", "exact" */
 
-typedef struct weir_contract_column {
-  weir_field field;      /* name, type, required, doc, lineage (field_id unused here) */
-  weir_cast_mode cast;   /* IR "cast"; YAML cast:, Python TableField(cast=...) */
-  weir_column_rule *rules;
+typedef struct wr_contract_column {
+  wr_field field;      /* name, type, required, doc, lineage (field_id unused here) */
+  wr_cast_mode cast;   /* IR "cast"; YAML cast:, Python TableField(cast=...) */
+  wr_column_rule *rules;
   size_t n_rules;
   int line;              /* where it was declared (1-based), 0 if unknown */
   int column;
-} weir_contract_column;
+} wr_contract_column;
 
 /* A rule over the whole table: a SQL query over {table} returning one number. */
-typedef struct weir_table_rule {
+typedef struct wr_table_rule {
   char *name;
   char *sql;
   double threshold;
   char op[3];            /* "<=" (default), "<", ">=", ">", "==", "!=" */
-  weir_rule_mode mode;
+  wr_rule_mode mode;
   int line;              /* where it was declared (1-based), 0 if unknown */
   int column;
-} weir_table_rule;
+} wr_table_rule;
 
 struct weir_contract {
   char *name;            /* contract / schema name */
   char *version;
   char *owner;
   char *description;     /* the table doc (-> Iceberg `comment`) */
-  weir_rule_mode mode;   /* default mode of rules that do not set one */
+  wr_rule_mode mode;   /* default mode of rules that do not set one */
   json_t *sla;           /* object or NULL, recorded as given */
   char *origin;          /* file the contract came from, or NULL */
   int line;
-  weir_contract_column *columns;
+  wr_contract_column *columns;
   size_t n_columns;
-  weir_table_rule *rules;
+  wr_table_rule *rules;
   size_t n_rules;
 };
 typedef struct weir_contract weir_contract;
@@ -101,52 +101,52 @@ typedef struct weir_contract weir_contract;
 
 /* From the IR JSON (docs/contract-ir.md). `origin` names the source in errors. Errors:
  * WEIR_EINPUT naming origin and the field. */
-int weir_contract_from_ir(const json_t *ir, const char *origin, weir_contract **out,
+int wr_contract_from_ir(const json_t *ir, const char *origin, weir_contract **out,
                           weir_error *err);
-/* The IR JSON of a contract (new reference). Round-trips with weir_contract_from_ir. */
-json_t *weir_contract_to_ir(const weir_contract *c);
+/* The IR JSON of a contract (new reference). Round-trips with wr_contract_from_ir. */
+json_t *wr_contract_to_ir(const weir_contract *c);
 /* From YAML text (docs/contracts.md "YAML contracts"): `contract:` with name, version,
  * owner, description, mode, sla, columns (or schema) and rules (or quality_rules). Errors
  * name origin, line and column: a syntax error, an unknown type name, an unknown key, a
  * bad rule. */
-int weir_contract_from_yaml(const char *text, size_t len, const char *origin,
+int wr_contract_from_yaml(const char *text, size_t len, const char *origin,
                             weir_contract **out, weir_error *err);
 /* Loads .yml/.yaml (YAML) or .json (IR) from a file. */
-int weir_contract_load_file(const char *path, weir_contract **out, weir_error *err);
+int wr_contract_load_file(const char *path, weir_contract **out, weir_error *err);
 void weir_contract_free(weir_contract *c);
-weir_contract *weir_contract_copy(const weir_contract *c);
+weir_contract *wr_contract_copy(const weir_contract *c);
 
 /* The contract's columns as a schema (copies; field ids 0). */
-void weir_contract_schema(const weir_contract *c, weir_schema *out);
+void wr_contract_schema(const weir_contract *c, wr_schema *out);
 /* A contract with just the columns of a schema and no rules (an Iceberg table's current
  * schema used as the contract of an append). */
-weir_contract *weir_contract_from_schema(const weir_schema *s, const char *name);
+weir_contract *wr_contract_from_schema(const wr_schema *s, const char *name);
 
 /* True when the contract has SQL (a check or a table rule): validating it needs an engine,
  * which should have no file access (the lake lends a sealed one). */
-bool weir_contract_has_sql(const weir_contract *c);
+bool wr_contract_has_sql(const weir_contract *c);
 
 /* Lineage map {column: [refs]} for the weir.lineage table property (new reference). */
-json_t *weir_contract_lineage_json(const weir_contract *c);
+json_t *wr_contract_lineage_json(const weir_contract *c);
 
 /* ---- validation --------------------------------------------------------------------- */
 
-typedef struct weir_validate_options {
+typedef struct wr_validate_options {
   bool is_output;        /* unknown columns fail (outputs); inputs allow and drop them */
   bool project;          /* inputs with a projection schema: keep only declared columns */
   const char *subject;   /* for the message header, e.g. "model h (output, schema
                             ExpensiveWomenCabins)" or "import of titanic.csv into
                             default.titanic (contract titanic)" */
-  weir_engine *engine;   /* runs SQL checks and table rules; NULL = the validator opens
+  wr_engine *engine;   /* runs SQL checks and table rules; NULL = the validator opens
                             its own when a contract has SQL rules */
   int sample_limit;      /* sample values and row numbers kept per violation; 0 = 3 */
-  const weir_arrow_table *unique_seed; /* values already in the table (appends): a row
+  const wr_arrow_table *unique_seed; /* values already in the table (appends): a row
                             repeating one of them breaks `unique` too. Columns are matched
                             by name and used when their type is the declared one; the
                             table must stay alive during the call. NULL: none */
-} weir_validate_options;
+} wr_validate_options;
 
-typedef enum weir_violation_kind {
+typedef enum wr_violation_kind {
   WEIR_V_MISSING = 0, /* a declared column is missing */
   WEIR_V_UNKNOWN,     /* a column the contract does not declare (outputs) */
   WEIR_V_TYPE,        /* a type that differs and cannot be widened; or values a cast
@@ -159,21 +159,21 @@ typedef enum weir_violation_kind {
   WEIR_V_RANGE,
   WEIR_V_CHECK,
   WEIR_V_TABLE_RULE
-} weir_violation_kind;
+} wr_violation_kind;
 
-typedef struct weir_validation {
+typedef struct wr_validation {
   bool failed;                  /* a fail-mode violation was found: write nothing */
-  weir_arrow_table valid;       /* the data to write: cast, drop-mode rows removed */
-  weir_arrow_table quarantine;  /* rows removed by drop-mode rules, with a string column
+  wr_arrow_table valid;       /* the data to write: cast, drop-mode rows removed */
+  wr_arrow_table quarantine;  /* rows removed by drop-mode rules, with a string column
                                    `_weir_rule` naming the rule(s); n_rows 0 if none */
   json_t *report;               /* {ok, rows_in, rows_valid, rows_quarantined,
                                    violations: [{kind, column, rule, mode, count, rows,
                                    samples, message}], rules: [{rule, kind, column, mode,
                                    value, threshold, rows_affected, passed}], casts:
                                    [{column, from, to, cast}]} */
-} weir_validation;
+} wr_validation;
 
-void weir_validation_clear(weir_validation *v);
+void wr_validation_clear(wr_validation *v);
 
 /*
  * Validates `in` (consumed: its batches are moved into the result or released) against a
@@ -190,12 +190,12 @@ void weir_validation_clear(weir_validation *v);
  * (no "error: " prefix; the CLI adds it) and err->details = the violations array; `out`
  * is still filled (report included) so callers can record it.
  */
-int weir_contract_validate(const weir_contract *c, weir_arrow_table *in,
-                           const weir_validate_options *opts, weir_validation *out,
+int wr_contract_validate(const weir_contract *c, wr_arrow_table *in,
+                           const wr_validate_options *opts, wr_validation *out,
                            weir_error *err);
 
 /* The one-line message of a violation object from a report (as in the list above,
  * without the leading "  - "). Caller frees. */
-char *weir_violation_message(const json_t *violation);
+char *wr_violation_message(const json_t *violation);
 
 #endif

@@ -54,22 +54,22 @@ static int64_t take_validity(const struct ArrowArray *a, int64_t phys0, const in
                              struct ArrowArray *out) {
   const uint8_t *src = a->n_buffers > 0 ? a->buffers[0] : NULL;
   if (!src) return 0;
-  uint8_t *dst = weir_arrow_array_alloc_buffer(out, 0, (size_t)(n + 7) / 8);
+  uint8_t *dst = wr_arrow_array_alloc_buffer(out, 0, (size_t)(n + 7) / 8);
   int64_t nulls = 0;
   for (int64_t k = 0; k < n; k++) {
-    if (weir_bit_get(src, phys0 + idx[k])) weir_bit_set(dst, k);
+    if (wr_bit_get(src, phys0 + idx[k])) wr_bit_set(dst, k);
     else nulls++;
   }
   return nulls;
 }
 
 static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t base, const int64_t *idx,
-                      int64_t n, weir_arrow_batch *owner, struct ArrowArray *out, weir_error *err);
+                      int64_t n, wr_arrow_batch *owner, struct ArrowArray *out, weir_error *err);
 
 /* Lists: child rows of each kept row, in order, become the new child. */
 static int take_list(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t phys0, const int64_t *idx,
-                     int64_t n, bool large, weir_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
-  weir_arrow_array_init(out, n, 2, 1);
+                     int64_t n, bool large, wr_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
+  wr_arrow_array_init(out, n, 2, 1);
   out->null_count = take_validity(a, phys0, idx, n, out);
   int64_t total = 0;
   for (int64_t k = 0; k < n; k++) {
@@ -77,8 +77,8 @@ static int take_list(const struct ArrowSchema *s, const struct ArrowArray *a, in
     total += large ? ((const int64_t *)a->buffers[1])[r + 1] - ((const int64_t *)a->buffers[1])[r]
                    : ((const int32_t *)a->buffers[1])[r + 1] - ((const int32_t *)a->buffers[1])[r];
   }
-  int64_t *child_idx = weir_malloc((size_t)(total ? total : 1) * sizeof *child_idx);
-  void *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(n + 1) * (large ? 8 : 4));
+  int64_t *child_idx = wr_malloc((size_t)(total ? total : 1) * sizeof *child_idx);
+  void *offs = wr_arrow_array_alloc_buffer(out, 1, (size_t)(n + 1) * (large ? 8 : 4));
   int64_t pos = 0;
   for (int64_t k = 0; k < n; k++) {
     int64_t r = phys0 + idx[k];
@@ -97,36 +97,36 @@ static int take_list(const struct ArrowSchema *s, const struct ArrowArray *a, in
     out->release(out);
     return rc;
   }
-  weir_arrow_array_set_child(out, 0, &child);
+  wr_arrow_array_set_child(out, 0, &child);
   return WEIR_OK;
 }
 
 static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t base, const int64_t *idx,
-                      int64_t n, weir_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
+                      int64_t n, wr_arrow_batch *owner, struct ArrowArray *out, weir_error *err) {
   const char *f = s->format;
   int64_t phys0 = a->offset + base;
   if (s->dictionary)
-    return weir_seterr(err, WEIR_EUNSUPPORTED,
+    return wr_seterr(err, WEIR_EUNSUPPORTED,
                        "cannot drop rows from a column holding a nested dictionary (field \"%s\")",
                        s->name ? s->name : "");
   if (!strcmp(f, "n")) {
-    weir_arrow_array_init(out, n, 0, 0);
+    wr_arrow_array_init(out, n, 0, 0);
     out->null_count = n;
     return WEIR_OK;
   }
   if (!strcmp(f, "b")) {
-    weir_arrow_array_init(out, n, 2, 0);
+    wr_arrow_array_init(out, n, 2, 0);
     out->null_count = take_validity(a, phys0, idx, n, out);
-    uint8_t *bits = weir_arrow_array_alloc_buffer(out, 1, (size_t)(n + 7) / 8);
+    uint8_t *bits = wr_arrow_array_alloc_buffer(out, 1, (size_t)(n + 7) / 8);
     for (int64_t k = 0; k < n; k++)
-      if (weir_bit_get(a->buffers[1], phys0 + idx[k])) weir_bit_set(bits, k);
+      if (wr_bit_get(a->buffers[1], phys0 + idx[k])) wr_bit_set(bits, k);
     return WEIR_OK;
   }
   size_t w = fixed_width(f);
   if (w) {
-    weir_arrow_array_init(out, n, 2, 0);
+    wr_arrow_array_init(out, n, 2, 0);
     out->null_count = take_validity(a, phys0, idx, n, out);
-    uint8_t *dst = weir_arrow_array_alloc_buffer(out, 1, (size_t)n * w);
+    uint8_t *dst = wr_arrow_array_alloc_buffer(out, 1, (size_t)n * w);
     const uint8_t *src = a->buffers[1];
     switch (w) { /* constant sizes let the compiler emit plain moves */
     case 4:
@@ -145,7 +145,7 @@ static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, i
   }
   bool small = !strcmp(f, "u") || !strcmp(f, "z"), large = !strcmp(f, "U") || !strcmp(f, "Z");
   if (small || large) {
-    weir_arrow_array_init(out, n, 3, 0);
+    wr_arrow_array_init(out, n, 3, 0);
     out->null_count = take_validity(a, phys0, idx, n, out);
     const uint8_t *data = a->buffers[2];
     int64_t total = 0;
@@ -154,8 +154,8 @@ static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, i
       total += large ? ((const int64_t *)a->buffers[1])[r + 1] - ((const int64_t *)a->buffers[1])[r]
                      : ((const int32_t *)a->buffers[1])[r + 1] - ((const int32_t *)a->buffers[1])[r];
     }
-    void *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(n + 1) * (large ? 8 : 4));
-    uint8_t *dst = weir_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
+    void *offs = wr_arrow_array_alloc_buffer(out, 1, (size_t)(n + 1) * (large ? 8 : 4));
+    uint8_t *dst = wr_arrow_array_alloc_buffer(out, 2, (size_t)(total ? total : 1));
     int64_t pos = 0;
     for (int64_t k = 0; k < n; k++) {
       int64_t r = phys0 + idx[k];
@@ -171,16 +171,16 @@ static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, i
     return WEIR_OK;
   }
   if (!strcmp(f, "vu") || !strcmp(f, "vz")) {
-    weir_arrow_array_init(out, n, a->n_buffers, 0);
+    wr_arrow_array_init(out, n, a->n_buffers, 0);
     out->null_count = take_validity(a, phys0, idx, n, out);
-    uint8_t *dst = weir_arrow_array_alloc_buffer(out, 1, (size_t)n * 16);
+    uint8_t *dst = wr_arrow_array_alloc_buffer(out, 1, (size_t)n * 16);
     for (int64_t k = 0; k < n; k++) memcpy(dst + k * 16, (const uint8_t *)a->buffers[1] + (phys0 + idx[k]) * 16, 16);
     /* The views still point at the same variadic buffers (and their sizes buffer). */
-    for (int64_t i = 2; i < a->n_buffers; i++) weir_arrow_array_borrow_buffer(out, i, a->buffers[i], i == 2 ? owner : NULL);
+    for (int64_t i = 2; i < a->n_buffers; i++) wr_arrow_array_borrow_buffer(out, i, a->buffers[i], i == 2 ? owner : NULL);
     return WEIR_OK;
   }
   if (!strcmp(f, "+s")) {
-    weir_arrow_array_init(out, n, 1, a->n_children);
+    wr_arrow_array_init(out, n, 1, a->n_children);
     out->null_count = take_validity(a, phys0, idx, n, out);
     for (int64_t c = 0; c < a->n_children; c++) {
       struct ArrowArray child;
@@ -189,7 +189,7 @@ static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, i
         out->release(out);
         return rc;
       }
-      weir_arrow_array_set_child(out, c, &child);
+      wr_arrow_array_set_child(out, c, &child);
     }
     return WEIR_OK;
   }
@@ -197,9 +197,9 @@ static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, i
   if (!strcmp(f, "+L")) return take_list(s, a, phys0, idx, n, true, owner, out, err);
   if (f[0] == '+' && f[1] == 'w' && f[2] == ':') {
     int64_t size = atoll(f + 3);
-    weir_arrow_array_init(out, n, 1, 1);
+    wr_arrow_array_init(out, n, 1, 1);
     out->null_count = take_validity(a, phys0, idx, n, out);
-    int64_t *child_idx = weir_malloc((size_t)(n * size > 0 ? n * size : 1) * sizeof *child_idx);
+    int64_t *child_idx = wr_malloc((size_t)(n * size > 0 ? n * size : 1) * sizeof *child_idx);
     for (int64_t k = 0; k < n; k++)
       for (int64_t j = 0; j < size; j++) child_idx[k * size + j] = (phys0 + idx[k]) * size + j;
     struct ArrowArray child;
@@ -209,23 +209,23 @@ static int take_array(const struct ArrowSchema *s, const struct ArrowArray *a, i
       out->release(out);
       return rc;
     }
-    weir_arrow_array_set_child(out, 0, &child);
+    wr_arrow_array_set_child(out, 0, &child);
     return WEIR_OK;
   }
   char tn[160];
-  weir_arrow_type_name(s, tn, sizeof tn);
-  return weir_seterr(err, WEIR_EUNSUPPORTED, "cannot drop rows from column \"%s\" of type %s", s->name ? s->name : "",
+  wr_arrow_type_name(s, tn, sizeof tn);
+  return wr_seterr(err, WEIR_EUNSUPPORTED, "cannot drop rows from column \"%s\" of type %s", s->name ? s->name : "",
                      tn);
 }
 
 /* A top-level dictionary column: a shared clone of the column (which owns a clone of the
  * dictionary) whose validity and index buffers are replaced by the taken ones. */
-static void take_dictionary(const struct ArrowSchema *s, weir_arrow_batch *b, int64_t col, const int64_t *idx,
+static void take_dictionary(const struct ArrowSchema *s, wr_arrow_batch *b, int64_t col, const int64_t *idx,
                             int64_t n, struct ArrowArray *out) {
-  const struct ArrowArray *batch = weir_arrow_batch_array(b);
+  const struct ArrowArray *batch = wr_arrow_batch_array(b);
   const struct ArrowArray *a = batch->children[col];
   int64_t phys0 = a->offset + batch->offset;
-  weir_arrow_batch_export_column(b, col, out);
+  wr_arrow_batch_export_column(b, col, out);
   size_t w = fixed_width(s->format);
   const uint8_t *src_valid = a->buffers[0];
   const uint8_t *src = a->buffers[1];
@@ -233,21 +233,21 @@ static void take_dictionary(const struct ArrowSchema *s, weir_arrow_batch *b, in
   out->offset = 0;
   int64_t nulls = 0;
   if (src_valid) {
-    uint8_t *dst = weir_arrow_array_alloc_buffer(out, 0, (size_t)(n + 7) / 8);
+    uint8_t *dst = wr_arrow_array_alloc_buffer(out, 0, (size_t)(n + 7) / 8);
     for (int64_t k = 0; k < n; k++) {
-      if (weir_bit_get(src_valid, phys0 + idx[k])) weir_bit_set(dst, k);
+      if (wr_bit_get(src_valid, phys0 + idx[k])) wr_bit_set(dst, k);
       else nulls++;
     }
   }
   out->null_count = nulls;
-  uint8_t *dst = weir_arrow_array_alloc_buffer(out, 1, (size_t)n * w);
+  uint8_t *dst = wr_arrow_array_alloc_buffer(out, 1, (size_t)n * w);
   for (int64_t k = 0; k < n; k++) memcpy(dst + (size_t)k * w, src + (size_t)(phys0 + idx[k]) * w, w);
 }
 
-int wc_filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const int64_t *idx, int64_t n,
+int wc_filter_take_batch(const struct ArrowSchema *s, wr_arrow_batch *b, const int64_t *idx, int64_t n,
                       struct ArrowArray *out, weir_error *err) {
-  const struct ArrowArray *batch = weir_arrow_batch_array(b);
-  weir_arrow_array_init(out, n, 1, batch->n_children);
+  const struct ArrowArray *batch = wr_arrow_batch_array(b);
+  wr_arrow_array_init(out, n, 1, batch->n_children);
   for (int64_t c = 0; c < batch->n_children; c++) {
     struct ArrowArray child;
     const struct ArrowSchema *cs = s->children[c];
@@ -260,7 +260,7 @@ int wc_filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const
         return rc;
       }
     }
-    weir_arrow_array_set_child(out, c, &child);
+    wr_arrow_array_set_child(out, c, &child);
   }
   return WEIR_OK;
 }
@@ -268,9 +268,9 @@ int wc_filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const
 void wc_filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out) {
   size_t total = 0;
   for (int64_t k = 0; k < n; k++) total += strlen(texts[k]);
-  weir_arrow_array_init(out, n, 3, 0);
-  int64_t *offs = weir_arrow_array_alloc_buffer(out, 1, (size_t)(n + 1) * 8);
-  char *data = weir_arrow_array_alloc_buffer(out, 2, total ? total : 1);
+  wr_arrow_array_init(out, n, 3, 0);
+  int64_t *offs = wr_arrow_array_alloc_buffer(out, 1, (size_t)(n + 1) * 8);
+  char *data = wr_arrow_array_alloc_buffer(out, 2, total ? total : 1);
   int64_t pos = 0;
   for (int64_t k = 0; k < n; k++) {
     size_t len = strlen(texts[k]);

@@ -23,25 +23,25 @@
 /* ---- contract.c ---------------------------------------------------------------------- */
 
 /* The spelling of a rule kind in the IR and in reports: "unique", "enum", ... */
-const char *contract_rule_kind_name(weir_rule_kind k);
-bool contract_rule_kind_parse(const char *s, weir_rule_kind *out);
-bool contract_mode_parse(const char *s, weir_rule_mode *out);
+const char *contract_rule_kind_name(wr_rule_kind k);
+bool contract_rule_kind_parse(const char *s, wr_rule_kind *out);
+bool contract_mode_parse(const char *s, wr_rule_mode *out);
 /* "widen" or "exact" (the IR's and YAML's spellings of a column's cast). */
-bool contract_cast_mode_parse(const char *s, weir_cast_mode *out);
+bool contract_cast_mode_parse(const char *s, wr_cast_mode *out);
 /* True for the comparisons a table rule accepts ("<=", "<", ">=", ">", "==", "!="). */
 bool contract_op_valid(const char *op);
 /* The default name of a column rule: "<column>.<kind>", checks "<column>.check[i]". */
-char *contract_rule_default_name(const char *column, weir_rule_kind k, int check_index);
-void contract_rule_clear(weir_column_rule *r);
-void contract_rule_copy(weir_column_rule *dst, const weir_column_rule *src);
-void contract_column_clear(weir_contract_column *c);
-void contract_table_rule_clear(weir_table_rule *r);
+char *contract_rule_default_name(const char *column, wr_rule_kind k, int check_index);
+void contract_rule_clear(wr_column_rule *r);
+void contract_rule_copy(wr_column_rule *dst, const wr_column_rule *src);
+void contract_column_clear(wr_contract_column *c);
+void contract_table_rule_clear(wr_table_rule *r);
 /* Is rule r meaningful on a column of type t? Writes why not (one clause, no origin). */
-bool contract_rule_check(const weir_contract_column *col, const weir_column_rule *r, char *why,
+bool contract_rule_check(const wr_contract_column *col, const wr_column_rule *r, char *why,
                          size_t why_size);
 /* Does the column's cast mode make sense for its type (exact: a type some narrowing cast
  * leads to)? Writes why not. */
-bool contract_cast_check(const weir_contract_column *col, char *why, size_t why_size);
+bool contract_cast_check(const wr_contract_column *col, char *why, size_t why_size);
 /* Column names and rule names must not repeat (ir.c). */
 int contract_check_names(const weir_contract *c, const char *origin, weir_error *err);
 /* Closest word of `words` (NULL-terminated) to `s` when it is a plausible typo, or NULL. */
@@ -49,14 +49,14 @@ const char *contract_suggest(const char *s, const char *const *words);
 
 /* ---- values.c: values of weir types, to and from text ------------------------------- */
 
-typedef __int128 weir_i128;
+typedef __int128 wr_i128;
 
 /* A decimal literal ("12.5", "-3", "1e2" is refused) at `scale` digits: exact when
  * representable; otherwise rounded down (dir < 0), up (dir > 0), or refused (dir == 0). */
-bool wc_value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out);
+bool wc_value_decimal_parse(const char *s, int scale, int dir, wr_i128 *out);
 /* A JSON number or string as a decimal at `scale` (see wc_value_decimal_parse). */
-bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out);
-void wc_value_decimal_format(weir_i128 v, int scale, char *out, size_t size);
+bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, wr_i128 *out);
+void wc_value_decimal_format(wr_i128 v, int scale, char *out, size_t size);
 /* A double that is a whole number an int64 holds (1.0, -3e18), in *out; false for 1.5,
  * 1e300, NaN and the infinities, which a cast to int64_t would make undefined. */
 bool wc_real_to_int64(double d, int64_t *out);
@@ -85,7 +85,7 @@ bool wc_value_ts_utc(weir_type t);
 /* ---- findings ---------------------------------------------------------------------------
  * Everything a check finds is added to a `findings` list as a JSON violation object plus
  * a sort key, so that report.c can order them (column order, then rule) and build the
- * messages from the objects alone (the same code serves weir_violation_message). */
+ * messages from the objects alone (the same code serves wr_violation_message). */
 
 typedef struct finding {
   long col_order;   /* declared column index; undeclared columns after; table rules last */
@@ -105,9 +105,9 @@ void wc_findings_clear(findings *f);
 /* Sorts and fills each object's "message". */
 void wc_findings_finish(findings *f);
 /* A violation object with the common fields set (column may be NULL). */
-json_t *wc_violation_new(weir_violation_kind kind, const char *column, const char *rule,
-                      weir_rule_mode mode, int64_t count);
-const char *wc_violation_kind_name(weir_violation_kind k);
+json_t *wc_violation_new(wr_violation_kind kind, const char *column, const char *rule,
+                      wr_rule_mode mode, int64_t count);
+const char *wc_violation_kind_name(wr_violation_kind k);
 
 /* Hot loops over Arrow buffers are compiled twice, for AVX2 and for baseline x86-64; the
  * loader picks the clone the CPU supports (GCC function multi-versioning). Not under the
@@ -195,7 +195,7 @@ static inline uint64_t load_bits(const uint8_t *bits, int64_t pos, int64_t end) 
 
 typedef struct col_plan {
   long in_idx;                    /* input column, -1 when missing */
-  weir_cast_kind cast;            /* WIDEN also for an exact cast (`exact`) */
+  wr_cast_kind cast;            /* WIDEN also for an exact cast (`exact`) */
   bool narrowing;
   bool exact;                     /* a narrowing cast checked value by value (cast "exact") */
   long out_idx;                   /* column in the cast batches, -1 when not there */
@@ -212,27 +212,27 @@ typedef struct plan {
 } plan;
 
 void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in_schema,
-                  const weir_validate_options *opts, plan *p, findings *f);
+                  const wr_validate_options *opts, plan *p, findings *f);
 void wc_plan_clear(plan *p);
 
 /* ---- cast.c ------------------------------------------------------------------------------ */
 
 /* Builds column `out` of declared type `t` from `src` (field `field`, physical start
- * `off`, `len` rows): a widening cast per weir_cast_check. Untouched buffers (validity,
+ * `off`, `len` rows): a widening cast per wr_cast_check. Untouched buffers (validity,
  * string data) are borrowed from `owner`, not copied. Values the target cannot hold
  * (a timestamp that overflows a finer unit) are counted into `overflow` with samples.
  * Errors: WEIR_EUNSUPPORTED for a pair the types module allows but no kernel handles. */
 int wc_cast_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
-                int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                int64_t len, weir_type t, wr_arrow_batch *owner, struct ArrowArray *out,
                 rule_hits *overflow, size_t batch, int64_t row_base, weir_error *err);
 
-/* A narrowing cast of a column declared cast "exact" (a pair weir_cast_exact allows):
+/* A narrowing cast of a column declared cast "exact" (a pair wr_cast_exact allows):
  * each value that does not convert exactly (2.5 to an integer, 1.005 to two decimals, a
  * timestamp with sub-units the coarser unit lacks, a date64 off midnight) is added to
  * `inexact` with its value, and written as 0 (the column is reported; nothing is
  * written). Vectorised over 64-row words; no allocation per value. */
 int wc_cast_exact_column(const struct ArrowSchema *field, const struct ArrowArray *src, int64_t off,
-                         int64_t len, weir_type t, weir_arrow_batch *owner, struct ArrowArray *out,
+                         int64_t len, weir_type t, wr_arrow_batch *owner, struct ArrowArray *out,
                          rule_hits *inexact, size_t batch, int64_t row_base, weir_error *err);
 
 /* ---- check_values.c --------------------------------------------------------------------- */
@@ -244,7 +244,7 @@ int64_t wc_check_nulls(const col_view *v, rule_hits *h);
  * regex, a unique set); see check_values.c, rule_pattern.c, rule_unique.c. */
 typedef struct compiled_rule compiled_rule;
 
-int wc_compiled_rule_new(const weir_contract_column *col, const weir_column_rule *r,
+int wc_compiled_rule_new(const wr_contract_column *col, const wr_column_rule *r,
                       int64_t expected_rows, compiled_rule **out, weir_error *err);
 void wc_compiled_rule_free(compiled_rule *cr);
 /* Runs the rule over one column view, adding violations to h. */
@@ -281,7 +281,7 @@ void wc_unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h);
 /* A data set the SQL rules run over: the cast batches (declared columns, in order). */
 typedef struct sql_input {
   const struct ArrowSchema *schema;  /* "+s" */
-  weir_arrow_batch **batches;
+  wr_arrow_batch **batches;
   size_t n_batches;
   const int64_t *row_base;           /* global row number of each batch's first row */
   const char *origin;                /* the contract's source file, for errors; or NULL */
@@ -289,21 +289,21 @@ typedef struct sql_input {
 
 /* Evaluates every SQL check of the contract in one scan: check k's violating rows go to
  * hits[k] (checks in the order contract columns list them). */
-int wc_sql_run_checks(weir_engine *e, const sql_input *in, const weir_column_rule *const *checks,
+int wc_sql_run_checks(wr_engine *e, const sql_input *in, const wr_column_rule *const *checks,
                    const char *const *columns, size_t n_checks, rule_hits *hits, weir_error *err);
 /* Evaluates table rule r over `in`: *value (NaN when the query returned NULL). */
-int wc_sql_run_table_rule(weir_engine *e, const sql_input *in, const weir_table_rule *r,
+int wc_sql_run_table_rule(wr_engine *e, const sql_input *in, const wr_table_rule *r,
                        double *value, bool *is_null, weir_error *err);
 /* Registers `in` with the engine under a fresh name (returned, caller frees) with an
  * extra int64 column __weir_row (the global row number) when with_row is set. */
-int wc_sql_register(weir_engine *e, const sql_input *in, bool with_row, char **name,
-                 weir_arrow_table *holder, weir_error *err);
+int wc_sql_register(wr_engine *e, const sql_input *in, bool with_row, char **name,
+                 wr_arrow_table *holder, weir_error *err);
 
 /* ---- filter.c ---------------------------------------------------------------------------- */
 
 /* Rows `idx` (n of them, ascending, batch-relative) of batch `b` (schema `s`, "+s") as
  * a new struct array (values copied; dictionaries and view buffers shared). */
-int wc_filter_take_batch(const struct ArrowSchema *s, weir_arrow_batch *b, const int64_t *idx,
+int wc_filter_take_batch(const struct ArrowSchema *s, wr_arrow_batch *b, const int64_t *idx,
                       int64_t n, struct ArrowArray *out, weir_error *err);
 /* A large_string column of n rows, row k holding texts[k]. */
 void wc_filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out);

@@ -28,11 +28,11 @@ static json_t *number_json(double d) {
   return json_real(d);
 }
 
-static json_t *rule_to_ir(const weir_column_rule *r) {
+static json_t *rule_to_ir(const wr_column_rule *r) {
   json_t *o = json_object();
   json_object_set_new(o, "kind", json_string(contract_rule_kind_name(r->kind)));
   json_object_set_new(o, "name", str_or_null(r->name));
-  json_object_set_new(o, "mode", json_string(weir_rule_mode_name(r->mode)));
+  json_object_set_new(o, "mode", json_string(wr_rule_mode_name(r->mode)));
   switch (r->kind) {
   case WEIR_RULE_UNIQUE: break;
   case WEIR_RULE_ENUM:
@@ -55,23 +55,23 @@ static json_t *rule_to_ir(const weir_column_rule *r) {
   return o;
 }
 
-json_t *weir_contract_to_ir(const weir_contract *c) {
+json_t *wr_contract_to_ir(const weir_contract *c) {
   json_t *o = json_object();
   json_object_set_new(o, "ir_version", json_integer(WEIR_CONTRACT_IR_VERSION));
   json_object_set_new(o, "name", str_or_null(c->name));
   json_object_set_new(o, "version", str_or_null(c->version));
   json_object_set_new(o, "owner", str_or_null(c->owner));
   json_object_set_new(o, "description", str_or_null(c->description));
-  json_object_set_new(o, "mode", json_string(weir_rule_mode_name(c->mode)));
+  json_object_set_new(o, "mode", json_string(wr_rule_mode_name(c->mode)));
   json_object_set_new(o, "sla", json_or_null(c->sla));
   json_object_set_new(o, "origin", str_or_null(c->origin));
   json_object_set_new(o, "line", json_integer(c->line));
   json_t *cols = json_array();
   for (size_t i = 0; i < c->n_columns; i++) {
-    const weir_contract_column *col = &c->columns[i];
+    const wr_contract_column *col = &c->columns[i];
     json_t *co = json_object();
     char tn[WEIR_TYPE_NAME_MAX];
-    weir_type_name(col->field.type, tn, sizeof tn);
+    wr_type_name(col->field.type, tn, sizeof tn);
     json_object_set_new(co, "name", str_or_null(col->field.name));
     json_object_set_new(co, "type", json_string(tn));
     json_object_set_new(co, "nullable", json_boolean(!col->field.required));
@@ -79,7 +79,7 @@ json_t *weir_contract_to_ir(const weir_contract *c) {
     /* Written only when it is not the default, so that a contract without exact casts
      * stays readable by a weir that predates the key (readers refuse unknown keys). */
     if (col->cast != WEIR_CAST_MODE_WIDEN)
-      json_object_set_new(co, "cast", json_string(weir_cast_mode_name(col->cast)));
+      json_object_set_new(co, "cast", json_string(wr_cast_mode_name(col->cast)));
     json_t *lin = json_array();
     for (size_t j = 0; j < col->field.n_lineage; j++)
       json_array_append_new(lin, json_string(col->field.lineage[j]));
@@ -94,13 +94,13 @@ json_t *weir_contract_to_ir(const weir_contract *c) {
   json_object_set_new(o, "columns", cols);
   json_t *trs = json_array();
   for (size_t i = 0; i < c->n_rules; i++) {
-    const weir_table_rule *r = &c->rules[i];
+    const wr_table_rule *r = &c->rules[i];
     json_t *ro = json_object();
     json_object_set_new(ro, "name", str_or_null(r->name));
     json_object_set_new(ro, "sql", str_or_null(r->sql));
     json_object_set_new(ro, "threshold", number_json(r->threshold));
     json_object_set_new(ro, "op", json_string(r->op));
-    json_object_set_new(ro, "mode", json_string(weir_rule_mode_name(r->mode)));
+    json_object_set_new(ro, "mode", json_string(wr_rule_mode_name(r->mode)));
     if (r->line > 0) {
       json_object_set_new(ro, "line", json_integer(r->line));
       json_object_set_new(ro, "column", json_integer(r->column));
@@ -125,7 +125,7 @@ static int bad(ir_ctx *x, const char *where, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return weir_seterr(x->err, WEIR_EINPUT, "%s: %s%s%s", x->origin, where ? where : "", where ? ": " : "", msg);
+  return wr_seterr(x->err, WEIR_EINPUT, "%s: %s%s%s", x->origin, where ? where : "", where ? ": " : "", msg);
 }
 
 /* Every key of o must be in `allowed` (NULL-terminated). */
@@ -154,7 +154,7 @@ static int get_str(ir_ctx *x, const json_t *o, const char *key, const char *wher
     return WEIR_OK;
   }
   if (!json_is_string(v)) return bad(x, where, "\"%s\" must be a string", key);
-  *out = weir_strdup(json_string_value(v));
+  *out = wr_strdup(json_string_value(v));
   return WEIR_OK;
 }
 
@@ -167,8 +167,8 @@ static int get_int(ir_ctx *x, const json_t *o, const char *key, const char *wher
   return WEIR_OK;
 }
 
-static int get_mode(ir_ctx *x, const json_t *o, const char *where, weir_rule_mode dflt,
-                    weir_rule_mode *out) {
+static int get_mode(ir_ctx *x, const json_t *o, const char *where, wr_rule_mode dflt,
+                    wr_rule_mode *out) {
   json_t *v = json_object_get(o, "mode");
   *out = dflt;
   if (!v || json_is_null(v)) return WEIR_OK;
@@ -177,8 +177,8 @@ static int get_mode(ir_ctx *x, const json_t *o, const char *where, weir_rule_mod
   return WEIR_OK;
 }
 
-static int rule_from_ir(ir_ctx *x, const json_t *o, const weir_contract_column *col, int check_index,
-                        weir_rule_mode dflt, const char *where, weir_column_rule *r) {
+static int rule_from_ir(ir_ctx *x, const json_t *o, const wr_contract_column *col, int check_index,
+                        wr_rule_mode dflt, const char *where, wr_column_rule *r) {
   static const char *const common[] = {"kind", "name", "mode", "line", "column", NULL};
   static const char *const k_unique[] = {"kind", "name", "mode", "line", "column", NULL};
   static const char *const k_enum[] = {"kind", "name", "mode", "values", "value_names", "line", "column", NULL};
@@ -229,8 +229,8 @@ static int rule_from_ir(ir_ctx *x, const json_t *o, const weir_contract_column *
   return WEIR_OK;
 }
 
-static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mode dflt,
-                          weir_contract_column *col) {
+static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, wr_rule_mode dflt,
+                          wr_contract_column *col) {
   static const char *const keys[] = {"name",    "type", "nullable", "cast",  "doc",
                                      "lineage", "line", "column",   "rules", NULL};
   char where[300];
@@ -243,7 +243,7 @@ static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mo
   const char *type = json_string_value(json_object_get(o, "type"));
   if (!type) return bad(x, where, "\"type\" is required (a weir type name)");
   char why[512];
-  if (!weir_type_parse(type, &col->field.type, why, sizeof why)) return bad(x, where, "%s", why);
+  if (!wr_type_parse(type, &col->field.type, why, sizeof why)) return bad(x, where, "%s", why);
   json_t *nv = json_object_get(o, "nullable");
   if (nv && !json_is_null(nv) && !json_is_boolean(nv))
     return bad(x, where, "\"nullable\" must be true or false");
@@ -259,11 +259,11 @@ static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mo
   if (lin && !json_is_null(lin)) {
     if (!json_is_array(lin)) return bad(x, where, "\"lineage\" must be a list of strings");
     size_t n = json_array_size(lin);
-    col->field.lineage = n ? weir_calloc(n, sizeof *col->field.lineage) : NULL;
+    col->field.lineage = n ? wr_calloc(n, sizeof *col->field.lineage) : NULL;
     for (size_t i = 0; i < n; i++) {
       const char *s = json_string_value(json_array_get(lin, i));
       if (!s) return bad(x, where, "\"lineage\" must be a list of strings");
-      col->field.lineage[i] = weir_strdup(s);
+      col->field.lineage[i] = wr_strdup(s);
       col->field.n_lineage++;
     }
   }
@@ -271,7 +271,7 @@ static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mo
   if (rules && !json_is_null(rules)) {
     if (!json_is_array(rules)) return bad(x, where, "\"rules\" must be a list");
     size_t n = json_array_size(rules);
-    col->rules = n ? weir_calloc(n, sizeof *col->rules) : NULL;
+    col->rules = n ? wr_calloc(n, sizeof *col->rules) : NULL;
     int checks = 0;
     for (size_t i = 0; i < n; i++) {
       char rwhere[400];
@@ -285,8 +285,8 @@ static int column_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mo
   return WEIR_OK;
 }
 
-static int table_rule_from_ir(ir_ctx *x, const json_t *o, size_t index, weir_rule_mode dflt,
-                              weir_table_rule *r) {
+static int table_rule_from_ir(ir_ctx *x, const json_t *o, size_t index, wr_rule_mode dflt,
+                              wr_table_rule *r) {
   static const char *const keys[] = {"name", "sql", "threshold", "op", "mode", "line", "column", NULL};
   char where[300];
   snprintf(where, sizeof where, "table_rules[%zu]", index);
@@ -326,10 +326,10 @@ static int check_names(ir_ctx *x, const weir_contract *c) {
         if (c->columns[i].line && c->columns[j].line) {
           snprintf(a, sizeof a, "%d", c->columns[j].line);
           snprintf(b, sizeof b, "%d", c->columns[i].line);
-          return weir_seterr(x->err, WEIR_EINPUT, "%s: duplicate column \"%s\" (lines %s and %s)",
+          return wr_seterr(x->err, WEIR_EINPUT, "%s: duplicate column \"%s\" (lines %s and %s)",
                              x->origin, c->columns[i].field.name, a, b);
         }
-        return weir_seterr(x->err, WEIR_EINPUT, "%s: duplicate column \"%s\" (columns[%zu] and columns[%zu])",
+        return wr_seterr(x->err, WEIR_EINPUT, "%s: duplicate column \"%s\" (columns[%zu] and columns[%zu])",
                            x->origin, c->columns[i].field.name, j, i);
       }
   /* Rule names identify rules in reports and in `_weir_rule`: two rules with one name
@@ -337,7 +337,7 @@ static int check_names(ir_ctx *x, const weir_contract *c) {
   size_t n = 0;
   for (size_t i = 0; i < c->n_columns; i++) n += c->columns[i].n_rules;
   n += c->n_rules;
-  const char **names = weir_calloc(n ? n : 1, sizeof *names);
+  const char **names = wr_calloc(n ? n : 1, sizeof *names);
   size_t k = 0;
   int rc = WEIR_OK;
   for (size_t i = 0; i < c->n_columns; i++)
@@ -346,7 +346,7 @@ static int check_names(ir_ctx *x, const weir_contract *c) {
   for (size_t i = 0; i < n && !rc; i++)
     for (size_t j = 0; j < i; j++)
       if (strcmp(names[i], names[j]) == 0) {
-        rc = weir_seterr(x->err, WEIR_EINPUT, "%s: two rules are named \"%s\"", x->origin, names[i]);
+        rc = wr_seterr(x->err, WEIR_EINPUT, "%s: two rules are named \"%s\"", x->origin, names[i]);
         break;
       }
   free(names);
@@ -358,7 +358,7 @@ int contract_check_names(const weir_contract *c, const char *origin, weir_error 
   return check_names(&x, c);
 }
 
-int weir_contract_from_ir(const json_t *ir, const char *origin, weir_contract **out, weir_error *err) {
+int wr_contract_from_ir(const json_t *ir, const char *origin, weir_contract **out, weir_error *err) {
   static const char *const keys[] = {"ir_version", "name", "version", "owner", "description", "mode",
                                      "sla", "origin", "line", "columns", "table_rules", NULL};
   ir_ctx x = {origin ? origin : "<contract IR>", err};
@@ -377,7 +377,7 @@ int weir_contract_from_ir(const json_t *ir, const char *origin, weir_contract **
       return bad(&x, NULL, "IR version %s is newer than this weir reads (%s): upgrade weir", v, mine);
     }
   }
-  weir_contract *c = weir_calloc(1, sizeof *c);
+  weir_contract *c = wr_calloc(1, sizeof *c);
   if ((rc = get_str(&x, ir, "name", NULL, true, &c->name))) goto fail;
   if ((rc = get_str(&x, ir, "version", NULL, false, &c->version))) goto fail;
   if ((rc = get_str(&x, ir, "owner", NULL, false, &c->owner))) goto fail;
@@ -399,7 +399,7 @@ int weir_contract_from_ir(const json_t *ir, const char *origin, weir_contract **
     goto fail;
   }
   size_t n = json_array_size(cols);
-  c->columns = n ? weir_calloc(n, sizeof *c->columns) : NULL;
+  c->columns = n ? wr_calloc(n, sizeof *c->columns) : NULL;
   for (size_t i = 0; i < n; i++) {
     rc = column_from_ir(&x, json_array_get(cols, i), i, c->mode, &c->columns[i]);
     c->n_columns++;
@@ -412,7 +412,7 @@ int weir_contract_from_ir(const json_t *ir, const char *origin, weir_contract **
       goto fail;
     }
     size_t m = json_array_size(trs);
-    c->rules = m ? weir_calloc(m, sizeof *c->rules) : NULL;
+    c->rules = m ? wr_calloc(m, sizeof *c->rules) : NULL;
     for (size_t i = 0; i < m; i++) {
       rc = table_rule_from_ir(&x, json_array_get(trs, i), i, c->mode, &c->rules[i]);
       c->n_rules++;

@@ -2,7 +2,7 @@
  * report.c -- violations: what each check found (rule_hits), the violation objects of the
  * report, their order, and their one-line messages.
  *
- * Messages are built from the violation objects alone, so weir_violation_message gives
+ * Messages are built from the violation objects alone, so wr_violation_message gives
  * the CLI and the Python SDK exactly the text the validator put in its error, and a
  * report read back from a run record renders the same way.
  */
@@ -18,11 +18,11 @@
 void wc_hits_init(rule_hits *h, int limit, bool collect_mask, size_t n_batches) {
   memset(h, 0, sizeof *h);
   h->limit = limit > 0 ? limit : 3;
-  h->rows = weir_calloc((size_t)h->limit, sizeof *h->rows);
+  h->rows = wr_calloc((size_t)h->limit, sizeof *h->rows);
   h->samples = json_array();
   h->collect_mask = collect_mask;
   h->n_batches = n_batches;
-  if (collect_mask) h->masks = weir_calloc(n_batches ? n_batches : 1, sizeof *h->masks);
+  if (collect_mask) h->masks = wr_calloc(n_batches ? n_batches : 1, sizeof *h->masks);
 }
 
 void wc_hits_clear(rule_hits *h) {
@@ -39,8 +39,8 @@ void wc_hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int6
   bool kept = h->n_rows < h->limit;
   if (kept) h->rows[h->n_rows++] = global;
   if (h->collect_mask && batch < h->n_batches) {
-    if (!h->masks[batch]) h->masks[batch] = weir_calloc((size_t)(batch_rows + 7) / 8 + 1, 1);
-    weir_bit_set(h->masks[batch], i);
+    if (!h->masks[batch]) h->masks[batch] = wr_calloc((size_t)(batch_rows + 7) / 8 + 1, 1);
+    wr_bit_set(h->masks[batch], i);
   }
   if (!sample) return;
   if (h->paired) {
@@ -68,7 +68,7 @@ void wc_hits_add(rule_hits *h, size_t batch, int64_t i, int64_t batch_rows, int6
 
 /* ---- violation objects ------------------------------------------------------------------------------ */
 
-const char *wc_violation_kind_name(weir_violation_kind k) {
+const char *wc_violation_kind_name(wr_violation_kind k) {
   switch (k) {
   case WEIR_V_MISSING: return "missing";
   case WEIR_V_UNKNOWN: return "unknown";
@@ -84,13 +84,13 @@ const char *wc_violation_kind_name(weir_violation_kind k) {
   return "unknown";
 }
 
-json_t *wc_violation_new(weir_violation_kind kind, const char *column, const char *rule, weir_rule_mode mode,
+json_t *wc_violation_new(wr_violation_kind kind, const char *column, const char *rule, wr_rule_mode mode,
                       int64_t count) {
   json_t *o = json_object();
   json_object_set_new(o, "kind", json_string(wc_violation_kind_name(kind)));
   json_object_set_new(o, "column", column ? json_string(column) : json_null());
   json_object_set_new(o, "rule", rule ? json_string(rule) : json_null());
-  json_object_set_new(o, "mode", json_string(weir_rule_mode_name(mode)));
+  json_object_set_new(o, "mode", json_string(wr_rule_mode_name(mode)));
   json_object_set_new(o, "count", json_integer(count));
   json_object_set_new(o, "rows", json_array());
   json_object_set_new(o, "samples", json_array());
@@ -100,7 +100,7 @@ json_t *wc_violation_new(weir_violation_kind kind, const char *column, const cha
 void wc_findings_add(findings *f, long col_order, int rule_order, json_t *obj) {
   if (f->n == f->cap) {
     f->cap = f->cap ? f->cap * 2 : 16;
-    f->v = weir_realloc(f->v, f->cap * sizeof *f->v);
+    f->v = wr_realloc(f->v, f->cap * sizeof *f->v);
   }
   f->v[f->n] = (finding){col_order, rule_order, f->n, obj};
   f->n++;
@@ -122,7 +122,7 @@ static int cmp_finding(const void *a, const void *b) {
 void wc_findings_finish(findings *f) {
   if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_finding);
   for (size_t i = 0; i < f->n; i++) {
-    char *m = weir_violation_message(f->v[i].obj);
+    char *m = wr_violation_message(f->v[i].obj);
     json_object_set_new(f->v[i].obj, "message", json_string(m));
     free(m);
   }
@@ -138,87 +138,87 @@ void wc_findings_finish(findings *f) {
 
 /* Values are printed as a reader would type them: numbers bare, strings of string
  * columns in double quotes, dates and decimals bare. */
-static void put_value(weir_buf *b, const json_t *v, bool quote) {
+static void put_value(wr_buf *b, const json_t *v, bool quote) {
   if (json_is_string(v)) {
     if (quote) {
-      weir_buf_putc(b, '"');
-      weir_buf_puts(b, json_string_value(v));
-      weir_buf_putc(b, '"');
+      wr_buf_putc(b, '"');
+      wr_buf_puts(b, json_string_value(v));
+      wr_buf_putc(b, '"');
     } else {
-      weir_buf_puts(b, json_string_value(v));
+      wr_buf_puts(b, json_string_value(v));
     }
   } else if (json_is_integer(v)) {
-    weir_buf_printf(b, "%lld", (long long)json_integer_value(v));
+    wr_buf_printf(b, "%lld", (long long)json_integer_value(v));
   } else if (json_is_real(v)) {
     char d[40];
     wc_value_double_format(json_real_value(v), d, sizeof d);
-    weir_buf_puts(b, d);
+    wr_buf_puts(b, d);
   } else if (json_is_true(v)) {
-    weir_buf_puts(b, "true");
+    wr_buf_puts(b, "true");
   } else if (json_is_false(v)) {
-    weir_buf_puts(b, "false");
+    wr_buf_puts(b, "false");
   } else {
-    weir_buf_puts(b, "null");
+    wr_buf_puts(b, "null");
   }
 }
 
-static void put_list(weir_buf *b, const json_t *arr, bool quote, size_t max) {
+static void put_list(wr_buf *b, const json_t *arr, bool quote, size_t max) {
   size_t i;
   json_t *v;
   json_array_foreach(arr, i, v) {
     if (i == max) {
-      weir_buf_puts(b, ", ...");
+      wr_buf_puts(b, ", ...");
       break;
     }
-    if (i) weir_buf_puts(b, ", ");
+    if (i) wr_buf_puts(b, ", ");
     put_value(b, v, quote);
   }
 }
 
 /* " (e.g. 3, 4)" when there are samples. */
-static void put_samples(weir_buf *b, const json_t *o, bool quote) {
+static void put_samples(wr_buf *b, const json_t *o, bool quote) {
   const json_t *s = json_object_get(o, "samples");
   if (!json_array_size(s)) return;
-  weir_buf_puts(b, " (e.g. ");
+  wr_buf_puts(b, " (e.g. ");
   put_list(b, s, quote, 100);
-  weir_buf_putc(b, ')');
+  wr_buf_putc(b, ')');
 }
 
 /* " (rows 4, 17, 90)", with ", ..." when more rows violate than are listed. */
-static void put_rows(weir_buf *b, const json_t *o, int64_t count) {
+static void put_rows(wr_buf *b, const json_t *o, int64_t count) {
   const json_t *r = json_object_get(o, "rows");
   size_t n = json_array_size(r);
   if (!n) return;
-  weir_buf_puts(b, n == 1 && count == 1 ? " (row " : " (rows ");
+  wr_buf_puts(b, n == 1 && count == 1 ? " (row " : " (rows ");
   put_list(b, r, false, 100);
-  if ((int64_t)n < count) weir_buf_puts(b, ", ...");
-  weir_buf_putc(b, ')');
+  if ((int64_t)n < count) wr_buf_puts(b, ", ...");
+  wr_buf_putc(b, ')');
 }
 
 /* " (row 0: 11645.6)", " (row 3: 1.5, row 7: 2.5, ...)": rows with their values side by
  * side (samples paired with rows). */
-static void put_row_values(weir_buf *b, const json_t *o, int64_t count) {
+static void put_row_values(wr_buf *b, const json_t *o, int64_t count) {
   const json_t *r = json_object_get(o, "rows"), *s = json_object_get(o, "samples");
   size_t n = json_array_size(r);
   if (!n) return;
-  weir_buf_puts(b, " (");
+  wr_buf_puts(b, " (");
   for (size_t i = 0; i < n; i++) {
-    if (i) weir_buf_puts(b, ", ");
-    weir_buf_puts(b, "row ");
+    if (i) wr_buf_puts(b, ", ");
+    wr_buf_puts(b, "row ");
     put_value(b, json_array_get(r, i), false);
     if (i < json_array_size(s)) {
-      weir_buf_puts(b, ": ");
+      wr_buf_puts(b, ": ");
       put_value(b, json_array_get(s, i), false);
     }
   }
-  if ((int64_t)n < count) weir_buf_puts(b, ", ...");
-  weir_buf_putc(b, ')');
+  if ((int64_t)n < count) wr_buf_puts(b, ", ...");
+  wr_buf_putc(b, ')');
 }
 
 static const char *plural(int64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
-char *weir_violation_message(const json_t *v) {
-  weir_buf b = WEIR_BUF_INIT;
+char *wr_violation_message(const json_t *v) {
+  wr_buf b = WEIR_BUF_INIT;
   const char *kind = json_string_value(json_object_get(v, "kind"));
   const char *col = json_string_value(json_object_get(v, "column"));
   const char *expected = json_string_value(json_object_get(v, "expected"));
@@ -230,81 +230,81 @@ char *weir_violation_message(const json_t *v) {
   if (!col) col = "";
 
   if (!strcmp(kind, "missing")) {
-    weir_buf_printf(&b, "missing column \"%s\" (expected %s)", col, expected ? expected : "?");
+    wr_buf_printf(&b, "missing column \"%s\" (expected %s)", col, expected ? expected : "?");
   } else if (!strcmp(kind, "unknown")) {
-    weir_buf_printf(&b, "unknown column \"%s\" (has type %s)", col, found ? found : "?");
+    wr_buf_printf(&b, "unknown column \"%s\" (has type %s)", col, found ? found : "?");
   } else if (!strcmp(kind, "type")) {
     const char *cast = json_string_value(json_object_get(v, "cast"));
     if (cast && !strcmp(cast, "exact")) {
-      weir_buf_printf(&b, "column \"%s\" has %lld %s of type %s that %s not convert exactly to %s", col,
+      wr_buf_printf(&b, "column \"%s\" has %lld %s of type %s that %s not convert exactly to %s", col,
                       (long long)count, plural(count, "value", "values"), found ? found : "?",
                       count == 1 ? "does" : "do", expected ? expected : "?");
       put_row_values(&b, v, count);
     } else if (json_is_true(json_object_get(v, "overflow"))) {
-      weir_buf_printf(&b, "column \"%s\" has %lld %s of type %s outside the range of %s", col, (long long)count,
+      wr_buf_printf(&b, "column \"%s\" has %lld %s of type %s outside the range of %s", col, (long long)count,
                       plural(count, "value", "values"), found ? found : "?", expected ? expected : "?");
       put_rows(&b, v, count);
     } else {
-      weir_buf_printf(&b, "column \"%s\" has type %s, expected %s", col, found ? found : "?",
+      wr_buf_printf(&b, "column \"%s\" has type %s, expected %s", col, found ? found : "?",
                       expected ? expected : "?");
       if (json_is_true(json_object_get(v, "exact_cast_possible")))
-        weir_buf_puts(&b, NARROWING_HINT);
+        wr_buf_puts(&b, NARROWING_HINT);
       else if (json_is_true(json_object_get(v, "narrowing")))
-        weir_buf_puts(&b, " (narrowing casts are not applied)");
+        wr_buf_puts(&b, " (narrowing casts are not applied)");
     }
   } else if (!strcmp(kind, "nulls")) {
-    weir_buf_printf(&b, "column \"%s\" has %lld null %s but is required", col, (long long)count,
+    wr_buf_printf(&b, "column \"%s\" has %lld null %s but is required", col, (long long)count,
                     plural(count, "value", "values"));
     put_rows(&b, v, count);
   } else if (!strcmp(kind, "enum")) {
-    weir_buf_printf(&b, "column \"%s\" has %lld %s outside the enum [", col, (long long)count,
+    wr_buf_printf(&b, "column \"%s\" has %lld %s outside the enum [", col, (long long)count,
                     plural(count, "value", "values"));
     put_list(&b, json_object_get(v, "values"), quote, 10);
-    weir_buf_putc(&b, ']');
+    wr_buf_putc(&b, ']');
     put_samples(&b, v, quote);
   } else if (!strcmp(kind, "pattern")) {
     const char *pat = json_string_value(json_object_get(v, "pattern"));
-    weir_buf_printf(&b, "column \"%s\" has %lld %s not matching the pattern \"%s\"", col, (long long)count,
+    wr_buf_printf(&b, "column \"%s\" has %lld %s not matching the pattern \"%s\"", col, (long long)count,
                     plural(count, "value", "values"), pat ? pat : "");
     put_samples(&b, v, true);
   } else if (!strcmp(kind, "range")) {
     const json_t *mn = json_object_get(v, "min"), *mx = json_object_get(v, "max");
     bool has_min = mn && !json_is_null(mn), has_max = mx && !json_is_null(mx);
-    weir_buf_printf(&b, "column \"%s\" has %lld %s ", col, (long long)count, plural(count, "value", "values"));
+    wr_buf_printf(&b, "column \"%s\" has %lld %s ", col, (long long)count, plural(count, "value", "values"));
     if (has_min && has_max) {
-      weir_buf_puts(&b, "outside the range [");
+      wr_buf_puts(&b, "outside the range [");
       put_value(&b, mn, quote);
-      weir_buf_puts(&b, ", ");
+      wr_buf_puts(&b, ", ");
       put_value(&b, mx, quote);
-      weir_buf_putc(&b, ']');
+      wr_buf_putc(&b, ']');
     } else if (has_max) {
-      weir_buf_puts(&b, "above the maximum ");
+      wr_buf_puts(&b, "above the maximum ");
       put_value(&b, mx, quote);
     } else {
-      weir_buf_puts(&b, "below the minimum ");
+      wr_buf_puts(&b, "below the minimum ");
       put_value(&b, mn, quote);
     }
     put_samples(&b, v, quote);
   } else if (!strcmp(kind, "unique")) {
-    weir_buf_printf(&b, "column \"%s\" has %lld duplicate %s", col, (long long)count,
+    wr_buf_printf(&b, "column \"%s\" has %lld duplicate %s", col, (long long)count,
                     plural(count, "value", "values"));
     put_samples(&b, v, quote);
   } else if (!strcmp(kind, "check")) {
     const char *sql = json_string_value(json_object_get(v, "sql"));
-    weir_buf_printf(&b, "check \"%s\" fails for %lld %s", sql ? sql : "", (long long)count,
+    wr_buf_printf(&b, "check \"%s\" fails for %lld %s", sql ? sql : "", (long long)count,
                     plural(count, "row", "rows"));
     put_rows(&b, v, count);
   } else if (!strcmp(kind, "table_rule")) {
     const char *rule = json_string_value(json_object_get(v, "rule"));
     const char *op = json_string_value(json_object_get(v, "op"));
-    weir_buf_printf(&b, "rule \"%s\" returned ", rule ? rule : "");
+    wr_buf_printf(&b, "rule \"%s\" returned ", rule ? rule : "");
     const json_t *val = json_object_get(v, "value");
-    if (!val || json_is_null(val)) weir_buf_puts(&b, "NULL"); /* as SQL says it */
+    if (!val || json_is_null(val)) wr_buf_puts(&b, "NULL"); /* as SQL says it */
     else put_value(&b, val, false);
-    weir_buf_printf(&b, ", expected %s ", op ? op : "<=");
+    wr_buf_printf(&b, ", expected %s ", op ? op : "<=");
     put_value(&b, json_object_get(v, "threshold"), false);
   } else {
-    weir_buf_printf(&b, "contract violation of kind %s", kind);
+    wr_buf_printf(&b, "contract violation of kind %s", kind);
   }
-  return weir_buf_detach(&b);
+  return wr_buf_detach(&b);
 }

@@ -33,7 +33,7 @@ int wc_pattern_compile(const char *regex, pattern_rule **out, char *why, size_t 
     snprintf(why, n, "invalid pattern \"%s\": %s at offset %zu", regex, (const char *)msg, (size_t)erroff);
     return WEIR_EINPUT;
   }
-  pattern_rule *p = weir_calloc(1, sizeof *p);
+  pattern_rule *p = wr_calloc(1, sizeof *p);
   p->code = code;
   /* JIT is an optimisation: when the platform has none, the interpreter gives the same
    * answers, only slower. */
@@ -67,7 +67,7 @@ void wc_pattern_run(pattern_rule *p, const col_view *v, rule_hits *h) {
   weir_type t = {WEIR_TYPE_STRING, 0, 0};
   for (int64_t i = 0; i < v->len; i++) {
     /* Matching costs far more than a bit test: skip nulls before, not after. */
-    if (valid && !weir_bit_get(valid, v->off + i)) continue;
+    if (valid && !wr_bit_get(valid, v->off + i)) continue;
     if (matches(p, data ? data + offs[i] : NULL, (size_t)(offs[i + 1] - offs[i]))) continue;
     wc_hits_add(h, v->batch, i, v->len, v->row_base + i,
              wc_hits_want_sample(h) ? wc_value_sample(t, v->arr, v->off + i) : NULL);

@@ -48,12 +48,12 @@ static inline uint64_t hash2(ukind k, uint64_t a, uint64_t b) {
 }
 
 static void alloc_slots(unique_set *u) {
-  if (u->kind == U_NARROW) u->s8 = weir_calloc(u->cap, sizeof *u->s8);
-  else u->s16 = weir_calloc(u->cap, sizeof *u->s16);
+  if (u->kind == U_NARROW) u->s8 = wr_calloc(u->cap, sizeof *u->s8);
+  else u->s16 = wr_calloc(u->cap, sizeof *u->s16);
 }
 
 unique_set *wc_unique_new(weir_type t, int64_t expected_rows) {
-  unique_set *u = weir_calloc(1, sizeof *u);
+  unique_set *u = wr_calloc(1, sizeof *u);
   u->kind = (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BINARY) ? U_BYTES
             : t.id == WEIR_TYPE_DECIMAL                            ? U_WIDE
                                                                    : U_NARROW;
@@ -156,11 +156,11 @@ void wc_unique_run(unique_set *u, weir_type t, const col_view *v, rule_hits *h) 
     int n = 0;
     for (int64_t j = 0; j < m; j++) {
       int64_t i = base + j, k = v->off + i;
-      if (valid && !weir_bit_get(valid, k)) continue;
-      if (v->skip && weir_bit_get(v->skip, i)) continue;
+      if (valid && !wr_bit_get(valid, k)) continue;
+      if (v->skip && wr_bit_get(v->skip, i)) continue;
       uint64_t a = 0, b = 0;
       switch (t.id) {
-      case WEIR_TYPE_BOOL: a = weir_bit_get(vals, k); break;
+      case WEIR_TYPE_BOOL: a = wr_bit_get(vals, k); break;
       case WEIR_TYPE_INT32:
       case WEIR_TYPE_DATE32: a = (uint64_t)(int64_t)((const int32_t *)vals)[k]; break;
       case WEIR_TYPE_FLOAT32: a = float_key(((const float *)vals)[k]); break;

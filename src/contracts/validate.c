@@ -1,5 +1,5 @@
 /*
- * validate.c -- weir_contract_validate: the order in which the stage-3 checks of
+ * validate.c -- wr_contract_validate: the order in which the stage-3 checks of
  * docs/contracts.md run, and the assembly of the result.
  *
  *   1. plan the columns from the schemas (check_columns.c): missing, unknown and
@@ -23,10 +23,10 @@
 #include "contracts/internal.h"
 #include "util/buf.h"
 
-void weir_validation_clear(weir_validation *v) {
+void wr_validation_clear(wr_validation *v) {
   if (!v) return;
-  weir_arrow_table_release(&v->valid);
-  weir_arrow_table_release(&v->quarantine);
+  wr_arrow_table_release(&v->valid);
+  wr_arrow_table_release(&v->quarantine);
   json_decref(v->report);
   memset(v, 0, sizeof *v);
 }
@@ -35,7 +35,7 @@ void weir_validation_clear(weir_validation *v) {
 typedef struct rule_run {
   size_t col;                    /* declared column */
   size_t idx;                    /* index in the column's rules */
-  const weir_column_rule *rule;
+  const wr_column_rule *rule;
   compiled_rule *cr;             /* NULL for SQL checks */
   rule_hits hits;
   bool ran;
@@ -43,19 +43,19 @@ typedef struct rule_run {
 
 typedef struct vstate {
   const weir_contract *c;
-  const weir_validate_options *opts;
+  const wr_validate_options *opts;
   int limit;
   plan p;
   findings f;
   size_t nb;
   int64_t *row_base;
-  weir_arrow_batch **cb;         /* validated (cast) batches, before drops */
+  wr_arrow_batch **cb;         /* validated (cast) batches, before drops */
   rule_hits *nulls;              /* per declared column */
   rule_hits *overflow;           /* per declared column: values a cast could not hold (an
                                     exact cast: each with its row) */
   rule_run *runs;
   size_t n_runs;
-  weir_engine *engine;
+  wr_engine *engine;
   bool own_engine;
   json_t *rule_results;          /* column rules, in declaration order */
   json_t *table_results;         /* table rules */
@@ -66,7 +66,7 @@ static void vstate_clear(vstate *s) {
   wc_findings_clear(&s->f);
   free(s->row_base);
   if (s->cb)
-    for (size_t b = 0; b < s->nb; b++) weir_arrow_batch_unref(s->cb[b]);
+    for (size_t b = 0; b < s->nb; b++) wr_arrow_batch_unref(s->cb[b]);
   free(s->cb);
   for (size_t i = 0; s->nulls && i < s->c->n_columns; i++) wc_hits_clear(&s->nulls[i]);
   free(s->nulls);
@@ -77,7 +77,7 @@ static void vstate_clear(vstate *s) {
     wc_hits_clear(&s->runs[i].hits);
   }
   free(s->runs);
-  if (s->own_engine) weir_engine_close(s->engine);
+  if (s->own_engine) wr_engine_close(s->engine);
   json_decref(s->rule_results);
   json_decref(s->table_results);
 }
@@ -95,12 +95,12 @@ static void set_hits(json_t *v, const rule_hits *h) {
 
 /* ---- step 2: per batch ------------------------------------------------------------------------------ */
 
-static int build_batch(vstate *s, weir_arrow_table *in, size_t bi, weir_error *err) {
-  weir_arrow_batch *b = in->batches[bi];
-  const struct ArrowArray *ba = weir_arrow_batch_array(b);
+static int build_batch(vstate *s, wr_arrow_table *in, size_t bi, weir_error *err) {
+  wr_arrow_batch *b = in->batches[bi];
+  const struct ArrowArray *ba = wr_arrow_batch_array(b);
   int64_t len = ba->length;
   struct ArrowArray st;
-  weir_arrow_array_init(&st, len, 1, s->p.n_out);
+  wr_arrow_array_init(&st, len, 1, s->p.n_out);
   for (int64_t k = 0; k < s->p.n_out; k++) {
     long in_idx = s->p.out_in[k], decl = s->p.out_decl[k];
     const struct ArrowArray *src = ba->children[in_idx];
@@ -108,24 +108,24 @@ static int build_batch(vstate *s, weir_arrow_table *in, size_t bi, weir_error *e
     struct ArrowArray child;
     if (decl < 0 || s->p.cols[decl].cast == WEIR_CAST_EXACT) {
       /* No cast: the same buffers, shared (the zero-copy path). */
-      weir_arrow_batch_export_column(b, in_idx, &child);
+      wr_arrow_batch_export_column(b, in_idx, &child);
       child.offset += ba->offset;
     } else {
-      const weir_contract_column *col = &s->c->columns[decl];
+      const wr_contract_column *col = &s->c->columns[decl];
       int rc = s->p.cols[decl].exact
                    ? wc_cast_exact_column(field, src, src->offset + ba->offset, len, col->field.type, b,
                                           &child, &s->overflow[decl], bi, s->row_base[bi], err)
                    : wc_cast_column(field, src, src->offset + ba->offset, len, col->field.type, b, &child,
                                     &s->overflow[decl], bi, s->row_base[bi], err);
       if (rc) {
-        weir_error_prefix(err, "column \"%s\"", col->field.name);
+        wr_error_prefix(err, "column \"%s\"", col->field.name);
         st.release(&st);
         return rc;
       }
     }
-    weir_arrow_array_set_child(&st, k, &child);
+    wr_arrow_array_set_child(&st, k, &child);
   }
-  s->cb[bi] = weir_arrow_batch_new(&st);
+  s->cb[bi] = wr_arrow_batch_new(&st);
   return WEIR_OK;
 }
 
@@ -134,7 +134,7 @@ static bool deferred(const rule_run *rr) {
 }
 
 static void check_batch(vstate *s, size_t bi) {
-  const struct ArrowArray *ba = weir_arrow_batch_array(s->cb[bi]);
+  const struct ArrowArray *ba = wr_arrow_batch_array(s->cb[bi]);
   /* Two passes: every rule but drop-mode `unique`, then those, skipping the rows the
    * others drop (a duplicate of a row that is not written is not a duplicate). */
   uint8_t *skip = NULL;
@@ -143,14 +143,14 @@ static void check_batch(vstate *s, size_t bi) {
       for (size_t r = 0; r < s->n_runs; r++) {
         const rule_run *rr = &s->runs[r];
         if (deferred(rr) || rr->rule->mode != WEIR_MODE_DROP || !rr->hits.masks || !rr->hits.masks[bi]) continue;
-        if (!skip) skip = weir_calloc((size_t)(ba->length + 7) / 8 + 8, 1);
+        if (!skip) skip = wr_calloc((size_t)(ba->length + 7) / 8 + 8, 1);
         for (int64_t w = 0; w < (ba->length + 7) / 8; w++) skip[w] |= rr->hits.masks[bi][w];
       }
     }
     for (int64_t k = 0; k < s->p.n_out; k++) {
       long decl = s->p.out_decl[k];
       if (decl < 0) continue;
-      const weir_contract_column *col = &s->c->columns[decl];
+      const wr_contract_column *col = &s->c->columns[decl];
       const struct ArrowArray *a = ba->children[k];
       col_view v = {a, s->p.out_schema.children[k], a->offset, ba->length, bi, s->row_base[bi], pass ? skip : NULL};
       if (pass == 0 && col->field.required) wc_check_nulls(&v, &s->nulls[decl]);
@@ -168,19 +168,19 @@ static void check_batch(vstate *s, size_t bi) {
 
 /* Appends: the values already in the table go into each unique set first, without being
  * counted, so that an incoming row repeating one of them is a duplicate like any other. */
-static void seed_unique(vstate *s, const weir_arrow_table *seed) {
+static void seed_unique(vstate *s, const wr_arrow_table *seed) {
   for (size_t r = 0; r < s->n_runs; r++) {
     rule_run *rr = &s->runs[r];
     if (!rr->cr || rr->rule->kind != WEIR_RULE_UNIQUE) continue;
-    const weir_contract_column *col = &s->c->columns[rr->col];
-    long k = weir_arrow_table_find(seed, col->field.name);
+    const wr_contract_column *col = &s->c->columns[rr->col];
+    long k = wr_arrow_table_find(seed, col->field.name);
     if (k < 0) continue;
     const struct ArrowSchema *field = seed->schema.children[k];
-    if (field->dictionary || weir_cast_check(field, col->field.type, NULL) != WEIR_CAST_EXACT) continue;
+    if (field->dictionary || wr_cast_check(field, col->field.type, NULL) != WEIR_CAST_EXACT) continue;
     rule_hits scratch;
     wc_hits_init(&scratch, 0, false, seed->n_batches);
     for (size_t b = 0; b < seed->n_batches; b++) {
-      const struct ArrowArray *ba = weir_arrow_batch_array(seed->batches[b]);
+      const struct ArrowArray *ba = wr_arrow_batch_array(seed->batches[b]);
       const struct ArrowArray *a = ba->children[k];
       col_view v = {a, field, a->offset + ba->offset, ba->length, b, 0, NULL};
       wc_compiled_rule_run(rr->cr, &v, &scratch);
@@ -197,14 +197,14 @@ static int need_engine(vstate *s, weir_error *err) {
     s->engine = s->opts->engine;
     return WEIR_OK;
   }
-  int rc = weir_engine_open(NULL, &s->engine, err);
+  int rc = wr_engine_open(NULL, &s->engine, err);
   if (rc) {
-    weir_error_prefix(err, "cannot start the SQL engine for the contract's SQL rules");
+    wr_error_prefix(err, "cannot start the SQL engine for the contract's SQL rules");
     return rc;
   }
   s->own_engine = true;
   /* A contract's SQL sees the data being validated and nothing else: no files. */
-  if ((rc = weir_engine_restrict_files(s->engine, NULL, 0, err))) return rc;
+  if ((rc = wr_engine_restrict_files(s->engine, NULL, 0, err))) return rc;
   return WEIR_OK;
 }
 
@@ -215,9 +215,9 @@ static int run_checks(vstate *s, weir_error *err) {
   if (!n) return WEIR_OK;
   int rc = need_engine(s, err);
   if (rc) return rc;
-  const weir_column_rule **checks = weir_calloc(n, sizeof *checks);
-  const char **cols = weir_calloc(n, sizeof *cols);
-  rule_hits *hits = weir_calloc(n, sizeof *hits);
+  const wr_column_rule **checks = wr_calloc(n, sizeof *checks);
+  const char **cols = wr_calloc(n, sizeof *cols);
+  rule_hits *hits = wr_calloc(n, sizeof *hits);
   size_t k = 0;
   for (size_t r = 0; r < s->n_runs; r++) {
     rule_run *rr = &s->runs[r];
@@ -246,70 +246,70 @@ static int run_checks(vstate *s, weir_error *err) {
 
 static void quarantine_schema(const struct ArrowSchema *out_schema, struct ArrowSchema *q) {
   int64_t n = out_schema->n_children;
-  weir_arrow_schema_init(q, "+s", "", 0, n + 1);
+  wr_arrow_schema_init(q, "+s", "", 0, n + 1);
   for (int64_t c = 0; c < n; c++) {
     struct ArrowSchema child;
-    weir_arrow_schema_copy(out_schema->children[c], &child);
-    weir_arrow_schema_set_child(q, c, &child);
+    wr_arrow_schema_copy(out_schema->children[c], &child);
+    wr_arrow_schema_set_child(q, c, &child);
   }
   struct ArrowSchema rule;
-  weir_arrow_schema_init(&rule, "U", "_weir_rule", 0, 0);
-  weir_arrow_schema_set_child(q, n, &rule);
+  wr_arrow_schema_init(&rule, "U", "_weir_rule", 0, 0);
+  wr_arrow_schema_set_child(q, n, &rule);
 }
 
-static int apply_drops(vstate *s, weir_validation *out, weir_error *err) {
-  weir_arrow_table_init(&out->valid);
-  weir_arrow_table_init(&out->quarantine);
+static int apply_drops(vstate *s, wr_validation *out, weir_error *err) {
+  wr_arrow_table_init(&out->valid);
+  wr_arrow_table_init(&out->quarantine);
   struct ArrowSchema vs;
-  weir_arrow_schema_copy(&s->p.out_schema, &vs);
-  weir_arrow_table_set_schema(&out->valid, &vs);
+  wr_arrow_schema_copy(&s->p.out_schema, &vs);
+  wr_arrow_table_set_schema(&out->valid, &vs);
   bool any_drop = false;
   for (size_t r = 0; r < s->n_runs; r++)
     if (s->runs[r].rule->mode == WEIR_MODE_DROP && s->runs[r].hits.count) any_drop = true;
   if (!any_drop) {
-    for (size_t b = 0; b < s->nb; b++) weir_arrow_table_append_batch(&out->valid, s->cb[b]);
+    for (size_t b = 0; b < s->nb; b++) wr_arrow_table_append_batch(&out->valid, s->cb[b]);
     return WEIR_OK;
   }
   struct ArrowSchema qs;
   quarantine_schema(&s->p.out_schema, &qs);
-  weir_arrow_table_set_schema(&out->quarantine, &qs);
+  wr_arrow_table_set_schema(&out->quarantine, &qs);
   for (size_t b = 0; b < s->nb; b++) {
-    int64_t len = weir_arrow_batch_length(s->cb[b]);
+    int64_t len = wr_arrow_batch_length(s->cb[b]);
     int64_t n_drop = 0;
-    uint8_t *mask = weir_calloc((size_t)(len + 7) / 8 + 1, 1);
+    uint8_t *mask = wr_calloc((size_t)(len + 7) / 8 + 1, 1);
     for (size_t r = 0; r < s->n_runs; r++) {
       rule_run *rr = &s->runs[r];
       if (rr->rule->mode != WEIR_MODE_DROP || !rr->hits.masks || !rr->hits.masks[b]) continue;
       for (int64_t w = 0; w < (len + 7) / 8; w++) mask[w] |= rr->hits.masks[b][w];
     }
-    n_drop = weir_bitmap_count(mask, 0, len);
+    n_drop = wr_bitmap_count(mask, 0, len);
     if (!n_drop) {
       free(mask);
-      weir_arrow_table_append_batch(&out->valid, s->cb[b]);
+      wr_arrow_table_append_batch(&out->valid, s->cb[b]);
       continue;
     }
-    int64_t *keep = weir_malloc((size_t)(len - n_drop + 1) * sizeof *keep);
-    int64_t *drop = weir_malloc((size_t)n_drop * sizeof *drop);
+    int64_t *keep = wr_malloc((size_t)(len - n_drop + 1) * sizeof *keep);
+    int64_t *drop = wr_malloc((size_t)n_drop * sizeof *drop);
     int64_t nk = 0, nd = 0;
     for (int64_t i = 0; i < len; i++) {
-      if (weir_bit_get(mask, i)) drop[nd++] = i;
+      if (wr_bit_get(mask, i)) drop[nd++] = i;
       else keep[nk++] = i;
     }
     /* `_weir_rule`: the names of every drop rule that rejected the row, comma-separated. */
-    char **names = weir_calloc((size_t)nd, sizeof *names);
-    weir_buf nb = WEIR_BUF_INIT;
+    char **names = wr_calloc((size_t)nd, sizeof *names);
+    wr_buf nb = WEIR_BUF_INIT;
     for (int64_t d = 0; d < nd; d++) {
-      weir_buf_clear(&nb);
+      wr_buf_clear(&nb);
       for (size_t r = 0; r < s->n_runs; r++) {
         rule_run *rr = &s->runs[r];
         if (rr->rule->mode != WEIR_MODE_DROP || !rr->hits.masks || !rr->hits.masks[b]) continue;
-        if (!weir_bit_get(rr->hits.masks[b], drop[d])) continue;
-        if (nb.len) weir_buf_putc(&nb, ',');
-        weir_buf_puts(&nb, rr->rule->name);
+        if (!wr_bit_get(rr->hits.masks[b], drop[d])) continue;
+        if (nb.len) wr_buf_putc(&nb, ',');
+        wr_buf_puts(&nb, rr->rule->name);
       }
-      names[d] = weir_strdup(weir_buf_cstr(&nb));
+      names[d] = wr_strdup(wr_buf_cstr(&nb));
     }
-    weir_buf_free(&nb);
+    wr_buf_free(&nb);
     struct ArrowArray kept, dropped, rulecol;
     int rc = WEIR_OK;
     if (nk) rc = wc_filter_take_batch(&s->p.out_schema, s->cb[b], keep, nk, &kept, err);
@@ -319,16 +319,16 @@ static int apply_drops(vstate *s, weir_validation *out, weir_error *err) {
       /* The quarantine batch: the dropped rows plus the rule column. */
       struct ArrowArray qb;
       int64_t nc = dropped.n_children;
-      weir_arrow_array_init(&qb, nd, 1, nc + 1);
+      wr_arrow_array_init(&qb, nd, 1, nc + 1);
       for (int64_t c = 0; c < nc; c++) {
         struct ArrowArray ch = *dropped.children[c];
         dropped.children[c]->release = NULL; /* moved out, as the C data interface allows */
-        weir_arrow_array_set_child(&qb, c, &ch);
+        wr_arrow_array_set_child(&qb, c, &ch);
       }
-      weir_arrow_array_set_child(&qb, nc, &rulecol);
+      wr_arrow_array_set_child(&qb, nc, &rulecol);
       dropped.release(&dropped);
-      weir_arrow_table_append(&out->quarantine, &qb);
-      if (nk) weir_arrow_table_append(&out->valid, &kept);
+      wr_arrow_table_append(&out->quarantine, &qb);
+      if (nk) wr_arrow_table_append(&out->valid, &kept);
     } else if (nk && kept.release) {
       kept.release(&kept);
     }
@@ -358,15 +358,15 @@ static json_t *number_json(double d) {
   return wc_value_double_json(d);
 }
 
-static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
+static int run_table_rules(vstate *s, wr_validation *out, weir_error *err) {
   if (!s->c->n_rules) return WEIR_OK;
   int rc = need_engine(s, err);
   if (rc) return rc;
-  int64_t *bases = weir_calloc(out->valid.n_batches + 1, sizeof *bases);
-  for (size_t b = 1; b < out->valid.n_batches; b++) bases[b] = bases[b - 1] + weir_arrow_batch_length(out->valid.batches[b - 1]);
+  int64_t *bases = wr_calloc(out->valid.n_batches + 1, sizeof *bases);
+  for (size_t b = 1; b < out->valid.n_batches; b++) bases[b] = bases[b - 1] + wr_arrow_batch_length(out->valid.batches[b - 1]);
   sql_input in = {&out->valid.schema, out->valid.batches, out->valid.n_batches, bases, s->c->origin};
   for (size_t i = 0; i < s->c->n_rules && !rc; i++) {
-    const weir_table_rule *r = &s->c->rules[i];
+    const wr_table_rule *r = &s->c->rules[i];
     double value;
     bool is_null;
     rc = wc_sql_run_table_rule(s->engine, &in, r, &value, &is_null, err);
@@ -377,7 +377,7 @@ static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
     json_object_set_new(res, "rule", json_string(r->name));
     json_object_set_new(res, "kind", json_string("table_rule"));
     json_object_set_new(res, "column", json_null());
-    json_object_set_new(res, "mode", json_string(weir_rule_mode_name(r->mode)));
+    json_object_set_new(res, "mode", json_string(wr_rule_mode_name(r->mode)));
     json_object_set_new(res, "value", is_null ? json_null() : number_json(value));
     json_object_set_new(res, "threshold", number_json(r->threshold));
     json_object_set_new(res, "op", json_string(r->op));
@@ -390,7 +390,7 @@ static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
     json_object_set_new(v, "value", is_null ? json_null() : number_json(value));
     json_object_set_new(v, "threshold", number_json(r->threshold));
     json_object_set_new(v, "op", json_string(r->op));
-    wc_findings_add(&s->f, (long)(s->c->n_columns + (size_t)weir_arrow_table_ncols(&out->valid) + 1000000), (int)i, v);
+    wc_findings_add(&s->f, (long)(s->c->n_columns + (size_t)wr_arrow_table_ncols(&out->valid) + 1000000), (int)i, v);
   }
   free(bases);
   return rc;
@@ -398,7 +398,7 @@ static int run_table_rules(vstate *s, weir_validation *out, weir_error *err) {
 
 /* ---- step 6: findings of the column rules, and the report ------------------------------------------------- */
 
-static weir_violation_kind vkind(weir_rule_kind k) {
+static wr_violation_kind vkind(wr_rule_kind k) {
   switch (k) {
   case WEIR_RULE_UNIQUE: return WEIR_V_UNIQUE;
   case WEIR_RULE_ENUM: return WEIR_V_ENUM;
@@ -410,15 +410,15 @@ static weir_violation_kind vkind(weir_rule_kind k) {
 
 static void column_findings(vstate *s, const struct ArrowSchema *in_schema) {
   for (size_t i = 0; i < s->c->n_columns; i++) {
-    const weir_contract_column *col = &s->c->columns[i];
+    const wr_contract_column *col = &s->c->columns[i];
     char expected[96];
-    weir_type_arrow_name(col->field.type, expected, sizeof expected);
+    wr_type_arrow_name(col->field.type, expected, sizeof expected);
     if (s->overflow[i].count) {
       /* A timestamp too far out for the finer unit (the cast would change it), or values
        * an exact cast cannot convert without loss. */
       json_t *v = wc_violation_new(WEIR_V_TYPE, col->field.name, NULL, WEIR_MODE_FAIL, s->overflow[i].count);
       char found[160];
-      weir_arrow_type_name(in_schema->children[s->p.cols[i].in_idx], found, sizeof found);
+      wr_arrow_type_name(in_schema->children[s->p.cols[i].in_idx], found, sizeof found);
       json_object_set_new(v, "expected", json_string(expected));
       json_object_set_new(v, "found", json_string(found));
       json_object_set_new(v, s->p.cols[i].exact ? "cast" : "overflow",
@@ -434,15 +434,15 @@ static void column_findings(vstate *s, const struct ArrowSchema *in_schema) {
   }
   for (size_t r = 0; r < s->n_runs; r++) {
     rule_run *rr = &s->runs[r];
-    const weir_column_rule *rule = rr->rule;
-    const weir_contract_column *col = &s->c->columns[rr->col];
+    const wr_column_rule *rule = rr->rule;
+    const wr_contract_column *col = &s->c->columns[rr->col];
     char vt[96];
-    weir_type_arrow_name(col->field.type, vt, sizeof vt);
+    wr_type_arrow_name(col->field.type, vt, sizeof vt);
     json_t *res = json_object();
     json_object_set_new(res, "rule", json_string(rule->name));
     json_object_set_new(res, "kind", json_string(contract_rule_kind_name(rule->kind)));
     json_object_set_new(res, "column", json_string(col->field.name));
-    json_object_set_new(res, "mode", json_string(weir_rule_mode_name(rule->mode)));
+    json_object_set_new(res, "mode", json_string(wr_rule_mode_name(rule->mode)));
     json_object_set_new(res, "value", rr->ran ? json_integer(rr->hits.count) : json_null());
     json_object_set_new(res, "threshold", json_integer(0));
     json_object_set_new(res, "rows_affected", rr->ran ? json_integer(rr->hits.count) : json_null());
@@ -476,8 +476,8 @@ static json_t *casts_json(vstate *s, const struct ArrowSchema *in_schema) {
     const col_plan *cp = &s->p.cols[i];
     if (cp->in_idx < 0 || cp->cast != WEIR_CAST_WIDEN) continue;
     char from[160], to[96];
-    weir_arrow_type_name(in_schema->children[cp->in_idx], from, sizeof from);
-    weir_type_arrow_name(s->c->columns[i].field.type, to, sizeof to);
+    wr_arrow_type_name(in_schema->children[cp->in_idx], from, sizeof from);
+    wr_type_arrow_name(s->c->columns[i].field.type, to, sizeof to);
     json_t *o = json_object();
     json_object_set_new(o, "column", json_string(s->c->columns[i].field.name));
     json_object_set_new(o, "from", json_string(from));
@@ -490,23 +490,23 @@ static json_t *casts_json(vstate *s, const struct ArrowSchema *in_schema) {
 
 /* ---- the entry point ----------------------------------------------------------------------------------------- */
 
-int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const weir_validate_options *opts,
-                           weir_validation *out, weir_error *err) {
+int wr_contract_validate(const weir_contract *c, wr_arrow_table *in, const wr_validate_options *opts,
+                           wr_validation *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  weir_arrow_table_init(&out->valid);
-  weir_arrow_table_init(&out->quarantine);
+  wr_arrow_table_init(&out->valid);
+  wr_arrow_table_init(&out->quarantine);
   /* Without options the data is judged as a model output: the strictest reading. */
-  weir_validate_options dflt = {.is_output = true};
+  wr_validate_options dflt = {.is_output = true};
   if (!opts) opts = &dflt;
-  if (!c || !in) return weir_seterr(err, WEIR_EINVALIDARG, "weir_contract_validate: no contract or no data");
+  if (!c || !in) return wr_seterr(err, WEIR_EINVALIDARG, "weir_contract_validate: no contract or no data");
 
   /* A contract built by hand (not through the loaders) gets the same rule checks. */
   for (size_t i = 0; i < c->n_columns; i++)
     for (size_t j = 0; j < c->columns[i].n_rules; j++) {
       char why[512];
       if (!contract_rule_check(&c->columns[i], &c->columns[i].rules[j], why, sizeof why)) {
-        weir_arrow_table_release(in);
-        return weir_seterr(err, WEIR_EINVALIDARG, "contract %s: rule \"%s\" of column \"%s\": %s", c->name ? c->name : "",
+        wr_arrow_table_release(in);
+        return wr_seterr(err, WEIR_EINVALIDARG, "contract %s: rule \"%s\" of column \"%s\": %s", c->name ? c->name : "",
                            c->columns[i].rules[j].name ? c->columns[i].rules[j].name : "?", c->columns[i].field.name, why);
       }
     }
@@ -523,11 +523,11 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   int rc = WEIR_OK;
   wc_plan_columns(c, &in->schema, opts, &s.p, &s.f);
 
-  s.row_base = weir_calloc(s.nb + 1, sizeof *s.row_base);
-  for (size_t b = 1; b <= s.nb; b++) s.row_base[b] = s.row_base[b - 1] + weir_arrow_batch_length(in->batches[b - 1]);
-  s.cb = weir_calloc(s.nb ? s.nb : 1, sizeof *s.cb);
-  s.nulls = weir_calloc(c->n_columns ? c->n_columns : 1, sizeof *s.nulls);
-  s.overflow = weir_calloc(c->n_columns ? c->n_columns : 1, sizeof *s.overflow);
+  s.row_base = wr_calloc(s.nb + 1, sizeof *s.row_base);
+  for (size_t b = 1; b <= s.nb; b++) s.row_base[b] = s.row_base[b - 1] + wr_arrow_batch_length(in->batches[b - 1]);
+  s.cb = wr_calloc(s.nb ? s.nb : 1, sizeof *s.cb);
+  s.nulls = wr_calloc(c->n_columns ? c->n_columns : 1, sizeof *s.nulls);
+  s.overflow = wr_calloc(c->n_columns ? c->n_columns : 1, sizeof *s.overflow);
   size_t n_rules = 0;
   for (size_t i = 0; i < c->n_columns; i++) {
     wc_hits_init(&s.nulls[i], s.limit, false, s.nb);
@@ -535,10 +535,10 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
     s.overflow[i].paired = s.p.cols[i].exact; /* each row with the value that does not convert */
     n_rules += c->columns[i].n_rules;
   }
-  s.runs = weir_calloc(n_rules ? n_rules : 1, sizeof *s.runs);
+  s.runs = wr_calloc(n_rules ? n_rules : 1, sizeof *s.runs);
   for (size_t i = 0; i < c->n_columns && !rc; i++) {
     for (size_t j = 0; j < c->columns[i].n_rules && !rc; j++) {
-      const weir_column_rule *r = &c->columns[i].rules[j];
+      const wr_column_rule *r = &c->columns[i].rules[j];
       rule_run *rr = &s.runs[s.n_runs++];
       rr->col = i;
       rr->idx = j;
@@ -569,21 +569,21 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   if (!rc && !broken) rc = run_table_rules(&s, out, err);
   if (rc) {
     json_decref(casts);
-    weir_validation_clear(out);
-    weir_arrow_table_release(in);
+    wr_validation_clear(out);
+    wr_arrow_table_release(in);
     vstate_clear(&s);
     return rc;
   }
   if (broken) {
     /* Nothing may be written from a table of the wrong shape: no valid data. */
-    weir_arrow_table_release(&out->valid);
-    weir_arrow_table_release(&out->quarantine);
+    wr_arrow_table_release(&out->valid);
+    wr_arrow_table_release(&out->quarantine);
     for (size_t i = 0; i < c->n_rules; i++) {
       json_t *res = json_object();
       json_object_set_new(res, "rule", json_string(c->rules[i].name));
       json_object_set_new(res, "kind", json_string("table_rule"));
       json_object_set_new(res, "column", json_null());
-      json_object_set_new(res, "mode", json_string(weir_rule_mode_name(c->rules[i].mode)));
+      json_object_set_new(res, "mode", json_string(wr_rule_mode_name(c->rules[i].mode)));
       json_object_set_new(res, "value", json_null());
       json_object_set_new(res, "threshold", number_json(c->rules[i].threshold));
       json_object_set_new(res, "op", json_string(c->rules[i].op));
@@ -616,19 +616,19 @@ int weir_contract_validate(const weir_contract *c, weir_arrow_table *in, const w
   out->report = report;
 
   if (failed) {
-    weir_buf m = WEIR_BUF_INIT;
+    wr_buf m = WEIR_BUF_INIT;
     const char *subject = opts->subject ? opts->subject : (c->name ? c->name : "the data");
-    weir_buf_printf(&m, "contract violation in %s:", subject);
+    wr_buf_printf(&m, "contract violation in %s:", subject);
     for (size_t i = 0; i < s.f.n; i++) {
       const json_t *v = s.f.v[i].obj;
       if (strcmp(json_string_value(json_object_get(v, "mode")), "fail")) continue;
-      weir_buf_printf(&m, "\n  - %s", json_string_value(json_object_get(v, "message")));
+      wr_buf_printf(&m, "\n  - %s", json_string_value(json_object_get(v, "message")));
     }
-    rc = weir_seterr(err, WEIR_ECONTRACT, "%s", weir_buf_cstr(&m));
-    weir_buf_free(&m);
-    weir_error_set_details(err, json_deep_copy(violations));
+    rc = wr_seterr(err, WEIR_ECONTRACT, "%s", wr_buf_cstr(&m));
+    wr_buf_free(&m);
+    wr_error_set_details(err, json_deep_copy(violations));
   }
-  weir_arrow_table_release(in);
+  wr_arrow_table_release(in);
   vstate_clear(&s);
   return rc;
 }

@@ -17,14 +17,14 @@
 
 /* ---- decimals ------------------------------------------------------------------------------------ */
 
-bool wc_value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out) {
+bool wc_value_decimal_parse(const char *s, int scale, int dir, wr_i128 *out) {
   const char *p = s;
   while (isspace((unsigned char)*p)) p++;
   bool neg = false;
   if (*p == '+' || *p == '-') neg = *p++ == '-';
   if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1]))) return false;
-  weir_i128 v = 0;
-  const weir_i128 limit = (weir_i128)1 << 125; /* well past 10^38, far from overflow */
+  wr_i128 v = 0;
+  const wr_i128 limit = (wr_i128)1 << 125; /* well past 10^38, far from overflow */
   int frac = 0;
   bool seen_dot = false, rest_nonzero = false;
   for (; *p; p++) {
@@ -58,7 +58,7 @@ bool wc_value_decimal_parse(const char *s, int scale, int dir, weir_i128 *out) {
   return true;
 }
 
-bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *out) {
+bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, wr_i128 *out) {
   if (json_is_string(v)) return wc_value_decimal_parse(json_string_value(v), scale, dir, out);
   if (json_is_integer(v)) {
     char buf[32];
@@ -75,7 +75,7 @@ bool wc_value_decimal_from_json(const json_t *v, int scale, int dir, weir_i128 *
   return false;
 }
 
-void wc_value_decimal_format(weir_i128 v, int scale, char *out, size_t size) {
+void wc_value_decimal_format(wr_i128 v, int scale, char *out, size_t size) {
   char digits[48];
   int n = 0;
   bool neg = v < 0;
@@ -330,19 +330,19 @@ json_t *wc_value_bytes_json(const uint8_t *p, size_t n) {
     i += l - 1;
   }
   if (i == n) return json_stringn((const char *)p, n);
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   for (i = 0; i < n;) {
     size_t l = p[i] ? utf8_len(p + i, n - i) : 0;
     if (l) {
-      weir_buf_append(&b, p + i, l);
+      wr_buf_append(&b, p + i, l);
       i += l;
     } else {
-      weir_buf_printf(&b, "\\x%02x", p[i]);
+      wr_buf_printf(&b, "\\x%02x", p[i]);
       i++;
     }
   }
-  json_t *s = json_stringn(weir_buf_cstr(&b), b.len);
-  weir_buf_free(&b);
+  json_t *s = json_stringn(wr_buf_cstr(&b), b.len);
+  wr_buf_free(&b);
   return s;
 }
 

@@ -55,7 +55,7 @@ static int yerr(yctx *x, const yaml_node_t *n, const char *fmt, ...) {
   va_end(ap);
   int line, col;
   node_pos(x, n, &line, &col);
-  return weir_seterr(x->err, WEIR_EINPUT, "%s:%d:%d: %s", x->origin, line, col, msg);
+  return wr_seterr(x->err, WEIR_EINPUT, "%s:%d:%d: %s", x->origin, line, col, msg);
 }
 
 static yaml_node_t *node(yctx *x, int id) { return yaml_document_get_node(x->doc, id); }
@@ -197,7 +197,7 @@ static int get_string(yctx *x, const yaml_node_t *v, const char *what, char **ou
   if (!v) return WEIR_OK;
   if (v->type != YAML_SCALAR_NODE) return yerr(x, v, "%s must be a string", what);
   if (is_plain(v) && plain_is_null(scalar(v))) return WEIR_OK;
-  *out = weir_strndup(scalar(v), v->data.scalar.length);
+  *out = wr_strndup(scalar(v), v->data.scalar.length);
   return WEIR_OK;
 }
 
@@ -216,7 +216,7 @@ static int get_bool(yctx *x, const yaml_node_t *v, const char *what, bool *out) 
   return yerr(x, v, "%s must be true or false", what);
 }
 
-static int get_mode(yctx *x, const yaml_node_t *v, weir_rule_mode *out) {
+static int get_mode(yctx *x, const yaml_node_t *v, wr_rule_mode *out) {
   const char *s = scalar(v);
   if (!s || !contract_mode_parse(s, out))
     return yerr(x, v, "mode must be fail, drop or warn, not \"%s\"", s ? s : "(a collection)");
@@ -227,7 +227,7 @@ static int get_mode(yctx *x, const yaml_node_t *v, weir_rule_mode *out) {
 
 /* A rule under construction, with the node it came from for messages. */
 typedef struct yrule {
-  weir_column_rule r;
+  wr_column_rule r;
   yaml_node_t *at;
   bool mode_set;
 } yrule;
@@ -237,8 +237,8 @@ typedef struct yrules {
   size_t n;
 } yrules;
 
-static yrule *push_rule(yrules *rs, weir_rule_kind k, yaml_node_t *at) {
-  rs->v = weir_realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+static yrule *push_rule(yrules *rs, wr_rule_kind k, yaml_node_t *at) {
+  rs->v = wr_realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
   yrule *y = &rs->v[rs->n++];
   memset(y, 0, sizeof *y);
   y->r.kind = k;
@@ -317,7 +317,7 @@ static int one_check(yctx *x, yaml_node_t *c, const char *what, yrules *rs) {
   }
   if (c->type != YAML_SCALAR_NODE || !scalar(c)[0])
     return yerr(x, c, "%s must be a SQL expression or {sql, mode, name}", what);
-  y->r.sql = weir_strndup(scalar(c), c->data.scalar.length);
+  y->r.sql = wr_strndup(scalar(c), c->data.scalar.length);
   return WEIR_OK;
 }
 
@@ -333,21 +333,21 @@ static int parse_checks(yctx *x, yaml_node_t *v, const char *col, yrules *rs) {
   return WEIR_OK;
 }
 
-static int parse_lineage(yctx *x, yaml_node_t *v, weir_field *f) {
+static int parse_lineage(yctx *x, yaml_node_t *v, wr_field *f) {
   if (v->type == YAML_SCALAR_NODE) {
-    f->lineage = weir_calloc(1, sizeof *f->lineage);
-    f->lineage[0] = weir_strdup(scalar(v));
+    f->lineage = wr_calloc(1, sizeof *f->lineage);
+    f->lineage[0] = wr_strdup(scalar(v));
     f->n_lineage = 1;
     return WEIR_OK;
   }
   if (v->type != YAML_SEQUENCE_NODE)
     return yerr(x, v, "lineage must be a column reference or a list of them");
   size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-  f->lineage = n ? weir_calloc(n, sizeof *f->lineage) : NULL;
+  f->lineage = n ? wr_calloc(n, sizeof *f->lineage) : NULL;
   for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
     yaml_node_t *r = node(x, *it);
     if (r->type != YAML_SCALAR_NODE) return yerr(x, r, "a lineage reference must be a string");
-    f->lineage[f->n_lineage++] = weir_strdup(scalar(r));
+    f->lineage[f->n_lineage++] = wr_strdup(scalar(r));
   }
   return WEIR_OK;
 }
@@ -361,8 +361,8 @@ static int type_error(yctx *x, yaml_node_t *v, const char *col, const char *why)
   return yerr(x, v, "bad type \"%s\" for column \"%s\": %s", scalar(v) ? scalar(v) : "", col, why);
 }
 
-static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
-                        weir_contract_column *col, yaml_node_t ***rule_at) {
+static int parse_column(yctx *x, yaml_node_t *m, wr_rule_mode contract_mode,
+                        wr_contract_column *col, yaml_node_t ***rule_at) {
   static const char *const keys[] = {"name",        "type",   "nullable", "required",       "cast",    "doc",
                                      "description", "unique", "enum",     "allowed_values", "pattern", "min",
                                      "max",         "checks", "mode",     "lineage",        NULL};
@@ -371,7 +371,7 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
   if (m->type != YAML_MAPPING_NODE) return yerr(x, m, "a column must be a mapping with name and type");
   yaml_node_t *nv = get(x, m, "name", NULL);
   if (!nv || !scalar(nv) || !scalar(nv)[0]) return yerr(x, nv ? nv : m, "a column needs a name");
-  col->field.name = weir_strdup(scalar(nv));
+  col->field.name = wr_strdup(scalar(nv));
   char what[300];
   snprintf(what, sizeof what, "column \"%s\"", col->field.name);
   int rc = check_keys(x, m, keys, what);
@@ -381,7 +381,7 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
   if (!tv) return yerr(x, m, "column \"%s\" has no type", col->field.name);
   if (tv->type != YAML_SCALAR_NODE) return yerr(x, tv, "the type of column \"%s\" must be a name", col->field.name);
   char why[512];
-  if (!weir_type_parse(scalar(tv), &col->field.type, why, sizeof why))
+  if (!wr_type_parse(scalar(tv), &col->field.type, why, sizeof why))
     return type_error(x, tv, col->field.name, why);
 
   /* Columns are required unless declared nullable (docs/contracts.md). */
@@ -413,7 +413,7 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
   yaml_node_t *lin = get(x, m, "lineage", NULL);
   if (lin && (rc = parse_lineage(x, lin, &col->field))) return rc;
 
-  weir_rule_mode mode = contract_mode;
+  wr_rule_mode mode = contract_mode;
   yaml_node_t *mv = get(x, m, "mode", NULL);
   if (mv && (rc = get_mode(x, mv, &mode))) return rc;
 
@@ -456,7 +456,7 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
         rc = yerr(x, val, "pattern must be a regular expression");
         break;
       }
-      y->r.pattern = weir_strndup(scalar(val), val->data.scalar.length);
+      y->r.pattern = wr_strndup(scalar(val), val->data.scalar.length);
     } else if (!strcmp(key, "min") || !strcmp(key, "max")) {
       yrule part = {0};
       yaml_node_t *val;
@@ -515,8 +515,8 @@ static int parse_column(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode,
       goto out;
     }
   }
-  col->rules = rs.n ? weir_calloc(rs.n, sizeof *col->rules) : NULL;
-  *rule_at = rs.n ? weir_calloc(rs.n, sizeof **rule_at) : NULL;
+  col->rules = rs.n ? wr_calloc(rs.n, sizeof *col->rules) : NULL;
+  *rule_at = rs.n ? wr_calloc(rs.n, sizeof **rule_at) : NULL;
   for (size_t i = 0; i < rs.n; i++) {
     col->rules[i] = rs.v[i].r;
     (*rule_at)[i] = rs.v[i].at;
@@ -536,12 +536,12 @@ out:
 
 /* ---- table rules ------------------------------------------------------------------------------------ */
 
-static int parse_table_rule(yctx *x, yaml_node_t *m, weir_rule_mode contract_mode, weir_table_rule *r) {
+static int parse_table_rule(yctx *x, yaml_node_t *m, wr_rule_mode contract_mode, wr_table_rule *r) {
   static const char *const keys[] = {"name", "sql", "threshold", "op", "mode", NULL};
   if (m->type != YAML_MAPPING_NODE) return yerr(x, m, "a rule must be a mapping with name and sql");
   yaml_node_t *nv = get(x, m, "name", NULL);
   if (!nv || !scalar(nv) || !scalar(nv)[0]) return yerr(x, nv ? nv : m, "a rule needs a name");
-  r->name = weir_strdup(scalar(nv));
+  r->name = wr_strdup(scalar(nv));
   r->line = (int)m->start_mark.line + 1;
   r->column = (int)m->start_mark.column + 1;
   char what[300];
@@ -620,9 +620,9 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
   if (!cols || cols->type != YAML_SEQUENCE_NODE)
     return yerr(x, cols ? cols : m, "the contract needs columns: a list of columns");
   size_t n = (size_t)(cols->data.sequence.items.top - cols->data.sequence.items.start);
-  c->columns = n ? weir_calloc(n, sizeof *c->columns) : NULL;
-  yaml_node_t ***rule_at = weir_calloc(n ? n : 1, sizeof *rule_at);
-  yaml_node_t **col_at = weir_calloc(n ? n : 1, sizeof *col_at);
+  c->columns = n ? wr_calloc(n, sizeof *c->columns) : NULL;
+  yaml_node_t ***rule_at = wr_calloc(n ? n : 1, sizeof *rule_at);
+  yaml_node_t **col_at = wr_calloc(n ? n : 1, sizeof *col_at);
   for (size_t i = 0; i < n && !rc; i++) {
     yaml_node_t *cm = node(x, cols->data.sequence.items.start[i]);
     col_at[i] = cm->type == YAML_MAPPING_NODE ? get(x, cm, "name", NULL) : cm;
@@ -642,8 +642,8 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
       rc = yerr(x, rules, "rules must be a list of {name, sql, threshold}");
     } else {
       size_t k = (size_t)(rules->data.sequence.items.top - rules->data.sequence.items.start);
-      c->rules = k ? weir_calloc(k, sizeof *c->rules) : NULL;
-      trule_at = weir_calloc(k ? k : 1, sizeof *trule_at);
+      c->rules = k ? wr_calloc(k, sizeof *c->rules) : NULL;
+      trule_at = wr_calloc(k ? k : 1, sizeof *trule_at);
       for (size_t i = 0; i < k && !rc; i++) {
         yaml_node_t *rm = node(x, rules->data.sequence.items.start[i]);
         trule_at[i] = rm;
@@ -751,10 +751,10 @@ static int syntax_error(const yaml_parser_t *parser, const char *text, size_t le
                            ? "invalid UTF-8"
                            : "invalid UTF-16";
     if (parser->problem_value >= 0)
-      return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (byte 0x%02X; a contract is UTF-8 text)", origin,
+      return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (byte 0x%02X; a contract is UTF-8 text)", origin,
                          line, col, what, parser->problem ? parser->problem : "bad bytes",
                          (unsigned)parser->problem_value & 0xFFu);
-    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (a contract is UTF-8 text)", origin, line, col,
+    return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: %s: %s (a contract is UTF-8 text)", origin, line, col,
                        what, parser->problem ? parser->problem : "bad bytes");
   }
   const yaml_mark_t *mk = &parser->problem_mark;
@@ -766,18 +766,18 @@ static int syntax_error(const yaml_parser_t *parser, const char *text, size_t le
     line = end_line;
     col = end_col;
   }
-  return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid YAML: %s%s%s", origin, line, col,
+  return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid YAML: %s%s%s", origin, line, col,
                      parser->problem ? parser->problem : "syntax error", parser->context ? " " : "",
                      parser->context ? parser->context : "");
 }
 
-int weir_contract_from_yaml(const char *text, size_t len, const char *origin, weir_contract **out,
+int wr_contract_from_yaml(const char *text, size_t len, const char *origin, weir_contract **out,
                             weir_error *err) {
   *out = NULL;
   yctx x = {NULL, origin ? origin : "<yaml>", err, 1, 1, VALUES_MAX, NULL};
   yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser)) return weir_seterr(err, WEIR_EINPUT, "%s: cannot start the YAML parser", x.origin);
+  if (!yaml_parser_initialize(&parser)) return wr_seterr(err, WEIR_EINPUT, "%s: cannot start the YAML parser", x.origin);
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
   if (!yaml_parser_load(&parser, &doc)) {
     int rc = syntax_error(&parser, text, len, x.origin, err);
@@ -789,7 +789,7 @@ int weir_contract_from_yaml(const char *text, size_t len, const char *origin, we
   int rc = WEIR_OK;
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (!root) {
-    rc = weir_seterr(err, WEIR_EINPUT, "%s:1:1: the file is empty: expected a mapping with key contract:", x.origin);
+    rc = wr_seterr(err, WEIR_EINPUT, "%s:1:1: the file is empty: expected a mapping with key contract:", x.origin);
   } else {
     /* A second document in the same file would be ignored silently: refuse it. */
     yaml_document_t next;
@@ -798,7 +798,7 @@ int weir_contract_from_yaml(const char *text, size_t len, const char *origin, we
       if (r2) {
         int line, col;
         node_pos(&x, r2, &line, &col);
-        rc = weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: a contract file holds one YAML document", x.origin,
+        rc = wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: a contract file holds one YAML document", x.origin,
                          line, col);
       }
       yaml_document_delete(&next);
@@ -809,13 +809,13 @@ int weir_contract_from_yaml(const char *text, size_t len, const char *origin, we
   }
   weir_contract *c = NULL;
   if (!rc) {
-    c = weir_calloc(1, sizeof *c);
+    c = wr_calloc(1, sizeof *c);
     rc = parse_contract(&x, root, c);
     /* First: values cut short by the budget may have made other errors. */
     if (x.too_many_at)
       rc = yerr(&x, x.too_many_at, "the contract expands to more than %d values (aliases of aliases?)",
                 VALUES_MAX);
-    if (!rc && origin) c->origin = weir_strdup(origin);
+    if (!rc && origin) c->origin = wr_strdup(origin);
   }
   yaml_document_delete(&doc);
   yaml_parser_delete(&parser);

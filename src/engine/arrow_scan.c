@@ -1,10 +1,10 @@
 /*
  * arrow_scan.c -- weir's Arrow tables as DuckDB views, scanned in place.
  *
- * weir_engine_register_arrow keeps a shared copy of the table (its schema and a reference
+ * wr_engine_register_arrow keeps a shared copy of the table (its schema and a reference
  * on every batch: no data is copied) under a numeric id, and creates a view
- *   CREATE VIEW name AS SELECT * FROM weir_arrow_scan(<id>)
- * weir_arrow_scan is a C-API table function. The id, not a pointer, is what SQL sees, so
+ *   CREATE VIEW name AS SELECT * FROM wr_arrow_scan(<id>)
+ * wr_arrow_scan is a C-API table function. The id, not a pointer, is what SQL sees, so
  * no statement can make DuckDB read memory that is not a registered table.
  *
  * How rows reach DuckDB. The table is cut into morsels of up to 122,880 rows (DuckDB's row
@@ -57,7 +57,7 @@ typedef struct morsel {
 
 struct arrow_reg {
   atomic_int refs;
-  weir_arrow_table table;   /* shared: references on the caller's batches */
+  wr_arrow_table table;   /* shared: references on the caller's batches */
   int64_t ncols;
   char **names;
   duckdb_logical_type *types;
@@ -80,7 +80,7 @@ static void reg_unref(arrow_reg *r) {
   free(r->conv);
   free(r->is_dict);
   free(r->morsels);
-  weir_arrow_table_release(&r->table);
+  wr_arrow_table_release(&r->table);
   free(r);
 }
 
@@ -92,7 +92,7 @@ typedef struct slice_priv {
   struct ArrowArray col;           /* the column node, copied by value and re-cut */
   struct ArrowArray *children[1];
   const void *root_buffers[1];
-  weir_arrow_batch *hold;
+  wr_arrow_batch *hold;
 } slice_priv;
 
 /* The column node shares everything with the batch; only the slice wrapper owns memory. */
@@ -100,7 +100,7 @@ static void slice_child_release(struct ArrowArray *a) { a->release = NULL; }
 
 static void slice_release(struct ArrowArray *a) {
   slice_priv *p = a->private_data;
-  weir_arrow_batch_unref(p->hold);
+  wr_arrow_batch_unref(p->hold);
   free(p);
   a->release = NULL;
   a->private_data = NULL;
@@ -113,18 +113,18 @@ static int64_t slice_nulls(const struct ArrowArray *src, const char *format, int
   if (format[0] == 'n' && format[1] == 0) return len;
   if (format[0] == '+' && (format[1] == 'u' || format[1] == 'r')) return 0;
   if (src->null_count == 0 || src->n_buffers < 1 || !src->buffers[0]) return 0;
-  return len - weir_bitmap_count(src->buffers[0], offset, len);
+  return len - wr_bitmap_count(src->buffers[0], offset, len);
 }
 
 /* Exact null counts matter: DuckDB copies a validity mask only when null_count != 0, and
  * its dictionary path looks for nulls only when null_count > 0 (so -1, "unknown", would
  * lose them). */
-static duckdb_data_chunk slice_chunk(duckdb_connection conn, weir_arrow_batch *b, int64_t col,
+static duckdb_data_chunk slice_chunk(duckdb_connection conn, wr_arrow_batch *b, int64_t col,
                                      const char *format, duckdb_arrow_converted_schema conv,
                                      int64_t start, int64_t len, char **errmsg) {
-  const struct ArrowArray *batch = weir_arrow_batch_array(b);
+  const struct ArrowArray *batch = wr_arrow_batch_array(b);
   const struct ArrowArray *src = batch->children[col];
-  slice_priv *p = weir_calloc(1, sizeof *p);
+  slice_priv *p = wr_calloc(1, sizeof *p);
   p->col = *src;
   p->col.offset = src->offset + batch->offset + start;
   p->col.length = len;
@@ -132,7 +132,7 @@ static duckdb_data_chunk slice_chunk(duckdb_connection conn, weir_arrow_batch *b
   p->col.release = slice_child_release;
   p->col.private_data = NULL;
   p->children[0] = &p->col;
-  p->hold = weir_arrow_batch_ref(b);
+  p->hold = wr_arrow_batch_ref(b);
   struct ArrowArray root;
   memset(&root, 0, sizeof root);
   root.length = len;
@@ -147,7 +147,7 @@ static duckdb_data_chunk slice_chunk(duckdb_connection conn, weir_arrow_batch *b
   /* DuckDB takes the array when it starts converting; if it failed before, it is ours. */
   if (root.release) root.release(&root);
   if (ed) {
-    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    *errmsg = wr_strdup(duckdb_error_data_message(ed));
     duckdb_destroy_error_data(&ed);
     if (chunk) duckdb_destroy_data_chunk(&chunk);
     return NULL;
@@ -155,25 +155,25 @@ static duckdb_data_chunk slice_chunk(duckdb_connection conn, weir_arrow_batch *b
   return chunk;
 }
 
-duckdb_data_chunk weir_eng_arrow_slice(duckdb_connection conn, weir_arrow_batch *b, int64_t col,
+duckdb_data_chunk wr_eng_arrow_slice(duckdb_connection conn, wr_arrow_batch *b, int64_t col,
                                        duckdb_arrow_converted_schema conv, int64_t start,
                                        int64_t len, char **errmsg) {
   /* Without a schema at hand, any format whose buffer 0 is validity behaves the same. */
   return slice_chunk(conn, b, col, "?", conv, start, len, errmsg);
 }
 
-duckdb_arrow_converted_schema weir_eng_arrow_convert_field(duckdb_connection conn,
+duckdb_arrow_converted_schema wr_eng_arrow_convert_field(duckdb_connection conn,
                                                            const struct ArrowSchema *field,
                                                            char **errmsg) {
   struct ArrowSchema root, child;
-  weir_arrow_schema_init(&root, "+s", "", 0, 1);
-  weir_arrow_schema_copy(field, &child);
-  weir_arrow_schema_set_child(&root, 0, &child);
+  wr_arrow_schema_init(&root, "+s", "", 0, 1);
+  wr_arrow_schema_copy(field, &child);
+  wr_arrow_schema_set_child(&root, 0, &child);
   duckdb_arrow_converted_schema conv = NULL;
   duckdb_error_data ed = duckdb_schema_from_arrow(conn, &root, &conv);
   root.release(&root);
   if (ed) {
-    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    *errmsg = wr_strdup(duckdb_error_data_message(ed));
     duckdb_destroy_error_data(&ed);
     if (conv) duckdb_destroy_arrow_converted_schema(&conv);
     return NULL;
@@ -205,7 +205,7 @@ typedef struct identity_priv {
   const void *root_buffers[1];
   const void *col_buffers[2];
   void *indices;
-  weir_arrow_batch *hold;
+  wr_arrow_batch *hold;
 } identity_priv;
 
 static void identity_child_release(struct ArrowArray *a) { a->release = NULL; }
@@ -213,7 +213,7 @@ static void identity_child_release(struct ArrowArray *a) { a->release = NULL; }
 static void identity_release(struct ArrowArray *a) {
   identity_priv *p = a->private_data;
   free(p->indices);
-  weir_arrow_batch_unref(p->hold);
+  wr_arrow_batch_unref(p->hold);
   free(p);
   a->release = NULL;
   a->private_data = NULL;
@@ -264,18 +264,18 @@ static int64_t get_index(const void *buf, char f, int64_t i) {
 }
 
 /* The identity chunk for column `col` of batch `b` (whose dictionary has D entries). */
-static duckdb_data_chunk identity_chunk(duckdb_connection conn, weir_arrow_batch *b, int64_t col,
+static duckdb_data_chunk identity_chunk(duckdb_connection conn, wr_arrow_batch *b, int64_t col,
                                         char index_format, duckdb_arrow_converted_schema conv,
                                         char **errmsg) {
-  const struct ArrowArray *src = weir_arrow_batch_array(b)->children[col];
+  const struct ArrowArray *src = wr_arrow_batch_array(b)->children[col];
   int64_t d = src->dictionary->length;
   int w = index_width(index_format);
-  identity_priv *p = weir_calloc(1, sizeof *p);
+  identity_priv *p = wr_calloc(1, sizeof *p);
   /* Index D points at the NULL entry DuckDB appends after every dictionary it converts.
    * It is written as a valid index rather than marked null: DuckDB's dictionary path
    * copies an index validity mask into a fixed 2048-row mask, which a longer array with
    * nulls would overflow. */
-  p->indices = weir_calloc((size_t)(d + 1), (size_t)w);
+  p->indices = wr_calloc((size_t)(d + 1), (size_t)w);
   for (int64_t i = 0; i <= d; i++) put_index(p->indices, w, i, i);
   p->col_buffers[0] = NULL;
   p->col_buffers[1] = p->indices;
@@ -286,7 +286,7 @@ static duckdb_data_chunk identity_chunk(duckdb_connection conn, weir_arrow_batch
   p->col.dictionary = src->dictionary;
   p->col.release = identity_child_release;
   p->children[0] = &p->col;
-  p->hold = weir_arrow_batch_ref(b);
+  p->hold = wr_arrow_batch_ref(b);
   struct ArrowArray root;
   memset(&root, 0, sizeof root);
   root.length = d + 1;
@@ -300,7 +300,7 @@ static duckdb_data_chunk identity_chunk(duckdb_connection conn, weir_arrow_batch
   duckdb_error_data ed = duckdb_data_chunk_from_arrow(conn, &root, conv, &chunk);
   if (root.release) root.release(&root);
   if (ed) {
-    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    *errmsg = wr_strdup(duckdb_error_data_message(ed));
     duckdb_destroy_error_data(&ed);
     if (chunk) duckdb_destroy_data_chunk(&chunk);
     return NULL;
@@ -310,10 +310,10 @@ static duckdb_data_chunk identity_chunk(duckdb_connection conn, weir_arrow_batch
 
 /* Points `out` at rows [start, start + len) of a long-dictionary column through the
  * thread's cached dictionary vector. False with *errmsg set on failure. */
-static bool dict_slice(duckdb_connection conn, dict_cache *cache, weir_arrow_batch *b, int64_t col,
+static bool dict_slice(duckdb_connection conn, dict_cache *cache, wr_arrow_batch *b, int64_t col,
                        char index_format, duckdb_arrow_converted_schema conv, int64_t start, int64_t len,
                        duckdb_vector out, char **errmsg) {
-  const struct ArrowArray *batch = weir_arrow_batch_array(b);
+  const struct ArrowArray *batch = wr_arrow_batch_array(b);
   const struct ArrowArray *src = batch->children[col];
   int64_t d = src->dictionary->length;
   if (cache->key != src->dictionary || !cache->chunk) {
@@ -329,13 +329,13 @@ static bool dict_slice(duckdb_connection conn, dict_cache *cache, weir_arrow_bat
   duckdb_selection_vector sel = duckdb_create_selection_vector((idx_t)len);
   sel_t *sv = duckdb_selection_vector_get_data_ptr(sel);
   for (int64_t i = 0; i < len; i++) {
-    if (valid && !weir_bit_get(valid, off + i)) {
+    if (valid && !wr_bit_get(valid, off + i)) {
       sv[i] = (sel_t)d;
       continue;
     }
     int64_t k = get_index(src->buffers[1], index_format, off + i);
     if (k < 0 || k >= d) {
-      *errmsg = weir_asprintf("dictionary index %lld out of range (the dictionary has %lld values)", (long long)k,
+      *errmsg = wr_asprintf("dictionary index %lld out of range (the dictionary has %lld values)", (long long)k,
                               (long long)d);
       duckdb_destroy_selection_vector(sel);
       return false;
@@ -390,22 +390,22 @@ static int64_t format_buffers(const char *f) {
 }
 
 static void make_empty(const struct ArrowSchema *s, struct ArrowArray *out) {
-  empty_priv *p = weir_calloc(1, sizeof *p);
+  empty_priv *p = wr_calloc(1, sizeof *p);
   memset(out, 0, sizeof *out);
   out->n_buffers = format_buffers(s->format);
-  p->buffers = weir_calloc((size_t)(out->n_buffers ? out->n_buffers : 1), sizeof *p->buffers);
+  p->buffers = wr_calloc((size_t)(out->n_buffers ? out->n_buffers : 1), sizeof *p->buffers);
   for (int64_t i = 0; i < out->n_buffers; i++) p->buffers[i] = ZEROS;
   out->buffers = p->buffers;
   out->n_children = s->n_children;
-  p->storage = weir_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *p->storage);
-  p->children = weir_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *p->children);
+  p->storage = wr_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *p->storage);
+  p->children = wr_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *p->children);
   for (int64_t i = 0; i < s->n_children; i++) {
     make_empty(s->children[i], &p->storage[i]);
     p->children[i] = &p->storage[i];
   }
   out->children = s->n_children ? p->children : NULL;
   if (s->dictionary) {
-    p->dictionary = weir_calloc(1, sizeof *p->dictionary);
+    p->dictionary = wr_calloc(1, sizeof *p->dictionary);
     make_empty(s->dictionary, p->dictionary);
     out->dictionary = p->dictionary;
   }
@@ -417,10 +417,10 @@ static duckdb_logical_type type_of(duckdb_connection conn, const struct ArrowSch
                                    duckdb_arrow_converted_schema conv, char **errmsg) {
   /* A zero-length struct holding one zero-length column, released (child included) by
    * DuckDB's chunk, which takes it over. */
-  empty_priv *rp = weir_calloc(1, sizeof *rp);
-  rp->buffers = weir_calloc(1, sizeof *rp->buffers);
-  rp->storage = weir_calloc(1, sizeof *rp->storage);
-  rp->children = weir_calloc(1, sizeof *rp->children);
+  empty_priv *rp = wr_calloc(1, sizeof *rp);
+  rp->buffers = wr_calloc(1, sizeof *rp->buffers);
+  rp->storage = wr_calloc(1, sizeof *rp->storage);
+  rp->children = wr_calloc(1, sizeof *rp->children);
   make_empty(field, &rp->storage[0]);
   rp->children[0] = &rp->storage[0];
   struct ArrowArray root;
@@ -435,7 +435,7 @@ static duckdb_logical_type type_of(duckdb_connection conn, const struct ArrowSch
   duckdb_error_data ed = duckdb_data_chunk_from_arrow(conn, &root, conv, &chunk);
   if (root.release) root.release(&root);
   if (ed) {
-    *errmsg = weir_strdup(duckdb_error_data_message(ed));
+    *errmsg = wr_strdup(duckdb_error_data_message(ed));
     duckdb_destroy_error_data(&ed);
     if (chunk) duckdb_destroy_data_chunk(&chunk);
     return NULL;
@@ -475,14 +475,14 @@ static void free_global(void *p) {
   free(g);
 }
 
-static arrow_reg *find_reg_locked(weir_engine *e, int64_t id) {
+static arrow_reg *find_reg_locked(wr_engine *e, int64_t id) {
   for (size_t i = 0; i < e->n_regs; i++)
     if (e->regs[i].id == id) return e->regs[i].reg;
   return NULL;
 }
 
 static void scan_bind(duckdb_bind_info info) {
-  weir_engine *e = duckdb_bind_get_extra_info(info);
+  wr_engine *e = duckdb_bind_get_extra_info(info);
   duckdb_value v = duckdb_bind_get_parameter(info, 0);
   int64_t id = duckdb_get_int64(v);
   duckdb_destroy_value(&v);
@@ -503,19 +503,19 @@ static void scan_bind(duckdb_bind_info info) {
 
 static void scan_init(duckdb_init_info info) {
   arrow_reg *r = duckdb_init_get_bind_data(info);
-  scan_global *g = weir_calloc(1, sizeof *g);
+  scan_global *g = wr_calloc(1, sizeof *g);
   atomic_init(&g->next, 0);
   g->ncols = duckdb_init_get_column_count(info);
-  g->cols = weir_calloc(g->ncols ? g->ncols : 1, sizeof *g->cols);
+  g->cols = wr_calloc(g->ncols ? g->ncols : 1, sizeof *g->cols);
   for (idx_t i = 0; i < g->ncols; i++) g->cols[i] = duckdb_init_get_column_index(info, i);
   duckdb_init_set_init_data(info, g, free_global);
   duckdb_init_set_max_threads(info, r->n_morsels ? r->n_morsels : 1);
 }
 
 static void scan_local_init(duckdb_init_info info) {
-  scan_local *l = weir_calloc(1, sizeof *l);
+  scan_local *l = wr_calloc(1, sizeof *l);
   l->ncols = duckdb_init_get_column_count(info);
-  l->dicts = weir_calloc(l->ncols ? l->ncols : 1, sizeof *l->dicts);
+  l->dicts = wr_calloc(l->ncols ? l->ncols : 1, sizeof *l->dicts);
   duckdb_init_set_init_data(info, l, free_local);
 }
 
@@ -538,7 +538,7 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
   const morsel *ms = &r->morsels[l->morsel];
   int64_t n = l->end - l->pos;
   if (n > (int64_t)duckdb_vector_size()) n = (int64_t)duckdb_vector_size();
-  weir_arrow_batch *b = r->table.batches[ms->batch];
+  wr_arrow_batch *b = r->table.batches[ms->batch];
   for (idx_t k = 0; k < g->ncols; k++) {
     duckdb_vector out = duckdb_data_chunk_get_vector(output, k);
     idx_t col = g->cols[k];
@@ -550,7 +550,7 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
     }
     char *msg = NULL;
     const char *format = r->table.schema.children[col]->format;
-    const struct ArrowArray *src = weir_arrow_batch_array(b)->children[col];
+    const struct ArrowArray *src = wr_arrow_batch_array(b)->children[col];
     if (r->is_dict[col] && src->dictionary && src->dictionary->length >= DICT_CACHE_MIN &&
         src->dictionary->length <= index_limit(format[0]) && index_width(format[0]) && k < l->ncols) {
       if (dict_slice(r->conn, &l->dicts[k], b, (int64_t)col, format[0], r->conv[col], l->pos, n, out, &msg))
@@ -558,7 +558,7 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
     }
     duckdb_data_chunk ch = msg ? NULL : slice_chunk(r->conn, b, (int64_t)col, format, r->conv[col], l->pos, n, &msg);
     if (!ch) {
-      char *full = weir_asprintf("cannot read column \"%s\" of a registered Arrow table: %s",
+      char *full = wr_asprintf("cannot read column \"%s\" of a registered Arrow table: %s",
                                  r->names[col], msg);
       duckdb_function_set_error(info, full);
       free(full);
@@ -572,7 +572,7 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output) {
   l->pos += n;
 }
 
-int weir_eng_scan_install(weir_engine *e, weir_error *err) {
+int wr_eng_scan_install(wr_engine *e, weir_error *err) {
   duckdb_table_function f = duckdb_create_table_function();
   duckdb_table_function_set_name(f, "weir_arrow_scan");
   duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
@@ -587,7 +587,7 @@ int weir_eng_scan_install(weir_engine *e, weir_error *err) {
   duckdb_state st = duckdb_register_table_function(e->conn, f);
   duckdb_destroy_table_function(&f);
   if (st == DuckDBError)
-    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused the Arrow scan function");
+    return wr_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused the Arrow scan function");
   return WEIR_OK;
 }
 
@@ -624,7 +624,7 @@ static void pad_validity(struct ArrowArray *a, const struct ArrowSchema *f) {
   if (has_validity(f->format) && a->n_buffers > 0 && a->buffers[0] && a->null_count != 0) {
     size_t bytes = (size_t)((a->offset + a->length + 7) / 8);
     const void *old = a->buffers[0];
-    uint8_t *copy = weir_arrow_array_alloc_buffer(a, 0, bytes + 8);
+    uint8_t *copy = wr_arrow_array_alloc_buffer(a, 0, bytes + 8);
     memcpy(copy, old, bytes);
   }
   for (int64_t i = 0; i < a->n_children; i++) pad_validity(a->children[i], f->children[i]);
@@ -633,38 +633,38 @@ static void pad_validity(struct ArrowArray *a, const struct ArrowSchema *f) {
 
 static void protect_batches(arrow_reg *r) {
   for (size_t i = 0; i < r->table.n_batches; i++) {
-    const struct ArrowArray *a = weir_arrow_batch_array(r->table.batches[i]);
+    const struct ArrowArray *a = wr_arrow_batch_array(r->table.batches[i]);
     bool any = false;
     for (int64_t c = 0; c < r->ncols && !any; c++)
       any = unaligned_reads(a, a->children[c]) && tree_has_validity(a->children[c], r->table.schema.children[c]);
     if (!any) continue;
     struct ArrowArray clone;
-    weir_arrow_batch_export(r->table.batches[i], &clone); /* same buffers, our own nodes */
+    wr_arrow_batch_export(r->table.batches[i], &clone); /* same buffers, our own nodes */
     for (int64_t c = 0; c < r->ncols; c++)
       if (unaligned_reads(a, a->children[c])) pad_validity(clone.children[c], r->table.schema.children[c]);
-    weir_arrow_batch *nb = weir_arrow_batch_new(&clone);
-    weir_arrow_batch_unref(r->table.batches[i]); /* the clone holds the original */
+    wr_arrow_batch *nb = wr_arrow_batch_new(&clone);
+    wr_arrow_batch_unref(r->table.batches[i]); /* the clone holds the original */
     r->table.batches[i] = nb;
   }
 }
 
-static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_table *t,
+static arrow_reg *reg_build(wr_engine *e, const char *name, const wr_arrow_table *t,
                             weir_error *err) {
   if (!t->schema.release || strcmp(t->schema.format, "+s") != 0) {
-    weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: its schema is not a struct (\"+s\")", name);
+    wr_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: its schema is not a struct (\"+s\")", name);
     return NULL;
   }
   int64_t ncols = t->schema.n_children;
   if (ncols == 0) {
-    weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: it has no columns", name);
+    wr_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: it has no columns", name);
     return NULL;
   }
   /* What the scan relies on, checked once here rather than trusted: DuckDB reads the
    * buffers without bounds checks. */
   for (size_t i = 0; i < t->n_batches; i++) {
-    const struct ArrowArray *a = weir_arrow_batch_array(t->batches[i]);
+    const struct ArrowArray *a = wr_arrow_batch_array(t->batches[i]);
     if (a->n_children != ncols) {
-      weir_seterr(err, WEIR_EINVALIDARG,
+      wr_seterr(err, WEIR_EINVALIDARG,
                   "cannot register Arrow table %s: batch %zu has %lld columns, the schema %lld", name, i,
                   (long long)a->n_children, (long long)ncols);
       return NULL;
@@ -678,32 +678,32 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
       else if ((f->dictionary != NULL) != (col->dictionary != NULL)) why = "does not match the schema's dictionary encoding";
       else if (col->n_children != f->n_children) why = "has a different number of children than the schema";
       if (why) {
-        weir_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: column \"%s\" of batch %zu %s", name,
+        wr_seterr(err, WEIR_EINVALIDARG, "cannot register Arrow table %s: column \"%s\" of batch %zu %s", name,
                     f->name ? f->name : "", i, why);
         return NULL;
       }
     }
   }
-  arrow_reg *r = weir_calloc(1, sizeof *r);
+  arrow_reg *r = wr_calloc(1, sizeof *r);
   atomic_init(&r->refs, 1);
   r->conn = e->conn;
   r->ncols = ncols;
-  r->names = weir_calloc((size_t)ncols, sizeof *r->names);
-  r->types = weir_calloc((size_t)ncols, sizeof *r->types);
-  r->conv = weir_calloc((size_t)ncols, sizeof *r->conv);
-  r->is_dict = weir_calloc((size_t)ncols, sizeof *r->is_dict);
-  weir_arrow_table_share(t, &r->table);
+  r->names = wr_calloc((size_t)ncols, sizeof *r->names);
+  r->types = wr_calloc((size_t)ncols, sizeof *r->types);
+  r->conv = wr_calloc((size_t)ncols, sizeof *r->conv);
+  r->is_dict = wr_calloc((size_t)ncols, sizeof *r->is_dict);
+  wr_arrow_table_share(t, &r->table);
   for (int64_t i = 0; i < ncols; i++) {
     const struct ArrowSchema *f = t->schema.children[i];
-    r->names[i] = f->name && *f->name ? weir_strdup(f->name) : weir_asprintf("column%lld", (long long)i);
+    r->names[i] = f->name && *f->name ? wr_strdup(f->name) : wr_asprintf("column%lld", (long long)i);
     r->is_dict[i] = f->dictionary != NULL;
     char *msg = NULL;
-    r->conv[i] = weir_eng_arrow_convert_field(e->conn, f, &msg);
+    r->conv[i] = wr_eng_arrow_convert_field(e->conn, f, &msg);
     if (r->conv[i]) r->types[i] = type_of(e->conn, f, r->conv[i], &msg);
     if (!r->types[i]) {
       char tn[128];
-      weir_arrow_type_name(f, tn, sizeof tn);
-      weir_seterr(err, WEIR_EUNSUPPORTED,
+      wr_arrow_type_name(f, tn, sizeof tn);
+      wr_seterr(err, WEIR_EUNSUPPORTED,
                   "cannot register Arrow table %s: column \"%s\" has type %s, which the SQL engine cannot read: %s",
                   name, r->names[i], tn, msg ? msg : "unknown error");
       free(msg);
@@ -715,11 +715,11 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
   /* Morsels: every batch cut into pieces of at most MORSEL_ROWS. */
   size_t cap = 0;
   for (size_t i = 0; i < r->table.n_batches; i++) {
-    int64_t len = weir_arrow_batch_length(r->table.batches[i]);
+    int64_t len = wr_arrow_batch_length(r->table.batches[i]);
     for (int64_t s = 0; s < len; s += MORSEL_ROWS) {
       if (r->n_morsels == cap) {
         cap = cap ? cap * 2 : 16;
-        r->morsels = weir_realloc(r->morsels, cap * sizeof *r->morsels);
+        r->morsels = wr_realloc(r->morsels, cap * sizeof *r->morsels);
       }
       int64_t m = len - s < MORSEL_ROWS ? len - s : MORSEL_ROWS;
       r->morsels[r->n_morsels++] = (morsel){i, s, m};
@@ -728,7 +728,7 @@ static arrow_reg *reg_build(weir_engine *e, const char *name, const weir_arrow_t
   return r;
 }
 
-static long find_entry_locked(weir_engine *e, const char *schema, const char *name) {
+static long find_entry_locked(wr_engine *e, const char *schema, const char *name) {
   for (size_t i = 0; i < e->n_regs; i++)
     if (strcmp(e->regs[i].schema, schema) == 0 && strcmp(e->regs[i].name, name) == 0) return (long)i;
   return -1;
@@ -740,13 +740,13 @@ static void entry_free(reg_entry *en) {
   reg_unref(en->reg);
 }
 
-int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arrow_table *table,
+int wr_engine_register_arrow(wr_engine *e, const char *name, const wr_arrow_table *table,
                                weir_error *err) {
-  weir_eng_settle(e);
+  wr_eng_settle(e);
   arrow_reg *r = reg_build(e, name, table, err);
   if (!r) return err ? err->code : WEIR_EINVALIDARG;
   reg_entry en = {0};
-  weir_eng_split_name(name, &en.schema, &en.name);
+  wr_eng_split_name(name, &en.schema, &en.name);
   en.alias = strcmp(en.schema, WEIR_DEFAULT_NAMESPACE) == 0;
   en.reg = r;
 
@@ -760,33 +760,33 @@ int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arro
   } else {
     if (e->n_regs == e->cap_regs) {
       e->cap_regs = e->cap_regs ? e->cap_regs * 2 : 8;
-      e->regs = weir_realloc(e->regs, e->cap_regs * sizeof *e->regs);
+      e->regs = wr_realloc(e->regs, e->cap_regs * sizeof *e->regs);
     }
     e->regs[e->n_regs++] = en;
   }
   pthread_mutex_unlock(&e->mu);
   if (old.reg) entry_free(&old);
 
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-  weir_eng_put_ident(&sql, en.schema);
-  weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW ");
-  weir_eng_put_ident(&sql, en.schema);
-  weir_buf_putc(&sql, '.');
-  weir_eng_put_ident(&sql, en.name);
-  weir_buf_printf(&sql, " AS SELECT * FROM weir_arrow_scan(%lld)", (long long)en.id);
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+  wr_eng_put_ident(&sql, en.schema);
+  wr_buf_puts(&sql, "; CREATE OR REPLACE VIEW ");
+  wr_eng_put_ident(&sql, en.schema);
+  wr_buf_putc(&sql, '.');
+  wr_eng_put_ident(&sql, en.name);
+  wr_buf_printf(&sql, " AS SELECT * FROM weir_arrow_scan(%lld)", (long long)en.id);
   if (en.alias) {
-    weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
-    weir_eng_put_ident(&sql, en.name);
-    weir_buf_puts(&sql, " AS SELECT * FROM ");
-    weir_eng_put_ident(&sql, en.schema);
-    weir_buf_putc(&sql, '.');
-    weir_eng_put_ident(&sql, en.name);
+    wr_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
+    wr_eng_put_ident(&sql, en.name);
+    wr_buf_puts(&sql, " AS SELECT * FROM ");
+    wr_eng_put_ident(&sql, en.schema);
+    wr_buf_putc(&sql, '.');
+    wr_eng_put_ident(&sql, en.name);
   }
-  char *what = weir_asprintf("cannot register Arrow table %s", name);
-  int rc = weir_eng_run(e, weir_buf_cstr(&sql), what, err);
+  char *what = wr_asprintf("cannot register Arrow table %s", name);
+  int rc = wr_eng_run(e, wr_buf_cstr(&sql), what, err);
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   if (rc) {
     pthread_mutex_lock(&e->mu);
     long i = find_entry_locked(e, en.schema, en.name);
@@ -798,10 +798,10 @@ int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arro
   return rc;
 }
 
-int weir_engine_unregister(weir_engine *e, const char *name, weir_error *err) {
-  weir_eng_settle(e);
+int wr_engine_unregister(wr_engine *e, const char *name, weir_error *err) {
+  wr_eng_settle(e);
   char *schema, *bare;
-  weir_eng_split_name(name, &schema, &bare);
+  wr_eng_split_name(name, &schema, &bare);
   pthread_mutex_lock(&e->mu);
   long i = find_entry_locked(e, schema, bare);
   reg_entry gone = {0};
@@ -812,25 +812,25 @@ int weir_engine_unregister(weir_engine *e, const char *name, weir_error *err) {
   pthread_mutex_unlock(&e->mu);
   free(schema);
   free(bare);
-  if (i < 0) return weir_seterr(err, WEIR_ENOTFOUND, "cannot unregister %s: no Arrow table is registered under that name", name);
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "DROP VIEW IF EXISTS ");
-  weir_eng_put_ident(&sql, gone.schema);
-  weir_buf_putc(&sql, '.');
-  weir_eng_put_ident(&sql, gone.name);
+  if (i < 0) return wr_seterr(err, WEIR_ENOTFOUND, "cannot unregister %s: no Arrow table is registered under that name", name);
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "DROP VIEW IF EXISTS ");
+  wr_eng_put_ident(&sql, gone.schema);
+  wr_buf_putc(&sql, '.');
+  wr_eng_put_ident(&sql, gone.name);
   if (gone.alias) {
-    weir_buf_puts(&sql, "; DROP VIEW IF EXISTS main.");
-    weir_eng_put_ident(&sql, gone.name);
+    wr_buf_puts(&sql, "; DROP VIEW IF EXISTS main.");
+    wr_eng_put_ident(&sql, gone.name);
   }
-  char *what = weir_asprintf("cannot unregister Arrow table %s", name);
-  int rc = weir_eng_run(e, weir_buf_cstr(&sql), what, err);
+  char *what = wr_asprintf("cannot unregister Arrow table %s", name);
+  int rc = wr_eng_run(e, wr_buf_cstr(&sql), what, err);
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   entry_free(&gone);
   return rc;
 }
 
-void weir_eng_scan_clear(weir_engine *e) {
+void wr_eng_scan_clear(wr_engine *e) {
   for (size_t i = 0; i < e->n_regs; i++) entry_free(&e->regs[i]);
   free(e->regs);
   e->regs = NULL;

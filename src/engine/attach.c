@@ -20,9 +20,9 @@
 
 #include "util/names.h"
 
-static bool duck_type(weir_type t, char *out, size_t size) { return weir_type_duckdb_name(t, out, size); }
+static bool duck_type(weir_type t, char *out, size_t size) { return wr_type_duckdb_name(t, out, size); }
 
-static bool by_field_id(const weir_schema *s) {
+static bool by_field_id(const wr_schema *s) {
   for (size_t i = 0; i < s->n_fields; i++) {
     char tn[WEIR_TYPE_NAME_MAX];
     if (s->fields[i].field_id <= 0 || !duck_type(s->fields[i].type, tn, sizeof tn)) return false;
@@ -30,84 +30,84 @@ static bool by_field_id(const weir_schema *s) {
   return true;
 }
 
-static void put_files(weir_buf *b, const char *const *files, size_t n) {
-  weir_buf_putc(b, '[');
+static void put_files(wr_buf *b, const char *const *files, size_t n) {
+  wr_buf_putc(b, '[');
   for (size_t i = 0; i < n; i++) {
-    if (i) weir_buf_puts(b, ", ");
-    weir_eng_put_string(b, files[i]);
+    if (i) wr_buf_puts(b, ", ");
+    wr_eng_put_string(b, files[i]);
   }
-  weir_buf_putc(b, ']');
+  wr_buf_putc(b, ']');
 }
 
-static void put_body(weir_buf *b, const weir_schema *s, const char *const *files, size_t n_files) {
+static void put_body(wr_buf *b, const wr_schema *s, const char *const *files, size_t n_files) {
   char tn[WEIR_TYPE_NAME_MAX];
-  weir_buf_puts(b, "SELECT ");
+  wr_buf_puts(b, "SELECT ");
   for (size_t i = 0; i < s->n_fields; i++) {
-    const weir_field *f = &s->fields[i];
-    if (i) weir_buf_puts(b, ", ");
+    const wr_field *f = &s->fields[i];
+    if (i) wr_buf_puts(b, ", ");
     bool typed = duck_type(f->type, tn, sizeof tn);
     if (n_files == 0) {
       /* Any has no DuckDB type: a bare NULL. */
-      if (typed) weir_buf_printf(b, "CAST(NULL AS %s)", tn);
-      else weir_buf_puts(b, "NULL");
-      weir_buf_puts(b, " AS ");
+      if (typed) wr_buf_printf(b, "CAST(NULL AS %s)", tn);
+      else wr_buf_puts(b, "NULL");
+      wr_buf_puts(b, " AS ");
     } else if (typed && !by_field_id(s)) {
-      weir_buf_puts(b, "CAST(");
-      weir_eng_put_ident(b, f->name);
-      weir_buf_printf(b, " AS %s) AS ", tn);
+      wr_buf_puts(b, "CAST(");
+      wr_eng_put_ident(b, f->name);
+      wr_buf_printf(b, " AS %s) AS ", tn);
     }
-    weir_eng_put_ident(b, f->name);
+    wr_eng_put_ident(b, f->name);
   }
   if (n_files == 0) {
-    weir_buf_puts(b, " WHERE false");
+    wr_buf_puts(b, " WHERE false");
     return;
   }
-  weir_buf_puts(b, " FROM read_parquet(");
+  wr_buf_puts(b, " FROM read_parquet(");
   put_files(b, files, n_files);
   if (by_field_id(s)) {
-    weir_buf_puts(b, ", schema = MAP {");
+    wr_buf_puts(b, ", schema = MAP {");
     for (size_t i = 0; i < s->n_fields; i++) {
-      const weir_field *f = &s->fields[i];
+      const wr_field *f = &s->fields[i];
       duck_type(f->type, tn, sizeof tn);
-      if (i) weir_buf_puts(b, ", ");
-      weir_buf_printf(b, "%d: {name: ", (int)f->field_id);
-      weir_eng_put_string(b, f->name);
-      weir_buf_puts(b, ", type: ");
-      weir_eng_put_string(b, tn);
-      weir_buf_puts(b, ", default_value: NULL}");
+      if (i) wr_buf_puts(b, ", ");
+      wr_buf_printf(b, "%d: {name: ", (int)f->field_id);
+      wr_eng_put_string(b, f->name);
+      wr_buf_puts(b, ", type: ");
+      wr_eng_put_string(b, tn);
+      wr_buf_puts(b, ", default_value: NULL}");
     }
-    weir_buf_puts(b, "})");
+    wr_buf_puts(b, "})");
   } else {
-    weir_buf_puts(b, ", union_by_name = true)");
+    wr_buf_puts(b, ", union_by_name = true)");
   }
 }
 
-int weir_engine_attach_table(weir_engine *e, const char *ns, const char *name,
-                             const weir_schema *schema, const char *const *files,
+int wr_engine_attach_table(wr_engine *e, const char *ns, const char *name,
+                             const wr_schema *schema, const char *const *files,
                              size_t n_files, weir_error *err) {
-  weir_eng_settle(e);
+  wr_eng_settle(e);
   if (!schema || schema->n_fields == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "cannot attach table %s.%s: it has no columns", ns, name);
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-  weir_eng_put_ident(&sql, ns);
-  weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW ");
-  weir_eng_put_ident(&sql, ns);
-  weir_buf_putc(&sql, '.');
-  weir_eng_put_ident(&sql, name);
-  weir_buf_puts(&sql, " AS ");
+    return wr_seterr(err, WEIR_EINVALIDARG, "cannot attach table %s.%s: it has no columns", ns, name);
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+  wr_eng_put_ident(&sql, ns);
+  wr_buf_puts(&sql, "; CREATE OR REPLACE VIEW ");
+  wr_eng_put_ident(&sql, ns);
+  wr_buf_putc(&sql, '.');
+  wr_eng_put_ident(&sql, name);
+  wr_buf_puts(&sql, " AS ");
   put_body(&sql, schema, files, n_files);
   if (strcmp(ns, WEIR_DEFAULT_NAMESPACE) == 0) {
-    weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
-    weir_eng_put_ident(&sql, name);
-    weir_buf_puts(&sql, " AS SELECT * FROM ");
-    weir_eng_put_ident(&sql, ns);
-    weir_buf_putc(&sql, '.');
-    weir_eng_put_ident(&sql, name);
+    wr_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
+    wr_eng_put_ident(&sql, name);
+    wr_buf_puts(&sql, " AS SELECT * FROM ");
+    wr_eng_put_ident(&sql, ns);
+    wr_buf_putc(&sql, '.');
+    wr_eng_put_ident(&sql, name);
   }
-  char *what = weir_asprintf("cannot attach table %s.%s", ns, name);
-  int rc = weir_eng_run(e, weir_buf_cstr(&sql), what, err);
+  char *what = wr_asprintf("cannot attach table %s.%s", ns, name);
+  int rc = wr_eng_run(e, wr_buf_cstr(&sql), what, err);
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   return rc;
 }

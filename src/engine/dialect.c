@@ -107,17 +107,17 @@ static size_t arg_end(const char *s, size_t i) {
   return 0;
 }
 
-static void put_trimmed(weir_buf *b, const char *s, size_t from, size_t to) {
+static void put_trimmed(wr_buf *b, const char *s, size_t from, size_t to) {
   while (from < to && isspace((unsigned char)s[from])) from++;
   while (to > from && isspace((unsigned char)s[to - 1])) to--;
-  weir_buf_append(b, s + from, to - from);
+  wr_buf_append(b, s + from, to - from);
 }
 
 /* Tries the call whose name ends at s[i] (a date function `f`): fills `call` with the call
  * as written and `fix` with DuckDB's spelling when its first argument is a bare date part
  * that `message` names. */
 static bool try_call(const char *s, size_t name_start, size_t i, size_t f, const char *message,
-                     weir_buf *call, weir_buf *fix) {
+                     wr_buf *call, wr_buf *fix) {
   while (isspace((unsigned char)s[i])) i++;
   if (s[i] != '(') return false;
   size_t a0 = i + 1;
@@ -154,24 +154,24 @@ static bool try_call(const char *s, size_t name_start, size_t i, size_t f, const
     at = e + 1;
   }
   for (size_t k = 0; part[k]; k++) part[k] = (char)tolower((unsigned char)part[k]);
-  weir_buf_append(call, s + name_start, close + 1 - name_start);
+  wr_buf_append(call, s + name_start, close + 1 - name_start);
   if (date_funcs[f].add) {
     /* DATEADD(part, n, x) -> x + INTERVAL (n) part */
     if (n != 2) return false;
-    weir_buf_putc(fix, '(');
+    wr_buf_putc(fix, '(');
     put_trimmed(fix, s, ends[0] + 1, ends[1]);
-    weir_buf_puts(fix, ") + INTERVAL (");
+    wr_buf_puts(fix, ") + INTERVAL (");
     put_trimmed(fix, s, rest, ends[0]);
-    weir_buf_printf(fix, ") %s", part);
+    wr_buf_printf(fix, ") %s", part);
   } else {
-    weir_buf_printf(fix, "%s('%s', ", date_funcs[f].duckdb, part);
+    wr_buf_printf(fix, "%s('%s', ", date_funcs[f].duckdb, part);
     put_trimmed(fix, s, rest, close);
-    weir_buf_putc(fix, ')');
+    wr_buf_putc(fix, ')');
   }
   return true;
 }
 
-char *weir_sql_dialect_hint(const char *sql, const char *message) {
+char *wr_sql_dialect_hint(const char *sql, const char *message) {
   if (!sql || !message) return NULL;
   for (size_t i = 0; sql[i];) {
     size_t j = skip_opaque(sql, i);
@@ -189,26 +189,26 @@ char *weir_sql_dialect_hint(const char *sql, const char *message) {
       if (strlen(date_funcs[f].name) != i - start ||
           strncasecmp(sql + start, date_funcs[f].name, i - start) != 0)
         continue;
-      weir_buf call = WEIR_BUF_INIT, fix = WEIR_BUF_INIT;
+      wr_buf call = WEIR_BUF_INIT, fix = WEIR_BUF_INIT;
       char *hint = NULL;
       if (try_call(sql, start, i, f, message, &call, &fix))
-        hint = weir_asprintf(
+        hint = wr_asprintf(
             "%s names its unit as a bare word, as Spark, Databricks, SQL Server and Snowflake "
             "do; weir runs DuckDB's SQL, where the unit is a string: write %s",
-            weir_buf_cstr(&call), weir_buf_cstr(&fix));
-      weir_buf_free(&call);
-      weir_buf_free(&fix);
+            wr_buf_cstr(&call), wr_buf_cstr(&fix));
+      wr_buf_free(&call);
+      wr_buf_free(&fix);
       if (hint) return hint;
     }
   }
   return NULL;
 }
 
-void weir_error_add_dialect_hint(weir_error *err, const char *sql) {
+void wr_error_add_dialect_hint(weir_error *err, const char *sql) {
   if (!err || !err->message) return;
-  char *hint = weir_sql_dialect_hint(sql, err->message);
+  char *hint = wr_sql_dialect_hint(sql, err->message);
   if (!hint) return;
-  char *m = weir_asprintf("%s\n    hint: %s", err->message, hint);
+  char *m = wr_asprintf("%s\n    hint: %s", err->message, hint);
   free(err->message);
   err->message = m;
   free(hint);

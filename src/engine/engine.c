@@ -21,38 +21,38 @@
 
 /* ---- errors ------------------------------------------------------------------------- */
 
-int weir_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql,
+int wr_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql,
                   const char *what_fmt, ...) {
   if (!err) return code;
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   va_list ap;
   va_start(ap, what_fmt);
   char what[1024];
   vsnprintf(what, sizeof what, what_fmt, ap);
   va_end(ap);
-  weir_buf_puts(&b, what);
-  weir_buf_puts(&b, ": ");
+  wr_buf_puts(&b, what);
+  wr_buf_puts(&b, ": ");
   const char *m = duck_msg && *duck_msg ? duck_msg : "unknown error";
   size_t first = strcspn(m, "\n");
   while (first > 0 && (m[first - 1] == ' ' || m[first - 1] == '\r')) first--;
-  weir_buf_append(&b, m, first);
+  wr_buf_append(&b, m, first);
   /* DuckDB shows the SQL line it stopped at as "LINE n: ..." under the message. In a
    * one-line statement that adds nothing; in a longer one it is where to look. */
   const char *line = strstr(m, "\nLINE ");
   if (line && sql && strchr(sql, '\n')) {
     long n = strtol(line + 6, NULL, 10);
-    if (n > 0) weir_buf_printf(&b, " (SQL line %ld)", n);
+    if (n > 0) wr_buf_printf(&b, " (SQL line %ld)", n);
   }
-  weir_seterr(err, code, "%s", weir_buf_cstr(&b));
-  weir_buf_free(&b);
+  wr_seterr(err, code, "%s", wr_buf_cstr(&b));
+  wr_buf_free(&b);
   return code;
 }
 
-int weir_eng_run(weir_engine *e, const char *sql, const char *what, weir_error *err) {
+int wr_eng_run(wr_engine *e, const char *sql, const char *what, weir_error *err) {
   duckdb_result res;
   int rc = WEIR_OK;
   if (duckdb_query(e->conn, sql, &res) == DuckDBError)
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "%s", what);
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "%s", what);
   duckdb_destroy_result(&res);
   return rc;
 }
@@ -61,21 +61,21 @@ int weir_eng_run(weir_engine *e, const char *sql, const char *what, weir_error *
 
 static int set_config(duckdb_config cfg, const char *key, const char *value, weir_error *err) {
   if (duckdb_set_config(cfg, key, value) == DuckDBError)
-    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused the setting %s = %s",
+    return wr_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused the setting %s = %s",
                        key, value);
   return WEIR_OK;
 }
 
-int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_error *err) {
+int wr_engine_open(const wr_engine_options *opts, wr_engine **out, weir_error *err) {
   *out = NULL;
   if (opts && opts->threads < 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "cannot open the SQL engine: threads must be 0 or more, not %d",
+    return wr_seterr(err, WEIR_EINVALIDARG, "cannot open the SQL engine: threads must be 0 or more, not %d",
                        opts->threads);
-  int rc = weir_duckdb_load(err);
+  int rc = wr_duckdb_load(err);
   if (rc) return rc;
   duckdb_config cfg;
   if (duckdb_create_config(&cfg) == DuckDBError)
-    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB could not create a configuration");
+    return wr_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB could not create a configuration");
   rc = set_config(cfg, "autoinstall_known_extensions", "false", err);
   if (!rc) rc = set_config(cfg, "autoload_known_extensions", "false", err);
   if (!rc) rc = set_config(cfg, "arrow_large_buffer_size", "true", err);
@@ -93,14 +93,14 @@ int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_er
   duckdb_database db;
   char *open_err = NULL;
   if (duckdb_open_ext(NULL, &db, cfg, &open_err) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, open_err, NULL, "cannot open the SQL engine");
+    rc = wr_eng_fail(err, WEIR_EENGINE, open_err, NULL, "cannot open the SQL engine");
     duckdb_free(open_err);
     duckdb_destroy_config(&cfg);
     return rc;
   }
   duckdb_destroy_config(&cfg);
 
-  weir_engine *e = weir_calloc(1, sizeof *e);
+  wr_engine *e = wr_calloc(1, sizeof *e);
   e->db = db;
   atomic_init(&e->refs, 1);
   pthread_mutex_init(&e->mu, NULL);
@@ -109,68 +109,68 @@ int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_er
     duckdb_close(&e->db);
     pthread_mutex_destroy(&e->mu);
     free(e);
-    return weir_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused a connection");
+    return wr_seterr(err, WEIR_EENGINE, "cannot open the SQL engine: DuckDB refused a connection");
   }
   /* TimeZone belongs to the ICU extension, which registers it only once the database is
    * up, so it cannot go in the configuration above. */
-  rc = weir_eng_run(e, "SET GLOBAL TimeZone = 'UTC'", "cannot open the SQL engine", err);
-  if (!rc) rc = weir_eng_scan_install(e, err);
+  rc = wr_eng_run(e, "SET GLOBAL TimeZone = 'UTC'", "cannot open the SQL engine", err);
+  if (!rc) rc = wr_eng_scan_install(e, err);
   if (rc) {
-    weir_engine_close(e);
+    wr_engine_close(e);
     return rc;
   }
   *out = e;
   return WEIR_OK;
 }
 
-void weir_eng_ref(weir_engine *e) { atomic_fetch_add(&e->refs, 1); }
+void wr_eng_ref(wr_engine *e) { atomic_fetch_add(&e->refs, 1); }
 
-void weir_eng_unref(weir_engine *e) {
+void wr_eng_unref(wr_engine *e) {
   if (atomic_fetch_sub(&e->refs, 1) != 1) return;
   /* Nothing can be reading from the connection now: every stream holds a reference. */
-  weir_eng_scan_clear(e);
+  wr_eng_scan_clear(e);
   duckdb_disconnect(&e->conn);
   duckdb_close(&e->db);
   pthread_mutex_destroy(&e->mu);
   free(e);
 }
 
-void weir_engine_close(weir_engine *e) {
-  if (e) weir_eng_unref(e);
+void wr_engine_close(wr_engine *e) {
+  if (e) wr_eng_unref(e);
 }
 
-void weir_eng_settle(weir_engine *e) {
+void wr_eng_settle(wr_engine *e) {
   pthread_mutex_lock(&e->mu);
-  if (e->active) weir_eng_stream_drain(e->active);
+  if (e->active) wr_eng_stream_drain(e->active);
   pthread_mutex_unlock(&e->mu);
 }
 
-void *weir_engine_connection(weir_engine *e) {
+void *wr_engine_connection(wr_engine *e) {
   /* The caller is about to use the connection directly: free it from any stream. */
-  weir_eng_settle(e);
+  wr_eng_settle(e);
   return e->conn;
 }
 
-int weir_engine_restrict_files(weir_engine *e, const char *const *dirs, size_t n, weir_error *err) {
-  weir_eng_settle(e);
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SET allowed_directories = [");
+int wr_engine_restrict_files(wr_engine *e, const char *const *dirs, size_t n, weir_error *err) {
+  wr_eng_settle(e);
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SET allowed_directories = [");
   for (size_t i = 0; i < n; i++) {
-    if (i) weir_buf_puts(&sql, ", ");
-    weir_eng_put_string(&sql, dirs[i]);
+    if (i) wr_buf_puts(&sql, ", ");
+    wr_eng_put_string(&sql, dirs[i]);
   }
   /* Once external access is off it cannot come back on, and locking the configuration
    * keeps a statement from widening the allowed folders. */
-  weir_buf_puts(&sql, "]; SET enable_external_access = false; SET lock_configuration = true;");
-  int rc = weir_eng_run(e, weir_buf_cstr(&sql), "cannot restrict the SQL engine's file access", err);
-  weir_buf_free(&sql);
+  wr_buf_puts(&sql, "]; SET enable_external_access = false; SET lock_configuration = true;");
+  int rc = wr_eng_run(e, wr_buf_cstr(&sql), "cannot restrict the SQL engine's file access", err);
+  wr_buf_free(&sql);
   return rc;
 }
 
-int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err) {
-  weir_eng_settle(e);
-  char *text = weir_eng_sql_text(sql, NULL);
-  int rc = weir_eng_run(e, text, "cannot run SQL", err);
+int wr_engine_exec(wr_engine *e, const char *sql, weir_error *err) {
+  wr_eng_settle(e);
+  char *text = wr_eng_sql_text(sql, NULL);
+  int rc = wr_eng_run(e, text, "cannot run SQL", err);
   free(text);
   return rc;
 }

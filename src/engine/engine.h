@@ -4,7 +4,7 @@
  * statistics, reading CSV/Parquet/JSON-lines files, and SQL analysis (which tables a
  * query reads, what types it returns) for planning.
  *
- * One weir_engine is one in-memory DuckDB database with one connection; it is used by one
+ * One wr_engine is one in-memory DuckDB database with one connection; it is used by one
  * thread at a time (DuckDB itself runs a query on several threads). All SQL errors come
  * back as WEIR_EENGINE with DuckDB's message, prefixed by what weir was doing.
  */
@@ -19,48 +19,48 @@
 #include "types/schema.h"
 #include "util/error.h"
 
-typedef struct weir_engine weir_engine;
+typedef struct wr_engine wr_engine;
 
-typedef struct weir_engine_options {
+typedef struct wr_engine_options {
   int threads;              /* 0 = DuckDB's default (all cores) */
   const char *memory_limit; /* e.g. "4GB"; NULL = DuckDB's default */
   const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
-} weir_engine_options;
+} wr_engine_options;
 
 /* Opens an in-memory engine: TimeZone UTC, no extension auto-install or auto-load (the
  * machine may have no internet; parquet and json are built in). opts may be NULL. */
-int weir_engine_open(const weir_engine_options *opts, weir_engine **out, weir_error *err);
-void weir_engine_close(weir_engine *e);
+int wr_engine_open(const wr_engine_options *opts, wr_engine **out, weir_error *err);
+void wr_engine_close(wr_engine *e);
 
 /* The DuckDB connection, for modules that need the C API directly (a duckdb_connection,
  * returned as void * so that this header does not require duckdb.h). */
-void *weir_engine_connection(weir_engine *e);
+void *wr_engine_connection(wr_engine *e);
 
 /* From now on, SQL run by this engine may read and write files only inside `dirs`
  * (DuckDB's allowed_directories with external access off, configuration locked). Used
  * before running SQL that comes from users or models: a query over the lake must not be
  * a way to read /etc/passwd or write next to it. Cannot be undone. */
-int weir_engine_restrict_files(weir_engine *e, const char *const *dirs, size_t n, weir_error *err);
+int wr_engine_restrict_files(wr_engine *e, const char *const *dirs, size_t n, weir_error *err);
 
 /* Runs one or more statements, discarding results. */
-int weir_engine_exec(weir_engine *e, const char *sql, weir_error *err);
+int wr_engine_exec(wr_engine *e, const char *sql, weir_error *err);
 
 /* Runs a query and returns its result as an Arrow stream (the caller releases it). Rows
  * are produced as DuckDB computes them; each batch is converted once from DuckDB's
  * vectors to Arrow (the only copy on the way out). Strings come as large_string ("U").
- * The stream holds a reference on the engine (weir_engine_close may come first). Any
+ * The stream holds a reference on the engine (wr_engine_close may come first). Any
  * other call on the engine while the stream is open first moves the stream's remaining
  * rows into memory (DuckDB allows one open result per connection). */
-int weir_engine_query_stream(weir_engine *e, const char *sql, struct ArrowArrayStream *out,
+int wr_engine_query_stream(wr_engine *e, const char *sql, struct ArrowArrayStream *out,
                              weir_error *err);
 /* Same, materialised into a table. */
-int weir_engine_query_table(weir_engine *e, const char *sql, weir_arrow_table *out,
+int wr_engine_query_table(wr_engine *e, const char *sql, wr_arrow_table *out,
                             weir_error *err);
 /* Small results as JSON: an array of row objects with values as JSON numbers, strings,
  * booleans or null (other types as their text). For metadata queries, not data. */
-int weir_engine_query_json(weir_engine *e, const char *sql, json_t **out, weir_error *err);
+int wr_engine_query_json(wr_engine *e, const char *sql, json_t **out, weir_error *err);
 /* The single value of a one-row, one-column query as a double (*is_null set on NULL). */
-int weir_engine_query_double(weir_engine *e, const char *sql, double *out, bool *is_null,
+int wr_engine_query_double(wr_engine *e, const char *sql, double *out, bool *is_null,
                              weir_error *err);
 
 /* Makes `table` queryable as `name` (a view over a table function that scans the
@@ -68,23 +68,23 @@ int weir_engine_query_double(weir_engine *e, const char *sql, double *out, bool 
  * view in schema ns ("default.name" also answers to the bare name); registering a name
  * again replaces it. The registration holds its own references on the table's batches,
  * so the caller may release its table; the buffers must not be modified until
- * weir_engine_unregister(name) or weir_engine_close. */
-int weir_engine_register_arrow(weir_engine *e, const char *name, const weir_arrow_table *table,
+ * wr_engine_unregister(name) or wr_engine_close. */
+int wr_engine_register_arrow(wr_engine *e, const char *name, const wr_arrow_table *table,
                                weir_error *err);
-int weir_engine_unregister(weir_engine *e, const char *name, weir_error *err);
+int wr_engine_unregister(wr_engine *e, const char *name, weir_error *err);
 
 /* ---- files ------------------------------------------------------------------------- */
 
-typedef enum weir_file_format {
+typedef enum wr_file_format {
   WEIR_FORMAT_AUTO = 0,   /* from the extension: .csv/.tsv, .parquet, .jsonl/.ndjson/.json */
   WEIR_FORMAT_CSV,
   WEIR_FORMAT_PARQUET,
   WEIR_FORMAT_JSONL
-} weir_file_format;
+} wr_file_format;
 
 /* Parses "csv" (or "tsv"), "parquet", "jsonl"/"json"/"ndjson" (any case); false if
  * unknown. */
-bool weir_file_format_parse(const char *name, weir_file_format *out);
+bool wr_file_format_parse(const char *name, wr_file_format *out);
 
 /* Reads a data file into a table with the types DuckDB's readers infer. CSV is read
  * strictly: a row with too many or too few fields is an error naming the file and its
@@ -92,27 +92,27 @@ bool weir_file_format_parse(const char *name, weir_file_format *out);
  * skipped silently. CSV is comma-separated (tab for .tsv) with RFC 4180 quoting; an empty
  * file gives a table with no columns. Errors: WEIR_ENOTFOUND, WEIR_EINPUT,
  * WEIR_EINVALIDARG (unknown extension), WEIR_EENGINE. */
-int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format format,
-                          weir_arrow_table *out, weir_error *err);
+int wr_engine_read_file(wr_engine *e, const char *path, wr_file_format format,
+                          wr_arrow_table *out, weir_error *err);
 
-/* Like weir_engine_read_file, with declared column types: CSV values of a column named in
+/* Like wr_engine_read_file, with declared column types: CSV values of a column named in
  * `hint` are parsed straight into its type (so text is never inferred as one type and
  * then refused as a narrowing to another); other formats carry their own types and
  * ignore the hint. A value that does not parse is an error naming file and line. */
-int weir_engine_read_file_typed(weir_engine *e, const char *path, weir_file_format format,
-                                const weir_schema *hint, weir_arrow_table *out, weir_error *err);
+int wr_engine_read_file_typed(wr_engine *e, const char *path, wr_file_format format,
+                                const wr_schema *hint, wr_arrow_table *out, weir_error *err);
 
-/* One Parquet file written by weir_engine_write_parquet. */
-typedef struct weir_parquet_file {
+/* One Parquet file written by wr_engine_write_parquet. */
+typedef struct wr_parquet_file {
   char *path;            /* absolute */
   int64_t record_count;
   int64_t file_size;
   json_t *column_stats;  /* {"col": {"min": text, "max": text, "null_count": n,
                             "num_values": n, "column_size_bytes": n, "has_nan": bool}}
                             keyed by column name; values missing when unknown */
-} weir_parquet_file;
+} wr_parquet_file;
 
-void weir_parquet_files_free(weir_parquet_file *v, size_t n);
+void wr_parquet_files_free(wr_parquet_file *v, size_t n);
 
 /* Writes the result of `select_sql` to one or more Parquet files in folder `dir` (created
  * if missing), named <uuid>.parquet (several when the data is large: about
@@ -120,22 +120,22 @@ void weir_parquet_files_free(weir_parquet_file *v, size_t n);
  * column (`columns[i]` gets `field_ids[i]`; every result column must be listed), zstd
  * compression, and per-file statistics. Files appear atomically (written under a
  * temporary name, then renamed). */
-int weir_engine_write_parquet(weir_engine *e, const char *select_sql, const char *dir,
+int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *dir,
                               const char *const *columns, const int32_t *field_ids,
                               size_t n_columns, int64_t target_file_bytes,
-                              weir_parquet_file **out, size_t *n_out, weir_error *err);
+                              wr_parquet_file **out, size_t *n_out, weir_error *err);
 
 /* ---- SQL analysis (planning; reads no data) ------------------------------------------ */
 
 /* A table a query reads: as written ("titanic", "raw.orders"), CTE names excluded. */
-typedef struct weir_sql_table_ref {
+typedef struct wr_sql_table_ref {
   char *schema;   /* NULL when unqualified */
   char *name;
   int line;       /* 1-based position in the SQL text where known, else 0 */
   int column;
-} weir_sql_table_ref;
+} wr_sql_table_ref;
 
-void weir_sql_table_refs_free(weir_sql_table_ref *v, size_t n);
+void wr_sql_table_refs_free(wr_sql_table_ref *v, size_t n);
 
 /* Is `sql` one SQL expression over a row (`expression`: it is parsed as "SELECT <sql>",
  * which must be one SELECT with one item and no FROM, WHERE, GROUP BY, HAVING, QUALIFY,
@@ -144,32 +144,32 @@ void weir_sql_table_refs_free(weir_sql_table_ref *v, size_t n);
  * SQL is pasted into weir's own queries: "a > 5) OR (true" or a second statement would
  * change them. WEIR_EINPUT with a message completing "is not one SQL expression" /
  * "is not one SELECT statement". Runs nothing. */
-int weir_engine_sql_shape(weir_engine *e, const char *sql, bool expression, weir_error *err);
+int wr_engine_sql_shape(wr_engine *e, const char *sql, bool expression, weir_error *err);
 
 /* The tables `sql` reads, found with DuckDB's own parser (json_serialize_sql), in order of
  * first appearance, without duplicates. Errors: WEIR_EINPUT with the parser's message and
  * position (a syntax error), WEIR_EUNSUPPORTED for statements other than one SELECT. */
-int weir_engine_sql_tables(weir_engine *e, const char *sql, weir_sql_table_ref **out,
+int wr_engine_sql_tables(wr_engine *e, const char *sql, wr_sql_table_ref **out,
                            size_t *n, weir_error *err);
 
 /* Creates an empty table `ns.name` (schema created if missing) with the columns of
  * `schema` (weir types mapped to DuckDB types, NOT NULL for required columns), so that
  * queries can be planned against it without data. */
-int weir_engine_create_empty(weir_engine *e, const char *ns, const char *name,
-                             const weir_schema *schema, weir_error *err);
+int wr_engine_create_empty(wr_engine *e, const char *ns, const char *name,
+                             const wr_schema *schema, weir_error *err);
 
 /* The result columns of `sql` as DuckDB infers them without running it: names and weir
  * types (a DuckDB type without a weir name gives WEIR_TYPE_ANY with the DuckDB type name
  * in the field's doc). `required` is set when DuckDB can prove non-null, else false. */
-int weir_engine_describe(weir_engine *e, const char *sql, weir_schema *out, weir_error *err);
+int wr_engine_describe(wr_engine *e, const char *sql, wr_schema *out, weir_error *err);
 
 /* ---- lake tables as views ------------------------------------------------------------- */
 
 /* Creates view `ns.name` over Parquet files (or an empty typed view when n_files is 0),
  * exposing exactly the columns of `schema` by name. For the default namespace the view
  * also answers to the bare name. */
-int weir_engine_attach_table(weir_engine *e, const char *ns, const char *name,
-                             const weir_schema *schema, const char *const *files,
+int wr_engine_attach_table(wr_engine *e, const char *ns, const char *name,
+                             const wr_schema *schema, const char *const *files,
                              size_t n_files, weir_error *err);
 
 /* ---- SQL of other dialects (dialect.c) -------------------------------------------------- */
@@ -179,13 +179,13 @@ int weir_engine_attach_table(weir_engine *e, const char *ns, const char *name,
  * (DATEDIFF(hour, a, b) in Spark, Databricks, SQL Server, Snowflake), which DuckDB reads
  * as a column. The hint names the call and gives DuckDB's spelling (date_diff('hour', a,
  * b)). NULL when there is nothing to say. Caller frees. */
-char *weir_sql_dialect_hint(const char *sql, const char *message);
+char *wr_sql_dialect_hint(const char *sql, const char *message);
 /* Appends that hint to err->message, on a line of its own ("\n    hint: ..."), if any. */
-void weir_error_add_dialect_hint(weir_error *err, const char *sql);
+void wr_error_add_dialect_hint(weir_error *err, const char *sql);
 
 /* Quotes an identifier for SQL ("a""b"). Caller frees. */
-char *weir_sql_ident(const char *name);
+char *wr_sql_ident(const char *name);
 /* Quotes a string literal for SQL ('it''s'). Caller frees. */
-char *weir_sql_string(const char *s);
+char *wr_sql_string(const char *s);
 
 #endif

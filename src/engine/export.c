@@ -23,7 +23,7 @@
 #include <string.h>
 
 struct engine_stream {
-  weir_engine *e;               /* holds a reference */
+  wr_engine *e;               /* holds a reference */
   duckdb_result result;
   bool attached;                /* result still open on e->conn */
   duckdb_arrow_options opts;
@@ -53,8 +53,8 @@ static int fetch_locked(engine_stream *s, struct ArrowArray *out) {
       const char *m = duckdb_result_error(&s->result);
       if (m) {
         weir_error tmp = {0};
-        weir_eng_fail(&tmp, WEIR_EENGINE, m, NULL, "%s", s->what);
-        s->raw_error = weir_strdup(m);
+        wr_eng_fail(&tmp, WEIR_EENGINE, m, NULL, "%s", s->what);
+        s->raw_error = wr_strdup(m);
         s->error = tmp.message;
         tmp.message = NULL;
         weir_error_clear(&tmp);
@@ -69,7 +69,7 @@ static int fetch_locked(engine_stream *s, struct ArrowArray *out) {
     duckdb_error_data ed = duckdb_data_chunk_to_arrow(s->opts, ch, out);
     duckdb_destroy_data_chunk(&ch);
     if (ed) {
-      s->error = weir_asprintf("%s: cannot convert the results to Arrow: %s", s->what,
+      s->error = wr_asprintf("%s: cannot convert the results to Arrow: %s", s->what,
                                duckdb_error_data_message(ed));
       duckdb_destroy_error_data(&ed);
       if (out->release) out->release(out);
@@ -82,13 +82,13 @@ static int fetch_locked(engine_stream *s, struct ArrowArray *out) {
   return s->error ? EIO : 0;
 }
 
-void weir_eng_stream_drain(engine_stream *s) {
+void wr_eng_stream_drain(engine_stream *s) {
   while (s->attached) {
     struct ArrowArray a;
     if (fetch_locked(s, &a) != 0 || !a.release) break;
     if (s->q_head + s->q_len == s->q_cap) {
       s->q_cap = s->q_cap ? s->q_cap * 2 : 64;
-      s->queue = weir_realloc(s->queue, s->q_cap * sizeof *s->queue);
+      s->queue = wr_realloc(s->queue, s->q_cap * sizeof *s->queue);
     }
     s->queue[s->q_head + s->q_len++] = a;
   }
@@ -122,49 +122,49 @@ static void stream_free(engine_stream *s) {
   free(s->error);
   free(s->what);
   free(s->raw_error);
-  weir_engine *e = s->e;
+  wr_engine *e = s->e;
   free(s);
-  weir_eng_unref(e);
+  wr_eng_unref(e);
 }
 
 /* Runs `sql` (user SQL when `user`, which gets weir's rewrite; else SQL weir wrote) and
  * returns an attached stream. Errors say "<what>: <DuckDB's message>". */
-static int stream_open(weir_engine *e, const char *sql, bool user, const char *what,
+static int stream_open(wr_engine *e, const char *sql, bool user, const char *what,
                        engine_stream **out, char **raw, weir_error *err) {
   *out = NULL;
-  weir_eng_settle(e);
-  char *text = user ? weir_eng_sql_text(sql, NULL) : weir_strdup(sql);
+  wr_eng_settle(e);
+  char *text = user ? wr_eng_sql_text(sql, NULL) : wr_strdup(sql);
   duckdb_prepared_statement ps = NULL;
   duckdb_pending_result pending = NULL;
   duckdb_result res;
   int rc = WEIR_OK;
   bool have_res = false;
   if (duckdb_prepare(e->conn, text, &ps) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), sql, "%s", what);
-    if (raw) *raw = weir_strdup(duckdb_prepare_error(ps) ? duckdb_prepare_error(ps) : "");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), sql, "%s", what);
+    if (raw) *raw = wr_strdup(duckdb_prepare_error(ps) ? duckdb_prepare_error(ps) : "");
     goto done;
   }
   if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_pending_error(pending), sql, "%s", what);
-    if (raw) *raw = weir_strdup(duckdb_pending_error(pending) ? duckdb_pending_error(pending) : "");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_pending_error(pending), sql, "%s", what);
+    if (raw) *raw = wr_strdup(duckdb_pending_error(pending) ? duckdb_pending_error(pending) : "");
     goto done;
   }
   have_res = true;
   if (duckdb_execute_pending(pending, &res) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "%s", what);
-    if (raw) *raw = weir_strdup(duckdb_result_error(&res) ? duckdb_result_error(&res) : "");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "%s", what);
+    if (raw) *raw = wr_strdup(duckdb_result_error(&res) ? duckdb_result_error(&res) : "");
     goto done;
   }
 
-  engine_stream *s = weir_calloc(1, sizeof *s);
-  s->what = weir_strdup(what);
+  engine_stream *s = wr_calloc(1, sizeof *s);
+  s->what = wr_strdup(what);
   s->result = res;
   s->attached = true;
   have_res = false;
   s->opts = duckdb_result_get_arrow_options(&s->result);
   idx_t n = duckdb_column_count(&s->result);
-  duckdb_logical_type *types = weir_calloc(n ? n : 1, sizeof *types);
-  const char **names = weir_calloc(n ? n : 1, sizeof *names);
+  duckdb_logical_type *types = wr_calloc(n ? n : 1, sizeof *types);
+  const char **names = wr_calloc(n ? n : 1, sizeof *names);
   for (idx_t i = 0; i < n; i++) {
     types[i] = duckdb_column_logical_type(&s->result, i);
     names[i] = duckdb_column_name(&s->result, i);
@@ -173,10 +173,10 @@ static int stream_open(weir_engine *e, const char *sql, bool user, const char *w
   for (idx_t i = 0; i < n; i++) duckdb_destroy_logical_type(&types[i]);
   free(types);
   free(names);
-  weir_eng_ref(e);
+  wr_eng_ref(e);
   s->e = e;
   if (ed) {
-    rc = weir_seterr(err, WEIR_EENGINE, "%s: cannot convert the result types to Arrow: %s", what,
+    rc = wr_seterr(err, WEIR_EENGINE, "%s: cannot convert the result types to Arrow: %s", what,
                      duckdb_error_data_message(ed));
     duckdb_destroy_error_data(&ed);
     memset(&s->schema, 0, sizeof s->schema);
@@ -199,7 +199,7 @@ done:
 
 static int cs_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
   engine_stream *s = st->private_data;
-  weir_arrow_schema_copy(&s->schema, out);
+  wr_arrow_schema_copy(&s->schema, out);
   return 0;
 }
 
@@ -219,7 +219,7 @@ static void cs_release(struct ArrowArrayStream *st) {
   st->private_data = NULL;
 }
 
-int weir_engine_query_stream(weir_engine *e, const char *sql, struct ArrowArrayStream *out,
+int wr_engine_query_stream(wr_engine *e, const char *sql, struct ArrowArrayStream *out,
                              weir_error *err) {
   memset(out, 0, sizeof *out);
   engine_stream *s;
@@ -233,32 +233,32 @@ int weir_engine_query_stream(weir_engine *e, const char *sql, struct ArrowArrayS
   return WEIR_OK;
 }
 
-int weir_eng_query_table(weir_engine *e, const char *sql, bool user, const char *what,
-                         weir_arrow_table *out, char **raw_error, weir_error *err) {
-  weir_arrow_table_init(out);
+int wr_eng_query_table(wr_engine *e, const char *sql, bool user, const char *what,
+                         wr_arrow_table *out, char **raw_error, weir_error *err) {
+  wr_arrow_table_init(out);
   if (raw_error) *raw_error = NULL;
   engine_stream *s;
   int rc = stream_open(e, sql, user, what, &s, raw_error, err);
   if (rc) return rc;
   struct ArrowSchema schema;
-  weir_arrow_schema_copy(&s->schema, &schema);
-  weir_arrow_table_set_schema(out, &schema);
+  wr_arrow_schema_copy(&s->schema, &schema);
+  wr_arrow_table_set_schema(out, &schema);
   for (;;) {
     struct ArrowArray a;
     if (next_batch(s, &a) != 0) {
-      rc = weir_seterr(err, WEIR_EENGINE, "%s", s->error);
-      if (raw_error) *raw_error = weir_strdup(s->raw_error ? s->raw_error : s->error);
-      weir_arrow_table_release(out);
+      rc = wr_seterr(err, WEIR_EENGINE, "%s", s->error);
+      if (raw_error) *raw_error = wr_strdup(s->raw_error ? s->raw_error : s->error);
+      wr_arrow_table_release(out);
       break;
     }
     if (!a.release) break;
-    weir_arrow_table_append(out, &a);
+    wr_arrow_table_append(out, &a);
   }
   stream_free(s);
   return rc;
 }
 
-int weir_engine_query_table(weir_engine *e, const char *sql, weir_arrow_table *out,
+int wr_engine_query_table(wr_engine *e, const char *sql, wr_arrow_table *out,
                             weir_error *err) {
-  return weir_eng_query_table(e, sql, true, "cannot run query", out, NULL, err);
+  return wr_eng_query_table(e, sql, true, "cannot run query", out, NULL, err);
 }

@@ -14,7 +14,7 @@
 
 #include "util/fs.h"
 
-bool weir_file_format_parse(const char *name, weir_file_format *out) {
+bool wr_file_format_parse(const char *name, wr_file_format *out) {
   if (!name) return false;
   if (strcasecmp(name, "csv") == 0 || strcasecmp(name, "tsv") == 0)
     *out = WEIR_FORMAT_CSV;
@@ -27,8 +27,8 @@ bool weir_file_format_parse(const char *name, weir_file_format *out) {
   return true;
 }
 
-const char *weir_file_extension(const char *path, char *buf, size_t size) {
-  const char *base = weir_path_basename(path);
+const char *wr_file_extension(const char *path, char *buf, size_t size) {
+  const char *base = wr_path_basename(path);
   snprintf(buf, size, "%s", base);
   char *dot = strrchr(buf, '.');
   if (dot && (strcasecmp(dot, ".gz") == 0 || strcasecmp(dot, ".zst") == 0)) {
@@ -38,36 +38,36 @@ const char *weir_file_extension(const char *path, char *buf, size_t size) {
   return dot ? dot + 1 : "";
 }
 
-bool weir_file_format_from_path(const char *path, weir_file_format *out) {
+bool wr_file_format_from_path(const char *path, wr_file_format *out) {
   char buf[1024];
-  const char *ext = weir_file_extension(path, buf, sizeof buf);
+  const char *ext = wr_file_extension(path, buf, sizeof buf);
   if (strcasecmp(ext, "parq") == 0) ext = "parquet";
-  return weir_file_format_parse(ext, out);
+  return wr_file_format_parse(ext, out);
 }
 
-char weir_csv_delimiter(const char *path) {
+char wr_csv_delimiter(const char *path) {
   char buf[1024];
-  return strcasecmp(weir_file_extension(path, buf, sizeof buf), "tsv") == 0 ? '\t' : ',';
+  return strcasecmp(wr_file_extension(path, buf, sizeof buf), "tsv") == 0 ? '\t' : ',';
 }
 
 /* ---- the header row ----------------------------------------------------------------- */
 
-void weir_csv_header_parse(const char *data, size_t len, char delim, weir_csv_header *out) {
+void wr_csv_header_parse(const char *data, size_t len, char delim, wr_csv_header *out) {
   out->names = NULL;
   out->n = 0;
   if (len > WEIR_CSV_HEADER_MAX) len = WEIR_CSV_HEADER_MAX;
   size_t i = 0;
   /* A UTF-8 byte order mark is not part of the first name. */
   if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) i = 3;
-  weir_buf field = WEIR_BUF_INIT;
+  wr_buf field = WEIR_BUF_INIT;
   bool in_quote = false, done = false;
   for (; i < len && !done; i++) {
     char c = data[i];
     if (in_quote) {
       if (c != '"')
-        weir_buf_putc(&field, c);
+        wr_buf_putc(&field, c);
       else if (i + 1 < len && data[i + 1] == '"')
-        weir_buf_putc(&field, '"'), i++;
+        wr_buf_putc(&field, '"'), i++;
       else
         in_quote = false;
       continue;
@@ -75,39 +75,39 @@ void weir_csv_header_parse(const char *data, size_t len, char delim, weir_csv_he
     if (c == '"') {
       in_quote = true;
     } else if (c == delim || c == '\n' || c == '\r') {
-      out->names = weir_realloc(out->names, (out->n + 1) * sizeof *out->names);
-      out->names[out->n++] = weir_buf_detach(&field);
+      out->names = wr_realloc(out->names, (out->n + 1) * sizeof *out->names);
+      out->names[out->n++] = wr_buf_detach(&field);
       if (c != delim) done = true;
     } else {
-      weir_buf_putc(&field, c);
+      wr_buf_putc(&field, c);
     }
   }
   /* The last name of a file that is all header, without a line end. */
   if (!done && (field.len > 0 || out->n > 0)) {
-    out->names = weir_realloc(out->names, (out->n + 1) * sizeof *out->names);
-    out->names[out->n++] = weir_buf_detach(&field);
+    out->names = wr_realloc(out->names, (out->n + 1) * sizeof *out->names);
+    out->names[out->n++] = wr_buf_detach(&field);
   }
-  weir_buf_free(&field);
+  wr_buf_free(&field);
 }
 
-void weir_csv_header_clear(weir_csv_header *h) {
+void wr_csv_header_clear(wr_csv_header *h) {
   for (size_t i = 0; i < h->n; i++) free(h->names[i]);
   free(h->names);
   h->names = NULL;
   h->n = 0;
 }
 
-int weir_csv_header_check(const weir_csv_header *h, const char *path, weir_error *err) {
+int wr_csv_header_check(const wr_csv_header *h, const char *path, weir_error *err) {
   if (h->n == 1 && !h->names[0][0])
-    return weir_seterr(err, WEIR_EINPUT, "%s line 1: the line is empty (a CSV file starts with a header row)",
+    return wr_seterr(err, WEIR_EINPUT, "%s line 1: the line is empty (a CSV file starts with a header row)",
                        path);
   for (size_t i = 0; i < h->n; i++) {
     if (!h->names[i][0] && h->n > 1)
-      return weir_seterr(err, WEIR_EINPUT, "%s line 1: header field %zu is empty (every column needs a name)",
+      return wr_seterr(err, WEIR_EINPUT, "%s line 1: header field %zu is empty (every column needs a name)",
                          path, i + 1);
     for (size_t j = 0; j < i; j++)
       if (h->names[i][0] && strcmp(h->names[i], h->names[j]) == 0)
-        return weir_seterr(err, WEIR_EINPUT,
+        return wr_seterr(err, WEIR_EINPUT,
                            "%s line 1: the header names column \"%s\" twice (fields %zu and %zu)", path,
                            h->names[i], j + 1, i + 1);
   }
@@ -116,30 +116,30 @@ int weir_csv_header_check(const weir_csv_header *h, const char *path, weir_error
 
 /* ---- DuckDB's CSV errors -------------------------------------------------------------- */
 
-bool weir_csv_reword_error(const char *path, const char *m, weir_buf *out) {
+bool wr_csv_reword_error(const char *path, const char *m, wr_buf *out) {
   const char *line = strstr(m, "CSV Error on Line: ");
   if (!line) return false;
   long n = strtol(line + 19, NULL, 10);
   const char *r;
   long exp, found;
-  weir_buf_printf(out, "%s line %ld: ", path, n);
+  wr_buf_printf(out, "%s line %ld: ", path, n);
   if ((r = strstr(m, "Expected Number of Columns: ")) &&
       sscanf(r, "Expected Number of Columns: %ld Found: %ld", &exp, &found) == 2) {
-    weir_buf_printf(out, "expected %ld field%s, found %ld", exp, exp == 1 ? "" : "s", found);
+    wr_buf_printf(out, "expected %ld field%s, found %ld", exp, exp == 1 ? "" : "s", found);
   } else if (strstr(m, "unterminated quote")) {
-    weir_buf_puts(out, "a quoted value is not terminated");
+    wr_buf_puts(out, "a quoted value is not terminated");
   } else if (strstr(m, "Invalid unicode")) {
-    weir_buf_puts(out, "invalid UTF-8 (the file must be UTF-8 encoded)");
+    wr_buf_puts(out, "invalid UTF-8 (the file must be UTF-8 encoded)");
   } else if ((r = strstr(m, "Error when converting column "))) {
-    weir_buf_append(out, r, strcspn(r, "\n"));
+    wr_buf_append(out, r, strcspn(r, "\n"));
   } else {
     /* Unknown reason: DuckDB's first line after the offending record. */
     const char *orig = strstr(m, "Original Line:");
     const char *p = orig ? strchr(orig, '\n') : NULL;
     if (p)
-      weir_buf_append(out, p + 1, strcspn(p + 1, "\n"));
+      wr_buf_append(out, p + 1, strcspn(p + 1, "\n"));
     else
-      weir_buf_append(out, m, strcspn(m, "\n"));
+      wr_buf_append(out, m, strcspn(m, "\n"));
   }
   return true;
 }

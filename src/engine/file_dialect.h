@@ -24,28 +24,28 @@
 /* The extension of a path, one compression suffix (.gz, .zst) ignored (DuckDB's CSV and
  * JSON readers decompress those themselves): "a.csv.gz" -> "csv"; "" when none. The
  * result points into buf. */
-const char *weir_file_extension(const char *path, char *buf, size_t size);
+const char *wr_file_extension(const char *path, char *buf, size_t size);
 /* The format a file name implies (.csv/.tsv, .parquet/.parq, .jsonl/.ndjson/.json). */
-bool weir_file_format_from_path(const char *path, weir_file_format *out);
+bool wr_file_format_from_path(const char *path, wr_file_format *out);
 /* The CSV delimiter of a file: tab for .tsv (also .tsv.gz), else comma. */
-char weir_csv_delimiter(const char *path);
+char wr_csv_delimiter(const char *path);
 
 /* The first record of a CSV file's bytes, split with the fixed dialect (delimiter `delim`,
  * double quotes, quotes escaped by doubling), a UTF-8 byte order mark skipped. Only the
  * first WEIR_CSV_HEADER_MAX bytes of `data` are looked at. */
-typedef struct weir_csv_header {
+typedef struct wr_csv_header {
   char **names; /* the fields, unquoted (owned) */
   size_t n;
-} weir_csv_header;
+} wr_csv_header;
 
-void weir_csv_header_parse(const char *data, size_t len, char delim, weir_csv_header *out);
-void weir_csv_header_clear(weir_csv_header *h);
+void wr_csv_header_parse(const char *data, size_t len, char delim, wr_csv_header *out);
+void wr_csv_header_clear(wr_csv_header *h);
 /* Refuses a header DuckDB would rewrite: an empty first line, an empty name, a repeated
  * name. Messages name `path`, "line 1" and the fields. */
-int weir_csv_header_check(const weir_csv_header *h, const char *path, weir_error *err);
+int wr_csv_header_check(const wr_csv_header *h, const char *path, weir_error *err);
 
 /* Rewords a DuckDB CSV error message as "<path> line N: <reason>" into out; false (out
  * untouched) when the message names no line. */
-bool weir_csv_reword_error(const char *path, const char *duckdb_message, weir_buf *out);
+bool wr_csv_reword_error(const char *path, const char *duckdb_message, wr_buf *out);
 
 #endif

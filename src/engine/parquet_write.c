@@ -36,7 +36,7 @@
 
 #define DEFAULT_TARGET_BYTES ((int64_t)512 * 1024 * 1024)
 
-void weir_parquet_files_free(weir_parquet_file *v, size_t n) {
+void wr_parquet_files_free(wr_parquet_file *v, size_t n) {
   if (!v) return;
   for (size_t i = 0; i < n; i++) {
     free(v[i].path);
@@ -47,7 +47,7 @@ void weir_parquet_files_free(weir_parquet_file *v, size_t n) {
 
 static char *vec_string(duckdb_vector v, idx_t row) {
   duckdb_string_t *s = &((duckdb_string_t *)duckdb_vector_get_data(v))[row];
-  return weir_strndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+  return wr_strndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
 }
 
 static bool vec_valid(duckdb_vector v, idx_t row) {
@@ -72,19 +72,19 @@ static int64_t vec_int(duckdb_vector v, idx_t row) {
  * name is the identifier unquoted. Anything else (a nested path) is kept as written. */
 static char *stats_key(const char *k) {
   size_t n = strlen(k);
-  if (n < 2 || k[0] != '"' || k[n - 1] != '"') return weir_strdup(k);
-  weir_buf b = WEIR_BUF_INIT;
+  if (n < 2 || k[0] != '"' || k[n - 1] != '"') return wr_strdup(k);
+  wr_buf b = WEIR_BUF_INIT;
   for (size_t i = 1; i + 1 < n; i++) {
     if (k[i] == '"') {
       if (k[i + 1] != '"' || i + 2 >= n) {
-        weir_buf_free(&b);
-        return weir_strdup(k); /* "a"."b": a path, not one identifier */
+        wr_buf_free(&b);
+        return wr_strdup(k); /* "a"."b": a path, not one identifier */
       }
       i++;
     }
-    weir_buf_putc(&b, k[i]);
+    wr_buf_putc(&b, k[i]);
   }
-  return weir_buf_detach(&b);
+  return wr_buf_detach(&b);
 }
 
 /* A statistic as a JSON string. Bounds of binary columns need not be UTF-8, which JSON
@@ -92,13 +92,13 @@ static char *stats_key(const char *k) {
 static json_t *text_json(const char *v) {
   json_t *s = json_string(v);
   if (s) return s;
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-    if (*p >= 0x20 && *p < 0x7f && *p != '\\') weir_buf_putc(&b, (char)*p);
-    else weir_buf_printf(&b, "\\x%02X", *p);
+    if (*p >= 0x20 && *p < 0x7f && *p != '\\') wr_buf_putc(&b, (char)*p);
+    else wr_buf_printf(&b, "\\x%02X", *p);
   }
-  s = json_string(weir_buf_cstr(&b));
-  weir_buf_free(&b);
+  s = json_string(wr_buf_cstr(&b));
+  wr_buf_free(&b);
   return s;
 }
 
@@ -148,25 +148,25 @@ static int fsync_path(const char *path, weir_error *err) {
   if (fd < 0 || fsync(fd) != 0) {
     int e = errno;
     if (fd >= 0) close(fd);
-    return weir_seterr(err, WEIR_EIO, "cannot write Parquet: cannot sync %s: %s", path, strerror(e));
+    return wr_seterr(err, WEIR_EIO, "cannot write Parquet: cannot sync %s: %s", path, strerror(e));
   }
   close(fd);
   return WEIR_OK;
 }
 
 /* The result columns of `text` (prepared, not run). */
-static int result_columns(weir_engine *e, const char *text, const char *sql, char ***names,
+static int result_columns(wr_engine *e, const char *text, const char *sql, char ***names,
                           size_t *n, weir_error *err) {
   duckdb_prepared_statement ps = NULL;
   int rc = WEIR_OK;
   if (duckdb_prepare(e->conn, text, &ps) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), sql, "cannot write Parquet");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), sql, "cannot write Parquet");
   } else {
     *n = duckdb_prepared_statement_column_count(ps);
-    *names = weir_calloc(*n ? *n : 1, sizeof **names);
+    *names = wr_calloc(*n ? *n : 1, sizeof **names);
     for (size_t i = 0; i < *n; i++) {
       const char *c = duckdb_prepared_statement_column_name(ps, i);
-      (*names)[i] = weir_strdup(c ? c : "");
+      (*names)[i] = wr_strdup(c ? c : "");
       duckdb_free((void *)c);
     }
   }
@@ -180,19 +180,19 @@ static int check_columns(char **res, size_t n_res, const char *const *columns, s
   for (size_t i = 0; i < n_res; i++) {
     for (size_t j = 0; j < i; j++)
       if (strcmp(res[i], res[j]) == 0)
-        return weir_seterr(err, WEIR_EINVALIDARG,
+        return wr_seterr(err, WEIR_EINVALIDARG,
                            "cannot write Parquet: the query returns two columns named \"%s\"", res[i]);
     bool listed = false;
     for (size_t j = 0; j < n_columns && !listed; j++) listed = strcmp(res[i], columns[j]) == 0;
     if (!listed)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "cannot write Parquet: result column \"%s\" has no field id", res[i]);
   }
   for (size_t j = 0; j < n_columns; j++) {
     bool found = false;
     for (size_t i = 0; i < n_res && !found; i++) found = strcmp(res[i], columns[j]) == 0;
     if (!found)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "cannot write Parquet: column \"%s\" has a field id but the query does not return it",
                          columns[j]);
   }
@@ -201,66 +201,66 @@ static int check_columns(char **res, size_t n_res, const char *const *columns, s
 
 /* The user's SELECT inside COPY ( ... ): trailing semicolons and blanks dropped, and on a
  * line of its own so that a trailing "-- comment" cannot swallow the closing parenthesis. */
-static void put_select(weir_buf *b, const char *text) {
+static void put_select(wr_buf *b, const char *text) {
   size_t n = strlen(text);
   while (n > 0 && (text[n - 1] == ';' || text[n - 1] == ' ' || text[n - 1] == '\n' ||
                    text[n - 1] == '\t' || text[n - 1] == '\r'))
     n--;
-  weir_buf_puts(b, "(\n");
-  weir_buf_append(b, text, n);
-  weir_buf_puts(b, "\n)");
+  wr_buf_puts(b, "(\n");
+  wr_buf_append(b, text, n);
+  wr_buf_puts(b, "\n)");
 }
 
-int weir_engine_write_parquet(weir_engine *e, const char *select_sql, const char *dir,
+int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *dir,
                               const char *const *columns, const int32_t *field_ids,
                               size_t n_columns, int64_t target_file_bytes,
-                              weir_parquet_file **out, size_t *n_out, weir_error *err) {
+                              wr_parquet_file **out, size_t *n_out, weir_error *err) {
   *out = NULL;
   *n_out = 0;
   if (target_file_bytes < 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "cannot write Parquet: target file size %lld is negative",
+    return wr_seterr(err, WEIR_EINVALIDARG, "cannot write Parquet: target file size %lld is negative",
                        (long long)target_file_bytes);
   if (target_file_bytes == 0) target_file_bytes = DEFAULT_TARGET_BYTES;
-  weir_eng_settle(e);
-  char *text = weir_eng_sql_text(select_sql, NULL);
+  wr_eng_settle(e);
+  char *text = wr_eng_sql_text(select_sql, NULL);
   char **res_cols = NULL;
   size_t n_res = 0;
-  char *absdir = weir_path_absolute(dir);
+  char *absdir = wr_path_absolute(dir);
   char *tmpdir = NULL;
-  weir_parquet_file *files = NULL;
+  wr_parquet_file *files = NULL;
   size_t n_files = 0;
   duckdb_result res;
   bool have_res = false;
   int rc = result_columns(e, text, select_sql, &res_cols, &n_res, err);
   if (!rc) rc = check_columns(res_cols, n_res, columns, n_columns, err);
-  if (!rc) rc = weir_fs_mkdirs(absdir, err);
+  if (!rc) rc = wr_fs_mkdirs(absdir, err);
   if (rc) goto done;
 
   char id[WEIR_UUID_STR_LEN + 1];
-  weir_uuid4(id);
-  char *tmpname = weir_asprintf(".weir-tmp-%s", id);
-  tmpdir = weir_path_join(absdir, tmpname);
+  wr_uuid4(id);
+  char *tmpname = wr_asprintf(".weir-tmp-%s", id);
+  tmpdir = wr_path_join(absdir, tmpname);
   free(tmpname);
 
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "COPY ");
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "COPY ");
   put_select(&sql, text);
-  weir_buf_puts(&sql, " TO ");
-  weir_eng_put_string(&sql, tmpdir);
-  weir_buf_puts(&sql, " (FORMAT parquet, COMPRESSION zstd, RETURN_STATS true, FIELD_IDS {");
+  wr_buf_puts(&sql, " TO ");
+  wr_eng_put_string(&sql, tmpdir);
+  wr_buf_puts(&sql, " (FORMAT parquet, COMPRESSION zstd, RETURN_STATS true, FIELD_IDS {");
   for (size_t i = 0; i < n_columns; i++) {
-    if (i) weir_buf_puts(&sql, ", ");
-    weir_eng_put_ident(&sql, columns[i]);
-    weir_buf_printf(&sql, ": %d", (int)field_ids[i]);
+    if (i) wr_buf_puts(&sql, ", ");
+    wr_eng_put_ident(&sql, columns[i]);
+    wr_buf_printf(&sql, ": %d", (int)field_ids[i]);
   }
-  weir_buf_printf(&sql, "}, FILE_SIZE_BYTES %lld, FILENAME_PATTERN 'part_{uuid}')", (long long)target_file_bytes);
+  wr_buf_printf(&sql, "}, FILE_SIZE_BYTES %lld, FILENAME_PATTERN 'part_{uuid}')", (long long)target_file_bytes);
   have_res = true;
-  if (duckdb_query(e->conn, weir_buf_cstr(&sql), &res) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), select_sql, "cannot write Parquet");
-    weir_buf_free(&sql);
+  if (duckdb_query(e->conn, wr_buf_cstr(&sql), &res) == DuckDBError) {
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), select_sql, "cannot write Parquet");
+    wr_buf_free(&sql);
     goto done;
   }
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
 
   size_t cap = 0;
   duckdb_data_chunk ch;
@@ -280,36 +280,36 @@ int weir_engine_write_parquet(weir_engine *e, const char *select_sql, const char
       }
       if (n_files == cap) {
         cap = cap ? cap * 2 : 4;
-        files = weir_realloc(files, cap * sizeof *files);
+        files = wr_realloc(files, cap * sizeof *files);
       }
-      weir_parquet_file *f = &files[n_files];
+      wr_parquet_file *f = &files[n_files];
       memset(f, 0, sizeof *f);
       char final_name[WEIR_UUID_STR_LEN + 16];
-      weir_uuid4(id);
+      wr_uuid4(id);
       snprintf(final_name, sizeof final_name, "%s.parquet", id);
-      f->path = weir_path_join(absdir, final_name);
+      f->path = wr_path_join(absdir, final_name);
       f->record_count = count;
       f->file_size = vec_int(v_size, r);
       f->column_stats = stats_json(v_stats, r);
       n_files++;
       rc = fsync_path(written, err);
       if (!rc && rename(written, f->path) != 0)
-        rc = weir_seterr(err, WEIR_EIO, "cannot write Parquet: cannot rename %s to %s: %s", written, f->path,
+        rc = wr_seterr(err, WEIR_EIO, "cannot write Parquet: cannot rename %s to %s: %s", written, f->path,
                          strerror(errno));
       free(written);
     }
     duckdb_destroy_data_chunk(&ch);
   }
-  if (!rc) rc = weir_fs_sync_dir(absdir, err);
+  if (!rc) rc = wr_fs_sync_dir(absdir, err);
 
 done:
   if (have_res) duckdb_destroy_result(&res);
-  if (tmpdir && weir_fs_exists(tmpdir)) weir_fs_remove_tree(tmpdir, NULL);
+  if (tmpdir && wr_fs_exists(tmpdir)) wr_fs_remove_tree(tmpdir, NULL);
   if (rc) {
     /* Files already renamed are complete but belong to a write that failed: remove them
      * so that the caller never sees part of a result. */
     for (size_t i = 0; i < n_files; i++) unlink(files[i].path);
-    weir_parquet_files_free(files, n_files);
+    wr_parquet_files_free(files, n_files);
   } else {
     *out = files;
     *n_out = n_files;

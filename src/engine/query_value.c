@@ -57,20 +57,20 @@ static bool vector_double(duckdb_vector v, duckdb_logical_type t, idx_t row, dou
   }
 }
 
-int weir_engine_query_double(weir_engine *e, const char *sql, double *out, bool *is_null,
+int wr_engine_query_double(wr_engine *e, const char *sql, double *out, bool *is_null,
                              weir_error *err) {
   *out = 0;
   if (is_null) *is_null = false;
-  weir_eng_settle(e);
-  char *text = weir_eng_sql_text(sql, NULL);
+  wr_eng_settle(e);
+  char *text = wr_eng_sql_text(sql, NULL);
   duckdb_result res;
   int rc = WEIR_OK;
   if (duckdb_query(e->conn, text, &res) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "cannot run query");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "cannot run query");
     goto done;
   }
   if (duckdb_column_count(&res) != 1) {
-    rc = weir_seterr(err, WEIR_EINVALIDARG, "cannot read a number from a query with %llu columns (expected one): %s",
+    rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot read a number from a query with %llu columns (expected one): %s",
                      (unsigned long long)duckdb_column_count(&res), sql);
     goto done;
   }
@@ -91,15 +91,15 @@ int weir_engine_query_double(weir_engine *e, const char *sql, double *out, bool 
     rows += n;
     duckdb_destroy_data_chunk(&ch);
   }
-  char *tn = weir_eng_type_name(t);
+  char *tn = wr_eng_type_name(t);
   duckdb_destroy_logical_type(&t);
   if (duckdb_result_error(&res))
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "cannot run query");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), sql, "cannot run query");
   else if (rows != 1)
-    rc = weir_seterr(err, WEIR_EINVALIDARG, "cannot read a number from a query that returned %llu rows (expected one): %s",
+    rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot read a number from a query that returned %llu rows (expected one): %s",
                      (unsigned long long)rows, sql);
   else if (!ok)
-    rc = weir_seterr(err, WEIR_EINVALIDARG, "cannot read a number from a query returning %s: %s", tn, sql);
+    rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot read a number from a query returning %s: %s", tn, sql);
   else {
     *out = v;
     if (is_null) *is_null = null;
@@ -128,53 +128,53 @@ static void civil(int64_t days, int64_t *y, int *m, int *d) {
 
 static int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-static void put_date(weir_buf *b, int64_t days) {
+static void put_date(wr_buf *b, int64_t days) {
   int64_t y;
   int m, d;
   civil(days, &y, &m, &d);
-  if (y <= 0) weir_buf_printf(b, "%04" PRId64 "-%02d-%02d (BC)", 1 - y, m, d);
-  else weir_buf_printf(b, "%04" PRId64 "-%02d-%02d", y, m, d);
+  if (y <= 0) wr_buf_printf(b, "%04" PRId64 "-%02d-%02d (BC)", 1 - y, m, d);
+  else wr_buf_printf(b, "%04" PRId64 "-%02d-%02d", y, m, d);
 }
 
 /* "HH:MM:SS" plus the fraction without trailing zeros; `units` per second (10^digits). */
-static void put_time(weir_buf *b, int64_t t, int64_t units, int digits) {
+static void put_time(wr_buf *b, int64_t t, int64_t units, int digits) {
   int64_t secs = t / units, frac = t % units;
-  weir_buf_printf(b, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, secs / 3600, secs / 60 % 60, secs % 60);
+  wr_buf_printf(b, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, secs / 3600, secs / 60 % 60, secs % 60);
   if (frac) {
     char f[16];
     snprintf(f, sizeof f, "%0*" PRId64, digits, frac);
     size_t n = strlen(f);
     while (n > 0 && f[n - 1] == '0') f[--n] = 0;
-    weir_buf_printf(b, ".%s", f);
+    wr_buf_printf(b, ".%s", f);
   }
 }
 
-static void put_timestamp(weir_buf *b, int64_t v, int64_t units, int digits, const char *tz) {
+static void put_timestamp(wr_buf *b, int64_t v, int64_t units, int digits, const char *tz) {
   int64_t per_day = 86400 * units;
   int64_t days = floordiv(v, per_day);
   put_date(b, days);
-  weir_buf_putc(b, ' ');
+  wr_buf_putc(b, ' ');
   put_time(b, v - days * per_day, units, digits);
   if (tz && *tz) {
-    if (strcmp(tz, "UTC") == 0 || strcmp(tz, "+00:00") == 0) weir_buf_puts(b, "+00");
-    else weir_buf_printf(b, " %s", tz);
+    if (strcmp(tz, "UTC") == 0 || strcmp(tz, "+00:00") == 0) wr_buf_puts(b, "+00");
+    else wr_buf_printf(b, " %s", tz);
   }
 }
 
 /* DuckDB's interval text: "1 year 2 months 3 days 04:05:06.5". */
-static void put_interval(weir_buf *b, int64_t months, int64_t days, int64_t micros) {
+static void put_interval(wr_buf *b, int64_t months, int64_t days, int64_t micros) {
   bool any = false;
   const int64_t parts[3] = {months / 12, months % 12, days};
   const char *names[3] = {"year", "month", "day"};
   for (int k = 0; k < 3; k++) {
     if (!parts[k]) continue;
-    weir_buf_printf(b, "%s%" PRId64 " %s%s", any ? " " : "", parts[k], names[k], llabs(parts[k]) == 1 ? "" : "s");
+    wr_buf_printf(b, "%s%" PRId64 " %s%s", any ? " " : "", parts[k], names[k], llabs(parts[k]) == 1 ? "" : "s");
     any = true;
   }
   if (micros || !any) {
-    if (any) weir_buf_putc(b, ' ');
+    if (any) wr_buf_putc(b, ' ');
     if (micros < 0) {
-      weir_buf_putc(b, '-');
+      wr_buf_putc(b, '-');
       micros = -micros;
     }
     put_time(b, micros, 1000000, 6);
@@ -182,7 +182,7 @@ static void put_interval(weir_buf *b, int64_t months, int64_t days, int64_t micr
 }
 
 /* A 128-bit two's complement integer with `scale` digits after the point. */
-static void put_decimal(weir_buf *b, const uint8_t *p, int width_bytes, int scale) {
+static void put_decimal(wr_buf *b, const uint8_t *p, int width_bytes, int scale) {
   unsigned __int128 u = 0;
   bool neg = (p[width_bytes - 1] & 0x80) != 0;
   for (int i = width_bytes - 1; i >= 0; i--) u = (u << 8) | p[i];
@@ -197,23 +197,23 @@ static void put_decimal(weir_buf *b, const uint8_t *p, int width_bytes, int scal
     u /= 10;
   } while (u);
   while (n <= scale) digits[n++] = '0';
-  if (neg) weir_buf_putc(b, '-');
+  if (neg) wr_buf_putc(b, '-');
   for (int i = n - 1; i >= 0; i--) {
-    weir_buf_putc(b, digits[i]);
-    if (i == scale && scale > 0) weir_buf_putc(b, '.');
+    wr_buf_putc(b, digits[i]);
+    if (i == scale && scale > 0) wr_buf_putc(b, '.');
   }
 }
 
-static void put_blob(weir_buf *b, const uint8_t *p, size_t n) {
+static void put_blob(wr_buf *b, const uint8_t *p, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\') weir_buf_putc(b, (char)p[i]);
-    else weir_buf_printf(b, "\\x%02X", p[i]);
+    if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\') wr_buf_putc(b, (char)p[i]);
+    else wr_buf_printf(b, "\\x%02X", p[i]);
   }
 }
 
-static json_t *text_value(weir_buf *b) {
+static json_t *text_value(wr_buf *b) {
   json_t *s = json_stringn(b->data ? b->data : "", b->len);
-  weir_buf_free(b);
+  wr_buf_free(b);
   return s ? s : json_string("(invalid UTF-8)");
 }
 
@@ -259,13 +259,13 @@ static json_t *value_json(const struct ArrowSchema *f, const struct ArrowArray *
   if (strcmp(fmt, "n") == 0) return json_null();
   bool has_validity = !(fmt[0] == '+' && (fmt[1] == 'u' || fmt[1] == 'r'));
   if (has_validity && a->null_count != 0 && a->n_buffers > 0 && a->buffers[0] &&
-      !weir_bit_get(a->buffers[0], idx))
+      !wr_bit_get(a->buffers[0], idx))
     return json_null();
   if (f->dictionary) return value_json(f->dictionary, a->dictionary, read_int(a->buffers[1], fmt[0], idx));
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   const void *d = a->n_buffers > 1 ? a->buffers[1] : NULL;
   switch (fmt[0]) {
-  case 'b': return json_boolean(weir_bit_get(d, idx));
+  case 'b': return json_boolean(wr_bit_get(d, idx));
   case 'c': case 's': case 'i': case 'l': case 'C': case 'S': case 'I':
     if (fmt[1] == 0) return json_integer(read_int(d, fmt[0], idx));
     break;
@@ -273,7 +273,7 @@ static json_t *value_json(const struct ArrowSchema *f, const struct ArrowArray *
     if (fmt[1] == 0) {
       uint64_t u = ((const uint64_t *)d)[idx];
       if (u <= INT64_MAX) return json_integer((json_int_t)u);
-      weir_buf_printf(&b, "%" PRIu64, u);
+      wr_buf_printf(&b, "%" PRIu64, u);
       return text_value(&b);
     }
     break;
@@ -307,7 +307,7 @@ static json_t *value_json(const struct ArrowSchema *f, const struct ArrowArray *
     const uint8_t *p = var_bytes(fmt, a, idx, &n);
     bool binary = fmt[0] == 'z' || fmt[0] == 'Z' || strcmp(fmt, "vz") == 0;
     if (binary) put_blob(&b, p, n);
-    else weir_buf_append(&b, p, n);
+    else wr_buf_append(&b, p, n);
     return text_value(&b);
   }
   case 't':
@@ -396,20 +396,20 @@ static json_t *value_json(const struct ArrowSchema *f, const struct ArrowArray *
   default: break;
   }
   char tn[128];
-  weir_arrow_type_name(f, tn, sizeof tn);
-  weir_buf_printf(&b, "(%s value)", tn);
+  wr_arrow_type_name(f, tn, sizeof tn);
+  wr_buf_printf(&b, "(%s value)", tn);
   return text_value(&b);
 }
 
-int weir_engine_query_json(weir_engine *e, const char *sql, json_t **out, weir_error *err) {
+int wr_engine_query_json(wr_engine *e, const char *sql, json_t **out, weir_error *err) {
   *out = NULL;
-  weir_arrow_table t;
-  int rc = weir_engine_query_table(e, sql, &t, err);
+  wr_arrow_table t;
+  int rc = wr_engine_query_table(e, sql, &t, err);
   if (rc) return rc;
   json_t *rows = json_array();
-  int64_t ncols = weir_arrow_table_ncols(&t);
+  int64_t ncols = wr_arrow_table_ncols(&t);
   for (size_t bi = 0; bi < t.n_batches; bi++) {
-    const struct ArrowArray *batch = weir_arrow_batch_array(t.batches[bi]);
+    const struct ArrowArray *batch = wr_arrow_batch_array(t.batches[bi]);
     for (int64_t r = 0; r < batch->length; r++) {
       json_t *row = json_object();
       for (int64_t c = 0; c < ncols; c++)
@@ -418,7 +418,7 @@ int weir_engine_query_json(weir_engine *e, const char *sql, json_t **out, weir_e
       json_array_append_new(rows, row);
     }
   }
-  weir_arrow_table_release(&t);
+  wr_arrow_table_release(&t);
   *out = rows;
   return WEIR_OK;
 }

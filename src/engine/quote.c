@@ -15,38 +15,38 @@
 #include <string.h>
 #include <strings.h>
 
-static void put_quoted(weir_buf *b, const char *s, char q) {
-  weir_buf_putc(b, q);
+static void put_quoted(wr_buf *b, const char *s, char q) {
+  wr_buf_putc(b, q);
   for (const char *p = s; *p; p++) {
-    if (*p == q) weir_buf_putc(b, q);
-    weir_buf_putc(b, *p);
+    if (*p == q) wr_buf_putc(b, q);
+    wr_buf_putc(b, *p);
   }
-  weir_buf_putc(b, q);
+  wr_buf_putc(b, q);
 }
 
-void weir_eng_put_ident(weir_buf *b, const char *name) { put_quoted(b, name ? name : "", '"'); }
-void weir_eng_put_string(weir_buf *b, const char *s) { put_quoted(b, s ? s : "", '\''); }
+void wr_eng_put_ident(wr_buf *b, const char *name) { put_quoted(b, name ? name : "", '"'); }
+void wr_eng_put_string(wr_buf *b, const char *s) { put_quoted(b, s ? s : "", '\''); }
 
-char *weir_sql_ident(const char *name) {
-  weir_buf b = WEIR_BUF_INIT;
-  weir_eng_put_ident(&b, name);
-  return weir_buf_detach(&b);
+char *wr_sql_ident(const char *name) {
+  wr_buf b = WEIR_BUF_INIT;
+  wr_eng_put_ident(&b, name);
+  return wr_buf_detach(&b);
 }
 
-char *weir_sql_string(const char *s) {
-  weir_buf b = WEIR_BUF_INIT;
-  weir_eng_put_string(&b, s);
-  return weir_buf_detach(&b);
+char *wr_sql_string(const char *s) {
+  wr_buf b = WEIR_BUF_INIT;
+  wr_eng_put_string(&b, s);
+  return wr_buf_detach(&b);
 }
 
-void weir_eng_split_name(const char *qualified, char **schema, char **name) {
+void wr_eng_split_name(const char *qualified, char **schema, char **name) {
   const char *dot = strchr(qualified, '.');
   if (dot) {
-    *schema = weir_strndup(qualified, (size_t)(dot - qualified));
-    *name = weir_strdup(dot + 1);
+    *schema = wr_strndup(qualified, (size_t)(dot - qualified));
+    *name = wr_strdup(dot + 1);
   } else {
-    *schema = weir_strdup("main");
-    *name = weir_strdup(qualified);
+    *schema = wr_strdup("main");
+    *name = wr_strdup(qualified);
   }
 }
 
@@ -59,16 +59,16 @@ void weir_eng_split_name(const char *qualified, char **schema, char **name) {
  * quoted identifiers and comments (--, and nested block comments). */
 
 typedef struct out_text {
-  weir_buf b;
+  wr_buf b;
   size_t *map;
   size_t cap;
 } out_text;
 
 static void emit(out_text *o, const char *p, size_t n, size_t src) {
-  weir_buf_append(&o->b, p, n);
+  wr_buf_append(&o->b, p, n);
   if (o->cap < o->b.len + 1) {
     o->cap = (o->b.len + 1) * 2;
-    o->map = weir_realloc(o->map, o->cap * sizeof *o->map);
+    o->map = wr_realloc(o->map, o->cap * sizeof *o->map);
   }
   for (size_t i = 0; i < n; i++) o->map[o->b.len - n + i] = src + i;
   o->map[o->b.len] = src + n;
@@ -128,7 +128,7 @@ static size_t opaque_len(const char *s, size_t i, size_t total) {
   return 0;
 }
 
-char *weir_eng_sql_text(const char *sql, size_t **map) {
+char *wr_eng_sql_text(const char *sql, size_t **map) {
   out_text o = {WEIR_BUF_INIT, NULL, 0};
   emit(&o, "", 0, 0);
   size_t i = 0, n = strlen(sql);
@@ -161,5 +161,5 @@ char *weir_eng_sql_text(const char *sql, size_t **map) {
   }
   if (map) *map = o.map;
   else free(o.map);
-  return weir_buf_detach(&o.b);
+  return wr_buf_detach(&o.b);
 }

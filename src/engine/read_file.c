@@ -39,9 +39,9 @@
 
 /* ---- CSV ---------------------------------------------------------------------------- */
 
-static void csv_options(weir_buf *b, const char *path, char delim) {
-  weir_eng_put_string(b, path);
-  weir_buf_printf(b, ", delim = %s, quote = '\"', escape = '\"', strict_mode = true, "
+static void csv_options(wr_buf *b, const char *path, char delim) {
+  wr_eng_put_string(b, path);
+  wr_buf_printf(b, ", delim = %s, quote = '\"', escape = '\"', strict_mode = true, "
                      "null_padding = false, ignore_errors = false, skip = 0, comment = ''",
                   delim == '\t' ? "'\\t'" : "','");
 }
@@ -90,45 +90,45 @@ static const char *exact_text_pattern(const weir_type *t, char *buf, size_t size
  * contract, and the validator reports the type it has (a column with 1.5 in it is double,
  * not int64), as it does for the same data in Parquet or JSON. Columns the file lacks are
  * left for the validator to report. */
-static void csv_types_clause(weir_engine *e, const char *path, char delim, const weir_schema *hint,
-                             weir_buf *out) {
+static void csv_types_clause(wr_engine *e, const char *path, char delim, const wr_schema *hint,
+                             wr_buf *out) {
   if (!hint || hint->n_fields == 0) return;
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "DESCRIBE SELECT * FROM read_csv(");
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "DESCRIBE SELECT * FROM read_csv(");
   csv_options(&sql, path, delim);
-  weir_buf_puts(&sql, ", header = true, sample_size = 1)");
+  wr_buf_puts(&sql, ", header = true, sample_size = 1)");
   json_t *cols = NULL;
-  if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) != WEIR_OK) {
-    weir_buf_free(&sql);
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &cols, NULL) != WEIR_OK) {
+    wr_buf_free(&sql);
     return;
   }
   /* Which hinted columns need the exactness scan, and the scan itself. */
   size_t n = json_array_size(cols);
-  long *field = weir_calloc(n ? n : 1, sizeof *field);
-  bool *hinted = weir_calloc(n ? n : 1, sizeof *hinted);
-  weir_buf check = WEIR_BUF_INIT;
+  long *field = wr_calloc(n ? n : 1, sizeof *field);
+  bool *hinted = wr_calloc(n ? n : 1, sizeof *hinted);
+  wr_buf check = WEIR_BUF_INIT;
   size_t n_checks = 0;
   for (size_t i = 0; i < n; i++) {
     const char *name = json_string_value(json_object_get(json_array_get(cols, i), "column_name"));
-    field[i] = name ? weir_schema_find(hint, name) : -1;
+    field[i] = name ? wr_schema_find(hint, name) : -1;
     char t[64], pat[256];
-    hinted[i] = field[i] >= 0 && weir_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
+    hinted[i] = field[i] >= 0 && wr_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
     const char *re = hinted[i] ? exact_text_pattern(&hint->fields[field[i]].type, pat, sizeof pat) : NULL;
     if (!re) continue;
-    weir_buf_puts(&check, n_checks++ ? ", " : "SELECT ");
-    weir_buf_puts(&check, "count(*) FILTER (WHERE NOT regexp_full_match(");
-    weir_eng_put_ident(&check, name);
-    weir_buf_puts(&check, ", ");
-    weir_eng_put_string(&check, re);
-    weir_buf_printf(&check, ")) AS \"%zu\"", i);
+    wr_buf_puts(&check, n_checks++ ? ", " : "SELECT ");
+    wr_buf_puts(&check, "count(*) FILTER (WHERE NOT regexp_full_match(");
+    wr_eng_put_ident(&check, name);
+    wr_buf_puts(&check, ", ");
+    wr_eng_put_string(&check, re);
+    wr_buf_printf(&check, ")) AS \"%zu\"", i);
   }
   if (n_checks > 0) {
-    weir_buf_puts(&check, " FROM read_csv(");
+    wr_buf_puts(&check, " FROM read_csv(");
     csv_options(&check, path, delim);
-    weir_buf_puts(&check, ", header = true, all_varchar = true)");
+    wr_buf_puts(&check, ", header = true, all_varchar = true)");
     json_t *rows = NULL;
     json_t *row = NULL;
-    if (weir_engine_query_json(e, weir_buf_cstr(&check), &rows, NULL) == WEIR_OK)
+    if (wr_engine_query_json(e, wr_buf_cstr(&check), &rows, NULL) == WEIR_OK)
       row = json_array_get(rows, 0);
     /* A column is hinted only when the scan ran and found no inexact value; when the scan
      * itself failed, the normal read reports what is wrong with the file. */
@@ -146,55 +146,55 @@ static void csv_types_clause(weir_engine *e, const char *path, char delim, const
     if (!hinted[i]) continue;
     const char *name = json_string_value(json_object_get(json_array_get(cols, i), "column_name"));
     char t[64];
-    weir_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
-    weir_buf_puts(out, any ? ", " : ", types = {");
-    weir_eng_put_string(out, name);
-    weir_buf_puts(out, ": ");
-    weir_eng_put_string(out, t);
+    wr_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
+    wr_buf_puts(out, any ? ", " : ", types = {");
+    wr_eng_put_string(out, name);
+    wr_buf_puts(out, ": ");
+    wr_eng_put_string(out, t);
     any = true;
   }
-  if (any) weir_buf_putc(out, '}');
+  if (any) wr_buf_putc(out, '}');
   free(field);
   free(hinted);
-  weir_buf_free(&check);
+  wr_buf_free(&check);
   json_decref(cols);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
 }
 
-static int csv_attempt(weir_engine *e, const char *path, char delim, const char *sample,
-                       const char *types, weir_arrow_table *out, char **raw, weir_error *err) {
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SELECT * FROM read_csv(");
+static int csv_attempt(wr_engine *e, const char *path, char delim, const char *sample,
+                       const char *types, wr_arrow_table *out, char **raw, weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT * FROM read_csv(");
   csv_options(&sql, path, delim);
-  weir_buf_printf(&sql, ", header = true, sample_size = %s%s)", sample, types);
-  char *what = weir_asprintf("cannot read %s", path);
-  int rc = weir_eng_query_table(e, weir_buf_cstr(&sql), false, what, out, raw, err);
+  wr_buf_printf(&sql, ", header = true, sample_size = %s%s)", sample, types);
+  char *what = wr_asprintf("cannot read %s", path);
+  int rc = wr_eng_query_table(e, wr_buf_cstr(&sql), false, what, out, raw, err);
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   return rc;
 }
 
 /* The scan that finds the line of a structural problem: fixed dialect, no header, every
  * column text, as many columns as the first record. Fills `out` and returns true when it
  * found one. */
-static bool csv_diagnose(weir_engine *e, const char *path, char delim, long fields, weir_buf *out) {
+static bool csv_diagnose(wr_engine *e, const char *path, char delim, long fields, wr_buf *out) {
   if (fields <= 0) return false;
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SELECT * FROM read_csv(");
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT * FROM read_csv(");
   csv_options(&sql, path, delim);
-  weir_buf_puts(&sql, ", auto_detect = false, header = false, columns = {");
-  for (long i = 0; i < fields; i++) weir_buf_printf(&sql, "%s'c%ld': 'VARCHAR'", i ? ", " : "", i);
-  weir_buf_puts(&sql, "})");
-  weir_arrow_table t;
+  wr_buf_puts(&sql, ", auto_detect = false, header = false, columns = {");
+  for (long i = 0; i < fields; i++) wr_buf_printf(&sql, "%s'c%ld': 'VARCHAR'", i ? ", " : "", i);
+  wr_buf_puts(&sql, "})");
+  wr_arrow_table t;
   char *raw = NULL;
   bool found = false;
-  if (weir_eng_query_table(e, weir_buf_cstr(&sql), false, "diagnose", &t, &raw, NULL) != 0) {
-    found = raw && weir_csv_reword_error(path, raw, out);
+  if (wr_eng_query_table(e, wr_buf_cstr(&sql), false, "diagnose", &t, &raw, NULL) != 0) {
+    found = raw && wr_csv_reword_error(path, raw, out);
   } else {
-    weir_arrow_table_release(&t);
+    wr_arrow_table_release(&t);
   }
   free(raw);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   return found;
 }
 
@@ -203,46 +203,46 @@ static char *read_prefix(const char *path, size_t *len) {
   *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  char *data = weir_malloc(WEIR_CSV_HEADER_MAX);
+  char *data = wr_malloc(WEIR_CSV_HEADER_MAX);
   *len = fread(data, 1, WEIR_CSV_HEADER_MAX, f);
   fclose(f);
   return data;
 }
 
-static int read_csv_file(weir_engine *e, const char *path, const weir_schema *hint, weir_arrow_table *out,
+static int read_csv_file(wr_engine *e, const char *path, const wr_schema *hint, wr_arrow_table *out,
                          weir_error *err) {
-  char delim = weir_csv_delimiter(path);
+  char delim = wr_csv_delimiter(path);
   char *raw = NULL;
   /* The header is checked before DuckDB sees the file: DuckDB renames a repeated name
    * ("a", "a_1") and invents one for an empty field ("column0"), which would make a
    * table whose columns nobody named. */
   size_t plen = 0;
   char *prefix = read_prefix(path, &plen);
-  weir_csv_header header;
-  weir_csv_header_parse(prefix ? prefix : "", plen, delim, &header);
+  wr_csv_header header;
+  wr_csv_header_parse(prefix ? prefix : "", plen, delim, &header);
   /* Fields of the first record, for the diagnosing scan: a record that is only an opened
    * quote still has one. */
   size_t bom = plen >= 3 && memcmp(prefix, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
   long fields = header.n ? (long)header.n : plen > bom ? 1 : 0;
   free(prefix);
-  int hrc = weir_csv_header_check(&header, path, err);
-  weir_csv_header_clear(&header);
+  int hrc = wr_csv_header_check(&header, path, err);
+  wr_csv_header_clear(&header);
   if (hrc) return hrc;
-  weir_buf types = WEIR_BUF_INIT;
+  wr_buf types = WEIR_BUF_INIT;
   csv_types_clause(e, path, delim, hint, &types);
   /* The whole file is the sample: inferred from 20,480 rows, a column whose first rows are
    * whole numbers is BIGINT, and DuckDB then casts a later "30001.5" to 30002 without an
    * error. Inference must see every value. */
-  int rc = csv_attempt(e, path, delim, "-1", weir_buf_cstr(&types), out, &raw, err);
-  weir_buf msg = WEIR_BUF_INIT;
+  int rc = csv_attempt(e, path, delim, "-1", wr_buf_cstr(&types), out, &raw, err);
+  wr_buf msg = WEIR_BUF_INIT;
   if (rc == WEIR_OK) goto done;
-  if ((raw && weir_csv_reword_error(path, raw, &msg)) || csv_diagnose(e, path, delim, fields, &msg))
-    rc = weir_seterr(err, WEIR_EINPUT, "%s", weir_buf_cstr(&msg));
+  if ((raw && wr_csv_reword_error(path, raw, &msg)) || csv_diagnose(e, path, delim, fields, &msg))
+    rc = wr_seterr(err, WEIR_EINPUT, "%s", wr_buf_cstr(&msg));
   else if (err)
     err->code = rc = WEIR_EINPUT; /* keep "cannot read <path>: <DuckDB's message>" */
 done:
-  weir_buf_free(&msg);
-  weir_buf_free(&types);
+  wr_buf_free(&msg);
+  wr_buf_free(&types);
   free(raw);
   return rc;
 }
@@ -251,7 +251,7 @@ done:
 
 /* "Malformed JSON in file "x", at byte 9 in line 3: unexpected character." becomes
  * "<path> line 3: malformed JSON: unexpected character". */
-static bool reword_json_error(const char *path, const char *m, weir_buf *out) {
+static bool reword_json_error(const char *path, const char *m, wr_buf *out) {
   const char *at = strstr(m, " in line ");
   if (!strstr(m, "Malformed JSON") || !at) return false;
   char *end;
@@ -264,8 +264,8 @@ static bool reword_json_error(const char *path, const char *m, weir_buf *out) {
   /* DuckDB 1.5 counts the line after the offending record (measured: a bad second line
    * is reported as line 3). */
   if (n > 1) n--;
-  weir_buf_printf(out, "%s line %ld: malformed JSON: ", path, n);
-  weir_buf_append(out, reason, len);
+  wr_buf_printf(out, "%s line %ld: malformed JSON: ", path, n);
+  wr_buf_append(out, reason, len);
   return true;
 }
 
@@ -274,100 +274,100 @@ static bool reword_json_error(const char *path, const char *m, weir_buf *out) {
  * DuckDB's reader, and its values would arrive as JSON text, a string keeping its quotes
  * ("\"x\""). json_extract_string gives each value's own text: 1, x, {"k":1}. Appends
  * nothing when no column is JSON (or the description fails: the read reports why). */
-static void json_text_columns(weir_engine *e, const char *path, const char *format, weir_buf *out) {
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "DESCRIBE SELECT * FROM read_json(");
-  weir_eng_put_string(&sql, path);
-  weir_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
+static void json_text_columns(wr_engine *e, const char *path, const char *format, wr_buf *out) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "DESCRIBE SELECT * FROM read_json(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
   json_t *cols = NULL;
-  if (weir_engine_query_json(e, weir_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
     size_t i, n = 0;
     json_t *c;
     json_array_foreach(cols, i, c) {
       const char *name = json_string_value(json_object_get(c, "column_name"));
       const char *type = json_string_value(json_object_get(c, "column_type"));
       if (!name || !type || strcmp(type, "JSON") != 0) continue;
-      weir_buf_puts(out, n++ ? ", " : " REPLACE (");
-      weir_buf_puts(out, "json_extract_string(");
-      weir_eng_put_ident(out, name);
-      weir_buf_puts(out, ", '$') AS ");
-      weir_eng_put_ident(out, name);
+      wr_buf_puts(out, n++ ? ", " : " REPLACE (");
+      wr_buf_puts(out, "json_extract_string(");
+      wr_eng_put_ident(out, name);
+      wr_buf_puts(out, ", '$') AS ");
+      wr_eng_put_ident(out, name);
     }
-    if (n) weir_buf_putc(out, ')');
+    if (n) wr_buf_putc(out, ')');
   }
   json_decref(cols);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
 }
 
-static int read_jsonl_file(weir_engine *e, const char *path, weir_arrow_table *out, weir_error *err) {
+static int read_jsonl_file(wr_engine *e, const char *path, wr_arrow_table *out, weir_error *err) {
   /* A .json file may hold one array of objects rather than one object per line; DuckDB's
    * "auto" tells the two apart. .jsonl and .ndjson are lines. */
   char buf[1024];
   const char *format =
-      strcasecmp(weir_file_extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SELECT *");
+      strcasecmp(wr_file_extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT *");
   json_text_columns(e, path, format, &sql);
-  weir_buf_puts(&sql, " FROM read_json(");
-  weir_eng_put_string(&sql, path);
-  weir_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
-  char *what = weir_asprintf("cannot read %s", path);
+  wr_buf_puts(&sql, " FROM read_json(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
+  char *what = wr_asprintf("cannot read %s", path);
   char *raw = NULL;
-  int rc = weir_eng_query_table(e, weir_buf_cstr(&sql), false, what, out, &raw, err);
+  int rc = wr_eng_query_table(e, wr_buf_cstr(&sql), false, what, out, &raw, err);
   if (rc) {
-    weir_buf msg = WEIR_BUF_INIT;
-    if (raw && reword_json_error(path, raw, &msg)) weir_seterr(err, WEIR_EINPUT, "%s", weir_buf_cstr(&msg));
+    wr_buf msg = WEIR_BUF_INIT;
+    if (raw && reword_json_error(path, raw, &msg)) wr_seterr(err, WEIR_EINPUT, "%s", wr_buf_cstr(&msg));
     else if (err) err->code = WEIR_EINPUT;
     rc = WEIR_EINPUT;
-    weir_buf_free(&msg);
+    wr_buf_free(&msg);
   }
   free(raw);
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   return rc;
 }
 
-static int read_parquet_file(weir_engine *e, const char *path, weir_arrow_table *out, weir_error *err) {
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SELECT * FROM read_parquet(");
-  weir_eng_put_string(&sql, path);
-  weir_buf_putc(&sql, ')');
-  char *what = weir_asprintf("cannot read %s", path);
-  int rc = weir_eng_query_table(e, weir_buf_cstr(&sql), false, what, out, NULL, err);
+static int read_parquet_file(wr_engine *e, const char *path, wr_arrow_table *out, weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT * FROM read_parquet(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_putc(&sql, ')');
+  char *what = wr_asprintf("cannot read %s", path);
+  int rc = wr_eng_query_table(e, wr_buf_cstr(&sql), false, what, out, NULL, err);
   if (rc && err) err->code = rc = WEIR_EINPUT;
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   return rc;
 }
 
-int weir_engine_read_file(weir_engine *e, const char *path, weir_file_format format,
-                          weir_arrow_table *out, weir_error *err) {
-  return weir_engine_read_file_typed(e, path, format, NULL, out, err);
+int wr_engine_read_file(wr_engine *e, const char *path, wr_file_format format,
+                          wr_arrow_table *out, weir_error *err) {
+  return wr_engine_read_file_typed(e, path, format, NULL, out, err);
 }
 
-int weir_engine_read_file_typed(weir_engine *e, const char *path, weir_file_format format,
-                                const weir_schema *hint, weir_arrow_table *out, weir_error *err) {
-  weir_arrow_table_init(out);
-  weir_eng_settle(e);
-  if (!weir_fs_exists(path)) return weir_seterr(err, WEIR_ENOTFOUND, "cannot read %s: no such file", path);
-  if (weir_fs_is_dir(path)) return weir_seterr(err, WEIR_EINPUT, "cannot read %s: it is a folder, not a file", path);
-  if (format == WEIR_FORMAT_AUTO && !weir_file_format_from_path(path, &format))
-    return weir_seterr(err, WEIR_EINVALIDARG,
+int wr_engine_read_file_typed(wr_engine *e, const char *path, wr_file_format format,
+                                const wr_schema *hint, wr_arrow_table *out, weir_error *err) {
+  wr_arrow_table_init(out);
+  wr_eng_settle(e);
+  if (!wr_fs_exists(path)) return wr_seterr(err, WEIR_ENOTFOUND, "cannot read %s: no such file", path);
+  if (wr_fs_is_dir(path)) return wr_seterr(err, WEIR_EINPUT, "cannot read %s: it is a folder, not a file", path);
+  if (format == WEIR_FORMAT_AUTO && !wr_file_format_from_path(path, &format))
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "cannot read %s: unknown file type (expected .csv, .tsv, .parquet, .jsonl, .ndjson or "
                        ".json); name the format explicitly (weir import --format csv|parquet|jsonl)",
                        path);
   switch (format) {
   case WEIR_FORMAT_CSV:
-    if (weir_fs_size(path) == 0) {
+    if (wr_fs_size(path) == 0) {
       /* No header, no rows: a table with no columns (DuckDB would invent "column0"). */
       struct ArrowSchema s;
-      weir_arrow_schema_init(&s, "+s", "", 0, 0);
-      weir_arrow_table_set_schema(out, &s);
+      wr_arrow_schema_init(&s, "+s", "", 0, 0);
+      wr_arrow_table_set_schema(out, &s);
       return WEIR_OK;
     }
     return read_csv_file(e, path, hint, out, err);
   case WEIR_FORMAT_PARQUET: return read_parquet_file(e, path, out, err);
   case WEIR_FORMAT_JSONL: return read_jsonl_file(e, path, out, err);
-  default: return weir_seterr(err, WEIR_EINVALIDARG, "cannot read %s: unknown format %d", path, (int)format);
+  default: return wr_seterr(err, WEIR_EINVALIDARG, "cannot read %s: unknown format %d", path, (int)format);
   }
 }

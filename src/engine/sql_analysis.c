@@ -23,7 +23,7 @@
 #include "util/json.h"
 #include "util/names.h"
 
-void weir_sql_table_refs_free(weir_sql_table_ref *v, size_t n) {
+void wr_sql_table_refs_free(wr_sql_table_ref *v, size_t n) {
   if (!v) return;
   for (size_t i = 0; i < n; i++) {
     free(v[i].schema);
@@ -63,7 +63,7 @@ typedef struct walker {
   const position_map *pm;
   const char **scope;   /* CTE names visible here */
   size_t n_scope, cap_scope;
-  weir_sql_table_ref *refs;
+  wr_sql_table_ref *refs;
   size_t *locs;         /* offset of each ref's first appearance, for ordering */
   size_t n_refs, cap_refs;
 } walker;
@@ -76,8 +76,8 @@ static bool in_scope(const walker *w, const char *name) {
 
 static void add_ref(walker *w, const char *catalog, const char *schema, const char *name, size_t loc) {
   char *full_schema = NULL;
-  if (catalog && *catalog) full_schema = weir_asprintf("%s.%s", catalog, schema ? schema : "");
-  else if (schema && *schema) full_schema = weir_strdup(schema);
+  if (catalog && *catalog) full_schema = wr_asprintf("%s.%s", catalog, schema ? schema : "");
+  else if (schema && *schema) full_schema = wr_strdup(schema);
   /* SQL identifiers are case-insensitive: the same table spelled twice is one input. */
   for (size_t i = 0; i < w->n_refs; i++) {
     bool same_schema = (!full_schema && !w->refs[i].schema) ||
@@ -93,13 +93,13 @@ static void add_ref(walker *w, const char *catalog, const char *schema, const ch
   }
   if (w->n_refs == w->cap_refs) {
     w->cap_refs = w->cap_refs ? w->cap_refs * 2 : 8;
-    w->refs = weir_realloc(w->refs, w->cap_refs * sizeof *w->refs);
-    w->locs = weir_realloc(w->locs, w->cap_refs * sizeof *w->locs);
+    w->refs = wr_realloc(w->refs, w->cap_refs * sizeof *w->refs);
+    w->locs = wr_realloc(w->locs, w->cap_refs * sizeof *w->locs);
   }
-  weir_sql_table_ref *r = &w->refs[w->n_refs];
+  wr_sql_table_ref *r = &w->refs[w->n_refs];
   memset(r, 0, sizeof *r);
   r->schema = full_schema;
-  r->name = weir_strdup(name);
+  r->name = wr_strdup(name);
   w->locs[w->n_refs] = loc;
   if (loc != (size_t)-1) line_col(w->pm, loc, &r->line, &r->column);
   w->n_refs++;
@@ -134,7 +134,7 @@ static void walk(walker *w, json_t *v) {
       if (!key) continue;
       if (w->n_scope == w->cap_scope) {
         w->cap_scope = w->cap_scope ? w->cap_scope * 2 : 8;
-        w->scope = weir_realloc(w->scope, w->cap_scope * sizeof *w->scope);
+        w->scope = wr_realloc(w->scope, w->cap_scope * sizeof *w->scope);
       }
       w->scope[w->n_scope++] = key;
     }
@@ -158,64 +158,64 @@ static void walk(walker *w, json_t *v) {
 
 /* ---- sql_tables ------------------------------------------------------------------------- */
 
-static int serialize(weir_engine *e, const char *text, json_t **out, weir_error *err) {
+static int serialize(wr_engine *e, const char *text, json_t **out, weir_error *err) {
   duckdb_prepared_statement ps = NULL;
   duckdb_result res;
   bool have_res = false;
   int rc = WEIR_OK;
   *out = NULL;
   if (duckdb_prepare(e->conn, "SELECT json_serialize_sql($1::VARCHAR)", &ps) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), NULL, "cannot analyse SQL");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), NULL, "cannot analyse SQL");
     goto done;
   }
   duckdb_bind_varchar(ps, 1, text);
   have_res = true;
   if (duckdb_execute_prepared(ps, &res) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), NULL, "cannot analyse SQL");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_result_error(&res), NULL, "cannot analyse SQL");
     goto done;
   }
   duckdb_data_chunk ch = duckdb_fetch_chunk(res);
   if (!ch || duckdb_data_chunk_get_size(ch) != 1) {
     if (ch) duckdb_destroy_data_chunk(&ch);
-    rc = weir_seterr(err, WEIR_EENGINE, "cannot analyse SQL: json_serialize_sql returned no result");
+    rc = wr_seterr(err, WEIR_EENGINE, "cannot analyse SQL: json_serialize_sql returned no result");
     goto done;
   }
   duckdb_string_t *s = duckdb_vector_get_data(duckdb_data_chunk_get_vector(ch, 0));
   json_error_t jerr;
   *out = json_loadb(duckdb_string_t_data(s), duckdb_string_t_length(*s), JSON_DECODE_INT_AS_REAL, &jerr);
   duckdb_destroy_data_chunk(&ch);
-  if (!*out) rc = weir_seterr(err, WEIR_EENGINE, "cannot analyse SQL: DuckDB's AST is not JSON: %s", jerr.text);
+  if (!*out) rc = wr_seterr(err, WEIR_EENGINE, "cannot analyse SQL: DuckDB's AST is not JSON: %s", jerr.text);
 done:
   if (have_res) duckdb_destroy_result(&res);
   duckdb_destroy_prepare(&ps);
   return rc;
 }
 
-int weir_engine_sql_shape(weir_engine *e, const char *sql, bool expression, weir_error *err) {
-  weir_eng_settle(e);
+int wr_engine_sql_shape(wr_engine *e, const char *sql, bool expression, weir_error *err) {
+  wr_eng_settle(e);
   /* "\n": a trailing -- comment must not swallow what follows in weir's queries. */
-  char *text = expression ? weir_asprintf("SELECT %s\n", sql) : weir_asprintf("%s\n", sql);
+  char *text = expression ? wr_asprintf("SELECT %s\n", sql) : wr_asprintf("%s\n", sql);
   json_t *ast = NULL;
   int rc = serialize(e, text, &ast, err);
   free(text);
   if (rc) return rc;
   const char *what = expression ? "one SQL expression" : "one SELECT statement";
   if (json_is_true(json_object_get(ast, "error"))) {
-    if (strcmp(weir_json_str(ast, "error_type", ""), "not implemented") == 0)
-      rc = weir_seterr(err, WEIR_EINPUT, "is not %s: it holds a statement other than SELECT", what);
+    if (strcmp(wr_json_str(ast, "error_type", ""), "not implemented") == 0)
+      rc = wr_seterr(err, WEIR_EINPUT, "is not %s: it holds a statement other than SELECT", what);
     else
-      rc = weir_seterr(err, WEIR_EINPUT, "is not %s: %s", what, weir_json_str(ast, "error_message", "unknown error"));
+      rc = wr_seterr(err, WEIR_EINPUT, "is not %s: %s", what, wr_json_str(ast, "error_message", "unknown error"));
     json_decref(ast);
     return rc;
   }
   json_t *stmts = json_object_get(ast, "statements");
   if (json_array_size(stmts) != 1) {
-    rc = weir_seterr(err, WEIR_EINPUT, "is not %s: it holds %zu statements", what, json_array_size(stmts));
+    rc = wr_seterr(err, WEIR_EINPUT, "is not %s: it holds %zu statements", what, json_array_size(stmts));
   } else if (expression) {
     json_t *node = json_object_get(json_array_get(stmts, 0), "node");
-    bool plain = strcmp(weir_json_str(node, "type", ""), "SELECT_NODE") == 0 &&
+    bool plain = strcmp(wr_json_str(node, "type", ""), "SELECT_NODE") == 0 &&
                  json_array_size(json_object_get(node, "select_list")) == 1 &&
-                 strcmp(weir_json_str(json_object_get(node, "from_table"), "type", ""), "EMPTY") == 0 &&
+                 strcmp(wr_json_str(json_object_get(node, "from_table"), "type", ""), "EMPTY") == 0 &&
                  json_is_null(json_object_get(node, "where_clause")) &&
                  json_array_size(json_object_get(node, "group_expressions")) == 0 &&
                  json_is_null(json_object_get(node, "having")) && json_is_null(json_object_get(node, "qualify")) &&
@@ -224,7 +224,7 @@ int weir_engine_sql_shape(weir_engine *e, const char *sql, bool expression, weir
                  json_object_size(json_object_get(json_object_get(node, "cte_map"), "map")) == 0 &&
                  json_array_size(json_object_get(json_object_get(node, "cte_map"), "map")) == 0;
     if (!plain)
-      rc = weir_seterr(err, WEIR_EINPUT,
+      rc = wr_seterr(err, WEIR_EINPUT,
                        "is not %s (a check is a condition on one row: no FROM, WHERE, GROUP BY, ORDER BY, "
                        "LIMIT, WITH or second item; a subquery goes in parentheses)",
                        what);
@@ -233,40 +233,40 @@ int weir_engine_sql_shape(weir_engine *e, const char *sql, bool expression, weir
   return rc;
 }
 
-int weir_engine_sql_tables(weir_engine *e, const char *sql, weir_sql_table_ref **out, size_t *n,
+int wr_engine_sql_tables(wr_engine *e, const char *sql, wr_sql_table_ref **out, size_t *n,
                            weir_error *err) {
   *out = NULL;
   *n = 0;
-  weir_eng_settle(e);
+  wr_eng_settle(e);
   position_map pm = {sql, NULL, 0};
-  char *text = weir_eng_sql_text(sql, &pm.map);
+  char *text = wr_eng_sql_text(sql, &pm.map);
   pm.text_len = strlen(text);
   json_t *ast = NULL;
   int rc = serialize(e, text, &ast, err);
   if (rc) goto done;
   if (json_is_true(json_object_get(ast, "error"))) {
-    const char *etype = weir_json_str(ast, "error_type", "");
-    const char *msg = weir_json_str(ast, "error_message", "unknown error");
+    const char *etype = wr_json_str(ast, "error_type", "");
+    const char *msg = wr_json_str(ast, "error_message", "unknown error");
     if (strcmp(etype, "parser") == 0) {
       const char *pos = json_string_value(json_object_get(ast, "position"));
       int line = 0, col = 0;
       if (pos) line_col(&pm, (size_t)strtoull(pos, NULL, 10), &line, &col);
       if (line) {
-        rc = weir_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s (line %d, column %d)", msg, line, col);
-        weir_error_add_detail(err, json_pack("{s:s, s:i, s:i}", "message", msg, "line", line, "column", col));
+        rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s (line %d, column %d)", msg, line, col);
+        wr_error_add_detail(err, json_pack("{s:s, s:i, s:i}", "message", msg, "line", line, "column", col));
       } else {
-        rc = weir_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", msg);
+        rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", msg);
       }
     } else if (strcmp(etype, "not implemented") == 0) {
-      rc = weir_seterr(err, WEIR_EUNSUPPORTED, "cannot analyse SQL: only a SELECT statement can be analysed (%s)", msg);
+      rc = wr_seterr(err, WEIR_EUNSUPPORTED, "cannot analyse SQL: only a SELECT statement can be analysed (%s)", msg);
     } else {
-      rc = weir_seterr(err, WEIR_EINPUT, "cannot analyse SQL: %s", msg);
+      rc = wr_seterr(err, WEIR_EINPUT, "cannot analyse SQL: %s", msg);
     }
     goto done;
   }
   json_t *stmts = json_object_get(ast, "statements");
   if (json_array_size(stmts) != 1) {
-    rc = weir_seterr(err, WEIR_EUNSUPPORTED, "cannot analyse SQL: expected one SELECT statement, found %zu",
+    rc = wr_seterr(err, WEIR_EUNSUPPORTED, "cannot analyse SQL: expected one SELECT statement, found %zu",
                      json_array_size(stmts));
     goto done;
   }
@@ -278,7 +278,7 @@ int weir_engine_sql_tables(weir_engine *e, const char *sql, weir_sql_table_ref *
    * last, in tree order. Insertion sort: a query reads a handful of tables. */
   for (size_t i = 1; i < w.n_refs; i++) {
     for (size_t j = i; j > 0 && w.locs[j] < w.locs[j - 1]; j--) {
-      weir_sql_table_ref tr = w.refs[j];
+      wr_sql_table_ref tr = w.refs[j];
       w.refs[j] = w.refs[j - 1];
       w.refs[j - 1] = tr;
       size_t tl = w.locs[j];
@@ -299,29 +299,29 @@ done:
 
 /* ---- describe -------------------------------------------------------------------------- */
 
-int weir_engine_describe(weir_engine *e, const char *sql, weir_schema *out, weir_error *err) {
+int wr_engine_describe(wr_engine *e, const char *sql, wr_schema *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  weir_eng_settle(e);
-  char *text = weir_eng_sql_text(sql, NULL);
+  wr_eng_settle(e);
+  char *text = wr_eng_sql_text(sql, NULL);
   duckdb_prepared_statement ps = NULL;
   int rc = WEIR_OK;
   if (duckdb_prepare(e->conn, text, &ps) == DuckDBError) {
-    rc = weir_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), sql, "cannot describe query");
+    rc = wr_eng_fail(err, WEIR_EENGINE, duckdb_prepare_error(ps), sql, "cannot describe query");
     goto done;
   }
   idx_t n = duckdb_prepared_statement_column_count(ps);
   for (idx_t i = 0; i < n; i++) {
     const char *name = duckdb_prepared_statement_column_name(ps, i);
     duckdb_logical_type t = duckdb_prepared_statement_column_logical_type(ps, i);
-    char *tn = weir_eng_type_name(t);
+    char *tn = wr_eng_type_name(t);
     duckdb_destroy_logical_type(&t);
-    weir_field f;
+    wr_field f;
     memset(&f, 0, sizeof f);
-    f.name = weir_strdup(name ? name : "");
+    f.name = wr_strdup(name ? name : "");
     duckdb_free((void *)name);
     /* A DuckDB type with no exact weir name (TINYINT, HUGEINT, LIST, ...) is Any: the
      * column is there, but weir does not claim its type. The doc keeps DuckDB's name. */
-    if (!weir_type_from_duckdb(tn, &f.type)) {
+    if (!wr_type_from_duckdb(tn, &f.type)) {
       memset(&f.type, 0, sizeof f.type);
       f.type.id = WEIR_TYPE_ANY;
       f.doc = tn;
@@ -329,8 +329,8 @@ int weir_engine_describe(weir_engine *e, const char *sql, weir_schema *out, weir
     }
     free(tn);
     f.required = false; /* DuckDB's prepared statements do not report nullability */
-    weir_schema_add(out, &f);
-    weir_field_clear(&f);
+    wr_schema_add(out, &f);
+    wr_field_clear(&f);
   }
 done:
   duckdb_destroy_prepare(&ps);
@@ -342,46 +342,46 @@ done:
 
 /* The DuckDB type for a weir type. Any has none: its columns are VARCHAR, which plans any
  * use that text supports. */
-static void put_duck_type(weir_buf *b, weir_type t) {
+static void put_duck_type(wr_buf *b, weir_type t) {
   char name[WEIR_TYPE_NAME_MAX];
-  if (weir_type_duckdb_name(t, name, sizeof name)) weir_buf_puts(b, name);
-  else weir_buf_puts(b, "VARCHAR");
+  if (wr_type_duckdb_name(t, name, sizeof name)) wr_buf_puts(b, name);
+  else wr_buf_puts(b, "VARCHAR");
 }
 
-int weir_engine_create_empty(weir_engine *e, const char *ns, const char *name,
-                             const weir_schema *schema, weir_error *err) {
-  weir_eng_settle(e);
+int wr_engine_create_empty(wr_engine *e, const char *ns, const char *name,
+                             const wr_schema *schema, weir_error *err) {
+  wr_eng_settle(e);
   if (!schema || schema->n_fields == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "cannot create table %s.%s: it has no columns", ns, name);
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-  weir_eng_put_ident(&sql, ns);
-  weir_buf_puts(&sql, "; CREATE OR REPLACE TABLE ");
-  weir_eng_put_ident(&sql, ns);
-  weir_buf_putc(&sql, '.');
-  weir_eng_put_ident(&sql, name);
-  weir_buf_puts(&sql, " (");
+    return wr_seterr(err, WEIR_EINVALIDARG, "cannot create table %s.%s: it has no columns", ns, name);
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+  wr_eng_put_ident(&sql, ns);
+  wr_buf_puts(&sql, "; CREATE OR REPLACE TABLE ");
+  wr_eng_put_ident(&sql, ns);
+  wr_buf_putc(&sql, '.');
+  wr_eng_put_ident(&sql, name);
+  wr_buf_puts(&sql, " (");
   for (size_t i = 0; i < schema->n_fields; i++) {
-    const weir_field *f = &schema->fields[i];
-    if (i) weir_buf_puts(&sql, ", ");
-    weir_eng_put_ident(&sql, f->name);
-    weir_buf_putc(&sql, ' ');
+    const wr_field *f = &schema->fields[i];
+    if (i) wr_buf_puts(&sql, ", ");
+    wr_eng_put_ident(&sql, f->name);
+    wr_buf_putc(&sql, ' ');
     put_duck_type(&sql, f->type);
-    if (f->required) weir_buf_puts(&sql, " NOT NULL");
+    if (f->required) wr_buf_puts(&sql, " NOT NULL");
   }
-  weir_buf_putc(&sql, ')');
+  wr_buf_putc(&sql, ')');
   if (strcmp(ns, WEIR_DEFAULT_NAMESPACE) == 0) {
     /* Models name default tables bare, as they do when the table has data. */
-    weir_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
-    weir_eng_put_ident(&sql, name);
-    weir_buf_puts(&sql, " AS SELECT * FROM ");
-    weir_eng_put_ident(&sql, ns);
-    weir_buf_putc(&sql, '.');
-    weir_eng_put_ident(&sql, name);
+    wr_buf_puts(&sql, "; CREATE OR REPLACE VIEW main.");
+    wr_eng_put_ident(&sql, name);
+    wr_buf_puts(&sql, " AS SELECT * FROM ");
+    wr_eng_put_ident(&sql, ns);
+    wr_buf_putc(&sql, '.');
+    wr_eng_put_ident(&sql, name);
   }
-  char *what = weir_asprintf("cannot create table %s.%s", ns, name);
-  int rc = weir_eng_run(e, weir_buf_cstr(&sql), what, err);
+  char *what = wr_asprintf("cannot create table %s.%s", ns, name);
+  int rc = wr_eng_run(e, wr_buf_cstr(&sql), what, err);
   free(what);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   return rc;
 }

@@ -37,7 +37,7 @@
 
 /* ---- Avro binary primitives ------------------------------------------------------- */
 
-static void put_long(weir_buf *b, int64_t v) {
+static void put_long(wr_buf *b, int64_t v) {
   uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
   uint8_t tmp[10];
   size_t n = 0;
@@ -46,12 +46,12 @@ static void put_long(weir_buf *b, int64_t v) {
     z >>= 7;
   }
   tmp[n++] = (uint8_t)z;
-  weir_buf_append(b, tmp, n);
+  wr_buf_append(b, tmp, n);
 }
 
-static void put_bytes(weir_buf *b, const void *data, size_t len) {
+static void put_bytes(wr_buf *b, const void *data, size_t len) {
   put_long(b, (int64_t)len);
-  if (len) weir_buf_append(b, data, len);
+  if (len) wr_buf_append(b, data, len);
 }
 
 /* Reads a zig-zag varint; false when the data ends or the varint is longer than 10 bytes. */
@@ -74,18 +74,18 @@ static bool get_long(const uint8_t *data, size_t len, size_t *pos, int64_t *out)
 int iceberg_avro_writer_init(iceberg_avro_writer *w, const char *schema_json, weir_error *err) {
   memset(w, 0, sizeof *w);
   if (avro_schema_from_json_length(schema_json, strlen(schema_json), &w->schema) != 0)
-    return weir_seterr(err, WEIR_EGENERIC, "avro: invalid schema: %s", avro_strerror());
+    return wr_seterr(err, WEIR_EGENERIC, "avro: invalid schema: %s", avro_strerror());
   w->iface = avro_generic_class_from_schema(w->schema);
   if (!w->iface || avro_generic_value_new(w->iface, &w->value) != 0) {
-    int rc = weir_seterr(err, WEIR_EGENERIC, "avro: cannot build values of schema %s: %s",
+    int rc = wr_seterr(err, WEIR_EGENERIC, "avro: cannot build values of schema %s: %s",
                          avro_schema_type_name(w->schema), avro_strerror());
     if (w->iface) avro_value_iface_decref(w->iface);
     avro_schema_decref(w->schema);
     memset(w, 0, sizeof *w);
     return rc;
   }
-  w->schema_json = weir_strdup(schema_json);
-  weir_random_bytes(w->sync, ICEBERG_AVRO_SYNC_SIZE);
+  w->schema_json = wr_strdup(schema_json);
+  wr_random_bytes(w->sync, ICEBERG_AVRO_SYNC_SIZE);
   return WEIR_OK;
 }
 
@@ -98,23 +98,23 @@ static void flush_block(iceberg_avro_writer *w) {
   if (w->block_count == 0) return;
   put_long(&w->body, w->block_count);
   put_bytes(&w->body, w->block.data, w->block.len);
-  weir_buf_append(&w->body, w->sync, ICEBERG_AVRO_SYNC_SIZE);
-  weir_buf_clear(&w->block);
+  wr_buf_append(&w->body, w->sync, ICEBERG_AVRO_SYNC_SIZE);
+  wr_buf_clear(&w->block);
   w->block_count = 0;
 }
 
 int iceberg_avro_writer_append(iceberg_avro_writer *w, weir_error *err) {
   size_t size = 0;
   if (avro_value_sizeof(&w->value, &size) != 0)
-    return weir_seterr(err, WEIR_EGENERIC, "avro: cannot size a %s record: %s",
+    return wr_seterr(err, WEIR_EGENERIC, "avro: cannot size a %s record: %s",
                        avro_schema_type_name(w->schema), avro_strerror());
-  weir_buf_reserve(&w->block, size + 1);
+  wr_buf_reserve(&w->block, size + 1);
   avro_writer_t aw = avro_writer_memory(w->block.data + w->block.len, (int64_t)size);
   int rc = avro_value_write(aw, &w->value);
   int64_t used = avro_writer_tell(aw);
   avro_writer_free(aw);
   if (rc != 0 || used != (int64_t)size)
-    return weir_seterr(err, WEIR_EGENERIC, "avro: cannot encode a %s record: %s",
+    return wr_seterr(err, WEIR_EGENERIC, "avro: cannot encode a %s record: %s",
                        avro_schema_type_name(w->schema), avro_strerror());
   w->block.len += size;
   w->block.data[w->block.len] = '\0';
@@ -125,10 +125,10 @@ int iceberg_avro_writer_append(iceberg_avro_writer *w, weir_error *err) {
 }
 
 void iceberg_avro_writer_finish(iceberg_avro_writer *w, const iceberg_avro_meta *meta,
-                                size_t n_meta, weir_buf *out) {
+                                size_t n_meta, wr_buf *out) {
   flush_block(w);
-  weir_buf_clear(out);
-  weir_buf_append(out, ICEBERG_AVRO_MAGIC, 4);
+  wr_buf_clear(out);
+  wr_buf_append(out, ICEBERG_AVRO_MAGIC, 4);
   /* The metadata map in one block: avro.schema and avro.codec, then the caller's keys. */
   put_long(out, (int64_t)(n_meta + 2));
   put_bytes(out, "avro.schema", 11);
@@ -140,8 +140,8 @@ void iceberg_avro_writer_finish(iceberg_avro_writer *w, const iceberg_avro_meta 
     put_bytes(out, meta[i].value, strlen(meta[i].value));
   }
   put_long(out, 0);
-  weir_buf_append(out, w->sync, ICEBERG_AVRO_SYNC_SIZE);
-  if (w->body.len) weir_buf_append(out, w->body.data, w->body.len);
+  wr_buf_append(out, w->sync, ICEBERG_AVRO_SYNC_SIZE);
+  if (w->body.len) wr_buf_append(out, w->body.data, w->body.len);
 }
 
 void iceberg_avro_writer_free(iceberg_avro_writer *w) {
@@ -150,15 +150,15 @@ void iceberg_avro_writer_free(iceberg_avro_writer *w) {
   avro_value_iface_decref(w->iface);
   avro_schema_decref(w->schema);
   free(w->schema_json);
-  weir_buf_free(&w->block);
-  weir_buf_free(&w->body);
+  wr_buf_free(&w->block);
+  wr_buf_free(&w->body);
   memset(w, 0, sizeof *w);
 }
 
 /* ---- reader ------------------------------------------------------------------------ */
 
 static int bad(iceberg_avro_reader *r, weir_error *err, const char *what) {
-  return weir_seterr(err, WEIR_EINPUT, "%s: not a valid Avro file: %s", r->origin, what);
+  return wr_seterr(err, WEIR_EINPUT, "%s: not a valid Avro file: %s", r->origin, what);
 }
 
 /* ---- the writer schema, checked before avro-c parses it -------------------------------- */
@@ -190,11 +190,11 @@ static bool avro_name_ok(const char *n) {
 static bool schema_ok(schema_check *c, const json_t *s, const char *ns);
 
 static bool define_name(schema_check *c, const json_t *s, const char *ns, char **fullname) {
-  const char *name = weir_json_str(s, "name", NULL);
-  const char *own_ns = weir_json_str(s, "namespace", NULL);
+  const char *name = wr_json_str(s, "name", NULL);
+  const char *own_ns = wr_json_str(s, "namespace", NULL);
   if (!avro_name_ok(name) || (own_ns && *own_ns && !avro_name_ok(own_ns))) return c->why = "a bad type name", false;
   const char *space = strchr(name, '.') ? NULL : (own_ns ? own_ns : ns);
-  *fullname = space && *space ? weir_asprintf("%s.%s", space, name) : weir_strdup(name);
+  *fullname = space && *space ? wr_asprintf("%s.%s", space, name) : wr_strdup(name);
   if (json_object_get(c->named, *fullname)) {
     free(*fullname);
     *fullname = NULL;
@@ -213,7 +213,7 @@ static bool schema_ok(schema_check *c, const json_t *s, const char *ns) {
     const char *t = json_string_value(s);
     for (size_t i = 0; i < sizeof PRIMITIVES / sizeof PRIMITIVES[0] && !ok; i++) ok = strcmp(t, PRIMITIVES[i]) == 0;
     if (!ok) {
-      char *full = ns && *ns && !strchr(t, '.') ? weir_asprintf("%s.%s", ns, t) : weir_strdup(t);
+      char *full = ns && *ns && !strchr(t, '.') ? wr_asprintf("%s.%s", ns, t) : wr_strdup(t);
       ok = json_object_get(c->named, full) || json_object_get(c->named, t);
       free(full);
       if (!ok) c->why = "a reference to an undefined type";
@@ -229,9 +229,9 @@ static bool schema_ok(schema_check *c, const json_t *s, const char *ns) {
         ok = false, c->why = "a union inside a union";
         break;
       }
-      const char *key = json_is_string(b) ? json_string_value(b) : weir_json_str(b, "type", "");
+      const char *key = json_is_string(b) ? json_string_value(b) : wr_json_str(b, "type", "");
       if (json_is_object(b) && (strcmp(key, "record") == 0 || strcmp(key, "enum") == 0 || strcmp(key, "fixed") == 0))
-        key = weir_json_str(b, "name", "");
+        key = wr_json_str(b, "name", "");
       if (json_object_get(seen, key)) {
         ok = false, c->why = "a union with a type twice";
         break;
@@ -242,7 +242,7 @@ static bool schema_ok(schema_check *c, const json_t *s, const char *ns) {
     json_decref(seen);
     if (json_array_size(s) == 0) c->why = "an empty union";
   } else if (json_is_object(s)) {
-    const char *t = weir_json_str(s, "type", NULL);
+    const char *t = wr_json_str(s, "type", NULL);
     char *full = NULL;
     if (!t) {
       c->why = "a schema without a type";
@@ -252,13 +252,13 @@ static bool schema_ok(schema_check *c, const json_t *s, const char *ns) {
         c->why = "a record without fields";
       } else if (define_name(c, s, ns, &full)) {
         const char *dot = strrchr(full, '.');
-        char *inner = dot ? weir_strndup(full, (size_t)(dot - full)) : NULL;
+        char *inner = dot ? wr_strndup(full, (size_t)(dot - full)) : NULL;
         json_t *names = json_object();
         size_t i;
         json_t *f;
         ok = true;
         json_array_foreach(fields, i, f) {
-          const char *fname = weir_json_str(f, "name", NULL);
+          const char *fname = wr_json_str(f, "name", NULL);
           if (!avro_name_ok(fname) || strchr(fname, '.')) {
             ok = false, c->why = "a bad field name";
             break;
@@ -321,13 +321,13 @@ static int check_schema(const iceberg_avro_reader *r, const char *schema, weir_e
   json_error_t je;
   json_t *s = json_loads(schema, JSON_REJECT_DUPLICATES, &je);
   if (!s)
-    return weir_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: not JSON (%s)", r->origin, je.text);
+    return wr_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: not JSON (%s)", r->origin, je.text);
   schema_check c = {json_object(), 0, NULL};
   bool ok = schema_ok(&c, s, NULL);
   json_decref(c.named);
   json_decref(s);
   if (!ok)
-    return weir_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: %s", r->origin,
+    return wr_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: %s", r->origin,
                        c.why ? c.why : "refused");
   return WEIR_OK;
 }
@@ -359,10 +359,10 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
         return bad(r, err, "truncated header metadata value");
       const char *val = (const char *)d + pos;
       pos += (size_t)vlen;
-      char *k = weir_strndup(key, (size_t)klen);
+      char *k = wr_strndup(key, (size_t)klen);
       json_t *v = json_stringn(val, (size_t)vlen);
       if (!v) {
-        int rc = weir_seterr(err, WEIR_EINPUT,
+        int rc = wr_seterr(err, WEIR_EINPUT,
                              "%s: Avro header metadata \"%s\" is not UTF-8 text", r->origin, k);
         free(k);
         return rc;
@@ -382,14 +382,14 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
   if (crc) return crc;
   if (avro_schema_from_json_length(schema, strlen(schema), &r->schema) != 0) {
     r->schema = NULL;
-    return weir_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: %s", r->origin,
+    return wr_seterr(err, WEIR_EINPUT, "%s: invalid Avro schema in the header: %s", r->origin,
                        avro_strerror());
   }
   r->iface = avro_generic_class_from_schema(r->schema);
   if (!r->iface || avro_generic_value_new(r->iface, &r->value) != 0) {
     if (r->iface) avro_value_iface_decref(r->iface);
     r->iface = NULL;
-    return weir_seterr(err, WEIR_EINPUT, "%s: cannot decode records of its Avro schema: %s",
+    return wr_seterr(err, WEIR_EINPUT, "%s: cannot decode records of its Avro schema: %s",
                        r->origin, avro_strerror());
   }
   r->codec = iceberg_avro_reader_meta(r, "avro.codec");
@@ -400,16 +400,16 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
      * refused here: avro-c's avro_file_reader_fp leaks the value class it made for the
      * schema when it then fails on a codec it does not know. */
     if (strcmp(r->codec, "snappy") != 0 && strcmp(r->codec, "lzma") != 0)
-      return weir_seterr(err, WEIR_EINPUT,
+      return wr_seterr(err, WEIR_EINPUT,
                          "%s: Avro codec \"%s\" is not supported (weir reads null, deflate and snappy)",
                          r->origin, r->codec);
     FILE *fp = fmemopen(r->data, r->len, "rb");
     if (!fp)
-      return weir_seterr(err, WEIR_EIO, "%s: cannot open it in memory: %s", r->origin,
+      return wr_seterr(err, WEIR_EIO, "%s: cannot open it in memory: %s", r->origin,
                          strerror(errno));
     if (avro_file_reader_fp(fp, r->origin, 1, &r->file_reader) != 0) {
       r->file_reader = NULL;
-      return weir_seterr(err, WEIR_EINPUT, "%s: cannot read its %s-compressed Avro blocks: %s",
+      return wr_seterr(err, WEIR_EINPUT, "%s: cannot read its %s-compressed Avro blocks: %s",
                          r->origin, r->codec, avro_strerror());
     }
   }
@@ -419,8 +419,8 @@ static int parse_header(iceberg_avro_reader *r, weir_error *err) {
 int iceberg_avro_reader_open_mem(iceberg_avro_reader *r, const void *data, size_t len,
                                  const char *origin, weir_error *err) {
   memset(r, 0, sizeof *r);
-  r->origin = weir_strdup(origin ? origin : "<avro>");
-  r->data = weir_malloc(len + 1);
+  r->origin = wr_strdup(origin ? origin : "<avro>");
+  r->data = wr_malloc(len + 1);
   if (len) memcpy(r->data, data, len);
   r->data[len] = '\0';
   r->len = len;
@@ -433,9 +433,9 @@ int iceberg_avro_reader_open(iceberg_avro_reader *r, const char *path, weir_erro
   memset(r, 0, sizeof *r);
   char *data = NULL;
   size_t len = 0;
-  int rc = weir_fs_read(path, &data, &len, err);
+  int rc = wr_fs_read(path, &data, &len, err);
   if (rc != WEIR_OK) return rc;
-  r->origin = weir_strdup(path);
+  r->origin = wr_strdup(path);
   r->data = data;
   r->len = len;
   rc = parse_header(r, err);
@@ -573,7 +573,7 @@ static bool check_block(const iceberg_avro_reader *r, const char *block, size_t 
 #define INFLATE_MAX ((size_t)64 << 20)
 
 static bool inflate_block(iceberg_avro_reader *r, const char *data, size_t len) {
-  weir_buf_clear(&r->plain);
+  wr_buf_clear(&r->plain);
   z_stream z;
   memset(&z, 0, sizeof z);
   if (inflateInit2(&z, -15) != Z_OK) return false;
@@ -582,7 +582,7 @@ static bool inflate_block(iceberg_avro_reader *r, const char *data, size_t len) 
   int zr = Z_OK;
   while (zr == Z_OK) {
     if (r->plain.len >= INFLATE_MAX) break;
-    weir_buf_reserve(&r->plain, 64 << 10);
+    wr_buf_reserve(&r->plain, 64 << 10);
     size_t room = r->plain.cap - r->plain.len - 1;
     z.next_out = (Bytef *)r->plain.data + r->plain.len;
     z.avail_out = (uInt)room;
@@ -619,7 +619,7 @@ static int next_block(iceberg_avro_reader *r, bool *more, weir_error *err) {
       size = (int64_t)r->plain.len;
     }
     if (!check_block(r, block, (size_t)size, count))
-      return weir_seterr(err, WEIR_EINPUT,
+      return wr_seterr(err, WEIR_EINPUT,
                          "%s: not a valid Avro file: the %lld records of a block do not match the "
                          "file's schema (truncated, too long or corrupt)",
                          r->origin, (long long)count);
@@ -639,7 +639,7 @@ int iceberg_avro_reader_next(iceberg_avro_reader *r, avro_value_t **rec, weir_er
     int rc = avro_file_reader_read_value(r->file_reader, &r->value);
     if (rc == EOF) return WEIR_OK;
     if (rc != 0)
-      return weir_seterr(err, WEIR_EINPUT, "%s: cannot decode record %lld: %s", r->origin,
+      return wr_seterr(err, WEIR_EINPUT, "%s: cannot decode record %lld: %s", r->origin,
                          (long long)r->records_read + 1, avro_strerror());
     r->records_read++;
     *rec = &r->value;
@@ -657,7 +657,7 @@ int iceberg_avro_reader_next(iceberg_avro_reader *r, avro_value_t **rec, weir_er
     if (rc != WEIR_OK || !more) return rc;
   }
   if (avro_value_read(r->block_reader, &r->value) != 0)
-    return weir_seterr(err, WEIR_EINPUT, "%s: cannot decode record %lld: %s", r->origin,
+    return wr_seterr(err, WEIR_EINPUT, "%s: cannot decode record %lld: %s", r->origin,
                        (long long)r->records_read + 1, avro_strerror());
   r->block_left--;
   r->records_read++;
@@ -675,7 +675,7 @@ void iceberg_avro_reader_close(iceberg_avro_reader *r) {
   }
   if (r->schema) avro_schema_decref(r->schema);
   json_decref(r->meta);
-  weir_buf_free(&r->plain);
+  wr_buf_free(&r->plain);
   free(r->data);
   free(r->origin);
   memset(r, 0, sizeof *r);

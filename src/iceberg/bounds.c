@@ -45,13 +45,13 @@ typedef __int128 i128;
 typedef unsigned __int128 u128;
 
 static uint8_t *dup_bytes(const void *p, size_t n) {
-  uint8_t *b = weir_malloc(n ? n : 1);
+  uint8_t *b = wr_malloc(n ? n : 1);
   if (n) memcpy(b, p, n);
   return b;
 }
 
 static bool set_le(uint64_t v, size_t n, uint8_t **out, size_t *len) {
-  uint8_t *b = weir_malloc(n);
+  uint8_t *b = wr_malloc(n);
   for (size_t i = 0; i < n; i++) b[i] = (uint8_t)(v >> (8 * i));
   *out = b;
   *len = n;
@@ -221,14 +221,14 @@ static bool encode_decimal(weir_type t, const char *s, uint8_t **out, size_t *le
   return true;
 }
 
-static void put_u128(weir_buf *b, u128 v) {
+static void put_u128(wr_buf *b, u128 v) {
   char tmp[48];
   int n = 0;
   do {
     tmp[n++] = (char)('0' + (int)(v % 10));
     v /= 10;
   } while (v);
-  while (n) weir_buf_putc(b, tmp[--n]);
+  while (n) wr_buf_putc(b, tmp[--n]);
 }
 
 static char *decimal_to_text(weir_type t, const uint8_t *d, size_t len) {
@@ -240,20 +240,20 @@ static char *decimal_to_text(weir_type t, const uint8_t *d, size_t len) {
   u128 mag = neg ? (u128)0 - u : u;
   u128 p = 1;
   for (int i = 0; i < t.scale; i++) p *= 10;
-  weir_buf b = WEIR_BUF_INIT;
-  if (neg) weir_buf_putc(&b, '-');
+  wr_buf b = WEIR_BUF_INIT;
+  if (neg) wr_buf_putc(&b, '-');
   put_u128(&b, mag / p);
   if (t.scale > 0) {
-    weir_buf_putc(&b, '.');
+    wr_buf_putc(&b, '.');
     u128 f = mag % p;
     char tmp[48];
     for (int i = t.scale - 1; i >= 0; i--) {
       tmp[i] = (char)('0' + (int)(f % 10));
       f /= 10;
     }
-    weir_buf_append(&b, tmp, (size_t)t.scale);
+    wr_buf_append(&b, tmp, (size_t)t.scale);
   }
-  return weir_buf_detach(&b);
+  return wr_buf_detach(&b);
 }
 
 /* ---- strings and binary ------------------------------------------------------------ */
@@ -348,7 +348,7 @@ static bool encode_string(const char *text, bool upper, uint8_t **out, size_t *l
     if (next > 0x10ffff) continue;
     uint8_t enc[4];
     size_t el = utf8_encode(next, enc);
-    uint8_t *b = weir_malloc(offs[i] + el);
+    uint8_t *b = wr_malloc(offs[i] + el);
     memcpy(b, s, offs[i]);
     memcpy(b + offs[i], enc, el);
     *out = b;
@@ -369,7 +369,7 @@ static bool encode_binary(const char *text, bool upper, uint8_t **out, size_t *l
   size_t n = strlen(text);
   if (n % 2) return false;
   size_t bytes = n / 2;
-  uint8_t *b = weir_malloc(bytes ? bytes : 1);
+  uint8_t *b = wr_malloc(bytes ? bytes : 1);
   for (size_t i = 0; i < bytes; i++) {
     int hi = hexval((unsigned char)text[2 * i]), lo = hexval((unsigned char)text[2 * i + 1]);
     if (hi < 0 || lo < 0) {
@@ -571,8 +571,8 @@ static char *date_text(int64_t days) {
   int64_t y;
   int m, d;
   civil_from_days(days, &y, &m, &d);
-  if (y <= 0) return weir_asprintf("%04lld-%02d-%02d (BC)", (long long)(1 - y), m, d);
-  return weir_asprintf("%04lld-%02d-%02d", (long long)y, m, d);
+  if (y <= 0) return wr_asprintf("%04lld-%02d-%02d (BC)", (long long)(1 - y), m, d);
+  return wr_asprintf("%04lld-%02d-%02d", (long long)y, m, d);
 }
 
 static char *timestamp_text(int64_t value, bool nanos, bool with_tz) {
@@ -582,8 +582,8 @@ static char *timestamp_text(int64_t value, bool nanos, bool with_tz) {
   int64_t days = secs / 86400, sod = secs % 86400;
   if (sod < 0) sod += 86400, days--;
   char *date = date_text(days);
-  weir_buf b = WEIR_BUF_INIT;
-  weir_buf_printf(&b, "%s %02d:%02d:%02d", date, (int)(sod / 3600), (int)(sod / 60 % 60),
+  wr_buf b = WEIR_BUF_INIT;
+  wr_buf_printf(&b, "%s %02d:%02d:%02d", date, (int)(sod / 3600), (int)(sod / 60 % 60),
                   (int)(sod % 60));
   free(date);
   if (frac) {
@@ -591,10 +591,10 @@ static char *timestamp_text(int64_t value, bool nanos, bool with_tz) {
     snprintf(f, sizeof f, nanos ? "%09lld" : "%06lld", (long long)frac);
     size_t n = strlen(f);
     while (n > 0 && f[n - 1] == '0') f[--n] = '\0';
-    weir_buf_printf(&b, ".%s", f);
+    wr_buf_printf(&b, ".%s", f);
   }
-  if (with_tz) weir_buf_puts(&b, "+00");
-  return weir_buf_detach(&b);
+  if (with_tz) wr_buf_puts(&b, "+00");
+  return wr_buf_detach(&b);
 }
 
 char *iceberg_bound_to_text(weir_type t, const uint8_t *data, size_t len) {
@@ -603,23 +603,23 @@ char *iceberg_bound_to_text(weir_type t, const uint8_t *data, size_t len) {
   switch (t.id) {
     case WEIR_TYPE_BOOL:
       if (len != 1) return NULL;
-      return weir_strdup(data[0] ? "true" : "false");
+      return wr_strdup(data[0] ? "true" : "false");
     case WEIR_TYPE_INT32:
       if (len != 4) return NULL;
-      return weir_asprintf("%d", (int32_t)(uint32_t)get_le(data, 4));
+      return wr_asprintf("%d", (int32_t)(uint32_t)get_le(data, 4));
     case WEIR_TYPE_INT64:
       /* A bound written while the column was an int (promoted since) has 4 bytes. */
-      if (len == 4) return weir_asprintf("%d", (int32_t)(uint32_t)get_le(data, 4));
+      if (len == 4) return wr_asprintf("%d", (int32_t)(uint32_t)get_le(data, 4));
       if (len != 8) return NULL;
-      return weir_asprintf("%lld", (long long)(int64_t)get_le(data, 8));
+      return wr_asprintf("%lld", (long long)(int64_t)get_le(data, 8));
     case WEIR_TYPE_FLOAT32: {
       if (len != 4) return NULL;
       uint32_t bits = (uint32_t)get_le(data, 4);
       float f;
       memcpy(&f, &bits, 4);
-      if (isnan(f)) return weir_strdup("nan");
+      if (isnan(f)) return wr_strdup("nan");
       shortest_float(f, buf, sizeof buf);
-      return weir_strdup(buf);
+      return wr_strdup(buf);
     }
     case WEIR_TYPE_FLOAT64: {
       double d;
@@ -634,9 +634,9 @@ char *iceberg_bound_to_text(weir_type t, const uint8_t *data, size_t len) {
       } else {
         return NULL;
       }
-      if (isnan(d)) return weir_strdup("nan");
+      if (isnan(d)) return wr_strdup("nan");
       shortest_double(d, buf, sizeof buf);
-      return weir_strdup(buf);
+      return wr_strdup(buf);
     }
     case WEIR_TYPE_DECIMAL:
       return decimal_to_text(t, data, len);
@@ -647,10 +647,10 @@ char *iceberg_bound_to_text(weir_type t, const uint8_t *data, size_t len) {
         if (!l || cp == 0) return NULL;
         pos += l;
       }
-      return weir_strndup((const char *)data, len);
+      return wr_strndup((const char *)data, len);
     }
     case WEIR_TYPE_BINARY: {
-      char *s = weir_malloc(2 * len + 1);
+      char *s = wr_malloc(2 * len + 1);
       for (size_t i = 0; i < len; i++) snprintf(s + 2 * i, 3, "%02X", data[i]);
       s[2 * len] = '\0';
       return s;

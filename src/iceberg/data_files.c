@@ -39,7 +39,7 @@ int iceberg_table_data_files(const iceberg_table *t, iceberg_data_file **out, si
     if (m[i].content != ICEBERG_CONTENT_DATA) {
       /* A delete manifest that still tracks files would change what rows are live. */
       if (m[i].added_files + m[i].existing_files > 0)
-        rc = weir_seterr(err, WEIR_EINPUT,
+        rc = wr_seterr(err, WEIR_EINPUT,
                          "%s: the table has delete files (manifest %s); weir reads tables "
                          "without row-level deletes",
                          t->metadata_location, m[i].path);

@@ -84,7 +84,7 @@ typedef struct iceberg_stats_text {
 /* Fills `out` (field id, counts, bounds via iceberg_bound_from_text) for column `field`.
  * Unknown or unparsable values stay unknown (-1 / NULL); the NaN count is 0 only when
  * has_nan is "false" (DuckDB reports no count). Caller clears `out` with the data file. */
-void iceberg_column_stats_from_text(const weir_field *field, const iceberg_stats_text *text,
+void iceberg_column_stats_from_text(const wr_field *field, const iceberg_stats_text *text,
                                     iceberg_column_stats *out);
 
 /* A parsed metadata file: the table version weir reads and extends. */
@@ -96,7 +96,7 @@ typedef struct iceberg_table {
   int64_t last_sequence_number;
   int32_t last_column_id;
   int32_t current_schema_id;
-  weir_schema schema;         /* current schema: names, types, required, doc, field ids */
+  wr_schema schema;         /* current schema: names, types, required, doc, field ids */
   int64_t current_snapshot_id;/* -1 when the table has no snapshot */
   char *manifest_list;        /* of the current snapshot; NULL when none */
   int64_t record_count;       /* total-records of the current snapshot; 0 when none */
@@ -133,7 +133,7 @@ int iceberg_table_data_files(const iceberg_table *t, iceberg_data_file **out, si
  * id for an incompatible type would make older data files unreadable. Columns that
  * already carry an id > 0 keep it. Sets *last_column_id to the highest id in use.
  */
-void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
+void iceberg_assign_field_ids(const iceberg_table *prev, wr_schema *schema,
                               int32_t *last_column_id);
 
 typedef enum iceberg_op {
@@ -145,7 +145,7 @@ typedef struct iceberg_write_request {
   const char *table_location;       /* absolute folder of the table */
   const iceberg_table *prev;        /* previous version, or NULL for a new table */
   iceberg_op op;
-  const weir_schema *schema;        /* the version's schema, field ids assigned */
+  const wr_schema *schema;        /* the version's schema, field ids assigned */
   const iceberg_data_file *files;   /* new data files (may be 0: an empty snapshot) */
   size_t n_files;
   json_t *properties;               /* borrowed; keys set on the table (comment,
@@ -171,8 +171,8 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
 
 /* The Iceberg schema JSON ({"type":"struct","schema-id":N,"fields":[...]}) of a weir schema;
  * new reference. */
-json_t *iceberg_schema_to_json(const weir_schema *s, int32_t schema_id);
+json_t *iceberg_schema_to_json(const wr_schema *s, int32_t schema_id);
 /* Reads an Iceberg schema JSON into a weir schema. */
-int iceberg_schema_from_json(const json_t *j, weir_schema *out, weir_error *err);
+int iceberg_schema_from_json(const json_t *j, wr_schema *out, weir_error *err);
 
 #endif

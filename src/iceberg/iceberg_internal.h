@@ -41,9 +41,9 @@ typedef struct iceberg_avro_writer {
   avro_schema_t schema;
   avro_value_iface_t *iface;
   avro_value_t value;          /* the record being built */
-  weir_buf block;              /* encoded records of the open block */
+  wr_buf block;              /* encoded records of the open block */
   int64_t block_count;         /* records in `block` */
-  weir_buf body;               /* finished blocks (count, size, data, sync) */
+  wr_buf body;               /* finished blocks (count, size, data, sync) */
   int64_t count;               /* records written in all */
   uint8_t sync[ICEBERG_AVRO_SYNC_SIZE];
 } iceberg_avro_writer;
@@ -56,7 +56,7 @@ avro_value_t *iceberg_avro_writer_record(iceberg_avro_writer *w);
 int iceberg_avro_writer_append(iceberg_avro_writer *w, weir_error *err);
 /* The whole file: header with avro.schema, avro.codec and `meta`, then every block. */
 void iceberg_avro_writer_finish(iceberg_avro_writer *w, const iceberg_avro_meta *meta,
-                                size_t n_meta, weir_buf *out);
+                                size_t n_meta, wr_buf *out);
 void iceberg_avro_writer_free(iceberg_avro_writer *w);
 
 /*
@@ -79,7 +79,7 @@ typedef struct iceberg_avro_reader {
   avro_value_iface_t *iface;
   avro_value_t value;          /* the current record */
   avro_reader_t block_reader;  /* over the current block (null and deflate codecs) */
-  weir_buf plain;              /* the current block inflated (deflate codec) */
+  wr_buf plain;              /* the current block inflated (deflate codec) */
   int64_t block_left;          /* records left in the current block */
   avro_file_reader_t file_reader; /* other codecs */
   int64_t records_read;
@@ -178,7 +178,7 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
                            iceberg_manifest_file *entry, weir_error *err);
 /* The manifest's bytes without writing them (tests inspect them). */
 int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_data_file *files,
-                            size_t n_files, weir_buf *out, weir_error *err);
+                            size_t n_files, wr_buf *out, weir_error *err);
 
 /* Reads a manifest's entries: data files whose status is ADDED or EXISTING (all of them
  * when `live_only` is false), appended to *files and *n (which may already hold some,
@@ -208,7 +208,7 @@ typedef struct iceberg_manifest_list_info {
 } iceberg_manifest_list_info;
 
 int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
-                                 const iceberg_manifest_file *m, size_t n, weir_buf *out,
+                                 const iceberg_manifest_file *m, size_t n, wr_buf *out,
                                  weir_error *err);
 int iceberg_manifest_list_write(const char *path, const iceberg_manifest_list_info *info,
                                 const iceberg_manifest_file *m, size_t n, weir_error *err);
@@ -224,7 +224,7 @@ int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *ori
  * a column of another Iceberg type; Date64) takes the "type" of the field with the same
  * id in `prev_schema` (an Iceberg schema JSON, may be NULL). Without one, fails with
  * WEIR_EINVALIDARG naming the column. */
-int iceberg_schema_json_build(const weir_schema *s, int32_t schema_id,
+int iceberg_schema_json_build(const wr_schema *s, int32_t schema_id,
                               const json_t *prev_schema, json_t **out, weir_error *err);
 
 /* The schema object of `schema_id` in a metadata document's "schemas", or NULL. */

@@ -192,7 +192,7 @@ static void set_stat_map(avro_value_t *df, const char *name, const iceberg_data_
 /* ---- manifests --------------------------------------------------------------------- */
 
 int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_data_file *files,
-                            size_t n_files, weir_buf *out, weir_error *err) {
+                            size_t n_files, wr_buf *out, weir_error *err) {
   iceberg_avro_writer w;
   int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_ENTRY_SCHEMA, err);
   if (st != WEIR_OK) return st;
@@ -200,7 +200,7 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
     const iceberg_data_file *f = &files[i];
     if (!f->path || f->record_count < 0 || f->file_size < 0) {
       iceberg_avro_writer_free(&w);
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "data file %zu (%s) needs a path, a record count and a size", i + 1,
                          f->path ? f->path : "no path");
     }
@@ -240,7 +240,7 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
     }
     if (rc) {
       iceberg_avro_writer_free(&w);
-      return weir_seterr(err, WEIR_EGENERIC, "manifest entry for %s: %s", f->path,
+      return wr_seterr(err, WEIR_EGENERIC, "manifest entry for %s: %s", f->path,
                          avro_strerror());
     }
     st = iceberg_avro_writer_append(&w, err);
@@ -265,11 +265,11 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
                            const iceberg_data_file *files, size_t n_files,
                            iceberg_manifest_file *entry, weir_error *err) {
   memset(entry, 0, sizeof *entry);
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   int rc = iceberg_manifest_encode(info, files, n_files, &b, err);
-  if (rc == WEIR_OK) rc = weir_fs_write_atomic(path, b.data, b.len, true, err);
+  if (rc == WEIR_OK) rc = wr_fs_write_atomic(path, b.data, b.len, true, err);
   if (rc == WEIR_OK) {
-    entry->path = weir_strdup(path);
+    entry->path = wr_strdup(path);
     entry->length = (int64_t)b.len;
     entry->spec_id = 0;
     entry->content = ICEBERG_CONTENT_DATA;
@@ -286,14 +286,14 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
     }
     entry->has_partitions = true;
   }
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   return rc;
 }
 
 /* Grows a vector whose capacity is the next power of two of its length. */
 static void *grow(void *v, size_t n, size_t elem) {
-  if (n == 0) return weir_realloc(v, 8 * elem);
-  if (n >= 8 && (n & (n - 1)) == 0) return weir_realloc(v, 2 * n * elem);
+  if (n == 0) return wr_realloc(v, 8 * elem);
+  if (n >= 8 && (n & (n - 1)) == 0) return wr_realloc(v, 2 * n * elem);
   return v;
 }
 
@@ -327,7 +327,7 @@ static int read_stat_map(avro_value_t *df, const char *name, iceberg_data_file *
       if (!iceberg_avro_get_bytes(&el, "value", &p, &len)) return -1;
       uint8_t **dst = k == K_LOWER ? &s->lower : &s->upper;
       free(*dst);
-      *dst = weir_malloc(len ? len : 1);
+      *dst = wr_malloc(len ? len : 1);
       if (len) memcpy(*dst, p, len);
       if (k == K_LOWER) s->lower_len = len;
       else s->upper_len = len;
@@ -360,7 +360,7 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
   const char *content = iceberg_avro_reader_meta(r, "content");
   if (content && strcmp(content, "data") != 0) {
     /* The message first: `content` lives in the reader's header, which close frees. */
-    rc = weir_seterr(err, WEIR_EINPUT, "%s: a manifest of %s files; weir reads tables without delete files",
+    rc = wr_seterr(err, WEIR_EINPUT, "%s: a manifest of %s files; weir reads tables without delete files",
                      path, content);
     iceberg_avro_reader_close(r);
     return rc;
@@ -373,14 +373,14 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
     avro_value_t df;
     if (!iceberg_avro_get_long(rec, "status", &status) ||
         !iceberg_avro_field(rec, "data_file", &df)) {
-      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file", path,
+      rc = wr_seterr(err, WEIR_EINPUT, "%s: manifest entry %lld has no status or data_file", path,
                        (long long)r->records_read);
       break;
     }
     if (live_only && status == ICEBERG_STATUS_DELETED) continue;
     iceberg_avro_get_long(&df, "content", &df_content);
     if (df_content != ICEBERG_CONTENT_DATA) {
-      rc = weir_seterr(err, WEIR_EINPUT,
+      rc = wr_seterr(err, WEIR_EINPUT,
                        "%s: entry %lld is a delete file; weir reads tables without delete files", path,
                        (long long)r->records_read);
       break;
@@ -390,12 +390,12 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
     if (!iceberg_avro_get_string(&df, "file_path", &fpath) ||
         !iceberg_avro_get_long(&df, "record_count", &f.record_count) ||
         !iceberg_avro_get_long(&df, "file_size_in_bytes", &f.file_size)) {
-      rc = weir_seterr(err, WEIR_EINPUT, "%s: entry %lld lacks file_path, record_count or file_size_in_bytes",
+      rc = wr_seterr(err, WEIR_EINPUT, "%s: entry %lld lacks file_path, record_count or file_size_in_bytes",
                        path, (long long)r->records_read);
       break;
     }
     if (iceberg_avro_get_string(&df, "file_format", &format) && strcasecmp(format, "parquet") != 0) {
-      rc = weir_seterr(err, WEIR_EINPUT, "%s: data file %s is %s; weir reads Parquet data files",
+      rc = wr_seterr(err, WEIR_EINPUT, "%s: data file %s is %s; weir reads Parquet data files",
                        path, fpath, format);
       break;
     }
@@ -408,7 +408,7 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
                 {"lower_bounds", K_LOWER},      {"upper_bounds", K_UPPER}};
     for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
       if (read_stat_map(&df, maps[m].name, &f, maps[m].k) != 0) {
-        rc = weir_seterr(err, WEIR_EINPUT, "%s: entry %lld has a malformed %s map", path,
+        rc = wr_seterr(err, WEIR_EINPUT, "%s: entry %lld has a malformed %s map", path,
                          (long long)r->records_read, maps[m].name);
         break;
       }
@@ -453,7 +453,7 @@ int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, 
 /* ---- manifest lists ---------------------------------------------------------------- */
 
 int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
-                                 const iceberg_manifest_file *m, size_t n, weir_buf *out,
+                                 const iceberg_manifest_file *m, size_t n, wr_buf *out,
                                  weir_error *err) {
   iceberg_avro_writer w;
   int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_LIST_SCHEMA, err);
@@ -500,7 +500,7 @@ int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
     set_opt_bytes(rec, "key_metadata", m[i].key_metadata, m[i].key_metadata_len, &rc);
     if (rc) {
       iceberg_avro_writer_free(&w);
-      return weir_seterr(err, WEIR_EGENERIC, "manifest list entry for %s: %s", m[i].path,
+      return wr_seterr(err, WEIR_EGENERIC, "manifest list entry for %s: %s", m[i].path,
                          avro_strerror());
     }
     st = iceberg_avro_writer_append(&w, err);
@@ -529,15 +529,15 @@ int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
 
 int iceberg_manifest_list_write(const char *path, const iceberg_manifest_list_info *info,
                                 const iceberg_manifest_file *m, size_t n, weir_error *err) {
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   int rc = iceberg_manifest_list_encode(info, m, n, &b, err);
-  if (rc == WEIR_OK) rc = weir_fs_write_atomic(path, b.data, b.len, true, err);
-  weir_buf_free(&b);
+  if (rc == WEIR_OK) rc = wr_fs_write_atomic(path, b.data, b.len, true, err);
+  wr_buf_free(&b);
   return rc;
 }
 
 static uint8_t *copy_bytes(const void *p, size_t n) {
-  uint8_t *b = weir_malloc(n ? n : 1);
+  uint8_t *b = wr_malloc(n ? n : 1);
   if (n) memcpy(b, p, n);
   return b;
 }
@@ -549,7 +549,7 @@ static int read_partitions(avro_value_t *rec, iceberg_manifest_file *mf) {
   size_t n = 0;
   if (avro_value_get_size(&arr, &n) != 0) return -1;
   mf->has_partitions = true;
-  if (n) mf->partitions = weir_calloc(n, sizeof *mf->partitions);
+  if (n) mf->partitions = wr_calloc(n, sizeof *mf->partitions);
   for (size_t i = 0; i < n; i++) {
     avro_value_t el;
     iceberg_partition_summary *p = &mf->partitions[mf->n_partitions++];
@@ -587,7 +587,7 @@ static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_
     if (!iceberg_avro_get_string(rec, "manifest_path", &mpath) ||
         !iceberg_avro_get_long(rec, "manifest_length", &mf->length) ||
         !iceberg_avro_get_long(rec, "added_snapshot_id", &mf->added_snapshot_id)) {
-      rc = weir_seterr(err, WEIR_EINPUT,
+      rc = wr_seterr(err, WEIR_EINPUT,
                        "%s: manifest list entry %zu lacks manifest_path, manifest_length or "
                        "added_snapshot_id",
                        path, count);
@@ -612,7 +612,7 @@ static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_
       mf->key_metadata_len = kml;
     }
     if (read_partitions(rec, mf) != 0) {
-      rc = weir_seterr(err, WEIR_EINPUT, "%s: manifest list entry %zu has malformed partitions",
+      rc = wr_seterr(err, WEIR_EINPUT, "%s: manifest list entry %zu has malformed partitions",
                        path, count);
       break;
     }

@@ -66,9 +66,9 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
   memset(&merged, 0, sizeof merged);
   if (rc == WEIR_OK) {
     char uuid[WEIR_UUID_STR_LEN + 1];
-    weir_uuid4(uuid);
-    char *name = weir_asprintf("%s-m1.avro", uuid);
-    path = weir_path_join(meta_dir, name);
+    wr_uuid4(uuid);
+    char *name = wr_asprintf("%s-m1.avro", uuid);
+    path = wr_path_join(meta_dir, name);
     free(name);
     iceberg_manifest_info minfo = *info;
     minfo.entries = meta;
@@ -81,7 +81,7 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
     return rc;
   }
   /* The new list: manifests left alone, in their order, then the merged one. */
-  iceberg_manifest_file *out = weir_calloc(*n - count + 1, sizeof *out);
+  iceberg_manifest_file *out = wr_calloc(*n - count + 1, sizeof *out);
   size_t k = 0;
   for (size_t i = 0; i < *n; i++) {
     if (mergeable(&(*list)[i]))

@@ -28,13 +28,13 @@ void iceberg_table_free(iceberg_table *t) {
   free(t->metadata_location);
   free(t->location);
   free(t->table_uuid);
-  weir_schema_clear(&t->schema);
+  wr_schema_clear(&t->schema);
   free(t->manifest_list);
   free(t);
 }
 
 static int bad(const char *path, weir_error *err, const char *what) {
-  return weir_seterr(err, WEIR_EINPUT, "%s: not a valid Iceberg metadata file: %s", path, what);
+  return wr_seterr(err, WEIR_EINPUT, "%s: not a valid Iceberg metadata file: %s", path, what);
 }
 
 static bool get_int(const json_t *o, const char *key, int64_t *out) {
@@ -61,15 +61,15 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   int64_t fv, x;
   if (!get_int(j, "format-version", &fv)) return bad(path, err, "no \"format-version\"");
   if (fv != 2)
-    return weir_seterr(err, WEIR_EINPUT,
+    return wr_seterr(err, WEIR_EINPUT,
                        "%s: the table has Iceberg format-version %lld; weir reads and writes "
                        "format-version 2",
                        path, (long long)fv);
-  const char *uuid = weir_json_str(j, "table-uuid", NULL);
-  const char *loc = weir_json_str(j, "location", NULL);
+  const char *uuid = wr_json_str(j, "table-uuid", NULL);
+  const char *loc = wr_json_str(j, "location", NULL);
   if (!uuid) return bad(path, err, "no \"table-uuid\"");
   if (!loc) return bad(path, err, "no \"location\"");
-  t->table_uuid = weir_strdup(uuid);
+  t->table_uuid = wr_strdup(uuid);
   t->location = iceberg_local_path(loc);
   if (!get_int(j, "last-sequence-number", &t->last_sequence_number))
     return bad(path, err, "no \"last-sequence-number\"");
@@ -81,11 +81,11 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   if (!json_is_array(json_object_get(j, "schemas"))) return bad(path, err, "no \"schemas\" list");
   const json_t *schema = iceberg_metadata_schema(j, t->current_schema_id);
   if (!schema)
-    return weir_seterr(err, WEIR_EINPUT, "%s: current-schema-id %d is not in \"schemas\"", path,
+    return wr_seterr(err, WEIR_EINPUT, "%s: current-schema-id %d is not in \"schemas\"", path,
                        t->current_schema_id);
   int rc = iceberg_schema_from_json(schema, &t->schema, err);
   if (rc != WEIR_OK) {
-    weir_error_prefix(err, "%s", path);
+    wr_error_prefix(err, "%s", path);
     return rc;
   }
   json_t *props = json_object_get(j, "properties");
@@ -110,11 +110,11 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
     if (get_int(s, "snapshot-id", &x) && x == t->current_snapshot_id) found = s;
   }
   if (!found)
-    return weir_seterr(err, WEIR_EINPUT, "%s: current snapshot %lld is not in \"snapshots\"",
+    return wr_seterr(err, WEIR_EINPUT, "%s: current snapshot %lld is not in \"snapshots\"",
                        path, (long long)t->current_snapshot_id);
-  const char *ml = weir_json_str(found, "manifest-list", NULL);
+  const char *ml = wr_json_str(found, "manifest-list", NULL);
   if (!ml)
-    return weir_seterr(err, WEIR_EINPUT, "%s: snapshot %lld has no \"manifest-list\"", path,
+    return wr_seterr(err, WEIR_EINPUT, "%s: snapshot %lld has no \"manifest-list\"", path,
                        (long long)t->current_snapshot_id);
   t->manifest_list = iceberg_local_path(ml);
   json_t *summary = json_object_get(found, "summary");
@@ -127,7 +127,7 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
     size_t n;
     rc = iceberg_manifest_list_read(t->manifest_list, &m, &n, err);
     if (rc != WEIR_OK) {
-      weir_error_prefix(err, "%s: counting the rows of snapshot %lld", path,
+      wr_error_prefix(err, "%s: counting the rows of snapshot %lld", path,
                         (long long)t->current_snapshot_id);
       return rc;
     }
@@ -142,10 +142,10 @@ int iceberg_table_parse(const char *text, size_t len, const char *location, iceb
                         weir_error *err) {
   *out = NULL;
   char *path = iceberg_local_path(location);
-  iceberg_table *t = weir_calloc(1, sizeof *t);
+  iceberg_table *t = wr_calloc(1, sizeof *t);
   t->refs = 1;
-  t->metadata_location = weir_path_absolute(path);
-  int rc = weir_json_parse_len(text, len, path, &t->json, err);
+  t->metadata_location = wr_path_absolute(path);
+  int rc = wr_json_parse_len(text, len, path, &t->json, err);
   if (rc == WEIR_OK) rc = parse(t, path, err);
   free(path);
   if (rc != WEIR_OK) {
@@ -161,7 +161,7 @@ int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_
   char *path = iceberg_local_path(metadata_location);
   char *text = NULL;
   size_t len = 0;
-  int rc = weir_fs_read(path, &text, &len, err);
+  int rc = wr_fs_read(path, &text, &len, err);
   if (rc == WEIR_OK) rc = iceberg_table_parse(text, len, path, out, err);
   free(text);
   free(path);

@@ -1,5 +1,5 @@
 /*
- * schema_json.c -- Iceberg schema JSON (spec, "Schemas" in Appendix C) <-> weir_schema,
+ * schema_json.c -- Iceberg schema JSON (spec, "Schemas" in Appendix C) <-> wr_schema,
  * and field id assignment across table versions.
  *
  *   {"type": "struct", "schema-id": 0, "fields": [
@@ -30,7 +30,7 @@ static const json_t *prev_field_type(const json_t *prev_schema, int32_t id) {
   return NULL;
 }
 
-static json_t *field_json(const weir_field *f, json_t *type) {
+static json_t *field_json(const wr_field *f, json_t *type) {
   json_t *o = json_object();
   json_object_set_new(o, "id", json_integer(f->field_id));
   json_object_set_new(o, "name", json_string(f->name));
@@ -48,22 +48,22 @@ static json_t *schema_object(int32_t schema_id, json_t *fields) {
   return o;
 }
 
-int iceberg_schema_json_build(const weir_schema *s, int32_t schema_id,
+int iceberg_schema_json_build(const wr_schema *s, int32_t schema_id,
                               const json_t *prev_schema, json_t **out, weir_error *err) {
   *out = NULL;
   json_t *fields = json_array();
   for (size_t i = 0; i < s->n_fields; i++) {
-    const weir_field *f = &s->fields[i];
+    const wr_field *f = &s->fields[i];
     char tn[WEIR_TYPE_NAME_MAX];
     json_t *type;
-    if (weir_type_iceberg_name(f->type, tn, sizeof tn)) {
+    if (wr_type_iceberg_name(f->type, tn, sizeof tn)) {
       type = json_string(tn);
     } else {
       const json_t *pt = prev_schema ? prev_field_type(prev_schema, f->field_id) : NULL;
       if (!pt || f->type.id == WEIR_TYPE_DATE64) {
         json_decref(fields);
-        weir_type_name(f->type, tn, sizeof tn);
-        return weir_seterr(err, WEIR_EINVALIDARG,
+        wr_type_name(f->type, tn, sizeof tn);
+        return wr_seterr(err, WEIR_EINVALIDARG,
                            "column \"%s\" has type %s, which an Iceberg table cannot store%s",
                            f->name, tn,
                            f->type.id == WEIR_TYPE_DATE64 ? " (use Date32)" : "");
@@ -76,22 +76,22 @@ int iceberg_schema_json_build(const weir_schema *s, int32_t schema_id,
   return WEIR_OK;
 }
 
-json_t *iceberg_schema_to_json(const weir_schema *s, int32_t schema_id) {
+json_t *iceberg_schema_to_json(const wr_schema *s, int32_t schema_id) {
   json_t *fields = json_array();
   for (size_t i = 0; i < s->n_fields; i++) {
-    const weir_field *f = &s->fields[i];
+    const wr_field *f = &s->fields[i];
     char tn[WEIR_TYPE_NAME_MAX];
-    if (!weir_type_iceberg_name(f->type, tn, sizeof tn)) snprintf(tn, sizeof tn, UNKNOWN_TYPE);
+    if (!wr_type_iceberg_name(f->type, tn, sizeof tn)) snprintf(tn, sizeof tn, UNKNOWN_TYPE);
     json_array_append_new(fields, field_json(f, json_string(tn)));
   }
   return schema_object(schema_id, fields);
 }
 
-int iceberg_schema_from_json(const json_t *j, weir_schema *out, weir_error *err) {
+int iceberg_schema_from_json(const json_t *j, wr_schema *out, weir_error *err) {
   memset(out, 0, sizeof *out);
   const json_t *fields = json_object_get(j, "fields");
   if (!json_is_object(j) || !json_is_array(fields))
-    return weir_seterr(err, WEIR_EINPUT, "Iceberg schema: expected an object with \"fields\"");
+    return wr_seterr(err, WEIR_EINPUT, "Iceberg schema: expected an object with \"fields\"");
   size_t i;
   const json_t *o;
   json_array_foreach(fields, i, o) {
@@ -100,38 +100,38 @@ int iceberg_schema_from_json(const json_t *j, weir_schema *out, weir_error *err)
     const json_t *type = json_object_get(o, "type");
     const json_t *req = json_object_get(o, "required");
     if (!name || !json_is_integer(id) || !type || !json_is_boolean(req)) {
-      weir_schema_clear(out);
-      return weir_seterr(err, WEIR_EINPUT,
+      wr_schema_clear(out);
+      return wr_seterr(err, WEIR_EINPUT,
                          "Iceberg schema: field %zu needs \"id\" (integer), \"name\", \"type\" "
                          "and \"required\" (boolean)",
                          i + 1);
     }
     json_int_t idv = json_integer_value(id);
     if (idv <= 0 || idv > INT32_MAX) {
-      weir_schema_clear(out);
-      return weir_seterr(err, WEIR_EINPUT, "Iceberg schema: field \"%s\" has id %lld", name,
+      wr_schema_clear(out);
+      return wr_seterr(err, WEIR_EINPUT, "Iceberg schema: field \"%s\" has id %lld", name,
                          (long long)idv);
     }
-    weir_field f = {0};
+    wr_field f = {0};
     f.name = (char *)name;
     f.field_id = (int32_t)idv;
     f.required = json_is_true(req);
     f.doc = (char *)json_string_value(json_object_get(o, "doc"));
-    if (!json_is_string(type) || !weir_type_from_iceberg(json_string_value(type), &f.type))
+    if (!json_is_string(type) || !wr_type_from_iceberg(json_string_value(type), &f.type))
       f.type = (weir_type){WEIR_TYPE_ANY, 0, 0};
-    if (weir_schema_find(out, name) >= 0) {
-      weir_schema_clear(out);
-      return weir_seterr(err, WEIR_EINPUT, "Iceberg schema: two fields are named \"%s\"", name);
+    if (wr_schema_find(out, name) >= 0) {
+      wr_schema_clear(out);
+      return wr_seterr(err, WEIR_EINPUT, "Iceberg schema: two fields are named \"%s\"", name);
     }
     /* Readers resolve columns by id: two columns with one id would read the same data. */
     for (size_t k = 0; k < out->n_fields; k++)
       if (out->fields[k].field_id == f.field_id) {
-        int rc = weir_seterr(err, WEIR_EINPUT, "Iceberg schema: fields \"%s\" and \"%s\" have the same id %d",
+        int rc = wr_seterr(err, WEIR_EINPUT, "Iceberg schema: fields \"%s\" and \"%s\" have the same id %d",
                              out->fields[k].name, name, (int)f.field_id);
-        weir_schema_clear(out);
+        wr_schema_clear(out);
         return rc;
       }
-    weir_schema_add(out, &f); /* copies */
+    wr_schema_add(out, &f); /* copies */
   }
   return WEIR_OK;
 }
@@ -140,7 +140,7 @@ int iceberg_schema_from_json(const json_t *j, weir_schema *out, weir_error *err)
  * promotions: int -> long, float -> double, decimal(P, S) -> decimal(P', S) with P' >= P)?
  * Anything else would make old data files unreadable under the new type. */
 static bool promotable(weir_type from, weir_type to) {
-  if (weir_type_equal(from, to)) return true;
+  if (wr_type_equal(from, to)) return true;
   if (from.id == WEIR_TYPE_INT32 && to.id == WEIR_TYPE_INT64) return true;
   if (from.id == WEIR_TYPE_FLOAT32 && to.id == WEIR_TYPE_FLOAT64) return true;
   if (from.id == WEIR_TYPE_DECIMAL && to.id == WEIR_TYPE_DECIMAL)
@@ -149,13 +149,13 @@ static bool promotable(weir_type from, weir_type to) {
   return false;
 }
 
-static bool id_used(const weir_schema *s, int32_t id) {
+static bool id_used(const wr_schema *s, int32_t id) {
   for (size_t i = 0; i < s->n_fields; i++)
     if (s->fields[i].field_id == id) return true;
   return false;
 }
 
-void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
+void iceberg_assign_field_ids(const iceberg_table *prev, wr_schema *schema,
                               int32_t *last_column_id) {
   int32_t last = prev ? prev->last_column_id : 0;
   for (size_t i = 0; i < schema->n_fields; i++)
@@ -163,11 +163,11 @@ void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
   /* First the columns prev knows by name (same or promotable type), so their ids are
    * taken before new columns draw fresh ones. */
   for (size_t i = 0; prev && i < schema->n_fields; i++) {
-    weir_field *f = &schema->fields[i];
+    wr_field *f = &schema->fields[i];
     if (f->field_id > 0) continue;
-    long j = weir_schema_find(&prev->schema, f->name);
+    long j = wr_schema_find(&prev->schema, f->name);
     if (j < 0) continue;
-    const weir_field *pf = &prev->schema.fields[j];
+    const wr_field *pf = &prev->schema.fields[j];
     if (pf->field_id <= 0 || id_used(schema, pf->field_id)) continue;
     if (!promotable(pf->type, f->type)) continue;
     f->field_id = pf->field_id;
@@ -175,7 +175,7 @@ void iceberg_assign_field_ids(const iceberg_table *prev, weir_schema *schema,
   /* Ids are int32: past INT32_MAX a column keeps id 0, and iceberg_write_version refuses
    * it (the overflow would be undefined, and a wrapped id would clash). */
   for (size_t i = 0; i < schema->n_fields; i++) {
-    weir_field *f = &schema->fields[i];
+    wr_field *f = &schema->fields[i];
     if (f->field_id <= 0 && last < INT32_MAX) f->field_id = ++last;
   }
   *last_column_id = last;
@@ -192,7 +192,7 @@ const json_t *iceberg_metadata_schema(const json_t *metadata, int64_t schema_id)
 }
 
 char *iceberg_local_path(const char *location) {
-  if (strncmp(location, "file://", 7) == 0) return weir_strdup(location + 7);
-  if (strncmp(location, "file:/", 6) == 0) return weir_strdup(location + 5);
-  return weir_strdup(location);
+  if (strncmp(location, "file://", 7) == 0) return wr_strdup(location + 7);
+  if (strncmp(location, "file:/", 6) == 0) return wr_strdup(location + 5);
+  return wr_strdup(location);
 }

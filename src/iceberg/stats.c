@@ -17,7 +17,7 @@ static int64_t count_or_unknown(const char *s) {
   return v;
 }
 
-void iceberg_column_stats_from_text(const weir_field *field, const iceberg_stats_text *text,
+void iceberg_column_stats_from_text(const wr_field *field, const iceberg_stats_text *text,
                                     iceberg_column_stats *out) {
   memset(out, 0, sizeof *out);
   out->field_id = field->field_id;

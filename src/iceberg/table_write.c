@@ -54,31 +54,31 @@
 
 static int check_request(const iceberg_write_request *req, weir_error *err) {
   if (!req->table_location || req->table_location[0] != '/')
-    return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write: the table location \"%s\" is not "
+    return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write: the table location \"%s\" is not "
                        "an absolute path", req->table_location ? req->table_location : "");
   if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE)
-    return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: unknown operation %d",
+    return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: unknown operation %d",
                        req->table_location, (int)req->op);
-  const weir_schema *s = req->schema;
+  const wr_schema *s = req->schema;
   if (!s || s->n_fields == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: the schema has no columns",
+    return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: the schema has no columns",
                        req->table_location);
   for (size_t i = 0; i < s->n_fields; i++) {
-    const weir_field *f = &s->fields[i];
+    const wr_field *f = &s->fields[i];
     if (!f->name || !*f->name)
-      return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: column %zu has no name",
+      return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: column %zu has no name",
                          req->table_location, i + 1);
     if (f->field_id <= 0)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "Iceberg write to %s: column \"%s\" has no field id (call "
                          "iceberg_assign_field_ids first)",
                          req->table_location, f->name);
     for (size_t j = 0; j < i; j++) {
       if (strcmp(s->fields[j].name, f->name) == 0)
-        return weir_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: two columns are named \"%s\"",
+        return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: two columns are named \"%s\"",
                            req->table_location, f->name);
       if (s->fields[j].field_id == f->field_id)
-        return weir_seterr(err, WEIR_EINVALIDARG,
+        return wr_seterr(err, WEIR_EINVALIDARG,
                            "Iceberg write to %s: columns \"%s\" and \"%s\" share field id %d",
                            req->table_location, s->fields[j].name, f->name, f->field_id);
     }
@@ -86,13 +86,13 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
   for (size_t i = 0; i < req->n_files; i++) {
     const iceberg_data_file *f = &req->files[i];
     if (!f->path || !*f->path || f->record_count < 0 || f->file_size < 0)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "Iceberg write to %s: data file %zu (%s) needs a path, a record count "
                          "and a size",
                          req->table_location, i + 1, f->path ? f->path : "no path");
     /* Readers open data files by the path in the manifest, from anywhere. */
     if (f->path[0] != '/' && !strstr(f->path, "://"))
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "Iceberg write to %s: data file path \"%s\" is neither absolute nor a URI",
                          req->table_location, f->path);
     for (size_t k = 0; k < f->n_stats; k++) {
@@ -100,7 +100,7 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
       for (size_t c = 0; c < s->n_fields && !known; c++)
         known = s->fields[c].field_id == f->stats[k].field_id;
       if (!known)
-        return weir_seterr(err, WEIR_EINVALIDARG,
+        return wr_seterr(err, WEIR_EINVALIDARG,
                            "Iceberg write to %s: data file %s has statistics for field id %d, "
                            "which is not a column of the schema",
                            req->table_location, f->path, f->stats[k].field_id);
@@ -114,7 +114,7 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
     json_array_foreach(specs, i, sp) {
       if (json_integer_value(json_object_get(sp, "spec-id")) == 0 &&
           json_array_size(json_object_get(sp, "fields")) > 0)
-        return weir_seterr(err, WEIR_EINVALIDARG,
+        return wr_seterr(err, WEIR_EINVALIDARG,
                            "Iceberg write to %s: the table (%s) is partitioned; weir writes "
                            "unpartitioned tables",
                            req->table_location, req->prev->metadata_location);
@@ -170,7 +170,7 @@ static int64_t find_schema(const json_t *meta, const json_t *fields, int64_t *ma
 /* A JSON value as an Iceberg string value (properties and summaries hold strings only). */
 static json_t *as_string(const json_t *v) {
   if (json_is_string(v)) return json_string(json_string_value(v));
-  char *s = weir_json_compact(v);
+  char *s = wr_json_compact(v);
   json_t *r = json_string(s);
   free(s);
   return r;
@@ -190,7 +190,7 @@ static void apply_properties(json_t *props, const json_t *changes) {
 /* The version number of a metadata file name: "00003-<uuid>.metadata.json" or
  * "v3.metadata.json" give 3; -1 otherwise. */
 static int64_t metadata_version(const char *path) {
-  const char *b = weir_path_basename(path);
+  const char *b = wr_path_basename(path);
   if (*b == 'v') b++;
   int64_t v = 0;
   int nd = 0;
@@ -238,7 +238,7 @@ static int prev_totals(const iceberg_table *prev, totals *t, weir_error *err) {
 
 static json_t *new_metadata(const iceberg_write_request *req) {
   char uuid[WEIR_UUID_STR_LEN + 1];
-  weir_uuid4(uuid);
+  wr_uuid4(uuid);
   json_t *m = json_object();
   json_object_set_new(m, "format-version", json_integer(2));
   set_str(m, "table-uuid", uuid);
@@ -303,7 +303,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   if (rc != WEIR_OK) return rc;
   const iceberg_table *prev = req->prev;
 
-  char *meta_dir = weir_path_join(req->table_location, "metadata");
+  char *meta_dir = wr_path_join(req->table_location, "metadata");
   char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL, *merged_path = NULL;
   bool wrote_manifest = false, wrote_list = false;
   json_t *schema_json = NULL, *meta = NULL;
@@ -311,23 +311,23 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   size_t n_list = 0;
   totals before;
 
-  rc = weir_fs_mkdirs(meta_dir, err);
+  rc = wr_fs_mkdirs(meta_dir, err);
   if (rc != WEIR_OK) goto done;
   rc = prev_totals(prev, &before, err);
   if (rc != WEIR_OK) goto done;
 
-  int64_t now = req->time_ms > 0 ? req->time_ms : weir_now_us() / 1000;
+  int64_t now = req->time_ms > 0 ? req->time_ms : wr_now_us() / 1000;
   int64_t seq = (prev ? prev->last_sequence_number : 0) + 1;
   int64_t parent = prev ? prev->current_snapshot_id : -1;
   int64_t snapshot_id;
-  do snapshot_id = weir_random_i63();
+  do snapshot_id = wr_random_i63();
   while (snapshot_id <= 0 || (prev && snapshot_exists(prev->json, snapshot_id)));
 
   /* Schema: reuse the id of an equal schema, else the next one. */
   const json_t *prev_schema = prev ? iceberg_metadata_schema(prev->json, prev->current_schema_id) : NULL;
   rc = iceberg_schema_json_build(req->schema, 0, prev_schema, &schema_json, err);
   if (rc != WEIR_OK) {
-    weir_error_prefix(err, "Iceberg write to %s", req->table_location);
+    wr_error_prefix(err, "Iceberg write to %s", req->table_location);
     goto done;
   }
   int64_t max_schema_id = -1, schema_id = -1;
@@ -349,18 +349,18 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   for (size_t i = 0; i < req->n_files; i++)
     added_records += req->files[i].record_count, added_size += req->files[i].file_size;
   {
-    char *schema_text = weir_json_compact(schema_json);
+    char *schema_text = wr_json_compact(schema_json);
     iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL};
     if (n_list > 0 && req->n_files > 0)
       rc = iceberg_manifests_merge(meta_dir, prev->properties, &info, &list, &n_list,
                                    &merged_path, err);
     if (rc == WEIR_OK && req->n_files > 0) {
       char uuid[WEIR_UUID_STR_LEN + 1];
-      weir_uuid4(uuid);
-      char *name = weir_asprintf("%s-m0.avro", uuid);
-      manifest_path = weir_path_join(meta_dir, name);
+      wr_uuid4(uuid);
+      char *name = wr_asprintf("%s-m0.avro", uuid);
+      manifest_path = wr_path_join(meta_dir, name);
       free(name);
-      list = weir_realloc(list, (n_list + 1) * sizeof *list);
+      list = wr_realloc(list, (n_list + 1) * sizeof *list);
       rc = iceberg_manifest_write(manifest_path, &info, req->files, req->n_files, &list[n_list],
                                   err);
       if (rc == WEIR_OK) n_list++, wrote_manifest = true;
@@ -370,9 +370,9 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   }
   {
     char uuid[WEIR_UUID_STR_LEN + 1];
-    weir_uuid4(uuid);
-    char *name = weir_asprintf("snap-%lld-1-%s.avro", (long long)snapshot_id, uuid);
-    list_path = weir_path_join(meta_dir, name);
+    wr_uuid4(uuid);
+    char *name = wr_asprintf("snap-%lld-1-%s.avro", (long long)snapshot_id, uuid);
+    list_path = wr_path_join(meta_dir, name);
     free(name);
     iceberg_manifest_list_info info = {snapshot_id, parent, seq};
     rc = iceberg_manifest_list_write(list_path, &info, list, n_list, err);
@@ -454,7 +454,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   if (prev) {
     json_t *e = json_object();
     json_object_set_new(e, "timestamp-ms",
-                        json_integer(weir_json_int(prev->json, "last-updated-ms", 0)));
+                        json_integer(wr_json_int(prev->json, "last-updated-ms", 0)));
     set_str(e, "metadata-file", prev->metadata_location);
     json_array_append_new(mlog, e);
     int64_t keep = DEFAULT_PREVIOUS_VERSIONS_MAX;
@@ -467,13 +467,13 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
 
   {
     char uuid[WEIR_UUID_STR_LEN + 1];
-    weir_uuid4(uuid);
-    char *name = weir_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
-    metadata_path = weir_path_join(meta_dir, name);
+    wr_uuid4(uuid);
+    char *name = wr_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
+    metadata_path = wr_path_join(meta_dir, name);
     free(name);
-    char *text = weir_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
+    char *text = wr_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
     rc = WEIR_FAILPOINT("iceberg.metadata.before", err);
-    if (rc == WEIR_OK) rc = weir_fs_write_atomic(metadata_path, text, strlen(text), true, err);
+    if (rc == WEIR_OK) rc = wr_fs_write_atomic(metadata_path, text, strlen(text), true, err);
     free(text);
     if (rc == WEIR_OK) rc = WEIR_FAILPOINT("iceberg.metadata.after", err);
     if (rc != WEIR_OK) goto done;

@@ -8,43 +8,43 @@
 #include "lake/lake.h"
 #include "util/json.h"
 
-int weir_tables(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+int weir_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
   *out_json = NULL;
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
-  weir_table_entry *v = NULL;
+  wr_table_entry *v = NULL;
   size_t n = 0;
   if ((rc = catalog_tables(lake->cat, hash, &v, &n, err))) return rc;
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) json_array_append_new(arr, lake_table_entry_json(&v[i]));
-  weir_table_entries_free(v, n);
+  wr_table_entries_free(v, n);
   *out_json = lake_dump(arr);
   return WEIR_OK;
 }
 
 /* The value of a table property that holds JSON text, parsed; NULL when absent or bad. */
 static json_t *json_property(const json_t *props, const char *key) {
-  const char *text = weir_json_str(props, key, NULL);
+  const char *text = wr_json_str(props, key, NULL);
   if (!text) return NULL;
   return json_loads(text, 0, NULL);
 }
 
-int weir_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
+int weir_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
                   weir_error *err) {
   *out_json = NULL;
-  weir_table_id id;
-  int rc = weir_table_id_parse(table, &id, err);
+  wr_table_id id;
+  int rc = wr_table_id_parse(table, &id, err);
   if (rc) return rc;
   char full[2 * WEIR_NAME_MAX + 2];
-  weir_table_id_format(&id, full, sizeof full);
+  wr_table_id_format(&id, full, sizeof full);
   const char *refname = ref ? ref : "main"; /* "" is refused by lake_resolve */
   char hash[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, refname, hash, err))) return rc;
   iceberg_table *t = NULL;
   if ((rc = lake_table_at(lake, hash, full, true, &t, err))) return rc;
   if (!t)
-    return weir_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at %s (commit %.12s)", full, refname,
+    return wr_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at %s (commit %.12s)", full, refname,
                        hash);
 
   json_t *lineage = json_property(t->properties, "weir.lineage");
@@ -54,20 +54,20 @@ int weir_describe(weir_lake *lake, const char *table, const char *ref, char **ou
   json_object_set_new(o, "commit", json_string(hash));
   json_object_set_new(o, "snapshot_id", t->current_snapshot_id >= 0 ? json_integer(t->current_snapshot_id) : json_null());
   json_object_set_new(o, "metadata_location", json_string(t->metadata_location));
-  json_object_set_new(o, "comment", weir_json_str_or_null(weir_json_str(t->properties, "comment", NULL)));
+  json_object_set_new(o, "comment", wr_json_str_or_null(wr_json_str(t->properties, "comment", NULL)));
   json_object_set_new(o, "record_count", json_integer(t->record_count));
   json_t *cols = json_array();
   for (size_t i = 0; i < t->schema.n_fields; i++) {
-    const weir_field *f = &t->schema.fields[i];
+    const wr_field *f = &t->schema.fields[i];
     char arrow[WEIR_TYPE_NAME_MAX], weirname[WEIR_TYPE_NAME_MAX];
-    weir_type_arrow_name(f->type, arrow, sizeof arrow);
-    weir_type_name(f->type, weirname, sizeof weirname);
+    wr_type_arrow_name(f->type, arrow, sizeof arrow);
+    wr_type_name(f->type, weirname, sizeof weirname);
     json_t *c = json_object();
     json_object_set_new(c, "name", json_string(f->name));
     json_object_set_new(c, "type", json_string(arrow));
     json_object_set_new(c, "weir_type", json_string(weirname));
     json_object_set_new(c, "required", json_boolean(f->required));
-    json_object_set_new(c, "doc", weir_json_str_or_null(f->doc));
+    json_object_set_new(c, "doc", wr_json_str_or_null(f->doc));
     json_object_set_new(c, "field_id", json_integer(f->field_id));
     json_t *lin = json_object_get(lineage, f->name);
     json_object_set_new(c, "lineage", json_is_array(lin) ? json_incref(lin) : json_array());
@@ -87,50 +87,50 @@ int weir_describe(weir_lake *lake, const char *table, const char *ref, char **ou
 /* ---- public contract functions (over the contracts module) --------------------------- */
 
 int weir_contract_load(const char *path, weir_contract **out, weir_error *err) {
-  return weir_contract_load_file(path, out, err);
+  return wr_contract_load_file(path, out, err);
 }
 
 int weir_contract_parse(const char *text, size_t len, const char *format, const char *origin,
                         weir_contract **out, weir_error *err) {
   *out = NULL;
   if (!format || strcmp(format, "yaml") == 0)
-    return weir_contract_from_yaml(text, len, origin ? origin : "<string>", out, err);
+    return wr_contract_from_yaml(text, len, origin ? origin : "<string>", out, err);
   if (strcmp(format, "json") == 0) {
-    char *copy = weir_strndup(text, len);
+    char *copy = wr_strndup(text, len);
     json_t *ir = NULL;
-    int rc = weir_json_parse(copy, origin ? origin : "<string>", &ir, err);
+    int rc = wr_json_parse(copy, origin ? origin : "<string>", &ir, err);
     free(copy);
     if (rc) return rc;
-    rc = weir_contract_from_ir(ir, origin ? origin : "<string>", out, err);
+    rc = wr_contract_from_ir(ir, origin ? origin : "<string>", out, err);
     json_decref(ir);
     return rc;
   }
-  return weir_seterr(err, WEIR_EINVALIDARG, "unknown contract format \"%s\" (expected yaml or json)", format);
+  return wr_seterr(err, WEIR_EINVALIDARG, "unknown contract format \"%s\" (expected yaml or json)", format);
 }
 
 char *weir_contract_to_json(const weir_contract *contract) {
-  json_t *ir = weir_contract_to_ir(contract);
-  char *s = weir_json_pretty(ir);
+  json_t *ir = wr_contract_to_ir(contract);
+  char *s = wr_json_pretty(ir);
   json_decref(ir);
   return s;
 }
 
-int weir_validate(const weir_contract *contract, struct ArrowArrayStream *in,
+int weir_contract_validate(const weir_contract *contract, struct ArrowArrayStream *in,
                   struct ArrowArrayStream *out_valid, char **out_report_json, weir_error *err) {
   if (out_report_json) *out_report_json = NULL;
   if (out_valid) memset(out_valid, 0, sizeof *out_valid);
-  weir_arrow_table data;
-  weir_arrow_table_init(&data);
-  int rc = weir_arrow_table_from_stream(in, &data, err);
+  wr_arrow_table data;
+  wr_arrow_table_init(&data);
+  int rc = wr_arrow_table_from_stream(in, &data, err);
   if (rc) return rc;
-  weir_validate_options vo = {0};
+  wr_validate_options vo = {0};
   vo.is_output = true;
   vo.subject = contract->name ? contract->name : "data";
-  weir_validation v = {0};
-  rc = weir_contract_validate(contract, &data, &vo, &v, err);
-  if (out_report_json && v.report) *out_report_json = weir_json_pretty(v.report);
-  if (rc == WEIR_OK && out_valid) weir_arrow_table_to_stream(&v.valid, true, out_valid);
-  weir_validation_clear(&v);
-  weir_arrow_table_release(&data);
+  wr_validation v = {0};
+  rc = wr_contract_validate(contract, &data, &vo, &v, err);
+  if (out_report_json && v.report) *out_report_json = wr_json_pretty(v.report);
+  if (rc == WEIR_OK && out_valid) wr_arrow_table_to_stream(&v.valid, true, out_valid);
+  wr_validation_clear(&v);
+  wr_arrow_table_release(&data);
   return rc;
 }

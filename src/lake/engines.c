@@ -25,15 +25,15 @@
 struct lake_engine_pool {
   pthread_mutex_t mu;
   int refs;                 /* the lake handle + engines lent out */
-  weir_engine *idle[LAKE_ENGINE_KINDS]; /* one idle engine of each kind */
+  wr_engine *idle[LAKE_ENGINE_KINDS]; /* one idle engine of each kind */
   char *warehouse;
 };
 
 lake_engine_pool *lake_engine_pool_new(const char *warehouse) {
-  lake_engine_pool *p = weir_calloc(1, sizeof *p);
+  lake_engine_pool *p = wr_calloc(1, sizeof *p);
   pthread_mutex_init(&p->mu, NULL);
   p->refs = 1;
-  p->warehouse = weir_strdup(warehouse);
+  p->warehouse = wr_strdup(warehouse);
   return p;
 }
 
@@ -42,7 +42,7 @@ static void pool_unref(lake_engine_pool *p) {
   bool last = --p->refs == 0;
   pthread_mutex_unlock(&p->mu);
   if (!last) return;
-  for (int k = 0; k < LAKE_ENGINE_KINDS; k++) weir_engine_close(p->idle[k]);
+  for (int k = 0; k < LAKE_ENGINE_KINDS; k++) wr_engine_close(p->idle[k]);
   pthread_mutex_destroy(&p->mu);
   free(p->warehouse);
   free(p);
@@ -52,7 +52,7 @@ void lake_engine_pool_free(lake_engine_pool *p) {
   if (p) pool_unref(p);
 }
 
-int lake_engine_get(weir_lake *lake, lake_engine_kind kind, weir_engine **out, weir_error *err) {
+int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, weir_error *err) {
   lake_engine_pool *p = lake->engines;
   int k = (int)kind;
   pthread_mutex_lock(&p->mu);
@@ -64,28 +64,28 @@ int lake_engine_get(weir_lake *lake, lake_engine_kind kind, weir_engine **out, w
   int rc = lake_engine_open(lake, out, err);
   if (rc == WEIR_OK && kind != LAKE_ENGINE_OPEN) {
     const char *dirs[1] = {p->warehouse};
-    rc = weir_engine_restrict_files(*out, dirs, kind == LAKE_ENGINE_WAREHOUSE ? 1 : 0, err);
+    rc = wr_engine_restrict_files(*out, dirs, kind == LAKE_ENGINE_WAREHOUSE ? 1 : 0, err);
   }
   if (rc) {
-    weir_engine_close(*out);
+    wr_engine_close(*out);
     *out = NULL;
     pool_unref(p);
   }
   return rc;
 }
 
-void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, lake_engine_kind kind) {
+void lake_engine_put_pool(lake_engine_pool *p, wr_engine *engine, lake_engine_kind kind) {
   if (!engine) return;
   int k = (int)kind;
   pthread_mutex_lock(&p->mu);
-  weir_engine *spare = NULL;
+  wr_engine *spare = NULL;
   if (!p->idle[k]) p->idle[k] = engine;
   else spare = engine;
   pthread_mutex_unlock(&p->mu);
-  weir_engine_close(spare);
+  wr_engine_close(spare);
   pool_unref(p);
 }
 
-void lake_engine_put(weir_lake *lake, weir_engine *engine, lake_engine_kind kind) {
+void lake_engine_put(weir_lake *lake, wr_engine *engine, lake_engine_kind kind) {
   lake_engine_put_pool(lake->engines, engine, kind);
 }

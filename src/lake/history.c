@@ -17,11 +17,11 @@ int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_H
 
 static json_t *time_json(int64_t us) {
   char buf[40];
-  weir_format_time_us(us, buf, sizeof buf);
+  wr_format_time_us(us, buf, sizeof buf);
   return json_string(buf);
 }
 
-static json_t *commit_json(weir_lake *lake, const weir_commit_rec *c, bool with_changes,
+static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, bool with_changes,
                            weir_error *err, int *rc) {
   json_t *o = json_object();
   json_object_set_new(o, "hash", json_string(c->hash));
@@ -40,19 +40,19 @@ static json_t *commit_json(weir_lake *lake, const weir_commit_rec *c, bool with_
   return o;
 }
 
-int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
+int weir_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
              weir_error *err) {
   *out_json = NULL;
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, head, err);
   if (rc) return rc;
-  weir_commit_rec *v = NULL;
+  wr_commit_rec *v = NULL;
   size_t n = 0;
   if ((rc = catalog_log(lake->cat, head, max_count, &v, &n, err))) return rc;
   json_t *arr = json_array();
   for (size_t i = 0; i < n && rc == WEIR_OK; i++)
     json_array_append_new(arr, commit_json(lake, &v[i], true, err, &rc));
-  weir_commit_recs_free(v, n);
+  wr_commit_recs_free(v, n);
   if (rc) {
     json_decref(arr);
     return rc;
@@ -61,20 +61,20 @@ int weir_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_jso
   return WEIR_OK;
 }
 
-int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+int weir_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
   *out_json = NULL;
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
-  weir_commit_rec c = {0};
+  wr_commit_rec c = {0};
   if ((rc = catalog_commit_get(lake->cat, hash, &c, err))) return rc;
   json_t *o = commit_json(lake, &c, true, err, &rc);
-  weir_commit_rec_clear(&c);
+  wr_commit_rec_clear(&c);
   if (rc) {
     json_decref(o);
     return rc;
   }
-  weir_table_entry *tables = NULL;
+  wr_table_entry *tables = NULL;
   size_t n = 0;
   if ((rc = catalog_tables(lake->cat, hash, &tables, &n, err))) {
     json_decref(o);
@@ -82,7 +82,7 @@ int weir_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err
   }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) json_array_append_new(arr, lake_table_entry_json(&tables[i]));
-  weir_table_entries_free(tables, n);
+  wr_table_entries_free(tables, n);
   json_object_set_new(o, "tables", arr);
   *out_json = lake_dump(o);
   return WEIR_OK;
@@ -92,7 +92,7 @@ typedef struct diff_ctx {
   json_t *added, *removed, *changed;
 } diff_ctx;
 
-static int diff_cb(const char *table, const weir_table_entry *a, const weir_table_entry *b, void *p) {
+static int diff_cb(const char *table, const wr_table_entry *a, const wr_table_entry *b, void *p) {
   diff_ctx *d = p;
   json_t *o = json_object();
   json_object_set_new(o, "table", json_string(table));
@@ -117,7 +117,7 @@ static int diff_cb(const char *table, const weir_table_entry *a, const weir_tabl
   return 0;
 }
 
-int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
+int weir_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
               weir_error *err) {
   *out_json = NULL;
   char a[WEIR_HASH_HEX_SIZE], b[WEIR_HASH_HEX_SIZE];
@@ -148,38 +148,38 @@ int weir_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_
 
 /* A ref name must mean one thing: not a name the other kind already uses, and not
  * something that reads as a commit hash (git allows both and then guesses; weir says no). */
-static int check_unambiguous(weir_lake *lake, const char *name, weir_ref_kind kind, weir_error *err) {
+static int check_unambiguous(weir_lake *lake, const char *name, wr_ref_kind kind, weir_error *err) {
   size_t n = strlen(name);
   bool hexlike = n >= 7 && n <= 64;
   for (size_t i = 0; i < n && hexlike; i++)
     hexlike = (name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f');
   const char *what = kind == WEIR_REF_BRANCH ? "branch" : "tag";
   if (hexlike)
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid %s name \"%s\": it reads as a commit hash (7 to 64 hex digits)", what, name);
   char target[WEIR_HASH_HEX_SIZE];
   weir_error inner = {0};
-  weir_ref_kind other = kind == WEIR_REF_BRANCH ? WEIR_REF_TAG : WEIR_REF_BRANCH;
+  wr_ref_kind other = kind == WEIR_REF_BRANCH ? WEIR_REF_TAG : WEIR_REF_BRANCH;
   int rc = catalog_ref_get(lake->cat, other, name, target, &inner);
   weir_error_clear(&inner);
   if (rc == WEIR_OK)
-    return weir_seterr(err, WEIR_EEXISTS, "a %s named \"%s\" already exists: branches and tags need different names",
+    return wr_seterr(err, WEIR_EEXISTS, "a %s named \"%s\" already exists: branches and tags need different names",
                        other == WEIR_REF_TAG ? "tag" : "branch", name);
   return WEIR_OK;
 }
 
 int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
                        char out_head[WEIR_HASH_HEX_SIZE], weir_error *err) {
-  int rc = weir_ref_name_check(name, "branch", err);
+  int rc = wr_ref_name_check(name, "branch", err);
   if (rc) return rc;
   if (strncmp(name, "run/", 4) == 0)
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid branch name \"%s\": names under run/ are reserved for pipeline runs", name);
   if ((rc = check_unambiguous(lake, name, WEIR_REF_BRANCH, err))) return rc;
   char target[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, from_ref, target, err))) return rc;
   if ((rc = catalog_ref_create(lake->cat, WEIR_REF_BRANCH, name, target, err))) {
-    if (rc == WEIR_EEXISTS) return weir_seterr(err, WEIR_EEXISTS, "branch \"%s\" already exists", name);
+    if (rc == WEIR_EEXISTS) return wr_seterr(err, WEIR_EEXISTS, "branch \"%s\" already exists", name);
     return rc;
   }
   if (out_head) memcpy(out_head, target, WEIR_HASH_HEX_SIZE);
@@ -188,36 +188,36 @@ int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
 
 int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err) {
   if (name && strcmp(name, "main") == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "cannot delete branch \"main\"");
+    return wr_seterr(err, WEIR_EINVALIDARG, "cannot delete branch \"main\"");
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_branch_head(lake, name, head, err);
-  if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist", name);
+  if (rc == WEIR_ENOTFOUND) return wr_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist", name);
   if (rc) return rc;
   if (!(flags & WEIR_BRANCH_FORCE)) {
     /* Is the head reachable from any other branch or tag? If not, deleting the branch
      * would leave its commits reachable only by hash. */
     bool reachable = false;
     for (int kind = 0; kind < 2 && !reachable && rc == WEIR_OK; kind++) {
-      weir_ref_rec *refs = NULL;
+      wr_ref_rec *refs = NULL;
       size_t n = 0;
-      if ((rc = catalog_ref_list(lake->cat, (weir_ref_kind)kind, &refs, &n, err))) break;
+      if ((rc = catalog_ref_list(lake->cat, (wr_ref_kind)kind, &refs, &n, err))) break;
       for (size_t i = 0; i < n && !reachable && rc == WEIR_OK; i++) {
         if (kind == WEIR_REF_BRANCH && strcmp(refs[i].name, name) == 0) continue;
         rc = catalog_is_ancestor(lake->cat, head, refs[i].target, &reachable, err);
       }
-      weir_ref_recs_free(refs, n);
+      wr_ref_recs_free(refs, n);
     }
     if (rc) return rc;
     /* A run's branch is kept for inspection after the run failed; merging it is refused
      * (the aborted-work rule), so the advice is to delete it when done. */
     if (!reachable && strncmp(name, "run/", 4) == 0)
-      return weir_seterr(err, WEIR_EGENERIC,
+      return wr_seterr(err, WEIR_EGENERIC,
                          "branch \"%s\" holds the commits of run %s, which no other branch or tag "
                          "reaches (head %.12s); delete it with --force when you are done with it "
                          "(the run's record stays in weir runs)",
                          name, name + 4, head);
     if (!reachable)
-      return weir_seterr(err, WEIR_EGENERIC,
+      return wr_seterr(err, WEIR_EGENERIC,
                          "branch \"%s\" has commits not reachable from any other branch or tag "
                          "(head %.12s); merge it first, or delete it anyway with --force",
                          name, head);
@@ -225,9 +225,9 @@ int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_e
   return catalog_ref_delete(lake->cat, WEIR_REF_BRANCH, name, err);
 }
 
-static int list_refs(weir_lake *lake, weir_ref_kind kind, char **out_json, weir_error *err) {
+static int list_refs(weir_lake *lake, wr_ref_kind kind, char **out_json, weir_error *err) {
   *out_json = NULL;
-  weir_ref_rec *refs = NULL;
+  wr_ref_rec *refs = NULL;
   size_t n = 0;
   int rc = catalog_ref_list(lake->cat, kind, &refs, &n, err);
   if (rc) return rc;
@@ -239,7 +239,7 @@ static int list_refs(weir_lake *lake, weir_ref_kind kind, char **out_json, weir_
     json_object_set_new(o, "time", time_json(refs[i].updated_us));
     json_array_append_new(arr, o);
   }
-  weir_ref_recs_free(refs, n);
+  wr_ref_recs_free(refs, n);
   *out_json = lake_dump(arr);
   return WEIR_OK;
 }
@@ -250,17 +250,17 @@ int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err) {
 
 int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
                     char out_target[WEIR_HASH_HEX_SIZE], weir_error *err) {
-  int rc = weir_ref_name_check(name, "tag", err);
+  int rc = wr_ref_name_check(name, "tag", err);
   if (rc) return rc;
   /* run/<id> names a run's branch; a tag there would shadow or be shadowed by one. */
   if (strncmp(name, "run/", 4) == 0)
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid tag name \"%s\": names under run/ are reserved for pipeline runs", name);
   if ((rc = check_unambiguous(lake, name, WEIR_REF_TAG, err))) return rc;
   char target[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, ref, target, err))) return rc;
   if ((rc = catalog_ref_create(lake->cat, WEIR_REF_TAG, name, target, err))) {
-    if (rc == WEIR_EEXISTS) return weir_seterr(err, WEIR_EEXISTS, "tag \"%s\" already exists (tags never move)", name);
+    if (rc == WEIR_EEXISTS) return wr_seterr(err, WEIR_EEXISTS, "tag \"%s\" already exists (tags never move)", name);
     return rc;
   }
   if (out_target) memcpy(out_target, target, WEIR_HASH_HEX_SIZE);
@@ -268,10 +268,10 @@ int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
 }
 
 int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err) {
-  int rc = weir_ref_name_check(name, "tag", err);
+  int rc = wr_ref_name_check(name, "tag", err);
   if (rc) return rc;
   rc = catalog_ref_delete(lake->cat, WEIR_REF_TAG, name, err);
-  if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "tag \"%s\" does not exist", name);
+  if (rc == WEIR_ENOTFOUND) return wr_seterr(err, WEIR_ENOTFOUND, "tag \"%s\" does not exist", name);
   return rc;
 }
 
@@ -281,14 +281,14 @@ int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err) {
 
 /* ---- merge and revert ------------------------------------------------------------------ */
 
-int weir_merge(weir_lake *lake, const char *source, const char *into,
+int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
   if (!into) into = "main"; /* "" is refused by lake_branch_head */
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_branch_head(lake, into, head, err); /* into must be a branch */
   if (rc) return rc;
-  weir_merge_request req = {0};
+  wr_merge_request req = {0};
   req.source = source;
   req.into = into;
   req.message = opts ? opts->message : NULL;
@@ -300,7 +300,7 @@ int weir_merge(weir_lake *lake, const char *source, const char *into,
   else if (strcmp(strategy, "source-wins") == 0) req.strategy = WEIR_MERGE_SOURCE_WINS;
   else if (strcmp(strategy, "target-wins") == 0) req.strategy = WEIR_MERGE_TARGET_WINS;
   else
-    return weir_seterr(err, WEIR_EINVALIDARG, "unknown merge strategy \"%s\" (expected source-wins or target-wins)",
+    return wr_seterr(err, WEIR_EINVALIDARG, "unknown merge strategy \"%s\" (expected source-wins or target-wins)",
                        strategy);
   char expected[WEIR_HASH_HEX_SIZE];
   if (opts && opts->expect_head) {
@@ -317,13 +317,13 @@ int weir_merge(weir_lake *lake, const char *source, const char *into,
 
 /* The stored contract (the table property weir.contract) of a table version; NULL when it
  * has none. Borrowed from *keep, which the caller frees. */
-static int stored_contract(weir_lake *lake, const weir_table_entry *e, iceberg_table **keep, const char **out,
+static int stored_contract(weir_lake *lake, const wr_table_entry *e, iceberg_table **keep, const char **out,
                            weir_error *err) {
   *out = NULL;
   *keep = NULL;
   if (!e) return WEIR_OK;
   int rc = lake_metadata(lake, e->metadata_location, keep, err);
-  if (rc == WEIR_OK) *out = weir_json_str((*keep)->properties, "weir.contract", NULL);
+  if (rc == WEIR_OK) *out = wr_json_str((*keep)->properties, "weir.contract", NULL);
   return rc;
 }
 
@@ -331,7 +331,7 @@ static int stored_contract(weir_lake *lake, const weir_table_entry *e, iceberg_t
  * caller allowed it (docs/versioning.md: no write restores an older contract; found by the
  * model, model/README.md, finding 3). Bringing back a dropped table, or dropping one,
  * changes no stored contract. */
-static int revert_contract_check(const char *table, const weir_table_entry *cur, const weir_table_entry *to,
+static int revert_contract_check(const char *table, const wr_table_entry *cur, const wr_table_entry *to,
                                  void *ctx, weir_error *err) {
   weir_lake *lake = ctx;
   if (!cur || !to) return WEIR_OK;
@@ -341,20 +341,20 @@ static int revert_contract_check(const char *table, const weir_table_entry *cur,
   if (rc == WEIR_OK) rc = stored_contract(lake, to, &b, &then, err);
   if (rc == WEIR_OK && !(now ? then && strcmp(now, then) == 0 : !then)) {
     json_t *jn = now ? json_loads(now, 0, NULL) : NULL, *jt = then ? json_loads(then, 0, NULL) : NULL;
-    const char *vn = weir_json_str(jn, "version", NULL), *vt = weir_json_str(jt, "version", NULL);
-    const char *nn = weir_json_str(jn, "name", NULL), *nt = weir_json_str(jt, "name", NULL);
-    char *desc_now = now ? weir_asprintf("%s%s%s%s", nn ? nn : "unnamed", vn ? " (version " : "", vn ? vn : "",
+    const char *vn = wr_json_str(jn, "version", NULL), *vt = wr_json_str(jt, "version", NULL);
+    const char *nn = wr_json_str(jn, "name", NULL), *nt = wr_json_str(jt, "name", NULL);
+    char *desc_now = now ? wr_asprintf("%s%s%s%s", nn ? nn : "unnamed", vn ? " (version " : "", vn ? vn : "",
                                          vn ? ")" : "")
-                         : weir_strdup("no contract");
-    char *desc_then = then ? weir_asprintf("%s%s%s%s", nt ? nt : "unnamed", vt ? " (version " : "", vt ? vt : "",
+                         : wr_strdup("no contract");
+    char *desc_then = then ? wr_asprintf("%s%s%s%s", nt ? nt : "unnamed", vt ? " (version " : "", vt ? vt : "",
                                            vt ? ")" : "")
-                           : weir_strdup("no contract");
-    rc = weir_seterr(err, WEIR_ECONTRACT,
+                           : wr_strdup("no contract");
+    rc = wr_seterr(err, WEIR_ECONTRACT,
                      "reverting %s would replace its stored contract %s by %s, the one of the version it restores: "
                      "contracts change only through a write that names one; pass --allow-contract-change to "
                      "revert the contract too",
                      table, desc_now, desc_then);
-    weir_error_set_details(err, json_pack("[{s:s,s:s,s:s,s:o,s:o}]", "kind", "contract_change", "table", table,
+    wr_error_set_details(err, json_pack("[{s:s,s:s,s:s,s:o,s:o}]", "kind", "contract_change", "table", table,
                                           "message", err && err->message ? err->message : "",
                                           "current_contract", jn ? jn : json_null(), "restored_contract",
                                           jt ? jt : json_null()));
@@ -366,29 +366,29 @@ static int revert_contract_check(const char *table, const weir_table_entry *cur,
   return rc;
 }
 
-int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
+int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err) {
   *out_json = NULL;
-  weir_table_id id;
-  int rc = weir_table_id_parse(table, &id, err);
+  wr_table_id id;
+  int rc = wr_table_id_parse(table, &id, err);
   if (rc) return rc;
   char full[2 * WEIR_NAME_MAX + 2];
-  weir_table_id_format(&id, full, sizeof full);
+  wr_table_id_format(&id, full, sizeof full);
   char head[WEIR_HASH_HEX_SIZE], to[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_branch_head(lake, branch, head, err))) return rc;
   if ((rc = lake_resolve(lake, to_ref, to, err))) return rc;
   /* A table in neither place is a typo, not a revert that changes nothing. */
-  weir_table_entry e = {0};
+  wr_table_entry e = {0};
   weir_error inner = {0};
   bool here = catalog_table_get(lake->cat, head, full, &e, &inner) == WEIR_OK;
-  weir_table_entry_clear(&e);
+  wr_table_entry_clear(&e);
   weir_error_clear(&inner);
   bool there = catalog_table_get(lake->cat, to, full, &e, &inner) == WEIR_OK;
-  weir_table_entry_clear(&e);
+  wr_table_entry_clear(&e);
   weir_error_clear(&inner);
   if (!here && !there)
-    return weir_seterr(err, WEIR_ENOTFOUND, "table %s exists neither on branch %s nor at %s", full,
+    return wr_seterr(err, WEIR_ENOTFOUND, "table %s exists neither on branch %s nor at %s", full,
                        branch && *branch ? branch : "main", to_ref ? to_ref : "main");
   char expected[WEIR_HASH_HEX_SIZE];
   if (opts && opts->expect_head && (rc = lake_write_base(lake, branch, opts->expect_head, expected, err))) return rc;
@@ -404,10 +404,10 @@ int weir_revert_table(weir_lake *lake, const char *table, const char *to_ref,
   return WEIR_OK;
 }
 
-int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
+int weir_run_revert(weir_lake *lake, const char *run_id, const char *branch,
                     const weir_revert_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "no run id given");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "no run id given");
   json_t *res = NULL;
   char expected[WEIR_HASH_HEX_SIZE];
   int rc = WEIR_OK;
@@ -417,7 +417,7 @@ int weir_revert_run(weir_lake *lake, const char *run_id, const char *branch,
     if (!branch || !*branch) {
       json_t *run = NULL;
       if ((rc = catalog_run_get(lake->cat, run_id, &run, err))) return rc;
-      target = weir_strdup(weir_json_str(run, "branch", "main"));
+      target = wr_strdup(wr_json_str(run, "branch", "main"));
       json_decref(run);
     }
     rc = lake_write_base(lake, target ? target : branch, opts->expect_head, expected, err);

@@ -26,7 +26,7 @@ static const char *mode_name(weir_write_mode m) {
 typedef struct import_ctx {
   weir_lake *lake;
   const weir_import_options *opts;
-  weir_table_id id;
+  wr_table_id id;
   char table[2 * WEIR_NAME_MAX + 2];
   const char *branch;
   const char *source;        /* file name or "<arrow>" for messages */
@@ -40,7 +40,7 @@ typedef struct import_ctx {
  * again against the newer version this many times before the refusal stands. */
 #define REVALIDATE_ATTEMPTS 4
 
-static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *data,
+static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
                         char **out_json, weir_error *err) {
   weir_lake *lake = ic->lake;
   const weir_import_options *opts = ic->opts;
@@ -53,7 +53,7 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
 
   if ((rc = lake_table_at(lake, ic->head, ic->table, true, &prev, err))) goto done;
   if (prev && opts->mode == WEIR_MODE_CREATE) {
-    rc = weir_seterr(err, WEIR_EEXISTS,
+    rc = wr_seterr(err, WEIR_EEXISTS,
                      "table %s already exists on branch %s (use --mode replace or --mode append)",
                      ic->table, ic->branch);
     goto done;
@@ -61,7 +61,7 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
   /* Appending to or replacing a table that is not there is most likely a typo in its
    * name: making a new table of it would hide the mistake. */
   if (!prev && opts->mode != WEIR_MODE_CREATE) {
-    rc = weir_seterr(err, WEIR_ENOTFOUND,
+    rc = wr_seterr(err, WEIR_ENOTFOUND,
                      "cannot %s table %s: it does not exist on branch %s (to create it, import "
                      "in mode create, the default)",
                      opts->mode == WEIR_MODE_APPEND ? "append to" : "replace", ic->table, ic->branch);
@@ -76,10 +76,10 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
   if (prev) {
     table_contract = lake_table_type(prev, ic->table, &has_contract);
     if (has_contract)
-      table_subject = weir_asprintf("import of %s into %s (the table's contract %s on branch %s)", ic->source,
+      table_subject = wr_asprintf("import of %s into %s (the table's contract %s on branch %s)", ic->source,
                                     ic->table, table_contract->name ? table_contract->name : "", ic->branch);
     else
-      table_subject = weir_asprintf("import of %s into %s (the table's schema on branch %s)", ic->source,
+      table_subject = wr_asprintf("import of %s into %s (the table's schema on branch %s)", ic->source,
                                     ic->table, ic->branch);
   }
   const weir_contract *check = NULL;
@@ -87,17 +87,17 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
   if (ic->contract) {
     check = ic->contract;
     declared = true;
-    subject = weir_asprintf("import of %s into %s (contract %s)", ic->source, ic->table,
+    subject = wr_asprintf("import of %s into %s (contract %s)", ic->source, ic->table,
                             ic->contract->name ? ic->contract->name : "unnamed");
   } else if (appending || (prev && has_contract && opts->mode == WEIR_MODE_REPLACE)) {
     check = table_contract;
     declared = has_contract;
-    subject = weir_strdup(table_subject);
+    subject = wr_strdup(table_subject);
   } else {
-    subject = weir_asprintf("import of %s into %s", ic->source, ic->table);
+    subject = wr_asprintf("import of %s into %s", ic->source, ic->table);
   }
 
-  summary = json_pack("{s:s,s:s}", "weir.operation", "import", "weir.source", weir_path_basename(ic->source));
+  summary = json_pack("{s:s,s:s}", "weir.operation", "import", "weir.source", wr_path_basename(ic->source));
   stage_request sr = {0};
   sr.table = ic->table;
   sr.mode = opts->mode;
@@ -113,7 +113,7 @@ static int import_table(import_ctx *ic, weir_engine *engine, weir_arrow_table *d
   if ((rc = lake_stage_output(lake, engine, data, &sr, &res, err))) goto done;
 
   char *msg = opts->message ? NULL
-                            : weir_asprintf("import %s into %s", weir_path_basename(ic->source), ic->table);
+                            : wr_asprintf("import %s into %s", wr_path_basename(ic->source), ic->table);
   lake_commit_request cr = {0};
   cr.branch = ic->branch;
   cr.base = ic->head;
@@ -173,56 +173,56 @@ static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_opt
   ic->opts = opts;
   ic->source = source;
   if (!opts || !opts->table)
-    return weir_seterr(err, WEIR_EINVALIDARG, "no table given (--table NAME)");
-  int rc = weir_table_id_parse(opts->table, &ic->id, err);
+    return wr_seterr(err, WEIR_EINVALIDARG, "no table given (--table NAME)");
+  int rc = wr_table_id_parse(opts->table, &ic->id, err);
   if (rc) return rc;
-  weir_table_id_format(&ic->id, ic->table, sizeof ic->table);
+  wr_table_id_format(&ic->id, ic->table, sizeof ic->table);
   size_t name_len = strlen(ic->id.name);
   if (name_len >= 12 && strcmp(ic->id.name + name_len - 12, "__quarantine") == 0)
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid table name \"%s\": names ending in __quarantine are kept for rows "
                        "rejected by contracts",
                        opts->table);
   if (opts->mode != WEIR_MODE_CREATE && opts->mode != WEIR_MODE_APPEND && opts->mode != WEIR_MODE_REPLACE)
-    return weir_seterr(err, WEIR_EINVALIDARG, "unknown import mode %d", (int)opts->mode);
+    return wr_seterr(err, WEIR_EINVALIDARG, "unknown import mode %d", (int)opts->mode);
   ic->branch = opts->branch ? opts->branch : "main"; /* "" is refused below */
   if ((rc = lake_write_base(lake, ic->branch, opts->expect_head, ic->head, err))) return rc;
   if (opts->expect_head && opts->mode != WEIR_MODE_APPEND && (rc = refuse_stale_base(ic, err))) return rc;
-  if (opts->contract_path && (rc = weir_contract_load_file(opts->contract_path, &ic->contract, err)))
+  if (opts->contract_path && (rc = wr_contract_load_file(opts->contract_path, &ic->contract, err)))
     return rc;
   return WEIR_OK;
 }
 
-/* One attempt of weir_import at ic->head: read the file in the types it will be held to,
+/* One attempt of weir_table_import at ic->head: read the file in the types it will be held to,
  * then validate, stage and commit. */
-static int import_file(import_ctx *ic, const char *file, weir_file_format fmt, char **out_json, weir_error *err) {
+static int import_file(import_ctx *ic, const char *file, wr_file_format fmt, char **out_json, weir_error *err) {
   weir_lake *lake = ic->lake;
   const weir_import_options *opts = ic->opts;
   int rc;
-  weir_engine *engine = NULL;
+  wr_engine *engine = NULL;
   lake_engine_kind kind = LAKE_ENGINE_OPEN;
-  weir_arrow_table data;
-  weir_arrow_table_init(&data);
+  wr_arrow_table data;
+  wr_arrow_table_init(&data);
   /* Text formats are parsed into the declared types: the contract's, or the table's when
    * the data will be held to it (an append; a replace of a table written through a
    * contract), so that "22" in a Float64 column is 22.0 and not an int64 to refuse, and
    * an append and a replace of the same file get the same verdict. */
-  weir_schema hint = {0};
+  wr_schema hint = {0};
   if (ic->contract) {
-    weir_contract_schema(ic->contract, &hint);
+    wr_contract_schema(ic->contract, &hint);
   } else if (opts->mode == WEIR_MODE_APPEND || opts->mode == WEIR_MODE_REPLACE) {
     iceberg_table *prev = NULL;
     if ((rc = lake_table_at(lake, ic->head, ic->table, true, &prev, err))) goto done;
     bool held = prev && (opts->mode == WEIR_MODE_APPEND ||
-                         weir_json_str(prev->properties, "weir.contract", NULL) != NULL);
-    if (held) weir_schema_copy(&hint, &prev->schema);
+                         wr_json_str(prev->properties, "weir.contract", NULL) != NULL);
+    if (held) wr_schema_copy(&hint, &prev->schema);
     iceberg_table_free(prev);
   }
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_OPEN, &engine, err))) goto done;
   lake_progress(lake, json_pack("{s:s,s:s}", "phase", "read", "file", file));
-  if ((rc = weir_engine_read_file_typed(engine, file, fmt, hint.n_fields ? &hint : NULL, &data, err))) goto done;
-  if (weir_arrow_table_ncols(&data) == 0) {
-    rc = weir_seterr(err, WEIR_EINPUT, "cannot import %s: it has no columns (an empty file?)", file);
+  if ((rc = wr_engine_read_file_typed(engine, file, fmt, hint.n_fields ? &hint : NULL, &data, err))) goto done;
+  if (wr_arrow_table_ncols(&data) == 0) {
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot import %s: it has no columns (an empty file?)", file);
     goto done;
   }
   /* The file is read; validation (whose SQL rules come from the contract's author) and
@@ -233,28 +233,28 @@ static int import_file(import_ctx *ic, const char *file, weir_file_format fmt, c
   kind = LAKE_ENGINE_WAREHOUSE;
   rc = import_table(ic, engine, &data, out_json, err);
 done:
-  weir_schema_clear(&hint);
-  weir_arrow_table_release(&data);
+  wr_schema_clear(&hint);
+  wr_arrow_table_release(&data);
   /* Back to the pool it came from: an open engine must never serve restricted SQL. */
   if (engine) lake_engine_put(lake, engine, kind);
   return rc;
 }
 
-int weir_import(weir_lake *lake, const char *file, const weir_import_options *opts,
+int weir_table_import(weir_lake *lake, const char *file, const weir_import_options *opts,
                 char **out_json, weir_error *err) {
   *out_json = NULL;
   import_ctx ic;
   int rc = import_prepare(&ic, lake, opts, file, err);
   if (rc) return rc;
-  weir_file_format fmt = WEIR_FORMAT_AUTO;
-  if (opts->format && !weir_file_format_parse(opts->format, &fmt)) {
+  wr_file_format fmt = WEIR_FORMAT_AUTO;
+  if (opts->format && !wr_file_format_parse(opts->format, &fmt)) {
     weir_contract_free(ic.contract);
-    return weir_seterr(err, WEIR_EINVALIDARG, "unknown format \"%s\" (expected csv, parquet or jsonl)",
+    return wr_seterr(err, WEIR_EINVALIDARG, "unknown format \"%s\" (expected csv, parquet or jsonl)",
                        opts->format);
   }
-  if (!file || !weir_fs_exists(file)) {
+  if (!file || !wr_fs_exists(file)) {
     weir_contract_free(ic.contract);
-    return weir_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
+    return wr_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
   }
   for (int attempt = 0;; attempt++) {
     rc = import_file(&ic, file, fmt, out_json, err);
@@ -268,7 +268,7 @@ int weir_import(weir_lake *lake, const char *file, const weir_import_options *op
   return rc;
 }
 
-int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
+int weir_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
                       const weir_import_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
   import_ctx ic;
@@ -277,16 +277,16 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
     if (stream && stream->release) stream->release(stream);
     return rc;
   }
-  weir_engine *engine = NULL;
-  weir_arrow_table data;
-  weir_arrow_table_init(&data);
-  if ((rc = weir_arrow_table_from_stream(stream, &data, err))) goto done;
-  if (weir_arrow_table_ncols(&data) == 0) {
-    rc = weir_seterr(err, WEIR_EINPUT, "cannot import Arrow data with no columns into %s", ic.table);
+  wr_engine *engine = NULL;
+  wr_arrow_table data;
+  wr_arrow_table_init(&data);
+  if ((rc = wr_arrow_table_from_stream(stream, &data, err))) goto done;
+  if (wr_arrow_table_ncols(&data) == 0) {
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot import Arrow data with no columns into %s", ic.table);
     goto done;
   }
   {
-    char *what = weir_asprintf("cannot import Arrow data into %s", ic.table);
+    char *what = wr_asprintf("cannot import Arrow data into %s", ic.table);
     rc = lake_check_column_names(&data, what, err);
     free(what);
     if (rc) goto done;
@@ -296,16 +296,16 @@ int weir_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
   for (int attempt = 0;; attempt++) {
     /* Validation consumes what it is given: each attempt gets its own references to the
      * batches, so a refused append can be validated again against a newer contract. */
-    weir_arrow_table mine;
-    weir_arrow_table_share(&data, &mine);
+    wr_arrow_table mine;
+    wr_arrow_table_share(&data, &mine);
     rc = import_table(&ic, engine, &mine, out_json, err);
-    weir_arrow_table_release(&mine);
+    wr_arrow_table_release(&mine);
     if (rc != WEIR_ECONCURRENT || !ic.revalidate || opts->expect_head || attempt + 1 == REVALIDATE_ATTEMPTS) break;
     weir_error_clear(err);
     if ((rc = lake_branch_head(lake, ic.branch, ic.head, err))) break;
   }
 done:
-  weir_arrow_table_release(&data);
+  wr_arrow_table_release(&data);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   weir_contract_free(ic.contract);
   return rc;

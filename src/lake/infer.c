@@ -13,7 +13,7 @@
 static bool storable_type(const struct ArrowSchema *field, weir_type *out, char *why, size_t why_size) {
   const char *f = field->dictionary ? field->dictionary->format : field->format;
   memset(out, 0, sizeof *out);
-  if (weir_type_from_arrow_format(f, out)) {
+  if (wr_type_from_arrow_format(f, out)) {
     if (out->id == WEIR_TYPE_DATE64) {
       snprintf(why, why_size, "date64 has no Iceberg type; declare it Date32 after converting");
       return false;
@@ -22,7 +22,7 @@ static bool storable_type(const struct ArrowSchema *field, weir_type *out, char 
   }
   static const struct {
     const char *fmt;
-    weir_type_id id;
+    wr_type_id id;
   } widen[] = {{"c", WEIR_TYPE_INT32}, {"s", WEIR_TYPE_INT32}, {"C", WEIR_TYPE_INT32},
                {"S", WEIR_TYPE_INT32}, {"I", WEIR_TYPE_INT64}, {"e", WEIR_TYPE_FLOAT32},
                {"u", WEIR_TYPE_STRING}, {"vu", WEIR_TYPE_STRING}, {"z", WEIR_TYPE_BINARY},
@@ -38,7 +38,7 @@ static bool storable_type(const struct ArrowSchema *field, weir_type *out, char 
     return true;
   }
   char tn[96];
-  weir_arrow_type_name(field, tn, sizeof tn);
+  wr_arrow_type_name(field, tn, sizeof tn);
   if (f[0] == 't' && f[1] == 's')
     snprintf(why, why_size, "type %s: weir stores time-zoned timestamps in UTC only", tn);
   else
@@ -46,30 +46,30 @@ static bool storable_type(const struct ArrowSchema *field, weir_type *out, char 
   return false;
 }
 
-int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_contract **out,
+int lake_infer_contract(const wr_arrow_table *data, const char *name, weir_contract **out,
                         weir_error *err) {
   *out = NULL;
-  weir_schema s = {0};
-  int64_t nc = weir_arrow_table_ncols(data);
+  wr_schema s = {0};
+  int64_t nc = wr_arrow_table_ncols(data);
   for (int64_t c = 0; c < nc; c++) {
     const struct ArrowSchema *field = data->schema.children[c];
-    weir_field f = {0};
+    wr_field f = {0};
     char why[160];
     if (!storable_type(field, &f.type, why, sizeof why)) {
-      weir_schema_clear(&s);
-      return weir_seterr(err, WEIR_EUNSUPPORTED, "column \"%s\" cannot be stored: %s", field->name, why);
+      wr_schema_clear(&s);
+      return wr_seterr(err, WEIR_EUNSUPPORTED, "column \"%s\" cannot be stored: %s", field->name, why);
     }
     int64_t nulls = 0;
     for (size_t b = 0; b < data->n_batches; b++)
-      nulls += weir_arrow_null_count(weir_arrow_batch_array(data->batches[b])->children[c]);
+      nulls += wr_arrow_null_count(wr_arrow_batch_array(data->batches[b])->children[c]);
     /* A column without nulls is recorded required: the table's schema then states what
      * the data showed, and later appends are held to it. An empty table proves nothing. */
     f.required = data->n_rows > 0 && nulls == 0 && strcmp(field->format, "n") != 0;
     f.name = (char *)field->name;
-    weir_schema_add(&s, &f);
+    wr_schema_add(&s, &f);
   }
-  *out = weir_contract_from_schema(&s, name);
-  weir_schema_clear(&s);
+  *out = wr_contract_from_schema(&s, name);
+  wr_schema_clear(&s);
   return WEIR_OK;
 }
 
@@ -77,14 +77,14 @@ int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_con
 weir_contract *lake_table_type(const iceberg_table *t, const char *table, bool *has_contract) {
   /* The stored contract when the table was written through one: every rule travels with
    * the data and holds for later writes; else the schema (types, required flags, docs). */
-  const char *stored = weir_json_str(t->properties, "weir.contract", NULL);
+  const char *stored = wr_json_str(t->properties, "weir.contract", NULL);
   json_t *ir = stored ? json_loads(stored, 0, NULL) : NULL;
   weir_contract *c = NULL;
   weir_error ignore = {0};
-  *has_contract = ir && weir_contract_from_ir(ir, "the table's stored contract", &c, &ignore) == WEIR_OK;
+  *has_contract = ir && wr_contract_from_ir(ir, "the table's stored contract", &c, &ignore) == WEIR_OK;
   weir_error_clear(&ignore);
   json_decref(ir);
-  if (!*has_contract) c = weir_contract_from_schema(&t->schema, table);
+  if (!*has_contract) c = wr_contract_from_schema(&t->schema, table);
   return c;
 }
 
@@ -98,10 +98,10 @@ int lake_append_target(weir_lake *lake, const char *table, const char *base_comm
   bool has_contract = false;
   *out = lake_table_type(prev, table, &has_contract);
   if (has_contract)
-    *subject_suffix = weir_asprintf("appending to %s, whose contract is %s", table,
+    *subject_suffix = wr_asprintf("appending to %s, whose contract is %s", table,
                                     (*out)->name ? (*out)->name : "unnamed");
   else
-    *subject_suffix = weir_asprintf("appending to %s, held to its schema", table);
+    *subject_suffix = wr_asprintf("appending to %s, held to its schema", table);
   iceberg_table_free(prev);
   return WEIR_OK;
 }

@@ -23,9 +23,9 @@
 static int write_lake_file(const char *dir, weir_error *err) {
   char *real = realpath(dir, NULL);
   json_t *o = json_pack("{s:i,s:s}", "format", 1, "location", real ? real : dir);
-  char *text = weir_json_pretty(o);
-  char *path = weir_path_join(dir, LAKE_FILE);
-  int rc = weir_fs_write_atomic(path, text, strlen(text), false, err);
+  char *text = wr_json_pretty(o);
+  char *path = wr_path_join(dir, LAKE_FILE);
+  int rc = wr_fs_write_atomic(path, text, strlen(text), false, err);
   free(path);
   free(text);
   json_decref(o);
@@ -34,17 +34,17 @@ static int write_lake_file(const char *dir, weir_error *err) {
 }
 
 static int check_lake_file(const char *dir, weir_error *err) {
-  char *path = weir_path_join(dir, LAKE_FILE);
+  char *path = wr_path_join(dir, LAKE_FILE);
   char *text = NULL;
   weir_error inner = {0};
   int rc = WEIR_OK;
-  if (weir_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
+  if (wr_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
     json_t *o = json_loads(text, 0, NULL);
-    const char *made = weir_json_str(o, "location", NULL);
+    const char *made = wr_json_str(o, "location", NULL);
     char *here = realpath(dir, NULL);
     char *there = made ? realpath(made, NULL) : NULL;
     if (made && (!there || !here || strcmp(here, there) != 0))
-      rc = weir_seterr(err, WEIR_EUNSUPPORTED,
+      rc = wr_seterr(err, WEIR_EUNSUPPORTED,
                        "the lake at %s was created at %s: Iceberg metadata records absolute file "
                        "locations, so a lake cannot be moved or copied (a copy would read the "
                        "original's files); open it at %s",
@@ -61,21 +61,21 @@ static int check_lake_file(const char *dir, weir_error *err) {
 
 static char *default_author(void) {
   const char *a = getenv("WEIR_AUTHOR");
-  if (a && *a) return weir_strdup(a);
+  if (a && *a) return wr_strdup(a);
   const char *user = getenv("USER");
   if (!user || !*user) user = getenv("LOGNAME");
   char host[256] = "localhost";
   if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
   host[sizeof host - 1] = 0;
-  return weir_asprintf("%s@%s", user && *user ? user : "unknown", host);
+  return wr_asprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
 static weir_lake *lake_new(const char *abs_path) {
-  weir_lake *lake = weir_calloc(1, sizeof *lake);
-  lake->path = weir_strdup(abs_path);
-  lake->warehouse = weir_path_join(abs_path, WAREHOUSE_DIR);
-  char *db = weir_path_join(abs_path, CATALOG_FILE);
-  lake->catalog_uri = weir_asprintf("sqlite:%s", db);
+  weir_lake *lake = wr_calloc(1, sizeof *lake);
+  lake->path = wr_strdup(abs_path);
+  lake->warehouse = wr_path_join(abs_path, WAREHOUSE_DIR);
+  char *db = wr_path_join(abs_path, CATALOG_FILE);
+  lake->catalog_uri = wr_asprintf("sqlite:%s", db);
   free(db);
   lake->author = default_author();
   lake->engines = lake_engine_pool_new(lake->warehouse);
@@ -83,8 +83,8 @@ static weir_lake *lake_new(const char *abs_path) {
 }
 
 static bool is_lake(const char *dir) {
-  char *db = weir_path_join(dir, CATALOG_FILE);
-  bool yes = weir_fs_exists(db);
+  char *db = wr_path_join(dir, CATALOG_FILE);
+  bool yes = wr_fs_exists(db);
   free(db);
   return yes;
 }
@@ -93,18 +93,18 @@ int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
   *out = NULL;
   /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
   if (path && !*path)
-    return weir_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
+    return wr_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
                        LAKE_DIR_NAME);
-  char *abs = weir_path_absolute(path ? path : LAKE_DIR_NAME);
+  char *abs = wr_path_absolute(path ? path : LAKE_DIR_NAME);
   int rc = WEIR_OK;
   weir_lake *lake = NULL;
   if (is_lake(abs)) {
-    rc = weir_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
+    rc = wr_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
     goto done;
   }
-  if ((rc = weir_fs_mkdirs(abs, err))) goto done;
+  if ((rc = wr_fs_mkdirs(abs, err))) goto done;
   lake = lake_new(abs);
-  if ((rc = weir_fs_mkdirs(lake->warehouse, err))) goto done;
+  if ((rc = wr_fs_mkdirs(lake->warehouse, err))) goto done;
   if ((rc = write_lake_file(abs, err))) goto done;
   if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
   *out = lake;
@@ -117,16 +117,16 @@ done:
 
 /* The nearest folder named .weir that holds a lake, walking up from `start`. */
 static char *find_upwards(const char *start) {
-  char *dir = weir_path_absolute(start);
+  char *dir = wr_path_absolute(start);
   for (;;) {
-    char *cand = weir_path_join(dir, LAKE_DIR_NAME);
+    char *cand = wr_path_join(dir, LAKE_DIR_NAME);
     if (is_lake(cand)) {
       free(dir);
       return cand;
     }
     free(cand);
     if (strcmp(dir, "/") == 0) break;
-    char *up = weir_path_dirname(dir);
+    char *up = wr_path_dirname(dir);
     free(dir);
     dir = up;
   }
@@ -138,18 +138,18 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
   *out = NULL;
   char *abs = NULL;
   if (path && *path) {
-    abs = weir_path_absolute(path);
+    abs = wr_path_absolute(path);
     if (!is_lake(abs)) {
-      int rc = weir_seterr(err, WEIR_ENOTFOUND, "no lake at %s (no %s there; create one with: weir init %s)",
+      int rc = wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (no %s there; create one with: weir init %s)",
                            abs, CATALOG_FILE, path);
       free(abs);
       return rc;
     }
   } else if (getenv("WEIR_LAKE") && *getenv("WEIR_LAKE")) {
     const char *env = getenv("WEIR_LAKE");
-    abs = weir_path_absolute(env);
+    abs = wr_path_absolute(env);
     if (!is_lake(abs)) {
-      int rc = weir_seterr(err, WEIR_ENOTFOUND, "no lake at %s (from $WEIR_LAKE)", abs);
+      int rc = wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (from $WEIR_LAKE)", abs);
       free(abs);
       return rc;
     }
@@ -158,7 +158,7 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
     if (!abs) {
       char cwd[4096] = ".";
       if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
-      return weir_seterr(err, WEIR_ENOTFOUND,
+      return wr_seterr(err, WEIR_ENOTFOUND,
                          "no lake found: no --lake given, $WEIR_LAKE is not set, and no %s folder in "
                          "%s or any parent (create one with: weir init)",
                          LAKE_DIR_NAME, cwd);
@@ -196,9 +196,9 @@ void weir_lake_free(weir_lake *lake) {
 const char *weir_lake_path(const weir_lake *lake) { return lake->path; }
 
 int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err) {
-  if (!author || !*author) return weir_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
+  if (!author || !*author) return wr_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
   free(lake->author);
-  lake->author = weir_strdup(author);
+  lake->author = wr_strdup(author);
   return WEIR_OK;
 }
 
@@ -213,30 +213,30 @@ void weir_lake_interrupt(weir_lake *lake) {
 
 void lake_progress(weir_lake *lake, json_t *event) {
   if (lake->progress && event) {
-    char *s = weir_json_compact(event);
+    char *s = wr_json_compact(event);
     lake->progress(s, lake->progress_ctx);
     free(s);
   }
   json_decref(event);
 }
 
-char *lake_table_location(const weir_lake *lake, const weir_table_id *id) {
-  return weir_asprintf("%s/%s/%s", lake->warehouse, id->ns, id->name);
+char *lake_table_location(const weir_lake *lake, const wr_table_id *id) {
+  return wr_asprintf("%s/%s/%s", lake->warehouse, id->ns, id->name);
 }
 
 int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE], weir_error *err) {
   /* NULL is the default, main; "" is most likely an unset variable: refused, not guessed. */
   if (ref && !*ref)
-    return weir_seterr(err, WEIR_EINVALIDARG, "the ref is empty (give a branch, tag or commit hash)");
+    return wr_seterr(err, WEIR_EINVALIDARG, "the ref is empty (give a branch, tag or commit hash)");
   if (!ref) ref = "main";
   return catalog_resolve(lake->cat, ref, out, err);
 }
 
 int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX_SIZE],
                      weir_error *err) {
-  if (branch && !*branch) return weir_seterr(err, WEIR_EINVALIDARG, "the branch name is empty");
+  if (branch && !*branch) return wr_seterr(err, WEIR_EINVALIDARG, "the branch name is empty");
   if (!branch) branch = "main";
-  int rc = weir_ref_name_check(branch, "branch", err);
+  int rc = wr_ref_name_check(branch, "branch", err);
   if (rc) return rc;
   rc = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, branch, out, err);
   if (rc == WEIR_ENOTFOUND) {
@@ -245,11 +245,11 @@ int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX
     bool is_tag = catalog_ref_get(lake->cat, WEIR_REF_TAG, branch, target, &inner) == WEIR_OK;
     weir_error_clear(&inner);
     if (is_tag)
-      return weir_seterr(err, WEIR_EINVALIDARG,
+      return wr_seterr(err, WEIR_EINVALIDARG,
                          "\"%s\" is a tag, not a branch: tags never move, so writes and merges go to branches "
                          "(weir branch create NAME --from %s)",
                          branch, branch);
-    return weir_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist (create it with: weir branch create %s)",
+    return wr_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist (create it with: weir branch create %s)",
                        branch, branch);
   }
   return rc;
@@ -258,20 +258,20 @@ int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX
 int lake_table_at(weir_lake *lake, const char *hash, const char *table, bool missing_ok,
                   iceberg_table **out, weir_error *err) {
   *out = NULL;
-  weir_table_entry e = {0};
+  wr_table_entry e = {0};
   weir_error inner = {0};
   int rc = catalog_table_get(lake->cat, hash, table, &e, &inner);
   if (rc == WEIR_ENOTFOUND) {
     weir_error_clear(&inner);
     if (missing_ok) return WEIR_OK;
-    return weir_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", table, hash);
+    return wr_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", table, hash);
   }
   if (rc) {
-    weir_error_move(err, &inner);
+    wr_error_move(err, &inner);
     return rc;
   }
   rc = lake_metadata(lake, e.metadata_location, out, err);
-  weir_table_entry_clear(&e);
+  wr_table_entry_clear(&e);
   return rc;
 }
 
@@ -295,16 +295,16 @@ int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table 
   return WEIR_OK;
 }
 
-int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err) {
+int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err) {
   (void)lake;
-  weir_engine_options opts = {0};
+  wr_engine_options opts = {0};
   const char *threads = getenv("WEIR_THREADS");
   if (threads && *threads) opts.threads = atoi(threads);
   opts.memory_limit = getenv("WEIR_MEMORY_LIMIT");
-  return weir_engine_open(&opts, out, err);
+  return wr_engine_open(&opts, out, err);
 }
 
-json_t *lake_table_entry_json(const weir_table_entry *e) {
+json_t *lake_table_entry_json(const wr_table_entry *e) {
   json_t *o = json_object();
   json_object_set_new(o, "table", json_string(e->table));
   json_object_set_new(o, "record_count", json_integer(e->record_count));
@@ -324,7 +324,7 @@ json_t *lake_error_json(const weir_error *err) {
 }
 
 char *lake_dump(json_t *doc) {
-  char *s = weir_json_pretty(doc);
+  char *s = wr_json_pretty(doc);
   json_decref(doc);
   return s;
 }

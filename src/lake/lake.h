@@ -31,7 +31,7 @@ struct weir_lake {
   char *path;              /* absolute lake folder */
   char *warehouse;         /* path/warehouse */
   char *catalog_uri;
-  weir_catalog *cat;
+  wr_catalog *cat;
   char *author;
   weir_progress_fn progress;
   void *progress_ctx;
@@ -49,7 +49,7 @@ struct weir_lake {
 void lake_progress(weir_lake *lake, json_t *event);
 
 /* Absolute folder of a table: warehouse/<ns>/<name>. Caller frees. */
-char *lake_table_location(const weir_lake *lake, const weir_table_id *id);
+char *lake_table_location(const weir_lake *lake, const wr_table_id *id);
 
 /* Resolves `ref` to a commit hash; `what` names it in messages ("--ref", "source"). */
 int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE], weir_error *err);
@@ -74,7 +74,7 @@ int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table 
 typedef struct lake_staged {
   char *table;                 /* "ns.name" */
   weir_write_mode mode;        /* APPEND adds files; CREATE/REPLACE replace them */
-  weir_schema schema;          /* declared columns, field ids assigned */
+  wr_schema schema;          /* declared columns, field ids assigned */
   int32_t last_column_id;
   iceberg_data_file *files;
   size_t n_files;
@@ -107,7 +107,7 @@ typedef struct lake_stage_request {
 
 /* Writes `data` (already validated and cast to its schema) as Parquet files of the table
  * and fills `out`. Field ids continue those of the table at base_commit. */
-int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
                      const lake_stage_request *req, lake_staged *out, weir_error *err);
 
 typedef struct lake_commit_request {
@@ -137,7 +137,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
                        size_t n, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err);
 
 /* Opens an engine with the lake's settings. */
-int lake_engine_open(weir_lake *lake, weir_engine **out, weir_error *err);
+int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err);
 
 /* Engines kept for reuse (engines.c). lake_engine_get lends an idle engine of the kind
  * (restricted: files inside the warehouse only, for SQL from users and models), or opens
@@ -148,7 +148,7 @@ lake_engine_pool *lake_engine_pool_new(const char *warehouse);
 void lake_engine_pool_free(lake_engine_pool *p);
 /* Every column of `t` has a name of its own: an empty or repeated name cannot become a
  * table column (WEIR_EINPUT: "<what>: column \"a\" appears twice (columns 1 and 2)"). */
-int lake_check_column_names(const weir_arrow_table *t, const char *what, weir_error *err);
+int lake_check_column_names(const wr_arrow_table *t, const char *what, weir_error *err);
 
 typedef enum lake_engine_kind {
   LAKE_ENGINE_OPEN = 0,      /* any file: reading the user's files for an import */
@@ -156,29 +156,29 @@ typedef enum lake_engine_kind {
   LAKE_ENGINE_SEALED = 2,    /* no files at all: contract SQL (checks, table rules) */
   LAKE_ENGINE_KINDS = 3
 } lake_engine_kind;
-int lake_engine_get(weir_lake *lake, lake_engine_kind kind, weir_engine **out, weir_error *err);
-void lake_engine_put(weir_lake *lake, weir_engine *engine, lake_engine_kind kind);
-void lake_engine_put_pool(lake_engine_pool *p, weir_engine *engine, lake_engine_kind kind);
+int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, weir_error *err);
+void lake_engine_put(weir_lake *lake, wr_engine *engine, lake_engine_kind kind);
+void lake_engine_put_pool(lake_engine_pool *p, wr_engine *engine, lake_engine_kind kind);
 /* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`. */
-int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, const char *sql,
+int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, const char *sql,
                         weir_error *err);
 /* Makes one table queryable as it is at commit `hash`. */
-int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
-                      const weir_table_id *id, weir_error *err);
+int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
+                      const wr_table_id *id, weir_error *err);
 
 /* Limits the files SQL in `engine` may touch to the lake's warehouse (and `extra_dir`,
  * when not NULL): for engines that run SQL from users or models. */
-int lake_restrict_engine(weir_lake *lake, weir_engine *engine, const char *extra_dir, weir_error *err);
+int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_dir, weir_error *err);
 
 /* Builds the contract used when none is given: each column's weir type is the one its
  * Arrow type widens to; required when the data has no nulls (create/replace). Errors:
  * WEIR_EUNSUPPORTED naming a column whose type weir cannot store. */
-int lake_infer_contract(const weir_arrow_table *data, const char *name, weir_contract **out,
+int lake_infer_contract(const wr_arrow_table *data, const char *name, weir_contract **out,
                         weir_error *err);
 
 /* {table, record_count, snapshot_id, metadata_location} of one table at a commit, as
  * `tables` and `show` print it. */
-json_t *lake_table_entry_json(const weir_table_entry *e);
+json_t *lake_table_entry_json(const wr_table_entry *e);
 
 /* A table's type: its stored contract (weir.contract) when it was written through one,
  * else a contract of its schema. *has_contract says which. Caller frees. */

@@ -16,10 +16,10 @@
 #include "util/fs.h"
 #include "util/json.h"
 
-int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
-                      const weir_table_id *id, weir_error *err) {
+int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
+                      const wr_table_id *id, weir_error *err) {
   char full[2 * WEIR_NAME_MAX + 2];
-  weir_table_id_format(id, full, sizeof full);
+  wr_table_id_format(id, full, sizeof full);
   iceberg_table *t = NULL;
   int rc = lake_table_at(lake, hash, full, false, &t, err);
   if (rc) return rc;
@@ -29,9 +29,9 @@ int lake_attach_table(weir_lake *lake, weir_engine *engine, const char *hash,
     iceberg_table_free(t);
     return rc;
   }
-  const char **paths = weir_calloc(n ? n : 1, sizeof *paths);
+  const char **paths = wr_calloc(n ? n : 1, sizeof *paths);
   for (size_t i = 0; i < n; i++) paths[i] = files[i].path;
-  rc = weir_engine_attach_table(engine, id->ns, id->name, &t->schema, paths, n, err);
+  rc = wr_engine_attach_table(engine, id->ns, id->name, &t->schema, paths, n, err);
   free(paths);
   iceberg_data_files_free(files, n);
   iceberg_table_free(t);
@@ -43,31 +43,31 @@ static bool system_schema(const char *s) {
   return s && (strcmp(s, "information_schema") == 0 || strcmp(s, "pg_catalog") == 0);
 }
 
-int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, const char *sql,
+int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, const char *sql,
                         weir_error *err) {
-  weir_sql_table_ref *refs = NULL;
+  wr_sql_table_ref *refs = NULL;
   size_t n = 0;
-  int rc = weir_engine_sql_tables(engine, sql, &refs, &n, err);
+  int rc = wr_engine_sql_tables(engine, sql, &refs, &n, err);
   if (rc == WEIR_EUNSUPPORTED)
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "weir query runs one read-only SELECT statement (tables change through "
                        "import, runs, merge and revert)");
   if (rc) return rc;
   for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
     if (system_schema(refs[i].schema)) continue;
-    char *text = refs[i].schema ? weir_asprintf("%s.%s", refs[i].schema, refs[i].name)
-                                : weir_strdup(refs[i].name);
-    weir_table_id id;
+    char *text = refs[i].schema ? wr_asprintf("%s.%s", refs[i].schema, refs[i].name)
+                                : wr_strdup(refs[i].name);
+    wr_table_id id;
     weir_error inner = {0};
-    if (weir_table_id_parse(text, &id, &inner) != WEIR_OK) {
+    if (wr_table_id_parse(text, &id, &inner) != WEIR_OK) {
       weir_error_clear(&inner);
-      rc = weir_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", text, hash);
+      rc = wr_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", text, hash);
     } else {
       rc = lake_attach_table(lake, engine, hash, &id, err);
     }
     free(text);
   }
-  weir_sql_table_refs_free(refs, n);
+  wr_sql_table_refs_free(refs, n);
   return rc;
 }
 
@@ -75,7 +75,7 @@ int lake_attach_for_sql(weir_lake *lake, weir_engine *engine, const char *hash, 
 
 typedef struct owned_stream {
   struct ArrowArrayStream inner;
-  weir_engine *engine;
+  wr_engine *engine;
   lake_engine_pool *pool;   /* where the engine goes back; NULL: close it */
   lake_engine_kind kind;
 } owned_stream;
@@ -97,16 +97,16 @@ static void os_release(struct ArrowArrayStream *s) {
   owned_stream *o = s->private_data;
   if (o->inner.release) o->inner.release(&o->inner);
   if (o->pool) lake_engine_put_pool(o->pool, o->engine, o->kind);
-  else weir_engine_close(o->engine);
+  else wr_engine_close(o->engine);
   free(o);
   s->release = NULL;
 }
 
 /* Wraps `inner` so that releasing the result also gives `engine` (taken over) back to the
  * lake's pool (a restricted engine, lent by lake_engine_get). */
-static void own_engine(struct ArrowArrayStream *inner, weir_lake *lake, weir_engine *engine,
+static void own_engine(struct ArrowArrayStream *inner, weir_lake *lake, wr_engine *engine,
                        struct ArrowArrayStream *out) {
-  owned_stream *o = weir_calloc(1, sizeof *o);
+  owned_stream *o = wr_calloc(1, sizeof *o);
   o->inner = *inner;
   inner->release = NULL;
   o->engine = engine;
@@ -126,22 +126,22 @@ static char *trim_statement(const char *sql);
 static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_text,
                      struct ArrowArrayStream *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  if (!sql || !*sql) return weir_seterr(err, WEIR_EINVALIDARG, "no SQL given");
+  if (!sql || !*sql) return wr_seterr(err, WEIR_EINVALIDARG, "no SQL given");
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
-  weir_engine *engine = NULL;
+  wr_engine *engine = NULL;
   char *wrapped = NULL;
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) return rc;
   if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
   if (as_text) {
     char *body = trim_statement(sql);
     /* The newline keeps a trailing -- comment in the user's SQL from eating the ")". */
-    wrapped = weir_asprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s\n) AS q", body);
+    wrapped = wr_asprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s\n) AS q", body);
     free(body);
   }
   struct ArrowArrayStream inner;
-  if ((rc = weir_engine_query_stream(engine, wrapped ? wrapped : sql, &inner, err))) goto fail;
+  if ((rc = wr_engine_query_stream(engine, wrapped ? wrapped : sql, &inner, err))) goto fail;
   free(wrapped);
   own_engine(&inner, lake, engine, out);
   return WEIR_OK;
@@ -151,17 +151,17 @@ fail:
   return rc;
 }
 
-int lake_restrict_engine(weir_lake *lake, weir_engine *engine, const char *extra_dir, weir_error *err) {
+int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_dir, weir_error *err) {
   const char *dirs[2] = {lake->warehouse, extra_dir};
-  return weir_engine_restrict_files(engine, dirs, extra_dir ? 2 : 1, err);
+  return wr_engine_restrict_files(engine, dirs, extra_dir ? 2 : 1, err);
 }
 
-int weir_query(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+int weir_query_run(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
                weir_error *err) {
   return run_query(lake, sql, ref, false, out, err);
 }
 
-int weir_query_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+int weir_query_run_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
                     weir_error *err) {
   return run_query(lake, sql, ref, true, out, err);
 }
@@ -172,20 +172,20 @@ static char *trim_statement(const char *sql) {
   while (n > 0 && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' || sql[n - 1] == '\t' ||
                    sql[n - 1] == '\r'))
     n--;
-  return weir_strndup(sql, n);
+  return wr_strndup(sql, n);
 }
 
 /* Copies a file to standard output. */
 static int copy_to_stdout(const char *path, weir_error *err) {
   FILE *f = fopen(path, "rb");
-  if (!f) return weir_seterr(err, WEIR_EIO, "cannot read %s", path);
+  if (!f) return wr_seterr(err, WEIR_EIO, "cannot read %s", path);
   char buf[1 << 16];
   size_t n;
   int rc = WEIR_OK;
   fflush(stdout);
   while ((n = fread(buf, 1, sizeof buf, f)) > 0)
     if (fwrite(buf, 1, n, stdout) != n) {
-      rc = weir_seterr(err, WEIR_EIO, "cannot write to standard output");
+      rc = wr_seterr(err, WEIR_EIO, "cannot write to standard output");
       break;
     }
   fflush(stdout);
@@ -197,7 +197,7 @@ static int copy_to_stdout(const char *path, weir_error *err) {
  * resolved through symbolic links, is the lake's or below it. An output written there
  * could overwrite the catalog or a data file. */
 static bool inside_lake(const weir_lake *lake, const char *path) {
-  char *copy = weir_strdup(path);
+  char *copy = wr_strdup(path);
   char *slash = strrchr(copy, '/');
   const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
   char *real_dir = realpath(dir, NULL);
@@ -216,19 +216,19 @@ static bool inside_lake(const weir_lake *lake, const char *path) {
 int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err) {
   if (rows_out) *rows_out = 0;
-  if (!sql || !*sql) return weir_seterr(err, WEIR_EINVALIDARG, "no SQL given");
+  if (!sql || !*sql) return wr_seterr(err, WEIR_EINVALIDARG, "no SQL given");
   const char *opts;
   if (!format || strcmp(format, "csv") == 0) opts = "FORMAT csv, HEADER true";
   else if (strcmp(format, "json") == 0) opts = "FORMAT json, ARRAY true";
   else if (strcmp(format, "parquet") == 0) opts = "FORMAT parquet, COMPRESSION zstd";
   else
-    return weir_seterr(err, WEIR_EINVALIDARG, "unknown output format \"%s\" (expected csv, json or parquet)",
+    return wr_seterr(err, WEIR_EINVALIDARG, "unknown output format \"%s\" (expected csv, json or parquet)",
                        format);
   bool to_stdout = !path || strcmp(path, "-") == 0;
   if (to_stdout && format && strcmp(format, "parquet") == 0)
-    return weir_seterr(err, WEIR_EINVALIDARG, "parquet output needs a file (--output FILE)");
+    return wr_seterr(err, WEIR_EINVALIDARG, "parquet output needs a file (--output FILE)");
   if (!to_stdout && inside_lake(lake, path))
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "cannot write the query result to %s: it is inside the lake %s, whose files "
                        "only weir writes (choose a path outside it)",
                        path, lake->path);
@@ -241,34 +241,34 @@ int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   char *tmpdir = NULL, *target_path = NULL;
   if (to_stdout) {
     const char *base = getenv("TMPDIR");
-    char *tmpl = weir_asprintf("%s/weir-query-XXXXXX", base && *base ? base : "/tmp");
+    char *tmpl = wr_asprintf("%s/weir-query-XXXXXX", base && *base ? base : "/tmp");
     tmpdir = mkdtemp(tmpl) ? tmpl : NULL;
     if (!tmpdir) {
       free(tmpl);
-      return weir_seterr(err, WEIR_EIO, "cannot create a temporary folder for the query result");
+      return wr_seterr(err, WEIR_EIO, "cannot create a temporary folder for the query result");
     }
-    target_path = weir_asprintf("%s/result.%s", tmpdir, format ? format : "csv");
+    target_path = wr_asprintf("%s/result.%s", tmpdir, format ? format : "csv");
   } else {
-    target_path = weir_path_absolute(path);
+    target_path = wr_path_absolute(path);
   }
-  weir_engine *engine = NULL;
+  wr_engine *engine = NULL;
   char *body = trim_statement(sql);
-  char *target = weir_sql_string(target_path);
-  char *copy = weir_asprintf("COPY (%s\n) TO %s (%s)", body, target, opts);
-  char *out_dir = weir_path_dirname(target_path);
+  char *target = wr_sql_string(target_path);
+  char *copy = wr_asprintf("COPY (%s\n) TO %s (%s)", body, target, opts);
+  char *out_dir = wr_path_dirname(target_path);
   double rows = 0;
   bool is_null = false;
   if ((rc = lake_engine_open(lake, &engine, err))) goto done;
   if ((rc = lake_attach_for_sql(lake, engine, hash, body, err))) goto done;
   if ((rc = lake_restrict_engine(lake, engine, out_dir, err))) goto done;
-  rc = weir_engine_query_double(engine, copy, &rows, &is_null, err);
+  rc = wr_engine_query_double(engine, copy, &rows, &is_null, err);
   if (rc == WEIR_OK && rows_out) *rows_out = (int64_t)rows;
   if (rc == WEIR_OK && to_stdout) rc = copy_to_stdout(target_path, err);
 done:
-  weir_engine_close(engine);
+  wr_engine_close(engine);
   if (tmpdir) {
     weir_error ignore = {0};
-    weir_fs_remove_tree(tmpdir, &ignore);
+    wr_fs_remove_tree(tmpdir, &ignore);
     weir_error_clear(&ignore);
   }
   free(out_dir);
@@ -282,62 +282,62 @@ done:
 
 /* ---- scans for model inputs -------------------------------------------------------- */
 
-int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+int weir_worker_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
               struct ArrowArrayStream *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  weir_table_id id;
-  int rc = weir_table_id_parse(table, &id, err);
+  wr_table_id id;
+  int rc = wr_table_id_parse(table, &id, err);
   if (rc) return rc;
   char hash[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, ref, hash, err))) return rc;
   json_t *spec = NULL;
-  if (spec_json && *spec_json && (rc = weir_json_parse(spec_json, "scan spec", &spec, err))) return rc;
+  if (spec_json && *spec_json && (rc = wr_json_parse(spec_json, "scan spec", &spec, err))) return rc;
 
-  weir_engine *engine = NULL, *sealed = NULL;
+  wr_engine *engine = NULL, *sealed = NULL;
   weir_contract *contract = NULL;
-  weir_arrow_table data;
-  weir_arrow_table_init(&data);
-  weir_validation v = {0};
-  weir_buf sql = WEIR_BUF_INIT;
+  wr_arrow_table data;
+  wr_arrow_table_init(&data);
+  wr_validation v = {0};
+  wr_buf sql = WEIR_BUF_INIT;
   char full[2 * WEIR_NAME_MAX + 2];
-  weir_table_id_format(&id, full, sizeof full);
+  wr_table_id_format(&id, full, sizeof full);
 
   json_t *ir = json_object_get(spec, "contract");
-  if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "input contract", &contract, err))) goto done;
+  if (json_is_object(ir) && (rc = wr_contract_from_ir(ir, "input contract", &contract, err))) goto done;
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
   if ((rc = lake_attach_table(lake, engine, hash, &id, err))) goto done;
 
   /* Projection: the columns the model declared (a contract's, or an explicit list). */
-  weir_buf_puts(&sql, "SELECT ");
+  wr_buf_puts(&sql, "SELECT ");
   json_t *cols = json_object_get(spec, "columns");
   if (contract && contract->n_columns > 0) {
     for (size_t i = 0; i < contract->n_columns; i++) {
-      char *q = weir_sql_ident(contract->columns[i].field.name);
-      weir_buf_printf(&sql, "%s%s", i ? ", " : "", q);
+      char *q = wr_sql_ident(contract->columns[i].field.name);
+      wr_buf_printf(&sql, "%s%s", i ? ", " : "", q);
       free(q);
     }
   } else if (json_array_size(cols) > 0) {
     size_t i;
     json_t *c;
     json_array_foreach(cols, i, c) {
-      char *q = weir_sql_ident(json_string_value(c) ? json_string_value(c) : "");
-      weir_buf_printf(&sql, "%s%s", i ? ", " : "", q);
+      char *q = wr_sql_ident(json_string_value(c) ? json_string_value(c) : "");
+      wr_buf_printf(&sql, "%s%s", i ? ", " : "", q);
       free(q);
     }
   } else {
-    weir_buf_puts(&sql, "*");
+    wr_buf_puts(&sql, "*");
   }
-  char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name);
-  weir_buf_printf(&sql, " FROM %s.%s", qn, qt);
+  char *qn = wr_sql_ident(id.ns), *qt = wr_sql_ident(id.name);
+  wr_buf_printf(&sql, " FROM %s.%s", qn, qt);
   free(qn);
   free(qt);
-  const char *filter = weir_json_str(spec, "filter", NULL);
-  if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s\n)", filter);
+  const char *filter = wr_json_str(spec, "filter", NULL);
+  if (filter && *filter) wr_buf_printf(&sql, " WHERE (%s\n)", filter);
 
   if (!contract) {
     struct ArrowArrayStream inner;
-    if ((rc = weir_engine_query_stream(engine, weir_buf_cstr(&sql), &inner, err))) {
-      weir_error_prefix(err, "cannot read %s", full);
+    if ((rc = wr_engine_query_stream(engine, wr_buf_cstr(&sql), &inner, err))) {
+      wr_error_prefix(err, "cannot read %s", full);
       goto done;
     }
     own_engine(&inner, lake, engine, out);
@@ -346,42 +346,42 @@ int weir_scan(weir_lake *lake, const char *table, const char *ref, const char *s
   }
   /* A projected input: a declared column the table lacks is reported by the validator
    * with the other violations, so select only the columns that exist. */
-  if ((rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), &data, err))) {
+  if ((rc = wr_engine_query_table(engine, wr_buf_cstr(&sql), &data, err))) {
     weir_error_clear(err);
-    weir_buf_clear(&sql);
-    weir_buf_puts(&sql, "SELECT * FROM ");
-    qn = weir_sql_ident(id.ns);
-    qt = weir_sql_ident(id.name);
-    weir_buf_printf(&sql, "%s.%s", qn, qt);
+    wr_buf_clear(&sql);
+    wr_buf_puts(&sql, "SELECT * FROM ");
+    qn = wr_sql_ident(id.ns);
+    qt = wr_sql_ident(id.name);
+    wr_buf_printf(&sql, "%s.%s", qn, qt);
     free(qn);
     free(qt);
-    if (filter && *filter) weir_buf_printf(&sql, " WHERE (%s\n)", filter);
-    weir_arrow_table_release(&data);
-    weir_arrow_table_init(&data);
-    if ((rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), &data, err))) {
-      weir_error_prefix(err, "cannot read %s", full);
+    if (filter && *filter) wr_buf_printf(&sql, " WHERE (%s\n)", filter);
+    wr_arrow_table_release(&data);
+    wr_arrow_table_init(&data);
+    if ((rc = wr_engine_query_table(engine, wr_buf_cstr(&sql), &data, err))) {
+      wr_error_prefix(err, "cannot read %s", full);
       goto done;
     }
   }
   /* An input contract's SQL runs on a sealed engine (no files), like an output's. */
-  if (weir_contract_has_sql(contract) && (rc = lake_engine_get(lake, LAKE_ENGINE_SEALED, &sealed, err)))
+  if (wr_contract_has_sql(contract) && (rc = lake_engine_get(lake, LAKE_ENGINE_SEALED, &sealed, err)))
     goto done;
-  weir_validate_options vo = {0};
+  wr_validate_options vo = {0};
   vo.is_output = false;
   vo.project = true;
   vo.engine = sealed;
-  const char *subject = weir_json_str(spec, "subject", NULL);
-  char *dflt = weir_asprintf("input %s (schema %s)", full, contract->name ? contract->name : "unnamed");
+  const char *subject = wr_json_str(spec, "subject", NULL);
+  char *dflt = wr_asprintf("input %s (schema %s)", full, contract->name ? contract->name : "unnamed");
   vo.subject = subject ? subject : dflt;
-  rc = weir_contract_validate(contract, &data, &vo, &v, err);
+  rc = wr_contract_validate(contract, &data, &vo, &v, err);
   free(dflt);
   if (rc) goto done;
-  weir_arrow_table_to_stream(&v.valid, true, out);
+  wr_arrow_table_to_stream(&v.valid, true, out);
 
 done:
-  weir_buf_free(&sql);
-  weir_validation_clear(&v);
-  weir_arrow_table_release(&data);
+  wr_buf_free(&sql);
+  wr_validation_clear(&v);
+  wr_arrow_table_release(&data);
   weir_contract_free(contract);
   if (sealed) lake_engine_put(lake, sealed, LAKE_ENGINE_SEALED);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);

@@ -29,12 +29,12 @@
 
 /* ---- the rules ----------------------------------------------------------------------- */
 
-static bool same_schema(const weir_schema *a, const weir_schema *b) {
+static bool same_schema(const wr_schema *a, const wr_schema *b) {
   if (a->n_fields != b->n_fields) return false;
   for (size_t i = 0; i < a->n_fields; i++) {
-    const weir_field *x = &a->fields[i], *y = &b->fields[i];
+    const wr_field *x = &a->fields[i], *y = &b->fields[i];
     if (strcmp(x->name, y->name) != 0 || x->field_id != y->field_id || x->required != y->required ||
-        !weir_type_equal(x->type, y->type))
+        !wr_type_equal(x->type, y->type))
       return false;
   }
   return true;
@@ -62,11 +62,11 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
   bool only_appends = true; /* every refusal is an append whose context changed */
   for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
     const lake_staged *s = &staged[i];
-    weir_table_entry now;
+    wr_table_entry now;
     weir_error inner = {0};
     int g = catalog_table_get(lake->cat, head, s->table, &now, &inner);
     if (g != WEIR_OK && g != WEIR_ENOTFOUND) {
-      weir_error_move(err, &inner);
+      wr_error_move(err, &inner);
       rc = g;
       break;
     }
@@ -96,7 +96,7 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
         catalog_serial_add(lake->cat, &r, s->table, false, what, why);
       }
     }
-    if (g == WEIR_OK) weir_table_entry_clear(&now);
+    if (g == WEIR_OK) wr_table_entry_clear(&now);
   }
   for (size_t i = 0; i < n_reads && rc == WEIR_OK; i++) {
     bool written = false;
@@ -126,13 +126,13 @@ int lake_write_base(weir_lake *lake, const char *branch, const char *expect_head
     return WEIR_OK;
   }
   if (!*expect_head)
-    return weir_seterr(err, WEIR_EINVALIDARG, "--expect-head is empty (give the commit hash the write builds on)");
+    return wr_seterr(err, WEIR_EINVALIDARG, "--expect-head is empty (give the commit hash the write builds on)");
   char want[WEIR_HASH_HEX_SIZE];
   weir_error inner = {0};
   rc = catalog_resolve(lake->cat, expect_head, want, &inner);
   if (rc) {
-    weir_error_move(err, &inner);
-    weir_error_prefix(err, "--expect-head %s", expect_head);
+    wr_error_move(err, &inner);
+    wr_error_prefix(err, "--expect-head %s", expect_head);
     return rc;
   }
   if ((rc = catalog_base_check(lake->cat, branch ? branch : "main", want, head, err))) return rc;

@@ -2,7 +2,7 @@
  * stage.c -- one table write, from Arrow data to staged table versions: validate against
  * the contract (or an inferred one), then write the table's data files and, when
  * drop-mode rules removed rows, the quarantine table's. Imports, SQL models (in the
- * runner's process) and Python models (in the worker process, via weir_stage_output) all
+ * runner's process) and Python models (in the worker process, via weir_worker_stage_output) all
  * come through here, so every write meets the same validator whatever produced it.
  */
 #include <stdlib.h>
@@ -25,10 +25,10 @@ static void add_rule_summary(json_t *summary, const json_t *report) {
   size_t i;
   json_t *r;
   json_array_foreach(json_object_get(report, "rules"), i, r) {
-    const char *name = weir_json_str(r, "rule", NULL);
+    const char *name = wr_json_str(r, "rule", NULL);
     if (!name) continue;
-    char *key = weir_asprintf("weir.rule.%s", name);
-    char *val = weir_json_canonical(r);
+    char *key = wr_asprintf("weir.rule.%s", name);
+    char *val = wr_json_canonical(r);
     json_object_set_new(summary, key, json_string(val));
     free(key);
     free(val);
@@ -45,80 +45,80 @@ static void unique_columns(const weir_contract *c, json_t *names) {
 /* On an append, `unique` holds for the whole table, not just the incoming rows: the
  * values the table already has in unique columns are read (those columns only) so the
  * validator can count repeats of them. */
-static int unique_seed(weir_lake *lake, weir_engine *engine, const stage_request *req,
-                       const weir_contract *contract, weir_arrow_table *seed, weir_error *err) {
+static int unique_seed(weir_lake *lake, wr_engine *engine, const stage_request *req,
+                       const weir_contract *contract, wr_arrow_table *seed, weir_error *err) {
   if (req->mode != WEIR_MODE_APPEND || !req->base_commit) return WEIR_OK;
   json_t *names = json_object();
   unique_columns(contract, names);
   unique_columns(req->table_contract, names);
   int rc = WEIR_OK;
   iceberg_table *prev = NULL;
-  weir_table_id id;
+  wr_table_id id;
   if (json_object_size(names) == 0) goto done;
-  if ((rc = weir_table_id_parse(req->table, &id, err))) goto done;
+  if ((rc = wr_table_id_parse(req->table, &id, err))) goto done;
   if ((rc = lake_table_at(lake, req->base_commit, req->table, true, &prev, err)) || !prev) goto done;
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_puts(&sql, "SELECT ");
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT ");
   const char *name;
   json_t *v;
   int n = 0;
   json_object_foreach(names, name, v) {
-    if (weir_schema_find(&prev->schema, name) < 0) continue; /* reported as missing/unknown */
-    char *q = weir_sql_ident(name);
-    weir_buf_printf(&sql, "%s%s", n++ ? ", " : "", q);
+    if (wr_schema_find(&prev->schema, name) < 0) continue; /* reported as missing/unknown */
+    char *q = wr_sql_ident(name);
+    wr_buf_printf(&sql, "%s%s", n++ ? ", " : "", q);
     free(q);
   }
-  char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name);
-  weir_buf_printf(&sql, " FROM %s.%s", qn, qt);
+  char *qn = wr_sql_ident(id.ns), *qt = wr_sql_ident(id.name);
+  wr_buf_printf(&sql, " FROM %s.%s", qn, qt);
   free(qn);
   free(qt);
   if (n > 0 && (rc = lake_attach_table(lake, engine, req->base_commit, &id, err)) == WEIR_OK)
-    rc = weir_engine_query_table(engine, weir_buf_cstr(&sql), seed, err);
-  weir_buf_free(&sql);
+    rc = wr_engine_query_table(engine, wr_buf_cstr(&sql), seed, err);
+  wr_buf_free(&sql);
 done:
   iceberg_table_free(prev);
   json_decref(names);
   return rc;
 }
 
-int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+int lake_stage_output(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
                       const stage_request *req, stage_result *out, weir_error *err) {
   memset(out, 0, sizeof *out);
   weir_contract *inferred = NULL;
   const weir_contract *contract = req->contract;
   int rc;
   if (!contract) {
-    weir_table_id id;
-    if ((rc = weir_table_id_parse(req->table, &id, err))) return rc;
+    wr_table_id id;
+    if ((rc = wr_table_id_parse(req->table, &id, err))) return rc;
     if ((rc = lake_infer_contract(data, id.name, &inferred, err))) {
-      weir_error_prefix(err, "%s", req->subject ? req->subject : req->table);
+      wr_error_prefix(err, "%s", req->subject ? req->subject : req->table);
       return rc;
     }
     contract = inferred;
   }
-  weir_arrow_table seed;
-  weir_arrow_table_init(&seed);
-  weir_validation v = {0}, v2 = {0};
-  weir_engine *sealed = NULL;
+  wr_arrow_table seed;
+  wr_arrow_table_init(&seed);
+  wr_validation v = {0}, v2 = {0};
+  wr_engine *sealed = NULL;
   if ((rc = unique_seed(lake, engine, req, contract, &seed, err))) goto done;
   /* The contract's SQL runs on a sealed engine (no files), not on `engine`, which writes
    * into the warehouse: a rule travels with the table and runs on every later write. */
-  if (weir_contract_has_sql(contract) || weir_contract_has_sql(req->table_contract))
+  if (wr_contract_has_sql(contract) || wr_contract_has_sql(req->table_contract))
     if ((rc = lake_engine_get(lake, LAKE_ENGINE_SEALED, &sealed, err))) goto done;
-  weir_validate_options vo = {0};
+  wr_validate_options vo = {0};
   vo.is_output = true;
   vo.subject = req->subject;
   vo.engine = sealed;
   vo.unique_seed = seed.schema.release ? &seed : NULL;
-  rc = weir_contract_validate(contract, data, &vo, &v, err);
+  rc = wr_contract_validate(contract, data, &vo, &v, err);
   out->report = v.report ? json_incref(v.report) : NULL;
   if (rc) goto done;
-  weir_arrow_table *final_data = &v.valid;
+  wr_arrow_table *final_data = &v.valid;
   const weir_contract *write_contract = contract;
   if (req->table_contract) {
     /* Data that meets the given contract must still fit the table it is appended to. */
     vo.subject = req->table_subject ? req->table_subject : req->subject;
-    if ((rc = weir_contract_validate(req->table_contract, &v.valid, &vo, &v2, err))) goto done;
+    if ((rc = wr_contract_validate(req->table_contract, &v.valid, &vo, &v2, err))) goto done;
     final_data = &v2.valid;
     write_contract = req->table_contract;
   }
@@ -142,7 +142,7 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
     out->rows_written = out->staged[0].rows;
   }
   if (rc == WEIR_OK && v.quarantine.n_rows > 0) {
-    char *qname = weir_asprintf("%s__quarantine", req->table);
+    char *qname = wr_asprintf("%s__quarantine", req->table);
     weir_contract *qc = NULL;
     rc = lake_infer_contract(&v.quarantine, "quarantine", &qc, err);
     if (rc == WEIR_OK) {
@@ -151,7 +151,7 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
       /* The quarantine accumulates with appends and is replaced with the table. */
       qr.mode = req->mode == WEIR_MODE_APPEND ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
       qr.contract = qc;
-      char *qcomment = weir_asprintf("Rows of %s rejected by drop-mode contract rules (column _weir_rule names the rule).",
+      char *qcomment = wr_asprintf("Rows of %s rejected by drop-mode contract rules (column _weir_rule names the rule).",
                                      req->table);
       qr.comment = qcomment;
       qr.summary = summary;
@@ -169,9 +169,9 @@ int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *da
   json_decref(summary);
 done:
   if (sealed) lake_engine_put(lake, sealed, LAKE_ENGINE_SEALED);
-  weir_validation_clear(&v);
-  weir_validation_clear(&v2);
-  weir_arrow_table_release(&seed);
+  wr_validation_clear(&v);
+  wr_validation_clear(&v2);
+  wr_arrow_table_release(&seed);
   weir_contract_free(inferred);
   return rc;
 }
@@ -191,7 +191,7 @@ int stage_result_from_json(const json_t *j, stage_result *out, weir_error *err) 
   memset(out, 0, sizeof *out);
   json_t *staged = json_object_get(j, "staged");
   size_t n = json_array_size(staged);
-  if (n > 2) return weir_seterr(err, WEIR_EINPUT, "worker result: more than two staged tables");
+  if (n > 2) return wr_seterr(err, WEIR_EINPUT, "worker result: more than two staged tables");
   for (size_t i = 0; i < n; i++) {
     int rc = lake_staged_from_json(json_array_get(staged, i), &out->staged[i], err);
     if (rc) {
@@ -202,22 +202,22 @@ int stage_result_from_json(const json_t *j, stage_result *out, weir_error *err) 
   }
   json_t *rep = json_object_get(j, "report");
   out->report = json_is_object(rep) ? json_incref(rep) : NULL;
-  out->rows_written = weir_json_int(j, "rows_written", 0);
-  out->rows_quarantined = weir_json_int(j, "rows_quarantined", 0);
+  out->rows_written = wr_json_int(j, "rows_written", 0);
+  out->rows_quarantined = wr_json_int(j, "rows_quarantined", 0);
   return WEIR_OK;
 }
 
 /* ---- column names ---------------------------------------------------------------------- */
 
-int lake_check_column_names(const weir_arrow_table *t, const char *what, weir_error *err) {
-  int64_t n = weir_arrow_table_ncols(t);
+int lake_check_column_names(const wr_arrow_table *t, const char *what, weir_error *err) {
+  int64_t n = wr_arrow_table_ncols(t);
   for (int64_t i = 0; i < n; i++) {
     const char *name = t->schema.children[i]->name;
     if (!name || !*name)
-      return weir_seterr(err, WEIR_EINPUT, "%s: column %lld has an empty name", what, (long long)i + 1);
+      return wr_seterr(err, WEIR_EINPUT, "%s: column %lld has an empty name", what, (long long)i + 1);
     for (int64_t j = 0; j < i; j++)
       if (strcmp(t->schema.children[j]->name, name) == 0)
-        return weir_seterr(err, WEIR_EINPUT, "%s: column \"%s\" appears twice (columns %lld and %lld)", what,
+        return wr_seterr(err, WEIR_EINPUT, "%s: column \"%s\" appears twice (columns %lld and %lld)", what,
                            name, (long long)j + 1, (long long)i + 1);
   }
   return WEIR_OK;
@@ -225,37 +225,37 @@ int lake_check_column_names(const weir_arrow_table *t, const char *what, weir_er
 
 /* ---- the worker's entry point ---------------------------------------------------------- */
 
-int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
+int weir_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
                       char **out_json, weir_error *err) {
   *out_json = NULL;
   json_t *req = NULL;
-  int rc = weir_json_parse(request_json ? request_json : "", "stage request", &req, err);
+  int rc = wr_json_parse(request_json ? request_json : "", "stage request", &req, err);
   if (rc) {
     if (stream && stream->release) stream->release(stream);
     return rc;
   }
   weir_contract *contract = NULL;
-  weir_engine *engine = NULL;
-  weir_arrow_table data;
-  weir_arrow_table_init(&data);
+  wr_engine *engine = NULL;
+  wr_arrow_table data;
+  wr_arrow_table_init(&data);
   stage_result res = {0};
-  const char *table = weir_json_str(req, "table", NULL);
+  const char *table = wr_json_str(req, "table", NULL);
   if (!table) {
-    rc = weir_seterr(err, WEIR_EINVALIDARG, "stage request: missing \"table\"");
+    rc = wr_seterr(err, WEIR_EINVALIDARG, "stage request: missing \"table\"");
     if (stream && stream->release) stream->release(stream);
     goto done;
   }
   json_t *ir = json_object_get(req, "contract");
-  if (json_is_object(ir) && (rc = weir_contract_from_ir(ir, "output contract", &contract, err))) {
+  if (json_is_object(ir) && (rc = wr_contract_from_ir(ir, "output contract", &contract, err))) {
     if (stream && stream->release) stream->release(stream);
     goto done;
   }
-  if ((rc = weir_arrow_table_from_stream(stream, &data, err))) {
-    weir_error_prefix(err, "cannot read the output of %s", weir_json_str(req, "model", table));
+  if ((rc = wr_arrow_table_from_stream(stream, &data, err))) {
+    wr_error_prefix(err, "cannot read the output of %s", wr_json_str(req, "model", table));
     goto done;
   }
   {
-    char *what = weir_asprintf("the output of model %s", weir_json_str(req, "model", table));
+    char *what = wr_asprintf("the output of model %s", wr_json_str(req, "model", table));
     rc = lake_check_column_names(&data, what, err);
     free(what);
     if (rc) goto done;
@@ -264,28 +264,28 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) goto done;
   stage_request sreq = {0};
   sreq.table = table;
-  const char *mode = weir_json_str(req, "mode", "REPLACE");
+  const char *mode = wr_json_str(req, "mode", "REPLACE");
   sreq.mode = strcasecmp(mode, "APPEND") == 0 ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
   sreq.contract = contract;
   sreq.declared = contract != NULL;
   weir_contract *target = NULL;
   char *suffix = NULL, *table_subject = NULL;
-  if (sreq.mode == WEIR_MODE_APPEND && weir_json_str(req, "base_commit", NULL)) {
+  if (sreq.mode == WEIR_MODE_APPEND && wr_json_str(req, "base_commit", NULL)) {
     /* An APPEND model's rows must fit the table they are added to. */
-    if ((rc = lake_append_target(lake, table, weir_json_str(req, "base_commit", NULL), &target, &suffix, err)))
+    if ((rc = lake_append_target(lake, table, wr_json_str(req, "base_commit", NULL), &target, &suffix, err)))
       goto done;
     if (suffix) {
-      const char *model = weir_json_str(req, "model", table);
-      table_subject = weir_asprintf("model %s (output, %s)", model, suffix);
+      const char *model = wr_json_str(req, "model", table);
+      table_subject = wr_asprintf("model %s (output, %s)", model, suffix);
     }
     if (contract) sreq.table_contract = target;
     else sreq.contract = target;
     sreq.table_subject = table_subject;
   }
-  sreq.subject = weir_json_str(req, "subject", table);
-  sreq.comment = weir_json_str(req, "comment", NULL);
+  sreq.subject = wr_json_str(req, "subject", table);
+  sreq.comment = wr_json_str(req, "comment", NULL);
   sreq.summary = json_object_get(req, "summary");
-  sreq.base_commit = weir_json_str(req, "base_commit", NULL);
+  sreq.base_commit = wr_json_str(req, "base_commit", NULL);
   rc = lake_stage_output(lake, engine, &data, &sreq, &res, err);
   json_t *o = stage_result_json(&res);
   *out_json = lake_dump(o);
@@ -294,7 +294,7 @@ int weir_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const ch
   free(table_subject);
 done:
   stage_result_clear(&res);
-  weir_arrow_table_release(&data);
+  wr_arrow_table_release(&data);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   weir_contract_free(contract);
   json_decref(req);

@@ -35,7 +35,7 @@ typedef struct stage_result {
 
 void stage_result_clear(stage_result *r);
 /* Consumes `data`. On WEIR_ECONTRACT, out->report is set and nothing is staged. */
-int lake_stage_output(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+int lake_stage_output(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
                  const stage_request *req, stage_result *out, weir_error *err);
 json_t *stage_result_json(const stage_result *r);
 int stage_result_from_json(const json_t *j, stage_result *out, weir_error *err);

@@ -27,7 +27,7 @@
 void lake_staged_clear(lake_staged *s) {
   if (!s) return;
   free(s->table);
-  weir_schema_clear(&s->schema);
+  wr_schema_clear(&s->schema);
   iceberg_data_files_free(s->files, s->n_files);
   json_decref(s->properties);
   json_decref(s->summary);
@@ -50,12 +50,12 @@ static const char *stat_text(const json_t *cs, const char *key, char *buf, size_
 }
 
 /* Iceberg stats for one Parquet file, from the statistics DuckDB reports while writing. */
-static void file_stats(const weir_parquet_file *pf, const weir_schema *schema,
+static void file_stats(const wr_parquet_file *pf, const wr_schema *schema,
                        iceberg_data_file *df) {
-  df->path = weir_strdup(pf->path);
+  df->path = wr_strdup(pf->path);
   df->record_count = pf->record_count;
   df->file_size = pf->file_size;
-  df->stats = weir_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *df->stats);
+  df->stats = wr_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *df->stats);
   df->n_stats = schema->n_fields;
   for (size_t i = 0; i < schema->n_fields; i++) {
     json_t *cs = json_object_get(pf->column_stats, schema->fields[i].name);
@@ -71,71 +71,71 @@ static void file_stats(const weir_parquet_file *pf, const weir_schema *schema,
   }
 }
 
-int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *data,
+int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
                      const lake_stage_request *req, lake_staged *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  weir_table_id id;
-  int rc = weir_table_id_parse(req->table, &id, err);
+  wr_table_id id;
+  int rc = wr_table_id_parse(req->table, &id, err);
   if (rc) return rc;
   char full[2 * WEIR_NAME_MAX + 2];
-  weir_table_id_format(&id, full, sizeof full);
+  wr_table_id_format(&id, full, sizeof full);
 
   iceberg_table *prev = NULL;
   char *location = lake_table_location(lake, &id);
-  char *data_dir = weir_path_join(location, "data");
+  char *data_dir = wr_path_join(location, "data");
   char *view = NULL;
-  weir_parquet_file *pfiles = NULL;
+  wr_parquet_file *pfiles = NULL;
   size_t n_pfiles = 0;
   const char **names = NULL;
   int32_t *ids = NULL;
 
   if (req->base_commit && (rc = lake_table_at(lake, req->base_commit, full, true, &prev, err))) goto done;
 
-  out->table = weir_strdup(full);
+  out->table = wr_strdup(full);
   out->mode = req->mode;
-  if (req->contract) weir_contract_schema(req->contract, &out->schema);
+  if (req->contract) wr_contract_schema(req->contract, &out->schema);
   iceberg_assign_field_ids(prev, &out->schema, &out->last_column_id);
-  out->based_on = prev ? weir_strdup(prev->metadata_location) : NULL;
+  out->based_on = prev ? wr_strdup(prev->metadata_location) : NULL;
 
   /* Parquet: the columns in declared order, each carrying its Iceberg field id. */
   size_t nc = out->schema.n_fields;
-  names = weir_calloc(nc ? nc : 1, sizeof *names);
-  ids = weir_calloc(nc ? nc : 1, sizeof *ids);
-  weir_buf sel = WEIR_BUF_INIT;
-  weir_buf_puts(&sel, "SELECT ");
+  names = wr_calloc(nc ? nc : 1, sizeof *names);
+  ids = wr_calloc(nc ? nc : 1, sizeof *ids);
+  wr_buf sel = WEIR_BUF_INIT;
+  wr_buf_puts(&sel, "SELECT ");
   for (size_t i = 0; i < nc; i++) {
     names[i] = out->schema.fields[i].name;
     ids[i] = out->schema.fields[i].field_id;
-    char *q = weir_sql_ident(names[i]);
-    weir_buf_printf(&sel, "%s%s", i ? ", " : "", q);
+    char *q = wr_sql_ident(names[i]);
+    wr_buf_printf(&sel, "%s%s", i ? ", " : "", q);
     free(q);
   }
   char u[WEIR_UUID_STR_LEN + 1];
-  weir_uuid4(u);
-  view = weir_asprintf("__weir_stage_%.8s", u);
-  weir_buf_printf(&sel, " FROM %s", view);
+  wr_uuid4(u);
+  view = wr_asprintf("__weir_stage_%.8s", u);
+  wr_buf_printf(&sel, " FROM %s", view);
   if (nc > 0 && data->n_rows > 0) {
-    if ((rc = weir_engine_register_arrow(engine, view, data, err))) {
-      weir_buf_free(&sel);
+    if ((rc = wr_engine_register_arrow(engine, view, data, err))) {
+      wr_buf_free(&sel);
       goto done;
     }
     rc = WEIR_FAILPOINT("stage.data.before", err);
     if (rc == WEIR_OK)
-      rc = weir_engine_write_parquet(engine, weir_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
+      rc = wr_engine_write_parquet(engine, wr_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
                                      &n_pfiles, err);
     if (rc == WEIR_OK) rc = WEIR_FAILPOINT("stage.data.after", err);
     weir_error ignore = {0};
-    weir_engine_unregister(engine, view, &ignore);
+    wr_engine_unregister(engine, view, &ignore);
     weir_error_clear(&ignore);
     if (rc) {
-      weir_buf_free(&sel);
-      weir_error_prefix(err, "cannot write the data of %s", full);
+      wr_buf_free(&sel);
+      wr_error_prefix(err, "cannot write the data of %s", full);
       goto done;
     }
   }
-  weir_buf_free(&sel);
+  wr_buf_free(&sel);
 
-  out->files = weir_calloc(n_pfiles ? n_pfiles : 1, sizeof *out->files);
+  out->files = wr_calloc(n_pfiles ? n_pfiles : 1, sizeof *out->files);
   for (size_t i = 0; i < n_pfiles; i++) {
     file_stats(&pfiles[i], &out->schema, &out->files[i]);
     out->rows += pfiles[i].record_count;
@@ -148,17 +148,17 @@ int lake_stage_table(weir_lake *lake, weir_engine *engine, weir_arrow_table *dat
   const char *comment = req->comment ? req->comment
                                      : (req->contract && req->declared ? req->contract->description : NULL);
   if (req->contract && req->declared) {
-    json_t *ir = weir_contract_to_ir(req->contract);
-    char *text = weir_json_canonical(ir);
+    json_t *ir = wr_contract_to_ir(req->contract);
+    char *text = wr_json_canonical(ir);
     json_object_set_new(out->properties, "weir.contract", json_string(text));
     free(text);
     json_decref(ir);
   }
   if (comment) json_object_set_new(out->properties, "comment", json_string(comment));
   if (req->contract && req->declared) {
-    json_t *lin = weir_contract_lineage_json(req->contract);
+    json_t *lin = wr_contract_lineage_json(req->contract);
     if (json_object_size(lin) > 0) {
-      char *s = weir_json_canonical(lin);
+      char *s = wr_json_canonical(lin);
       json_object_set_new(out->properties, "weir.lineage", json_string(s));
       free(s);
     } else if (req->mode != WEIR_MODE_APPEND) {
@@ -176,7 +176,7 @@ done:
   free(names);
   free(ids);
   free(view);
-  weir_parquet_files_free(pfiles, n_pfiles);
+  wr_parquet_files_free(pfiles, n_pfiles);
   iceberg_table_free(prev);
   free(data_dir);
   free(location);
@@ -192,23 +192,23 @@ done:
  * branch's tables costs one walk of its tree, paid only when a table is created. */
 static int check_case_twin(weir_lake *lake, const char *head, const char *table, const char *branch,
                            weir_error *err) {
-  weir_table_entry *all = NULL;
+  wr_table_entry *all = NULL;
   size_t n = 0;
   int rc = catalog_tables(lake->cat, head, &all, &n, err);
   for (size_t i = 0; i < n && rc == WEIR_OK; i++)
     if (strcasecmp(all[i].table, table) == 0 && strcmp(all[i].table, table) != 0)
-      rc = weir_seterr(err, WEIR_EEXISTS,
+      rc = wr_seterr(err, WEIR_EEXISTS,
                        "table %s would differ from table %s on branch %s only in case; SQL names "
                        "are case-insensitive, so queries could not tell them apart (choose another name)",
                        table, all[i].table, branch);
-  weir_table_entries_free(all, n);
+  wr_table_entries_free(all, n);
   return rc;
 }
 
 /* Sleep a little, more after each lost race, with jitter so retrying writers spread. */
 static void backoff(int attempt) {
   uint32_t r;
-  weir_random_bytes(&r, sizeof r);
+  wr_random_bytes(&r, sizeof r);
   long us = (long)(200 * (1 << (attempt < 8 ? attempt : 8))) + (long)(r % 1000);
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
   nanosleep(&ts, NULL);
@@ -217,8 +217,8 @@ static void backoff(int attempt) {
 int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_staged *staged,
                        size_t n, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err) {
   const char *branch = req->branch && *req->branch ? req->branch : "main";
-  weir_table_change *changes = weir_calloc(n ? n : 1, sizeof *changes);
-  iceberg_write_result *results = weir_calloc(n ? n : 1, sizeof *results);
+  wr_table_change *changes = wr_calloc(n ? n : 1, sizeof *changes);
+  iceberg_write_result *results = wr_calloc(n ? n : 1, sizeof *results);
   char base[WEIR_HASH_HEX_SIZE] = "";
   if (req->base) snprintf(base, sizeof base, "%s", req->base);
   if (req->revalidate) *req->revalidate = false;
@@ -231,7 +231,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
     }
     if ((rc = lake_branch_head(lake, branch, head, err))) break;
     if (req->expected_head && strcmp(head, req->expected_head) != 0) {
-      rc = weir_seterr(err, WEIR_ECONCURRENT,
+      rc = wr_seterr(err, WEIR_ECONCURRENT,
                        "branch \"%s\" moved from %.12s to %.12s while writing; nothing was committed",
                        branch, req->expected_head, head);
       break;
@@ -247,7 +247,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       iceberg_table *prev = NULL;
       if ((rc = lake_table_at(lake, head, s->table, true, &prev, err))) break;
       if (prev && s->mode == WEIR_MODE_CREATE) {
-        rc = weir_seterr(err, WEIR_EEXISTS,
+        rc = wr_seterr(err, WEIR_EEXISTS,
                          "table %s already exists on branch %s (use --mode replace or --mode append)",
                          s->table, branch);
         iceberg_table_free(prev);
@@ -256,8 +256,8 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       if (!prev && (rc = check_case_twin(lake, head, s->table, branch, err))) break;
       char *location = NULL;
       {
-        weir_table_id id;
-        weir_table_id_parse(s->table, &id, NULL);
+        wr_table_id id;
+        wr_table_id_parse(s->table, &id, NULL);
         location = lake_table_location(lake, &id);
       }
       iceberg_write_request w = {0};
@@ -279,7 +279,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       changes[i].record_count = results[i].record_count;
     }
     if (rc) break;
-    weir_commit_request c = {0};
+    wr_commit_request c = {0};
     c.branch = branch;
     c.expected_head = head;
     c.changes = changes;
@@ -295,7 +295,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       backoff(attempt);
       continue;
     }
-    weir_error_move(err, &inner);
+    wr_error_move(err, &inner);
     break;
   }
   for (size_t i = 0; i < n; i++) free(results[i].metadata_location);
@@ -308,8 +308,8 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
 
 static json_t *hex_json(const uint8_t *b, size_t n) {
   if (!b) return json_null();
-  char *hex = weir_malloc(2 * n + 1);
-  weir_hex_encode(b, n, hex);
+  char *hex = wr_malloc(2 * n + 1);
+  wr_hex_encode(b, n, hex);
   json_t *s = json_string(hex);
   free(hex);
   return s;
@@ -317,7 +317,7 @@ static json_t *hex_json(const uint8_t *b, size_t n) {
 
 static uint8_t *hex_decode(const char *hex, size_t *n) {
   size_t len = strlen(hex) / 2;
-  uint8_t *b = weir_malloc(len ? len : 1);
+  uint8_t *b = wr_malloc(len ? len : 1);
   for (size_t i = 0; i < len; i++) {
     unsigned v = 0;
     sscanf(hex + 2 * i, "%2x", &v);
@@ -331,12 +331,12 @@ json_t *lake_staged_to_json(const lake_staged *s) {
   json_t *o = json_object();
   json_object_set_new(o, "table", json_string(s->table));
   json_object_set_new(o, "mode", json_integer(s->mode));
-  json_object_set_new(o, "schema", weir_schema_to_json(&s->schema));
+  json_object_set_new(o, "schema", wr_schema_to_json(&s->schema));
   json_object_set_new(o, "last_column_id", json_integer(s->last_column_id));
   json_object_set_new(o, "rows", json_integer(s->rows));
   json_object_set_new(o, "properties", json_incref(s->properties));
   json_object_set_new(o, "summary", json_incref(s->summary));
-  json_object_set_new(o, "based_on", weir_json_str_or_null(s->based_on));
+  json_object_set_new(o, "based_on", wr_json_str_or_null(s->based_on));
   json_object_set_new(o, "read_rows", json_boolean(s->read_rows));
   json_t *files = json_array();
   for (size_t i = 0; i < s->n_files; i++) {
@@ -367,45 +367,45 @@ json_t *lake_staged_to_json(const lake_staged *s) {
 
 int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  const char *table = weir_json_str(j, "table", NULL);
-  if (!table) return weir_seterr(err, WEIR_EINPUT, "staged output: missing \"table\"");
-  out->table = weir_strdup(table);
-  out->mode = (weir_write_mode)weir_json_int(j, "mode", WEIR_MODE_REPLACE);
-  int rc = weir_schema_from_json(json_object_get(j, "schema"), &out->schema, err);
+  const char *table = wr_json_str(j, "table", NULL);
+  if (!table) return wr_seterr(err, WEIR_EINPUT, "staged output: missing \"table\"");
+  out->table = wr_strdup(table);
+  out->mode = (weir_write_mode)wr_json_int(j, "mode", WEIR_MODE_REPLACE);
+  int rc = wr_schema_from_json(json_object_get(j, "schema"), &out->schema, err);
   if (rc) {
     lake_staged_clear(out);
     return rc;
   }
-  out->last_column_id = (int32_t)weir_json_int(j, "last_column_id", 0);
-  out->rows = weir_json_int(j, "rows", 0);
+  out->last_column_id = (int32_t)wr_json_int(j, "last_column_id", 0);
+  out->rows = wr_json_int(j, "rows", 0);
   json_t *p = json_object_get(j, "properties");
   out->properties = json_is_object(p) ? json_deep_copy(p) : json_object();
   json_t *sm = json_object_get(j, "summary");
   out->summary = json_is_object(sm) ? json_deep_copy(sm) : json_object();
-  out->based_on = weir_strdup(weir_json_str(j, "based_on", NULL));
+  out->based_on = wr_strdup(wr_json_str(j, "based_on", NULL));
   out->read_rows = json_is_true(json_object_get(j, "read_rows"));
   json_t *files = json_object_get(j, "files");
   size_t nf = json_array_size(files);
-  out->files = weir_calloc(nf ? nf : 1, sizeof *out->files);
+  out->files = wr_calloc(nf ? nf : 1, sizeof *out->files);
   for (size_t i = 0; i < nf; i++) {
     json_t *fo = json_array_get(files, i);
     iceberg_data_file *f = &out->files[i];
-    f->path = weir_strdup(weir_json_str(fo, "path", ""));
-    f->record_count = weir_json_int(fo, "record_count", 0);
-    f->file_size = weir_json_int(fo, "file_size", 0);
+    f->path = wr_strdup(wr_json_str(fo, "path", ""));
+    f->record_count = wr_json_int(fo, "record_count", 0);
+    f->file_size = wr_json_int(fo, "file_size", 0);
     json_t *stats = json_object_get(fo, "stats");
     f->n_stats = json_array_size(stats);
-    f->stats = weir_calloc(f->n_stats ? f->n_stats : 1, sizeof *f->stats);
+    f->stats = wr_calloc(f->n_stats ? f->n_stats : 1, sizeof *f->stats);
     for (size_t k = 0; k < f->n_stats; k++) {
       json_t *so = json_array_get(stats, k);
       iceberg_column_stats *st = &f->stats[k];
-      st->field_id = (int32_t)weir_json_int(so, "field_id", 0);
-      st->value_count = weir_json_int(so, "value_count", -1);
-      st->null_count = weir_json_int(so, "null_count", -1);
-      st->nan_count = weir_json_int(so, "nan_count", -1);
-      st->column_size = weir_json_int(so, "column_size", -1);
-      const char *lo = weir_json_str(so, "lower", NULL);
-      const char *hi = weir_json_str(so, "upper", NULL);
+      st->field_id = (int32_t)wr_json_int(so, "field_id", 0);
+      st->value_count = wr_json_int(so, "value_count", -1);
+      st->null_count = wr_json_int(so, "null_count", -1);
+      st->nan_count = wr_json_int(so, "nan_count", -1);
+      st->column_size = wr_json_int(so, "column_size", -1);
+      const char *lo = wr_json_str(so, "lower", NULL);
+      const char *hi = wr_json_str(so, "upper", NULL);
       if (lo) st->lower = hex_decode(lo, &st->lower_len);
       if (hi) st->upper = hex_decode(hi, &st->upper_len);
     }

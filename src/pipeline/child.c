@@ -118,13 +118,13 @@ int pipeline_child_start(const pipeline_child *c, pid_t *pid_out, weir_error *er
   *pid_out = -1;
   int rp[2];
   if (pipe2(rp, O_CLOEXEC) != 0)
-    return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", c->path, strerror(errno));
+    return wr_seterr(err, WEIR_EIO, "cannot start %s: %s", c->path, strerror(errno));
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
     close(rp[0]);
     close(rp[1]);
-    return weir_seterr(err, WEIR_EIO, "cannot start %s: %s", c->path, strerror(e));
+    return wr_seterr(err, WEIR_EIO, "cannot start %s: %s", c->path, strerror(e));
   }
   if (pid == 0) {
     close(rp[0]);
@@ -141,10 +141,10 @@ int pipeline_child_start(const pipeline_child *c, pid_t *pid_out, weir_error *er
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (strcmp(f.step, "exec") == 0)
-      return weir_seterr(err, WEIR_ENOTFOUND,
+      return wr_seterr(err, WEIR_ENOTFOUND,
                          "cannot run %s: %s (set WEIR_PYTHON to a Python with the weir SDK)", c->path,
                          strerror(f.err));
-    return weir_seterr(err, WEIR_EIO, "cannot start %s%s: %s failed: %s", c->path,
+    return wr_seterr(err, WEIR_EIO, "cannot start %s%s: %s failed: %s", c->path,
                        c->sandbox ? " in the model sandbox" : "", f.step, strerror(f.err));
   }
   *pid_out = pid;
@@ -162,21 +162,21 @@ int pipeline_child_wait(pid_t pid, struct rusage *usage) {
 }
 
 char *pipeline_find_program(const char *name) {
-  if (!name || !*name) return weir_strdup("");
-  if (strchr(name, '/')) return weir_strdup(name);
+  if (!name || !*name) return wr_strdup("");
+  if (strchr(name, '/')) return wr_strdup(name);
   const char *path = getenv("PATH");
   if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
   const char *p = path;
   for (;;) {
     const char *end = strchr(p, ':');
     size_t len = end ? (size_t)(end - p) : strlen(p);
-    char *cand = len ? weir_asprintf("%.*s/%s", (int)len, p, name) : weir_asprintf("./%s", name);
+    char *cand = len ? wr_asprintf("%.*s/%s", (int)len, p, name) : wr_asprintf("./%s", name);
     if (access(cand, X_OK) == 0) return cand;
     free(cand);
     if (!end) break;
     p = end + 1;
   }
-  return weir_strdup(name);
+  return wr_strdup(name);
 }
 
 int64_t pipeline_child_resident(pid_t pid) {

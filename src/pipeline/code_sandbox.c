@@ -35,10 +35,10 @@ int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const j
   char *lake = lake_dir ? realpath(lake_dir, NULL) : NULL;
   if (!proj) {
     free(lake);
-    return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", project_dir);
+    return wr_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", project_dir);
   }
   if (lake && beneath(proj, lake)) {
-    int rc = weir_seterr(
+    int rc = wr_seterr(
         err, WEIR_EINVALIDARG,
         "the project folder %s is inside the lake %s: sandboxed project code may read its project "
         "but no file of the lake, so move the project out of the lake's folder",
@@ -55,9 +55,9 @@ int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const j
   out->protect = lake;
   free(proj);
   const char *base = getenv("TMPDIR");
-  char *tmpl = weir_asprintf("%s/weir-%s-XXXXXX", base && *base ? base : "/tmp", label ? label : "code");
+  char *tmpl = wr_asprintf("%s/weir-%s-XXXXXX", base && *base ? base : "/tmp", label ? label : "code");
   if (!mkdtemp(tmpl)) {
-    int rc = weir_seterr(err, WEIR_EIO, "cannot create a temporary folder for %s: %s",
+    int rc = wr_seterr(err, WEIR_EIO, "cannot create a temporary folder for %s: %s",
                          label ? label : "project code", strerror(errno));
     free(tmpl);
     sandbox_policy_free(out);
@@ -67,7 +67,7 @@ int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const j
   free(tmpl);
   if (!out->tmpdir) {
     sandbox_policy_free(out);
-    return weir_seterr(err, WEIR_EIO, "cannot resolve a temporary folder: %s", strerror(errno));
+    return wr_seterr(err, WEIR_EIO, "cannot resolve a temporary folder: %s", strerror(errno));
   }
   return WEIR_OK;
 }
@@ -75,7 +75,7 @@ int pipeline_code_sandbox(const char *project_dir, const char *lake_dir, const j
 void pipeline_code_sandbox_done(sandbox_policy *p) {
   if (p->tmpdir) {
     weir_error e = {0};
-    weir_fs_remove_tree(p->tmpdir, &e);
+    wr_fs_remove_tree(p->tmpdir, &e);
     weir_error_clear(&e);
   }
   sandbox_policy_free(p);
@@ -121,20 +121,20 @@ static bool kept(const char *entry, const char *const *names) {
 
 char **pipeline_code_environment(const sandbox_policy *p) {
   size_t n = 0, cap = 16;
-  char **env = weir_malloc(cap * sizeof *env);
+  char **env = wr_malloc(cap * sizeof *env);
 #define PUSH(s)                                                         \
   do {                                                                  \
-    if (n + 2 > cap) env = weir_realloc(env, (cap *= 2) * sizeof *env); \
+    if (n + 2 > cap) env = wr_realloc(env, (cap *= 2) * sizeof *env); \
     env[n++] = (s);                                                     \
   } while (0)
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "HOME=", 5) == 0 || strncmp(*e, "TMPDIR=", 7) == 0) continue;
-    if (kept(*e, KEEP) || (p->internet && kept(*e, KEEP_INTERNET))) PUSH(weir_strdup(*e));
+    if (kept(*e, KEEP) || (p->internet && kept(*e, KEEP_INTERNET))) PUSH(wr_strdup(*e));
   }
-  PUSH(weir_asprintf("HOME=%s", p->tmpdir ? p->tmpdir : "/nonexistent"));
-  PUSH(weir_asprintf("TMPDIR=%s", p->tmpdir ? p->tmpdir : "/nonexistent"));
-  PUSH(weir_strdup("PYTHONDONTWRITEBYTECODE=1"));
-  PUSH(weir_strdup("WEIR_SANDBOXED=1"));
+  PUSH(wr_asprintf("HOME=%s", p->tmpdir ? p->tmpdir : "/nonexistent"));
+  PUSH(wr_asprintf("TMPDIR=%s", p->tmpdir ? p->tmpdir : "/nonexistent"));
+  PUSH(wr_strdup("PYTHONDONTWRITEBYTECODE=1"));
+  PUSH(wr_strdup("WEIR_SANDBOXED=1"));
 #undef PUSH
   env[n] = NULL;
   return env;

@@ -135,7 +135,7 @@ static int add_path_except(int ruleset, const char *root, uint64_t rights, uint6
   struct dirent *e;
   while (rc == 0 && (e = readdir(d)) != NULL) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    char *child = weir_path_join(root, e->d_name);
+    char *child = wr_path_join(root, e->d_name);
     /* A symlink's rule lands on its target: one that leads into the lake, or to a folder
      * holding it, is skipped. (Roots are resolved, so only the last name can be one.) */
     struct stat st;
@@ -192,7 +192,7 @@ int sandbox_landlock_ruleset(const sandbox_policy *p, int abi, weir_error *err) 
   }
   int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
   if (fd < 0) {
-    weir_seterr(err, WEIR_EIO, "cannot create the model sandbox's Landlock ruleset: %s", strerror(errno));
+    wr_seterr(err, WEIR_EIO, "cannot create the model sandbox's Landlock ruleset: %s", strerror(errno));
     return -1;
   }
   uint64_t h = attr.handled_access_fs;
@@ -219,7 +219,7 @@ int sandbox_landlock_ruleset(const sandbox_policy *p, int abi, weir_error *err) 
 #undef GRANT
   if (rc) {
     close(fd);
-    weir_seterr(err, WEIR_EIO, "cannot add %s to the model sandbox's Landlock ruleset: %s", what,
+    wr_seterr(err, WEIR_EIO, "cannot add %s to the model sandbox's Landlock ruleset: %s", what,
                 strerror(rc));
     return -1;
   }

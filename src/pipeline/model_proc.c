@@ -108,7 +108,7 @@ static void kill_group(const proc *p, int sig) {
 static int pipe_for(proc *p, const char *text, int *child_end, weir_error *err) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
-    return weir_seterr(err, WEIR_EIO, "cannot start a model: pipe: %s", strerror(errno));
+    return wr_seterr(err, WEIR_EIO, "cannot start a model: pipe: %s", strerror(errno));
   fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);
   p->in_fd = fds[1];
   p->in_text = text ? text : "";
@@ -128,13 +128,13 @@ int pipeline_worker_start(pipeline_worker *w, char *const argv[], const char *cw
   w->pidfd = w->ctl = -1;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return weir_seterr(err, WEIR_EIO, "cannot start the model worker: socketpair: %s", strerror(errno));
+    return wr_seterr(err, WEIR_EIO, "cannot start the model worker: socketpair: %s", strerror(errno));
   int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) {
     int e = errno;
     close(sv[0]);
     close(sv[1]);
-    return weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", log_path, strerror(e));
+    return wr_seterr(err, WEIR_EIO, "cannot open log %s: %s", log_path, strerror(e));
   }
   char *path = pipeline_find_program(argv[0]);
   pipeline_child c = {.path = path,
@@ -231,7 +231,7 @@ static char *ctl_recv(int fd) {
   }
   uint32_t n = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24;
   if (n > (16u << 20)) return NULL;
-  char *body = weir_malloc((size_t)n + 1);
+  char *body = wr_malloc((size_t)n + 1);
   got = 0;
   while (got < n) {
     ssize_t r = recv(fd, body + got, n - got, 0);
@@ -252,17 +252,17 @@ int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir
   mp->host_status = mp->worker_status = -1;
   mp->worker_done = mp->timed_out = mp->memory_exceeded = mp->cancelled = false;
   mp->peak_memory = 0;
-  if (worker->dead || worker->ctl < 0) return weir_seterr(err, WEIR_EIO, "the model worker is not running");
+  if (worker->dead || worker->ctl < 0) return wr_seterr(err, WEIR_EIO, "the model worker is not running");
   proc host = {.pid = -1, .pidfd = -1, .in_fd = -1};
   int sv[2] = {-1, -1}, host_in = -1;
   int log_fd = open(mp->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) return weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", mp->log_path, strerror(errno));
+  if (log_fd < 0) return wr_seterr(err, WEIR_EIO, "cannot open log %s: %s", mp->log_path, strerror(errno));
   int rc = WEIR_OK;
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    rc = weir_seterr(err, WEIR_EIO, "cannot start a model: socketpair: %s", strerror(errno));
+    rc = wr_seterr(err, WEIR_EIO, "cannot start a model: socketpair: %s", strerror(errno));
   if (rc == WEIR_OK) rc = pipe_for(&host, mp->host_job, &host_in, err);
   signal(SIGPIPE, SIG_IGN);
-  int64_t started = weir_mono_us();
+  int64_t started = wr_mono_us();
   if (rc == WEIR_OK) {
     pipeline_child c = {.path = mp->host_path,
                         .argv = mp->host_argv,
@@ -279,10 +279,10 @@ int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir
   }
   if (rc == WEIR_OK) {
     /* The job and the worker's end of the model's socket. */
-    char *msg = weir_asprintf("{\"job\": %s}", mp->worker_job);
+    char *msg = wr_asprintf("{\"job\": %s}", mp->worker_job);
     if (ctl_send(worker->ctl, msg, sv[0]) != 0) {
       worker->dead = true;
-      rc = weir_seterr(err, WEIR_EIO, "cannot hand the model to the worker: %s", strerror(errno));
+      rc = wr_seterr(err, WEIR_EIO, "cannot hand the model to the worker: %s", strerror(errno));
     }
     free(msg);
   }
@@ -315,7 +315,7 @@ int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir
       }
     }
     if (host.done && (mp->worker_done || worker_gone)) break;
-    int64_t now = weir_mono_us();
+    int64_t now = wr_mono_us();
     if (mp->cancel && *mp->cancel) {
       mp->cancelled = true;
       kill_group(&host, SIGKILL);
@@ -413,6 +413,6 @@ int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir
   mp->host_status = host.status;
   int64_t peak = (int64_t)host.usage.ru_maxrss * 1024;
   if (peak > mp->peak_memory) mp->peak_memory = peak;
-  mp->seconds = (double)(weir_mono_us() - started) / 1e6;
+  mp->seconds = (double)(wr_mono_us() - started) / 1e6;
   return WEIR_OK;
 }

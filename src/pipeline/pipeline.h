@@ -3,7 +3,7 @@
  * contracts, planning (stage 2 of docs/contracts.md), and transactional runs
  * (docs/versioning.md, "Transactional run").
  *
- * A project is loaded into a weir_project: models with their inputs and output
+ * A project is loaded into a wr_project: models with their inputs and output
  * contracts, the schemas they name, and every problem found on the way. Planning
  * resolves inputs against the catalog at a commit, orders the DAG and checks that every
  * edge composes; running executes the plan on a temporary branch and publishes it with
@@ -50,7 +50,7 @@ typedef struct pipeline_model {
   model_input *inputs;
   size_t n_inputs;
   char *table;           /* output table "ns.name" */
-  weir_schema planned;   /* output columns known at plan time (declared or inferred) */
+  wr_schema planned;   /* output columns known at plan time (declared or inferred) */
   bool planned_known;
   bool planned_declared; /* planned comes from a declared schema: its nullability is a
                             promise; an inferred schema's is unknown */
@@ -61,7 +61,7 @@ typedef struct pipeline_model {
                             input (null for the output, else the parameter or table)}] */
 } pipeline_model;
 
-typedef struct weir_project {
+typedef struct wr_project {
   char *dir;             /* absolute */
   char *name;
   char *ns;              /* namespace of model outputs (default "default") */
@@ -79,17 +79,17 @@ typedef struct weir_project {
                             files that did not load], "schemas": [schemas of those files
                             and of YAML contracts that did not load], "opaque": [files that
                             did not load and whose names are unknown]} */
-  json_t *python;        /* weir_project.yml `python: {version, pip}`: the environment of
+  json_t *python;        /* wr_project.yml `python: {version, pip}`: the environment of
                             Python models that do not name one with @weir.python, or NULL */
   char digest[WEIR_HASH_HEX_SIZE]; /* SHA-256 over the project's files */
-  weir_engine *engine;   /* one engine, with no file access, for parsing and planning all
+  wr_engine *engine;   /* one engine, with no file access, for parsing and planning all
                             models (starting DuckDB is ~10 ms: once per plan, not per model) */
-} weir_project;
+} wr_project;
 
-void pipeline_project_free(weir_project *p);
+void pipeline_project_free(wr_project *p);
 
 /* Adds a problem. Any of file/model/column/expected/found may be NULL; line 0 = none. */
-void pipeline_problem(weir_project *p, const char *file, int line, const char *model,
+void pipeline_problem(wr_project *p, const char *file, int line, const char *model,
                       const char *column, const char *expected, const char *found,
                       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
@@ -99,35 +99,35 @@ void pipeline_problem(weir_project *p, const char *file, int line, const char *m
  * Discovery imports the project's Python files, so it runs in the sandbox of project
  * code (docs/sandbox.md) with `lake_dir` protected, unless `unsandboxed`; where the
  * kernel offers no sandbox that is WEIR_EUNSUPPORTED, saying why. */
-int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out,
+int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, wr_project **out,
                   weir_error *err);
 
 /* An empty project for folder `dir` (no models, no problems yet); free with
  * pipeline_project_free. */
-weir_project *pipeline_project_new(const char *dir);
+wr_project *pipeline_project_new(const char *dir);
 
 /* Adds what discovery printed (`text`, its JSON document; docs/worker.md) to `p`: schemas,
  * Python models with their inputs and sandbox limits, and problems. The text comes from a
  * process that ran the project's code, so it is untrusted: a malformed field is a problem,
  * a document that is not JSON an error (WEIR_EMODEL). */
-int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir_error *err);
+int pipeline_discovery_apply(wr_project *p, const char *text, size_t len, weir_error *err);
 
 /* Parses the `-- weir:` header of a SQL model. */
-int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text,
+int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
                              pipeline_model *out);
 
 /* The schema (YAML contract or TableSchema) named `name`, or NULL. */
-const weir_contract *pipeline_schema(const weir_project *p, const char *name);
+const weir_contract *pipeline_schema(const wr_project *p, const char *name);
 
 /* Plans against the catalog at commit `hash`: resolves inputs, orders the DAG, runs the
  * stage-2 checks. Problems are added to p->problems. */
-int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error *err);
+int pipeline_plan(weir_lake *lake, wr_project *p, const char *hash, weir_error *err);
 
 /* The plan as JSON: {ok, project, ref, commit, models: [...], problems: [...]}. */
-json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *hash);
+json_t *pipeline_plan_json(const wr_project *p, const char *ref, const char *hash);
 
 /* Fills err with WEIR_EPLAN and a message listing every problem. */
-int pipeline_plan_error(const weir_project *p, weir_error *err);
+int pipeline_plan_error(const wr_project *p, weir_error *err);
 
 /* ---- running ------------------------------------------------------------------------ */
 

@@ -16,14 +16,14 @@
 #include "util/buf.h"
 #include "util/json.h"
 
-static long model_index(const weir_project *p, const char *name) {
+static long model_index(const wr_project *p, const char *name) {
   for (size_t i = 0; i < p->n_models; i++)
     if (strcmp(p->models[i].name, name) == 0) return (long)i;
   return -1;
 }
 
 static const char *type_text(weir_type t, char *buf, size_t n) {
-  weir_type_arrow_name(t, buf, n);
+  wr_type_arrow_name(t, buf, n);
   return buf;
 }
 
@@ -41,9 +41,9 @@ static iceberg_table *cached_table(weir_lake *lake, table_cache *tc, const char 
     if (strcmp(tc->names[i], table) == 0) return tc->tables[i];
   iceberg_table *t = NULL;
   *rc = lake_table_at(lake, hash, table, true, &t, err);
-  tc->names = weir_realloc(tc->names, (tc->n + 1) * sizeof *tc->names);
-  tc->tables = weir_realloc(tc->tables, (tc->n + 1) * sizeof *tc->tables);
-  tc->names[tc->n] = weir_strdup(table);
+  tc->names = wr_realloc(tc->names, (tc->n + 1) * sizeof *tc->names);
+  tc->tables = wr_realloc(tc->tables, (tc->n + 1) * sizeof *tc->tables);
+  tc->names[tc->n] = wr_strdup(table);
   tc->tables[tc->n++] = t;
   return t;
 }
@@ -62,7 +62,7 @@ static void cache_free(table_cache *tc) {
 /* True when `name` is in list `key` of p->unloaded: declared by a file (or definition)
  * whose problem is reported already. A reference to it is not a problem of its own: the
  * root cause is. Table names compare without case, as SQL reads them. */
-static bool unloaded(const weir_project *p, const char *key, const char *name) {
+static bool unloaded(const wr_project *p, const char *key, const char *name) {
   size_t i;
   json_t *v;
   bool nocase = strcmp(key, "schemas") != 0;
@@ -75,16 +75,16 @@ static bool unloaded(const weir_project *p, const char *key, const char *name) {
 
 /* " (unless a.py, b.py, which did not load, define it)" when Python files that did not
  * load declare names nobody could read (their source does not parse); "" otherwise. */
-static void opaque_hint(const weir_project *p, weir_buf *hint) {
+static void opaque_hint(const wr_project *p, wr_buf *hint) {
   json_t *py = json_object_get(p->unloaded, "opaque");
   size_t j;
   json_t *f;
-  json_array_foreach(py, j, f) weir_buf_printf(hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
+  json_array_foreach(py, j, f) wr_buf_printf(hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
   if (hint->len)
-    weir_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
+    wr_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
 }
 
-static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
+static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, table_cache *tc,
                           weir_error *err) {
   int rc = WEIR_OK;
   for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
@@ -93,13 +93,13 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       m->output = pipeline_schema(p, m->output_schema_name);
       int line = m->output_line ? m->output_line : m->line;
       if (!m->output && !unloaded(p, "schemas", m->output_schema_name)) {
-        weir_buf hint = WEIR_BUF_INIT;
+        wr_buf hint = WEIR_BUF_INIT;
         opaque_hint(p, &hint);
         pipeline_problem(p, m->file, line, m->name, NULL, m->output_schema_name, NULL,
                          "%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
                          "TableSchema of that name)%s",
-                         m->file, line, m->name, m->output_schema_name, weir_buf_cstr(&hint));
-        weir_buf_free(&hint);
+                         m->file, line, m->name, m->output_schema_name, wr_buf_cstr(&hint));
+        wr_buf_free(&hint);
       } else if (m->output)
         for (size_t c = 0; c < m->output->n_columns; c++)
           if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
@@ -125,30 +125,30 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       if (in->schema_name) {
         in->schema = pipeline_schema(p, in->schema_name);
         if (!in->schema && !unloaded(p, "schemas", in->schema_name)) {
-          weir_buf hint = WEIR_BUF_INIT;
+          wr_buf hint = WEIR_BUF_INIT;
           opaque_hint(p, &hint);
           pipeline_problem(p, m->file, in->line, m->name, NULL, in->schema_name, NULL,
                            "%s:%d: model %s: input %s: schema \"%s\" is not defined%s", m->file, in->line,
-                           m->name, in->param ? in->param : in->name, in->schema_name, weir_buf_cstr(&hint));
-          weir_buf_free(&hint);
+                           m->name, in->param ? in->param : in->name, in->schema_name, wr_buf_cstr(&hint));
+          wr_buf_free(&hint);
         }
       }
       if (prod >= 0 && !in->ref) {
         in->producer = (int)prod;
-        in->table = weir_strdup(p->models[prod].table);
+        in->table = wr_strdup(p->models[prod].table);
         continue;
       }
-      weir_table_id id;
+      wr_table_id id;
       weir_error e2 = {0};
-      if (weir_table_id_parse(in->name, &id, &e2) != WEIR_OK) {
+      if (wr_table_id_parse(in->name, &id, &e2) != WEIR_OK) {
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name, "%s:%d: model %s: %s", m->file,
                          in->line, m->name, e2.message);
         weir_error_clear(&e2);
         continue;
       }
       char full[2 * WEIR_NAME_MAX + 2];
-      weir_table_id_format(&id, full, sizeof full);
-      in->table = weir_strdup(full);
+      wr_table_id_format(&id, full, sizeof full);
+      in->table = wr_strdup(full);
       const char *at = hash;
       char other[WEIR_HASH_HEX_SIZE];
       if (in->ref) {
@@ -174,13 +174,13 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
       if (rc) break;
       if (!t && !(local && (unloaded(p, "sql", local) || unloaded(p, "models", local)))) {
         /* A Python file whose source does not parse may be where the model was defined. */
-        weir_buf hint = WEIR_BUF_INIT;
+        wr_buf hint = WEIR_BUF_INIT;
         opaque_hint(p, &hint);
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
                          "%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
                          "commit %.12s%s",
-                         m->file, in->line, m->name, in->name, hash, weir_buf_cstr(&hint));
-        weir_buf_free(&hint);
+                         m->file, in->line, m->name, in->name, hash, wr_buf_cstr(&hint));
+        wr_buf_free(&hint);
       }
     }
   }
@@ -189,14 +189,14 @@ static int resolve_inputs(weir_lake *lake, weir_project *p, const char *hash, ta
 
 /* ---- ordering ----------------------------------------------------------------------- */
 
-static void order_models(weir_project *p) {
+static void order_models(wr_project *p) {
   size_t n = p->n_models;
-  size_t *indeg = weir_calloc(n ? n : 1, sizeof *indeg);
-  bool *done = weir_calloc(n ? n : 1, sizeof *done);
+  size_t *indeg = wr_calloc(n ? n : 1, sizeof *indeg);
+  bool *done = wr_calloc(n ? n : 1, sizeof *done);
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < p->models[i].n_inputs; k++)
       if (p->models[i].inputs[k].producer >= 0) indeg[i]++;
-  p->order = weir_calloc(n ? n : 1, sizeof *p->order);
+  p->order = wr_calloc(n ? n : 1, sizeof *p->order);
   p->n_order = 0;
   /* Kahn's algorithm, always taking the ready model with the smallest name so the
    * order is the same on every machine. */
@@ -216,9 +216,9 @@ static void order_models(weir_project *p) {
     /* Every model left over is on a cycle or downstream of one. Walk producers from each
      * model not yet walked until a model repeats: a repeat within this walk is a new
      * cycle; reaching a model an earlier walk covered is not (that cycle is reported). */
-    long *seen_at = weir_calloc(n, sizeof *seen_at);
-    bool *walked = weir_calloc(n, sizeof *walked);
-    size_t *path = weir_calloc(n + 1, sizeof *path);
+    long *seen_at = wr_calloc(n, sizeof *seen_at);
+    bool *walked = wr_calloc(n, sizeof *walked);
+    size_t *path = wr_calloc(n + 1, sizeof *path);
     for (size_t start = 0; start < n; start++) {
       if (done[start] || walked[start]) continue;
       for (size_t i = 0; i < n; i++) seen_at[i] = -1;
@@ -248,13 +248,13 @@ static void order_models(weir_project *p) {
       if (!cycle) continue;
       /* path[seen_at[cur]..len) is the cycle, in "reads from" order; print it as data
        * flows, and report it at its first model in file order. */
-      weir_buf b = WEIR_BUF_INIT;
-      for (long i = (long)len - 1; i >= seen_at[cur]; i--) weir_buf_printf(&b, "%s -> ", p->models[path[i]].name);
-      weir_buf_puts(&b, p->models[path[len - 1]].name);
+      wr_buf b = WEIR_BUF_INIT;
+      for (long i = (long)len - 1; i >= seen_at[cur]; i--) wr_buf_printf(&b, "%s -> ", p->models[path[i]].name);
+      wr_buf_puts(&b, p->models[path[len - 1]].name);
       const pipeline_model *m = &p->models[path[seen_at[cur]]];
       pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "the models form a cycle: %s",
-                       weir_buf_cstr(&b));
-      weir_buf_free(&b);
+                       wr_buf_cstr(&b));
+      wr_buf_free(&b);
     }
     free(path);
     free(walked);
@@ -264,12 +264,12 @@ static void order_models(weir_project *p) {
   free(done);
 }
 
-/* weir_engine_describe of `sql`, which holds the user's `user_sql`: an error says so when
+/* wr_engine_describe of `sql`, which holds the user's `user_sql`: an error says so when
  * that SQL is another engine's dialect (DATEDIFF(hour, ...)). */
-static int describe_user_sql(weir_engine *e, const char *sql, const char *user_sql, weir_schema *out,
+static int describe_user_sql(wr_engine *e, const char *sql, const char *user_sql, wr_schema *out,
                              weir_error *err) {
-  int rc = weir_engine_describe(e, sql, out, err);
-  if (rc) weir_error_add_dialect_hint(err, user_sql);
+  int rc = wr_engine_describe(e, sql, out, err);
+  if (rc) wr_error_add_dialect_hint(err, user_sql);
   return rc;
 }
 
@@ -281,8 +281,8 @@ static void note_exact(pipeline_model *m, const char *column, const weir_type *f
                        const char *input) {
   char t1[64], t2[64];
   if (!m->exact_casts) m->exact_casts = json_array();
-  weir_type_arrow_name(to, t1, sizeof t1);
-  if (from) weir_type_arrow_name(*from, t2, sizeof t2);
+  wr_type_arrow_name(to, t1, sizeof t1);
+  if (from) wr_type_arrow_name(*from, t2, sizeof t2);
   json_array_append_new(m->exact_casts, json_pack("{s:s,s:s?,s:s,s:s?}", "column", column, "from",
                                                   from ? t2 : NULL, "to", t1, "input", input));
 }
@@ -296,15 +296,15 @@ static void note_exact_columns(pipeline_model *m, const weir_contract *c, const 
 
 /* Can `have` feed a column `col` declared `want`: 1 as is or widened, 2 by an exact cast
  * (the column is declared cast "exact"), 0 not. */
-static int composes(weir_type have, const weir_contract_column *col) {
-  if (weir_type_compose(have, col->field.type) != WEIR_CAST_REFUSE) return 1;
-  if (col->cast == WEIR_CAST_MODE_EXACT && weir_type_compose_exact(have, col->field.type)) return 2;
+static int composes(weir_type have, const wr_contract_column *col) {
+  if (wr_type_compose(have, col->field.type) != WEIR_CAST_REFUSE) return 1;
+  if (col->cast == WEIR_CAST_MODE_EXACT && wr_type_compose_exact(have, col->field.type)) return 2;
   return 0;
 }
 
 /* What a refused narrowing says when an exact cast could apply it. */
 static const char *exact_hint(weir_type have, weir_type want, const char *in_model) {
-  if (!weir_type_compose_exact(have, want)) return "";
+  if (!wr_type_compose_exact(have, want)) return "";
   return in_model;
 }
 
@@ -318,7 +318,7 @@ static const json_t *enum_values(const weir_contract *c, const char *column, boo
   for (size_t i = 0; i < c->n_columns; i++) {
     if (strcmp(c->columns[i].field.name, column) != 0) continue;
     for (size_t j = 0; j < c->columns[i].n_rules; j++) {
-      const weir_column_rule *r = &c->columns[i].rules[j];
+      const wr_column_rule *r = &c->columns[i].rules[j];
       if (r->kind != WEIR_RULE_ENUM || !r->values) continue;
       if (guaranteed_only ? r->mode == WEIR_MODE_WARN : r->mode != WEIR_MODE_FAIL) continue;
       return r->values;
@@ -334,7 +334,7 @@ static bool same_value(const json_t *a, const json_t *b) {
 
 /* Enums compose like types: every value the producer's enum admits must be admitted by a
  * fail-mode enum of the consumer, or the run would fail on data the producer promised. */
-static void check_enum_edge(weir_project *p, const pipeline_model *m, const model_input *in, const char *column,
+static void check_enum_edge(wr_project *p, const pipeline_model *m, const model_input *in, const char *column,
                             const weir_contract *producer, const char *producer_desc) {
   const json_t *want = enum_values(in->schema, column, false);
   const json_t *have = enum_values(producer, column, true);
@@ -361,15 +361,15 @@ static void check_enum_edge(weir_project *p, const pipeline_model *m, const mode
   json_decref(extra);
 }
 
-static void check_projection(weir_project *p, pipeline_model *m, const model_input *in,
-                             const weir_schema *producer, bool nullability_known,
+static void check_projection(wr_project *p, pipeline_model *m, const model_input *in,
+                             const wr_schema *producer, bool nullability_known,
                              const weir_contract *producer_contract, const char *producer_desc) {
   const weir_contract *s = in->schema;
   char t1[64], t2[64];
   for (size_t c = 0; c < s->n_columns; c++) {
-    const weir_field *want = &s->columns[c].field;
+    const wr_field *want = &s->columns[c].field;
     const char *input = in->param ? in->param : in->name;
-    long idx = weir_schema_find(producer, want->name);
+    long idx = wr_schema_find(producer, want->name);
     if (idx < 0) {
       pipeline_problem(p, m->file, in->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
                        "%s:%d: model %s: input %s (schema %s) reads column \"%s\", which %s does not declare",
@@ -377,7 +377,7 @@ static void check_projection(weir_project *p, pipeline_model *m, const model_inp
                        producer_desc);
       continue;
     }
-    const weir_field *have = &producer->fields[idx];
+    const wr_field *have = &producer->fields[idx];
     int how = composes(have->type, &s->columns[c]);
     if (how == 2) note_exact(m, want->name, &have->type, want->type, input);
     if (!how) {
@@ -404,7 +404,7 @@ static void check_projection(weir_project *p, pipeline_model *m, const model_inp
 
 /* Infers a SQL model's result columns from empty tables shaped like its inputs, and
  * checks them against the output contract. */
-static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, const char *hash,
+static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, const char *hash,
                           table_cache *tc, weir_error *err) {
   if (m->unparsable) return WEIR_OK;
   /* Every input's columns must be known to infer anything; if they are not, the result's
@@ -418,11 +418,11 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
   }
   /* The project's planning engine reads no files at all: a model that reaches for one
    * fails here. Its empty tables are replaced for each model. */
-  weir_engine *engine = p->engine;
+  wr_engine *engine = p->engine;
   int rc = WEIR_OK;
   for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
     const model_input *in = &m->inputs[k];
-    const weir_schema *schema = NULL;
+    const wr_schema *schema = NULL;
     if (in->producer >= 0) schema = &p->models[in->producer].planned;
     else {
       iceberg_table *t = cached_table(lake, tc, hash, in->table, err, &rc);
@@ -430,15 +430,15 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
       if (!t) goto done; /* already reported */
       schema = &t->schema;
     }
-    weir_table_id id;
-    weir_table_id_parse(in->table, &id, NULL);
-    rc = weir_engine_create_empty(engine, id.ns, id.name, schema, err);
+    wr_table_id id;
+    wr_table_id_parse(in->table, &id, NULL);
+    rc = wr_engine_create_empty(engine, id.ns, id.name, schema, err);
     /* A bare model name in a project with its own namespace resolves as it will in the
      * run (run.c makes the same view). */
     if (rc == WEIR_OK && !strchr(in->name, '.') && strcmp(id.ns, WEIR_DEFAULT_NAMESPACE) != 0) {
-      char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name), *qb = weir_sql_ident(in->name);
-      char *sql = weir_asprintf("CREATE OR REPLACE VIEW main.%s AS SELECT * FROM %s.%s", qb, qn, qt);
-      rc = weir_engine_exec(engine, sql, err);
+      char *qn = wr_sql_ident(id.ns), *qt = wr_sql_ident(id.name), *qb = wr_sql_ident(in->name);
+      char *sql = wr_asprintf("CREATE OR REPLACE VIEW main.%s AS SELECT * FROM %s.%s", qb, qn, qt);
+      rc = wr_engine_exec(engine, sql, err);
       free(sql);
       free(qn);
       free(qt);
@@ -446,7 +446,7 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
     }
   }
   if (rc) goto done;
-  weir_schema inferred = {0};
+  wr_schema inferred = {0};
   weir_error e2 = {0};
   if (describe_user_sql(engine, m->sql, m->sql, &inferred, &e2) != WEIR_OK) {
     /* The engine names the statement's line ("(SQL line 9)"); the statement is the whole
@@ -464,7 +464,7 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
   int L = m->output_line > 0 ? m->output_line : (m->line > 0 ? m->line : 1);
   /* What the query returns must be storable, under unique names, contract or not. */
   for (size_t c = 0; c < inferred.n_fields; c++) {
-    const weir_field *f = &inferred.fields[c];
+    const wr_field *f = &inferred.fields[c];
     for (size_t d = 0; d < c; d++)
       if (strcmp(inferred.fields[d].name, f->name) == 0)
         pipeline_problem(p, m->file, L, m->name, f->name, NULL, NULL,
@@ -483,22 +483,22 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
                        m->file, L, m->name, f->name, f->doc ? f->doc : "of a type with no weir name");
   }
   if (!m->output) {
-    weir_schema_clear(&m->planned);
+    wr_schema_clear(&m->planned);
     m->planned = inferred;
     m->planned_known = true;
     goto done;
   }
   char t1[64], t2[64];
   for (size_t c = 0; c < m->output->n_columns; c++) {
-    const weir_field *want = &m->output->columns[c].field;
-    long idx = weir_schema_find(&inferred, want->name);
+    const wr_field *want = &m->output->columns[c].field;
+    long idx = wr_schema_find(&inferred, want->name);
     if (idx < 0) {
       pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
                        "%s:%d: model %s: the query returns no column \"%s\" (output schema %s declares it, as %s)",
                        m->file, L, m->name, want->name, m->output->name, t1);
       continue;
     }
-    const weir_field *have = &inferred.fields[idx];
+    const wr_field *have = &inferred.fields[idx];
     if (have->type.id == WEIR_TYPE_ANY && want->type.id != WEIR_TYPE_ANY) {
       pipeline_problem(p, m->file, L, m->name, want->name, type_text(want->type, t1, sizeof t1),
                        have->doc ? have->doc : "another type",
@@ -531,7 +531,7 @@ static int plan_sql_model(weir_lake *lake, weir_project *p, pipeline_model *m, c
                        "%s:%d: model %s: the query returns column \"%s\", which output schema %s does not declare",
                        m->file, L, m->name, inferred.fields[c].name, m->output->name);
   }
-  weir_schema_clear(&inferred);
+  wr_schema_clear(&inferred);
 done:
   return rc;
 }
@@ -543,7 +543,7 @@ done:
  * is held to that contract, as `weir import --mode replace` without --contract is: the
  * contract travels with the table, and a model cannot drop it (or its columns) without
  * saying so by declaring an output schema of its own. Says so in a warning. */
-static int hold_to_stored_contracts(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
+static int hold_to_stored_contracts(weir_lake *lake, wr_project *p, const char *hash, table_cache *tc,
                                     weir_error *err) {
   int rc = WEIR_OK;
   for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
@@ -557,7 +557,7 @@ static int hold_to_stored_contracts(weir_lake *lake, weir_project *p, const char
       weir_contract_free(c);
       continue;
     }
-    p->schemas = weir_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
+    p->schemas = wr_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
     p->schemas[p->n_schemas++] = c;
     m->output = c;
     char msg[1200];
@@ -572,17 +572,17 @@ static int hold_to_stored_contracts(weir_lake *lake, weir_project *p, const char
   return rc;
 }
 
-static int warn_replaced_tables(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc,
+static int warn_replaced_tables(weir_lake *lake, wr_project *p, const char *hash, table_cache *tc,
                                 weir_error *err) {
   int rc = WEIR_OK;
   for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
     const pipeline_model *m = &p->models[i];
     iceberg_table *t = cached_table(lake, tc, hash, m->table, err, &rc);
     if (rc || !t) continue;
-    const char *writer = weir_json_str(t->summary, "weir.model", NULL);
+    const char *writer = wr_json_str(t->summary, "weir.model", NULL);
     if (m->append) continue; /* checked against the table in check_appends */
     if (writer && strcmp(writer, m->name) == 0) continue;
-    const char *op = weir_json_str(t->summary, "weir.operation", NULL);
+    const char *op = wr_json_str(t->summary, "weir.operation", NULL);
     char what[600];
     if (writer) snprintf(what, sizeof what, "was last written by model %s", writer);
     else if (op) snprintf(what, sizeof what, "was last written by %s", op);
@@ -599,7 +599,7 @@ static int warn_replaced_tables(weir_lake *lake, weir_project *p, const char *ha
 /* An APPEND model adds rows to an existing table: its declared (or inferred) output must
  * have exactly the table's columns, with types that widen to the table's. Caught here, a
  * schema change in the model cannot silently turn earlier rows into NULLs. */
-static int check_appends(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc, weir_error *err) {
+static int check_appends(weir_lake *lake, wr_project *p, const char *hash, table_cache *tc, weir_error *err) {
   int rc = WEIR_OK;
   char t1[64], t2[64];
   for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
@@ -608,23 +608,23 @@ static int check_appends(weir_lake *lake, weir_project *p, const char *hash, tab
     iceberg_table *t = cached_table(lake, tc, hash, m->table, err, &rc);
     if (rc || !t) continue;
     for (size_t c = 0; c < t->schema.n_fields; c++) {
-      const weir_field *want = &t->schema.fields[c];
-      long k = weir_schema_find(&m->planned, want->name);
+      const wr_field *want = &t->schema.fields[c];
+      long k = wr_schema_find(&m->planned, want->name);
       if (k < 0) {
         pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1), NULL,
                          "%s:%d: model %s appends to %s, but its output has no column \"%s\" (the table's %s)",
                          m->file, m->line, m->name, m->table, want->name, t1);
         continue;
       }
-      const weir_field *have = &m->planned.fields[k];
-      if (weir_type_compose(have->type, want->type) == WEIR_CAST_REFUSE)
+      const wr_field *have = &m->planned.fields[k];
+      if (wr_type_compose(have->type, want->type) == WEIR_CAST_REFUSE)
         pipeline_problem(p, m->file, m->line, m->name, want->name, type_text(want->type, t1, sizeof t1),
                          type_text(have->type, t2, sizeof t2),
                          "%s:%d: model %s appends to %s: column \"%s\" is %s in its output, the table has %s",
                          m->file, m->line, m->name, m->table, want->name, t2, t1);
     }
     for (size_t c = 0; c < m->planned.n_fields; c++)
-      if (weir_schema_find(&t->schema, m->planned.fields[c].name) < 0)
+      if (wr_schema_find(&t->schema, m->planned.fields[c].name) < 0)
         pipeline_problem(p, m->file, m->line, m->name, m->planned.fields[c].name, NULL, NULL,
                          "%s:%d: model %s appends to %s, which has no column \"%s\" (an append cannot add "
                          "columns: replace the table, or drop the column)",
@@ -635,19 +635,19 @@ static int check_appends(weir_lake *lake, weir_project *p, const char *hash, tab
 
 /* `text` with every {table} replaced by `name`. Caller frees. */
 static char *with_table(const char *text, const char *name) {
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   const char *p = text;
   for (const char *q; (q = strstr(p, "{table}")); p = q + 7) {
-    weir_buf_append(&b, p, (size_t)(q - p));
-    weir_buf_puts(&b, name);
+    wr_buf_append(&b, p, (size_t)(q - p));
+    wr_buf_puts(&b, name);
   }
-  weir_buf_puts(&b, p);
-  return weir_buf_detach(&b);
+  wr_buf_puts(&b, p);
+  return wr_buf_detach(&b);
 }
 
 /* The SQL inside contracts (row checks, table rules) compiles against the contract's own
  * columns: a typo is a plan problem, not a failure after earlier models have run. */
-static int check_contract_sql(weir_project *p, weir_error *err) {
+static int check_contract_sql(wr_project *p, weir_error *err) {
   int rc = WEIR_OK;
   for (size_t i = 0; i < p->n_schemas && rc == WEIR_OK; i++) {
     const weir_contract *c = p->schemas[i];
@@ -655,26 +655,26 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
     for (size_t k = 0; k < c->n_columns && !any; k++)
       for (size_t j = 0; j < c->columns[k].n_rules; j++) any |= c->columns[k].rules[j].kind == WEIR_RULE_CHECK;
     if (!any) continue;
-    weir_engine *engine = p->engine;
-    weir_schema schema = {0};
-    weir_contract_schema(c, &schema);
-    rc = weir_engine_create_empty(engine, "main", "__contract", &schema, err);
+    wr_engine *engine = p->engine;
+    wr_schema schema = {0};
+    wr_contract_schema(c, &schema);
+    rc = wr_engine_create_empty(engine, "main", "__contract", &schema, err);
     const char *file = c->origin ? c->origin : "";
     for (size_t k = 0; k < c->n_columns && rc == WEIR_OK; k++) {
-      const weir_contract_column *col = &c->columns[k];
+      const wr_contract_column *col = &c->columns[k];
       for (size_t j = 0; j < col->n_rules; j++) {
-        const weir_column_rule *r = &col->rules[j];
+        const wr_column_rule *r = &col->rules[j];
         if (r->kind != WEIR_RULE_CHECK || !r->sql) continue;
         weir_error why = {0};
-        if (weir_engine_sql_shape(engine, r->sql, true, &why) != WEIR_OK) {
+        if (wr_engine_sql_shape(engine, r->sql, true, &why) != WEIR_OK) {
           int line = r->line ? r->line : col->line ? col->line : c->line;
           pipeline_problem(p, file, line, NULL, col->field.name, NULL, NULL, "%s:%d: schema %s: check \"%s\" on column \"%s\" %s",
                            file, line, c->name, r->sql, col->field.name, why.message ? why.message : "is not valid");
           weir_error_clear(&why);
           continue;
         }
-        char *sql = weir_asprintf("SELECT (%s\n) AS ok FROM main.__contract", r->sql);
-        weir_schema out = {0};
+        char *sql = wr_asprintf("SELECT (%s\n) AS ok FROM main.__contract", r->sql);
+        wr_schema out = {0};
         weir_error e2 = {0};
         if (describe_user_sql(engine, sql, r->sql, &out, &e2) != WEIR_OK)
           pipeline_problem(p, file, col->line ? col->line : c->line, NULL, col->field.name, NULL, NULL,
@@ -685,17 +685,17 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
                            "%s:%d: schema %s: check \"%s\" on column \"%s\" is not a boolean expression", file,
                            col->line ? col->line : c->line, c->name, r->sql, col->field.name);
         weir_error_clear(&e2);
-        weir_schema_clear(&out);
+        wr_schema_clear(&out);
         free(sql);
       }
     }
     for (size_t j = 0; j < c->n_rules && rc == WEIR_OK; j++) {
-      const weir_table_rule *r = &c->rules[j];
+      const wr_table_rule *r = &c->rules[j];
       char *sql = with_table(r->sql ? r->sql : "", "main.__contract");
-      weir_schema out = {0};
+      wr_schema out = {0};
       weir_error e2 = {0};
       int line = r->line ? r->line : c->line;
-      if (weir_engine_sql_shape(engine, sql, false, &e2) != WEIR_OK)
+      if (wr_engine_sql_shape(engine, sql, false, &e2) != WEIR_OK)
         pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: schema %s: rule \"%s\" %s", file, line,
                          c->name, r->name ? r->name : "", e2.message ? e2.message : "is not valid");
       else if (describe_user_sql(engine, sql, r->sql, &out, &e2) != WEIR_OK)
@@ -707,16 +707,16 @@ static int check_contract_sql(weir_project *p, weir_error *err) {
                          "%s:%d: schema %s: rule \"%s\" returns %zu columns, expected one number", file, c->line,
                          c->name, r->name ? r->name : "", out.n_fields);
       weir_error_clear(&e2);
-      weir_schema_clear(&out);
+      wr_schema_clear(&out);
       free(sql);
     }
-    weir_schema_clear(&schema);
+    wr_schema_clear(&schema);
   }
   return rc;
 }
 
 /* A Python input's filter= compiles against what its producer declares. */
-static int check_filters(weir_lake *lake, weir_project *p, const char *hash, table_cache *tc, weir_error *err) {
+static int check_filters(weir_lake *lake, wr_project *p, const char *hash, table_cache *tc, weir_error *err) {
   int rc = WEIR_OK;
   for (size_t i = 0; i < p->n_models && rc == WEIR_OK; i++) {
     const pipeline_model *m = &p->models[i];
@@ -726,7 +726,7 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
       /* Pasted into WHERE (...): it must be one expression, by the parser, or
        * "a > 1) OR (true" would change the query around it. */
       weir_error why = {0};
-      if (weir_engine_sql_shape(p->engine, in->filter, true, &why) != WEIR_OK) {
+      if (wr_engine_sql_shape(p->engine, in->filter, true, &why) != WEIR_OK) {
         pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->filter,
                          "%s:%d: model %s: input %s: filter \"%s\" %s", m->file, in->line, m->name,
                          in->param ? in->param : in->name, in->filter, why.message ? why.message : "is not valid");
@@ -734,7 +734,7 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
         continue;
       }
       if (!in->table || in->ref) continue;
-      const weir_schema *schema = NULL;
+      const wr_schema *schema = NULL;
       if (in->producer >= 0) {
         if (!p->models[in->producer].planned_known) continue;
         schema = &p->models[in->producer].planned;
@@ -743,18 +743,18 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
         if (rc || !t) continue;
         schema = &t->schema;
       }
-      weir_engine *engine = p->engine;
-      rc = weir_engine_create_empty(engine, "main", "__input", schema, err);
+      wr_engine *engine = p->engine;
+      rc = wr_engine_create_empty(engine, "main", "__input", schema, err);
       if (rc == WEIR_OK) {
-        char *sql = weir_asprintf("SELECT * FROM main.__input WHERE (%s\n)", in->filter);
-        weir_schema out = {0};
+        char *sql = wr_asprintf("SELECT * FROM main.__input WHERE (%s\n)", in->filter);
+        wr_schema out = {0};
         weir_error e2 = {0};
-        if (weir_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
+        if (wr_engine_describe(engine, sql, &out, &e2) != WEIR_OK)
           pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->filter,
                            "%s:%d: model %s: input %s: filter \"%s\" does not compile against %s: %s", m->file,
                            in->line, m->name, in->param ? in->param : in->name, in->filter, in->table, e2.message);
         weir_error_clear(&e2);
-        weir_schema_clear(&out);
+        wr_schema_clear(&out);
         free(sql);
       }
     }
@@ -762,7 +762,7 @@ static int check_filters(weir_lake *lake, weir_project *p, const char *hash, tab
   return rc;
 }
 
-int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error *err) {
+int pipeline_plan(weir_lake *lake, wr_project *p, const char *hash, weir_error *err) {
   table_cache tc = {0};
   int rc = resolve_inputs(lake, p, hash, &tc, err);
   if (rc) goto done;
@@ -772,8 +772,8 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
   for (size_t oi = 0; oi < p->n_order && rc == WEIR_OK; oi++) {
     pipeline_model *m = &p->models[p->order[oi]];
     if (m->output) {
-      weir_schema_clear(&m->planned);
-      weir_contract_schema(m->output, &m->planned);
+      wr_schema_clear(&m->planned);
+      wr_contract_schema(m->output, &m->planned);
       m->planned_known = true;
       m->planned_declared = true;
     }
@@ -783,24 +783,24 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
     for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
       const model_input *in = &m->inputs[k];
       if (!in->columns || !in->table || in->ref) continue;
-      const weir_schema *have = NULL;
+      const wr_schema *have = NULL;
       char *desc = NULL;
       if (in->producer >= 0) {
         const pipeline_model *prod = &p->models[in->producer];
         if (!prod->planned_known) continue;
         have = &prod->planned;
-        desc = weir_asprintf("model %s", prod->name);
+        desc = wr_asprintf("model %s", prod->name);
       } else {
         iceberg_table *t = cached_table(lake, &tc, hash, in->table, err, &rc);
         if (rc || !t) continue;
         have = &t->schema;
-        desc = weir_asprintf("table %s", in->table);
+        desc = wr_asprintf("table %s", in->table);
       }
       size_t j;
       json_t *c;
       json_array_foreach(in->columns, j, c) {
         const char *col = json_string_value(c);
-        if (col && weir_schema_find(have, col) < 0)
+        if (col && wr_schema_find(have, col) < 0)
           pipeline_problem(p, m->file, in->line, m->name, col, NULL, NULL,
                            "%s:%d: model %s: input %s reads column \"%s\", which %s does not have", m->file,
                            in->line, m->name, in->param ? in->param : in->name, col, desc);
@@ -819,8 +819,8 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
           note_exact_columns(m, in->schema, in->param ? in->param : in->name);
           continue;
         }
-        char *desc = prod->output ? weir_asprintf("model %s (output schema %s)", prod->name, prod->output->name)
-                                  : weir_asprintf("model %s", prod->name);
+        char *desc = prod->output ? wr_asprintf("model %s (output schema %s)", prod->name, prod->output->name)
+                                  : wr_asprintf("model %s", prod->name);
         check_projection(p, m, in, &prod->planned, prod->planned_declared, prod->output, desc);
         free(desc);
       } else if (!in->ref) {
@@ -829,7 +829,7 @@ int pipeline_plan(weir_lake *lake, weir_project *p, const char *hash, weir_error
         if (!t) continue;
         bool stored = false;
         weir_contract *tc_contract = lake_table_type(t, in->table, &stored);
-        char *desc = weir_asprintf("table %s", in->table);
+        char *desc = wr_asprintf("table %s", in->table);
         check_projection(p, m, in, &t->schema, true, stored ? tc_contract : NULL, desc);
         free(desc);
         weir_contract_free(tc_contract);
@@ -846,14 +846,14 @@ done:
   return rc;
 }
 
-json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *hash) {
+json_t *pipeline_plan_json(const wr_project *p, const char *ref, const char *hash) {
   json_t *o = json_object();
   json_object_set_new(o, "ok", json_boolean(json_array_size(p->problems) == 0));
   json_object_set_new(o, "project", json_string(p->name));
   json_object_set_new(o, "project_dir", json_string(p->dir));
   json_object_set_new(o, "project_digest", json_string(p->digest));
   json_object_set_new(o, "ref", json_string(ref ? ref : "main"));
-  json_object_set_new(o, "commit", weir_json_str_or_null(hash));
+  json_object_set_new(o, "commit", wr_json_str_or_null(hash));
   json_t *models = json_array();
   for (size_t oi = 0; oi < (p->n_order ? p->n_order : p->n_models); oi++) {
     const pipeline_model *m = &p->models[p->n_order ? p->order[oi] : oi];
@@ -864,23 +864,23 @@ json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *h
     json_object_set_new(mo, "line", json_integer(m->line));
     json_object_set_new(mo, "table", json_string(m->table ? m->table : m->name));
     json_object_set_new(mo, "materialization", json_string(m->append ? "APPEND" : "REPLACE"));
-    json_object_set_new(mo, "output_schema", weir_json_str_or_null(m->output_schema_name));
+    json_object_set_new(mo, "output_schema", wr_json_str_or_null(m->output_schema_name));
     json_t *ins = json_array();
     for (size_t k = 0; k < m->n_inputs; k++) {
       const model_input *in = &m->inputs[k];
       json_t *io = json_object();
-      json_object_set_new(io, "param", weir_json_str_or_null(in->param));
+      json_object_set_new(io, "param", wr_json_str_or_null(in->param));
       json_object_set_new(io, "name", json_string(in->name));
-      json_object_set_new(io, "table", weir_json_str_or_null(in->table));
+      json_object_set_new(io, "table", wr_json_str_or_null(in->table));
       json_object_set_new(io, "producer", in->producer >= 0 ? json_string(p->models[in->producer].name) : json_null());
-      json_object_set_new(io, "schema", weir_json_str_or_null(in->schema_name));
+      json_object_set_new(io, "schema", wr_json_str_or_null(in->schema_name));
       json_object_set_new(io, "columns", in->columns ? json_incref(in->columns) : json_null());
-      json_object_set_new(io, "filter", weir_json_str_or_null(in->filter));
-      json_object_set_new(io, "ref", weir_json_str_or_null(in->ref));
+      json_object_set_new(io, "filter", wr_json_str_or_null(in->filter));
+      json_object_set_new(io, "ref", wr_json_str_or_null(in->ref));
       json_array_append_new(ins, io);
     }
     json_object_set_new(mo, "inputs", ins);
-    json_object_set_new(mo, "columns", m->planned_known ? weir_schema_to_json(&m->planned) : json_null());
+    json_object_set_new(mo, "columns", m->planned_known ? wr_schema_to_json(&m->planned) : json_null());
     json_object_set_new(mo, "exact_casts", m->exact_casts ? json_incref(m->exact_casts) : json_array());
     if (m->python) json_object_set_new(mo, "python", json_incref(m->python));
     if (m->lang == MODEL_PYTHON) /* what its sandbox allows (docs/sandbox.md), defaults filled in */
@@ -896,18 +896,18 @@ json_t *pipeline_plan_json(const weir_project *p, const char *ref, const char *h
   return o;
 }
 
-int pipeline_plan_error(const weir_project *p, weir_error *err) {
+int pipeline_plan_error(const wr_project *p, weir_error *err) {
   size_t n = json_array_size(p->problems);
-  weir_buf b = WEIR_BUF_INIT;
-  weir_buf_printf(&b, "project %s does not plan (%zu problem%s):", p->dir, n, n == 1 ? "" : "s");
+  wr_buf b = WEIR_BUF_INIT;
+  wr_buf_printf(&b, "project %s does not plan (%zu problem%s):", p->dir, n, n == 1 ? "" : "s");
   size_t i;
   json_t *v;
-  json_array_foreach(p->problems, i, v) weir_buf_printf(&b, "\n  - %s", weir_json_str(v, "message", ""));
+  json_array_foreach(p->problems, i, v) wr_buf_printf(&b, "\n  - %s", wr_json_str(v, "message", ""));
   /* The plan's warnings often explain a problem (where a contract came from): kept. */
-  if (json_array_size(p->warnings)) weir_buf_puts(&b, "\nnotes:");
-  json_array_foreach(p->warnings, i, v) weir_buf_printf(&b, "\n  - %s", weir_json_str(v, "message", ""));
-  weir_seterr(err, WEIR_EPLAN, "%s", weir_buf_cstr(&b));
-  weir_buf_free(&b);
-  weir_error_set_details(err, json_incref(p->problems));
+  if (json_array_size(p->warnings)) wr_buf_puts(&b, "\nnotes:");
+  json_array_foreach(p->warnings, i, v) wr_buf_printf(&b, "\n  - %s", wr_json_str(v, "message", ""));
+  wr_seterr(err, WEIR_EPLAN, "%s", wr_buf_cstr(&b));
+  wr_buf_free(&b);
+  wr_error_set_details(err, json_incref(p->problems));
   return WEIR_EPLAN;
 }

@@ -1,5 +1,5 @@
 /*
- * project.c -- finding what a project holds: weir_project.yml, SQL models, YAML
+ * project.c -- finding what a project holds: wr_project.yml, SQL models, YAML
  * contracts, and Python models and schemas (through the SDK's discovery, which is the
  * only thing that can read Python classes faithfully).
  *
@@ -19,7 +19,7 @@
 #include "util/hash.h"
 #include "util/json.h"
 
-void pipeline_problem(weir_project *p, const char *file, int line, const char *model,
+void pipeline_problem(wr_project *p, const char *file, int line, const char *model,
                       const char *column, const char *expected, const char *found,
                       const char *fmt, ...) {
   va_list ap;
@@ -28,15 +28,15 @@ void pipeline_problem(weir_project *p, const char *file, int line, const char *m
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   json_t *o = json_object();
-  /* Problems quote the project's files, which can hold any bytes: weir_json_text keeps
+  /* Problems quote the project's files, which can hold any bytes: wr_json_text keeps
    * every key present (json_string would drop one that is not UTF-8). */
-  json_object_set_new(o, "file", weir_json_text(file));
+  json_object_set_new(o, "file", wr_json_text(file));
   json_object_set_new(o, "line", line > 0 ? json_integer(line) : json_null());
-  json_object_set_new(o, "model", weir_json_text(model));
-  json_object_set_new(o, "column", weir_json_text(column));
-  json_object_set_new(o, "expected", weir_json_text(expected));
-  json_object_set_new(o, "found", weir_json_text(found));
-  json_object_set_new(o, "message", weir_json_text(msg));
+  json_object_set_new(o, "model", wr_json_text(model));
+  json_object_set_new(o, "column", wr_json_text(column));
+  json_object_set_new(o, "expected", wr_json_text(expected));
+  json_object_set_new(o, "found", wr_json_text(found));
+  json_object_set_new(o, "message", wr_json_text(msg));
   json_array_append_new(p->problems, o);
 }
 
@@ -60,11 +60,11 @@ static void model_clear(pipeline_model *m) {
   }
   free(m->inputs);
   free(m->table);
-  weir_schema_clear(&m->planned);
+  wr_schema_clear(&m->planned);
   json_decref(m->exact_casts);
 }
 
-void pipeline_project_free(weir_project *p) {
+void pipeline_project_free(wr_project *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_models; i++) model_clear(&p->models[i]);
   free(p->models);
@@ -75,28 +75,28 @@ void pipeline_project_free(weir_project *p) {
   json_decref(p->warnings);
   json_decref(p->unloaded);
   json_decref(p->python);
-  weir_engine_close(p->engine);
+  wr_engine_close(p->engine);
   free(p->dir);
   free(p->name);
   free(p->ns);
   free(p);
 }
 
-const weir_contract *pipeline_schema(const weir_project *p, const char *name) {
+const weir_contract *pipeline_schema(const wr_project *p, const char *name) {
   if (!name) return NULL;
   for (size_t i = 0; i < p->n_schemas; i++)
     if (p->schemas[i]->name && strcmp(p->schemas[i]->name, name) == 0) return p->schemas[i];
   return NULL;
 }
 
-static pipeline_model *add_model(weir_project *p) {
-  p->models = weir_realloc(p->models, (p->n_models + 1) * sizeof *p->models);
+static pipeline_model *add_model(wr_project *p) {
+  p->models = wr_realloc(p->models, (p->n_models + 1) * sizeof *p->models);
   pipeline_model *m = &p->models[p->n_models++];
   memset(m, 0, sizeof *m);
   return m;
 }
 
-static void add_schema(weir_project *p, weir_contract *c, const char *file) {
+static void add_schema(wr_project *p, weir_contract *c, const char *file) {
   const weir_contract *dup = pipeline_schema(p, c->name);
   if (dup) {
     pipeline_problem(p, file, c->line, NULL, NULL, NULL, NULL,
@@ -105,7 +105,7 @@ static void add_schema(weir_project *p, weir_contract *c, const char *file) {
     weir_contract_free(c);
     return;
   }
-  p->schemas = weir_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
+  p->schemas = wr_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
   p->schemas[p->n_schemas++] = c;
 }
 
@@ -126,12 +126,12 @@ static char **list_files(const char *dir, const char *suf1, const char *suf2, si
       if (suf && len > strlen(suf) && strcmp(nm + len - strlen(suf), suf) == 0) match = true;
     }
     if (!match) continue;
-    char *full = weir_path_join(dir, nm);
-    bool reg = weir_fs_exists(full) && !weir_fs_is_dir(full);
+    char *full = wr_path_join(dir, nm);
+    bool reg = wr_fs_exists(full) && !wr_fs_is_dir(full);
     free(full);
     if (!reg) continue;
-    names = weir_realloc(names, (*n + 1) * sizeof *names);
-    names[(*n)++] = weir_strdup(nm);
+    names = wr_realloc(names, (*n + 1) * sizeof *names);
+    names[(*n)++] = wr_strdup(nm);
   }
   closedir(d);
   for (size_t i = 1; i < *n; i++)
@@ -148,11 +148,11 @@ static void free_names(char **v, size_t n) {
   free(v);
 }
 
-/* ---- weir_project.yml ---------------------------------------------------------------- */
+/* ---- wr_project.yml ---------------------------------------------------------------- */
 
 /* `python: {version: "3.11", pip: {polars: "1.*"}}` (or `python: "3.11"`) as the JSON
  * spec @weir.python produces; problems are recorded. */
-static json_t *python_spec(weir_project *p, yaml_document_t *doc, yaml_node_t *v, int line) {
+static json_t *python_spec(wr_project *p, yaml_document_t *doc, yaml_node_t *v, int line) {
   if (v && v->type == YAML_SCALAR_NODE)
     return json_pack("{s:s,s:{}}", "version", (const char *)v->data.scalar.value, "pip");
   if (!v || v->type != YAML_MAPPING_NODE) {
@@ -185,12 +185,12 @@ static json_t *python_spec(weir_project *p, yaml_document_t *doc, yaml_node_t *v
   return spec;
 }
 
-static void load_project_file(weir_project *p) {
-  char *path = weir_path_join(p->dir, "weir_project.yml");
+static void load_project_file(wr_project *p) {
+  char *path = wr_path_join(p->dir, "weir_project.yml");
   char *text = NULL;
   size_t len = 0;
   weir_error err = {0};
-  if (!weir_fs_exists(path) || weir_fs_read(path, &text, &len, &err) != WEIR_OK) {
+  if (!wr_fs_exists(path) || wr_fs_read(path, &text, &len, &err) != WEIR_OK) {
     weir_error_clear(&err);
     free(path);
     return;
@@ -219,16 +219,16 @@ static void load_project_file(weir_project *p) {
       const char *val = v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
       if (strcmp(key, "name") == 0 && val) {
         free(p->name);
-        p->name = weir_strdup(val);
+        p->name = wr_strdup(val);
       } else if (strcmp(key, "namespace") == 0 && val) {
         weir_error e2 = {0};
-        if (weir_ident_check(val, "namespace", &e2) != WEIR_OK) {
+        if (wr_ident_check(val, "namespace", &e2) != WEIR_OK) {
           pipeline_problem(p, "weir_project.yml", line, NULL, NULL, NULL, NULL, "weir_project.yml:%d: %s", line,
                            e2.message);
           weir_error_clear(&e2);
         } else {
           free(p->ns);
-          p->ns = weir_strdup(val);
+          p->ns = wr_strdup(val);
         }
       } else if (strcmp(key, "python") == 0) {
         json_decref(p->python);
@@ -259,7 +259,7 @@ static char *contract_name_of(const char *path) {
   char *text = NULL;
   size_t len = 0;
   weir_error err = {0};
-  if (weir_fs_read(path, &text, &len, &err) != WEIR_OK) {
+  if (wr_fs_read(path, &text, &len, &err) != WEIR_OK) {
     weir_error_clear(&err);
     return NULL;
   }
@@ -278,7 +278,7 @@ static char *contract_name_of(const char *path) {
         const char *key = (const char *)k->data.scalar.value;
         if (depth == 0 && strcmp(key, "contract") == 0) next = v;
         if (depth == 1 && strcmp(key, "name") == 0 && v->type == YAML_SCALAR_NODE)
-          name = weir_strdup((const char *)v->data.scalar.value);
+          name = wr_strdup((const char *)v->data.scalar.value);
       }
       root = next;
     }
@@ -289,16 +289,16 @@ static char *contract_name_of(const char *path) {
   return name;
 }
 
-static void load_contracts(weir_project *p) {
-  char *cdir = weir_path_join(p->dir, "contracts");
+static void load_contracts(wr_project *p) {
+  char *cdir = wr_path_join(p->dir, "contracts");
   size_t n = 0;
   char **names = list_files(cdir, ".yml", ".yaml", &n);
   for (size_t i = 0; i < n; i++) {
-    char *full = weir_path_join(cdir, names[i]);
-    char *rel = weir_asprintf("contracts/%s", names[i]);
+    char *full = wr_path_join(cdir, names[i]);
+    char *rel = wr_asprintf("contracts/%s", names[i]);
     weir_contract *c = NULL;
     weir_error err = {0};
-    if (weir_contract_load_file(full, &c, &err) != WEIR_OK) {
+    if (wr_contract_load_file(full, &c, &err) != WEIR_OK) {
       /* The message already names file, line and column; keep it, with the path
        * relative to the project. */
       const char *m = err.message ? err.message : "invalid contract";
@@ -316,7 +316,7 @@ static void load_contracts(weir_project *p) {
         weir_contract_free(c);
       } else {
         free(c->origin);
-        c->origin = weir_strdup(rel);
+        c->origin = wr_strdup(rel);
         add_schema(p, c, rel);
       }
     }
@@ -329,15 +329,15 @@ static void load_contracts(weir_project *p) {
 
 /* ---- SQL models ---------------------------------------------------------------------- */
 
-static void load_sql_models(weir_project *p, weir_engine *engine) {
+static void load_sql_models(wr_project *p, wr_engine *engine) {
   size_t n = 0;
   char **names = list_files(p->dir, ".sql", NULL, &n);
   for (size_t i = 0; i < n; i++) {
-    char *full = weir_path_join(p->dir, names[i]);
+    char *full = wr_path_join(p->dir, names[i]);
     char *text = NULL;
     size_t len = 0;
     weir_error err = {0};
-    if (weir_fs_read(full, &text, &len, &err) != WEIR_OK) {
+    if (wr_fs_read(full, &text, &len, &err) != WEIR_OK) {
       pipeline_problem(p, names[i], 0, NULL, NULL, NULL, NULL, "%s", err.message);
       weir_error_clear(&err);
       free(full);
@@ -357,9 +357,9 @@ static void load_sql_models(weir_project *p, weir_engine *engine) {
       continue;
     }
     /* Inputs: the tables the query reads, by DuckDB's own parser. */
-    weir_sql_table_ref *refs = NULL;
+    wr_sql_table_ref *refs = NULL;
     size_t nr = 0;
-    if (weir_engine_sql_tables(engine, m->sql, &refs, &nr, &err) != WEIR_OK) {
+    if (wr_engine_sql_tables(engine, m->sql, &refs, &nr, &err) != WEIR_OK) {
       m->unparsable = true;
       const char *at = err.message ? strstr(err.message, "line ") : NULL;
       int line = at ? atoi(at + 5) : 0;
@@ -371,17 +371,17 @@ static void load_sql_models(weir_project *p, weir_engine *engine) {
                          err.message);
       weir_error_clear(&err);
     } else {
-      m->inputs = weir_calloc(nr ? nr : 1, sizeof *m->inputs);
+      m->inputs = wr_calloc(nr ? nr : 1, sizeof *m->inputs);
       for (size_t k = 0; k < nr; k++) {
         if (refs[k].schema && (strcmp(refs[k].schema, "information_schema") == 0 ||
                                strcmp(refs[k].schema, "pg_catalog") == 0))
           continue;
         model_input *in = &m->inputs[m->n_inputs++];
-        in->name = refs[k].schema ? weir_asprintf("%s.%s", refs[k].schema, refs[k].name) : weir_strdup(refs[k].name);
+        in->name = refs[k].schema ? wr_asprintf("%s.%s", refs[k].schema, refs[k].name) : wr_strdup(refs[k].name);
         in->producer = -1;
         in->line = refs[k].line;
       }
-      weir_sql_table_refs_free(refs, nr);
+      wr_sql_table_refs_free(refs, nr);
     }
     free(text);
     free(full);
@@ -392,8 +392,8 @@ static void load_sql_models(weir_project *p, weir_engine *engine) {
 /* ---- Python models and schemas ---------------------------------------------------- */
 
 static char *json_strdup(const json_t *o, const char *key) {
-  const char *s = weir_json_str(o, key, NULL);
-  return s ? weir_strdup(s) : NULL;
+  const char *s = wr_json_str(o, key, NULL);
+  return s ? wr_strdup(s) : NULL;
 }
 
 /* Importing a project's files takes seconds (a heavy library tens of them); a file that
@@ -404,14 +404,14 @@ static char *json_strdup(const json_t *o, const char *key) {
 
 /* Runs discovery: in the sandbox of project code (it imports the project's files, so
  * their module-level code runs here), with the SDK's interpreter. */
-static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, char **out, char **errtext,
+static int discover(wr_project *p, const char *lake_dir, bool unsandboxed, char **out, char **errtext,
                     int *status, bool *timed_out, weir_error *err) {
   char *argv[] = {(char *)pipeline_python(), "-B", "-m", "weir.discover", p->dir, NULL};
   pipeline_spawn_opts o = {.cwd = p->dir};
   if (unsandboxed) return pipeline_spawn_with(argv, &o, out, errtext, status, err);
   const sandbox_support *sup = sandbox_probe();
   if (!sandbox_usable(sup))
-    return weir_seterr(
+    return wr_seterr(
         err, WEIR_EUNSUPPORTED,
         "weir cannot sandbox the Python files of %s on this machine, and discovery imports them: %s. "
         "Run with --unsandboxed (weir run, also with --dry-run for a plan) or sandbox=False "
@@ -439,19 +439,19 @@ static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, cha
     *timed_out = o.timed_out || o.memory_exceeded || o.output_exceeded;
     if (o.output_exceeded && errtext) {
       free(*errtext);
-      *errtext = weir_asprintf("importing the project's files printed more than %d MiB and was stopped",
+      *errtext = wr_asprintf("importing the project's files printed more than %d MiB and was stopped",
                                (int)(DISCOVERY_MAX_OUTPUT >> 20));
     } else if (o.memory_exceeded && errtext) {
       char lim[64];
       sandbox_format_bytes(pol.limits.memory, lim, sizeof lim);
       free(*errtext);
       *errtext =
-          weir_asprintf("importing the project's files used more than %s of memory and was stopped", lim);
+          wr_asprintf("importing the project's files used more than %s of memory and was stopped", lim);
     } else if (o.timed_out && errtext) {
       char lim[64];
       sandbox_format_seconds(DISCOVERY_TIMEOUT_S, lim, sizeof lim);
       free(*errtext);
-      *errtext = weir_asprintf("importing the project's files took longer than %s and was stopped", lim);
+      *errtext = wr_asprintf("importing the project's files took longer than %s and was stopped", lim);
     }
   }
   pipeline_code_environment_free(env);
@@ -460,7 +460,7 @@ static int discover(weir_project *p, const char *lake_dir, bool unsandboxed, cha
   return rc;
 }
 
-static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, weir_error *err) {
+static int load_python(wr_project *p, const char *lake_dir, bool unsandboxed, weir_error *err) {
   size_t n = 0;
   char **names = list_files(p->dir, ".py", NULL, &n);
   free_names(names, n);
@@ -478,12 +478,12 @@ static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, 
   if (status != 0 || stopped) {
     bool no_sdk = errtext && strstr(errtext, "No module named 'weir'");
     if (stopped) {
-      rc = weir_seterr(err, WEIR_EMODEL, "cannot read the Python models of %s: %s", p->dir, errtext);
+      rc = wr_seterr(err, WEIR_EMODEL, "cannot read the Python models of %s: %s", p->dir, errtext);
       free(out);
       free(errtext);
       return rc;
     }
-    rc = weir_seterr(err, WEIR_EMODEL,
+    rc = wr_seterr(err, WEIR_EMODEL,
                      "cannot read the Python models of %s: `%s -m weir.discover` exited with status %d%s%s%s",
                      p->dir, pipeline_python(), status,
                      no_sdk ? " (that Python has no weir SDK: set WEIR_PYTHON to one that has, e.g. "
@@ -496,12 +496,12 @@ static int load_python(weir_project *p, const char *lake_dir, bool unsandboxed, 
   }
   free(errtext);
   rc = pipeline_discovery_apply(p, out ? out : "", out ? strlen(out) : 0, err);
-  if (rc) weir_error_prefix(err, "cannot read the Python models of %s", p->dir);
+  if (rc) wr_error_prefix(err, "cannot read the Python models of %s", p->dir);
   free(out);
   return rc;
 }
 
-int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir_error *err) {
+int pipeline_discovery_apply(wr_project *p, const char *text, size_t len, weir_error *err) {
   /* What discovery printed came from a process that ran the project's code: it is read as
    * untrusted input (tests/fuzz/fuzz_discovery.c), and anything malformed is a problem
    * or an error, never a crash. */
@@ -509,15 +509,15 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
   if (!doc || !json_is_object(doc)) {
     json_decref(doc);
-    return weir_seterr(err, WEIR_EMODEL, "discovery printed no JSON document (%s at line %d)",
+    return wr_seterr(err, WEIR_EMODEL, "discovery printed no JSON document (%s at line %d)",
                        doc ? "not an object" : jerr.text, jerr.line);
   }
   size_t i;
   json_t *v;
   json_array_foreach(json_object_get(doc, "errors"), i, v) {
-    const char *file = weir_json_str(v, "file", NULL);
-    int line = (int)weir_json_int(v, "line", 0);
-    const char *msg = weir_json_str(v, "message", "error");
+    const char *file = wr_json_str(v, "file", NULL);
+    int line = (int)wr_json_int(v, "line", 0);
+    const char *msg = wr_json_str(v, "message", "error");
     if (file && line) pipeline_problem(p, file, line, NULL, NULL, NULL, NULL, "%s:%d: %s", file, line, msg);
     else if (file) pipeline_problem(p, file, 0, NULL, NULL, NULL, NULL, "%s: %s", file, msg);
     else pipeline_problem(p, NULL, 0, NULL, NULL, NULL, NULL, "%s", msg);
@@ -527,7 +527,7 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
    * declares names nobody knows: its readers get a hint instead. */
   json_array_foreach(json_object_get(doc, "unloaded"), i, v) {
     json_t *schemas = json_object_get(v, "schemas"), *models = json_object_get(v, "models");
-    const char *file = weir_json_str(v, "file", NULL);
+    const char *file = wr_json_str(v, "file", NULL);
     if (!json_is_array(schemas) || !json_is_array(models)) {
       if (file) json_array_append_new(json_object_get(p->unloaded, "opaque"), json_string(file));
       continue;
@@ -538,9 +538,9 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
   json_array_foreach(json_object_get(doc, "schemas"), i, v) {
     weir_contract *c = NULL;
     weir_error e2 = {0};
-    const char *origin = weir_json_str(v, "origin", "models.py");
-    if (weir_contract_from_ir(v, origin, &c, &e2) != WEIR_OK) {
-      pipeline_problem(p, origin, (int)weir_json_int(v, "line", 0), NULL, NULL, NULL, NULL, "%s", e2.message);
+    const char *origin = wr_json_str(v, "origin", "models.py");
+    if (wr_contract_from_ir(v, origin, &c, &e2) != WEIR_OK) {
+      pipeline_problem(p, origin, (int)wr_json_int(v, "line", 0), NULL, NULL, NULL, NULL, "%s", e2.message);
       weir_error_clear(&e2);
       continue;
     }
@@ -551,9 +551,9 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
     m->lang = MODEL_PYTHON;
     m->name = json_strdup(v, "name");
     m->file = json_strdup(v, "file");
-    m->line = (int)weir_json_int(v, "line", 0);
+    m->line = (int)wr_json_int(v, "line", 0);
     m->function = json_strdup(v, "function");
-    const char *mat = weir_json_str(v, "materialization", "REPLACE");
+    const char *mat = wr_json_str(v, "materialization", "REPLACE");
     m->append = strcasecmp(mat, "APPEND") == 0;
     m->doc = json_strdup(v, "doc");
     m->output_schema_name = json_strdup(v, "output_schema");
@@ -568,7 +568,7 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
       free(bad);
     }
     json_t *inputs = json_object_get(v, "inputs");
-    m->inputs = weir_calloc(json_array_size(inputs) ? json_array_size(inputs) : 1, sizeof *m->inputs);
+    m->inputs = wr_calloc(json_array_size(inputs) ? json_array_size(inputs) : 1, sizeof *m->inputs);
     size_t k;
     json_t *in;
     json_array_foreach(inputs, k, in) {
@@ -580,7 +580,7 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
       mi->schema_name = json_strdup(in, "schema");
       json_t *cols = json_object_get(in, "columns");
       if (json_is_array(cols)) mi->columns = json_incref(cols);
-      mi->line = (int)weir_json_int(in, "line", m->line);
+      mi->line = (int)wr_json_int(in, "line", m->line);
       mi->producer = -1;
     }
     bool inputs_ok = true;
@@ -601,22 +601,22 @@ int pipeline_discovery_apply(weir_project *p, const char *text, size_t len, weir
 
 /* SHA-256 over the names and contents of the project's files, so a run records exactly
  * which code it ran. */
-static void project_digest(weir_project *p) {
-  weir_buf all = WEIR_BUF_INIT;
+static void project_digest(wr_project *p) {
+  wr_buf all = WEIR_BUF_INIT;
   const char *sufs[][2] = {{".sql", ".py"}, {".yml", ".yaml"}};
   for (int pass = 0; pass < 2; pass++) {
-    char *dir = pass ? weir_path_join(p->dir, "contracts") : weir_strdup(p->dir);
+    char *dir = pass ? wr_path_join(p->dir, "contracts") : wr_strdup(p->dir);
     for (int s = 0; s < 2; s++) {
       size_t n = 0;
       char **names = list_files(dir, sufs[s][0], sufs[s][1], &n);
       for (size_t i = 0; i < n; i++) {
-        char *full = weir_path_join(dir, names[i]);
+        char *full = wr_path_join(dir, names[i]);
         char *text = NULL;
         size_t len = 0;
         weir_error err = {0};
-        if (weir_fs_read(full, &text, &len, &err) == WEIR_OK) {
-          weir_buf_printf(&all, "%s%s\n%zu\n", pass ? "contracts/" : "", names[i], len);
-          weir_buf_append(&all, text, len);
+        if (wr_fs_read(full, &text, &len, &err) == WEIR_OK) {
+          wr_buf_printf(&all, "%s%s\n%zu\n", pass ? "contracts/" : "", names[i], len);
+          wr_buf_append(&all, text, len);
         }
         weir_error_clear(&err);
         free(text);
@@ -626,36 +626,36 @@ static void project_digest(weir_project *p) {
     }
     free(dir);
   }
-  weir_sha256_hex(all.data ? all.data : "", all.len, p->digest);
-  weir_buf_free(&all);
+  wr_sha256_hex(all.data ? all.data : "", all.len, p->digest);
+  wr_buf_free(&all);
 }
 
-weir_project *pipeline_project_new(const char *dir) {
-  weir_project *p = weir_calloc(1, sizeof *p);
-  p->dir = weir_path_absolute(dir);
+wr_project *pipeline_project_new(const char *dir) {
+  wr_project *p = wr_calloc(1, sizeof *p);
+  p->dir = wr_path_absolute(dir);
   p->problems = json_array();
   p->unloaded = json_pack("{s:[],s:[],s:[],s:[]}", "sql", "models", "schemas", "opaque");
   p->warnings = json_array();
-  p->ns = weir_strdup(WEIR_DEFAULT_NAMESPACE);
-  p->name = weir_strdup(weir_path_basename(p->dir));
+  p->ns = wr_strdup(WEIR_DEFAULT_NAMESPACE);
+  p->name = wr_strdup(wr_path_basename(p->dir));
   return p;
 }
 
-int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_project **out,
+int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, wr_project **out,
                   weir_error *err) {
   *out = NULL;
-  if (!dir || !weir_fs_exists(dir))
-    return weir_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
-  if (!weir_fs_is_dir(dir))
-    return weir_seterr(err, WEIR_EINVALIDARG,
+  if (!dir || !wr_fs_exists(dir))
+    return wr_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
+  if (!wr_fs_is_dir(dir))
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "%s is a file: a project is a folder of models (SQL files, models.py, contracts/)",
                        dir);
-  weir_project *p = pipeline_project_new(dir);
+  wr_project *p = pipeline_project_new(dir);
   load_project_file(p);
   load_contracts(p);
 
-  int rc = weir_engine_open(NULL, &p->engine, err);
-  if (rc == WEIR_OK) rc = weir_engine_restrict_files(p->engine, NULL, 0, err);
+  int rc = wr_engine_open(NULL, &p->engine, err);
+  if (rc == WEIR_OK) rc = wr_engine_restrict_files(p->engine, NULL, 0, err);
   if (rc) {
     pipeline_project_free(p);
     return rc;
@@ -669,7 +669,7 @@ int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_
   for (size_t i = 0; i < p->n_models; i++) {
     pipeline_model *m = &p->models[i];
     weir_error e2 = {0};
-    if (weir_ident_check(m->name, "model name", &e2) != WEIR_OK) {
+    if (wr_ident_check(m->name, "model name", &e2) != WEIR_OK) {
       pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL, "%s:%d: %s", m->file, m->line, e2.message);
       weir_error_clear(&e2);
     }
@@ -678,7 +678,7 @@ int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, weir_
         pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL,
                          "%s:%d: model \"%s\" is defined twice (also in %s:%d)", m->file, m->line, m->name,
                          p->models[j].file, p->models[j].line);
-    m->table = weir_asprintf("%s.%s", p->ns, m->name);
+    m->table = wr_asprintf("%s.%s", p->ns, m->name);
   }
   if (p->n_models == 0 && json_array_size(p->problems) == 0)
     pipeline_problem(p, NULL, 0, NULL, NULL, NULL, NULL,

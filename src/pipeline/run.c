@@ -32,8 +32,8 @@
 /* ---- check ---------------------------------------------------------------------------- */
 
 static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, bool unsandboxed,
-                         weir_project **out, weir_error *err) {
-  weir_project *p = NULL;
+                         wr_project **out, weir_error *err) {
+  wr_project *p = NULL;
   int rc = pipeline_load(dir, weir_lake_path(lake), unsandboxed, &p, err);
   if (rc) return rc;
   if ((rc = pipeline_plan(lake, p, hash, err))) {
@@ -51,7 +51,7 @@ int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, refname, hash, err);
   if (rc) return rc;
-  weir_project *p = NULL;
+  wr_project *p = NULL;
   if ((rc = load_and_plan(lake, project_dir, hash, false, &p, err))) return rc;
   *out_json = lake_dump(pipeline_plan_json(p, refname, hash));
   if (json_array_size(p->problems) > 0) rc = pipeline_plan_error(p, err);
@@ -63,14 +63,14 @@ int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref
 
 typedef struct run_ctx {
   weir_lake *lake;
-  weir_project *p;
+  wr_project *p;
   char run_id[16];
   char run_branch[32];
   const char *branch;
   char base[WEIR_HASH_HEX_SIZE];
   char head[WEIR_HASH_HEX_SIZE];   /* current head of the run branch */
   char *run_dir;                   /* LAKE/runs/<id>: worker jobs, results, logs */
-  weir_engine *engine;             /* for SQL models */
+  wr_engine *engine;             /* for SQL models */
   bool unsandboxed;                /* --unsandboxed / sandbox=False: Python runs unconfined */
   pipeline_worker worker;          /* the run's model worker, started at its first Python model */
   bool worker_started;
@@ -84,8 +84,8 @@ static json_t *summary_for(const run_ctx *rc, const pipeline_model *m) {
 }
 
 static char *subject_for(const pipeline_model *m) {
-  if (m->output) return weir_asprintf("model %s (output, schema %s)", m->name, m->output->name);
-  return weir_asprintf("model %s (output)", m->name);
+  if (m->output) return wr_asprintf("model %s (output, schema %s)", m->name, m->output->name);
+  return wr_asprintf("model %s (output)", m->name);
 }
 
 static const char *comment_for(const pipeline_model *m) {
@@ -100,14 +100,14 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   int r = WEIR_OK;
   for (size_t k = 0; k < m->n_inputs && r == WEIR_OK; k++) {
     model_input *in = &m->inputs[k];
-    weir_table_id id;
-    if ((r = weir_table_id_parse(in->table, &id, err))) break;
+    wr_table_id id;
+    if ((r = wr_table_id_parse(in->table, &id, err))) break;
     r = lake_attach_table(lake, rc->engine, rc->head, &id, err);
     /* A bare model name in a project with its own namespace: make it resolve too. */
     if (r == WEIR_OK && !strchr(in->name, '.') && strcmp(id.ns, WEIR_DEFAULT_NAMESPACE) != 0) {
-      char *qn = weir_sql_ident(id.ns), *qt = weir_sql_ident(id.name), *qb = weir_sql_ident(in->name);
-      char *sql = weir_asprintf("CREATE OR REPLACE VIEW main.%s AS SELECT * FROM %s.%s", qb, qn, qt);
-      r = weir_engine_exec(rc->engine, sql, err);
+      char *qn = wr_sql_ident(id.ns), *qt = wr_sql_ident(id.name), *qb = wr_sql_ident(in->name);
+      char *sql = wr_asprintf("CREATE OR REPLACE VIEW main.%s AS SELECT * FROM %s.%s", qb, qn, qt);
+      r = wr_engine_exec(rc->engine, sql, err);
       free(sql);
       free(qn);
       free(qt);
@@ -115,11 +115,11 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
     }
   }
   if (r) return r;
-  weir_arrow_table data;
-  weir_arrow_table_init(&data);
-  if ((r = weir_engine_query_table(rc->engine, m->sql, &data, err))) {
-    weir_error_prefix(err, "model %s (%s)", m->name, m->file);
-    weir_arrow_table_release(&data);
+  wr_arrow_table data;
+  wr_arrow_table_init(&data);
+  if ((r = wr_engine_query_table(rc->engine, m->sql, &data, err))) {
+    wr_error_prefix(err, "model %s (%s)", m->name, m->file);
+    wr_arrow_table_release(&data);
     return r;
   }
   char *subject = subject_for(m);
@@ -129,10 +129,10 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   if (m->append && (r = lake_append_target(lake, m->table, rc->head, &target, &suffix, err))) {
     json_decref(summary);
     free(subject);
-    weir_arrow_table_release(&data);
+    wr_arrow_table_release(&data);
     return r;
   }
-  if (suffix) table_subject = weir_asprintf("model %s (output, %s)", m->name, suffix);
+  if (suffix) table_subject = wr_asprintf("model %s (output, %s)", m->name, suffix);
   stage_request sr = {0};
   sr.table = m->table;
   sr.mode = m->append ? WEIR_MODE_APPEND : WEIR_MODE_REPLACE;
@@ -152,7 +152,7 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   free(suffix);
   free(table_subject);
   weir_contract_free(target);
-  weir_arrow_table_release(&data);
+  wr_arrow_table_release(&data);
   return r;
 }
 
@@ -161,12 +161,12 @@ static char *log_tail(const char *path, size_t max) {
   char *text = NULL;
   size_t len = 0;
   weir_error e = {0};
-  if (weir_fs_read(path, &text, &len, &e) != WEIR_OK) {
+  if (wr_fs_read(path, &text, &len, &e) != WEIR_OK) {
     weir_error_clear(&e);
-    return weir_strdup("");
+    return wr_strdup("");
   }
   if (len <= max) return text;
-  char *tail = weir_strdup(text + len - max);
+  char *tail = wr_strdup(text + len - max);
   free(text);
   return tail;
 }
@@ -177,13 +177,13 @@ static char *host_fate(const pipeline_model *m, const pipeline_model_procs *mp) 
   char lim[64];
   if (mp->timed_out) {
     sandbox_format_seconds(m->limits.timeout_s, lim, sizeof lim);
-    return weir_asprintf(
+    return wr_asprintf(
         "model %s ran past its timeout of %s and was stopped (@weir.python(timeout=...) changes it)", m->name,
         lim);
   }
   if (mp->memory_exceeded) {
     sandbox_format_bytes(m->limits.memory, lim, sizeof lim);
-    return weir_asprintf(
+    return wr_asprintf(
         "model %s used more than its memory limit of %s and was stopped "
         "(@weir.python(memory=...) changes it)",
         m->name, lim);
@@ -192,16 +192,16 @@ static char *host_fate(const pipeline_model *m, const pipeline_model_procs *mp) 
   if (sig == SIGXCPU || (sig == SIGKILL && m->limits.cpu_s)) {
     if (sig == SIGXCPU || mp->seconds >= (double)m->limits.cpu_s) {
       sandbox_format_seconds((double)m->limits.cpu_s, lim, sizeof lim);
-      return weir_asprintf(
+      return wr_asprintf(
           "model %s used more than its CPU time limit of %s and was stopped "
           "(@weir.python(cpu_time=...) changes it)",
           m->name, lim);
     }
   }
   if (sig == SIGSYS)
-    return weir_asprintf("model %s made a system call the model sandbox forbids and was killed", m->name);
+    return wr_asprintf("model %s made a system call the model sandbox forbids and was killed", m->name);
   if (sig)
-    return weir_asprintf("model %s: its process was killed by signal %d (%s)", m->name, sig, strsignal(sig));
+    return wr_asprintf("model %s: its process was killed by signal %d (%s)", m->name, sig, strsignal(sig));
   return NULL;
 }
 
@@ -215,7 +215,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   json_t *roots = NULL;
   int r = pipeline_python_env(m->python, &interp, sandboxed ? &roots : NULL, err);
   if (r) {
-    weir_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
+    wr_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
     return r;
   }
   sandbox_policy pol;
@@ -237,8 +237,8 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     pol.internet = m->internet;
   }
   json_decref(roots);
-  char *result_path = weir_asprintf("%s/%s.result.json", rc->run_dir, m->name);
-  char *log_path = weir_asprintf("%s/%s.log", rc->run_dir, m->name);
+  char *result_path = wr_asprintf("%s/%s.result.json", rc->run_dir, m->name);
+  char *log_path = wr_asprintf("%s/%s.log", rc->run_dir, m->name);
 
   /* The worker's job: where the lake is, what to read, where the output goes. */
   json_t *job = json_object();
@@ -260,8 +260,8 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
       for (size_t c = 0; c < in->schema->n_columns; c++)
         json_array_append_new(cols, json_string(in->schema->columns[c].field.name));
       json_object_set_new(spec, "columns", cols);
-      json_object_set_new(spec, "contract", weir_contract_to_ir(in->schema));
-      char *subj = weir_asprintf("input %s of model %s (schema %s)", in->param ? in->param : in->name, m->name,
+      json_object_set_new(spec, "contract", wr_contract_to_ir(in->schema));
+      char *subj = wr_asprintf("input %s of model %s (schema %s)", in->param ? in->param : in->name, m->name,
                                  in->schema->name);
       json_object_set_new(spec, "subject", json_string(subj));
       free(subj);
@@ -280,16 +280,16 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   json_t *out = json_object();
   json_object_set_new(out, "table", json_string(m->table));
   json_object_set_new(out, "mode", json_string(m->append ? "APPEND" : "REPLACE"));
-  json_object_set_new(out, "contract", m->output ? weir_contract_to_ir(m->output) : json_null());
+  json_object_set_new(out, "contract", m->output ? wr_contract_to_ir(m->output) : json_null());
   json_object_set_new(out, "subject", json_string(subject));
   json_object_set_new(out, "base_commit", json_string(rc->head));
   json_object_set_new(out, "model", json_string(m->name));
   json_object_set_new(out, "run_id", json_string(rc->run_id));
-  json_object_set_new(out, "comment", weir_json_str_or_null(comment_for(m)));
+  json_object_set_new(out, "comment", wr_json_str_or_null(comment_for(m)));
   json_object_set_new(out, "summary", summary_for(rc, m));
   json_object_set_new(job, "output", out);
   free(subject);
-  char *worker_job = weir_json_compact(job);
+  char *worker_job = wr_json_compact(job);
   json_decref(job);
 
   /* The model process's job: what to import and call, and (for its messages) what its
@@ -305,7 +305,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
                 "memory", (json_int_t)m->limits.memory, "timeout", m->limits.timeout_s, "cpu_time",
                 m->limits.cpu_s ? json_integer(m->limits.cpu_s) : json_null(), "tmpdir", pol.tmpdir, "lake",
                 weir_lake_path(rc->lake), "read", read));
-  char *host_job = weir_json_compact(hj);
+  char *host_job = wr_json_compact(hj);
   json_decref(hj);
 
   pipeline_model_procs mp;
@@ -313,7 +313,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   if (r == WEIR_OK && (!rc->worker_started || rc->worker.dead)) {
     /* One worker for the run (started again if one died). Its log is the run's. */
     if (rc->worker_started) pipeline_worker_stop(&rc->worker);
-    char *wlog = weir_asprintf("%s/worker.log", rc->run_dir);
+    char *wlog = wr_asprintf("%s/worker.log", rc->run_dir);
     char *wargv[] = {(char *)pipeline_python(), "-m", "weir.worker", "--serve", NULL};
     r = pipeline_worker_start(&rc->worker, wargv, rc->p->dir, wlog, err);
     rc->worker_started = true;
@@ -336,25 +336,25 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     r = pipeline_model_spawn(&mp, &rc->worker, err);
     free(host_path);
     if (r == WEIR_OK && rc->lake->interrupted)
-      r = weir_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
+      r = wr_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
     if (r == WEIR_OK) {
       char *text = NULL;
       size_t len = 0;
       weir_error e2 = {0};
       json_t *result = NULL;
       char *fate = host_fate(m, &mp);
-      if (weir_fs_read(result_path, &text, &len, &e2) != WEIR_OK || !(result = json_loads(text, 0, NULL))) {
+      if (wr_fs_read(result_path, &text, &len, &e2) != WEIR_OK || !(result = json_loads(text, 0, NULL))) {
         weir_error_clear(&e2);
-        char *wlog = weir_asprintf("%s/worker.log", rc->run_dir);
+        char *wlog = wr_asprintf("%s/worker.log", rc->run_dir);
         char *tail = log_tail(wlog, 2000);
         if (mp.worker_status >= 0)
-          r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
+          r = wr_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker %s %d without a result (log: %s)%s%s",
                           m->name, m->file, m->line,
                           mp.worker_status > 128 ? "was killed by signal" : "exited with status",
                           mp.worker_status > 128 ? mp.worker_status - 128 : mp.worker_status, wlog,
                           *tail ? "\n" : "", tail);
         else
-          r = weir_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker wrote no result (log: %s)%s%s", m->name,
+          r = wr_seterr(err, WEIR_EMODEL, "model %s (%s:%d): the worker wrote no result (log: %s)%s%s", m->name,
                           m->file, m->line, wlog, *tail ? "\n" : "", tail);
         free(tail);
         free(wlog);
@@ -365,29 +365,29 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
          * "ended without a result". (When the worker failed on its own, an input it could
          * not read, the runner stopped the model process because of it: the worker's
          * error is the story then.) */
-        char *tail = mp.timed_out || mp.memory_exceeded ? weir_strdup("") : log_tail(log_path, 2000);
-        r = weir_seterr(err, WEIR_EMODEL, "%s (%s:%d)%s%s", fate, m->file, m->line, *tail ? "\n" : "", tail);
+        char *tail = mp.timed_out || mp.memory_exceeded ? wr_strdup("") : log_tail(log_path, 2000);
+        r = wr_seterr(err, WEIR_EMODEL, "%s (%s:%d)%s%s", fate, m->file, m->line, *tail ? "\n" : "", tail);
         free(tail);
       } else {
         json_t *e = json_object_get(result, "error");
-        int code = (int)weir_json_int(e, "code_num", WEIR_EMODEL);
-        const char *msg = weir_json_str(e, "message", "the model failed");
-        const char *tb = weir_json_str(e, "traceback", NULL);
+        int code = (int)wr_json_int(e, "code_num", WEIR_EMODEL);
+        const char *msg = wr_json_str(e, "message", "the model failed");
+        const char *tb = wr_json_str(e, "traceback", NULL);
         if (json_is_true(json_object_get(e, "host_ended"))) {
           /* It ended by itself without answering: Python could not start, or the model
            * exited. Its log says why. */
           char *tail = log_tail(log_path, 2000);
-          r = weir_seterr(err, WEIR_EMODEL, "%s (exit status %d; log: %s)%s%s", msg, mp.host_status, log_path,
+          r = wr_seterr(err, WEIR_EMODEL, "%s (exit status %d; log: %s)%s%s", msg, mp.host_status, log_path,
                           *tail ? "\n" : "", tail);
           free(tail);
         } else if (tb) {
-          r = weir_seterr(err, code, "%s (%s:%d)\n%s", msg, m->file, m->line, tb);
+          r = wr_seterr(err, code, "%s (%s:%d)\n%s", msg, m->file, m->line, tb);
         } else {
-          r = weir_seterr(err, code, "%s", msg);
+          r = wr_seterr(err, code, "%s", msg);
         }
         json_t *details = json_object_get(e, "details");
         if (json_is_array(details) && json_array_size(details))
-          weir_error_set_details(err, json_incref(details));
+          wr_error_set_details(err, json_incref(details));
         json_t *stage = json_object_get(result, "stage");
         json_t *rep = json_object_get(stage, "report");
         if (json_is_object(rep)) res->report = json_incref(rep);
@@ -430,7 +430,7 @@ static json_t *model_record(const pipeline_model *m, const char *status, int64_t
   json_object_set_new(o, "ended_us", json_integer(ended));
   json_object_set_new(o, "rows", json_integer(res ? res->rows_written : 0));
   json_object_set_new(o, "rows_quarantined", json_integer(res ? res->rows_quarantined : 0));
-  json_object_set_new(o, "commit", weir_json_str_or_null(commit));
+  json_object_set_new(o, "commit", wr_json_str_or_null(commit));
   json_t *report = res && res->report ? res->report : NULL;
   json_object_set_new(o, "report", report ? json_incref(report) : json_null());
   json_t *viol = report ? json_object_get(report, "violations") : NULL;
@@ -451,7 +451,7 @@ static void time_field(json_t *o, const char *key_us, const char *key_iso) {
   json_t *v = json_object_get(o, key_us);
   if (!json_is_integer(v)) return;
   char buf[40];
-  weir_format_time_us((int64_t)json_integer_value(v), buf, sizeof buf);
+  wr_format_time_us((int64_t)json_integer_value(v), buf, sizeof buf);
   json_object_set_new(o, key_iso, json_string(buf));
 }
 
@@ -477,10 +477,10 @@ static void decorate_run(json_t *run) {
 /* The run's read set: every catalog table a model reads at the run's base, that is, each
  * input no model of the project produces and that is not pinned to another ref. Names are
  * borrowed from the project; *n distinct. */
-static const char **read_set(const weir_project *p, size_t *n) {
+static const char **read_set(const wr_project *p, size_t *n) {
   size_t cap = 0;
   for (size_t i = 0; i < p->n_models; i++) cap += p->models[i].n_inputs;
-  const char **out = weir_calloc(cap ? cap : 1, sizeof *out);
+  const char **out = wr_calloc(cap ? cap : 1, sizeof *out);
   *n = 0;
   for (size_t i = 0; i < p->n_models; i++)
     for (size_t k = 0; k < p->models[i].n_inputs; k++) {
@@ -506,8 +506,8 @@ static int check_read_set(run_ctx *rc, const char *head, weir_error *err) {
     res = catalog_serial_check_table(rc->lake->cat, &r, reads[i], true,
                                      "the run read it: its outputs were computed from the old version", err);
   if (res == WEIR_OK) {
-    char *what = weir_asprintf("run %s cannot publish", rc->run_id);
-    char *advice = weir_asprintf("%s is unchanged (%s kept); run the project again, or pass --retry N to plan and "
+    char *what = wr_asprintf("run %s cannot publish", rc->run_id);
+    char *advice = wr_asprintf("%s is unchanged (%s kept); run the project again, or pass --retry N to plan and "
                                  "run again on the new head",
                                  rc->branch, rc->run_branch);
     res = catalog_serial_error(&r, what, advice, err);
@@ -557,12 +557,12 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
 
   /* 2. The run branch and the run record. */
   char u[WEIR_UUID_STR_LEN + 1];
-  weir_uuid4(u);
+  wr_uuid4(u);
   snprintf(rc.run_id, sizeof rc.run_id, "%.8s%.4s", u, u + 9);
   snprintf(rc.run_branch, sizeof rc.run_branch, "run/%s", rc.run_id);
   memcpy(rc.head, rc.base, sizeof rc.head);
-  rc.run_dir = weir_asprintf("%s/runs/%s", weir_lake_path(lake), rc.run_id);
-  if ((r = weir_fs_mkdirs(rc.run_dir, err))) goto out;
+  rc.run_dir = wr_asprintf("%s/runs/%s", weir_lake_path(lake), rc.run_id);
+  if ((r = wr_fs_mkdirs(rc.run_dir, err))) goto out;
   if ((r = catalog_ref_create(lake->cat, WEIR_REF_BRANCH, rc.run_branch, rc.base, err))) goto out;
   if ((r = catalog_run_create(lake->cat, rc.run_id, rc.p->name, rc.p->digest, rc.branch, rc.base, rc.run_branch,
                               err)))
@@ -573,20 +573,20 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   /* 3. Models in order, each one commit on the run branch. */
   for (size_t oi = 0; oi < rc.p->n_order; oi++) {
     pipeline_model *m = &rc.p->models[rc.p->order[oi]];
-    int64_t started = weir_now_us();
+    int64_t started = wr_now_us();
     lake_progress(lake, json_pack("{s:s,s:s,s:s}", "phase", "model", "model", m->name, "run_id", rc.run_id));
     stage_result res = {0};
     weir_error merr = {0};
     int mr;
     if (lake->interrupted)
-      mr = weir_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted before it started", m->name);
+      mr = wr_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted before it started", m->name);
     else
       mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
     if (mr == WEIR_OK && lake->interrupted)
-      mr = weir_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted", m->name);
+      mr = wr_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted", m->name);
     char commit[WEIR_HASH_HEX_SIZE] = "";
     if (mr == WEIR_OK) {
-      char *msg = weir_asprintf("run %s: model %s", rc.run_id, m->name);
+      char *msg = wr_asprintf("run %s: model %s", rc.run_id, m->name);
       /* The catalog records the run id itself (property run_id). */
       json_t *props = json_pack("{s:s}", "weir.model", m->name);
       lake_commit_request cr = {0};
@@ -600,12 +600,12 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
       json_decref(props);
       free(msg);
     }
-    int64_t ended = weir_now_us();
+    int64_t ended = wr_now_us();
     json_t *rec = model_record(m, mr == WEIR_OK ? "succeeded" : "failed", started, ended, &res,
                                mr == WEIR_OK ? commit : NULL, &merr);
     if (m->lang == MODEL_PYTHON) {
       /* Where what the model printed went, and what held it. */
-      char *log = weir_asprintf("%s/%s.log", rc.run_dir, m->name);
+      char *log = wr_asprintf("%s/%s.log", rc.run_dir, m->name);
       json_object_set_new(rec, "log", json_string(log));
       free(log);
       if (rc.sandbox) json_object_set_new(rec, "sandbox", rc.sandbox);
@@ -630,8 +630,8 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
       weir_error_clear(&e2);
       json_decref(error);
       r = merr.code ? merr.code : WEIR_EMODEL;
-      weir_error_move(err, &merr);
-      weir_error_prefix(err, "run %s failed (branch %s unchanged; %s kept)", rc.run_id, rc.branch, rc.run_branch);
+      wr_error_move(err, &merr);
+      wr_error_prefix(err, "run %s failed (branch %s unchanged; %s kept)", rc.run_id, rc.branch, rc.run_branch);
       finish_json(&rc, out_json);
       goto out;
     }
@@ -640,8 +640,8 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   /* 4. Publish: check the read set, merge, mark succeeded and drop the run branch, in one
    * catalog transaction (the write lock holds the target still from check to merge). */
   {
-    char *msg = weir_asprintf("run %s of %s", rc.run_id, rc.p->name);
-    weir_merge_request mreq = {0};
+    char *msg = wr_asprintf("run %s of %s", rc.run_id, rc.p->name);
+    wr_merge_request mreq = {0};
     mreq.source = rc.run_branch;
     mreq.into = rc.branch;
     mreq.message = msg;
@@ -657,7 +657,7 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     if (r == WEIR_OK) r = check_read_set(&rc, target_head, &e2);
     if (r == WEIR_OK) r = catalog_merge(lake->cat, &mreq, &merged, &e2);
     if (r == WEIR_OK) {
-      const char *result = weir_json_str(merged, "commit", NULL);
+      const char *result = wr_json_str(merged, "commit", NULL);
       r = catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_SUCCEEDED, result, NULL, &e2);
     }
     /* The run branch has served its purpose; its commits stay reachable from the target. */
@@ -684,34 +684,34 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
           size_t i;
           json_t *x;
           int64_t mine = -1;
-          json_array_foreach(runs, i, x) if (strcmp(weir_json_str(x, "run_id", ""), rc.run_id) == 0)
+          json_array_foreach(runs, i, x) if (strcmp(wr_json_str(x, "run_id", ""), rc.run_id) == 0)
               mine = (int64_t)json_integer_value(json_object_get(x, "started"));
           json_array_foreach(runs, i, x) {
-            const char *id = weir_json_str(x, "run_id", "");
-            if (!who && mine >= 0 && strcmp(weir_json_str(x, "status", ""), "succeeded") == 0 &&
-                strcmp(weir_json_str(x, "branch", ""), rc.branch) == 0 && strcmp(id, rc.run_id) != 0 &&
+            const char *id = wr_json_str(x, "run_id", "");
+            if (!who && mine >= 0 && strcmp(wr_json_str(x, "status", ""), "succeeded") == 0 &&
+                strcmp(wr_json_str(x, "branch", ""), rc.branch) == 0 && strcmp(id, rc.run_id) != 0 &&
                 (int64_t)json_integer_value(json_object_get(x, "ended")) >= mine)
-              who = weir_asprintf("run %s published to it", id);
+              who = wr_asprintf("run %s published to it", id);
           }
         }
         json_decref(runs);
         weir_error_clear(&e5);
-        weir_buf b = WEIR_BUF_INIT;
-        weir_buf_printf(&b, "%s; %s moved from %.12s to %.12s while this run ran%s%s%s: run the project again "
+        wr_buf b = WEIR_BUF_INIT;
+        wr_buf_printf(&b, "%s; %s moved from %.12s to %.12s while this run ran%s%s%s: run the project again "
                             "to build on the new head (--retry N does so automatically)",
                         e2.message ? e2.message : "merge conflict", rc.branch, rc.base, now, who ? " (" : "",
                         who ? who : "", who ? ")" : "");
         free(who);
-        char *details = e2.details ? weir_strdup(e2.details) : NULL;
+        char *details = e2.details ? wr_strdup(e2.details) : NULL;
         int code = e2.code;
         weir_error_clear(&e2);
-        weir_seterr(&e2, code, "%s", weir_buf_cstr(&b));
+        wr_seterr(&e2, code, "%s", wr_buf_cstr(&b));
         if (details) {
           json_t *d = json_loads(details, 0, NULL);
-          if (d) weir_error_set_details(&e2, d);
+          if (d) wr_error_set_details(&e2, d);
           free(details);
         }
-        weir_buf_free(&b);
+        wr_buf_free(&b);
       }
       weir_error_clear(&e4);
     }
@@ -726,9 +726,9 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
       catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_FAILED, NULL, error, &e3);
       weir_error_clear(&e3);
       json_decref(error);
-      weir_error_move(err, &e2);
+      wr_error_move(err, &e2);
       if (why != WEIR_ESTALEREAD) /* that message already says which run and what was kept */
-        weir_error_prefix(err, "run %s failed while publishing to %s (%s kept)", rc.run_id, rc.branch,
+        wr_error_prefix(err, "run %s failed while publishing to %s (%s kept)", rc.run_id, rc.branch,
                         rc.run_branch);
       finish_json(&rc, out_json);
       goto out;
@@ -759,9 +759,9 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
                      char **out_json, weir_error *err) {
   *out_json = NULL;
   int retries = opts ? opts->retries : 0;
-  if (retries < 0) return weir_seterr(err, WEIR_EINVALIDARG, "retries must be 0 or more, not %d", retries);
+  if (retries < 0) return wr_seterr(err, WEIR_EINVALIDARG, "retries must be 0 or more, not %d", retries);
   if (retries > 0 && opts->expect_head)
-    return weir_seterr(err, WEIR_EINVALIDARG,
+    return wr_seterr(err, WEIR_EINVALIDARG,
                        "a run with an expected head cannot be retried: a retry plans again on the branch's new head");
   json_t *earlier = json_array();
   int r;
@@ -772,7 +772,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     /* The target moved under the run: plan and run again on its new head. The failed
      * attempt stays recorded (status failed, its branch kept). */
     json_t *run = *out_json ? json_loads(*out_json, 0, NULL) : NULL;
-    const char *id = weir_json_str(run, "run_id", NULL);
+    const char *id = wr_json_str(run, "run_id", NULL);
     if (id) json_array_append_new(earlier, json_string(id));
     json_decref(run);
     weir_free(*out_json);
@@ -795,7 +795,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
 
 /* ---- run records ----------------------------------------------------------------------- */
 
-int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err) {
+int weir_run_list(weir_lake *lake, char **out_json, weir_error *err) {
   *out_json = NULL;
   json_t *runs = NULL;
   int rc = catalog_runs(lake->cat, 0, &runs, err);
@@ -809,10 +809,10 @@ int weir_runs_list(weir_lake *lake, char **out_json, weir_error *err) {
 
 int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err) {
   *out_json = NULL;
-  if (!run_id || !*run_id) return weir_seterr(err, WEIR_EINVALIDARG, "no run id given");
+  if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "no run id given");
   json_t *run = NULL;
   int rc = catalog_run_get(lake->cat, run_id, &run, err);
-  if (rc == WEIR_ENOTFOUND) return weir_seterr(err, WEIR_ENOTFOUND, "run %s does not exist (see weir runs)", run_id);
+  if (rc == WEIR_ENOTFOUND) return wr_seterr(err, WEIR_ENOTFOUND, "run %s does not exist (see weir runs)", run_id);
   if (rc) return rc;
   decorate_run(run);
   *out_json = lake_dump(run);

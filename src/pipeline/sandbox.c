@@ -113,29 +113,29 @@ void sandbox_limits_default(sandbox_limits *l) {
 char *sandbox_limits_from_json(const json_t *spec, sandbox_limits *l, bool *internet) {
   *internet = false;
   if (!spec || json_is_null(spec)) return NULL;
-  if (!json_is_object(spec)) return weir_strdup("sandbox options must be an object");
+  if (!json_is_object(spec)) return wr_strdup("sandbox options must be an object");
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)spec, key, v) {
     if (strcmp(key, "internet_access") == 0) {
-      if (!json_is_boolean(v)) return weir_strdup("internet_access must be True or False");
+      if (!json_is_boolean(v)) return wr_strdup("internet_access must be True or False");
       *internet = json_is_true(v);
     } else if (strcmp(key, "memory") == 0) {
       if (json_is_null(v)) continue;
       if (!json_is_integer(v) || json_integer_value(v) < MIN_MEMORY)
-        return weir_asprintf("memory must be at least 32 MiB (a Python interpreter needs that much)");
+        return wr_asprintf("memory must be at least 32 MiB (a Python interpreter needs that much)");
       l->memory = (int64_t)json_integer_value(v);
     } else if (strcmp(key, "timeout") == 0 || strcmp(key, "cpu_time") == 0) {
       if (json_is_null(v)) continue;
       double s = json_number_value(v);
       if (!json_is_number(v) || !(s > 0) || s > MAX_SECONDS)
-        return weir_asprintf("%s must be a positive duration of at most 30 days", key);
+        return wr_asprintf("%s must be a positive duration of at most 30 days", key);
       if (key[0] == 't')
         l->timeout_s = s;
       else
         l->cpu_s = (int64_t)ceil(s);
     } else {
-      return weir_asprintf("unknown sandbox option %s (known: internet_access, memory, timeout, cpu_time)",
+      return wr_asprintf("unknown sandbox option %s (known: internet_access, memory, timeout, cpu_time)",
                            key);
     }
   }
@@ -220,7 +220,7 @@ static void add_root(sandbox_policy *p, const char *path, bool exec) {
   }
   char ***v = exec ? &p->exec_roots : &p->read_roots;
   size_t *n = exec ? &p->n_exec_roots : &p->n_read_roots;
-  *v = weir_realloc(*v, (*n + 1) * sizeof **v);
+  *v = wr_realloc(*v, (*n + 1) * sizeof **v);
   (*v)[(*n)++] = real;
 }
 
@@ -236,7 +236,7 @@ int sandbox_prepare(const sandbox_policy *policy, sandbox_prepared *out, weir_er
   out->ruleset_fd = -1;
   const sandbox_support *s = sandbox_probe();
   if (!sandbox_usable(s))
-    return weir_seterr(
+    return wr_seterr(
         err, WEIR_EUNSUPPORTED,
         "weir cannot sandbox Python models on this machine: %s. Run with --unsandboxed (weir run) "
         "or sandbox=False (Client.run) to run them without a sandbox (the run records that)",

@@ -89,7 +89,7 @@ typedef struct prog {
 static void emit(prog *p, struct sock_filter f) {
   if (p->n == p->cap) {
     p->cap = p->cap ? p->cap * 2 : 128;
-    p->ins = weir_realloc(p->ins, p->cap * sizeof *p->ins);
+    p->ins = wr_realloc(p->ins, p->cap * sizeof *p->ins);
   }
   p->ins[p->n++] = f;
 }

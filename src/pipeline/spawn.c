@@ -32,9 +32,9 @@ const char *pipeline_python(void) {
   static char found[4096];
   if (!found[0]) {
     const char *lib = pipeline_library_path();
-    char *dir = weir_path_dirname(lib);
-    char *tree = weir_path_dirname(dir);
-    char *venv = weir_asprintf("%s/.venv/bin/python", tree);
+    char *dir = wr_path_dirname(lib);
+    char *tree = wr_path_dirname(dir);
+    char *venv = wr_asprintf("%s/.venv/bin/python", tree);
     snprintf(found, sizeof found, "%s", access(venv, X_OK) == 0 ? venv : "python3");
     free(venv);
     free(tree);
@@ -92,12 +92,12 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   int log_fd = -1;
   int rc = WEIR_OK;
   if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0)
-    rc = weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
+    rc = wr_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
   if (rc == WEIR_OK && o->log_path) {
     log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log_fd < 0) rc = weir_seterr(err, WEIR_EIO, "cannot open log %s: %s", o->log_path, strerror(errno));
+    if (log_fd < 0) rc = wr_seterr(err, WEIR_EIO, "cannot open log %s: %s", o->log_path, strerror(errno));
   } else if (rc == WEIR_OK && pipe2(err_pipe, O_CLOEXEC) != 0) {
-    rc = weir_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
+    rc = wr_seterr(err, WEIR_EIO, "cannot start %s: %s", argv[0], strerror(errno));
   }
   char *path = pipeline_find_program(argv[0]);
   pid_t pid = -1;
@@ -115,7 +115,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
                         .death_signal = o->sandbox ? SIGKILL : SIGTERM};
     rc = pipeline_child_start(&c, &pid, err);
     if (rc == WEIR_ENOTFOUND && !strchr(argv[0], '/'))
-      weir_seterr(err, WEIR_ENOTFOUND,
+      wr_seterr(err, WEIR_ENOTFOUND,
                   "cannot run %s: not found on PATH (set WEIR_PYTHON to a Python with the "
                   "weir SDK)",
                   argv[0]);
@@ -139,7 +139,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   set_nonblock(in_pipe[1]);
   set_nonblock(out_pipe[0]);
   if (err_pipe[0] >= 0) set_nonblock(err_pipe[0]);
-  weir_buf ob = WEIR_BUF_INIT, eb = WEIR_BUF_INIT;
+  wr_buf ob = WEIR_BUF_INIT, eb = WEIR_BUF_INIT;
   size_t in_len = o->stdin_text ? strlen(o->stdin_text) : 0, in_off = 0;
   int fd_in = in_pipe[1], fd_out = out_pipe[0], fd_err = err_pipe[0];
   if (in_len == 0) {
@@ -149,7 +149,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   bool exited = false;
   int wstatus = 0;
-  int64_t started = weir_mono_us();
+  int64_t started = wr_mono_us();
   int64_t deadline = o->timeout_s > 0 ? started + (int64_t)(o->timeout_s * 1e6) : -1;
   int64_t term_sent_at = -1;
   while (fd_in >= 0 || fd_out >= 0 || fd_err >= 0 || !exited) {
@@ -157,7 +157,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
       pid_t w = waitpid(pid, &wstatus, WNOHANG);
       if (w == pid) exited = true;
     }
-    int64_t now = weir_mono_us();
+    int64_t now = wr_mono_us();
     if (o->cancel && *o->cancel && !exited) {
       if (term_sent_at < 0) {
         kill(-pid, o->sandbox ? SIGKILL : SIGTERM);
@@ -216,7 +216,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
           }
           o->output_exceeded = true;
         } else if (r > 0) {
-          weir_buf_append(fds[i].fd == fd_out ? &ob : &eb, buf, (size_t)r);
+          wr_buf_append(fds[i].fd == fd_out ? &ob : &eb, buf, (size_t)r);
         }
         if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
           close(fds[i].fd);
@@ -236,10 +236,10 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   }
   if (WIFEXITED(wstatus)) *status = WEXITSTATUS(wstatus);
   else if (WIFSIGNALED(wstatus)) *status = 128 + WTERMSIG(wstatus);
-  if (out) *out = weir_buf_detach(&ob);
-  else weir_buf_free(&ob);
-  if (errtext) *errtext = weir_buf_detach(&eb);
-  else weir_buf_free(&eb);
+  if (out) *out = wr_buf_detach(&ob);
+  else wr_buf_free(&ob);
+  if (errtext) *errtext = wr_buf_detach(&eb);
+  else wr_buf_free(&eb);
   return WEIR_OK;
 }
 
@@ -267,8 +267,8 @@ static void env_put(char *key, const char *interpreter, json_t *roots) {
     free(key);
     if (roots && !e->roots) e->roots = json_incref(roots);
   } else {
-    env_cache = weir_realloc(env_cache, (env_cache_n + 1) * sizeof *env_cache);
-    env_cache[env_cache_n++] = (env_entry){key, weir_strdup(interpreter), roots ? json_incref(roots) : NULL};
+    env_cache = wr_realloc(env_cache, (env_cache_n + 1) * sizeof *env_cache);
+    env_cache[env_cache_n++] = (env_entry){key, wr_strdup(interpreter), roots ? json_incref(roots) : NULL};
   }
   pthread_mutex_unlock(&env_lock);
 }
@@ -292,7 +292,7 @@ static int base_roots(const char *python, json_t **out, weir_error *err) {
   int rc = pipeline_spawn(argv, NULL, NULL, NULL, &text, &errtext, &status, err);
   json_t *doc = NULL;
   if (rc == WEIR_OK && (status != 0 || !(doc = json_loads(text ? text : "", 0, NULL)) || !json_is_array(doc)))
-    rc = weir_seterr(err, WEIR_EMODEL, "cannot ask %s which folders it reads: %s", python,
+    rc = wr_seterr(err, WEIR_EMODEL, "cannot ask %s which folders it reads: %s", python,
                      errtext && *errtext ? errtext : "no answer");
   if (rc != WEIR_OK)
     json_decref(doc);
@@ -307,11 +307,11 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
   *out = NULL;
   if (roots) *roots = NULL;
   bool base = !spec || !json_is_object(spec);
-  char *key = base ? weir_strdup("null") : weir_json_canonical(spec);
+  char *key = base ? wr_strdup("null") : wr_json_canonical(spec);
   pthread_mutex_lock(&env_lock);
   env_entry *hit = env_find(key);
   if (hit && (!roots || hit->roots)) {
-    *out = weir_strdup(hit->interpreter);
+    *out = wr_strdup(hit->interpreter);
     if (roots) *roots = json_incref(hit->roots);
     pthread_mutex_unlock(&env_lock);
     free(key);
@@ -325,14 +325,14 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
       free(key);
       return rc;
     }
-    *out = weir_strdup(pipeline_python());
+    *out = wr_strdup(pipeline_python());
     env_put(key, *out, r);
     if (roots) *roots = r;
     return WEIR_OK;
   }
-  const char *version = weir_json_str(spec, "version", NULL);
+  const char *version = wr_json_str(spec, "version", NULL);
   json_t *pip = json_object_get(spec, "pip");
-  char *pip_json = pip ? weir_json_canonical(pip) : weir_strdup("{}");
+  char *pip_json = pip ? wr_json_canonical(pip) : wr_strdup("{}");
   char *argv[] = {(char *)pipeline_python(),        "-m",    "weir.envs", "prepare", "--python",
                   (char *)(version ? version : ""), "--pip", pip_json,    "--json",  NULL};
   char *stdout_text = NULL, *errtext = NULL;
@@ -340,7 +340,7 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
   int rc = pipeline_spawn(argv, NULL, NULL, NULL, &stdout_text, &errtext, &status, err);
   free(pip_json);
   if (rc == WEIR_OK && status != 0) {
-    rc = weir_seterr(err, WEIR_EMODEL, "cannot prepare the Python environment %s: %s", key,
+    rc = wr_seterr(err, WEIR_EMODEL, "cannot prepare the Python environment %s: %s", key,
                      errtext && *errtext ? errtext : "weir.envs failed");
   }
   if (rc == WEIR_OK) {
@@ -350,15 +350,15 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
     while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) s[--n] = 0;
     char *last = strrchr(s, '\n');
     json_t *doc = json_loads(last ? last + 1 : s, 0, NULL);
-    const char *python = weir_json_str(doc, "python", NULL);
+    const char *python = wr_json_str(doc, "python", NULL);
     json_t *read = json_object_get(doc, "read");
     if (!python || !*python || !json_is_array(read)) {
-      rc = weir_seterr(err, WEIR_EMODEL,
+      rc = wr_seterr(err, WEIR_EMODEL,
                        "cannot prepare the Python environment %s: weir.envs printed no "
                        "interpreter",
                        key);
     } else {
-      *out = weir_strdup(python);
+      *out = wr_strdup(python);
       if (roots) *roots = json_incref(read);
       env_put(key, python, read);
       key = NULL;

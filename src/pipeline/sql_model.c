@@ -22,15 +22,15 @@ static const char *skip_blanks(const char *p) {
   return p;
 }
 
-int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text,
+int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
                              pipeline_model *m) {
   memset(m, 0, sizeof *m);
   m->lang = MODEL_SQL;
-  m->file = weir_strdup(file);
+  m->file = wr_strdup(file);
   m->line = 1;
   /* Default name: the file name without .sql. */
   size_t flen = strlen(file);
-  m->name = weir_strndup(file, flen > 4 ? flen - 4 : flen);
+  m->name = wr_strndup(file, flen > 4 ? flen - 4 : flen);
   bool bad = false;
 
   int line = 0;
@@ -39,7 +39,7 @@ int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text
     line++;
     const char *eol = strchr(s, '\n');
     size_t len = eol ? (size_t)(eol - s) : strlen(s);
-    char *ln = weir_strndup(s, len);
+    char *ln = wr_strndup(s, len);
     if (len && ln[len - 1] == '\r') ln[len - 1] = 0;
     const char *q = skip_blanks(ln);
     bool is_comment = q[0] == '-' && q[1] == '-';
@@ -60,11 +60,11 @@ int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text
                            file, line, q);
           bad = true;
         } else {
-          char *key = weir_strndup(kv, klen);
+          char *key = wr_strndup(kv, klen);
           const char *v = skip_blanks(eq + 1);
           size_t vlen = 0;
           while (v[vlen] && v[vlen] != ' ' && v[vlen] != '\t') vlen++;
-          char *val = weir_strndup(v, vlen);
+          char *val = wr_strndup(v, vlen);
           const char *rest = skip_blanks(v + vlen);
           if (vlen == 0) {
             pipeline_problem(p, file, line, m->name, key, "a value", "nothing",
@@ -77,7 +77,7 @@ int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text
             bad = true;
           } else if (strcmp(key, "name") == 0) {
             free(m->name);
-            m->name = weir_strdup(val);
+            m->name = wr_strdup(val);
             m->line = line;
           } else if (strcmp(key, "materialization") == 0 || strcmp(key, "materialization_strategy") == 0) {
             if (strcasecmp(val, "REPLACE") == 0) m->append = false;
@@ -89,7 +89,7 @@ int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text
             }
           } else if (strcmp(key, "output_schema") == 0) {
             free(m->output_schema_name);
-            m->output_schema_name = weir_strdup(val);
+            m->output_schema_name = wr_strdup(val);
             m->output_line = line;
           } else {
             pipeline_problem(p, file, line, m->name, NULL, "name, materialization or output_schema", key,
@@ -108,7 +108,7 @@ int pipeline_parse_sql_model(weir_project *p, const char *file, const char *text
   }
   /* The statement is the whole file: header lines are SQL comments, and keeping them
    * keeps the engine's line numbers equal to the file's. */
-  m->sql = weir_strdup(text);
+  m->sql = wr_strdup(text);
   bool only_comments = true;
   for (const char *r = text; *r;) {
     const char *eol = strchr(r, '\n');

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void weir_field_clear(weir_field *f) {
+void wr_field_clear(wr_field *f) {
   if (!f) return;
   free(f->name);
   free(f->doc);
@@ -15,50 +15,50 @@ void weir_field_clear(weir_field *f) {
   memset(f, 0, sizeof *f);
 }
 
-void weir_field_copy(weir_field *dst, const weir_field *src) {
+void wr_field_copy(wr_field *dst, const wr_field *src) {
   memset(dst, 0, sizeof *dst);
-  dst->name = weir_strdup(src->name);
+  dst->name = wr_strdup(src->name);
   dst->type = src->type;
   dst->required = src->required;
-  dst->doc = weir_strdup(src->doc);
+  dst->doc = wr_strdup(src->doc);
   dst->field_id = src->field_id;
   if (src->n_lineage) {
-    dst->lineage = weir_calloc(src->n_lineage, sizeof *dst->lineage);
-    for (size_t i = 0; i < src->n_lineage; i++) dst->lineage[i] = weir_strdup(src->lineage[i]);
+    dst->lineage = wr_calloc(src->n_lineage, sizeof *dst->lineage);
+    for (size_t i = 0; i < src->n_lineage; i++) dst->lineage[i] = wr_strdup(src->lineage[i]);
     dst->n_lineage = src->n_lineage;
   }
 }
 
-void weir_schema_clear(weir_schema *s) {
+void wr_schema_clear(wr_schema *s) {
   if (!s) return;
-  for (size_t i = 0; i < s->n_fields; i++) weir_field_clear(&s->fields[i]);
+  for (size_t i = 0; i < s->n_fields; i++) wr_field_clear(&s->fields[i]);
   free(s->fields);
   s->fields = NULL;
   s->n_fields = 0;
 }
 
-void weir_schema_copy(weir_schema *dst, const weir_schema *src) {
+void wr_schema_copy(wr_schema *dst, const wr_schema *src) {
   memset(dst, 0, sizeof *dst);
-  for (size_t i = 0; i < src->n_fields; i++) weir_schema_add(dst, &src->fields[i]);
+  for (size_t i = 0; i < src->n_fields; i++) wr_schema_add(dst, &src->fields[i]);
 }
 
-void weir_schema_add(weir_schema *s, const weir_field *f) {
-  s->fields = weir_realloc(s->fields, (s->n_fields + 1) * sizeof *s->fields);
-  weir_field_copy(&s->fields[s->n_fields++], f);
+void wr_schema_add(wr_schema *s, const wr_field *f) {
+  s->fields = wr_realloc(s->fields, (s->n_fields + 1) * sizeof *s->fields);
+  wr_field_copy(&s->fields[s->n_fields++], f);
 }
 
-long weir_schema_find(const weir_schema *s, const char *name) {
+long wr_schema_find(const wr_schema *s, const char *name) {
   for (size_t i = 0; i < s->n_fields; i++)
     if (strcmp(s->fields[i].name, name) == 0) return (long)i;
   return -1;
 }
 
-json_t *weir_schema_to_json(const weir_schema *s) {
+json_t *wr_schema_to_json(const wr_schema *s) {
   json_t *arr = json_array();
   for (size_t i = 0; i < s->n_fields; i++) {
-    const weir_field *f = &s->fields[i];
+    const wr_field *f = &s->fields[i];
     char tn[WEIR_TYPE_NAME_MAX];
-    weir_type_name(f->type, tn, sizeof tn);
+    wr_type_name(f->type, tn, sizeof tn);
     json_t *lin = json_array();
     for (size_t j = 0; j < f->n_lineage; j++) json_array_append_new(lin, json_string(f->lineage[j]));
     json_t *o = json_object();
@@ -73,23 +73,23 @@ json_t *weir_schema_to_json(const weir_schema *s) {
   return arr;
 }
 
-int weir_schema_from_json(const json_t *arr, weir_schema *out, weir_error *err) {
+int wr_schema_from_json(const json_t *arr, wr_schema *out, weir_error *err) {
   memset(out, 0, sizeof *out);
-  if (!json_is_array(arr)) return weir_seterr(err, WEIR_EINPUT, "schema: expected a JSON array of columns");
+  if (!json_is_array(arr)) return wr_seterr(err, WEIR_EINPUT, "schema: expected a JSON array of columns");
   size_t i;
   json_t *o;
   json_array_foreach(arr, i, o) {
-    weir_field f = {0};
+    wr_field f = {0};
     const char *name = json_string_value(json_object_get(o, "name"));
     const char *type = json_string_value(json_object_get(o, "type"));
     char why[256];
     if (!name) {
-      weir_schema_clear(out);
-      return weir_seterr(err, WEIR_EINPUT, "schema: column %zu has no name", i + 1);
+      wr_schema_clear(out);
+      return wr_seterr(err, WEIR_EINPUT, "schema: column %zu has no name", i + 1);
     }
-    if (!weir_type_parse(type, &f.type, why, sizeof why)) {
-      weir_schema_clear(out);
-      return weir_seterr(err, WEIR_EINPUT, "schema: column \"%s\": %s", name, why);
+    if (!wr_type_parse(type, &f.type, why, sizeof why)) {
+      wr_schema_clear(out);
+      return wr_seterr(err, WEIR_EINPUT, "schema: column \"%s\": %s", name, why);
     }
     f.name = (char *)name;
     f.required = json_is_true(json_object_get(o, "required"));
@@ -97,11 +97,11 @@ int weir_schema_from_json(const json_t *arr, weir_schema *out, weir_error *err) 
     f.field_id = (int32_t)json_integer_value(json_object_get(o, "field_id"));
     json_t *lin = json_object_get(o, "lineage");
     size_t nl = json_is_array(lin) ? json_array_size(lin) : 0;
-    char **refs = nl ? weir_calloc(nl, sizeof *refs) : NULL;
+    char **refs = nl ? wr_calloc(nl, sizeof *refs) : NULL;
     for (size_t j = 0; j < nl; j++) refs[j] = (char *)json_string_value(json_array_get(lin, j));
     f.lineage = refs;
     f.n_lineage = nl;
-    weir_schema_add(out, &f); /* copies */
+    wr_schema_add(out, &f); /* copies */
     free(refs);
   }
   return WEIR_OK;

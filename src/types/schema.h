@@ -13,7 +13,7 @@
 #include "util/error.h"
 
 /* A column. Strings are owned by the field. */
-typedef struct weir_field {
+typedef struct wr_field {
   char *name;
   weir_type type;
   bool required;       /* no nulls allowed (Iceberg's required flag) */
@@ -21,25 +21,25 @@ typedef struct weir_field {
   int32_t field_id;    /* Iceberg field id; 0 when not assigned yet */
   char **lineage;      /* "Schema.column" or "namespace.table.column" references */
   size_t n_lineage;
-} weir_field;
+} wr_field;
 
-typedef struct weir_schema {
-  weir_field *fields;
+typedef struct wr_schema {
+  wr_field *fields;
   size_t n_fields;
-} weir_schema;
+} wr_schema;
 
-void weir_field_clear(weir_field *f);
-void weir_field_copy(weir_field *dst, const weir_field *src);
-void weir_schema_clear(weir_schema *s);
-void weir_schema_copy(weir_schema *dst, const weir_schema *src);
+void wr_field_clear(wr_field *f);
+void wr_field_copy(wr_field *dst, const wr_field *src);
+void wr_schema_clear(wr_schema *s);
+void wr_schema_copy(wr_schema *dst, const wr_schema *src);
 /* Appends a copy of f. */
-void weir_schema_add(weir_schema *s, const weir_field *f);
+void wr_schema_add(wr_schema *s, const wr_field *f);
 /* Index of the column named `name`, or -1. Case-sensitive, as Iceberg and Arrow are. */
-long weir_schema_find(const weir_schema *s, const char *name);
+long wr_schema_find(const wr_schema *s, const char *name);
 
 /* JSON form used in describe and the IR:
  * [{"name","type" (weir name),"required","doc","field_id","lineage":[...]}] */
-json_t *weir_schema_to_json(const weir_schema *s);
-int weir_schema_from_json(const json_t *arr, weir_schema *out, weir_error *err);
+json_t *wr_schema_to_json(const wr_schema *s);
+int wr_schema_from_json(const json_t *arr, wr_schema *out, weir_error *err);
 
 #endif

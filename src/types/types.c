@@ -10,7 +10,7 @@
 #include <strings.h>
 
 typedef struct type_row {
-  weir_type_id id;
+  wr_type_id id;
   const char *weir;     /* weir name */
   const char *arrow;    /* Arrow printed name */
   const char *format;   /* Arrow C format */
@@ -38,7 +38,7 @@ static const type_row ROWS[] = {
     {WEIR_TYPE_ANY, "Any", "any", NULL, NULL, NULL},
 };
 
-static const type_row *row_of(weir_type_id id) {
+static const type_row *row_of(wr_type_id id) {
   for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++)
     if (ROWS[i].id == id) return &ROWS[i];
   return NULL;
@@ -48,7 +48,7 @@ static const type_row *row_of(weir_type_id id) {
 
 typedef struct alias {
   const char *name;
-  weir_type_id id;
+  wr_type_id id;
 } alias;
 
 static const alias ALIASES[] = {
@@ -119,7 +119,7 @@ bad:
   return false;
 }
 
-bool weir_type_parse(const char *text, weir_type *out, char *why, size_t why_size) {
+bool wr_type_parse(const char *text, weir_type *out, char *why, size_t why_size) {
   char buf[128];
   char tmp[8];
   if (!why) {
@@ -167,7 +167,7 @@ bool weir_type_parse(const char *text, weir_type *out, char *why, size_t why_siz
 
 /* --- names --------------------------------------------------------------------------- */
 
-void weir_type_name(weir_type t, char *out, size_t size) {
+void wr_type_name(weir_type t, char *out, size_t size) {
   if (t.id == WEIR_TYPE_DECIMAL) {
     snprintf(out, size, "Decimal(%d, %d)", t.precision, t.scale);
     return;
@@ -176,7 +176,7 @@ void weir_type_name(weir_type t, char *out, size_t size) {
   snprintf(out, size, "%s", r ? r->weir : "Invalid");
 }
 
-void weir_type_arrow_name(weir_type t, char *out, size_t size) {
+void wr_type_arrow_name(weir_type t, char *out, size_t size) {
   if (t.id == WEIR_TYPE_DECIMAL) {
     snprintf(out, size, "decimal128(%d, %d)", t.precision, t.scale);
     return;
@@ -185,7 +185,7 @@ void weir_type_arrow_name(weir_type t, char *out, size_t size) {
   snprintf(out, size, "%s", r ? r->arrow : "invalid");
 }
 
-bool weir_type_arrow_format(weir_type t, char *out, size_t size) {
+bool wr_type_arrow_format(weir_type t, char *out, size_t size) {
   if (t.id == WEIR_TYPE_DECIMAL) {
     snprintf(out, size, "d:%d,%d", t.precision, t.scale);
     return true;
@@ -196,7 +196,7 @@ bool weir_type_arrow_format(weir_type t, char *out, size_t size) {
   return true;
 }
 
-bool weir_type_iceberg_name(weir_type t, char *out, size_t size) {
+bool wr_type_iceberg_name(weir_type t, char *out, size_t size) {
   if (t.id == WEIR_TYPE_DECIMAL) {
     snprintf(out, size, "decimal(%d, %d)", t.precision, t.scale);
     return true;
@@ -207,7 +207,7 @@ bool weir_type_iceberg_name(weir_type t, char *out, size_t size) {
   return true;
 }
 
-bool weir_type_duckdb_name(weir_type t, char *out, size_t size) {
+bool wr_type_duckdb_name(weir_type t, char *out, size_t size) {
   if (t.id == WEIR_TYPE_DECIMAL) {
     snprintf(out, size, "DECIMAL(%d,%d)", t.precision, t.scale);
     return true;
@@ -218,7 +218,7 @@ bool weir_type_duckdb_name(weir_type t, char *out, size_t size) {
   return true;
 }
 
-bool weir_type_from_iceberg(const char *name, weir_type *out) {
+bool wr_type_from_iceberg(const char *name, weir_type *out) {
   memset(out, 0, sizeof *out);
   if (!name) return false;
   int p, s;
@@ -237,7 +237,7 @@ bool weir_type_from_iceberg(const char *name, weir_type *out) {
   return false;
 }
 
-bool weir_type_equal(weir_type a, weir_type b) {
+bool wr_type_equal(weir_type a, weir_type b) {
   if (a.id != b.id) return false;
   if (a.id == WEIR_TYPE_DECIMAL) return a.precision == b.precision && a.scale == b.scale;
   return true;
@@ -245,7 +245,7 @@ bool weir_type_equal(weir_type a, weir_type b) {
 
 /* --- Arrow formats ------------------------------------------------------------------- */
 
-bool weir_type_from_arrow_format(const char *f, weir_type *out) {
+bool wr_type_from_arrow_format(const char *f, weir_type *out) {
   memset(out, 0, sizeof *out);
   if (!f) return false;
   if (f[0] == 'd' && f[1] == ':') {
@@ -277,7 +277,7 @@ static const char *unit_name(char u) {
   }
 }
 
-void weir_arrow_format_name(const char *f, char *out, size_t size) {
+void wr_arrow_format_name(const char *f, char *out, size_t size) {
   static const struct {
     const char *fmt;
     const char *name;
@@ -320,26 +320,26 @@ void weir_arrow_format_name(const char *f, char *out, size_t size) {
   snprintf(out, size, "%s", f);
 }
 
-void weir_arrow_type_name(const struct ArrowSchema *field, char *out, size_t size) {
+void wr_arrow_type_name(const struct ArrowSchema *field, char *out, size_t size) {
   if (!field || !field->format) {
     snprintf(out, size, "unknown");
     return;
   }
   if (field->dictionary) {
     char v[96], idx[32];
-    weir_arrow_type_name(field->dictionary, v, sizeof v);
-    weir_arrow_format_name(field->format, idx, sizeof idx);
+    wr_arrow_type_name(field->dictionary, v, sizeof v);
+    wr_arrow_format_name(field->format, idx, sizeof idx);
     snprintf(out, size, "dictionary<values=%s, indices=%s>", v, idx);
     return;
   }
   const char *f = field->format;
   if ((strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0) && field->n_children == 1) {
     char c[96];
-    weir_arrow_type_name(field->children[0], c, sizeof c);
+    wr_arrow_type_name(field->children[0], c, sizeof c);
     snprintf(out, size, "%s<item: %s>", f[1] == 'l' ? "list" : "large_list", c);
     return;
   }
-  weir_arrow_format_name(f, out, size);
+  wr_arrow_format_name(f, out, size);
 }
 
 /* --- casts --------------------------------------------------------------------------- */
@@ -386,12 +386,12 @@ static int unit_rank(char u) {
   }
 }
 
-weir_cast_kind weir_cast_check_format(const char *f, weir_type target, bool *narrowing) {
+wr_cast_kind wr_cast_check_format(const char *f, weir_type target, bool *narrowing) {
   if (narrowing) *narrowing = false;
   if (!f) return WEIR_CAST_REFUSE;
   if (target.id == WEIR_TYPE_ANY) return WEIR_CAST_EXACT;
   weir_type exact;
-  if (weir_type_from_arrow_format(f, &exact) && weir_type_equal(exact, target))
+  if (wr_type_from_arrow_format(f, &exact) && wr_type_equal(exact, target))
     return WEIR_CAST_EXACT;
 
   bool sgn = false;
@@ -476,8 +476,8 @@ weir_cast_kind weir_cast_check_format(const char *f, weir_type target, bool *nar
   return WEIR_CAST_REFUSE;
 }
 
-bool weir_cast_exact_format(const char *f, weir_type target) {
-  if (!f || weir_cast_check_format(f, target, NULL) != WEIR_CAST_REFUSE) return false;
+bool wr_cast_exact_format(const char *f, weir_type target) {
+  if (!f || wr_cast_check_format(f, target, NULL) != WEIR_CAST_REFUSE) return false;
   bool sgn = false;
   int bits = int_bits(f, &sgn);
   bool is_float = strcmp(f, "e") == 0 || strcmp(f, "f") == 0 || strcmp(f, "g") == 0;
@@ -510,39 +510,39 @@ bool weir_cast_exact_format(const char *f, weir_type target) {
   }
 }
 
-bool weir_cast_exact(const struct ArrowSchema *field, weir_type target) {
-  return field && !field->dictionary && weir_cast_exact_format(field->format, target);
+bool wr_cast_exact(const struct ArrowSchema *field, weir_type target) {
+  return field && !field->dictionary && wr_cast_exact_format(field->format, target);
 }
 
-bool weir_type_compose_exact(weir_type from, weir_type to) {
+bool wr_type_compose_exact(weir_type from, weir_type to) {
   char fmt[32];
-  if (from.id == WEIR_TYPE_ANY || to.id == WEIR_TYPE_ANY || !weir_type_arrow_format(from, fmt, sizeof fmt))
+  if (from.id == WEIR_TYPE_ANY || to.id == WEIR_TYPE_ANY || !wr_type_arrow_format(from, fmt, sizeof fmt))
     return false;
-  return weir_cast_exact_format(fmt, to);
+  return wr_cast_exact_format(fmt, to);
 }
 
-weir_cast_kind weir_cast_check(const struct ArrowSchema *field, weir_type target, bool *narrowing) {
+wr_cast_kind wr_cast_check(const struct ArrowSchema *field, weir_type target, bool *narrowing) {
   if (narrowing) *narrowing = false;
   if (!field) return WEIR_CAST_REFUSE;
   if (target.id == WEIR_TYPE_ANY) return WEIR_CAST_EXACT;
   if (field->dictionary) {
     /* A dictionary column is its values; decoding it is never lossy. */
-    weir_cast_kind k = weir_cast_check_format(field->dictionary->format, target, narrowing);
+    wr_cast_kind k = wr_cast_check_format(field->dictionary->format, target, narrowing);
     return k == WEIR_CAST_EXACT ? WEIR_CAST_WIDEN : k;
   }
-  return weir_cast_check_format(field->format, target, narrowing);
+  return wr_cast_check_format(field->format, target, narrowing);
 }
 
-weir_cast_kind weir_type_compose(weir_type from, weir_type to) {
+wr_cast_kind wr_type_compose(weir_type from, weir_type to) {
   if (to.id == WEIR_TYPE_ANY) return WEIR_CAST_EXACT;
   if (from.id == WEIR_TYPE_ANY) return WEIR_CAST_REFUSE;
-  if (weir_type_equal(from, to)) return WEIR_CAST_EXACT;
+  if (wr_type_equal(from, to)) return WEIR_CAST_EXACT;
   char fmt[32];
-  if (!weir_type_arrow_format(from, fmt, sizeof fmt)) return WEIR_CAST_REFUSE;
-  return weir_cast_check_format(fmt, to, NULL);
+  if (!wr_type_arrow_format(from, fmt, sizeof fmt)) return WEIR_CAST_REFUSE;
+  return wr_cast_check_format(fmt, to, NULL);
 }
 
-bool weir_type_from_duckdb(const char *t, weir_type *out) {
+bool wr_type_from_duckdb(const char *t, weir_type *out) {
   memset(out, 0, sizeof *out);
   if (!t) return false;
   int p, s;
@@ -554,7 +554,7 @@ bool weir_type_from_duckdb(const char *t, weir_type *out) {
   }
   static const struct {
     const char *name;
-    weir_type_id id;
+    wr_type_id id;
     bool exact;
   } map[] = {
       {"BOOLEAN", WEIR_TYPE_BOOL, true},        {"INTEGER", WEIR_TYPE_INT32, true},

@@ -6,19 +6,19 @@
 #include <stdio.h>
 #include <time.h>
 
-int64_t weir_now_us(void) {
+int64_t wr_now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-int64_t weir_mono_us(void) {
+int64_t wr_mono_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-void weir_format_time_us(int64_t us, char *out, unsigned size) {
+void wr_format_time_us(int64_t us, char *out, unsigned size) {
   time_t secs = (time_t)(us / 1000000);
   int frac = (int)(us % 1000000);
   if (frac < 0) {

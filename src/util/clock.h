@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 /* Microseconds since the Unix epoch, UTC. */
-int64_t weir_now_us(void);
+int64_t wr_now_us(void);
 /* Monotonic microseconds, for durations. */
-int64_t weir_mono_us(void);
+int64_t wr_mono_us(void);
 /* "2026-11-30T12:34:56.123456Z" into out (at least 32 bytes). */
-void weir_format_time_us(int64_t us, char *out, unsigned size);
+void wr_format_time_us(int64_t us, char *out, unsigned size);
 
 #endif

@@ -15,14 +15,14 @@ static char *vformat(const char *fmt, va_list ap) {
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
-  if (n < 0) return weir_strdup("(unformattable message)");
-  char *s = weir_malloc((size_t)n + 1);
+  if (n < 0) return wr_strdup("(unformattable message)");
+  char *s = wr_malloc((size_t)n + 1);
   vsnprintf(s, (size_t)n + 1, fmt, ap);
   /* Messages quote input, which can be any bytes; a message is always UTF-8 (utf8.h). */
-  return weir_utf8_repair_owned(s);
+  return wr_utf8_repair_owned(s);
 }
 
-int weir_seterr(weir_error *err, int code, const char *fmt, ...) {
+int wr_seterr(weir_error *err, int code, const char *fmt, ...) {
   if (!err) return code;
   weir_error_clear(err);
   va_list ap;
@@ -42,7 +42,7 @@ void weir_error_clear(weir_error *err) {
   err->code = WEIR_OK;
 }
 
-void weir_error_set_details(weir_error *err, json_t *details) {
+void wr_error_set_details(weir_error *err, json_t *details) {
   if (!err) {
     json_decref(details);
     return;
@@ -52,7 +52,7 @@ void weir_error_set_details(weir_error *err, json_t *details) {
   json_decref(details);
 }
 
-void weir_error_add_detail(weir_error *err, json_t *item) {
+void wr_error_add_detail(weir_error *err, json_t *item) {
   if (!err) {
     json_decref(item);
     return;
@@ -64,22 +64,22 @@ void weir_error_add_detail(weir_error *err, json_t *item) {
     arr = json_array();
   }
   json_array_append_new(arr, item);
-  weir_error_set_details(err, arr);
+  wr_error_set_details(err, arr);
 }
 
-void weir_error_prefix(weir_error *err, const char *fmt, ...) {
+void wr_error_prefix(weir_error *err, const char *fmt, ...) {
   if (!err) return;
   va_list ap;
   va_start(ap, fmt);
   char *p = vformat(fmt, ap);
   va_end(ap);
-  char *m = weir_asprintf("%s: %s", p, err->message ? err->message : "");
+  char *m = wr_asprintf("%s: %s", p, err->message ? err->message : "");
   free(p);
   free(err->message);
   err->message = m;
 }
 
-void weir_error_move(weir_error *dst, weir_error *src) {
+void wr_error_move(weir_error *dst, weir_error *src) {
   if (!dst) {
     weir_error_clear(src);
     return;
@@ -141,42 +141,42 @@ static void oom(size_t n) {
   abort();
 }
 
-void *weir_malloc(size_t n) {
+void *wr_malloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p) oom(n);
   return p;
 }
 
-void *weir_calloc(size_t n, size_t size) {
+void *wr_calloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
   if (!p) oom(n * size);
   return p;
 }
 
-void *weir_realloc(void *p, size_t n) {
+void *wr_realloc(void *p, size_t n) {
   void *q = realloc(p, n ? n : 1);
   if (!q) oom(n);
   return q;
 }
 
-char *weir_strdup(const char *s) {
+char *wr_strdup(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s);
-  char *d = weir_malloc(n + 1);
+  char *d = wr_malloc(n + 1);
   memcpy(d, s, n + 1);
   return d;
 }
 
-char *weir_strndup(const char *s, size_t n) {
+char *wr_strndup(const char *s, size_t n) {
   if (!s) return NULL;
   size_t len = strnlen(s, n);
-  char *d = weir_malloc(len + 1);
+  char *d = wr_malloc(len + 1);
   memcpy(d, s, len);
   d[len] = 0;
   return d;
 }
 
-char *weir_asprintf(const char *fmt, ...) {
+char *wr_asprintf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *s = vformat(fmt, ap);

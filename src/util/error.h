@@ -5,7 +5,7 @@
  * weir_error_code) and takes a `weir_error *err` that may be NULL. The first function to
  * detect a problem fills err with a message naming what and where; callers that only
  * pass a failure up return the status unchanged and leave the message alone, or prefix
- * context with weir_error_prefix() when the inner message would be ambiguous.
+ * context with wr_error_prefix() when the inner message would be ambiguous.
  */
 #ifndef WEIR_UTIL_ERROR_H
 #define WEIR_UTIL_ERROR_H
@@ -20,30 +20,30 @@
 #endif
 
 /* Sets err (if not NULL) to `code` with a formatted message, dropping any previous
- * message and details. Returns `code`, so callers can write `return weir_seterr(...)`. */
-int weir_seterr(weir_error *err, int code, const char *fmt, ...) WEIR_PRINTF(3, 4);
+ * message and details. Returns `code`, so callers can write `return wr_seterr(...)`. */
+int wr_seterr(weir_error *err, int code, const char *fmt, ...) WEIR_PRINTF(3, 4);
 
 /* Appends one structured item to err->details (a JSON array). Steals `item`. */
-void weir_error_add_detail(weir_error *err, json_t *item);
+void wr_error_add_detail(weir_error *err, json_t *item);
 
 /* Replaces err->details with `details` (a JSON array; stolen). */
-void weir_error_set_details(weir_error *err, json_t *details);
+void wr_error_set_details(weir_error *err, json_t *details);
 
 /* Prepends "<prefix>: " to err->message, keeping the code and details. */
-void weir_error_prefix(weir_error *err, const char *fmt, ...) WEIR_PRINTF(2, 3);
+void wr_error_prefix(weir_error *err, const char *fmt, ...) WEIR_PRINTF(2, 3);
 
 /* Moves src into dst (dst is cleared first; src is left zeroed). */
-void weir_error_move(weir_error *dst, weir_error *src);
+void wr_error_move(weir_error *dst, weir_error *src);
 
 /* Out-of-memory is reported, never ignored: every allocation in libweir goes through
  * these, which abort with a message when the allocator fails (as SQLite's default
  * configuration and most storage engines do for the same reason: half-handled OOM paths
  * are where corruption comes from). */
-void *weir_malloc(size_t n);
-void *weir_calloc(size_t n, size_t size);
-void *weir_realloc(void *p, size_t n);
-char *weir_strdup(const char *s);
-char *weir_strndup(const char *s, size_t n);
-char *weir_asprintf(const char *fmt, ...) WEIR_PRINTF(1, 2);
+void *wr_malloc(size_t n);
+void *wr_calloc(size_t n, size_t size);
+void *wr_realloc(void *p, size_t n);
+char *wr_strdup(const char *s);
+char *wr_strndup(const char *s, size_t n);
+char *wr_asprintf(const char *fmt, ...) WEIR_PRINTF(1, 2);
 
 #endif

@@ -76,16 +76,16 @@ static int hit(const char *name) {
   return action;
 }
 
-int weir_failpoint(const char *name, weir_error *err) {
+int wr_failpoint(const char *name, weir_error *err) {
   switch (hit(name)) {
-  case FP_ERROR: return weir_seterr(err, WEIR_EIO, "injected failure at %s", name);
-  case FP_EIO: return weir_seterr(err, WEIR_EIO, "%s: %s (injected)", name, strerror(EIO));
-  case FP_ENOSPC: return weir_seterr(err, WEIR_EIO, "%s: %s (injected)", name, strerror(ENOSPC));
+  case FP_ERROR: return wr_seterr(err, WEIR_EIO, "injected failure at %s", name);
+  case FP_EIO: return wr_seterr(err, WEIR_EIO, "%s: %s (injected)", name, strerror(EIO));
+  case FP_ENOSPC: return wr_seterr(err, WEIR_EIO, "%s: %s (injected)", name, strerror(ENOSPC));
   default: return WEIR_OK;
   }
 }
 
-int weir_failpoint_errno(const char *name) {
+int wr_failpoint_errno(const char *name) {
   switch (hit(name)) {
   case FP_ERROR:
   case FP_EIO: return EIO;
@@ -95,5 +95,5 @@ int weir_failpoint_errno(const char *name) {
 }
 #else
 /* Without failpoints this file compiles to nothing but this. */
-typedef int weir_failpoints_disabled;
+typedef int wr_failpoints_disabled;
 #endif

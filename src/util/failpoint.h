@@ -29,11 +29,11 @@
 #ifdef WEIR_FAILPOINTS
 /* WEIR_OK, or (for error/eio/enospc rules) the error, filled into err; never returns for
  * kill. Thread-safe. */
-int weir_failpoint(const char *name, weir_error *err);
+int wr_failpoint(const char *name, weir_error *err);
 /* 0, or the errno an eio/enospc rule for NAME injects (error: EIO). Thread-safe. */
-int weir_failpoint_errno(const char *name);
-#define WEIR_FAILPOINT(name, err) weir_failpoint((name), (err))
-#define WEIR_FAILPOINT_ERRNO(name) weir_failpoint_errno(name)
+int wr_failpoint_errno(const char *name);
+#define WEIR_FAILPOINT(name, err) wr_failpoint((name), (err))
+#define WEIR_FAILPOINT_ERRNO(name) wr_failpoint_errno(name)
 #else
 #define WEIR_FAILPOINT(name, err) ((void)(err), WEIR_OK)
 #define WEIR_FAILPOINT_ERRNO(name) 0

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int weir_fs_mkdirs(const char *path, weir_error *err) {
-  char *p = weir_strdup(path);
+int wr_fs_mkdirs(const char *path, weir_error *err) {
+  char *p = wr_strdup(path);
   size_t n = strlen(p);
   for (size_t i = 1; i <= n; i++) {
     if (p[i] == '/' || p[i] == 0) {
@@ -23,7 +23,7 @@ int weir_fs_mkdirs(const char *path, weir_error *err) {
       p[i] = 0;
       if (mkdir(p, 0777) != 0 && errno != EEXIST) {
         int e = errno;
-        int rc = weir_seterr(err, WEIR_EIO, "cannot create folder %s: %s", p, strerror(e));
+        int rc = wr_seterr(err, WEIR_EIO, "cannot create folder %s: %s", p, strerror(e));
         free(p);
         return rc;
       }
@@ -31,18 +31,18 @@ int weir_fs_mkdirs(const char *path, weir_error *err) {
     }
   }
   free(p);
-  if (!weir_fs_is_dir(path))
-    return weir_seterr(err, WEIR_EIO, "cannot create folder %s: a file is in the way", path);
+  if (!wr_fs_is_dir(path))
+    return wr_seterr(err, WEIR_EIO, "cannot create folder %s: a file is in the way", path);
   return WEIR_OK;
 }
 
-int weir_fs_sync_dir(const char *dir, weir_error *err) {
+int wr_fs_sync_dir(const char *dir, weir_error *err) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return weir_seterr(err, WEIR_EIO, "cannot open folder %s: %s", dir, strerror(errno));
+  if (fd < 0) return wr_seterr(err, WEIR_EIO, "cannot open folder %s: %s", dir, strerror(errno));
   if (fsync(fd) != 0 && errno != EINVAL) {
     int e = errno;
     close(fd);
-    return weir_seterr(err, WEIR_EIO, "cannot sync folder %s: %s", dir, strerror(e));
+    return wr_seterr(err, WEIR_EIO, "cannot sync folder %s: %s", dir, strerror(e));
   }
   close(fd);
   return WEIR_OK;
@@ -62,19 +62,19 @@ static int write_all(int fd, const void *data, size_t len) {
   return 0;
 }
 
-int weir_fs_write_atomic(const char *path, const void *data, size_t len, bool exclusive,
+int wr_fs_write_atomic(const char *path, const void *data, size_t len, bool exclusive,
                          weir_error *err) {
-  char *dir = weir_path_dirname(path);
-  char *tmp = weir_asprintf("%s.tmp-%ld-XXXXXX", path, (long)getpid());
+  char *dir = wr_path_dirname(path);
+  char *tmp = wr_asprintf("%s.tmp-%ld-XXXXXX", path, (long)getpid());
   int rc = WEIR_OK;
   int fd = mkstemp(tmp);
   if (fd < 0) {
-    rc = weir_seterr(err, WEIR_EIO, "cannot create %s: %s", tmp, strerror(errno));
+    rc = wr_seterr(err, WEIR_EIO, "cannot create %s: %s", tmp, strerror(errno));
     goto done;
   }
   int injected = WEIR_FAILPOINT_ERRNO("fs.write");
   if (injected || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-    rc = weir_seterr(err, WEIR_EIO, "cannot write %s: %s", path, strerror(injected ? injected : errno));
+    rc = wr_seterr(err, WEIR_EIO, "cannot write %s: %s", path, strerror(injected ? injected : errno));
     close(fd);
     unlink(tmp);
     goto done;
@@ -85,83 +85,83 @@ int weir_fs_write_atomic(const char *path, const void *data, size_t len, bool ex
     if (link(tmp, path) != 0) {
       int e = errno;
       unlink(tmp);
-      rc = weir_seterr(err, e == EEXIST ? WEIR_EEXISTS : WEIR_EIO, "cannot create %s: %s",
+      rc = wr_seterr(err, e == EEXIST ? WEIR_EEXISTS : WEIR_EIO, "cannot create %s: %s",
                        path, strerror(e));
       goto done;
     }
     unlink(tmp);
   } else if (rename(tmp, path) != 0) {
-    rc = weir_seterr(err, WEIR_EIO, "cannot move %s into place: %s", path, strerror(errno));
+    rc = wr_seterr(err, WEIR_EIO, "cannot move %s into place: %s", path, strerror(errno));
     unlink(tmp);
     goto done;
   }
-  rc = weir_fs_sync_dir(dir, err);
+  rc = wr_fs_sync_dir(dir, err);
 done:
   free(tmp);
   free(dir);
   return rc;
 }
 
-int weir_fs_read(const char *path, char **out, size_t *len, weir_error *err) {
+int wr_fs_read(const char *path, char **out, size_t *len, weir_error *err) {
   *out = NULL;
   if (len) *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) {
     int e = errno;
-    return weir_seterr(err, e == ENOENT ? WEIR_ENOTFOUND : WEIR_EIO, "cannot read %s: %s", path,
+    return wr_seterr(err, e == ENOENT ? WEIR_ENOTFOUND : WEIR_EIO, "cannot read %s: %s", path,
                        strerror(e));
   }
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   char chunk[65536];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) weir_buf_append(&b, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) wr_buf_append(&b, chunk, n);
   int bad = ferror(f);
   fclose(f);
   if (bad) {
-    weir_buf_free(&b);
-    return weir_seterr(err, WEIR_EIO, "cannot read %s", path);
+    wr_buf_free(&b);
+    return wr_seterr(err, WEIR_EIO, "cannot read %s", path);
   }
   if (len) *len = b.len;
-  *out = weir_buf_detach(&b);
+  *out = wr_buf_detach(&b);
   return WEIR_OK;
 }
 
-bool weir_fs_exists(const char *path) {
+bool wr_fs_exists(const char *path) {
   struct stat st;
   return stat(path, &st) == 0;
 }
 
-bool weir_fs_is_dir(const char *path) {
+bool wr_fs_is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-long long weir_fs_size(const char *path) {
+long long wr_fs_size(const char *path) {
   struct stat st;
   if (stat(path, &st) != 0) return -1;
   return (long long)st.st_size;
 }
 
-char *weir_path_join(const char *a, const char *b) {
+char *wr_path_join(const char *a, const char *b) {
   size_t la = strlen(a);
-  if (la == 0) return weir_strdup(b);
-  if (b[0] == '/') return weir_strdup(b);
-  return weir_asprintf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
+  if (la == 0) return wr_strdup(b);
+  if (b[0] == '/') return wr_strdup(b);
+  return wr_asprintf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
 }
 
-char *weir_path_absolute(const char *path) {
-  weir_buf raw = WEIR_BUF_INIT;
+char *wr_path_absolute(const char *path) {
+  wr_buf raw = WEIR_BUF_INIT;
   if (path[0] != '/') {
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, "/");
-    weir_buf_puts(&raw, cwd);
-    weir_buf_putc(&raw, '/');
+    wr_buf_puts(&raw, cwd);
+    wr_buf_putc(&raw, '/');
   }
-  weir_buf_puts(&raw, path);
+  wr_buf_puts(&raw, path);
   /* Normalise: split on '/', drop "." and empty parts, let ".." pop. */
-  char *s = weir_buf_detach(&raw);
+  char *s = wr_buf_detach(&raw);
   size_t n = strlen(s);
-  char **parts = weir_calloc(n + 1, sizeof *parts);
+  char **parts = wr_calloc(n + 1, sizeof *parts);
   size_t np = 0;
   char *save = NULL;
   for (char *tok = strtok_r(s, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
@@ -172,50 +172,50 @@ char *weir_path_absolute(const char *path) {
     }
     parts[np++] = tok;
   }
-  weir_buf out = WEIR_BUF_INIT;
-  if (np == 0) weir_buf_putc(&out, '/');
+  wr_buf out = WEIR_BUF_INIT;
+  if (np == 0) wr_buf_putc(&out, '/');
   for (size_t i = 0; i < np; i++) {
-    weir_buf_putc(&out, '/');
-    weir_buf_puts(&out, parts[i]);
+    wr_buf_putc(&out, '/');
+    wr_buf_puts(&out, parts[i]);
   }
   free(parts);
   free(s);
-  return weir_buf_detach(&out);
+  return wr_buf_detach(&out);
 }
 
-char *weir_path_dirname(const char *path) {
+char *wr_path_dirname(const char *path) {
   const char *slash = strrchr(path, '/');
-  if (!slash) return weir_strdup(".");
-  if (slash == path) return weir_strdup("/");
-  return weir_strndup(path, (size_t)(slash - path));
+  if (!slash) return wr_strdup(".");
+  if (slash == path) return wr_strdup("/");
+  return wr_strndup(path, (size_t)(slash - path));
 }
 
-const char *weir_path_basename(const char *path) {
+const char *wr_path_basename(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
 }
 
-int weir_fs_remove_tree(const char *path, weir_error *err) {
+int wr_fs_remove_tree(const char *path, weir_error *err) {
   struct stat st;
   if (lstat(path, &st) != 0) return WEIR_OK;
   if (S_ISDIR(st.st_mode)) {
     DIR *d = opendir(path);
-    if (!d) return weir_seterr(err, WEIR_EIO, "cannot open folder %s: %s", path, strerror(errno));
+    if (!d) return wr_seterr(err, WEIR_EIO, "cannot open folder %s: %s", path, strerror(errno));
     struct dirent *e;
     int rc = WEIR_OK;
     while (rc == WEIR_OK && (e = readdir(d)) != NULL) {
       if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      char *child = weir_path_join(path, e->d_name);
-      rc = weir_fs_remove_tree(child, err);
+      char *child = wr_path_join(path, e->d_name);
+      rc = wr_fs_remove_tree(child, err);
       free(child);
     }
     closedir(d);
     if (rc != WEIR_OK) return rc;
     if (rmdir(path) != 0)
-      return weir_seterr(err, WEIR_EIO, "cannot remove folder %s: %s", path, strerror(errno));
+      return wr_seterr(err, WEIR_EIO, "cannot remove folder %s: %s", path, strerror(errno));
     return WEIR_OK;
   }
   if (unlink(path) != 0)
-    return weir_seterr(err, WEIR_EIO, "cannot remove %s: %s", path, strerror(errno));
+    return wr_seterr(err, WEIR_EIO, "cannot remove %s: %s", path, strerror(errno));
   return WEIR_OK;
 }

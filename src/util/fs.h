@@ -13,33 +13,33 @@
 #include "util/error.h"
 
 /* mkdir -p. Errors: WEIR_EIO naming the path. */
-int weir_fs_mkdirs(const char *path, weir_error *err);
+int wr_fs_mkdirs(const char *path, weir_error *err);
 
 /* Writes `len` bytes atomically to `path` (temp file + fsync + rename + fsync of the
  * folder). Fails with WEIR_EEXISTS if `exclusive` and the path already exists. */
-int weir_fs_write_atomic(const char *path, const void *data, size_t len, bool exclusive,
+int wr_fs_write_atomic(const char *path, const void *data, size_t len, bool exclusive,
                          weir_error *err);
 
 /* Reads a whole file; *out is NUL-terminated (not counted in *len) and owned by the
  * caller. Errors: WEIR_ENOTFOUND, WEIR_EIO. */
-int weir_fs_read(const char *path, char **out, size_t *len, weir_error *err);
+int wr_fs_read(const char *path, char **out, size_t *len, weir_error *err);
 
-bool weir_fs_exists(const char *path);
-bool weir_fs_is_dir(const char *path);
+bool wr_fs_exists(const char *path);
+bool wr_fs_is_dir(const char *path);
 /* fsync a folder so a rename or create inside it is durable. */
-int weir_fs_sync_dir(const char *dir, weir_error *err);
+int wr_fs_sync_dir(const char *dir, weir_error *err);
 /* Joins two path parts with one '/'. Caller frees. */
-char *weir_path_join(const char *a, const char *b);
+char *wr_path_join(const char *a, const char *b);
 /* Absolute, normalised (no "." or ".." parts, no trailing '/') form of a path that may
  * not exist yet. Caller frees. */
-char *weir_path_absolute(const char *path);
+char *wr_path_absolute(const char *path);
 /* The folder part of a path ("." when none). Caller frees. */
-char *weir_path_dirname(const char *path);
+char *wr_path_dirname(const char *path);
 /* The last part of a path. Points into `path`. */
-const char *weir_path_basename(const char *path);
+const char *wr_path_basename(const char *path);
 /* Size of a file in bytes, or -1. */
-long long weir_fs_size(const char *path);
+long long wr_fs_size(const char *path);
 /* Removes a file tree (used by tests and for cleaning temporary folders). */
-int weir_fs_remove_tree(const char *path, weir_error *err);
+int wr_fs_remove_tree(const char *path, weir_error *err);
 
 #endif

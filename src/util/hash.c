@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void weir_sha256(const void *data, size_t len, uint8_t out[WEIR_SHA256_LEN]) {
+void wr_sha256(const void *data, size_t len, uint8_t out[WEIR_SHA256_LEN]) {
   unsigned int n = 0;
   if (!EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) || n != WEIR_SHA256_LEN) {
     fprintf(stderr, "error: OpenSSL SHA-256 failed\n");
@@ -17,7 +17,7 @@ void weir_sha256(const void *data, size_t len, uint8_t out[WEIR_SHA256_LEN]) {
   }
 }
 
-void weir_hex_encode(const uint8_t *bytes, size_t len, char *out) {
+void wr_hex_encode(const uint8_t *bytes, size_t len, char *out) {
   static const char digits[] = "0123456789abcdef";
   for (size_t i = 0; i < len; i++) {
     out[2 * i] = digits[bytes[i] >> 4];
@@ -26,13 +26,13 @@ void weir_hex_encode(const uint8_t *bytes, size_t len, char *out) {
   out[2 * len] = 0;
 }
 
-void weir_sha256_hex(const void *data, size_t len, char out[WEIR_SHA256_HEX_LEN + 1]) {
+void wr_sha256_hex(const void *data, size_t len, char out[WEIR_SHA256_HEX_LEN + 1]) {
   uint8_t raw[WEIR_SHA256_LEN];
-  weir_sha256(data, len, raw);
-  weir_hex_encode(raw, sizeof raw, out);
+  wr_sha256(data, len, raw);
+  wr_hex_encode(raw, sizeof raw, out);
 }
 
-int weir_is_hex(const char *s, size_t n) {
+int wr_is_hex(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (!s[i] || !isxdigit((unsigned char)s[i])) return 0;
   return s[n] == 0;

@@ -11,12 +11,12 @@
 #define WEIR_SHA256_HEX_LEN 64
 
 /* out: 32 raw bytes. */
-void weir_sha256(const void *data, size_t len, uint8_t out[WEIR_SHA256_LEN]);
+void wr_sha256(const void *data, size_t len, uint8_t out[WEIR_SHA256_LEN]);
 /* out: 64 lowercase hex digits + NUL. */
-void weir_sha256_hex(const void *data, size_t len, char out[WEIR_SHA256_HEX_LEN + 1]);
+void wr_sha256_hex(const void *data, size_t len, char out[WEIR_SHA256_HEX_LEN + 1]);
 /* Lowercase hex of `len` bytes into out (2*len+1 bytes). */
-void weir_hex_encode(const uint8_t *bytes, size_t len, char *out);
+void wr_hex_encode(const uint8_t *bytes, size_t len, char *out);
 /* True if s is exactly `n` lowercase-or-uppercase hex digits. */
-int weir_is_hex(const char *s, size_t n);
+int wr_is_hex(const char *s, size_t n);
 
 #endif

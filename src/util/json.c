@@ -6,48 +6,48 @@
 
 #include <stdlib.h>
 
-char *weir_json_canonical(const json_t *v) {
+char *wr_json_canonical(const json_t *v) {
   char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-  if (!s) s = weir_strdup("null");
+  if (!s) s = wr_strdup("null");
   return s;
 }
 
-char *weir_json_pretty(const json_t *v) {
+char *wr_json_pretty(const json_t *v) {
   char *s = json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
-  if (!s) s = weir_strdup("null");
+  if (!s) s = wr_strdup("null");
   return s;
 }
 
-char *weir_json_compact(const json_t *v) {
+char *wr_json_compact(const json_t *v) {
   char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-  if (!s) s = weir_strdup("null");
+  if (!s) s = wr_strdup("null");
   return s;
 }
 
-int weir_json_parse(const char *text, const char *origin, json_t **out, weir_error *err) {
+int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
   *out = json_loads(text, JSON_DECODE_ANY, &je);
   if (!*out)
-    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>",
+    return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>",
                        je.line, je.column, je.text);
   return WEIR_OK;
 }
 
-int weir_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
+int wr_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
   *out = json_loadb(text, len, JSON_DECODE_ANY, &je);
   if (!*out)
-    return weir_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
+    return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
                        je.column, je.text);
   return WEIR_OK;
 }
 
-const char *weir_json_str(const json_t *obj, const char *key, const char *dflt) {
+const char *wr_json_str(const json_t *obj, const char *key, const char *dflt) {
   json_t *v = json_object_get(obj, key);
   return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
-int64_t weir_json_int(const json_t *obj, const char *key, int64_t dflt) {
+int64_t wr_json_int(const json_t *obj, const char *key, int64_t dflt) {
   json_t *v = json_object_get(obj, key);
   if (json_is_integer(v)) return (int64_t)json_integer_value(v);
   if (json_is_real(v)) {
@@ -58,18 +58,18 @@ int64_t weir_json_int(const json_t *obj, const char *key, int64_t dflt) {
   return dflt;
 }
 
-int weir_json_bool(const json_t *obj, const char *key, int dflt) {
+int wr_json_bool(const json_t *obj, const char *key, int dflt) {
   json_t *v = json_object_get(obj, key);
   return json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
-json_t *weir_json_str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+json_t *wr_json_str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
-json_t *weir_json_text(const char *s) {
+json_t *wr_json_text(const char *s) {
   if (!s) return json_null();
   json_t *j = json_string(s);
   if (j) return j;
-  char *r = weir_utf8_repair(s);
+  char *r = wr_utf8_repair(s);
   j = json_string(r);
   free(r);
   return j;

@@ -12,26 +12,26 @@
 /* Canonical JSON: sorted keys, no whitespace, UTF-8 as is, integers exact. The same value
  * gives the same bytes on every machine, which is what commit hashes are computed over.
  * Caller frees. */
-char *weir_json_canonical(const json_t *v);
+char *wr_json_canonical(const json_t *v);
 /* Pretty JSON (2-space indent, keys in insertion order) for humans and --json output. */
-char *weir_json_pretty(const json_t *v);
+char *wr_json_pretty(const json_t *v);
 /* Compact JSON in insertion order. */
-char *weir_json_compact(const json_t *v);
+char *wr_json_compact(const json_t *v);
 /* Parses text; on failure fills err (WEIR_EINPUT) naming `origin`, line and column. */
-int weir_json_parse(const char *text, const char *origin, json_t **out, weir_error *err);
+int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error *err);
 /* The same over `len` bytes (no NUL needed; a NUL inside them is an error). */
-int weir_json_parse_len(const char *text, size_t len, const char *origin, json_t **out,
+int wr_json_parse_len(const char *text, size_t len, const char *origin, json_t **out,
                         weir_error *err);
 
 /* Getters that return a default when the key is missing or of another type. */
-const char *weir_json_str(const json_t *obj, const char *key, const char *dflt);
-int64_t weir_json_int(const json_t *obj, const char *key, int64_t dflt);
-int weir_json_bool(const json_t *obj, const char *key, int dflt);
+const char *wr_json_str(const json_t *obj, const char *key, const char *dflt);
+int64_t wr_json_int(const json_t *obj, const char *key, int64_t dflt);
+int wr_json_bool(const json_t *obj, const char *key, int dflt);
 
 /* json_string() that maps NULL to JSON null. New reference. */
-json_t *weir_json_str_or_null(const char *s);
+json_t *wr_json_str_or_null(const char *s);
 /* A JSON string of text for people (messages, quoted input): invalid UTF-8 bytes become
  * U+FFFD instead of making json_string() fail; NULL gives JSON null. New reference. */
-json_t *weir_json_text(const char *s);
+json_t *wr_json_text(const char *s);
 
 #endif

@@ -42,83 +42,83 @@ static const char *ident_problem(const char *s, char *buf, size_t size) {
 
 #define IDENT_RULE "names match [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes"
 
-int weir_ident_check(const char *s, const char *what, weir_error *err) {
+int wr_ident_check(const char *s, const char *what, weir_error *err) {
   char buf[96];
   const char *why = ident_problem(s, buf, sizeof buf);
   if (why)
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s \"%.300s\": %s (" IDENT_RULE ")", what, s,
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s \"%.300s\": %s (" IDENT_RULE ")", what, s,
                        why);
   return WEIR_OK;
 }
 
-int weir_table_id_parse(const char *text, weir_table_id *out, weir_error *err) {
-  if (!text) return weir_seterr(err, WEIR_EINVALIDNAME, "invalid table name: none given");
+int wr_table_id_parse(const char *text, wr_table_id *out, weir_error *err) {
+  if (!text) return wr_seterr(err, WEIR_EINVALIDNAME, "invalid table name: none given");
   const char *dot = strchr(text, '.');
   char buf[96];
   const char *why;
   if (!dot) {
     if ((why = ident_problem(text, buf, sizeof buf)))
-      return weir_seterr(err, WEIR_EINVALIDNAME, "invalid table name \"%.300s\": %s (" IDENT_RULE ")",
+      return wr_seterr(err, WEIR_EINVALIDNAME, "invalid table name \"%.300s\": %s (" IDENT_RULE ")",
                          text, why);
     snprintf(out->ns, sizeof out->ns, "%s", WEIR_DEFAULT_NAMESPACE);
     snprintf(out->name, sizeof out->name, "%s", text);
     return WEIR_OK;
   }
   if (strchr(dot + 1, '.'))
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid table name \"%.300s\": expected NAME or NAMESPACE.NAME (one dot at most)",
                        text);
   size_t nlen = (size_t)(dot - text);
   if (nlen > WEIR_NAME_MAX)
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid table name \"%.300s\": the namespace is longer than %d bytes", text,
                        WEIR_NAME_MAX);
   char ns[WEIR_NAME_MAX + 1];
   memcpy(ns, text, nlen);
   ns[nlen] = 0;
   if ((why = ident_problem(ns, buf, sizeof buf)))
-    return weir_seterr(err, WEIR_EINVALIDNAME,
+    return wr_seterr(err, WEIR_EINVALIDNAME,
                        "invalid table name \"%.300s\": the namespace \"%s\": %s (" IDENT_RULE ")", text,
                        ns, why);
   if ((why = ident_problem(dot + 1, buf, sizeof buf)))
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid table name \"%.300s\": %s (" IDENT_RULE ")",
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid table name \"%.300s\": %s (" IDENT_RULE ")",
                        text, why);
   snprintf(out->ns, sizeof out->ns, "%s", ns);
   snprintf(out->name, sizeof out->name, "%s", dot + 1);
   return WEIR_OK;
 }
 
-void weir_table_id_format(const weir_table_id *id, char *out, unsigned size) {
+void wr_table_id_format(const wr_table_id *id, char *out, unsigned size) {
   snprintf(out, size, "%s.%s", id->ns, id->name);
 }
 
-int weir_ref_name_check(const char *name, const char *what, weir_error *err) {
-  if (!name || !*name) return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"\": it is empty", what);
+int wr_ref_name_check(const char *name, const char *what, weir_error *err) {
+  if (!name || !*name) return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"\": it is empty", what);
   size_t n = strlen(name);
   if (n > WEIR_NAME_MAX)
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%.40s...\": longer than %d bytes",
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%.40s...\": longer than %d bytes",
                        what, name, WEIR_NAME_MAX);
   if (name[0] == '-')
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it starts with '-'", what, name);
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it starts with '-'", what, name);
   if (strcmp(name, "@") == 0)
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"@\"", what);
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"@\"", what);
   if (strstr(name, ".."))
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it contains \"..\"", what, name);
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it contains \"..\"", what, name);
   if (strstr(name, "@{"))
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it contains \"@{\"", what, name);
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it contains \"@{\"", what, name);
   if (strstr(name, "//"))
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it contains \"//\"", what, name);
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it contains \"//\"", what, name);
   char cb[32];
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)name[i];
     if (c < 0x20 || c == 0x7f || c == ' ' || strchr("~^:?*[\\", c))
-      return weir_seterr(err, WEIR_EINVALIDNAME,
+      return wr_seterr(err, WEIR_EINVALIDNAME,
                          "invalid %s name \"%s\": it contains %s (not allowed: spaces, control "
                          "characters and ~^:?*[\\)",
                          what, name, describe_char((char)c, cb, sizeof cb));
   }
   if (name[n - 1] == '/' || name[n - 1] == '.')
-    return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it ends with '%c'", what, name,
+    return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it ends with '%c'", what, name,
                        name[n - 1]);
   /* Per '/'-separated part: no leading '.', no ".lock" suffix, not empty. */
   const char *p = name;
@@ -126,12 +126,12 @@ int weir_ref_name_check(const char *name, const char *what, weir_error *err) {
     const char *end = strchr(p, '/');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 0)
-      return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it has an empty part", what, name);
+      return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": it has an empty part", what, name);
     if (p[0] == '.')
-      return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": a part starts with '.'", what,
+      return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": a part starts with '.'", what,
                          name);
     if (len >= 5 && strncmp(p + len - 5, ".lock", 5) == 0)
-      return weir_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": a part ends with \".lock\"",
+      return wr_seterr(err, WEIR_EINVALIDNAME, "invalid %s name \"%s\": a part ends with \".lock\"",
                          what, name);
     p += len;
     if (*p == '/') p++;

@@ -15,25 +15,25 @@
 #define WEIR_DEFAULT_NAMESPACE "default"
 
 /* A parsed table identifier. */
-typedef struct weir_table_id {
+typedef struct wr_table_id {
   char ns[WEIR_NAME_MAX + 1];
   char name[WEIR_NAME_MAX + 1];
-} weir_table_id;
+} wr_table_id;
 
 /* Parses "ns.name" or "name" (meaning default.name). Each part must match
  * [A-Za-z_][A-Za-z0-9_]* and be at most 255 bytes. Errors: WEIR_EINVALIDNAME with a
  * message naming the input and the rule it breaks. */
-int weir_table_id_parse(const char *text, weir_table_id *out, weir_error *err);
+int wr_table_id_parse(const char *text, wr_table_id *out, weir_error *err);
 /* "ns.name" into out (at least 2*255+2 bytes). */
-void weir_table_id_format(const weir_table_id *id, char *out, unsigned size);
+void wr_table_id_format(const wr_table_id *id, char *out, unsigned size);
 /* One identifier part (namespace, table or column-like name). `what` names it in errors
  * ("table name", "namespace"). */
-int weir_ident_check(const char *s, const char *what, weir_error *err);
+int wr_ident_check(const char *s, const char *what, weir_error *err);
 
 /* A branch or tag name under git's check-ref-format rules: not empty, at most 255 bytes,
  * no "..", no leading '-', no ASCII control characters or spaces, none of ~^:?*[\ , no
  * part beginning with '.' or ending with ".lock", no "//", no trailing '/' or '.', no
  * "@{", and not "@" alone. `what` is "branch" or "tag". Errors: WEIR_EINVALIDNAME. */
-int weir_ref_name_check(const char *name, const char *what, weir_error *err);
+int wr_ref_name_check(const char *name, const char *what, weir_error *err);
 
 #endif

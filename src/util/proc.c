@@ -41,17 +41,17 @@ static bool start_time(long pid, unsigned long long *out) {
   return sscanf(p, " %llu", out) == 1;
 }
 
-char *weir_process_identity(void) {
+char *wr_process_identity(void) {
   char host[256] = "", boot[64];
   if (gethostname(host, sizeof host - 1) != 0 || strchr(host, '|')) return NULL;
   if (!read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot)) return NULL;
   unsigned long long st;
   long pid = (long)getpid();
   if (!start_time(pid, &st)) return NULL;
-  return weir_asprintf("%s|%s|%ld|%llu", host, boot, pid, st);
+  return wr_asprintf("%s|%s|%ld|%llu", host, boot, pid, st);
 }
 
-bool weir_process_gone(const char *identity) {
+bool wr_process_gone(const char *identity) {
   if (!identity) return false;
   char host[256], boot[64];
   long pid;

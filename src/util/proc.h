@@ -15,11 +15,11 @@
 
 /* "host|boot_id|pid|start" for this process (new string), or NULL where /proc is not
  * available (then no run can be found gone; they stay "running", as before). */
-char *weir_process_identity(void);
+char *wr_process_identity(void);
 
 /* True only when the process an identity names has certainly ended: it ran on this host
  * and the host has rebooted since, or no process with that pid and start time exists.
  * False for another host, an unreadable identity, or a process that is still there. */
-bool weir_process_gone(const char *identity);
+bool wr_process_gone(const char *identity);
 
 #endif

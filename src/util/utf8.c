@@ -9,7 +9,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-size_t weir_utf8_seq(const unsigned char *s, size_t len) {
+size_t wr_utf8_seq(const unsigned char *s, size_t len) {
   if (len == 0) return 0;
   unsigned c = s[0];
   if (c < 0x80) return 1;
@@ -37,37 +37,37 @@ size_t weir_utf8_seq(const unsigned char *s, size_t len) {
   return n;
 }
 
-bool weir_utf8_valid(const char *s, size_t len) {
+bool wr_utf8_valid(const char *s, size_t len) {
   const unsigned char *p = (const unsigned char *)s;
   for (size_t i = 0; i < len;) {
-    size_t n = weir_utf8_seq(p + i, len - i);
+    size_t n = wr_utf8_seq(p + i, len - i);
     if (!n) return false;
     i += n;
   }
   return true;
 }
 
-char *weir_utf8_repair(const char *s) {
+char *wr_utf8_repair(const char *s) {
   size_t len = strlen(s);
   const unsigned char *p = (const unsigned char *)s;
-  weir_buf b = WEIR_BUF_INIT;
-  weir_buf_reserve(&b, len + 1);
+  wr_buf b = WEIR_BUF_INIT;
+  wr_buf_reserve(&b, len + 1);
   for (size_t i = 0; i < len;) {
-    size_t n = weir_utf8_seq(p + i, len - i);
+    size_t n = wr_utf8_seq(p + i, len - i);
     if (n) {
-      weir_buf_append(&b, s + i, n);
+      wr_buf_append(&b, s + i, n);
       i += n;
     } else {
-      weir_buf_append(&b, "\xEF\xBF\xBD", 3);
+      wr_buf_append(&b, "\xEF\xBF\xBD", 3);
       i++;
     }
   }
-  return weir_buf_detach(&b);
+  return wr_buf_detach(&b);
 }
 
-char *weir_utf8_repair_owned(char *s) {
-  if (!s || weir_utf8_valid(s, strlen(s))) return s;
-  char *r = weir_utf8_repair(s);
+char *wr_utf8_repair_owned(char *s) {
+  if (!s || wr_utf8_valid(s, strlen(s))) return s;
+  char *r = wr_utf8_repair(s);
   free(s);
   return r;
 }

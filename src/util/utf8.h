@@ -15,12 +15,12 @@
 
 /* Length of the valid UTF-8 sequence at s[0..len), or 0 when it is not one (RFC 3629: no
  * overlong forms, no surrogates, nothing above U+10FFFF). NUL is a valid sequence. */
-size_t weir_utf8_seq(const unsigned char *s, size_t len);
+size_t wr_utf8_seq(const unsigned char *s, size_t len);
 /* True when the `len` bytes are valid UTF-8. */
-bool weir_utf8_valid(const char *s, size_t len);
+bool wr_utf8_valid(const char *s, size_t len);
 /* A copy of the NUL-terminated s with every invalid byte replaced by U+FFFD; caller frees. */
-char *weir_utf8_repair(const char *s);
+char *wr_utf8_repair(const char *s);
 /* The same in place when s is valid (returned as is), else a repaired copy and s freed. */
-char *weir_utf8_repair_owned(char *s);
+char *wr_utf8_repair_owned(char *s);
 
 #endif

@@ -8,16 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void weir_random_bytes(void *out, int n) {
+void wr_random_bytes(void *out, int n) {
   if (RAND_bytes(out, n) != 1) {
     fprintf(stderr, "error: the system random number generator failed\n");
     abort();
   }
 }
 
-void weir_uuid4(char out[WEIR_UUID_STR_LEN + 1]) {
+void wr_uuid4(char out[WEIR_UUID_STR_LEN + 1]) {
   uint8_t b[16];
-  weir_random_bytes(b, sizeof b);
+  wr_random_bytes(b, sizeof b);
   b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
   b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
   snprintf(out, WEIR_UUID_STR_LEN + 1,
@@ -26,10 +26,10 @@ void weir_uuid4(char out[WEIR_UUID_STR_LEN + 1]) {
            b[15]);
 }
 
-int64_t weir_random_i63(void) {
+int64_t wr_random_i63(void) {
   uint64_t v = 0;
   while (v == 0) {
-    weir_random_bytes(&v, sizeof v);
+    wr_random_bytes(&v, sizeof v);
     v &= 0x7fffffffffffffffULL;
   }
   return (int64_t)v;

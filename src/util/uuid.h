@@ -8,10 +8,10 @@
 
 #define WEIR_UUID_STR_LEN 36
 /* "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx" + NUL into out (37 bytes). */
-void weir_uuid4(char out[WEIR_UUID_STR_LEN + 1]);
+void wr_uuid4(char out[WEIR_UUID_STR_LEN + 1]);
 /* A random positive 63-bit integer (Iceberg snapshot ids). */
-int64_t weir_random_i63(void);
+int64_t wr_random_i63(void);
 /* n random bytes from the OS CSPRNG (via OpenSSL). */
-void weir_random_bytes(void *out, int n);
+void wr_random_bytes(void *out, int n);
 
 #endif

@@ -2,7 +2,7 @@
  * harness.h -- the C test harness: one executable per test file, each TEST a function.
  *
  *   #include "harness.h"
- *   TEST(parses_names) { CHECK_INT(weir_x(...), WEIR_OK); CHECK_STR(s, "expected"); }
+ *   TEST(parses_names) { CHECK_INT(wr_x(...), WEIR_OK); CHECK_STR(s, "expected"); }
  *   TEST_MAIN()
  *
  * A failing CHECK prints file:line with both values and marks the test failed; the test

@@ -38,10 +38,10 @@ static void fuzz_fail(const char *fmt, ...) {
 
 /* The input as a NUL-terminated string (caller frees); embedded NULs are kept, so C
  * string functions see the text up to the first one, as they would in a file read
- * with weir_fs_read. */
+ * with wr_fs_read. */
 static char *fuzz_cstr(const uint8_t *data, size_t size) __attribute__((unused));
 static char *fuzz_cstr(const uint8_t *data, size_t size) {
-  char *s = weir_malloc(size + 1);
+  char *s = wr_malloc(size + 1);
   if (size) memcpy(s, data, size);
   s[size] = '\0';
   return s;

@@ -1,6 +1,6 @@
 /*
  * fuzz_contract_ir.c -- contract IR JSON (weir_contract_parse with format "json":
- * weir_json_parse, then weir_contract_from_ir in src/contracts/ir.c), as the Python SDK
+ * wr_json_parse, then wr_contract_from_ir in src/contracts/ir.c), as the Python SDK
  * and `weir import --contract x.json` hand it over.
  *
  * Promises checked: an error names the origin and is valid UTF-8; a contract that loads
@@ -23,11 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     weir_error_clear(&err);
     return 0;
   }
-  json_t *ir = weir_contract_to_ir(c);
+  json_t *ir = wr_contract_to_ir(c);
   weir_contract *c2 = NULL;
-  if (weir_contract_from_ir(ir, "roundtrip", &c2, &err) != WEIR_OK)
+  if (wr_contract_from_ir(ir, "roundtrip", &c2, &err) != WEIR_OK)
     fuzz_fail("the IR of a loaded contract does not load: %s", err.message);
-  json_t *ir2 = weir_contract_to_ir(c2);
+  json_t *ir2 = wr_contract_to_ir(c2);
   if (!json_equal(ir, ir2)) {
     char *a = json_dumps(ir, JSON_COMPACT | JSON_SORT_KEYS),
          *b = json_dumps(ir2, JSON_COMPACT | JSON_SORT_KEYS);

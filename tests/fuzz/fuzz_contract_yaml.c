@@ -1,5 +1,5 @@
 /*
- * fuzz_contract_yaml.c -- YAML contracts (weir_contract_from_yaml, src/contracts/yaml.c).
+ * fuzz_contract_yaml.c -- YAML contracts (wr_contract_from_yaml, src/contracts/yaml.c).
  *
  * Promises checked: an error names the origin, a line inside the input and is valid
  * UTF-8; a contract that parses survives the IR round trip (to_ir -> from_ir -> to_ir
@@ -14,7 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   weir_contract *c = NULL;
   weir_error err = {0};
-  int rc = weir_contract_from_yaml((const char *)data, size, ORIGIN, &c, &err);
+  int rc = wr_contract_from_yaml((const char *)data, size, ORIGIN, &c, &err);
   if (rc != WEIR_OK) {
     fuzz_check_error(rc, &err, ORIGIN ":");
     int line = fuzz_message_line(err.message, ORIGIN);
@@ -24,18 +24,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     weir_error_clear(&err);
     return 0;
   }
-  json_t *ir = weir_contract_to_ir(c);
+  json_t *ir = wr_contract_to_ir(c);
   weir_contract *c2 = NULL;
-  if (weir_contract_from_ir(ir, "roundtrip", &c2, &err) != WEIR_OK)
+  if (wr_contract_from_ir(ir, "roundtrip", &c2, &err) != WEIR_OK)
     fuzz_fail("the IR of a parsed contract does not load: %s", err.message);
-  json_t *ir2 = weir_contract_to_ir(c2);
+  json_t *ir2 = wr_contract_to_ir(c2);
   if (!json_equal(ir, ir2)) {
     char *a = json_dumps(ir, JSON_COMPACT | JSON_SORT_KEYS),
          *b = json_dumps(ir2, JSON_COMPACT | JSON_SORT_KEYS);
     fuzz_fail("IR round trip differs:\n%s\n%s", a, b);
   }
-  weir_contract *c3 = weir_contract_copy(c);
-  json_t *ir3 = weir_contract_to_ir(c3);
+  weir_contract *c3 = wr_contract_copy(c);
+  json_t *ir3 = wr_contract_to_ir(c3);
   if (!json_equal(ir, ir3)) fuzz_fail("a copy's IR differs");
   json_decref(ir);
   json_decref(ir2);

@@ -24,37 +24,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *body = nl ? (const char *)nl + 1 : "";
   size_t body_len = nl ? size - name_len - 1 : 0;
 
-  weir_file_format f;
-  (void)weir_file_format_parse(name, &f);
-  (void)weir_file_format_from_path(name, &f);
+  wr_file_format f;
+  (void)wr_file_format_parse(name, &f);
+  (void)wr_file_format_from_path(name, &f);
   char buf[1024];
-  const char *ext = weir_file_extension(name, buf, sizeof buf);
+  const char *ext = wr_file_extension(name, buf, sizeof buf);
   if (*ext && (ext < buf || ext >= buf + sizeof buf)) fuzz_fail("extension outside its buffer");
-  char delim = weir_csv_delimiter(name);
+  char delim = wr_csv_delimiter(name);
   if (delim != ',' && delim != '\t') fuzz_fail("delimiter %d", delim);
 
-  weir_csv_header h;
-  weir_csv_header_parse(body, body_len, delim, &h);
+  wr_csv_header h;
+  wr_csv_header_parse(body, body_len, delim, &h);
   size_t delims = 0;
   for (size_t i = 0; i < body_len && i < WEIR_CSV_HEADER_MAX; i++) delims += body[i] == delim;
   if (h.n > delims + 1) fuzz_fail("%zu names from %zu delimiters", h.n, delims);
   weir_error err = {0};
-  int rc = weir_csv_header_check(&h, "fuzz.csv", &err);
+  int rc = wr_csv_header_check(&h, "fuzz.csv", &err);
   if (rc != WEIR_OK) {
     fuzz_check_error(rc, &err, "fuzz.csv line 1: ");
     weir_error_clear(&err);
   }
-  weir_csv_header_clear(&h);
+  wr_csv_header_clear(&h);
 
   char *msg = fuzz_cstr((const uint8_t *)body, body_len);
-  weir_buf out = WEIR_BUF_INIT;
-  if (weir_csv_reword_error("fuzz.csv", msg, &out)) {
-    if (strncmp(weir_buf_cstr(&out), "fuzz.csv line ", 14) != 0)
-      fuzz_fail("reworded as %s", weir_buf_cstr(&out));
+  wr_buf out = WEIR_BUF_INIT;
+  if (wr_csv_reword_error("fuzz.csv", msg, &out)) {
+    if (strncmp(wr_buf_cstr(&out), "fuzz.csv line ", 14) != 0)
+      fuzz_fail("reworded as %s", wr_buf_cstr(&out));
   } else if (out.len) {
     fuzz_fail("no rewording, but output");
   }
-  weir_buf_free(&out);
+  wr_buf_free(&out);
   free(msg);
   free(name);
   return 0;

@@ -15,7 +15,7 @@
 #include "weir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  weir_project *p = pipeline_project_new("/nonexistent/fuzz-project");
+  wr_project *p = pipeline_project_new("/nonexistent/fuzz-project");
   weir_error err = {0};
   int rc = pipeline_discovery_apply(p, (const char *)data, size, &err);
   if (rc != WEIR_OK) {

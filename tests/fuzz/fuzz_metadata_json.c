@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < t->schema.n_fields; i++)
     if (!t->schema.fields[i].name) fuzz_fail("column %zu has no name", i);
   /* What a write does with the previous version: ids for the same schema, then its JSON. */
-  weir_schema next;
-  weir_schema_copy(&next, &t->schema);
+  wr_schema next;
+  wr_schema_copy(&next, &t->schema);
   for (size_t i = 0; i < next.n_fields; i++) next.fields[i].field_id = 0;
   int32_t last = 0;
   iceberg_assign_field_ids(t, &next, &last);
@@ -45,17 +45,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   json_t *sj = NULL;
   const json_t *prev = iceberg_metadata_schema(t->json, t->current_schema_id);
   if (iceberg_schema_json_build(&next, t->current_schema_id + 1, prev, &sj, &err) == WEIR_OK) {
-    weir_schema back = {0};
+    wr_schema back = {0};
     if (iceberg_schema_from_json(sj, &back, &err) != WEIR_OK)
       fuzz_fail("the next version's schema JSON does not load: %s", err.message);
     if (back.n_fields != next.n_fields) fuzz_fail("the next version's schema lost columns");
-    weir_schema_clear(&back);
+    wr_schema_clear(&back);
     json_decref(sj);
   } else {
     fuzz_check_error(err.code, &err, NULL);
     weir_error_clear(&err);
   }
-  weir_schema_clear(&next);
+  wr_schema_clear(&next);
   int64_t x;
   (void)iceberg_summary_int(t->summary, "total-records", &x);
   iceberg_table *r = iceberg_table_ref(t);

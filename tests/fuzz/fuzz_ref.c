@@ -15,7 +15,7 @@
 #include "catalog/catalog.h"
 #include "util/fs.h"
 
-static weir_catalog *cat;
+static wr_catalog *cat;
 static char tmpdir[] = "/tmp/weir-fuzz-ref-XXXXXX";
 
 static void cleanup(void) {
@@ -35,7 +35,7 @@ static void must(int rc, weir_error *err, const char *what) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   weir_error err = {0};
   if (!mkdtemp(tmpdir)) abort();
-  char *path = weir_path_join(tmpdir, "catalog.db");
+  char *path = wr_path_join(tmpdir, "catalog.db");
   must(catalog_open(path, true, "fuzz", &cat, &err), &err, "catalog_open");
   free(path);
   atexit(cleanup);
@@ -46,8 +46,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     char table[32], loc[64];
     snprintf(table, sizeof table, "default.t%d", i);
     snprintf(loc, sizeof loc, "/nowhere/t%d/metadata/00000.metadata.json", i);
-    weir_table_change ch = {table, loc, i, i};
-    weir_commit_request req = {0};
+    wr_table_change ch = {table, loc, i, i};
+    wr_commit_request req = {0};
     req.branch = "main";
     req.expected_head = head;
     req.changes = &ch;
@@ -77,9 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = catalog_resolve(cat, ref, out, &err);
   if (rc == WEIR_OK) {
     if (!full_hash(out)) fuzz_fail("resolved \"%s\" to \"%s\", not a full hash", ref, out);
-    weir_commit_rec c;
+    wr_commit_rec c;
     if (catalog_commit_get(cat, out, &c, &err) != WEIR_OK) fuzz_fail("resolved to a missing commit %s", out);
-    weir_commit_rec_clear(&c);
+    wr_commit_rec_clear(&c);
     if (err.message) fuzz_fail("success left an error message behind: %s", err.message);
   } else {
     fuzz_check_error(rc, &err, NULL);

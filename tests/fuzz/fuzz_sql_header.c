@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = fuzz_cstr(data, size);
-  weir_project p = {0};
+  wr_project p = {0};
   p.problems = json_array();
   pipeline_model m;
   int rc = pipeline_parse_sql_model(&p, FILE_NAME, text, &m);

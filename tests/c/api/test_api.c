@@ -82,7 +82,7 @@ static void make_stream(one_batch *b, int64_t n, struct ArrowArrayStream *s) {
 static int64_t query_count(weir_lake *lake, const char *sql, const char *ref) {
   struct ArrowArrayStream out;
   weir_error err = {0};
-  if (weir_query(lake, sql, ref, &out, &err) != WEIR_OK) {
+  if (weir_query_run(lake, sql, ref, &out, &err) != WEIR_OK) {
     TEST_FAIL_("query %s failed: %s", sql, err.message);
     weir_error_clear(&err);
     return -1;
@@ -115,7 +115,7 @@ TEST(embedding_program_round_trip) {
   weir_import_options o = {0};
   o.table = "people";
   char *out = NULL;
-  CHECK_OK(weir_import_arrow(lake, &s, &o, &out, &err), &err);
+  CHECK_OK(weir_table_import_arrow(lake, &s, &o, &out, &err), &err);
   json_t *res = json_loads(out, 0, NULL);
   CHECK_INT(json_integer_value(json_object_get(res, "rows_written")), 1000);
   char first[WEIR_HASH_HEX_SIZE];
@@ -132,9 +132,9 @@ TEST(embedding_program_round_trip) {
   make_stream(&b, 10, &s);
   o.branch = "dev";
   o.mode = WEIR_MODE_APPEND;
-  CHECK_OK(weir_import_arrow(lake, &s, &o, &out, &err), &err);
+  CHECK_OK(weir_table_import_arrow(lake, &s, &o, &out, &err), &err);
   weir_free(out);
-  CHECK_OK(weir_merge(lake, "dev", "main", NULL, &out, &err), &err);
+  CHECK_OK(weir_branch_merge(lake, "dev", "main", NULL, &out, &err), &err);
   CHECK_CONTAINS(out, "fast-forward");
   weir_free(out);
   CHECK_INT(query_count(lake, "SELECT count(*) FROM people", "main"), 1010);
@@ -144,7 +144,7 @@ TEST(embedding_program_round_trip) {
   CHECK_INT(weir_branch_create(lake, "a..b", NULL, NULL, &err), WEIR_EINVALIDNAME);
   CHECK_INT(weir_error_exit_code(err.code), 2);
   weir_error_clear(&err);
-  CHECK_INT(weir_describe(lake, "nope", NULL, &out, &err), WEIR_ENOTFOUND);
+  CHECK_INT(weir_table_describe(lake, "nope", NULL, &out, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "default.nope");
   CHECK_STR(weir_error_name(err.code), "NotFound");
   weir_error_clear(&err);
@@ -156,7 +156,7 @@ TEST(embedding_program_round_trip) {
   CHECK_OK(weir_contract_parse(yaml, strlen(yaml), "yaml", "<test>", &c, &err), &err);
   make_stream(&b, 10, &s);
   char *report = NULL;
-  CHECK_INT(weir_validate(c, &s, NULL, &report, &err), WEIR_ECONTRACT);
+  CHECK_INT(weir_contract_validate(c, &s, NULL, &report, &err), WEIR_ECONTRACT);
   CHECK_CONTAINS(err.message, "column \"id\" has 5 values above the maximum 5");
   CHECK_CONTAINS(report, "\"kind\": \"range\"");
   CHECK(err.details != NULL);
@@ -197,7 +197,7 @@ TEST(empty_ref_or_branch_is_refused) {
   weir_error_clear(&err);
   CHECK_OK(weir_branch_create(lake, "dev", NULL, head, &err), &err);
   char *out = NULL;
-  CHECK_INT(weir_merge(lake, "dev", "", NULL, &out, &err), WEIR_EINVALIDARG);
+  CHECK_INT(weir_branch_merge(lake, "dev", "", NULL, &out, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "the branch name is empty");
   CHECK(out == NULL);
   weir_error_clear(&err);

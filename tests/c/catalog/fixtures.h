@@ -16,7 +16,7 @@
 typedef struct fx {
   char *dir;
   char *path;
-  weir_catalog *cat;
+  wr_catalog *cat;
 } fx;
 
 static inline fx fx_new(void) {
@@ -62,12 +62,12 @@ static inline const char *fx_head(fx *f, const char *branch) {
 }
 
 /* Commits changes on `branch` at its current head; returns the status, hash in out. */
-static inline int fx_commit_n(fx *f, const char *branch, const weir_table_change *c, size_t n,
+static inline int fx_commit_n(fx *f, const char *branch, const wr_table_change *c, size_t n,
                               const char *run_id, char out[WEIR_HASH_LEN + 1], weir_error *err) {
   char head[WEIR_HASH_LEN + 1];
   int rc = catalog_ref_get(f->cat, WEIR_REF_BRANCH, branch, head, err);
   if (rc) return rc;
-  weir_commit_request req = {.branch = branch, .expected_head = head, .changes = c,
+  wr_commit_request req = {.branch = branch, .expected_head = head, .changes = c,
                              .n_changes = n, .message = "test commit", .run_id = run_id};
   char tmp[WEIR_HASH_LEN + 1];
   return catalog_commit(f->cat, &req, out ? out : tmp, err);
@@ -76,7 +76,7 @@ static inline int fx_commit_n(fx *f, const char *branch, const weir_table_change
 /* Sets one table (loc NULL drops it) on `branch`; fails the test on error. */
 static inline void fx_set(fx *f, const char *branch, const char *table, const char *loc,
                           const char *run_id) {
-  weir_table_change c = {table, loc, loc ? 1 : -1, loc ? 10 : 0};
+  wr_table_change c = {table, loc, loc ? 1 : -1, loc ? 10 : 0};
   weir_error err = {0};
   CHECK_OK(fx_commit_n(f, branch, &c, 1, run_id, NULL, &err), &err);
   weir_error_clear(&err);
@@ -91,13 +91,13 @@ static inline const char *fx_loc(fx *f, const char *ref, const char *table) {
     weir_error_clear(&err);
     return NULL;
   }
-  weir_table_entry e = {0};
+  wr_table_entry e = {0};
   if (catalog_table_get(f->cat, h, table, &e, &err) != WEIR_OK) {
     weir_error_clear(&err);
     return NULL;
   }
   snprintf(buf, sizeof buf, "%s", e.metadata_location);
-  weir_table_entry_clear(&e);
+  wr_table_entry_clear(&e);
   return buf;
 }
 
@@ -117,10 +117,10 @@ static inline size_t fx_count(fx *f, const char *ref) {
     weir_error_clear(&err);
     return 0;
   }
-  weir_commit_rec *v = NULL;
+  wr_commit_rec *v = NULL;
   size_t n = 0;
   if (catalog_log(f->cat, h, 0, &v, &n, &err) != WEIR_OK) n = 0;
-  weir_commit_recs_free(v, n);
+  wr_commit_recs_free(v, n);
   weir_error_clear(&err);
   return n;
 }

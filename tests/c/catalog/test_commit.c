@@ -7,7 +7,7 @@
 #include "util/hash.h"
 
 TEST(canonical_json_is_golden) {
-  weir_commit_rec c = {0};
+  wr_commit_rec c = {0};
   c.author = "alice";
   c.message = "load a";
   memset(c.parents[0], '1', WEIR_HASH_LEN);
@@ -20,7 +20,7 @@ TEST(canonical_json_is_golden) {
   char *s = catalog_commit_canonical(&c);
   CHECK_STR(s, "{\"author\":\"alice\",\"message\":\"load a\",\"parents\":[\"1111111111111111111111111111111111111111111111111111111111111111\"],\"properties\":{\"k\":\"v\"},\"tables\":\"78f9f9c90b88d5ca0a43d8a319a3c786cca588133a680444cf5121092b76464e\",\"time\":1700000000000000}");
   char h[65];
-  weir_sha256_hex(s, strlen(s), h);
+  wr_sha256_hex(s, strlen(s), h);
   CHECK_STR(h, "6a532aa9302769db0a93b0a8e99d244d4fe74d6d29fa7e50087b08202f05f3df");
   free(s);
   json_decref(c.properties);
@@ -28,34 +28,34 @@ TEST(canonical_json_is_golden) {
 
 /* Commits the same content on top of the same state in a catalog; returns hash + root. */
 static void same_commit(fx *f, char hash[65], char root[65]) {
-  weir_table_change ch[3] = {{"default.b", "/w/b/1.json", 2, 20},
+  wr_table_change ch[3] = {{"default.b", "/w/b/1.json", 2, 20},
                              {"default.a", "/w/a/metadata/00001.metadata.json", 7, 3},
                              {"sales.orders", "/w/o/1.json", 9, 900}};
   json_t *props = json_pack("{s:s,s:s}", "z", "last", "a", "first");
-  weir_commit_request req = {.branch = "main", .expected_head = fx_head(f, "main"),
+  wr_commit_request req = {.branch = "main", .expected_head = fx_head(f, "main"),
                              .changes = ch, .n_changes = 3, .author = "alice",
                              .message = "load", .properties = props,
                              .time_us = 1700000000000000LL};
   weir_error err = {0};
   CHECK_OK(catalog_commit(f->cat, &req, hash, &err), &err);
   json_decref(props);
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f->cat, hash, &c, &err), &err);
   memcpy(root, c.tables_root, 65);
   /* The stored hash is the SHA-256 of the canonical form of what was stored. */
   char *canon = catalog_commit_canonical(&c);
   char h[65];
-  weir_sha256_hex(canon, strlen(canon), h);
+  wr_sha256_hex(canon, strlen(canon), h);
   CHECK_STR(h, hash);
   free(canon);
-  weir_commit_rec_clear(&c);
+  wr_commit_rec_clear(&c);
 }
 
 /* A fresh catalog whose first commit has a fixed time, so histories can be compared. */
 static fx fixed_catalog(void) {
   fx f = {0};
   f.dir = test_tmpdir();
-  f.path = weir_asprintf("%s/catalog.db", f.dir);
+  f.path = wr_asprintf("%s/catalog.db", f.dir);
   weir_error err = {0};
   CHECK_OK(catalog_open_at_version(f.path, true, "tester", catalog_schema_latest(),
                                    1700000000000000LL, &f.cat, &err), &err);
@@ -75,8 +75,8 @@ TEST(same_content_same_hash_in_two_catalogs) {
   CHECK_STR(rf, rg); /* the table maps are identical, node for node */
   CHECK_STR(hf, hg); /* and so are the commits */
   /* a different author (or anything else hashed) gives a different hash */
-  weir_table_change ch = {"default.a", "/w/a2", 1, 1};
-  weir_commit_request req = {.branch = "main", .expected_head = hf, .changes = &ch,
+  wr_table_change ch = {"default.a", "/w/a2", 1, 1};
+  wr_commit_request req = {.branch = "main", .expected_head = hf, .changes = &ch,
                              .n_changes = 1, .author = "alice", .message = "m",
                              .time_us = 1700000000000001LL};
   weir_error err = {0};
@@ -110,8 +110,8 @@ TEST(stale_expected_head_writes_nothing) {
   int commits = count_rows(f.path, "SELECT count(*) FROM commits");
   int nodes = count_rows(f.path, "SELECT count(*) FROM tree_nodes");
   int versions = count_rows(f.path, "SELECT count(*) FROM table_versions");
-  weir_table_change ch = {"default.b", "/w/b1", 1, 1};
-  weir_commit_request req = {.branch = "main", .expected_head = h0, .changes = &ch,
+  wr_table_change ch = {"default.b", "/w/b1", 1, 1};
+  wr_commit_request req = {.branch = "main", .expected_head = h0, .changes = &ch,
                              .n_changes = 1, .message = "late"};
   char out[65];
   weir_error err = {0};
@@ -133,7 +133,7 @@ TEST(stale_expected_head_writes_nothing) {
 TEST(commit_records_changes_generation_and_provenance) {
   fx f = fx_new();
   fx_set(&f, "main", "default.a", "/w/a1", NULL);
-  weir_table_change ch[3] = {{"default.a", "/w/a2", 2, 2},
+  wr_table_change ch[3] = {{"default.a", "/w/a2", 2, 2},
                              {"default.b", "/w/b1", 1, 1},
                              {"default.ghost", NULL, -1, 0}};
   char h[65];
@@ -141,20 +141,20 @@ TEST(commit_records_changes_generation_and_provenance) {
   CHECK_OK(fx_commit_n(&f, "main", ch, 3, "run-7", h, &err), &err);
   json_t *changes = NULL;
   CHECK_OK(catalog_commit_changes(f.cat, h, &changes, &err), &err);
-  char *s = weir_json_canonical(changes);
+  char *s = wr_json_canonical(changes);
   CHECK_STR(s, "[{\"change\":\"changed\",\"table\":\"default.a\"},{\"change\":\"added\",\"table\":\"default.b\"}]");
   free(s);
   json_decref(changes);
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, h, &c, &err), &err);
   CHECK_INT(c.generation, 3);
   CHECK_STR(c.run_id, "run-7");
-  CHECK_STR(weir_json_str(c.properties, "run_id", ""), "run-7");
-  weir_commit_rec_clear(&c);
+  CHECK_STR(wr_json_str(c.properties, "run_id", ""), "run-7");
+  wr_commit_rec_clear(&c);
   /* drop */
   fx_set(&f, "main", "default.a", NULL, NULL);
   CHECK_OK(catalog_commit_changes(f.cat, fx_head(&f, "main"), &changes, &err), &err);
-  s = weir_json_canonical(changes);
+  s = wr_json_canonical(changes);
   CHECK_STR(s, "[{\"change\":\"dropped\",\"table\":\"default.a\"}]");
   free(s);
   json_decref(changes);
@@ -163,7 +163,7 @@ TEST(commit_records_changes_generation_and_provenance) {
   /* time travel: the old commit still has the old map */
   CHECK_STR(fx_loc(&f, h, "default.a"), "/w/a2");
   CHECK(fx_loc(&f, "main", "default.a") == NULL);
-  weir_table_entry e;
+  wr_table_entry e;
   CHECK_INT(catalog_table_get(f.cat, fx_head(&f, "main"), "default.a", &e, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "default.a");
   weir_error_clear(&err);
@@ -173,11 +173,11 @@ TEST(commit_records_changes_generation_and_provenance) {
 TEST(commit_writes_few_nodes_in_a_big_lake) {
   fx f = fx_new();
   enum { N = 3000 };
-  weir_table_change *ch = calloc(N, sizeof *ch);
+  wr_table_change *ch = calloc(N, sizeof *ch);
   char (*names)[32] = calloc(N, 32);
   for (int i = 0; i < N; i++) {
     snprintf(names[i], 32, "default.t%d", i);
-    ch[i] = (weir_table_change){names[i], "/w/x.json", 1, 1};
+    ch[i] = (wr_table_change){names[i], "/w/x.json", 1, 1};
   }
   weir_error err = {0};
   CHECK_OK(fx_commit_n(&f, "main", ch, N, NULL, NULL, &err), &err);
@@ -195,7 +195,7 @@ TEST(bad_requests_are_refused) {
   fx f = fx_new();
   weir_error err = {0};
   char out[65];
-  weir_commit_request req = {.branch = "main", .expected_head = "abc", .message = "x"};
+  wr_commit_request req = {.branch = "main", .expected_head = "abc", .message = "x"};
   CHECK_INT(catalog_commit(f.cat, &req, out, &err), WEIR_EINVALIDARG);
   req.expected_head = fx_head(&f, "main");
   json_t *props = json_pack("{s:i}", "n", 1);
@@ -204,7 +204,7 @@ TEST(bad_requests_are_refused) {
   CHECK_CONTAINS(err.message, "'n'");
   json_decref(props);
   req.properties = NULL;
-  weir_table_change bad = {"default.a", "", 1, 1};
+  wr_table_change bad = {"default.a", "", 1, 1};
   req.changes = &bad;
   req.n_changes = 1;
   CHECK_INT(catalog_commit(f.cat, &req, out, &err), WEIR_EINVALIDARG);
@@ -241,14 +241,14 @@ TEST(explicit_transactions_group_and_nest) {
   /* a failed commit inside an explicit transaction leaves the rest intact */
   CHECK_OK(catalog_tx_begin(f.cat, true, &err), &err);
   fx_set(&f, "main", "default.c", "/w/c1", NULL);
-  weir_commit_request req = {.branch = "main", .expected_head = "1111111111111111111111111111111111111111111111111111111111111111", .message = "x"};
+  wr_commit_request req = {.branch = "main", .expected_head = "1111111111111111111111111111111111111111111111111111111111111111", .message = "x"};
   char out[65];
   CHECK_INT(catalog_commit(f.cat, &req, out, &err), WEIR_ECONCURRENT);
   CHECK_OK(catalog_tx_commit(f.cat, &err), &err);
   CHECK_STR(fx_loc(&f, "main", "default.c"), "/w/c1");
   /* writes inside a read transaction are refused */
   CHECK_OK(catalog_tx_begin(f.cat, false, &err), &err);
-  weir_table_change ch = {"default.d", "/w/d", 1, 1};
+  wr_table_change ch = {"default.d", "/w/d", 1, 1};
   CHECK_INT(fx_commit_n(&f, "main", &ch, 1, NULL, NULL, &err), WEIR_ECATALOG);
   CHECK_CONTAINS(err.message, "read transaction");
   catalog_tx_rollback(f.cat);

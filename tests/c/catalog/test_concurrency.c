@@ -13,7 +13,7 @@
 /* One writer process: COMMITS commits to main, re-reading and retrying on
  * WEIR_ECONCURRENT. Exit status 0 when all landed. */
 static int writer(const char *path, int id) {
-  weir_catalog *cat = NULL;
+  wr_catalog *cat = NULL;
   weir_error err = {0};
   if (catalog_open(path, false, "writer", &cat, &err) != WEIR_OK) {
     fprintf(stderr, "writer %d: open: %s\n", id, test_err_message_(&err));
@@ -24,10 +24,10 @@ static int writer(const char *path, int id) {
     char table[32], loc[48], head[65], out[65];
     snprintf(table, sizeof table, "w%d.t%d", id, j);
     snprintf(loc, sizeof loc, "/w/%d/%d.json", id, j);
-    weir_table_change c = {table, loc, j, j};
+    wr_table_change c = {table, loc, j, j};
     for (;;) {
       if (catalog_ref_get(cat, WEIR_REF_BRANCH, "main", head, &err) != WEIR_OK) return 2;
-      weir_commit_request req = {.branch = "main", .expected_head = head, .changes = &c,
+      wr_commit_request req = {.branch = "main", .expected_head = head, .changes = &c,
                                  .n_changes = 1, .message = table};
       int rc = catalog_commit(cat, &req, out, &err);
       if (rc == WEIR_OK) break;
@@ -59,17 +59,17 @@ TEST(concurrent_writers_lose_no_update) {
   }
   fx_reopen(&f);
   CHECK_INT(fx_count(&f, "main"), 1 + WRITERS * COMMITS);
-  weir_table_entry *t = NULL;
+  wr_table_entry *t = NULL;
   size_t n = 0;
   weir_error err = {0};
   CHECK_OK(catalog_tables(f.cat, fx_head(&f, "main"), &t, &n, &err), &err);
   CHECK_INT(n, WRITERS * COMMITS);
-  weir_table_entries_free(t, n);
+  wr_table_entries_free(t, n);
   /* generations are a chain 1..201 along main */
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
   CHECK_INT(c.generation, 1 + WRITERS * COMMITS);
-  weir_commit_rec_clear(&c);
+  wr_commit_rec_clear(&c);
   fx_free(&f);
 }
 
@@ -78,7 +78,7 @@ TEST(concurrent_writers_lose_no_update) {
 
 /* Branch, commit, merge into main; the caller retries merges that gave up. */
 static int merger(const char *path, int id) {
-  weir_catalog *cat = NULL;
+  wr_catalog *cat = NULL;
   weir_error err = {0};
   if (catalog_open(path, false, "merger", &cat, &err) != WEIR_OK) return 1;
   for (int j = 0; j < MERGES; j++) {
@@ -88,11 +88,11 @@ static int merger(const char *path, int id) {
     if (catalog_resolve(cat, "main", head, &err) ||
         catalog_ref_create(cat, WEIR_REF_BRANCH, br, head, &err))
       return 2;
-    weir_table_change c = {table, table, 1, 1};
-    weir_commit_request req = {.branch = br, .expected_head = head, .changes = &c,
+    wr_table_change c = {table, table, 1, 1};
+    wr_commit_request req = {.branch = br, .expected_head = head, .changes = &c,
                                .n_changes = 1, .message = table};
     if (catalog_commit(cat, &req, out, &err)) return 3;
-    weir_merge_request mr = {.source = br, .into = "main"};
+    wr_merge_request mr = {.source = br, .into = "main"};
     int rc;
     do {
       json_t *o = NULL;
@@ -124,12 +124,12 @@ TEST(concurrent_merges_all_land) {
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
   }
   fx_reopen(&f);
-  weir_table_entry *t = NULL;
+  wr_table_entry *t = NULL;
   size_t n = 0;
   weir_error err = {0};
   CHECK_OK(catalog_tables(f.cat, fx_head(&f, "main"), &t, &n, &err), &err);
   CHECK_INT(n, MERGERS * MERGES);
-  weir_table_entries_free(t, n);
+  wr_table_entries_free(t, n);
   fx_free(&f);
 }
 
@@ -137,24 +137,24 @@ TEST(concurrent_merges_all_land) {
 
 /* Writes forever: commits with a few tables, branches and merges. */
 static void crash_writer(const char *path) {
-  weir_catalog *cat = NULL;
+  wr_catalog *cat = NULL;
   weir_error err = {0};
   if (catalog_open(path, false, "crasher", &cat, &err) != WEIR_OK) _exit(1);
   for (int i = 0;; i++) {
     char head[65], out[65], t[3][32], br[32];
-    weir_table_change c[3];
+    wr_table_change c[3];
     for (int k = 0; k < 3; k++) {
       snprintf(t[k], sizeof t[k], "c.t%d", (i * 3 + k) % 500);
-      c[k] = (weir_table_change){t[k], t[k], i, k};
+      c[k] = (wr_table_change){t[k], t[k], i, k};
     }
     if (i % 5 == 4) {
       snprintf(br, sizeof br, "b%d-%d", getpid(), i);
       if (catalog_resolve(cat, "main", head, &err) == WEIR_OK &&
           catalog_ref_create(cat, WEIR_REF_BRANCH, br, head, &err) == WEIR_OK) {
-        weir_commit_request req = {.branch = br, .expected_head = head, .changes = c,
+        wr_commit_request req = {.branch = br, .expected_head = head, .changes = c,
                                    .n_changes = 3, .message = "b"};
         catalog_commit(cat, &req, out, &err);
-        weir_merge_request mr = {.source = br, .into = "main", .no_ff = true};
+        wr_merge_request mr = {.source = br, .into = "main", .no_ff = true};
         json_t *o = NULL;
         catalog_merge(cat, &mr, &o, &err);
         json_decref(o);
@@ -162,7 +162,7 @@ static void crash_writer(const char *path) {
       continue;
     }
     if (catalog_ref_get(cat, WEIR_REF_BRANCH, "main", head, &err) != WEIR_OK) continue;
-    weir_commit_request req = {.branch = "main", .expected_head = head, .changes = c,
+    wr_commit_request req = {.branch = "main", .expected_head = head, .changes = c,
                                .n_changes = 3, .message = "crash loop"};
     catalog_commit(cat, &req, out, &err);
   }
@@ -172,17 +172,17 @@ static void check_whole_history(fx *f) {
   weir_error err = {0};
   char head[65];
   CHECK_OK(catalog_resolve(f->cat, "main", head, &err), &err);
-  weir_commit_rec *v = NULL;
+  wr_commit_rec *v = NULL;
   size_t n = 0;
   CHECK_OK(catalog_log(f->cat, head, 0, &v, &n, &err), &err);
   CHECK(n > 1);
   for (size_t i = 0; i < n; i++) {
-    weir_table_entry *t = NULL;
+    wr_table_entry *t = NULL;
     size_t nt = 0;
     CHECK_OK(catalog_tables(f->cat, v[i].hash, &t, &nt, &err), &err);
-    weir_table_entries_free(t, nt);
+    wr_table_entries_free(t, nt);
   }
-  weir_commit_recs_free(v, n);
+  wr_commit_recs_free(v, n);
   weir_error_clear(&err);
 }
 
@@ -193,7 +193,7 @@ static char *db_query(const char *path, const char *sql) {
   char *out = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
     int rc = sqlite3_step(s);
-    out = rc == SQLITE_ROW ? weir_strdup((const char *)sqlite3_column_text(s, 0)) : weir_strdup("");
+    out = rc == SQLITE_ROW ? wr_strdup((const char *)sqlite3_column_text(s, 0)) : wr_strdup("");
   }
   sqlite3_finalize(s);
   sqlite3_close(db);

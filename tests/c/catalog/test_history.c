@@ -5,8 +5,8 @@
 /* A commit on `branch` changing `table`, at time `t`, optionally a merge of `second`. */
 static void commit_at(fx *f, const char *branch, const char *table, const char *loc, int64_t t,
                       const char *second, char out[65]) {
-  weir_table_change c = {table, loc, 1, 1};
-  weir_commit_request req = {.branch = branch, .expected_head = fx_head(f, branch),
+  wr_table_change c = {table, loc, 1, 1};
+  wr_commit_request req = {.branch = branch, .expected_head = fx_head(f, branch),
                              .second_parent = second, .changes = &c, .n_changes = table ? 1 : 0,
                              .message = "m", .time_us = t};
   weir_error err = {0};
@@ -25,7 +25,7 @@ TEST(log_is_newest_first_and_bounded) {
   commit_at(&f, "main", "default.c", "/w/c1", T0 + 20, NULL, c);
   commit_at(&f, "dev", "default.d", "/w/d1", T0 + 20, NULL, d); /* same time as c */
   commit_at(&f, "main", NULL, NULL, T0 + 40, d, m);             /* merge dev into main */
-  weir_commit_rec *v = NULL;
+  wr_commit_rec *v = NULL;
   size_t n = 0;
   weir_error err = {0};
   CHECK_OK(catalog_log(f.cat, m, 0, &v, &n, &err), &err);
@@ -41,10 +41,10 @@ TEST(log_is_newest_first_and_bounded) {
     CHECK_INT(v[0].n_parents, 2);
     CHECK_STR(v[0].parents[1], d);
   }
-  weir_commit_recs_free(v, n);
+  wr_commit_recs_free(v, n);
   CHECK_OK(catalog_log(f.cat, m, 2, &v, &n, &err), &err);
   CHECK_INT(n, 2);
-  weir_commit_recs_free(v, n);
+  wr_commit_recs_free(v, n);
   CHECK_INT(catalog_log(f.cat, "1111111111111111111111111111111111111111111111111111111111111111", 0, &v, &n, &err), WEIR_ENOTFOUND);
   weir_error_clear(&err);
   fx_free(&f);

@@ -5,7 +5,7 @@
 
 static int merge(fx *f, const char *source, const char *into, bool no_ff, bool allow_partial,
                  const char *run_id, json_t **out, weir_error *err) {
-  weir_merge_request req = {.source = source, .into = into, .no_ff = no_ff,
+  wr_merge_request req = {.source = source, .into = into, .no_ff = no_ff,
                             .allow_partial = allow_partial, .run_id = run_id};
   json_t *o = NULL;
   int rc = catalog_merge(f->cat, &req, &o, err);
@@ -24,11 +24,11 @@ TEST(fast_forward) {
   json_t *o = NULL;
   weir_error err = {0};
   CHECK_OK(merge(&f, "dev", "main", false, false, NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "fast-forward");
-  CHECK_STR(weir_json_str(o, "commit", ""), dev);
+  CHECK_STR(wr_json_str(o, "result", ""), "fast-forward");
+  CHECK_STR(wr_json_str(o, "commit", ""), dev);
   CHECK_STR(fx_head(&f, "main"), dev);
   CHECK_INT(json_array_size(json_object_get(o, "tables")), 2);
-  CHECK_STR(weir_json_str(json_array_get(json_object_get(o, "tables"), 0), "action", ""), "added");
+  CHECK_STR(wr_json_str(json_array_get(json_object_get(o, "tables"), 0), "action", ""), "added");
   CHECK_INT(fx_count(&f, "main"), 3);
   json_decref(o);
   fx_free(&f);
@@ -43,11 +43,11 @@ TEST(up_to_date) {
   json_t *o = NULL;
   weir_error err = {0};
   CHECK_OK(merge(&f, "dev", "main", false, false, NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "up-to-date");
+  CHECK_STR(wr_json_str(o, "result", ""), "up-to-date");
   CHECK_STR(fx_head(&f, "main"), h);
   json_decref(o);
   CHECK_OK(merge(&f, "main", "main", true, false, NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "up-to-date");
+  CHECK_STR(wr_json_str(o, "result", ""), "up-to-date");
   json_decref(o);
   CHECK_INT(fx_count(&f, "main"), 2);
   fx_free(&f);
@@ -65,18 +65,18 @@ TEST(no_ff_makes_a_merge_commit_with_the_source_map) {
   json_t *o = NULL;
   weir_error err = {0};
   CHECK_OK(merge(&f, "dev", "main", true, false, NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "merge");
-  weir_commit_rec c;
+  CHECK_STR(wr_json_str(o, "result", ""), "merge");
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
   CHECK_INT(c.n_parents, 2);
   CHECK_STR(c.parents[0], m0);
   CHECK_STR(c.parents[1], dev);
   CHECK_STR(c.message, "Merge dev into main");
-  weir_commit_rec d;
+  wr_commit_rec d;
   CHECK_OK(catalog_commit_get(f.cat, dev, &d, &err), &err);
   CHECK_STR(c.tables_root, d.tables_root);
-  weir_commit_rec_clear(&c);
-  weir_commit_rec_clear(&d);
+  wr_commit_rec_clear(&c);
+  wr_commit_rec_clear(&d);
   json_decref(o);
   fx_free(&f);
 }
@@ -99,8 +99,8 @@ TEST(three_way_without_conflict) {
   json_t *o = NULL;
   weir_error err = {0};
   CHECK_OK(merge(&f, "dev", "main", false, false, NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "merge");
-  char *tables = weir_json_canonical(json_object_get(o, "tables"));
+  CHECK_STR(wr_json_str(o, "result", ""), "merge");
+  char *tables = wr_json_canonical(json_object_get(o, "tables"));
   CHECK_STR(tables, "[{\"action\":\"added\",\"table\":\"default.b\"},{\"action\":\"dropped\",\"table\":\"default.gone\"},{\"action\":\"changed\",\"table\":\"default.shared\"}]");
   free(tables);
   CHECK(json_is_string(json_object_get(o, "base")));
@@ -109,12 +109,12 @@ TEST(three_way_without_conflict) {
   CHECK_STR(fx_loc(&f, "main", "default.shared"), "/w/s2");
   CHECK_STR(fx_loc(&f, "main", "default.both"), "/w/x2");
   CHECK(fx_loc(&f, "main", "default.gone") == NULL);
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
   CHECK_INT(c.n_parents, 2);
   CHECK_STR(c.parents[0], m0);
   CHECK_STR(c.parents[1], dev);
-  weir_commit_rec_clear(&c);
+  wr_commit_rec_clear(&c);
   json_t *ch = NULL;
   CHECK_OK(catalog_commit_changes(f.cat, fx_head(&f, "main"), &ch, &err), &err);
   CHECK_INT(json_array_size(ch), 3);
@@ -144,12 +144,12 @@ TEST(conflict_both_changed_writes_nothing) {
   json_t *d = json_loads(err.details ? err.details : "null", 0, NULL);
   CHECK_INT(json_array_size(d), 1);
   json_t *c0 = json_array_get(d, 0);
-  CHECK_STR(weir_json_str(c0, "table", ""), "default.titanic");
-  CHECK_STR(weir_json_str(c0, "ours", ""), "changed");
-  CHECK_STR(weir_json_str(c0, "theirs", ""), "changed");
-  CHECK_STR(weir_json_str(c0, "base_metadata", ""), "/w/t1");
-  CHECK_STR(weir_json_str(c0, "ours_metadata", ""), "/w/t-main");
-  CHECK_STR(weir_json_str(c0, "theirs_metadata", ""), "/w/t-dev");
+  CHECK_STR(wr_json_str(c0, "table", ""), "default.titanic");
+  CHECK_STR(wr_json_str(c0, "ours", ""), "changed");
+  CHECK_STR(wr_json_str(c0, "theirs", ""), "changed");
+  CHECK_STR(wr_json_str(c0, "base_metadata", ""), "/w/t1");
+  CHECK_STR(wr_json_str(c0, "ours_metadata", ""), "/w/t-main");
+  CHECK_STR(wr_json_str(c0, "theirs_metadata", ""), "/w/t-dev");
   json_decref(d);
   CHECK_STR(fx_head(&f, "main"), m0);
   CHECK_INT(fx_count(&f, "main"), commits);
@@ -182,9 +182,9 @@ TEST(conflict_kinds_are_all_listed) {
   json_t *d = json_loads(err.details ? err.details : "null", 0, NULL);
   CHECK_INT(json_array_size(d), 3);
   json_t *n = json_array_get(d, 2);
-  CHECK_STR(weir_json_str(n, "table", ""), "default.new");
+  CHECK_STR(wr_json_str(n, "table", ""), "default.new");
   CHECK(json_is_null(json_object_get(n, "base_metadata")));
-  CHECK_STR(weir_json_str(n, "theirs_metadata", ""), "/w/new-dev");
+  CHECK_STR(wr_json_str(n, "theirs_metadata", ""), "/w/new-dev");
   json_t *cd = json_array_get(d, 0);
   CHECK(json_is_null(json_object_get(cd, "theirs_metadata")));
   json_decref(d);
@@ -216,7 +216,7 @@ TEST(merge_from_a_tag_or_hash) {
   fx_set(&f, "main", "default.m", "/w/m", NULL);
   json_t *o = NULL;
   CHECK_OK(merge(&f, "v1", "main", false, false, NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "merge");
+  CHECK_STR(wr_json_str(o, "result", ""), "merge");
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
   json_decref(o);
   fx_free(&f);
@@ -257,7 +257,7 @@ TEST(failed_run_work_is_refused_by_merge) {
   CHECK_INT(merge(&f, "explore", "ff", false, false, NULL, &o, &err), WEIR_EPARTIAL);
   CHECK_INT(merge(&f, "run/r1", "ff", true, false, NULL, &o, &err), WEIR_EPARTIAL);
   CHECK_OK(merge(&f, "run/r1", "ff", false, false, "r1", &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "fast-forward");
+  CHECK_STR(wr_json_str(o, "result", ""), "fast-forward");
   json_decref(o);
   /* allowed explicitly */
   CHECK_OK(merge(&f, "explore", "main", false, true, NULL, NULL, &err), &err);
@@ -304,13 +304,13 @@ TEST(run_publishing_its_own_branch_is_exempt_and_atomic) {
   CHECK_OK(catalog_tx_begin(f.cat, true, &err), &err);
   json_t *o = NULL;
   CHECK_OK(merge(&f, "run/r3", "main", false, false, "r3", &o, &err), &err);
-  CHECK_OK(catalog_run_finish(f.cat, "r3", WEIR_RUN_SUCCEEDED, weir_json_str(o, "commit", ""), NULL, &err), &err);
+  CHECK_OK(catalog_run_finish(f.cat, "r3", WEIR_RUN_SUCCEEDED, wr_json_str(o, "commit", ""), NULL, &err), &err);
   CHECK_OK(catalog_tx_commit(f.cat, &err), &err);
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
   CHECK_STR(c.run_id, "r3");
-  weir_commit_rec_clear(&c);
-  weir_run_status st;
+  wr_commit_rec_clear(&c);
+  wr_run_status st;
   CHECK_OK(catalog_run_status(f.cat, "r3", &st, &err), &err);
   CHECK_INT(st, WEIR_RUN_SUCCEEDED);
   json_decref(o);
@@ -336,7 +336,7 @@ TEST(commits_of_unknown_runs_are_refused) {
  * between planning a merge and writing it. */
 static catalog_backend_ops race_ops;
 static const catalog_backend_ops *real_ops;
-static weir_catalog *race_other;
+static wr_catalog *race_other;
 static int race_left, race_n;
 
 static int racing_begin(catalog_backend *be, bool write, weir_error *err) {
@@ -345,9 +345,9 @@ static int racing_begin(catalog_backend *be, bool write, weir_error *err) {
     char head[65], out[65], name[32];
     weir_error e = {0};
     snprintf(name, sizeof name, "default.race%d", race_n++);
-    weir_table_change c = {name, name, 1, 1};
+    wr_table_change c = {name, name, 1, 1};
     if (catalog_ref_get(race_other, WEIR_REF_BRANCH, "main", head, &e) == WEIR_OK) {
-      weir_commit_request req = {.branch = "main", .expected_head = head, .changes = &c,
+      wr_commit_request req = {.branch = "main", .expected_head = head, .changes = &c,
                                  .n_changes = 1, .message = "racer"};
       catalog_commit(race_other, &req, out, &e);
     }
@@ -385,7 +385,7 @@ TEST(merge_retries_when_the_target_moves) {
   race_teardown(&f);
   CHECK_INT(race_left, 0);
   /* it was a fast-forward when planned first, a three-way merge in the end */
-  CHECK_STR(weir_json_str(o, "result", ""), "merge");
+  CHECK_STR(wr_json_str(o, "result", ""), "merge");
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a");
   CHECK_STR(fx_loc(&f, "main", "default.race2"), "default.race2"); /* nothing lost */
   json_decref(o);
@@ -410,7 +410,7 @@ TEST(merge_gives_up_when_the_target_keeps_moving) {
   race_setup(&f, 2);
   json_t *o = NULL;
   CHECK_OK(catalog_revert_table(f.cat, "default.m", before_m, "main", NULL, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "action", ""), "dropped");
+  CHECK_STR(wr_json_str(o, "action", ""), "dropped");
   race_teardown(&f);
   CHECK(fx_loc(&f, "main", "default.m") == NULL);
   CHECK_STR(fx_loc(&f, "main", "default.race1"), "default.race1");

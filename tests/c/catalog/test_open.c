@@ -10,19 +10,19 @@ TEST(create_makes_initial_commit_on_main) {
   weir_error err = {0};
   char head[WEIR_HASH_LEN + 1];
   CHECK_OK(catalog_ref_get(f.cat, WEIR_REF_BRANCH, "main", head, &err), &err);
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, head, &c, &err), &err);
   CHECK_STR(c.message, "initial commit");
   CHECK_STR(c.author, "tester");
   CHECK_INT(c.n_parents, 0);
   CHECK_INT(c.generation, 1);
   CHECK(json_object_size(c.properties) == 0);
-  weir_table_entry *t = NULL;
+  wr_table_entry *t = NULL;
   size_t n = 99;
   CHECK_OK(catalog_tables(f.cat, head, &t, &n, &err), &err);
   CHECK_INT(n, 0);
-  weir_table_entries_free(t, n);
-  weir_commit_rec_clear(&c);
+  wr_table_entries_free(t, n);
+  wr_commit_rec_clear(&c);
   CHECK_INT(catalog_schema_version(f.cat), catalog_schema_latest());
   fx_free(&f);
 }
@@ -30,15 +30,15 @@ TEST(create_makes_initial_commit_on_main) {
 TEST(create_refuses_existing_and_open_requires_one) {
   fx f = fx_new();
   weir_error err = {0};
-  weir_catalog *c2 = NULL;
+  wr_catalog *c2 = NULL;
   CHECK_INT(catalog_open(f.path, true, NULL, &c2, &err), WEIR_EEXISTS);
   CHECK_CONTAINS(err.message, f.path);
   CHECK(c2 == NULL);
-  char *missing = weir_asprintf("%s/nope.db", f.dir);
+  char *missing = wr_asprintf("%s/nope.db", f.dir);
   CHECK_INT(catalog_open(missing, false, NULL, &c2, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "nope.db");
   /* sqlite: prefix works too */
-  char *uri = weir_asprintf("sqlite:%s", f.path);
+  char *uri = wr_asprintf("sqlite:%s", f.path);
   CHECK_OK(catalog_open(uri, false, NULL, &c2, &err), &err);
   catalog_close(c2);
   free(uri);
@@ -48,7 +48,7 @@ TEST(create_refuses_existing_and_open_requires_one) {
 }
 
 TEST(postgres_uri_is_reported_unsupported) {
-  weir_catalog *c = NULL;
+  wr_catalog *c = NULL;
   weir_error err = {0};
   CHECK_INT(catalog_open("postgresql://localhost/weir", false, NULL, &c, &err), WEIR_EUNSUPPORTED);
   CHECK_CONTAINS(err.message, "PostgreSQL");
@@ -57,16 +57,16 @@ TEST(postgres_uri_is_reported_unsupported) {
 
 TEST(foreign_files_are_refused) {
   char *dir = test_tmpdir();
-  char *junk = weir_asprintf("%s/junk.db", dir);
+  char *junk = wr_asprintf("%s/junk.db", dir);
   FILE *fp = fopen(junk, "w");
   fputs("this is not a database at all, just some text that is long enough ....................................", fp);
   fclose(fp);
-  weir_catalog *c = NULL;
+  wr_catalog *c = NULL;
   weir_error err = {0};
   CHECK_INT(catalog_open(junk, false, NULL, &c, &err), WEIR_ECATALOG);
   CHECK_CONTAINS(err.message, "junk.db");
   /* a SQLite database of someone else's */
-  char *other = weir_asprintf("%s/other.db", dir);
+  char *other = wr_asprintf("%s/other.db", dir);
   sqlite3 *db = NULL;
   sqlite3_open(other, &db);
   sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL);
@@ -100,8 +100,8 @@ TEST(newer_schema_is_refused) {
 
 TEST(older_schema_is_migrated_forward) {
   char *dir = test_tmpdir();
-  char *path = weir_asprintf("%s/old.db", dir);
-  weir_catalog *c = NULL;
+  char *path = wr_asprintf("%s/old.db", dir);
+  wr_catalog *c = NULL;
   weir_error err = {0};
   CHECK_OK(catalog_open_at_version(path, true, "old", 1, 0, &c, &err), &err);
   CHECK_INT(catalog_schema_version(c), 1);
@@ -110,7 +110,7 @@ TEST(older_schema_is_migrated_forward) {
   CHECK_INT(catalog_schema_version(c), catalog_schema_latest());
   /* the step-2 tables exist and work */
   CHECK_OK(catalog_run_create(c, "r1", "p", "d", "main", NULL, "run/r1", &err), &err);
-  weir_run_status st;
+  wr_run_status st;
   CHECK_OK(catalog_run_status(c, "r1", &st, &err), &err);
   CHECK_INT(st, WEIR_RUN_RUNNING);
   catalog_close(c);
@@ -137,7 +137,7 @@ static char *pragma(const char *path, const char *sql) {
   sqlite3_stmt *s = NULL;
   char *out = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-    out = weir_strdup((const char *)sqlite3_column_text(s, 0));
+    out = wr_strdup((const char *)sqlite3_column_text(s, 0));
   sqlite3_finalize(s);
   sqlite3_close(db);
   return out;
@@ -149,7 +149,7 @@ TEST(wal_mode_and_sync_setting) {
   CHECK_STR(mode, "wal");
   free(mode);
   setenv("WEIR_CATALOG_SYNC", "bogus", 1);
-  weir_catalog *c = NULL;
+  wr_catalog *c = NULL;
   weir_error err = {0};
   CHECK_INT(catalog_open(f.path, false, NULL, &c, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "WEIR_CATALOG_SYNC");
@@ -165,16 +165,16 @@ TEST(wal_mode_and_sync_setting) {
 TEST(author_defaults_from_environment) {
   setenv("WEIR_AUTHOR", "env-author", 1);
   char *dir = test_tmpdir();
-  char *path = weir_asprintf("%s/c.db", dir);
-  weir_catalog *c = NULL;
+  char *path = wr_asprintf("%s/c.db", dir);
+  wr_catalog *c = NULL;
   weir_error err = {0};
   CHECK_OK(catalog_open(path, true, NULL, &c, &err), &err);
   char head[WEIR_HASH_LEN + 1];
   CHECK_OK(catalog_ref_get(c, WEIR_REF_BRANCH, "main", head, &err), &err);
-  weir_commit_rec rec;
+  wr_commit_rec rec;
   CHECK_OK(catalog_commit_get(c, head, &rec, &err), &err);
   CHECK_STR(rec.author, "env-author");
-  weir_commit_rec_clear(&rec);
+  wr_commit_rec_clear(&rec);
   catalog_close(c);
   unsetenv("WEIR_AUTHOR");
   free(path);

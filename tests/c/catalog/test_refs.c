@@ -15,7 +15,7 @@ TEST(create_list_delete_refs) {
                                "2222222222222222222222222222222222222222222222222222222222222222", &err),
             WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "v1");
-  weir_ref_rec *v = NULL;
+  wr_ref_rec *v = NULL;
   size_t n = 0;
   CHECK_OK(catalog_ref_list(f.cat, WEIR_REF_BRANCH, &v, &n, &err), &err);
   CHECK_INT(n, 2);
@@ -25,7 +25,7 @@ TEST(create_list_delete_refs) {
     CHECK_STR(v[0].target, h0);
     CHECK(v[0].updated_us > 0);
   }
-  weir_ref_recs_free(v, n);
+  wr_ref_recs_free(v, n);
   CHECK_OK(catalog_ref_delete(f.cat, WEIR_REF_BRANCH, "dev", &err), &err);
   CHECK_INT(catalog_ref_delete(f.cat, WEIR_REF_BRANCH, "dev", &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "branch 'dev'");
@@ -149,7 +149,7 @@ TEST(ambiguous_prefix_lists_candidates) {
   weir_error err = {0};
   /* Two real commits sharing 7 hex digits would take ~2^14 commits to find by chance;
    * insert two commit rows with colliding prefixes directly through the backend. */
-  weir_catalog *cat = f.cat;
+  wr_catalog *cat = f.cat;
   char head[65];
   snprintf(head, 65, "%s", fx_head(&f, "main"));
   commit_head h;
@@ -158,7 +158,7 @@ TEST(ambiguous_prefix_lists_candidates) {
   const char *fake[2] = {"abcdef0111111111111111111111111111111111111111111111111111111111",
                          "abcdef0222222222222222222222222222222222222222222222222222222222"};
   for (int i = 0; i < 2; i++) {
-    weir_commit_rec c = {0};
+    wr_commit_rec c = {0};
     snprintf(c.hash, 65, "%s", fake[i]);
     snprintf(c.tables_root, 65, "%s", h.tables_root);
     snprintf(c.parents[0], 65, "%s", head);

@@ -21,30 +21,30 @@ TEST(revert_table_to_an_older_version_or_drop_or_re_add) {
   fx_set(&f, "main", "default.b", "/w/b1", NULL);
   json_t *o = NULL;
   CHECK_OK(revert(&f, "default.a", "good", false, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "action", ""), "changed");
-  CHECK_STR(weir_json_str(o, "commit", ""), fx_head(&f, "main"));
+  CHECK_STR(wr_json_str(o, "action", ""), "changed");
+  CHECK_STR(wr_json_str(o, "commit", ""), fx_head(&f, "main"));
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
   CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
   CHECK_CONTAINS(c.message, "Revert default.a to ");
   CHECK_INT(c.n_parents, 1);
-  weir_commit_rec_clear(&c);
+  wr_commit_rec_clear(&c);
   json_decref(o);
   /* b did not exist at "good": dropped */
   CHECK_OK(revert(&f, "default.b", "good", false, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "action", ""), "dropped");
+  CHECK_STR(wr_json_str(o, "action", ""), "dropped");
   CHECK(fx_loc(&f, "main", "default.b") == NULL);
   json_decref(o);
   /* and back again from main~1 */
   CHECK_OK(revert(&f, "default.b", "main~1", false, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "action", ""), "added");
+  CHECK_STR(wr_json_str(o, "action", ""), "added");
   CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
   json_decref(o);
   /* nothing to do: no commit */
   size_t n = fx_count(&f, "main");
   CHECK_OK(revert(&f, "default.a", "good", false, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "action", ""), "unchanged");
+  CHECK_STR(wr_json_str(o, "action", ""), "unchanged");
   CHECK_INT(fx_count(&f, "main"), n);
   json_decref(o);
   /* errors name what is missing */
@@ -66,10 +66,10 @@ static void published_run(fx *f) {
   fx_set(f, "run/r1", "default.a", "/w/a-r1", "r1");
   fx_set(f, "run/r1", "default.b", "/w/b-r1", "r1");
   fx_set(f, "main", "default.other", "/w/o1", NULL); /* main moves meanwhile */
-  weir_merge_request req = {.source = "run/r1", .into = "main", .run_id = "r1"};
+  wr_merge_request req = {.source = "run/r1", .into = "main", .run_id = "r1"};
   json_t *o = NULL;
   CHECK_OK(catalog_merge(f->cat, &req, &o, &err), &err);
-  CHECK_OK(catalog_run_finish(f->cat, "r1", WEIR_RUN_SUCCEEDED, weir_json_str(o, "commit", NULL), NULL, &err), &err);
+  CHECK_OK(catalog_run_finish(f->cat, "r1", WEIR_RUN_SUCCEEDED, wr_json_str(o, "commit", NULL), NULL, &err), &err);
   json_decref(o);
   CHECK_OK(catalog_ref_delete(f->cat, WEIR_REF_BRANCH, "run/r1", &err), &err);
   weir_error_clear(&err);
@@ -131,11 +131,11 @@ TEST(reverting_one_table_back_to_a_runs_version_alone_is_refused) {
   fx_free(&f);
 }
 
-static int refuse_b(const char *table, const weir_table_entry *cur, const weir_table_entry *to, void *ctx,
+static int refuse_b(const char *table, const wr_table_entry *cur, const wr_table_entry *to, void *ctx,
                     weir_error *err) {
   (void)cur, (void)to;
   ++*(int *)ctx;
-  return strcmp(table, "default.b") == 0 ? weir_seterr(err, WEIR_ECONTRACT, "no, not %s", table) : WEIR_OK;
+  return strcmp(table, "default.b") == 0 ? wr_seterr(err, WEIR_ECONTRACT, "no, not %s", table) : WEIR_OK;
 }
 
 TEST(a_revert_check_vetoes_the_whole_revert) {
@@ -214,19 +214,19 @@ TEST(revert_run_puts_every_table_back_in_one_commit) {
   weir_error err = {0};
   CHECK_OK(catalog_revert_run(f.cat, "r1", NULL, NULL, &o, &err), &err);
   CHECK_INT(fx_count(&f, "main"), n + 1);
-  CHECK_STR(weir_json_str(o, "run_id", ""), "r1");
-  char *t = weir_json_canonical(json_object_get(o, "tables"));
+  CHECK_STR(wr_json_str(o, "run_id", ""), "r1");
+  char *t = wr_json_canonical(json_object_get(o, "tables"));
   CHECK_STR(t, "[{\"action\":\"changed\",\"table\":\"default.a\"},{\"action\":\"dropped\",\"table\":\"default.b\"}]");
   free(t);
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
   CHECK(fx_loc(&f, "main", "default.b") == NULL);
   CHECK_STR(fx_loc(&f, "main", "default.other"), "/w/o1");
   CHECK_STR(fx_loc(&f, "main", "default.d"), "/w/d1");
-  weir_commit_rec c;
+  wr_commit_rec c;
   CHECK_OK(catalog_commit_get(f.cat, fx_head(&f, "main"), &c, &err), &err);
   CHECK_CONTAINS(c.message, "r1");
-  CHECK_STR(weir_json_str(c.properties, "reverted_run", ""), "r1");
-  weir_commit_rec_clear(&c);
+  CHECK_STR(wr_json_str(c.properties, "reverted_run", ""), "r1");
+  wr_commit_rec_clear(&c);
   json_decref(o);
   /* again: nothing left to revert, no commit */
   CHECK_OK(catalog_revert_run(f.cat, "r1", "main", NULL, &o, &err), &err);

@@ -30,11 +30,11 @@ TEST(report_names_each_table_and_the_commit_that_changed_it) {
   CHECK_INT(r.conflicts, 1);
   CHECK_INT(r.stale_reads, 1);
   json_t *a = json_array_get(r.items, 0), *b = json_array_get(r.items, 1);
-  CHECK_STR(weir_json_str(a, "changed_by", ""), changed_a); /* provenance of the head's version */
-  CHECK_STR(weir_json_str(a, "kind", ""), "write");
-  CHECK_STR(weir_json_str(b, "changed_by", ""), dropped_b); /* found by the first-parent walk */
-  CHECK_STR(weir_json_str(b, "kind", ""), "read");
-  CHECK_STR(weir_json_str(b, "changed_by_message", ""), "test commit");
+  CHECK_STR(wr_json_str(a, "changed_by", ""), changed_a); /* provenance of the head's version */
+  CHECK_STR(wr_json_str(a, "kind", ""), "write");
+  CHECK_STR(wr_json_str(b, "changed_by", ""), dropped_b); /* found by the first-parent walk */
+  CHECK_STR(wr_json_str(b, "kind", ""), "read");
+  CHECK_STR(wr_json_str(b, "changed_by_message", ""), "test commit");
   CHECK_INT(catalog_serial_error(&r, "import", "retry", &err), WEIR_ECONCURRENT);
   CHECK_CONTAINS(err.message, "import on branch main: since the base ");
   CHECK_CONTAINS(err.message, "table default.a changed (by commit ");
@@ -88,7 +88,7 @@ TEST(merge_with_a_stale_expected_head_is_refused_only_for_tables_it_changes) {
   CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_BRANCH, "dev", moved, &err), &err);
   fx_set(&f, "dev", "default.a", "/w/a3", NULL);
   json_t *o = NULL;
-  weir_merge_request req = {.source = "dev", .into = "main", .expected_head = reviewed};
+  wr_merge_request req = {.source = "dev", .into = "main", .expected_head = reviewed};
   CHECK_INT(catalog_merge(f.cat, &req, &o, &err), WEIR_ECONCURRENT);
   CHECK_CONTAINS(err.message, "merging dev into main on branch main");
   CHECK_CONTAINS(err.message, "table default.a changed");
@@ -97,15 +97,15 @@ TEST(merge_with_a_stale_expected_head_is_refused_only_for_tables_it_changes) {
   /* Without the expectation the same merge is a fast-forward. */
   req.expected_head = moved;
   CHECK_OK(catalog_merge(f.cat, &req, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "fast-forward");
+  CHECK_STR(wr_json_str(o, "result", ""), "fast-forward");
   json_decref(o);
   /* A merge that touches only tables unchanged since the reviewed head lands. */
   char *before = copy_head(&f, "main");
   CHECK_OK(catalog_ref_create(f.cat, WEIR_REF_BRANCH, "dev2", reviewed, &err), &err);
   fx_set(&f, "dev2", "default.b", "/w/b1", NULL);
-  req = (weir_merge_request){.source = "dev2", .into = "main", .expected_head = reviewed};
+  req = (wr_merge_request){.source = "dev2", .into = "main", .expected_head = reviewed};
   CHECK_OK(catalog_merge(f.cat, &req, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "merge");
+  CHECK_STR(wr_json_str(o, "result", ""), "merge");
   CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a3");
   json_decref(o);
@@ -129,18 +129,18 @@ TEST(publish_against_the_run_base_sees_changes_after_a_partial_merge) {
   fx_set(&f, "run/r1", "default.p", "/w/p-r1", "r1");
   fx_set(&f, "run/r1", "default.c", "/w/c-r1", "r1");
   json_t *o = NULL;
-  weir_merge_request leak = {.source = "run/r1", .into = "main", .allow_partial = true};
+  wr_merge_request leak = {.source = "run/r1", .into = "main", .allow_partial = true};
   CHECK_OK(catalog_merge(f.cat, &leak, &o, &err), &err);
   json_decref(o);
   fx_set(&f, "main", "default.c", "/w/c-later", NULL);
   char *now = copy_head(&f, "main");
   /* The ordinary merge says up to date: the run's C would be lost without a word. */
-  weir_merge_request plain = {.source = "run/r1", .into = "main", .run_id = "r1"};
+  wr_merge_request plain = {.source = "run/r1", .into = "main", .run_id = "r1"};
   CHECK_OK(catalog_merge(f.cat, &plain, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "up-to-date");
+  CHECK_STR(wr_json_str(o, "result", ""), "up-to-date");
   json_decref(o);
   /* Against the run's base, C conflicts; nothing is written. */
-  weir_merge_request publish = {.source = "run/r1", .into = "main", .run_id = "r1", .base = base};
+  wr_merge_request publish = {.source = "run/r1", .into = "main", .run_id = "r1", .base = base};
   CHECK_INT(catalog_merge(f.cat, &publish, &o, &err), WEIR_ECONFLICT);
   CHECK_CONTAINS(err.message, "default.c");
   CHECK_STR(fx_head(&f, "main"), now);
@@ -148,7 +148,7 @@ TEST(publish_against_the_run_base_sees_changes_after_a_partial_merge) {
   /* Main put the run's C back: every output is there, the publish is up to date. */
   fx_set(&f, "main", "default.c", "/w/c-r1", NULL);
   CHECK_OK(catalog_merge(f.cat, &publish, &o, &err), &err);
-  CHECK_STR(weir_json_str(o, "result", ""), "up-to-date");
+  CHECK_STR(wr_json_str(o, "result", ""), "up-to-date");
   json_decref(o);
   free(base);
   free(now);

@@ -6,7 +6,7 @@
 
 static bool valid_at(const struct ArrowArray *a, int64_t i) {
   const uint8_t *v = a->buffers[0];
-  return !v || weir_bit_get(v, a->offset + i);
+  return !v || wr_bit_get(v, a->offset + i);
 }
 #define VAL(T, a, i) (((const T *)(a)->buffers[1])[(a)->offset + (i)])
 
@@ -19,20 +19,20 @@ static const char *str_at(const struct ArrowArray *a, int64_t i, char *buf, size
 
 /* Validates one column `x` of format `fmt` against declared type `type`; the result's
  * column is returned through *out (owned by v). */
-static int run1(const char *type, const char *fmt, struct ArrowArray *col, weir_validation *v, weir_error *err) {
+static int run1(const char *type, const char *fmt, struct ArrowArray *col, wr_validation *v, weir_error *err) {
   char yaml[256];
   snprintf(yaml, sizeof yaml, "contract:\n  name: t\n  columns:\n    - {name: x, type: \"%s\", nullable: true}\n", type);
   weir_contract *c = yaml_contract(yaml);
-  weir_arrow_table t;
+  wr_arrow_table t;
   const char *names[] = {"x"}, *formats[] = {fmt};
   table_of(&t, 1, names, formats, col);
-  int rc = weir_contract_validate(c, &t, NULL, v, err);
+  int rc = wr_contract_validate(c, &t, NULL, v, err);
   weir_contract_free(c);
   return rc;
 }
 
 TEST(integers_widen) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   int8_t i8[] = {-128, 0, 127, 5};
@@ -46,43 +46,43 @@ TEST(integers_widen) {
   CHECK(!valid_at(o, 3));
   CHECK_INT(o->null_count, 1);
   CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "casts"), 0), "from")), "int8");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   uint16_t u16[] = {0, 65535};
   arr_fixed(&a, 2, u16, 2, NULL);
   CHECK_OK(run1("Int32", "S", &a, &v, &err), &err);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), 65535);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   int16_t i16[] = {-32768, 32767};
   arr_fixed(&a, 2, i16, 2, NULL);
   CHECK_OK(run1("Int64", "s", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), -32768);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   uint32_t u32[] = {4294967295u, 7};
   arr_fixed(&a, 4, u32, 2, NULL);
   CHECK_OK(run1("Int64", "I", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 4294967295LL);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   int32_t i32[] = {-2147483647 - 1, 2147483647, 3};
   arr_fixed(&a, 4, i32, 3, NULL);
   CHECK_OK(run1("Float64", "i", &a, &v, &err), &err);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 0) == -2147483648.0);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 1) == 2147483647.0);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   uint8_t u8[] = {255, 1};
   arr_fixed(&a, 1, u8, 2, NULL);
   CHECK_OK(run1("Float32", "C", &a, &v, &err), &err);
   CHECK(VAL(float, tcol(&v.valid, 0, 0), 0) == 255.0f);
   CHECK_STR(v.valid.schema.children[0]->format, "f");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(floats_widen) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   float f[] = {1.5f, -0.1f, 3.4028235e38f};
@@ -91,7 +91,7 @@ TEST(floats_widen) {
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 0) == 1.5);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 1) == (double)-0.1f);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 2) == (double)3.4028235e38f);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* Half floats: 1.0, -2.0, 65504 (largest), the smallest subnormal, infinity. */
   uint16_t h[] = {0x3C00, 0xC000, 0x7BFF, 0x0001, 0x7C00};
@@ -103,15 +103,15 @@ TEST(floats_widen) {
   CHECK(VAL(float, o, 2) == 65504.0f);
   CHECK(VAL(float, o, 3) == 5.9604644775390625e-8f);
   CHECK(VAL(float, o, 4) > 3.4e38f);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   arr_fixed(&a, 2, h, 2, NULL);
   CHECK_OK(run1("Float64", "e", &a, &v, &err), &err);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 1) == -2.0);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(decimals_rescale_exactly) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   __int128 d[] = {12345, -1, (__int128)99999999 * 100000000 + 99999999}; /* 123.45, -0.01, 10^16 - 0.01 */
@@ -123,7 +123,7 @@ TEST(decimals_rescale_exactly) {
   CHECK(VAL(__int128, o, 0) == (__int128)123450000);
   CHECK(VAL(__int128, o, 1) == (__int128)-10000);
   CHECK(VAL(__int128, o, 2) == ((__int128)99999999 * 100000000 + 99999999) * 10000);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* Same scale, more precision: the same bytes, shared. */
   arr_fixed(&a, 16, d, 3, NULL);
@@ -131,19 +131,19 @@ TEST(decimals_rescale_exactly) {
   CHECK_OK(run1("Decimal(20, 2)", "d:18,2", &a, &v, &err), &err);
   CHECK(tcol(&v.valid, 0, 0)->buffers[1] == buf);
   CHECK_STR(v.valid.schema.children[0]->format, "d:20,2");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* Fewer integer digits would lose values: refused as narrowing. */
   arr_fixed(&a, 16, d, 3, NULL);
   CHECK_INT(run1("Decimal(18, 4)", "d:18,2", &a, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0),
             "column \"x\" has type decimal128(18, 2), expected decimal128(18, 4)" NARROWING_HINT);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 }
 
 TEST(dates_and_timestamps_widen) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   int32_t days[] = {0, 19723, -1}; /* 1970-01-01, 2024-01-01, 1969-12-31 */
@@ -152,27 +152,27 @@ TEST(dates_and_timestamps_widen) {
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), 19723LL * 86400000);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 2), -86400000);
   CHECK_STR(v.valid.schema.children[0]->format, "tdm");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   int64_t secs[] = {1700000000, -5};
   arr_fixed(&a, 8, secs, 2, NULL);
   CHECK_OK(run1("TimestampMicro", "tss:", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000000000LL);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), -5000000);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   int64_t ms[] = {1700000000123};
   arr_fixed(&a, 8, ms, 1, NULL);
   CHECK_OK(run1("TimestampNano", "tsm:", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000123000000LL);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   int64_t us[] = {1700000000123456};
   arr_fixed(&a, 8, us, 1, NULL);
   CHECK_OK(run1("TimestampNanoUTC", "tsu:UTC", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000123456000LL);
   CHECK_STR(v.valid.schema.children[0]->format, "tsn:UTC");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* A date past 2262 does not fit nanoseconds: reported, never wrapped. */
   int64_t far[] = {1, 10000000000LL, 3};
@@ -185,12 +185,12 @@ TEST(dates_and_timestamps_widen) {
                                              0)),
             "2286-11-20T17:46:40");
   CHECK_INT(v.valid.n_rows, 0);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 }
 
 TEST(strings_rebuild_only_offsets) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   const char *s[] = {"alpha", NULL, "", "δέλτα"};
@@ -205,7 +205,7 @@ TEST(strings_rebuild_only_offsets) {
   CHECK_STR(str_at(o, 3, buf, sizeof buf), "δέλτα");
   CHECK(o->buffers[2] == data); /* the characters are not copied */
   CHECK_STR(v.valid.schema.children[0]->format, "U");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* large_string as Binary: every buffer shared. */
   arr_str(&a, s, 4, true);
@@ -215,20 +215,20 @@ TEST(strings_rebuild_only_offsets) {
   CHECK(tcol(&v.valid, 0, 0)->buffers[1] == offs);
   CHECK(tcol(&v.valid, 0, 0)->buffers[2] == data);
   CHECK_STR(v.valid.schema.children[0]->format, "Z");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   arr_str(&a, s, 4, false);
   CHECK_OK(run1("Binary", "z", &a, &v, &err), &err);
   CHECK_STR(str_at(tcol(&v.valid, 0, 0), 3, buf, sizeof buf), "δέλτα");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   arr_str(&a, s, 4, false);
   CHECK_OK(run1("Binary", "u", &a, &v, &err), &err);
   CHECK_STR(str_at(tcol(&v.valid, 0, 0), 0, buf, sizeof buf), "alpha");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(views_and_fixed_binary_decode) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   const char *s[] = {"short", "a value longer than twelve bytes", NULL, "exactly12byt"};
@@ -240,21 +240,21 @@ TEST(views_and_fixed_binary_decode) {
   CHECK_STR(str_at(o, 1, buf, sizeof buf), "a value longer than twelve bytes");
   CHECK(!valid_at(o, 2));
   CHECK_STR(str_at(o, 3, buf, sizeof buf), "exactly12byt");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   arr_view(&a, s, 4);
   CHECK_OK(run1("Binary", "vz", &a, &v, &err), &err);
   CHECK_STR(str_at(tcol(&v.valid, 0, 0), 1, buf, sizeof buf), "a value longer than twelve bytes");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   char fixed[] = "abcdefghi";
   arr_fixed(&a, 3, fixed, 3, NULL);
   CHECK_OK(run1("Binary", "w:3", &a, &v, &err), &err);
   CHECK_STR(str_at(tcol(&v.valid, 0, 0), 2, buf, sizeof buf), "ghi");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(dictionaries_decode) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray dict, a;
   const char *words[] = {"S", "C", "Q"};
@@ -270,7 +270,7 @@ TEST(dictionaries_decode) {
   CHECK_INT(o->null_count, 1);
   CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "casts"), 0), "from")),
             "dictionary<values=string, indices=int32>");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   int32_t codes[] = {10, 20, 30};
   arr_fixed(&dict, 4, codes, 3, NULL);
@@ -279,7 +279,7 @@ TEST(dictionaries_decode) {
   CHECK_OK(run1("Int64", "dict:i", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 30);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 2), 10);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(sliced_input_with_nulls) {
@@ -296,7 +296,7 @@ TEST(sliced_input_with_nulls) {
   a.offset = 5;
   a.length = 13;
   a.null_count = -1;
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   CHECK_OK(run1("Int64", "i", &a, &v, &err), &err);
   const struct ArrowArray *o = tcol(&v.valid, 0, 0);
@@ -308,35 +308,35 @@ TEST(sliced_input_with_nulls) {
     else nn++;
   }
   CHECK_INT(o->null_count, nn);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 /* ---- exact casts ----------------------------------------------------------------------- */
 
 /* As run1, for a column declared `cast: exact`. */
-static int run1x(const char *type, const char *fmt, struct ArrowArray *col, weir_validation *v,
+static int run1x(const char *type, const char *fmt, struct ArrowArray *col, wr_validation *v,
                  weir_error *err) {
   char yaml[256];
   snprintf(yaml, sizeof yaml,
            "contract:\n  name: t\n  columns:\n    - {name: x, type: \"%s\", nullable: true, cast: exact}\n",
            type);
   weir_contract *c = yaml_contract(yaml);
-  weir_arrow_table t;
+  wr_arrow_table t;
   const char *names[] = {"x"}, *formats[] = {fmt};
   table_of(&t, 1, names, formats, col);
-  int rc = weir_contract_validate(c, &t, NULL, v, err);
+  int rc = wr_contract_validate(c, &t, NULL, v, err);
   weir_contract_free(c);
   return rc;
 }
 
-static const char *cast_of(const weir_validation *v) {
+static const char *cast_of(const wr_validation *v) {
   const char *s =
       json_string_value(json_object_get(json_array_get(json_object_get(v->report, "casts"), 0), "cast"));
   return s ? s : "";
 }
 
 TEST(exact_casts_convert_what_fits) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   /* Integral doubles to Int64, to the edges of its range; -0.0 is 0; a null's slot may
@@ -356,45 +356,45 @@ TEST(exact_casts_convert_what_fits) {
   CHECK_INT(VAL(int64_t, o, 6), 11646);
   CHECK_INT(o->null_count, 1);
   CHECK_STR(cast_of(&v), "exact");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   double d32[] = {2147483647.0, -2147483648.0};
   arr_fixed(&a, 8, d32, 2, NULL);
   CHECK_OK(run1x("Int32", "g", &a, &v, &err), &err);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 0), 2147483647);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -2147483647 - 1);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   float f[] = {3.0f, -16777216.0f};
   arr_fixed(&a, 4, f, 2, NULL);
   CHECK_OK(run1x("Int32", "f", &a, &v, &err), &err);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -16777216);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* Integers to narrower integers, and to floats that hold them. */
   int64_t i64[] = {2147483647, -2147483647 - 1, 0};
   arr_fixed(&a, 8, i64, 3, NULL);
   CHECK_OK(run1x("Int32", "l", &a, &v, &err), &err);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -2147483647 - 1);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   uint64_t u64[] = {9223372036854775807ULL, 0};
   arr_fixed(&a, 8, u64, 2, NULL);
   CHECK_OK(run1x("Int64", "L", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), INT64_MAX);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   int64_t big[] = {9007199254740992LL, -9007199254740992LL, INT64_MIN};
   arr_fixed(&a, 8, big, 3, NULL);
   CHECK_OK(run1x("Float64", "l", &a, &v, &err), &err);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 0) == 9007199254740992.0);
   CHECK(VAL(double, tcol(&v.valid, 0, 0), 2) == -9223372036854775808.0);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   double df[] = {0.5, -0x1p100, 0.0};
   df[2] = 0.0 / 0.0; /* NaN stays NaN */
   arr_fixed(&a, 8, df, 3, NULL);
   CHECK_OK(run1x("Float32", "g", &a, &v, &err), &err);
   CHECK(VAL(float, tcol(&v.valid, 0, 0), 0) == 0.5f);
   CHECK(VAL(float, tcol(&v.valid, 0, 0), 2) != VAL(float, tcol(&v.valid, 0, 0), 2));
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* Decimals without lost digits: 1.20 at one digit, 99.9 in fewer integer digits, a
    * whole decimal(38, 0) (what SUM of a BIGINT gives in DuckDB) to Int64. */
@@ -404,19 +404,19 @@ TEST(exact_casts_convert_what_fits) {
   CHECK_STR(v.valid.schema.children[0]->format, "d:3,1");
   CHECK(VAL(__int128, tcol(&v.valid, 0, 0), 0) == 12);
   CHECK(VAL(__int128, tcol(&v.valid, 0, 0), 1) == -999);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   __int128 whole[] = {11646, -(__int128)INT64_MAX - 1};
   arr_fixed(&a, 16, whole, 2, NULL);
   CHECK_OK(run1x("Int64", "d:38,0", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 11646);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), INT64_MIN);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   __int128 scaled[] = {1200, -300};
   arr_fixed(&a, 16, scaled, 2, NULL);
   CHECK_OK(run1x("Int32", "d:10,2", &a, &v, &err), &err); /* 12.00 -> 12 (0.05 fails: below) */
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 0), 12);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -3);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* Timestamps to a coarser unit; date64 at midnight to date32. */
   int64_t ns[] = {1700000000123456000LL, -1000};
@@ -425,33 +425,33 @@ TEST(exact_casts_convert_what_fits) {
   CHECK_STR(v.valid.schema.children[0]->format, "tsu:");
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 1700000000123456LL);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 1), -1);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   int64_t nsz[] = {5000};
   arr_fixed(&a, 8, nsz, 1, NULL);
   CHECK_OK(run1x("TimestampMicroUTC", "tsn:UTC", &a, &v, &err), &err);
   CHECK_INT(VAL(int64_t, tcol(&v.valid, 0, 0), 0), 5);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   int64_t ms[] = {1704067200000LL, -86400000LL};
   arr_fixed(&a, 8, ms, 2, NULL);
   CHECK_OK(run1x("Date32", "tdm", &a, &v, &err), &err);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 0), 19723);
   CHECK_INT(VAL(int32_t, tcol(&v.valid, 0, 0), 1), -1);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 
   /* A cast that widens is the widening cast, exact or not. */
   int32_t i32[] = {7};
   arr_fixed(&a, 4, i32, 1, NULL);
   CHECK_OK(run1x("Int64", "i", &a, &v, &err), &err);
   CHECK_STR(cast_of(&v), "widen");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
-static const json_t *violation(const weir_validation *v, size_t i) {
+static const json_t *violation(const wr_validation *v, size_t i) {
   return json_array_get(json_object_get(v->report, "violations"), i);
 }
 
 TEST(exact_casts_report_what_does_not_fit) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   struct ArrowArray a;
   double d[] = {1.5, 9223372036854775808.0, 0.0, 1e300, 3.0, -0.25};
@@ -469,7 +469,7 @@ TEST(exact_casts_report_what_does_not_fit) {
   CHECK_INT(json_array_size(json_object_get(o, "samples")), 3);
   CHECK_INT(v.valid.n_rows, 0); /* nothing is offered for writing */
   CHECK(v.failed);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 
   /* One value: singular, its row and value. */
@@ -479,7 +479,7 @@ TEST(exact_casts_report_what_does_not_fit) {
   CHECK_STR(vmsg(&v, 0),
             "column \"x\" has 1 value of type double that does not convert exactly to int64 (row 0: "
             "11645.5542)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 
   /* Row numbers count across batches and from a sliced array's first row; the same value
@@ -494,15 +494,15 @@ TEST(exact_casts_report_what_does_not_fit) {
     arr_fixed(&c2, 8, b2, 2, NULL);
     weir_contract *c =
         yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, cast: exact}\n");
-    weir_arrow_table t;
+    wr_arrow_table t;
     const char *names[] = {"x"}, *formats[] = {"g"};
     table_of(&t, 1, names, formats, &c1);
     table_add(&t, 1, &c2);
-    CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+    CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
     CHECK_STR(vmsg(&v, 0),
               "column \"x\" has 3 values of type double that do not convert exactly to int64 (row 1: "
               "7.5, row 2: 7.5, row 4: 0.5)");
-    weir_validation_clear(&v);
+    wr_validation_clear(&v);
     weir_error_clear(&err);
     weir_contract_free(c);
   }
@@ -547,7 +547,7 @@ TEST(exact_casts_report_what_does_not_fit) {
     arr_fixed(&a, cases[i].width, cases[i].values, 1, NULL);
     CHECK_INT(run1x(cases[i].type, cases[i].fmt, &a, &v, &err), WEIR_ECONTRACT);
     CHECK_STR(vmsg(&v, 0), cases[i].msg);
-    weir_validation_clear(&v);
+    wr_validation_clear(&v);
     weir_error_clear(&err);
   }
 
@@ -557,13 +557,13 @@ TEST(exact_casts_report_what_does_not_fit) {
   arr_str(&a, s, 1, true);
   CHECK_INT(run1x("Int64", "U", &a, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has type large_string, expected int64");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   int64_t tz[] = {1000};
   arr_fixed(&a, 8, tz, 1, NULL);
   CHECK_INT(run1x("TimestampMicroUTC", "tsn:", &a, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has type timestamp[ns], expected timestamp[us, tz=UTC]");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   {
     double dv[] = {1.0};
@@ -573,7 +573,7 @@ TEST(exact_casts_report_what_does_not_fit) {
     arr_dict(&a, idx, 1, &dict);
     CHECK_INT(run1x("Int64", "dict:g", &a, &v, &err), WEIR_ECONTRACT);
     CHECK_STR(vmsg(&v, 0), "column \"x\" has type dictionary<values=double, indices=int32>, expected int64");
-    weir_validation_clear(&v);
+    wr_validation_clear(&v);
     weir_error_clear(&err);
   }
 }
@@ -593,7 +593,7 @@ TEST(exact_cast_words_and_tails) {
   }
   struct ArrowArray a;
   arr_fixed(&a, 8, d, n, nulls);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   CHECK_OK(run1x("Int64", "g", &a, &v, &err), &err);
   const struct ArrowArray *o = tcol(&v.valid, 0, 0);
@@ -601,7 +601,7 @@ TEST(exact_cast_words_and_tails) {
     CHECK_INT(valid_at(o, i), i % 7 != 3);
     if (i % 7 != 3 && VAL(int64_t, o, i) != i - 1000) CHECK_INT(VAL(int64_t, o, i), i - 1000);
   }
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   d[n - 2] = 2.5; /* in the tail, valid */
   d[64 * 20] = -1.5;
   nulls[64 * 20] = false;
@@ -614,7 +614,7 @@ TEST(exact_cast_words_and_tails) {
            "2.5)",
            (long long)(64 * 20), (long long)(n - 2));
   CHECK_STR(vmsg(&v, 0), want);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   free(d);
   free(nulls);

@@ -40,7 +40,7 @@ static const char *FULL =
 static json_t *ir_of(const char *yaml) {
   weir_contract *c = yaml_contract(yaml);
   if (!c) return NULL;
-  json_t *ir = weir_contract_to_ir(c);
+  json_t *ir = wr_contract_to_ir(c);
   weir_contract_free(c);
   return ir;
 }
@@ -54,7 +54,7 @@ static int from_ir_text(const char *json, char **msg) {
   }
   weir_contract *c = NULL;
   weir_error err = {0};
-  int rc = weir_contract_from_ir(ir, "ir.json", &c, &err);
+  int rc = wr_contract_from_ir(ir, "ir.json", &c, &err);
   *msg = strdup(err.message ? err.message : "");
   weir_error_clear(&err);
   weir_contract_free(c);
@@ -111,19 +111,19 @@ TEST(round_trip_is_exact) {
   if (!ir) return;
   weir_contract *c = NULL;
   weir_error err = {0};
-  CHECK_OK(weir_contract_from_ir(ir, "ir", &c, &err), &err);
-  json_t *ir2 = weir_contract_to_ir(c);
+  CHECK_OK(wr_contract_from_ir(ir, "ir", &c, &err), &err);
+  json_t *ir2 = wr_contract_to_ir(c);
   CHECK(json_equal(ir, ir2));
   /* Through text too, as the IR travels in Iceberg properties. */
   char *text = json_dumps(ir2, JSON_COMPACT);
   json_t *ir3 = json_loads(text, 0, NULL);
   weir_contract *c3 = NULL;
-  CHECK_OK(weir_contract_from_ir(ir3, "ir", &c3, &err), &err);
-  json_t *ir4 = weir_contract_to_ir(c3);
+  CHECK_OK(wr_contract_from_ir(ir3, "ir", &c3, &err), &err);
+  json_t *ir4 = wr_contract_to_ir(c3);
   CHECK(json_equal(ir, ir4));
   /* A copy is equal and independent. */
-  weir_contract *cp = weir_contract_copy(c);
-  json_t *ir5 = weir_contract_to_ir(cp);
+  weir_contract *cp = wr_contract_copy(c);
+  json_t *ir5 = wr_contract_to_ir(cp);
   CHECK(json_equal(ir, ir5));
   weir_contract_free(cp);
   free(text);
@@ -142,7 +142,7 @@ TEST(minimal_ir_gets_defaults) {
                          "name", "b", "type", "String", "nullable", 1);
   weir_contract *c = NULL;
   weir_error err = {0};
-  CHECK_OK(weir_contract_from_ir(ir, "ir", &c, &err), &err);
+  CHECK_OK(wr_contract_from_ir(ir, "ir", &c, &err), &err);
   if (c) {
     CHECK(c->columns[0].field.required); /* required unless nullable */
     CHECK(!c->columns[1].field.required);
@@ -151,7 +151,7 @@ TEST(minimal_ir_gets_defaults) {
     CHECK_STR(c->columns[0].rules[1].name, "a.check[0]");
     CHECK_INT(c->columns[0].rules[1].mode, WEIR_MODE_FAIL);
     CHECK_INT(c->mode, WEIR_MODE_FAIL);
-    json_t *out = weir_contract_to_ir(c);
+    json_t *out = wr_contract_to_ir(c);
     CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(out, "columns"), 0), "type")), "Int64");
     CHECK(json_is_null(json_object_get(out, "owner")));
     json_decref(out);
@@ -239,23 +239,23 @@ TEST(schema_and_from_schema) {
   weir_contract *c = yaml_contract(FULL);
   CHECK(c != NULL);
   if (!c) return;
-  weir_schema s;
-  weir_contract_schema(c, &s);
+  wr_schema s;
+  wr_contract_schema(c, &s);
   CHECK_INT(s.n_fields, 6);
   CHECK_STR(s.fields[1].name, "amount");
   CHECK(s.fields[0].required);
   CHECK(!s.fields[3].required);
   CHECK_STR(s.fields[0].doc, "Unique payment id.");
-  weir_contract *c2 = weir_contract_from_schema(&s, "copy");
+  weir_contract *c2 = wr_contract_from_schema(&s, "copy");
   CHECK_STR(c2->name, "copy");
   CHECK_INT(c2->n_columns, 6);
   CHECK_INT(c2->columns[0].n_rules, 0);
   CHECK_INT(c2->n_rules, 0);
   CHECK_STR(c2->columns[0].field.lineage[0], "raw.payments.id");
   weir_contract_free(c2);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   weir_contract_free(c);
-  CHECK_STR(weir_rule_mode_name(WEIR_MODE_DROP), "drop");
+  CHECK_STR(wr_rule_mode_name(WEIR_MODE_DROP), "drop");
 }
 
 TEST(cast_mode_in_ir_and_yaml) {
@@ -275,7 +275,7 @@ TEST(cast_mode_in_ir_and_yaml) {
   if (c) {
     CHECK_INT(c->columns[0].cast, WEIR_CAST_MODE_WIDEN);
     CHECK_INT(c->columns[1].cast, WEIR_CAST_MODE_EXACT);
-    weir_contract *cp = weir_contract_copy(c);
+    weir_contract *cp = wr_contract_copy(c);
     CHECK_INT(cp->columns[1].cast, WEIR_CAST_MODE_EXACT);
     weir_contract_free(cp);
   }
@@ -306,12 +306,12 @@ TEST(cast_mode_in_ir_and_yaml) {
   /* YAML errors name the file, line and column. */
   weir_error err = {0};
   const char *bad = "contract:\n  name: t\n  columns:\n    - name: a\n      type: Int64\n      cast: lossy\n";
-  CHECK_INT(weir_contract_from_yaml(bad, strlen(bad), "t.yml", &c, &err), WEIR_EINPUT);
+  CHECK_INT(wr_contract_from_yaml(bad, strlen(bad), "t.yml", &c, &err), WEIR_EINPUT);
   CHECK_STR(err.message, "t.yml:6:13: cast of column \"a\" must be widen or exact, not \"lossy\"");
   weir_error_clear(&err);
   const char *bool_exact =
       "contract:\n  name: t\n  columns:\n    - name: a\n      type: Bool\n      cast: exact\n";
-  CHECK_INT(weir_contract_from_yaml(bool_exact, strlen(bool_exact), "t.yml", &c, &err), WEIR_EINPUT);
+  CHECK_INT(wr_contract_from_yaml(bool_exact, strlen(bool_exact), "t.yml", &c, &err), WEIR_EINPUT);
   CHECK_STR(err.message,
             "t.yml:6:13: column \"a\": cast exact applies to numbers, decimals, dates and timestamps, not "
             "Bool (no narrowing cast leads to it)");

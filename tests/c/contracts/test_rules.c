@@ -4,35 +4,35 @@
 #include "harness.h"
 #include "build.h"
 
-static int run_i64(const char *yaml, const int64_t *vals, int64_t n, weir_validation *v, weir_error *err) {
+static int run_i64(const char *yaml, const int64_t *vals, int64_t n, wr_validation *v, weir_error *err) {
   weir_contract *c = yaml_contract(yaml);
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_i64(&t, "x", vals, n);
-  weir_validate_options o = {.is_output = true, .subject = "s"};
-  int rc = weir_contract_validate(c, &t, &o, v, err);
+  wr_validate_options o = {.is_output = true, .subject = "s"};
+  int rc = wr_contract_validate(c, &t, &o, v, err);
   weir_contract_free(c);
   return rc;
 }
 
-static int run_str(const char *yaml, const char *const *vals, int64_t n, weir_validation *v, weir_error *err) {
+static int run_str(const char *yaml, const char *const *vals, int64_t n, wr_validation *v, weir_error *err) {
   weir_contract *c = yaml_contract(yaml);
-  weir_arrow_table t;
+  wr_arrow_table t;
   struct ArrowArray a;
   arr_str(&a, vals, n, true);
   const char *names[] = {"x"}, *formats[] = {"U"};
   table_of(&t, 1, names, formats, &a);
-  weir_validate_options o = {.is_output = true, .subject = "s"};
-  int rc = weir_contract_validate(c, &t, &o, v, err);
+  wr_validate_options o = {.is_output = true, .subject = "s"};
+  int rc = wr_contract_validate(c, &t, &o, v, err);
   weir_contract_free(c);
   return rc;
 }
 
-static const json_t *viol(const weir_validation *v, size_t i) {
+static const json_t *viol(const wr_validation *v, size_t i) {
   return json_array_get(json_object_get(v->report, "violations"), i);
 }
 
 TEST(nulls_in_required_columns) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   int64_t vals[100];
   for (int i = 0; i < 100; i++) vals[i] = (i == 4 || i == 17 || i == 90) ? NN : i;
@@ -41,30 +41,30 @@ TEST(nulls_in_required_columns) {
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 3 null values but is required (rows 4, 17, 90)");
   CHECK_STR(json_string_value(json_object_get(viol(&v, 0), "kind")), "nulls");
   CHECK_INT(json_integer_value(json_object_get(viol(&v, 0), "count")), 3);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   vals[50] = NN;
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64}\n", vals, 100, &v, &err),
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 4 null values but is required (rows 4, 17, 50, ...)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   int64_t one[] = {1, NN};
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64}\n", one, 2, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 1 null value but is required (row 1)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   /* Nullable: fine. */
   CHECK_OK(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true}\n", one, 2, &v, &err),
            &err);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(nulls_counted_across_batches_and_words) {
   /* 3 batches of 1000 rows; nulls at global rows 70, 1064, 2999: row numbers are global. */
   weir_contract *c = yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int32}\n");
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   for (int b = 0; b < 3; b++) {
     int32_t vals[1000];
     bool nulls[1000];
@@ -82,17 +82,17 @@ TEST(nulls_counted_across_batches_and_words) {
       table_add(&t, 1, &a);
     }
   }
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 3 null values but is required (rows 70, 1064, 2999)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
 
 TEST(enum_on_integers) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   int64_t vals[] = {1, 2, 3, NN, 2, 3, 7, 1};
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true, enum: [1, 2]}\n",
@@ -104,7 +104,7 @@ TEST(enum_on_integers) {
   CHECK_STR(json_string_value(json_object_get(o, "kind")), "enum");
   CHECK_INT(json_integer_value(json_array_get(json_object_get(o, "rows"), 0)), 2);
   CHECK_INT(json_integer_value(json_array_get(json_object_get(o, "rows"), 2)), 6);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   /* A sparse enum (no bitmap) and named values. */
   int64_t big[] = {1000000000000LL, 5, -1000000000000LL};
@@ -114,12 +114,12 @@ TEST(enum_on_integers) {
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 1 value outside the enum [-1000000000000, 1000000000000] (e.g. 5)");
   CHECK_STR(json_string_value(json_array_get(json_object_get(viol(&v, 0), "value_names"), 1)), "hi");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 }
 
 TEST(enum_on_strings) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   const char *s[] = {"completed", "pending", "done", NULL, "failed", "Completed"};
   CHECK_INT(run_str("contract:\n  name: t\n  columns:\n    - {name: x, type: String, nullable: true, enum: [completed, "
@@ -129,12 +129,12 @@ TEST(enum_on_strings) {
   CHECK_STR(vmsg(&v, 0),
             "column \"x\" has 2 values outside the enum [\"completed\", \"pending\", \"failed\", \"reversed\"] (e.g. "
             "\"done\", \"Completed\")");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 }
 
 TEST(pattern_matches_whole_values) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   const char *s[] = {"USD", "usd", "EURO", NULL, "GBP", "xEUR", "", "usd"};
   CHECK_INT(run_str("contract:\n  name: t\n  columns:\n    - {name: x, type: String, nullable: true, pattern: "
@@ -142,7 +142,7 @@ TEST(pattern_matches_whole_values) {
                     s, 8, &v, &err),
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 5 values not matching the pattern \"^[A-Z]{3}$\" (e.g. \"usd\", \"EURO\", \"xEUR\")");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   /* Without anchors the match is still of the whole value. */
   CHECK_INT(run_str("contract:\n  name: t\n  columns:\n    - {name: x, type: String, nullable: true, pattern: "
@@ -150,7 +150,7 @@ TEST(pattern_matches_whole_values) {
                     s, 8, &v, &err),
             WEIR_ECONTRACT);
   CHECK_INT(json_integer_value(json_object_get(viol(&v, 0), "count")), 5);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   /* UTF-8 classes and invalid bytes. */
   const char *u[] = {"Zürich", "Genève", "bad\xff"};
@@ -158,31 +158,31 @@ TEST(pattern_matches_whole_values) {
                     &v, &err),
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 1 value not matching the pattern \"\\p{L}+\" (e.g. \"bad\\xff\")");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 }
 
 TEST(range_messages) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   int64_t vals[] = {5, 62, -3, 71, NN, 80, 60, 0};
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true, min: 0, max: 60}\n",
                     vals, 8, &v, &err),
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 4 values outside the range [0, 60] (e.g. 62, -3, 71)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true, max: 60}\n", vals, 8,
                     &v, &err),
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 3 values above the maximum 60 (e.g. 62, 71, 80)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true, min: 0}\n", vals, 8,
                     &v, &err),
             WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 1 value below the minimum 0 (e.g. -3)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   /* Fractional bounds on integers round inward: [0.5, 60.5] is [1, 60]. */
   CHECK_INT(run_i64("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true, min: 0.5, max: "
@@ -191,12 +191,12 @@ TEST(range_messages) {
             WEIR_ECONTRACT);
   CHECK_INT(json_integer_value(json_object_get(viol(&v, 0), "count")), 5);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 5 values outside the range [0.5, 60.5] (e.g. 62, -3, 71)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
 }
 
 TEST(range_on_floats_decimals_dates_strings) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   weir_contract *c = yaml_contract(
       "contract:\n  name: t\n  columns:\n"
@@ -218,16 +218,16 @@ TEST(range_on_floats_decimals_dates_strings) {
   arr_str(&cols[3], s, 5, true);
   arr_fixed(&cols[4], 8, ts, 5, NULL);
   const char *names[] = {"f", "d", "day", "s", "ts"}, *formats[] = {"g", "d:10,2", "tdD", "U", "tsu:UTC"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 5, names, formats, cols);
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   CHECK_INT(vcount(&v), 5);
   CHECK_STR(vmsg(&v, 0), "column \"f\" has 2 values outside the range [0, 60] (e.g. 62.5, NaN)");
   CHECK_STR(vmsg(&v, 1), "column \"d\" has 2 values outside the range [0.01, 99.99] (e.g. 0.00, 100.00)");
   CHECK_STR(vmsg(&v, 2), "column \"day\" has 2 values outside the range [2020-01-01, 2024-12-31] (e.g. 2019-12-31, 2025-01-01)");
   CHECK_STR(vmsg(&v, 3), "column \"s\" has 2 values outside the range [\"b\", \"d\"] (e.g. \"a\", \"da\")");
   CHECK_STR(vmsg(&v, 4), "column \"ts\" has 1 value above the maximum 2024-01-01T00:00:00Z (e.g. 2024-01-01T00:00:00.000001Z)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -236,8 +236,8 @@ TEST(unique_across_batches) {
   weir_contract *c = yaml_contract(
       "contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, nullable: true, unique: true}\n"
       "    - {name: s, type: String, unique: true}\n");
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   int64_t b1[] = {17, 1, 2, NN};
   int64_t b2[] = {3, 17, NN, 4};
   int64_t b3[] = {17, 2, 5, 6};
@@ -257,9 +257,9 @@ TEST(unique_across_batches) {
       table_add(&t, 2, cols);
     }
   }
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   /* 17 repeats twice, 2 once; the two nulls are not duplicates. */
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 3 duplicate values (e.g. 17, 2)");
   json_t *rows = json_object_get(viol(&v, 0), "rows");
@@ -267,7 +267,7 @@ TEST(unique_across_batches) {
   CHECK_INT(json_integer_value(json_array_get(rows, 1)), 8);
   CHECK_INT(json_integer_value(json_array_get(rows, 2)), 9);
   CHECK_STR(vmsg(&v, 1), "column \"s\" has 1 duplicate value (e.g. \"a\")");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -282,14 +282,14 @@ TEST(unique_on_floats_and_decimals) {
   arr_fixed(&cols[0], 8, f, 4, NULL);
   arr_fixed(&cols[1], 16, d, 4, NULL);
   const char *names[] = {"f", "d"}, *formats[] = {"g", "d:20,0"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 2, names, formats, cols);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"f\" has 1 duplicate value (e.g. -0)");
   CHECK_STR(vmsg(&v, 1), "column \"d\" has 1 duplicate value (e.g. 1267650600228229401496703205376)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -309,11 +309,11 @@ TEST(drop_mode_quarantines_exactly_the_violating_rows) {
   arr_fixed(&cols[1], 8, age, 6, agenull);
   arr_str(&cols[2], cls, 6, false);
   const char *names[] = {"id", "age", "cls"}, *formats[] = {"l", "g", "u"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 3, names, formats, cols);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_OK(weir_contract_validate(c, &t, NULL, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, NULL, &v, &err), &err);
   CHECK(!v.failed);
   CHECK_INT(v.valid.n_rows, 3); /* rows 0, 2 (null age passes), 5 */
   CHECK_INT(v.quarantine.n_rows, 3);
@@ -321,7 +321,7 @@ TEST(drop_mode_quarantines_exactly_the_violating_rows) {
   CHECK_INT(((const int64_t *)vid->buffers[1])[0], 1);
   CHECK_INT(((const int64_t *)vid->buffers[1])[1], 3);
   CHECK_INT(((const int64_t *)vid->buffers[1])[2], 6);
-  CHECK(!weir_bit_get(tcol(&v.valid, 0, 1)->buffers[0], 1)); /* the null age kept as null */
+  CHECK(!wr_bit_get(tcol(&v.valid, 0, 1)->buffers[0], 1)); /* the null age kept as null */
   /* The quarantine: same columns (after the cast of cls to large_string), plus _weir_rule. */
   const struct ArrowSchema *qs = &v.quarantine.schema;
   CHECK_INT(qs->n_children, 4);
@@ -359,7 +359,7 @@ TEST(drop_mode_quarantines_exactly_the_violating_rows) {
   CHECK_STR(json_string_value(json_object_get(json_array_get(rules, 2), "rule")), "cls_ok");
   CHECK_INT(json_integer_value(json_object_get(json_array_get(rules, 2), "rows_affected")), 2);
   CHECK(json_is_false(json_object_get(json_array_get(rules, 2), "passed")));
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
@@ -368,8 +368,8 @@ TEST(drop_across_batches_and_any_columns) {
   weir_contract *c = yaml_contract(
       "contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, min: {value: 0, mode: drop}}\n"
       "    - {name: tags, type: Any, nullable: true}\n");
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   for (int b = 0; b < 2; b++) {
     int64_t x[] = {b ? -1 : 1, b ? 2 : -2, 3};
     struct ArrowArray cols[2];
@@ -378,30 +378,30 @@ TEST(drop_across_batches_and_any_columns) {
     struct ArrowArray items;
     int32_t iv[] = {0, 1, 1};
     arr_fixed(&items, 4, iv, 3, NULL);
-    weir_arrow_array_init(&cols[1], 3, 2, 1);
-    int32_t *off = weir_arrow_array_alloc_buffer(&cols[1], 1, 16);
+    wr_arrow_array_init(&cols[1], 3, 2, 1);
+    int32_t *off = wr_arrow_array_alloc_buffer(&cols[1], 1, 16);
     off[0] = 0;
     off[1] = 1;
     off[2] = 3;
     off[3] = 3;
-    weir_arrow_array_set_child(&cols[1], 0, &items);
+    wr_arrow_array_set_child(&cols[1], 0, &items);
     if (b == 0) {
-      weir_arrow_table_init(&t);
+      wr_arrow_table_init(&t);
       struct ArrowSchema s, sx, sl, si;
-      weir_arrow_schema_init(&s, "+s", "", 0, 2);
-      weir_arrow_schema_init(&sx, "l", "x", 0, 0);
-      weir_arrow_schema_init(&sl, "+l", "tags", ARROW_FLAG_NULLABLE, 1);
-      weir_arrow_schema_init(&si, "i", "item", ARROW_FLAG_NULLABLE, 0);
-      weir_arrow_schema_set_child(&sl, 0, &si);
-      weir_arrow_schema_set_child(&s, 0, &sx);
-      weir_arrow_schema_set_child(&s, 1, &sl);
-      weir_arrow_table_set_schema(&t, &s);
+      wr_arrow_schema_init(&s, "+s", "", 0, 2);
+      wr_arrow_schema_init(&sx, "l", "x", 0, 0);
+      wr_arrow_schema_init(&sl, "+l", "tags", ARROW_FLAG_NULLABLE, 1);
+      wr_arrow_schema_init(&si, "i", "item", ARROW_FLAG_NULLABLE, 0);
+      wr_arrow_schema_set_child(&sl, 0, &si);
+      wr_arrow_schema_set_child(&s, 0, &sx);
+      wr_arrow_schema_set_child(&s, 1, &sl);
+      wr_arrow_table_set_schema(&t, &s);
     }
     table_add(&t, 2, cols);
   }
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_OK(weir_contract_validate(c, &t, NULL, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, NULL, &v, &err), &err);
   CHECK_INT(v.valid.n_rows, 4);
   CHECK_INT(v.quarantine.n_rows, 2);
   CHECK_INT(v.quarantine.n_batches, 2);
@@ -415,12 +415,12 @@ TEST(drop_across_batches_and_any_columns) {
   CHECK_INT(((const int32_t *)q->children[0]->buffers[1])[0], 0);
   CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "violations"), 0), "message")),
             "column \"x\" has 2 values below the minimum 0 (e.g. -2, -1)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
 TEST(warn_mode_writes_everything) {
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   int64_t vals[] = {1, 5, 9};
   CHECK_OK(run_i64("contract:\n  name: t\n  mode: warn\n  columns:\n    - {name: x, type: Int64, max: 4, unique: true}\n",
@@ -432,7 +432,7 @@ TEST(warn_mode_writes_everything) {
   CHECK_INT(vcount(&v), 1);
   CHECK_STR(json_string_value(json_object_get(viol(&v, 0), "mode")), "warn");
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 2 values above the maximum 4 (e.g. 5, 9)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
 }
 
 TEST(fail_message_lists_only_failures_in_order) {
@@ -446,12 +446,12 @@ TEST(fail_message_lists_only_failures_in_order) {
   arr_fixed(&cols[0], 8, a, 3, an);
   arr_fixed(&cols[1], 8, b, 3, NULL);
   const char *names[] = {"a", "b"}, *formats[] = {"l", "l"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 2, names, formats, cols);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  weir_validate_options o = {.is_output = true, .subject = "model m (output, schema t)"};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  wr_validate_options o = {.is_output = true, .subject = "model m (output, schema t)"};
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   CHECK_INT(vcount(&v), 4);
   CHECK_STR(vmsg(&v, 0), "column \"a\" has 1 null value but is required (row 2)");
   CHECK_STR(vmsg(&v, 1), "column \"a\" has 1 value above the maximum 1 (e.g. 3)");
@@ -465,7 +465,7 @@ TEST(fail_message_lists_only_failures_in_order) {
   CHECK_INT(json_array_size(details), 4); /* the warning too, with its mode */
   CHECK_STR(json_string_value(json_object_get(json_array_get(details, 1), "mode")), "warn");
   json_decref(details);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -473,14 +473,14 @@ TEST(fail_message_lists_only_failures_in_order) {
 TEST(sample_limit_option) {
   weir_contract *c = yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64, max: 0}\n");
   int64_t vals[] = {1, 2, 3, 4, 5, 6};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_i64(&t, "x", vals, 6);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  weir_validate_options o = {.is_output = true, .sample_limit = 5};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  wr_validate_options o = {.is_output = true, .sample_limit = 5};
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 6 values above the maximum 0 (e.g. 1, 2, 3, 4, 5)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -491,22 +491,22 @@ TEST(bool_enum_and_bad_hand_built_contract) {
   struct ArrowArray a;
   arr_bool(&a, vals, 3, NULL);
   const char *names[] = {"b"}, *formats[] = {"b"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 1, names, formats, &a);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"b\" has 1 value outside the enum [true] (e.g. false)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   /* A rule that does not fit its column, made by hand, is refused before any work. */
   c->columns[0].rules[0].kind = WEIR_RULE_PATTERN;
   c->columns[0].rules[0].pattern = strdup("x");
   arr_bool(&a, vals, 3, NULL);
   table_of(&t, 1, names, formats, &a);
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_EINVALIDARG);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_EINVALIDARG);
   CHECK_STR(err.message, "contract t: rule \"b.enum\" of column \"b\": pattern applies to String columns, not Bool");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -517,13 +517,13 @@ TEST(float32_samples_print_as_written) {
   struct ArrowArray a;
   arr_fixed(&a, 4, f, 3, NULL);
   const char *names[] = {"f"}, *formats[] = {"f"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 1, names, formats, &a);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, NULL, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"f\" has 2 values above the maximum 0.05 (e.g. 0.1, 2.5)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
@@ -540,21 +540,21 @@ TEST(drop_keeps_dictionary_any_columns_encoded) {
   int32_t idx[] = {2, 0, NN, 1};
   arr_dict(&cols[1], idx, 4, &dict);
   const char *names[] = {"x", "port"}, *formats[] = {"l", "dict:u"};
-  weir_arrow_table t;
+  wr_arrow_table t;
   table_of(&t, 2, names, formats, cols);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_OK(weir_contract_validate(c, &t, NULL, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, NULL, &v, &err), &err);
   CHECK_INT(v.valid.n_rows, 2);
   CHECK_INT(v.quarantine.n_rows, 2);
   const struct ArrowArray *kept = tcol(&v.valid, 0, 1);
   CHECK(kept->dictionary != NULL);
   CHECK_INT(((const int32_t *)kept->buffers[1])[0], 2);
-  CHECK(!weir_bit_get(kept->buffers[0], 1));
+  CHECK(!wr_bit_get(kept->buffers[0], 1));
   const struct ArrowArray *q = tcol(&v.quarantine, 0, 1);
   CHECK_INT(((const int32_t *)q->buffers[1])[1], 1);
   CHECK(v.valid.schema.children[1]->dictionary != NULL);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 

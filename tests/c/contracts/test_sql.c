@@ -5,10 +5,10 @@
 #include "build.h"
 #include "engine/engine.h"
 
-static weir_engine *engine(void) {
-  weir_engine *e = NULL;
+static wr_engine *engine(void) {
+  wr_engine *e = NULL;
   weir_error err = {0};
-  if (weir_engine_open(NULL, &e, &err)) {
+  if (wr_engine_open(NULL, &e, &err)) {
     fprintf(stderr, "cannot open the engine: %s\n", err.message);
     weir_error_clear(&err);
   }
@@ -16,7 +16,7 @@ static weir_engine *engine(void) {
 }
 
 /* Two batches: amount int64 {5, -4, 0, 7, NN} and {-3, 2, NN, 9, -8}; note large_string. */
-static void amounts(weir_arrow_table *t) {
+static void amounts(wr_arrow_table *t) {
   int64_t a1[] = {5, -4, 0, 7, NN}, a2[] = {-3, 2, NN, 9, -8};
   const char *n1[] = {"a", "b", "c", "d", "e"}, *n2[] = {"f", "g", "h", "i", "j"};
   for (int b = 0; b < 2; b++) {
@@ -36,18 +36,18 @@ static void amounts(weir_arrow_table *t) {
 }
 
 TEST(checks_report_rows_as_they_arrived) {
-  weir_engine *e = engine();
+  wr_engine *e = engine();
   if (!e) return;
   weir_contract *c = yaml_contract(
       "contract:\n  name: t\n  columns:\n"
       "    - {name: amount, type: Int64, nullable: true, checks: [\"amount > 0\", \"amount <> 7\"]}\n"
       "    - {name: note, type: String, checks: [\"note <> 'zz'\"]}\n");
-  weir_arrow_table t;
+  wr_arrow_table t;
   amounts(&t);
-  weir_validate_options o = {.is_output = true, .subject = "s", .engine = e};
-  weir_validation v;
+  wr_validate_options o = {.is_output = true, .subject = "s", .engine = e};
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   /* amount > 0 fails on -4, 0, -3, -8 (rows 1, 2, 5, 9); NULLs pass. */
   CHECK_INT(vcount(&v), 2);
   CHECK_STR(vmsg(&v, 0), "check \"amount > 0\" fails for 4 rows (rows 1, 2, 5, ...)");
@@ -59,10 +59,10 @@ TEST(checks_report_rows_as_they_arrived) {
   json_t *rules = json_object_get(v.report, "rules");
   CHECK_INT(json_array_size(rules), 3);
   CHECK(json_is_true(json_object_get(json_array_get(rules, 2), "passed")));
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(checks_in_drop_mode_and_own_engine) {
@@ -70,12 +70,12 @@ TEST(checks_in_drop_mode_and_own_engine) {
       "contract:\n  name: t\n  columns:\n"
       "    - {name: amount, type: Int64, nullable: true, mode: drop, checks: [{sql: \"amount > 0\", name: positive}]}\n"
       "    - {name: note, type: String}\n");
-  weir_arrow_table t;
+  wr_arrow_table t;
   amounts(&t);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
   /* No engine in the options: the validator opens its own. */
-  CHECK_OK(weir_contract_validate(c, &t, NULL, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, NULL, &v, &err), &err);
   CHECK_INT(v.valid.n_rows, 6);
   CHECK_INT(v.quarantine.n_rows, 4);
   const struct ArrowArray *qn = tcol(&v.quarantine, 0, 1);
@@ -87,7 +87,7 @@ TEST(checks_in_drop_mode_and_own_engine) {
   char buf[32];
   snprintf(buf, sizeof buf, "%.*s", (int)(ro[1] - ro[0]), (const char *)qr->buffers[2] + ro[0]);
   CHECK_STR(buf, "positive");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
@@ -96,21 +96,21 @@ TEST(bad_check_sql_names_the_check) {
       "contract:\n  name: t\n  columns:\n"
       "    - {name: amount, type: Int64, nullable: true, checks: [\"amount > 0\", \"amont < 10\"]}\n"
       "    - {name: note, type: String}\n");
-  weir_arrow_table t;
+  wr_arrow_table t;
   amounts(&t);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  int rc = weir_contract_validate(c, &t, NULL, &v, &err);
+  int rc = wr_contract_validate(c, &t, NULL, &v, &err);
   CHECK_INT(rc, WEIR_EINPUT);
   CHECK_CONTAINS(err.message, "check \"amont < 10\" of column \"amount\" (rule amount.check[1]) does not run: ");
   CHECK_CONTAINS(err.message, "amont");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
 
 TEST(table_rules_threshold_and_op) {
-  weir_engine *e = engine();
+  wr_engine *e = engine();
   if (!e) return;
   weir_contract *c = yaml_contract(
       "contract:\n  name: t\n  columns:\n"
@@ -132,12 +132,12 @@ TEST(table_rules_threshold_and_op) {
       "      sql: \"SELECT AVG(amount) FROM {table} WHERE amount > 100\"\n"
       "      threshold: 0.5\n"
       "      mode: warn\n");
-  weir_arrow_table t;
+  wr_arrow_table t;
   amounts(&t);
-  weir_validate_options o = {.is_output = true, .subject = "model m", .engine = e};
-  weir_validation v;
+  wr_validate_options o = {.is_output = true, .subject = "model m", .engine = e};
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   CHECK_INT(vcount(&v), 3);
   CHECK_STR(vmsg(&v, 0), "rule \"nulls\" returned 2, expected <= 1");
   CHECK_STR(vmsg(&v, 1), "rule \"enough_rows\" returned 10, expected >= 100");
@@ -150,10 +150,10 @@ TEST(table_rules_threshold_and_op) {
   CHECK_INT(json_integer_value(json_object_get(r0, "value")), 0);
   CHECK(json_is_true(json_object_get(r0, "passed")));
   CHECK_STR(json_string_value(json_object_get(json_array_get(rules, 2), "op")), ">=");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(table_rules_see_the_data_after_drops) {
@@ -163,15 +163,15 @@ TEST(table_rules_see_the_data_after_drops) {
       "    - {name: note, type: String}\n"
       "  rules:\n"
       "    - {name: none_negative, sql: \"SELECT COUNT(*) FROM {table} WHERE amount < 0\", threshold: 0}\n");
-  weir_arrow_table t;
+  wr_arrow_table t;
   amounts(&t);
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_OK(weir_contract_validate(c, &t, NULL, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, NULL, &v, &err), &err);
   CHECK_INT(v.valid.n_rows, 7);
   json_t *rules = json_object_get(v.report, "rules");
   CHECK(json_is_true(json_object_get(json_array_get(rules, 1), "passed")));
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
@@ -182,12 +182,12 @@ TEST(sql_rules_skipped_when_shape_is_broken) {
       "    - {name: missing, type: String}\n"
       "  rules:\n"
       "    - {name: r, sql: \"SELECT COUNT(missing) FROM {table}\"}\n");
-  weir_arrow_table t;
+  wr_arrow_table t;
   amounts(&t);
-  weir_validate_options o = {.is_output = false, .project = true};
-  weir_validation v;
+  wr_validate_options o = {.is_output = false, .project = true};
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   CHECK_INT(vcount(&v), 1);
   CHECK_STR(vmsg(&v, 0), "missing column \"missing\" (expected large_string)");
   json_t *rules = json_object_get(v.report, "rules");
@@ -195,7 +195,7 @@ TEST(sql_rules_skipped_when_shape_is_broken) {
   CHECK(json_is_null(json_object_get(json_array_get(rules, 0), "passed")));
   CHECK_STR(json_string_value(json_object_get(json_array_get(rules, 1), "skipped")),
             "the table's columns do not match the contract");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }

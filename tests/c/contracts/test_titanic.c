@@ -26,16 +26,16 @@
     "    - {name: no_duplicates, sql: \"SELECT COUNT(*) - COUNT(DISTINCT PassengerId) FROM {table}\", threshold: 0}\n" \
     "    - {name: survivors, sql: \"SELECT AVG(Survived) FROM {table}\", threshold: 0.3, op: \">=\"}\n"
 
-static weir_engine *eng;
+static wr_engine *eng;
 
-static int read_titanic(weir_arrow_table *t) {
+static int read_titanic(wr_arrow_table *t) {
   weir_error err = {0};
-  if (!eng && weir_engine_open(NULL, &eng, &err)) {
+  if (!eng && wr_engine_open(NULL, &eng, &err)) {
     fprintf(stderr, "engine: %s\n", err.message);
     weir_error_clear(&err);
     return -1;
   }
-  int rc = weir_engine_read_file(eng, test_source_path("examples/titanic/data/titanic.csv"), WEIR_FORMAT_AUTO, t, &err);
+  int rc = wr_engine_read_file(eng, test_source_path("examples/titanic/data/titanic.csv"), WEIR_FORMAT_AUTO, t, &err);
   if (rc) fprintf(stderr, "read: %s\n", err.message);
   weir_error_clear(&err);
   return rc;
@@ -48,79 +48,79 @@ static weir_contract *titanic(const char *age_rules, const char *embarked_nullab
 }
 
 TEST(the_contract_holds_and_shares_every_buffer) {
-  weir_arrow_table t;
+  wr_arrow_table t;
   if (read_titanic(&t)) return;
-  const struct ArrowArray *in = weir_arrow_batch_array(t.batches[0]);
+  const struct ArrowArray *in = wr_arrow_batch_array(t.batches[0]);
   const void *names = in->children[3]->buffers[2];
   weir_contract *c = titanic("", "true");
-  weir_validate_options o = {.is_output = true, .subject = "import of titanic.csv into default.titanic", .engine = eng};
-  weir_validation v;
+  wr_validate_options o = {.is_output = true, .subject = "import of titanic.csv into default.titanic", .engine = eng};
+  wr_validation v;
   weir_error err = {0};
-  CHECK_OK(weir_contract_validate(c, &t, &o, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, &o, &v, &err), &err);
   CHECK_INT(v.valid.n_rows, 891);
   CHECK_INT(vcount(&v), 0);
   CHECK(tcol(&v.valid, 0, 3)->buffers[2] == names);
   CHECK_INT(json_array_size(json_object_get(v.report, "casts")), 0);
   CHECK_INT(json_array_size(json_object_get(v.report, "rules")), 12);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
 TEST(embarked_required_fails_on_its_two_nulls) {
-  weir_arrow_table t;
+  wr_arrow_table t;
   if (read_titanic(&t)) return;
   weir_contract *c = titanic("", "false");
-  weir_validate_options o = {.is_output = true, .subject = "import of titanic.csv into default.titanic (contract titanic)",
+  wr_validate_options o = {.is_output = true, .subject = "import of titanic.csv into default.titanic (contract titanic)",
                              .engine = eng};
-  weir_validation v;
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   CHECK_CONTAINS(err.message, "contract violation in import of titanic.csv into default.titanic (contract titanic):\n");
   CHECK_CONTAINS(err.message, "column \"Embarked\" has 2 null values but is required");
   CHECK_STR(vmsg(&v, 0), "column \"Embarked\" has 2 null values but is required (rows 61, 829)");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
 
 TEST(passenger_id_int32_is_narrowing) {
-  weir_arrow_table t;
+  wr_arrow_table t;
   if (read_titanic(&t)) return;
   char yaml[4096];
   snprintf(yaml, sizeof yaml, TITANIC, "", "true");
   char *p = strstr(yaml, "PassengerId, type: Int64");
   memcpy(p + strlen("PassengerId, type: Int"), "32", 2);
   weir_contract *c = yaml_contract(yaml);
-  weir_validate_options o = {.is_output = true, .engine = eng};
-  weir_validation v;
+  wr_validate_options o = {.is_output = true, .engine = eng};
+  wr_validation v;
   weir_error err = {0};
-  CHECK_INT(weir_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
+  CHECK_INT(wr_contract_validate(c, &t, &o, &v, &err), WEIR_ECONTRACT);
   CHECK_STR(vmsg(&v, 0), "column \"PassengerId\" has type int64, expected int32" NARROWING_HINT);
   CHECK_INT(vcount(&v), 1);
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_error_clear(&err);
   weir_contract_free(c);
 }
 
 TEST(int32_data_casts_to_int64) {
-  weir_arrow_table t, q;
+  wr_arrow_table t, q;
   if (read_titanic(&t)) return;
   weir_error err = {0};
-  CHECK_OK(weir_engine_register_arrow(eng, "titanic_raw", &t, &err), &err);
-  weir_arrow_table_init(&q);
-  CHECK_OK(weir_engine_query_table(eng,
+  CHECK_OK(wr_engine_register_arrow(eng, "titanic_raw", &t, &err), &err);
+  wr_arrow_table_init(&q);
+  CHECK_OK(wr_engine_query_table(eng,
                                    "SELECT CAST(PassengerId AS INTEGER) AS PassengerId, Age FROM titanic_raw "
                                    "ORDER BY PassengerId",
                                    &q, &err),
            &err);
-  weir_engine_unregister(eng, "titanic_raw", &err);
-  weir_arrow_table_release(&t);
+  wr_engine_unregister(eng, "titanic_raw", &err);
+  wr_arrow_table_release(&t);
   CHECK_STR(q.schema.children[0]->format, "i");
   weir_contract *c = yaml_contract(
       "contract:\n  name: ids\n  columns:\n    - {name: PassengerId, type: Int64, unique: true}\n"
       "    - {name: Age, type: Float64, nullable: true}\n");
-  weir_validation v;
-  CHECK_OK(weir_contract_validate(c, &q, NULL, &v, &err), &err);
+  wr_validation v;
+  CHECK_OK(wr_contract_validate(c, &q, NULL, &v, &err), &err);
   CHECK_STR(v.valid.schema.children[0]->format, "l");
   CHECK_INT(v.valid.n_rows, 891);
   const struct ArrowArray *ids = tcol(&v.valid, 0, 0);
@@ -128,24 +128,24 @@ TEST(int32_data_casts_to_int64) {
   json_t *cast = json_array_get(json_object_get(v.report, "casts"), 0);
   CHECK_STR(json_string_value(json_object_get(cast, "from")), "int32");
   CHECK_STR(json_string_value(json_object_get(cast, "to")), "int64");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
 TEST(age_range_drop_mode) {
-  weir_arrow_table t;
+  wr_arrow_table t;
   if (read_titanic(&t)) return;
   weir_contract *c = titanic(", min: 0, max: 60, mode: drop", "true");
-  weir_validate_options o = {.is_output = true, .engine = eng};
-  weir_validation v;
+  wr_validate_options o = {.is_output = true, .engine = eng};
+  wr_validation v;
   weir_error err = {0};
-  CHECK_OK(weir_contract_validate(c, &t, &o, &v, &err), &err);
+  CHECK_OK(wr_contract_validate(c, &t, &o, &v, &err), &err);
   CHECK_INT(v.valid.n_rows, 869);
   CHECK_INT(v.quarantine.n_rows, 22);
   CHECK_STR(vmsg(&v, 0), "column \"Age\" has 22 values outside the range [0, 60] (e.g. 66, 65, 71)");
   /* The 177 passengers of unknown age pass: nulls pass value rules. */
   int64_t nulls = 0;
-  for (size_t b = 0; b < v.valid.n_batches; b++) nulls += weir_arrow_null_count(tcol(&v.valid, b, 5));
+  for (size_t b = 0; b < v.valid.n_batches; b++) nulls += wr_arrow_null_count(tcol(&v.valid, b, 5));
   CHECK_INT(nulls, 177);
   /* Every quarantined row names the rule and has an age over 60. */
   for (size_t b = 0; b < v.quarantine.n_batches; b++) {
@@ -159,12 +159,12 @@ TEST(age_range_drop_mode) {
     }
   }
   CHECK_STR(v.quarantine.schema.children[12]->name, "_weir_rule");
-  weir_validation_clear(&v);
+  wr_validation_clear(&v);
   weir_contract_free(c);
 }
 
 TEST(zz_close_engine) {
-  weir_engine_close(eng);
+  wr_engine_close(eng);
   eng = NULL;
 }
 

@@ -37,7 +37,7 @@ static const char *SPEC =
 static char *load_err(const char *text) {
   weir_contract *c = NULL;
   weir_error err = {0};
-  int rc = weir_contract_from_yaml(text, strlen(text), "contracts/t.yml", &c, &err);
+  int rc = wr_contract_from_yaml(text, strlen(text), "contracts/t.yml", &c, &err);
   weir_contract_free(c);
   if (rc == WEIR_OK) return strdup("(loaded)");
   CHECK_INT(rc, WEIR_EINPUT);
@@ -200,7 +200,7 @@ TEST(enum_with_named_values) {
       "      enum: {1st: 1, 2nd: 2}\n");
   CHECK(c != NULL);
   if (!c) return;
-  const weir_column_rule *r = &c->columns[0].rules[0];
+  const wr_column_rule *r = &c->columns[0].rules[0];
   CHECK_INT(json_integer_value(json_array_get(r->values, 0)), 1);
   CHECK_INT(json_integer_value(json_array_get(r->values, 1)), 2);
   CHECK_STR(json_string_value(json_array_get(r->value_names, 0)), "1st");
@@ -226,7 +226,7 @@ TEST(lineage_and_drop_default_for_table_rules) {
   CHECK_STR(c->columns[1].field.lineage[1], "b.fare");
   /* A table rule cannot drop rows: under a drop-by-default contract it fails. */
   CHECK_INT(c->rules[0].mode, WEIR_MODE_FAIL);
-  json_t *lin = weir_contract_lineage_json(c);
+  json_t *lin = wr_contract_lineage_json(c);
   CHECK_STR(json_string_value(json_array_get(json_object_get(lin, "fare"), 0)), "a.fare");
   json_decref(lin);
   weir_contract_free(c);
@@ -301,19 +301,19 @@ TEST(errors_at_the_end_of_the_input_name_a_line_it_has) {
 TEST(aliases_that_expand_without_end_are_refused) {
   /* Eight levels of ten aliases: 10^8 values from 300 bytes. It used to hang; now the
    * contract's values have a budget (found while fuzzing contract_yaml). */
-  weir_buf b = WEIR_BUF_INIT;
-  weir_buf_puts(&b, "contract:\n  name: t\n  sla:\n    l0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n");
+  wr_buf b = WEIR_BUF_INIT;
+  wr_buf_puts(&b, "contract:\n  name: t\n  sla:\n    l0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n");
   for (int i = 1; i < 8; i++) {
-    weir_buf_printf(&b, "    l%d: &a%d [", i, i);
-    for (int k = 0; k < 10; k++) weir_buf_printf(&b, "%s*a%d", k ? ", " : "", i - 1);
-    weir_buf_puts(&b, "]\n");
+    wr_buf_printf(&b, "    l%d: &a%d [", i, i);
+    for (int k = 0; k < 10; k++) wr_buf_printf(&b, "%s*a%d", k ? ", " : "", i - 1);
+    wr_buf_puts(&b, "]\n");
   }
-  weir_buf_puts(&b, "  columns:\n    - {name: a, type: Int64}\n");
-  char *m = load_err(weir_buf_cstr(&b));
+  wr_buf_puts(&b, "  columns:\n    - {name: a, type: Int64}\n");
+  char *m = load_err(wr_buf_cstr(&b));
   CHECK_CONTAINS(m, "contracts/t.yml:");
   CHECK_CONTAINS(m, ": the contract expands to more than 100000 values (aliases of aliases?)");
   free(m);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   /* Anchors and aliases of ordinary size still load. */
   m = load_err(
       "contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, enum: &v [1, 2]}\n"
@@ -444,26 +444,26 @@ TEST(load_file_by_extension) {
   fclose(f);
   weir_contract *c = NULL;
   weir_error err = {0};
-  CHECK_OK(weir_contract_load_file(path, &c, &err), &err);
+  CHECK_OK(wr_contract_load_file(path, &c, &err), &err);
   CHECK(c && c->n_columns == 5);
   CHECK_STR(c ? c->origin : NULL, path);
   /* The same contract as IR JSON. */
   char jpath[4200];
   snprintf(jpath, sizeof jpath, "%s/c.json", dir);
-  json_t *ir = weir_contract_to_ir(c);
+  json_t *ir = wr_contract_to_ir(c);
   json_dump_file(ir, jpath, 0);
   weir_contract *c2 = NULL;
-  CHECK_OK(weir_contract_load_file(jpath, &c2, &err), &err);
-  json_t *ir2 = weir_contract_to_ir(c2);
+  CHECK_OK(wr_contract_load_file(jpath, &c2, &err), &err);
+  json_t *ir2 = wr_contract_to_ir(c2);
   CHECK(json_equal(ir, ir2));
   json_decref(ir);
   json_decref(ir2);
   weir_contract_free(c);
   weir_contract_free(c2);
   snprintf(path, sizeof path, "%s/c.txt", dir);
-  CHECK_INT(weir_contract_load_file(path, &c, &err), WEIR_EINPUT);
+  CHECK_INT(wr_contract_load_file(path, &c, &err), WEIR_EINPUT);
   snprintf(path, sizeof path, "%s/missing.yml", dir);
-  CHECK_INT(weir_contract_load_file(path, &c, &err), WEIR_ENOTFOUND);
+  CHECK_INT(wr_contract_load_file(path, &c, &err), WEIR_ENOTFOUND);
   weir_error_clear(&err);
   test_rmtree(dir);
   free(dir);

@@ -21,15 +21,15 @@ typedef void (*fill_fn)(int64_t i, void *dst);
 
 static inline void tu_fixed(struct ArrowArray *a, int64_t n, size_t width, fill_fn fill,
                             int null_every) {
-  weir_arrow_array_init(a, n, 2, 0);
-  uint8_t *data = weir_arrow_array_alloc_buffer(a, 1, (size_t)n * width);
+  wr_arrow_array_init(a, n, 2, 0);
+  uint8_t *data = wr_arrow_array_alloc_buffer(a, 1, (size_t)n * width);
   for (int64_t i = 0; i < n; i++) fill(i, data + (size_t)i * width);
   if (null_every > 0) {
-    uint8_t *valid = weir_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8);
+    uint8_t *valid = wr_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8);
     int64_t nulls = 0;
     for (int64_t i = 0; i < n; i++) {
       if (i % null_every == 0) nulls++;
-      else weir_bit_set(valid, i);
+      else wr_bit_set(valid, i);
     }
     a->null_count = nulls;
   }
@@ -37,16 +37,16 @@ static inline void tu_fixed(struct ArrowArray *a, int64_t n, size_t width, fill_
 
 /* A boolean column: value i is i % 3 == 0. */
 static inline void tu_bool(struct ArrowArray *a, int64_t n, int null_every) {
-  weir_arrow_array_init(a, n, 2, 0);
-  uint8_t *bits = weir_arrow_array_alloc_buffer(a, 1, (size_t)(n + 7) / 8);
+  wr_arrow_array_init(a, n, 2, 0);
+  uint8_t *bits = wr_arrow_array_alloc_buffer(a, 1, (size_t)(n + 7) / 8);
   for (int64_t i = 0; i < n; i++)
-    if (i % 3 == 0) weir_bit_set(bits, i);
+    if (i % 3 == 0) wr_bit_set(bits, i);
   if (null_every > 0) {
-    uint8_t *valid = weir_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8);
+    uint8_t *valid = wr_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8);
     int64_t nulls = 0;
     for (int64_t i = 0; i < n; i++) {
       if (i % null_every == 0) nulls++;
-      else weir_bit_set(valid, i);
+      else wr_bit_set(valid, i);
     }
     a->null_count = nulls;
   }
@@ -57,14 +57,14 @@ typedef const char *(*str_fn)(int64_t i, char *buf);
 
 static inline void tu_strings(struct ArrowArray *a, int64_t n, bool large, str_fn str,
                               int null_every) {
-  weir_arrow_array_init(a, n, 3, 0);
+  wr_arrow_array_init(a, n, 3, 0);
   size_t total = 0;
   char tmp[256];
   for (int64_t i = 0; i < n; i++) total += strlen(str(i, tmp));
-  char *data = weir_arrow_array_alloc_buffer(a, 2, total ? total : 1);
-  void *offs = weir_arrow_array_alloc_buffer(a, 1, (size_t)(n + 1) * (large ? 8 : 4));
+  char *data = wr_arrow_array_alloc_buffer(a, 2, total ? total : 1);
+  void *offs = wr_arrow_array_alloc_buffer(a, 1, (size_t)(n + 1) * (large ? 8 : 4));
   size_t pos = 0;
-  uint8_t *valid = null_every > 0 ? weir_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8) : NULL;
+  uint8_t *valid = null_every > 0 ? wr_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8) : NULL;
   int64_t nulls = 0;
   for (int64_t i = 0; i < n; i++) {
     if (large) ((int64_t *)offs)[i] = (int64_t)pos;
@@ -74,7 +74,7 @@ static inline void tu_strings(struct ArrowArray *a, int64_t n, bool large, str_f
       nulls++;
       continue;
     }
-    if (valid) weir_bit_set(valid, i);
+    if (valid) wr_bit_set(valid, i);
     const char *s = str(i, tmp);
     memcpy(data + pos, s, strlen(s));
     pos += strlen(s);
@@ -87,26 +87,26 @@ static inline void tu_strings(struct ArrowArray *a, int64_t n, bool large, str_f
 /* A struct schema with the given child formats and names. */
 static inline void tu_schema(struct ArrowSchema *s, int n, const char *const *names,
                              const char *const *formats) {
-  weir_arrow_schema_init(s, "+s", "", 0, n);
+  wr_arrow_schema_init(s, "+s", "", 0, n);
   for (int i = 0; i < n; i++) {
     struct ArrowSchema c;
-    weir_arrow_schema_init(&c, formats[i], names[i], ARROW_FLAG_NULLABLE, 0);
-    weir_arrow_schema_set_child(s, i, &c);
+    wr_arrow_schema_init(&c, formats[i], names[i], ARROW_FLAG_NULLABLE, 0);
+    wr_arrow_schema_set_child(s, i, &c);
   }
 }
 
 /* A batch (struct array) of n rows from columns (moved in). */
 static inline void tu_batch(struct ArrowArray *out, int64_t n, int ncols, struct ArrowArray *cols) {
-  weir_arrow_array_init(out, n, 1, ncols);
-  for (int i = 0; i < ncols; i++) weir_arrow_array_set_child(out, i, &cols[i]);
+  wr_arrow_array_init(out, n, 1, ncols);
+  for (int i = 0; i < ncols; i++) wr_arrow_array_set_child(out, i, &cols[i]);
 }
 
 /* The first row of a JSON result as a compact string of the named column, or "(none)". */
-static inline char *tu_json_value(weir_engine *e, const char *sql, const char *col) {
+static inline char *tu_json_value(wr_engine *e, const char *sql, const char *col) {
   json_t *rows = NULL;
   weir_error err = {0};
-  if (weir_engine_query_json(e, sql, &rows, &err) != 0) {
-    char *m = weir_asprintf("ERROR: %s", err.message);
+  if (wr_engine_query_json(e, sql, &rows, &err) != 0) {
+    char *m = wr_asprintf("ERROR: %s", err.message);
     weir_error_clear(&err);
     return m;
   }
@@ -116,21 +116,21 @@ static inline char *tu_json_value(weir_engine *e, const char *sql, const char *c
   return s;
 }
 
-static inline double tu_double(weir_engine *e, const char *sql) {
+static inline double tu_double(wr_engine *e, const char *sql) {
   double d = -12345.678;
   bool is_null = false;
   weir_error err = {0};
-  if (weir_engine_query_double(e, sql, &d, &is_null, &err) != 0) {
+  if (wr_engine_query_double(e, sql, &d, &is_null, &err) != 0) {
     fprintf(stderr, "  query failed: %s: %s\n", sql, err.message);
     weir_error_clear(&err);
   }
   return is_null ? -999999.0 : d;
 }
 
-static inline weir_engine *tu_open(void) {
-  weir_engine *e = NULL;
+static inline wr_engine *tu_open(void) {
+  wr_engine *e = NULL;
   weir_error err = {0};
-  if (weir_engine_open(NULL, &e, &err) != 0) {
+  if (wr_engine_open(NULL, &e, &err) != 0) {
     fprintf(stderr, "cannot open engine: %s\n", err.message);
     exit(99);
   }
@@ -158,7 +158,7 @@ static inline void tu_cell(const struct ArrowSchema *f, const struct ArrowArray 
                            size_t size) {
   const char *fmt = f->format;
   int64_t i = a->offset + row;
-  if (a->null_count != 0 && a->buffers[0] && !weir_bit_get(a->buffers[0], i)) {
+  if (a->null_count != 0 && a->buffers[0] && !wr_bit_get(a->buffers[0], i)) {
     snprintf(out, size, "NULL");
     return;
   }
@@ -167,7 +167,7 @@ static inline void tu_cell(const struct ArrowSchema *f, const struct ArrowArray 
     return;
   }
   const void *d = a->buffers[1];
-  if (strcmp(fmt, "b") == 0) snprintf(out, size, "%s", weir_bit_get(d, i) ? "true" : "false");
+  if (strcmp(fmt, "b") == 0) snprintf(out, size, "%s", wr_bit_get(d, i) ? "true" : "false");
   else if (strchr("csilCSI", fmt[0]) && fmt[1] == 0) snprintf(out, size, "%lld", (long long)tu_read_int(d, fmt[0], i));
   else if (strcmp(fmt, "L") == 0) snprintf(out, size, "%llu", (unsigned long long)((const uint64_t *)d)[i]);
   else if (strcmp(fmt, "f") == 0) snprintf(out, size, "%.9g", ((const float *)d)[i]);
@@ -213,14 +213,14 @@ static inline void tu_cell(const struct ArrowSchema *f, const struct ArrowArray 
 
 /* Compares column `ca` of table a with column `cb` of table b row by row; returns the
  * number of differing rows and prints the first few. */
-static inline int64_t tu_compare_columns(const weir_arrow_table *a, int64_t ca, const weir_arrow_table *b, int64_t cb) {
+static inline int64_t tu_compare_columns(const wr_arrow_table *a, int64_t ca, const wr_arrow_table *b, int64_t cb) {
   int64_t diffs = 0;
   size_t bi = 0, bj = 0;
   int64_t ri = 0, rj = 0;
   char x[512], y[512];
   while (bi < a->n_batches && bj < b->n_batches) {
-    const struct ArrowArray *A = weir_arrow_batch_array(a->batches[bi]);
-    const struct ArrowArray *B = weir_arrow_batch_array(b->batches[bj]);
+    const struct ArrowArray *A = wr_arrow_batch_array(a->batches[bi]);
+    const struct ArrowArray *B = wr_arrow_batch_array(b->batches[bj]);
     if (ri >= A->length) { bi++; ri = 0; continue; }
     if (rj >= B->length) { bj++; rj = 0; continue; }
     tu_cell(a->schema.children[ca], A->children[ca], A->offset + ri, x, sizeof x);

@@ -53,14 +53,14 @@ static const char *s_bin(int64_t i, char *buf) {
 
 /* A string_view column: inline values up to 12 bytes, others in one data buffer. */
 static void tu_string_view(struct ArrowArray *a, int64_t n, str_fn str, int null_every) {
-  weir_arrow_array_init(a, n, 4, 0);
+  wr_arrow_array_init(a, n, 4, 0);
   char tmp[256];
   size_t total = 0;
   for (int64_t i = 0; i < n; i++) total += strlen(str(i, tmp));
-  uint8_t *views = weir_arrow_array_alloc_buffer(a, 1, (size_t)n * 16);
-  char *data = weir_arrow_array_alloc_buffer(a, 2, total ? total : 1);
-  int64_t *sizes = weir_arrow_array_alloc_buffer(a, 3, 8);
-  uint8_t *valid = weir_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8);
+  uint8_t *views = wr_arrow_array_alloc_buffer(a, 1, (size_t)n * 16);
+  char *data = wr_arrow_array_alloc_buffer(a, 2, total ? total : 1);
+  int64_t *sizes = wr_arrow_array_alloc_buffer(a, 3, 8);
+  uint8_t *valid = wr_arrow_array_alloc_buffer(a, 0, (size_t)(n + 7) / 8);
   size_t pos = 0;
   int64_t nulls = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -68,7 +68,7 @@ static void tu_string_view(struct ArrowArray *a, int64_t n, str_fn str, int null
       nulls++;
       continue;
     }
-    weir_bit_set(valid, i);
+    wr_bit_set(valid, i);
     const char *s = str(i, tmp);
     int32_t len = (int32_t)strlen(s);
     uint8_t *v = views + 16 * i;
@@ -106,7 +106,7 @@ static int64_t g_ndict;
 static void f_dict_index(int64_t i, void *d) { *(int32_t *)d = (int32_t)((i * 7919) % g_ndict); }
 
 static void tu_dictionary(struct ArrowArray *a, int64_t n, int64_t ndict, int null_every) {
-  dict_priv *p = weir_calloc(1, sizeof *p);
+  dict_priv *p = wr_calloc(1, sizeof *p);
   g_ndict = ndict;
   tu_fixed(&p->indices, n, 4, f_dict_index, null_every);
   tu_strings(&p->dict, ndict, false, s_mixed, 0);
@@ -174,48 +174,48 @@ static void make_column(int k, int64_t n, struct ArrowArray *a) {
 }
 
 static void all_types_schema(struct ArrowSchema *s) {
-  weir_arrow_schema_init(s, "+s", "", 0, NSPECS);
+  wr_arrow_schema_init(s, "+s", "", 0, NSPECS);
   for (int k = 0; k < NSPECS; k++) {
     struct ArrowSchema c;
     if (strcmp(SPECS[k].name, "dict") == 0) {
       struct ArrowSchema vals = {.format = "u", .name = "", .flags = ARROW_FLAG_NULLABLE, .release = noop_schema_release};
       struct ArrowSchema field = {.format = "i", .name = "dict", .flags = ARROW_FLAG_NULLABLE, .dictionary = &vals,
                                   .release = noop_schema_release};
-      weir_arrow_schema_copy(&field, &c);
+      wr_arrow_schema_copy(&field, &c);
     } else {
-      weir_arrow_schema_init(&c, SPECS[k].format, SPECS[k].name, ARROW_FLAG_NULLABLE, 0);
+      wr_arrow_schema_init(&c, SPECS[k].format, SPECS[k].name, ARROW_FLAG_NULLABLE, 0);
     }
-    weir_arrow_schema_set_child(s, k, &c);
+    wr_arrow_schema_set_child(s, k, &c);
   }
 }
 
-static void append_all_types_batch(weir_arrow_table *t, int64_t n) {
+static void append_all_types_batch(wr_arrow_table *t, int64_t n) {
   struct ArrowArray cols[NSPECS];
   for (int k = 0; k < NSPECS; k++) make_column(k, n, &cols[k]);
   struct ArrowArray batch;
   tu_batch(&batch, n, NSPECS, cols);
-  weir_arrow_table_append(t, &batch);
+  wr_arrow_table_append(t, &batch);
 }
 
 TEST(round_trip_every_type_with_nulls) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   struct ArrowSchema s;
   all_types_schema(&s);
-  weir_arrow_table_set_schema(&t, &s);
+  wr_arrow_table_set_schema(&t, &s);
   /* Batch sizes around DuckDB's vector size, so slices start mid-batch. */
   append_all_types_batch(&t, 5000);
   append_all_types_batch(&t, 1);
   append_all_types_batch(&t, 2048);
   append_all_types_batch(&t, 3001);
-  CHECK_OK(weir_engine_register_arrow(e, "every", &t, &err), &err);
-  weir_arrow_table back;
-  CHECK_OK(weir_engine_query_table(e, "SELECT * FROM every", &back, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "every", &t, &err), &err);
+  wr_arrow_table back;
+  CHECK_OK(wr_engine_query_table(e, "SELECT * FROM every", &back, &err), &err);
   CHECK_INT(back.n_rows, t.n_rows);
-  CHECK_INT(weir_arrow_table_ncols(&back), NSPECS);
-  for (int k = 0; k < NSPECS && k < weir_arrow_table_ncols(&back); k++) {
+  CHECK_INT(wr_arrow_table_ncols(&back), NSPECS);
+  for (int k = 0; k < NSPECS && k < wr_arrow_table_ncols(&back); k++) {
     CHECK_STR(back.schema.children[k]->name, SPECS[k].name);
     CHECK_STR(back.schema.children[k]->format, SPECS[k].out_format);
     int64_t d = tu_compare_columns(&t, k, &back, k);
@@ -226,15 +226,15 @@ TEST(round_trip_every_type_with_nulls) {
   CHECK(tu_double(e, "SELECT count(*) - count(i64) FROM every") == (double)(1667 + 1 + 683 + 1001));
   /* A tz-aware column in another zone is the same instant in UTC. */
   CHECK(tu_double(e, "SELECT count(*) FROM every WHERE tz_paris <> tz_us") == 0);
-  weir_arrow_table_release(&back);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&back);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 /* A batch whose struct has offset 3 and length 10 over columns of 20 values, the second
  * column itself offset by 5 (as Arrow slicing produces). */
 TEST(sliced_batches_are_read_at_their_offsets) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   struct ArrowArray cols[3];
   tu_fixed(&cols[0], 20, 8, f_i64, 4);
@@ -249,28 +249,28 @@ TEST(sliced_batches_are_read_at_their_offsets) {
   batch.length = 10;
   const char *names[] = {"a", "b", "c"};
   const char *fmts[] = {"l", "U", "i"};
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   struct ArrowSchema s;
   tu_schema(&s, 2, names, fmts);
   /* the dictionary field */
   struct ArrowSchema vals = {.format = "u", .name = "", .flags = 2, .release = noop_schema_release};
   struct ArrowSchema fc = {.format = "i", .name = "c", .flags = 2, .dictionary = &vals, .release = noop_schema_release};
   struct ArrowSchema s3, c3;
-  weir_arrow_schema_init(&s3, "+s", "", 0, 3);
+  wr_arrow_schema_init(&s3, "+s", "", 0, 3);
   for (int i = 0; i < 2; i++) {
     struct ArrowSchema c;
-    weir_arrow_schema_copy(s.children[i], &c);
-    weir_arrow_schema_set_child(&s3, i, &c);
+    wr_arrow_schema_copy(s.children[i], &c);
+    wr_arrow_schema_set_child(&s3, i, &c);
   }
-  weir_arrow_schema_copy(&fc, &c3);
-  weir_arrow_schema_set_child(&s3, 2, &c3);
+  wr_arrow_schema_copy(&fc, &c3);
+  wr_arrow_schema_set_child(&s3, 2, &c3);
   s.release(&s);
-  weir_arrow_table_set_schema(&t, &s3);
-  weir_arrow_table_append(&t, &batch);
-  CHECK_OK(weir_engine_register_arrow(e, "sliced", &t, &err), &err);
-  weir_arrow_table back;
-  CHECK_OK(weir_engine_query_table(e, "SELECT * FROM sliced", &back, &err), &err);
+  wr_arrow_table_set_schema(&t, &s3);
+  wr_arrow_table_append(&t, &batch);
+  CHECK_OK(wr_engine_register_arrow(e, "sliced", &t, &err), &err);
+  wr_arrow_table back;
+  CHECK_OK(wr_engine_query_table(e, "SELECT * FROM sliced", &back, &err), &err);
   CHECK_INT(back.n_rows, 10);
   for (int k = 0; k < 3; k++) CHECK_INT(tu_compare_columns(&t, k, &back, k), 0);
   /* Spot checks against the patterns: row 0 of the slice is value 3 of column a (null
@@ -286,14 +286,14 @@ TEST(sliced_batches_are_read_at_their_offsets) {
   v = tu_json_value(e, "SELECT b FROM sliced LIMIT 1 OFFSET 1", "b"); /* buffer value 9 */
   CHECK_STR(v, "\"a longer value number 9 — ünïcødé\"");
   free(v);
-  weir_arrow_table_release(&back);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&back);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 TEST(fixed_width_columns_are_not_copied) {
-  weir_engine *e = tu_open();
-  duckdb_connection conn = weir_engine_connection(e);
+  wr_engine *e = tu_open();
+  duckdb_connection conn = wr_engine_connection(e);
   const char *fmts[] = {"l", "g", "tdD", "tsu:", "tsu:UTC", "i", "U"};
   size_t widths[] = {8, 8, 4, 8, 8, 4, 0};
   fill_fn fills[] = {f_i64, f_f64, f_date32, f_ts_us, f_ts_us, f_i32, NULL};
@@ -305,17 +305,17 @@ TEST(fixed_width_columns_are_not_copied) {
     tu_batch(&batch, 5000, 1, &col);
     batch.offset = 10; /* and a root offset on top */
     batch.length = 4990;
-    weir_arrow_batch *b = weir_arrow_batch_new(&batch);
+    wr_arrow_batch *b = wr_arrow_batch_new(&batch);
     struct ArrowSchema field;
-    weir_arrow_schema_init(&field, fmts[k], "x", ARROW_FLAG_NULLABLE, 0);
+    wr_arrow_schema_init(&field, fmts[k], "x", ARROW_FLAG_NULLABLE, 0);
     char *msg = NULL;
-    duckdb_arrow_converted_schema conv = weir_eng_arrow_convert_field(conn, &field, &msg);
+    duckdb_arrow_converted_schema conv = wr_eng_arrow_convert_field(conn, &field, &msg);
     CHECK(conv != NULL);
-    duckdb_data_chunk ch = weir_eng_arrow_slice(conn, b, 0, conv, 2048, 2048, &msg);
+    duckdb_data_chunk ch = wr_eng_arrow_slice(conn, b, 0, conv, 2048, 2048, &msg);
     CHECK(ch != NULL);
     if (ch) {
       duckdb_vector v = duckdb_data_chunk_get_vector(ch, 0);
-      const struct ArrowArray *c = weir_arrow_batch_array(b)->children[0];
+      const struct ArrowArray *c = wr_arrow_batch_array(b)->children[0];
       int64_t first = 10 + 2048; /* root offset + slice start */
       if (widths[k]) {
         /* The vector's data is the Arrow buffer itself, at the slice. */
@@ -341,13 +341,13 @@ TEST(fixed_width_columns_are_not_copied) {
     free(msg);
     duckdb_destroy_arrow_converted_schema(&conv);
     field.release(&field);
-    weir_arrow_batch_unref(b); /* the chunk held its own reference until destroyed */
+    wr_arrow_batch_unref(b); /* the chunk held its own reference until destroyed */
   }
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(scan_reads_the_buffers_in_place) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   struct ArrowArray col;
   tu_fixed(&col, 100, 8, f_i64, 0);
@@ -356,30 +356,30 @@ TEST(scan_reads_the_buffers_in_place) {
   tu_batch(&batch, 100, 1, &col);
   const char *names[] = {"v"};
   const char *fmts[] = {"l"};
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   struct ArrowSchema s;
   tu_schema(&s, 1, names, fmts);
-  weir_arrow_table_set_schema(&t, &s);
-  weir_arrow_table_append(&t, &batch);
-  CHECK_OK(weir_engine_register_arrow(e, "live", &t, &err), &err);
+  wr_arrow_table_set_schema(&t, &s);
+  wr_arrow_table_append(&t, &batch);
+  CHECK_OK(wr_engine_register_arrow(e, "live", &t, &err), &err);
   CHECK(tu_double(e, "SELECT v FROM live LIMIT 1 OFFSET 50") == (double)(50 * 1000000007LL - 4000000000000LL));
   data[50] = 424242; /* not something to do in real code: shows nothing was copied */
   CHECK(tu_double(e, "SELECT v FROM live LIMIT 1 OFFSET 50") == 424242);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 static void f_seq(int64_t i, void *d) { *(int64_t *)d = i; }
 static void f_mod(int64_t i, void *d) { *(int32_t *)d = (int32_t)(i % 1000); }
 
-static void make_big(weir_arrow_table *t, int64_t rows, int64_t per_batch) {
-  weir_arrow_table_init(t);
+static void make_big(wr_arrow_table *t, int64_t rows, int64_t per_batch) {
+  wr_arrow_table_init(t);
   const char *names[] = {"x", "g"};
   const char *fmts[] = {"l", "i"};
   struct ArrowSchema s;
   tu_schema(&s, 2, names, fmts);
-  weir_arrow_table_set_schema(t, &s);
+  wr_arrow_table_set_schema(t, &s);
   for (int64_t done = 0; done < rows; done += per_batch) {
     int64_t n = rows - done < per_batch ? rows - done : per_batch;
     struct ArrowArray cols[2];
@@ -389,19 +389,19 @@ static void make_big(weir_arrow_table *t, int64_t rows, int64_t per_batch) {
     for (int64_t i = 0; i < n; i++) x[i] += done;
     struct ArrowArray batch;
     tu_batch(&batch, n, 2, cols);
-    weir_arrow_table_append(t, &batch);
+    wr_arrow_table_append(t, &batch);
   }
 }
 
 TEST(ten_million_rows_aggregate_in_parallel) {
-  weir_engine *e = NULL;
+  wr_engine *e = NULL;
   weir_error err = {0};
-  weir_engine_options o = {4, NULL, NULL};
-  CHECK_OK(weir_engine_open(&o, &e, &err), &err);
-  weir_arrow_table t;
+  wr_engine_options o = {4, NULL, NULL};
+  CHECK_OK(wr_engine_open(&o, &e, &err), &err);
+  wr_arrow_table t;
   const int64_t N = 10000000;
   make_big(&t, N, 1000000);
-  CHECK_OK(weir_engine_register_arrow(e, "big", &t, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "big", &t, &err), &err);
   CHECK(tu_double(e, "SELECT count(*) FROM big") == (double)N);
   CHECK(tu_double(e, "SELECT sum(x) FROM big") == (double)N * (N - 1) / 2);
   CHECK(tu_double(e, "SELECT max(x) - min(x) FROM big") == (double)(N - 1));
@@ -409,115 +409,115 @@ TEST(ten_million_rows_aggregate_in_parallel) {
   /* Only the used column is scanned (projection pushdown), and order is kept for
    * order-sensitive results. */
   CHECK(tu_double(e, "SELECT count(*) FROM (SELECT x, row_number() OVER () - 1 AS r FROM big) WHERE x <> r") == 0);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 TEST(copy_registered_table_to_parquet) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   char *dir = test_tmpdir();
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   struct ArrowSchema s;
   all_types_schema(&s);
-  weir_arrow_table_set_schema(&t, &s);
+  wr_arrow_table_set_schema(&t, &s);
   append_all_types_batch(&t, 7000);
-  weir_arrow_table big;
+  wr_arrow_table big;
   make_big(&big, 300000, 100000);
-  CHECK_OK(weir_engine_register_arrow(e, "every", &t, &err), &err);
-  CHECK_OK(weir_engine_register_arrow(e, "big", &big, &err), &err);
-  char *sql = weir_asprintf("COPY (SELECT * FROM every) TO '%s/every.parquet' (FORMAT parquet); "
+  CHECK_OK(wr_engine_register_arrow(e, "every", &t, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "big", &big, &err), &err);
+  char *sql = wr_asprintf("COPY (SELECT * FROM every) TO '%s/every.parquet' (FORMAT parquet); "
                             "COPY (SELECT * FROM big) TO '%s/big.parquet' (FORMAT parquet)",
                             dir, dir);
-  CHECK_OK(weir_engine_exec(e, sql, &err), &err);
+  CHECK_OK(wr_engine_exec(e, sql, &err), &err);
   free(sql);
-  sql = weir_asprintf("SELECT * FROM read_parquet('%s/every.parquet')", dir);
-  weir_arrow_table back;
-  CHECK_OK(weir_engine_query_table(e, sql, &back, &err), &err);
+  sql = wr_asprintf("SELECT * FROM read_parquet('%s/every.parquet')", dir);
+  wr_arrow_table back;
+  CHECK_OK(wr_engine_query_table(e, sql, &back, &err), &err);
   free(sql);
   CHECK_INT(back.n_rows, 7000);
-  for (int k = 0; k < NSPECS && k < weir_arrow_table_ncols(&back); k++) CHECK_INT(tu_compare_columns(&t, k, &back, k), 0);
-  weir_arrow_table_release(&back);
-  sql = weir_asprintf("SELECT sum(x) FROM read_parquet('%s/big.parquet')", dir);
+  for (int k = 0; k < NSPECS && k < wr_arrow_table_ncols(&back); k++) CHECK_INT(tu_compare_columns(&t, k, &back, k), 0);
+  wr_arrow_table_release(&back);
+  sql = wr_asprintf("SELECT sum(x) FROM read_parquet('%s/big.parquet')", dir);
   CHECK(tu_double(e, sql) == 300000.0 * 299999 / 2);
   free(sql);
-  weir_arrow_table_release(&big);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&big);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(large_dictionaries_and_null_values) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   /* A dictionary longer than a slice, with nulls both in indices and in values. */
   const int64_t N = 20000, D = 9000;
   struct ArrowArray col;
   tu_dictionary(&col, N, D, 11);
   dict_priv *p = col.private_data;
-  uint8_t *dv = weir_arrow_array_alloc_buffer(&p->dict, 0, (size_t)(D + 7) / 8);
+  uint8_t *dv = wr_arrow_array_alloc_buffer(&p->dict, 0, (size_t)(D + 7) / 8);
   for (int64_t i = 0; i < D; i++)
-    if (i % 5 != 0) weir_bit_set(dv, i);
+    if (i % 5 != 0) wr_bit_set(dv, i);
   p->dict.null_count = (D + 4) / 5;
   struct ArrowArray batch;
   tu_batch(&batch, N, 1, &col);
   struct ArrowSchema vals = {.format = "u", .name = "", .flags = 2, .release = noop_schema_release};
   struct ArrowSchema fc = {.format = "i", .name = "c", .flags = 2, .dictionary = &vals, .release = noop_schema_release};
   struct ArrowSchema s, c;
-  weir_arrow_schema_init(&s, "+s", "", 0, 1);
-  weir_arrow_schema_copy(&fc, &c);
-  weir_arrow_schema_set_child(&s, 0, &c);
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
-  weir_arrow_table_set_schema(&t, &s);
-  weir_arrow_table_append(&t, &batch);
-  CHECK_OK(weir_engine_register_arrow(e, "dict", &t, &err), &err);
-  weir_arrow_table back;
-  CHECK_OK(weir_engine_query_table(e, "SELECT * FROM dict", &back, &err), &err);
+  wr_arrow_schema_init(&s, "+s", "", 0, 1);
+  wr_arrow_schema_copy(&fc, &c);
+  wr_arrow_schema_set_child(&s, 0, &c);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
+  wr_arrow_table_set_schema(&t, &s);
+  wr_arrow_table_append(&t, &batch);
+  CHECK_OK(wr_engine_register_arrow(e, "dict", &t, &err), &err);
+  wr_arrow_table back;
+  CHECK_OK(wr_engine_query_table(e, "SELECT * FROM dict", &back, &err), &err);
   CHECK_INT(back.n_rows, N);
   CHECK_INT(tu_compare_columns(&t, 0, &back, 0), 0);
-  weir_arrow_table_release(&back);
+  wr_arrow_table_release(&back);
   /* Nulls: a null index, or an index to a null value. */
   int64_t nulls = 0;
   for (int64_t i = 0; i < N; i++)
     if (i % 11 == 0 || ((i * 7919) % D) % 5 == 0) nulls++;
   CHECK(tu_double(e, "SELECT count(*) - count(c) FROM dict") == (double)nulls);
   CHECK(tu_double(e, "SELECT count(DISTINCT c) FROM dict") > 1000);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 TEST(long_dictionaries_change_between_batches) {
   /* Batches with dictionaries of different lengths, around the length from which the scan
    * keeps a converted dictionary per thread, read in parallel: every row is checked. */
-  weir_engine *e = NULL;
+  wr_engine *e = NULL;
   weir_error err = {0};
-  weir_engine_options o = {3, NULL, NULL};
-  CHECK_OK(weir_engine_open(&o, &e, &err), &err);
+  wr_engine_options o = {3, NULL, NULL};
+  CHECK_OK(wr_engine_open(&o, &e, &err), &err);
   struct ArrowSchema vals = {.format = "u", .name = "", .flags = 2, .release = noop_schema_release};
   struct ArrowSchema fc = {.format = "i", .name = "c", .flags = 2, .dictionary = &vals, .release = noop_schema_release};
   struct ArrowSchema s, c;
-  weir_arrow_schema_init(&s, "+s", "", 0, 1);
-  weir_arrow_schema_copy(&fc, &c);
-  weir_arrow_schema_set_child(&s, 0, &c);
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
-  weir_arrow_table_set_schema(&t, &s);
+  wr_arrow_schema_init(&s, "+s", "", 0, 1);
+  wr_arrow_schema_copy(&fc, &c);
+  wr_arrow_schema_set_child(&s, 0, &c);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
+  wr_arrow_table_set_schema(&t, &s);
   const int64_t dict_lens[] = {5000, 4095, 4096, 70000, 12};
   for (int i = 0; i < 5; i++) {
     struct ArrowArray col, batch;
     tu_dictionary(&col, 150000 + i * 1000, dict_lens[i], 13 + i);
     tu_batch(&batch, col.length, 1, &col);
-    weir_arrow_table_append(&t, &batch);
+    wr_arrow_table_append(&t, &batch);
   }
-  CHECK_OK(weir_engine_register_arrow(e, "dicts", &t, &err), &err);
-  weir_arrow_table back;
-  CHECK_OK(weir_engine_query_table(e, "SELECT * FROM dicts", &back, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "dicts", &t, &err), &err);
+  wr_arrow_table back;
+  CHECK_OK(wr_engine_query_table(e, "SELECT * FROM dicts", &back, &err), &err);
   CHECK_INT(back.n_rows, t.n_rows);
   CHECK_INT(tu_compare_columns(&t, 0, &back, 0), 0);
-  weir_arrow_table_release(&back);
+  wr_arrow_table_release(&back);
   /* The same through a parallel aggregation: counts per value match a serial count. */
   CHECK(tu_double(e, "SELECT count(*) FROM dicts WHERE c IS NULL") ==
         tu_double(e, "SELECT count(*) FROM (SELECT c FROM dicts ORDER BY ALL) WHERE c IS NULL"));
@@ -528,153 +528,153 @@ TEST(long_dictionaries_change_between_batches) {
       if (r % (13 + i) != 0 && ((r * 7919) % dict_lens[i]) % 3 == 1) expect++; /* s_mixed: plain numbers */
   }
   CHECK(tu_double(e, "SELECT count(*) FROM dicts WHERE length(c) BETWEEN 1 AND 6 AND c NOT LIKE '% %'") == (double)expect);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 TEST(nested_types_and_root_offsets) {
   /* Lists, structs and maps as DuckDB exports them, re-registered with every batch sliced
    * by one row at the root (as pyarrow's RecordBatch.slice produces). */
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   const char *q = "SELECT range AS id, [range, range + 1, NULL] AS l, {'a': range, 'b': 'x' || range} AS st, "
                   "CASE WHEN range % 3 = 0 THEN NULL ELSE MAP {'k': range} END AS m, "
                   "CASE WHEN range % 4 = 0 THEN NULL ELSE [[range], []] END AS ll FROM range(5000)";
-  weir_arrow_table src;
-  CHECK_OK(weir_engine_query_table(e, q, &src, &err), &err);
-  weir_arrow_table sliced;
-  weir_arrow_table_init(&sliced);
+  wr_arrow_table src;
+  CHECK_OK(wr_engine_query_table(e, q, &src, &err), &err);
+  wr_arrow_table sliced;
+  wr_arrow_table_init(&sliced);
   struct ArrowSchema sc;
-  weir_arrow_schema_copy(&src.schema, &sc);
-  weir_arrow_table_set_schema(&sliced, &sc);
+  wr_arrow_schema_copy(&src.schema, &sc);
+  wr_arrow_table_set_schema(&sliced, &sc);
   for (size_t i = 0; i < src.n_batches; i++) {
     struct ArrowArray a;
-    weir_arrow_batch_export(src.batches[i], &a); /* our own struct tree over the same buffers */
+    wr_arrow_batch_export(src.batches[i], &a); /* our own struct tree over the same buffers */
     a.offset += 1;
     a.length -= 1;
-    weir_arrow_table_append(&sliced, &a);
+    wr_arrow_table_append(&sliced, &a);
   }
-  CHECK_OK(weir_engine_register_arrow(e, "nested", &sliced, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "nested", &sliced, &err), &err);
   /* Expected: the same rows without the first of each batch. */
   json_t *want = json_array(), *got = NULL;
   int64_t first = 0;
   for (size_t i = 0; i < src.n_batches; i++) {
-    int64_t len = weir_arrow_batch_length(src.batches[i]);
-    char *sql = weir_asprintf("SELECT * FROM (%s) WHERE id > %lld AND id < %lld ORDER BY id", q, (long long)first,
+    int64_t len = wr_arrow_batch_length(src.batches[i]);
+    char *sql = wr_asprintf("SELECT * FROM (%s) WHERE id > %lld AND id < %lld ORDER BY id", q, (long long)first,
                               (long long)(first + len));
     json_t *part = NULL;
-    CHECK_OK(weir_engine_query_json(e, sql, &part, &err), &err);
+    CHECK_OK(wr_engine_query_json(e, sql, &part, &err), &err);
     json_array_extend(want, part);
     json_decref(part);
     free(sql);
     first += len;
   }
-  CHECK_OK(weir_engine_query_json(e, "SELECT * FROM nested", &got, &err), &err);
+  CHECK_OK(wr_engine_query_json(e, "SELECT * FROM nested", &got, &err), &err);
   CHECK_INT(json_array_size(got), 5000 - (int64_t)src.n_batches);
   CHECK(json_equal(want, got));
   json_decref(want);
   json_decref(got);
-  weir_arrow_table_release(&sliced);
-  weir_arrow_table_release(&src);
-  weir_engine_close(e);
+  wr_arrow_table_release(&sliced);
+  wr_arrow_table_release(&src);
+  wr_engine_close(e);
 }
 
 TEST(registrations_own_their_data_and_names) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_arrow_table t;
+  wr_arrow_table t;
   make_big(&t, 5000, 5000);
-  CHECK_OK(weir_engine_register_arrow(e, "mine", &t, &err), &err);
-  weir_arrow_table_release(&t); /* the registration holds its own references */
+  CHECK_OK(wr_engine_register_arrow(e, "mine", &t, &err), &err);
+  wr_arrow_table_release(&t); /* the registration holds its own references */
   CHECK(tu_double(e, "SELECT sum(x) FROM mine") == 5000.0 * 4999 / 2);
   /* Re-registering a name replaces the table. */
   make_big(&t, 10, 10);
-  CHECK_OK(weir_engine_register_arrow(e, "mine", &t, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "mine", &t, &err), &err);
   CHECK(tu_double(e, "SELECT count(*) FROM mine") == 10);
   /* Qualified names: a schema, and for the default namespace the bare name too. */
-  CHECK_OK(weir_engine_register_arrow(e, "staging.orders", &t, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "staging.orders", &t, &err), &err);
   CHECK(tu_double(e, "SELECT count(*) FROM staging.orders") == 10);
-  CHECK_OK(weir_engine_register_arrow(e, "default.people", &t, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "default.people", &t, &err), &err);
   CHECK(tu_double(e, "SELECT count(*) FROM people") == 10);
   CHECK(tu_double(e, "SELECT count(*) FROM default.people") == 10);
-  weir_arrow_table_release(&t);
+  wr_arrow_table_release(&t);
   /* Unregistering drops the view; unknown names are reported. */
-  CHECK_OK(weir_engine_unregister(e, "mine", &err), &err);
-  CHECK_OK(weir_engine_unregister(e, "default.people", &err), &err);
-  weir_arrow_table back;
-  CHECK_INT(weir_engine_query_table(e, "SELECT * FROM mine", &back, &err), WEIR_EENGINE);
-  CHECK_INT(weir_engine_query_table(e, "SELECT * FROM people", &back, &err), WEIR_EENGINE);
-  CHECK_INT(weir_engine_unregister(e, "mine", &err), WEIR_ENOTFOUND);
+  CHECK_OK(wr_engine_unregister(e, "mine", &err), &err);
+  CHECK_OK(wr_engine_unregister(e, "default.people", &err), &err);
+  wr_arrow_table back;
+  CHECK_INT(wr_engine_query_table(e, "SELECT * FROM mine", &back, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_query_table(e, "SELECT * FROM people", &back, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_unregister(e, "mine", &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "mine");
   /* The scan function cannot be pointed at anything but a registration. */
-  CHECK_INT(weir_engine_query_table(e, "SELECT * FROM weir_arrow_scan(987654)", &back, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_query_table(e, "SELECT * FROM weir_arrow_scan(987654)", &back, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "no Arrow table is registered with id 987654");
   weir_error_clear(&err);
-  weir_engine_close(e); /* with staging.orders still registered */
+  wr_engine_close(e); /* with staging.orders still registered */
 }
 
 TEST(empty_and_unreadable_tables) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
   struct ArrowSchema s;
   all_types_schema(&s);
-  weir_arrow_table_set_schema(&t, &s);
-  CHECK_OK(weir_engine_register_arrow(e, "nothing", &t, &err), &err);
+  wr_arrow_table_set_schema(&t, &s);
+  CHECK_OK(wr_engine_register_arrow(e, "nothing", &t, &err), &err);
   CHECK(tu_double(e, "SELECT count(*) FROM nothing") == 0);
-  weir_schema sch;
-  CHECK_OK(weir_engine_describe(e, "SELECT * FROM nothing", &sch, &err), &err);
+  wr_schema sch;
+  CHECK_OK(wr_engine_describe(e, "SELECT * FROM nothing", &sch, &err), &err);
   CHECK_INT(sch.n_fields, NSPECS);
-  weir_schema_clear(&sch);
-  weir_arrow_table_release(&t);
+  wr_schema_clear(&sch);
+  wr_arrow_table_release(&t);
   /* decimal256 is beyond DuckDB: refused at registration, naming the column. */
   const char *names[] = {"ok", "huge"};
   const char *fmts[] = {"l", "d:60,2,256"};
-  weir_arrow_table_init(&t);
+  wr_arrow_table_init(&t);
   tu_schema(&s, 2, names, fmts);
-  weir_arrow_table_set_schema(&t, &s);
-  CHECK_INT(weir_engine_register_arrow(e, "bad", &t, &err), WEIR_EUNSUPPORTED);
+  wr_arrow_table_set_schema(&t, &s);
+  CHECK_INT(wr_engine_register_arrow(e, "bad", &t, &err), WEIR_EUNSUPPORTED);
   CHECK_CONTAINS(err.message, "cannot register Arrow table bad: column \"huge\"");
-  weir_arrow_table_release(&t);
+  wr_arrow_table_release(&t);
   /* A batch whose column is shorter than the batch: refused, not read past its end. */
   {
     const char *n1[] = {"v"};
     const char *f1[] = {"l"};
-    weir_arrow_table_init(&t);
+    wr_arrow_table_init(&t);
     tu_schema(&s, 1, n1, f1);
-    weir_arrow_table_set_schema(&t, &s);
+    wr_arrow_table_set_schema(&t, &s);
     struct ArrowArray col, batch;
     tu_fixed(&col, 5, 8, f_i64, 0);
     tu_batch(&batch, 10, 1, &col);
-    weir_arrow_table_append(&t, &batch);
-    CHECK_INT(weir_engine_register_arrow(e, "short", &t, &err), WEIR_EINVALIDARG);
+    wr_arrow_table_append(&t, &batch);
+    CHECK_INT(wr_engine_register_arrow(e, "short", &t, &err), WEIR_EINVALIDARG);
     CHECK_CONTAINS(err.message, "column \"v\" of batch 0 is shorter than the batch");
-    weir_arrow_table_release(&t);
+    wr_arrow_table_release(&t);
   }
   /* No schema at all. */
-  weir_arrow_table_init(&t);
-  CHECK_INT(weir_engine_register_arrow(e, "bad", &t, &err), WEIR_EINVALIDARG);
+  wr_arrow_table_init(&t);
+  CHECK_INT(wr_engine_register_arrow(e, "bad", &t, &err), WEIR_EINVALIDARG);
   weir_error_clear(&err);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(stream_over_registered_table_survives_unregister) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_arrow_table t;
+  wr_arrow_table t;
   make_big(&t, 50000, 7000);
-  CHECK_OK(weir_engine_register_arrow(e, "tmp", &t, &err), &err);
-  weir_arrow_table_release(&t);
+  CHECK_OK(wr_engine_register_arrow(e, "tmp", &t, &err), &err);
+  wr_arrow_table_release(&t);
   struct ArrowArrayStream st;
-  CHECK_OK(weir_engine_query_stream(e, "SELECT x FROM tmp", &st, &err), &err);
-  CHECK_OK(weir_engine_unregister(e, "tmp", &err), &err); /* settles the stream first */
-  weir_arrow_table back;
-  weir_arrow_table_init(&back);
-  CHECK_OK(weir_arrow_table_from_stream(&st, &back, &err), &err);
+  CHECK_OK(wr_engine_query_stream(e, "SELECT x FROM tmp", &st, &err), &err);
+  CHECK_OK(wr_engine_unregister(e, "tmp", &err), &err); /* settles the stream first */
+  wr_arrow_table back;
+  wr_arrow_table_init(&back);
+  CHECK_OK(wr_arrow_table_from_stream(&st, &back, &err), &err);
   CHECK_INT(back.n_rows, 50000);
-  weir_arrow_table_release(&back);
-  weir_engine_close(e);
+  wr_arrow_table_release(&back);
+  wr_engine_close(e);
 }
 
 TEST_MAIN()

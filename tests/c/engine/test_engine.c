@@ -5,7 +5,7 @@
 #include "engine/engine_internal.h"
 
 TEST(open_sets_utc_and_no_extension_loading) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   char *v = tu_json_value(e, "SELECT current_setting('TimeZone') AS v", "v");
   CHECK_STR(v, "\"UTC\"");
   free(v);
@@ -18,75 +18,75 @@ TEST(open_sets_utc_and_no_extension_loading) {
   v = tu_json_value(e, "SELECT current_setting('arrow_large_buffer_size') AS v", "v");
   CHECK_STR(v, "true");
   free(v);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(open_with_options) {
-  weir_engine *e = NULL;
+  wr_engine *e = NULL;
   weir_error err = {0};
   char *tmp = test_tmpdir();
-  weir_engine_options o = {2, "512MB", tmp};
-  CHECK_OK(weir_engine_open(&o, &e, &err), &err);
+  wr_engine_options o = {2, "512MB", tmp};
+  CHECK_OK(wr_engine_open(&o, &e, &err), &err);
   CHECK(tu_double(e, "SELECT current_setting('threads')::BIGINT") == 2);
   char *v = tu_json_value(e, "SELECT current_setting('memory_limit') AS v", "v");
   CHECK_CONTAINS(v, "488");
   free(v);
-  weir_engine_close(e);
-  weir_engine_options bad = {0, "lots", NULL};
-  CHECK_INT(weir_engine_open(&bad, &e, &err), WEIR_EENGINE);
+  wr_engine_close(e);
+  wr_engine_options bad = {0, "lots", NULL};
+  CHECK_INT(wr_engine_open(&bad, &e, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot open the SQL engine");
   CHECK(e == NULL);
-  weir_engine_options neg = {-1, NULL, NULL};
-  CHECK_INT(weir_engine_open(&neg, &e, &err), WEIR_EINVALIDARG);
+  wr_engine_options neg = {-1, NULL, NULL};
+  CHECK_INT(wr_engine_open(&neg, &e, &err), WEIR_EINVALIDARG);
   weir_error_clear(&err);
   test_rmtree(tmp);
   free(tmp);
 }
 
 TEST(exported_types_are_weir_types) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_arrow_table t;
-  CHECK_OK(weir_engine_query_table(e,
+  wr_arrow_table t;
+  CHECK_OK(wr_engine_query_table(e,
                                    "SELECT 'a'::VARCHAR AS s, '\\x00\\xff'::BLOB AS b, "
                                    "TIMESTAMPTZ '2024-01-02 03:04:05+00' AS tz, TIMESTAMP '2024-01-02' AS ts, "
                                    "1::BIGINT AS l, 1.5::DOUBLE AS d, DATE '2024-01-02' AS dt, "
                                    "12.34::DECIMAL(18,2) AS dec, true AS bo",
                                    &t, &err),
            &err);
-  CHECK_INT(weir_arrow_table_ncols(&t), 9);
+  CHECK_INT(wr_arrow_table_ncols(&t), 9);
   const char *want[] = {"U", "Z", "tsu:UTC", "tsu:", "l", "g", "tdD", "d:18,2,128", "b"};
-  for (int i = 0; i < 9 && i < weir_arrow_table_ncols(&t); i++) CHECK_STR(t.schema.children[i]->format, want[i]);
+  for (int i = 0; i < 9 && i < wr_arrow_table_ncols(&t); i++) CHECK_STR(t.schema.children[i]->format, want[i]);
   CHECK_INT(t.n_rows, 1);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
 }
 
 TEST(errors_say_what_weir_was_doing) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_arrow_table t;
-  CHECK_INT(weir_engine_query_table(e, "SELECT a FROM t WHERE a = 1 FORM t", &t, &err), WEIR_EENGINE);
+  wr_arrow_table t;
+  CHECK_INT(wr_engine_query_table(e, "SELECT a FROM t WHERE a = 1 FORM t", &t, &err), WEIR_EENGINE);
   CHECK_STR(err.message, "cannot run query: Parser Error: syntax error at or near \"FORM\"");
-  CHECK_INT(weir_engine_exec(e, "CREATE TABLE x (a INT); INSERT INTO x VALUES ('nope')", &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_exec(e, "CREATE TABLE x (a INT); INSERT INTO x VALUES ('nope')", &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot run SQL: Conversion Error");
   CHECK(strchr(err.message, '\n') == NULL);
   /* In a statement of several lines, the line DuckDB stopped at is named. */
-  CHECK_INT(weir_engine_query_table(e, "SELECT 1\nFROM nowhere_at_all", &t, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_query_table(e, "SELECT 1\nFROM nowhere_at_all", &t, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot run query: Catalog Error: Table with name nowhere_at_all does not exist");
   CHECK_CONTAINS(err.message, "(SQL line 2)");
   /* Errors found while rows are produced come through the stream. One thread, so that
    * the failing rows are certainly computed after the first ones were delivered. */
-  weir_engine_close(e);
-  weir_engine_options one = {1, NULL, NULL};
-  CHECK_OK(weir_engine_open(&one, &e, &err), &err);
+  wr_engine_close(e);
+  wr_engine_options one = {1, NULL, NULL};
+  CHECK_OK(wr_engine_open(&one, &e, &err), &err);
   struct ArrowArrayStream st;
-  int rc = weir_engine_query_stream(
+  int rc = wr_engine_query_stream(
       e, "SELECT CAST(CASE WHEN range < 3000000 THEN range::VARCHAR ELSE 'x' END AS INT) FROM range(4000000)", &st,
       &err);
   CHECK_OK(rc, &err);
   if (rc) {
-    weir_engine_close(e);
+    wr_engine_close(e);
     return;
   }
   struct ArrowArray a;
@@ -103,46 +103,46 @@ TEST(errors_say_what_weir_was_doing) {
   CHECK_CONTAINS(st.get_last_error(&st), "cannot run query: Conversion Error");
   st.release(&st);
   weir_error_clear(&err);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(exec_runs_several_statements) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  CHECK_OK(weir_engine_exec(e, "CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2); INSERT INTO t VALUES (3)", &err), &err);
+  CHECK_OK(wr_engine_exec(e, "CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2); INSERT INTO t VALUES (3)", &err), &err);
   CHECK(tu_double(e, "SELECT sum(a) FROM t") == 6);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(query_double_rules) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   double d;
   bool is_null;
-  CHECK_OK(weir_engine_query_double(e, "SELECT 2.5::DECIMAL(10,2)", &d, &is_null, &err), &err);
+  CHECK_OK(wr_engine_query_double(e, "SELECT 2.5::DECIMAL(10,2)", &d, &is_null, &err), &err);
   CHECK(d == 2.5 && !is_null);
-  CHECK_OK(weir_engine_query_double(e, "SELECT sum(range) FROM range(10)", &d, &is_null, &err), &err); /* HUGEINT */
+  CHECK_OK(wr_engine_query_double(e, "SELECT sum(range) FROM range(10)", &d, &is_null, &err), &err); /* HUGEINT */
   CHECK(d == 45);
-  CHECK_OK(weir_engine_query_double(e, "SELECT 7::UTINYINT", &d, &is_null, &err), &err);
+  CHECK_OK(wr_engine_query_double(e, "SELECT 7::UTINYINT", &d, &is_null, &err), &err);
   CHECK(d == 7);
-  CHECK_OK(weir_engine_query_double(e, "SELECT NULL::DOUBLE", &d, &is_null, &err), &err);
+  CHECK_OK(wr_engine_query_double(e, "SELECT NULL::DOUBLE", &d, &is_null, &err), &err);
   CHECK(is_null);
-  CHECK_INT(weir_engine_query_double(e, "SELECT 1, 2", &d, &is_null, &err), WEIR_EINVALIDARG);
+  CHECK_INT(wr_engine_query_double(e, "SELECT 1, 2", &d, &is_null, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "2 columns");
-  CHECK_INT(weir_engine_query_double(e, "SELECT range FROM range(3)", &d, &is_null, &err), WEIR_EINVALIDARG);
+  CHECK_INT(wr_engine_query_double(e, "SELECT range FROM range(3)", &d, &is_null, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "3 rows");
-  CHECK_INT(weir_engine_query_double(e, "SELECT 'x'", &d, &is_null, &err), WEIR_EINVALIDARG);
+  CHECK_INT(wr_engine_query_double(e, "SELECT 'x'", &d, &is_null, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "VARCHAR");
-  CHECK_INT(weir_engine_query_double(e, "SELECT nope", &d, &is_null, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_query_double(e, "SELECT nope", &d, &is_null, &err), WEIR_EENGINE);
   weir_error_clear(&err);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(query_json_renders_values) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   json_t *rows = NULL;
-  CHECK_OK(weir_engine_query_json(e,
+  CHECK_OK(wr_engine_query_json(e,
                                   "SELECT 1::BIGINT AS i, 2.5::DOUBLE AS d, 'x''y' AS s, NULL AS n, true AS b, "
                                   "DATE '2024-02-29' AS dt, TIMESTAMP '2024-01-02 03:04:05.25' AS ts, "
                                   "TIMESTAMPTZ '1969-12-31 23:59:59+00' AS tz, -12.05::DECIMAL(10,2) AS dec, "
@@ -162,34 +162,34 @@ TEST(query_json_renders_values) {
   free(s);
   json_decref(rows);
   /* Many rows across several batches, in order. */
-  CHECK_OK(weir_engine_query_json(e, "SELECT range AS r FROM range(5000)", &rows, &err), &err);
+  CHECK_OK(wr_engine_query_json(e, "SELECT range AS r FROM range(5000)", &rows, &err), &err);
   CHECK_INT(json_array_size(rows), 5000);
   CHECK_INT(json_integer_value(json_object_get(json_array_get(rows, 4321), "r")), 4321);
   json_decref(rows);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(quoting_is_exact_for_any_input) {
-  char *q = weir_sql_ident("a\"b");
+  char *q = wr_sql_ident("a\"b");
   CHECK_STR(q, "\"a\"\"b\"");
   free(q);
-  q = weir_sql_string("it's \\ fine");
+  q = wr_sql_string("it's \\ fine");
   CHECK_STR(q, "'it''s \\ fine'");
   free(q);
-  q = weir_sql_ident("");
+  q = wr_sql_ident("");
   CHECK_STR(q, "\"\"");
   free(q);
   /* Round trip through DuckDB: what is quoted is what DuckDB reads. */
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   const char *inputs[] = {"plain", "it's", "\"quoted\"", "back\\slash", "Ünïcødé 名前 😀", "semi;colon -- x",
                           "/* c */", "new\nline", "'; DROP TABLE x; --"};
   for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
-    char *id = weir_sql_ident(inputs[i]);
-    char *lit = weir_sql_string(inputs[i]);
-    char *sql = weir_asprintf("SELECT %s AS %s", lit, id);
+    char *id = wr_sql_ident(inputs[i]);
+    char *lit = wr_sql_string(inputs[i]);
+    char *sql = wr_asprintf("SELECT %s AS %s", lit, id);
     json_t *rows = NULL;
-    CHECK_OK(weir_engine_query_json(e, sql, &rows, &err), &err);
+    CHECK_OK(wr_engine_query_json(e, sql, &rows, &err), &err);
     json_t *v = json_object_get(json_array_get(rows, 0), inputs[i]);
     CHECK_STR(json_string_value(v), inputs[i]);
     json_decref(rows);
@@ -197,12 +197,12 @@ TEST(quoting_is_exact_for_any_input) {
     free(id);
     free(lit);
   }
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(default_namespace_rewrite) {
   size_t *map = NULL;
-  char *t = weir_eng_sql_text("SELECT * FROM default.titanic JOIN DEFAULT.x ON 1", &map);
+  char *t = wr_eng_sql_text("SELECT * FROM default.titanic JOIN DEFAULT.x ON 1", &map);
   CHECK_STR(t, "SELECT * FROM \"default\".titanic JOIN \"default\".x ON 1");
   /* Offsets map back to the caller's text: "titanic" starts at 22 there. */
   CHECK_INT(map[strstr(t, "titanic") - t], 22);
@@ -216,20 +216,20 @@ TEST(default_namespace_rewrite) {
       "SELECT \"default\".x FROM t",
   };
   for (size_t i = 0; i < sizeof untouched / sizeof untouched[0]; i++) {
-    t = weir_eng_sql_text(untouched[i], NULL);
+    t = wr_eng_sql_text(untouched[i], NULL);
     CHECK_STR(t, untouched[i]);
     free(t);
   }
-  t = weir_eng_sql_text("SELECT default.\"Quoted\" FROM default.t", NULL);
+  t = wr_eng_sql_text("SELECT default.\"Quoted\" FROM default.t", NULL);
   CHECK_STR(t, "SELECT \"default\".\"Quoted\" FROM \"default\".t");
   free(t);
 }
 
 TEST(stream_is_settled_by_the_next_statement) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   struct ArrowArrayStream st;
-  CHECK_OK(weir_engine_query_stream(e, "SELECT range AS r FROM range(100000)", &st, &err), &err);
+  CHECK_OK(wr_engine_query_stream(e, "SELECT range AS r FROM range(100000)", &st, &err), &err);
   struct ArrowArray a;
   CHECK_INT(st.get_next(&st, &a), 0);
   CHECK(a.release != NULL);
@@ -238,7 +238,7 @@ TEST(stream_is_settled_by_the_next_statement) {
   a.release(&a);
   /* Another statement on the engine while the stream is open. */
   CHECK(tu_double(e, "SELECT 42") == 42);
-  CHECK_OK(weir_engine_exec(e, "CREATE TABLE z AS SELECT 1 AS q", &err), &err);
+  CHECK_OK(wr_engine_exec(e, "CREATE TABLE z AS SELECT 1 AS q", &err), &err);
   for (;;) {
     CHECK_INT(st.get_next(&st, &a), 0);
     if (!a.release) break;
@@ -249,45 +249,45 @@ TEST(stream_is_settled_by_the_next_statement) {
   CHECK_INT(seen, 100000);
   CHECK_INT(sum, (int64_t)99999 * 100000 / 2);
   st.release(&st);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(stream_outlives_engine_close) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   struct ArrowArrayStream st;
-  CHECK_OK(weir_engine_query_stream(e, "SELECT range AS r, 'v' || range AS s FROM range(10000)", &st, &err), &err);
-  weir_engine_close(e); /* the stream keeps the engine until released */
+  CHECK_OK(wr_engine_query_stream(e, "SELECT range AS r, 'v' || range AS s FROM range(10000)", &st, &err), &err);
+  wr_engine_close(e); /* the stream keeps the engine until released */
   struct ArrowSchema sc;
   CHECK_INT(st.get_schema(&st, &sc), 0);
   CHECK_INT(sc.n_children, 2);
   CHECK_STR(sc.children[1]->format, "U");
   sc.release(&sc);
-  weir_arrow_table t;
-  weir_arrow_table_init(&t);
-  CHECK_OK(weir_arrow_table_from_stream(&st, &t, &err), &err);
+  wr_arrow_table t;
+  wr_arrow_table_init(&t);
+  CHECK_OK(wr_arrow_table_from_stream(&st, &t, &err), &err);
   CHECK_INT(t.n_rows, 10000);
-  weir_arrow_table_release(&t);
+  wr_arrow_table_release(&t);
 }
 
 TEST(unreleased_stream_is_freed_with_its_result) {
   /* A stream released before it was read to the end frees its DuckDB result. */
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   struct ArrowArrayStream st;
-  CHECK_OK(weir_engine_query_stream(e, "SELECT * FROM range(1000000)", &st, &err), &err);
+  CHECK_OK(wr_engine_query_stream(e, "SELECT * FROM range(1000000)", &st, &err), &err);
   st.release(&st);
   CHECK(tu_double(e, "SELECT count(*) FROM range(10)") == 10);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(connection_is_usable_directly) {
-  weir_engine *e = tu_open();
-  duckdb_connection c = weir_engine_connection(e);
+  wr_engine *e = tu_open();
+  duckdb_connection c = wr_engine_connection(e);
   duckdb_result r;
   CHECK(duckdb_query(c, "SELECT 1", &r) == DuckDBSuccess);
   duckdb_destroy_result(&r);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST_MAIN()

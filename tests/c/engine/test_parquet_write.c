@@ -20,26 +20,26 @@ static int count_entries(const char *dir, int *hidden) {
 }
 
 TEST(titanic_to_parquet_with_field_ids_and_stats) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   char *dir = test_tmpdir();
-  char *out_dir = weir_asprintf("%s/data/sub", dir); /* created */
-  char *sql = weir_asprintf("SELECT * FROM read_csv('%s')", test_source_path("examples/titanic/data/titanic.csv"));
+  char *out_dir = wr_asprintf("%s/data/sub", dir); /* created */
+  char *sql = wr_asprintf("SELECT * FROM read_csv('%s')", test_source_path("examples/titanic/data/titanic.csv"));
   const char *cols[] = {"PassengerId", "Survived", "Pclass", "Name", "Sex", "Age",
                         "SibSp", "Parch", "Ticket", "Fare", "Cabin", "Embarked"};
   int32_t ids[12];
   for (int i = 0; i < 12; i++) ids[i] = 100 + i;
-  weir_parquet_file *files = NULL;
+  wr_parquet_file *files = NULL;
   size_t n = 0;
-  CHECK_OK(weir_engine_write_parquet(e, sql, out_dir, cols, ids, 12, 0, &files, &n, &err), &err);
+  CHECK_OK(wr_engine_write_parquet(e, sql, out_dir, cols, ids, 12, 0, &files, &n, &err), &err);
   CHECK_INT(n, 1);
   if (n == 1) {
     CHECK_INT(files[0].record_count, 891);
     CHECK(files[0].path[0] == '/');
     CHECK_CONTAINS(files[0].path, out_dir);
     CHECK_CONTAINS(files[0].path, ".parquet");
-    CHECK_INT(strlen(weir_path_basename(files[0].path)), 36 + 8); /* <uuid>.parquet */
-    CHECK_INT(files[0].file_size, weir_fs_size(files[0].path));
+    CHECK_INT(strlen(wr_path_basename(files[0].path)), 36 + 8); /* <uuid>.parquet */
+    CHECK_INT(files[0].file_size, wr_fs_size(files[0].path));
     json_t *age = json_object_get(files[0].column_stats, "Age");
     CHECK(age != NULL);
     CHECK_INT(json_integer_value(json_object_get(age, "null_count")), 177);
@@ -54,17 +54,17 @@ TEST(titanic_to_parquet_with_field_ids_and_stats) {
     CHECK_STR(json_string_value(json_object_get(emb, "max")), "S");
     CHECK_INT(json_object_size(files[0].column_stats), 12);
     /* Field ids and compression, as Parquet's metadata has them. */
-    char *q = weir_asprintf("SELECT count(*) FROM parquet_schema('%s') WHERE name = 'Age' AND field_id = 105",
+    char *q = wr_asprintf("SELECT count(*) FROM parquet_schema('%s') WHERE name = 'Age' AND field_id = 105",
                             files[0].path);
     CHECK(tu_double(e, q) == 1);
     free(q);
-    q = weir_asprintf("SELECT count(DISTINCT field_id) FROM parquet_schema('%s') WHERE field_id >= 100", files[0].path);
+    q = wr_asprintf("SELECT count(DISTINCT field_id) FROM parquet_schema('%s') WHERE field_id >= 100", files[0].path);
     CHECK(tu_double(e, q) == 12);
     free(q);
-    q = weir_asprintf("SELECT count(*) FROM parquet_metadata('%s') WHERE compression <> 'ZSTD'", files[0].path);
+    q = wr_asprintf("SELECT count(*) FROM parquet_metadata('%s') WHERE compression <> 'ZSTD'", files[0].path);
     CHECK(tu_double(e, q) == 0);
     free(q);
-    q = weir_asprintf("SELECT sum(Fare) = (SELECT sum(Fare) FROM read_csv('%s'))::DOUBLE FROM read_parquet('%s')",
+    q = wr_asprintf("SELECT sum(Fare) = (SELECT sum(Fare) FROM read_csv('%s'))::DOUBLE FROM read_parquet('%s')",
                       test_source_path("examples/titanic/data/titanic.csv"), files[0].path);
     CHECK(tu_double(e, q) == 1);
     free(q);
@@ -73,23 +73,23 @@ TEST(titanic_to_parquet_with_field_ids_and_stats) {
   int hidden;
   CHECK_INT(count_entries(out_dir, &hidden), 1);
   CHECK_INT(hidden, 0);
-  weir_parquet_files_free(files, n);
+  wr_parquet_files_free(files, n);
   free(sql);
   free(out_dir);
-  weir_engine_close(e);
+  wr_engine_close(e);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(large_results_become_several_files) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   char *dir = test_tmpdir();
   const char *cols[] = {"id", "label", "value"};
   int32_t ids[] = {1, 2, 3};
-  weir_parquet_file *files = NULL;
+  wr_parquet_file *files = NULL;
   size_t n = 0;
-  CHECK_OK(weir_engine_write_parquet(e,
+  CHECK_OK(wr_engine_write_parquet(e,
                                      "SELECT range AS id, 'label-' || (range % 1000) AS label, "
                                      "hash(range) % 100000 / 7.0 AS value FROM range(3000000);  ",
                                      dir, cols, ids, 3, 4 << 20, &files, &n, &err),
@@ -104,60 +104,60 @@ TEST(large_results_become_several_files) {
   }
   CHECK_INT(rows, 3000000);
   CHECK_INT(count_entries(dir, NULL), (int)n);
-  char *q = weir_asprintf("SELECT sum(id) FROM read_parquet('%s/*.parquet')", dir);
+  char *q = wr_asprintf("SELECT sum(id) FROM read_parquet('%s/*.parquet')", dir);
   CHECK(tu_double(e, q) == 3000000.0 * 2999999 / 2);
   free(q);
-  weir_parquet_files_free(files, n);
-  weir_engine_close(e);
+  wr_parquet_files_free(files, n);
+  wr_engine_close(e);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(registered_arrow_table_to_parquet) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   char *dir = test_tmpdir();
-  weir_arrow_table t;
-  CHECK_OK(weir_engine_query_table(e, "SELECT range AS \"we\"\"ird ñame\", range * 2 AS b FROM range(10000)", &t, &err),
+  wr_arrow_table t;
+  CHECK_OK(wr_engine_query_table(e, "SELECT range AS \"we\"\"ird ñame\", range * 2 AS b FROM range(10000)", &t, &err),
            &err);
-  CHECK_OK(weir_engine_register_arrow(e, "src", &t, &err), &err);
+  CHECK_OK(wr_engine_register_arrow(e, "src", &t, &err), &err);
   const char *cols[] = {"we\"ird ñame", "b"};
   int32_t ids[] = {7, 8};
-  weir_parquet_file *files = NULL;
+  wr_parquet_file *files = NULL;
   size_t n = 0;
-  CHECK_OK(weir_engine_write_parquet(e, "SELECT * FROM src -- trailing comment", dir, cols, ids, 2, 0, &files, &n, &err),
+  CHECK_OK(wr_engine_write_parquet(e, "SELECT * FROM src -- trailing comment", dir, cols, ids, 2, 0, &files, &n, &err),
            &err);
   CHECK_INT(n, 1);
   if (n) {
     CHECK(json_object_get(files[0].column_stats, "we\"ird ñame") != NULL);
-    char *q = weir_asprintf("SELECT field_id FROM parquet_schema('%s') WHERE name = 'we\"ird ñame'", files[0].path);
+    char *q = wr_asprintf("SELECT field_id FROM parquet_schema('%s') WHERE name = 'we\"ird ñame'", files[0].path);
     CHECK(tu_double(e, q) == 7);
     free(q);
   }
-  weir_parquet_files_free(files, n);
-  weir_arrow_table_release(&t);
-  weir_engine_close(e);
+  wr_parquet_files_free(files, n);
+  wr_arrow_table_release(&t);
+  wr_engine_close(e);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(refusals_leave_nothing_behind) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   char *dir = test_tmpdir();
   const char *cols[] = {"a", "b"};
   int32_t ids[] = {1, 2};
-  weir_parquet_file *files = NULL;
+  wr_parquet_file *files = NULL;
   size_t n = 0;
   /* A result column without a field id. */
-  CHECK_INT(weir_engine_write_parquet(e, "SELECT 1 AS a, 2 AS b, 3 AS c", dir, cols, ids, 2, 0, &files, &n, &err),
+  CHECK_INT(wr_engine_write_parquet(e, "SELECT 1 AS a, 2 AS b, 3 AS c", dir, cols, ids, 2, 0, &files, &n, &err),
             WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "\"c\" has no field id");
   /* A field id for a column the query does not return. */
-  CHECK_INT(weir_engine_write_parquet(e, "SELECT 1 AS a", dir, cols, ids, 2, 0, &files, &n, &err), WEIR_EINVALIDARG);
+  CHECK_INT(wr_engine_write_parquet(e, "SELECT 1 AS a", dir, cols, ids, 2, 0, &files, &n, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "\"b\"");
   /* A query that fails while writing: no file appears, no temporary folder stays. */
-  CHECK_INT(weir_engine_write_parquet(e,
+  CHECK_INT(wr_engine_write_parquet(e,
                                       "SELECT range AS a, CAST(CASE WHEN range < 2000000 THEN '1' ELSE 'x' END AS INT) AS b "
                                       "FROM range(3000000)",
                                       dir, cols, ids, 2, 1 << 20, &files, &n, &err),
@@ -166,16 +166,16 @@ TEST(refusals_leave_nothing_behind) {
   CHECK(files == NULL && n == 0);
   CHECK_INT(count_entries(dir, NULL), 0);
   /* Bad SQL. */
-  CHECK_INT(weir_engine_write_parquet(e, "SELEC 1", dir, cols, ids, 2, 0, &files, &n, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_write_parquet(e, "SELEC 1", dir, cols, ids, 2, 0, &files, &n, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot write Parquet: Parser Error");
   /* Zero rows: no file. */
-  CHECK_OK(weir_engine_write_parquet(e, "SELECT 1 AS a, 2 AS b WHERE false", dir, cols, ids, 2, 0, &files, &n, &err),
+  CHECK_OK(wr_engine_write_parquet(e, "SELECT 1 AS a, 2 AS b WHERE false", dir, cols, ids, 2, 0, &files, &n, &err),
            &err);
   CHECK_INT(n, 0);
   CHECK_INT(count_entries(dir, NULL), 0);
-  weir_parquet_files_free(files, n);
+  wr_parquet_files_free(files, n);
   weir_error_clear(&err);
-  weir_engine_close(e);
+  wr_engine_close(e);
   test_rmtree(dir);
   free(dir);
 }

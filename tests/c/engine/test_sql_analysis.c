@@ -3,23 +3,23 @@
 #include "engine_test_util.h"
 
 /* The refs as "schema.name@line:col" joined by spaces. */
-static char *refs_text(weir_engine *e, const char *sql, int *rc_out) {
-  weir_sql_table_ref *refs = NULL;
+static char *refs_text(wr_engine *e, const char *sql, int *rc_out) {
+  wr_sql_table_ref *refs = NULL;
   size_t n = 0;
   weir_error err = {0};
-  int rc = weir_engine_sql_tables(e, sql, &refs, &n, &err);
+  int rc = wr_engine_sql_tables(e, sql, &refs, &n, &err);
   if (rc_out) *rc_out = rc;
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   if (rc) {
-    weir_buf_printf(&b, "ERROR %d: %s", rc, err.message);
+    wr_buf_printf(&b, "ERROR %d: %s", rc, err.message);
   } else {
     for (size_t i = 0; i < n; i++)
-      weir_buf_printf(&b, "%s%s%s%s@%d:%d", i ? " " : "", refs[i].schema ? refs[i].schema : "",
+      wr_buf_printf(&b, "%s%s%s%s@%d:%d", i ? " " : "", refs[i].schema ? refs[i].schema : "",
                       refs[i].schema ? "." : "", refs[i].name, refs[i].line, refs[i].column);
   }
-  weir_sql_table_refs_free(refs, n);
+  wr_sql_table_refs_free(refs, n);
   weir_error_clear(&err);
-  return weir_buf_detach(&b);
+  return wr_buf_detach(&b);
 }
 
 #define CHECK_REFS(e, sql, want)        \
@@ -30,7 +30,7 @@ static char *refs_text(weir_engine *e, const char *sql, int *rc_out) {
   } while (0)
 
 TEST(tables_of_joins_subqueries_and_unions) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   CHECK_REFS(e, "SELECT * FROM titanic", "titanic@1:15");
   CHECK_REFS(e, "SELECT o.id FROM raw.orders o JOIN customers c ON o.cid = c.id LEFT JOIN raw.orders o2 USING (id)",
              "raw.orders@1:18 customers@1:36");
@@ -42,11 +42,11 @@ TEST(tables_of_joins_subqueries_and_unions) {
              "u1@1:15 u2@1:42");
   CHECK_REFS(e, "SELECT *\nFROM\n  \"Weird \"\"Name\", default.titanic, main.x",
              "Weird \"Name@3:3 default.titanic@3:19 main.x@3:36");
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(ctes_are_excluded_where_they_are_in_scope) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   CHECK_REFS(e, "WITH c AS (SELECT * FROM raw.orders) SELECT * FROM c JOIN customers USING (id)",
              "raw.orders@1:26 customers@1:59");
   /* A CTE may read an earlier one; recursive CTEs read themselves. */
@@ -60,55 +60,55 @@ TEST(ctes_are_excluded_where_they_are_in_scope) {
   CHECK_REFS(e, "SELECT * FROM (WITH c AS (SELECT 1) SELECT * FROM c) q, c", "c@1:57");
   /* A qualified name is never a CTE. */
   CHECK_REFS(e, "WITH orders AS (SELECT 1) SELECT * FROM orders, raw.orders", "raw.orders@1:49");
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
 TEST(syntax_errors_and_non_selects) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_sql_table_ref *refs = NULL;
+  wr_sql_table_ref *refs = NULL;
   size_t n = 0;
-  CHECK_INT(weir_engine_sql_tables(e, "SELECT a,\n  b FORM t", &refs, &n, &err), WEIR_EINPUT);
+  CHECK_INT(wr_engine_sql_tables(e, "SELECT a,\n  b FORM t", &refs, &n, &err), WEIR_EINPUT);
   CHECK_CONTAINS(err.message, "cannot parse SQL: syntax error at or near \"t\"");
   CHECK_CONTAINS(err.message, "(line 2, column 10)");
   CHECK_CONTAINS(err.details, "\"line\":2");
-  CHECK_INT(weir_engine_sql_tables(e, "SELECT 1 FROM default.x WHERE (", &refs, &n, &err), WEIR_EINPUT);
+  CHECK_INT(wr_engine_sql_tables(e, "SELECT 1 FROM default.x WHERE (", &refs, &n, &err), WEIR_EINPUT);
   CHECK_CONTAINS(err.message, "at end of input (line 1, column 32)"); /* in the caller's text */
-  CHECK_INT(weir_engine_sql_tables(e, "CREATE TABLE x (a INT)", &refs, &n, &err), WEIR_EUNSUPPORTED);
-  CHECK_INT(weir_engine_sql_tables(e, "SELECT 1; SELECT 2", &refs, &n, &err), WEIR_EUNSUPPORTED);
+  CHECK_INT(wr_engine_sql_tables(e, "CREATE TABLE x (a INT)", &refs, &n, &err), WEIR_EUNSUPPORTED);
+  CHECK_INT(wr_engine_sql_tables(e, "SELECT 1; SELECT 2", &refs, &n, &err), WEIR_EUNSUPPORTED);
   CHECK_CONTAINS(err.message, "found 2");
   CHECK(refs == NULL && n == 0);
   weir_error_clear(&err);
-  weir_engine_close(e);
+  wr_engine_close(e);
 }
 
-static const char *type_of_field(const weir_schema *s, const char *name, char *buf, size_t size) {
-  long i = weir_schema_find(s, name);
+static const char *type_of_field(const wr_schema *s, const char *name, char *buf, size_t size) {
+  long i = wr_schema_find(s, name);
   if (i < 0) return "(missing)";
-  weir_type_name(s->fields[i].type, buf, size);
+  wr_type_name(s->fields[i].type, buf, size);
   return buf;
 }
 
 TEST(describe_reads_no_data) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   /* An empty planning table for the data a model would read. */
-  weir_schema src = {0};
+  wr_schema src = {0};
   const char *names[] = {"id", "fare", "name", "day", "ts", "amount", "flag", "blob"};
   const char *types[] = {"Int64", "Float64", "String", "Date32", "TimestampMicroUTC", "Decimal(18, 2)", "Bool", "Binary"};
   for (int i = 0; i < 8; i++) {
-    weir_field f = {0};
+    wr_field f = {0};
     f.name = (char *)names[i];
-    CHECK(weir_type_parse(types[i], &f.type, NULL, 0));
+    CHECK(wr_type_parse(types[i], &f.type, NULL, 0));
     f.required = i == 0;
-    weir_schema_add(&src, &f);
+    wr_schema_add(&src, &f);
   }
-  CHECK_OK(weir_engine_create_empty(e, "raw", "trips", &src, &err), &err);
-  CHECK_OK(weir_engine_create_empty(e, "default", "people", &src, &err), &err);
+  CHECK_OK(wr_engine_create_empty(e, "raw", "trips", &src, &err), &err);
+  CHECK_OK(wr_engine_create_empty(e, "default", "people", &src, &err), &err);
   CHECK(tu_double(e, "SELECT count(*) FROM raw.trips") == 0);
   CHECK(tu_double(e, "SELECT count(*) FROM people") == 0); /* bare name for the default namespace */
-  weir_schema out;
-  CHECK_OK(weir_engine_describe(e,
+  wr_schema out;
+  CHECK_OK(wr_engine_describe(e,
                                 "SELECT id, fare, name, day, ts, amount, flag, blob, count(*) OVER () AS n, "
                                 "sum(fare) OVER () AS total, sum(id) OVER () AS ids, avg(id) OVER () AS mean, "
                                 "id::TINYINT AS tiny, [id] AS list FROM raw.trips",
@@ -128,97 +128,97 @@ TEST(describe_reads_no_data) {
   CHECK_STR(type_of_field(&out, "total", buf, sizeof buf), "Float64"); /* SUM(double) */
   CHECK_STR(type_of_field(&out, "mean", buf, sizeof buf), "Float64");
   /* Types without a weir name: Any, with DuckDB's name in the doc. */
-  long i = weir_schema_find(&out, "ids");
+  long i = wr_schema_find(&out, "ids");
   CHECK(i >= 0 && out.fields[i].type.id == WEIR_TYPE_ANY);
   if (i >= 0) CHECK_STR(out.fields[i].doc, "HUGEINT");
-  i = weir_schema_find(&out, "tiny");
+  i = wr_schema_find(&out, "tiny");
   if (i >= 0) CHECK_STR(out.fields[i].doc, "TINYINT");
-  i = weir_schema_find(&out, "list");
+  i = wr_schema_find(&out, "list");
   if (i >= 0) CHECK_STR(out.fields[i].doc, "BIGINT[]");
   CHECK(!out.fields[0].required);
-  weir_schema_clear(&out);
+  wr_schema_clear(&out);
   /* Aggregates over the default table by its bare and qualified names. */
-  CHECK_OK(weir_engine_describe(e, "SELECT count(*) AS c, sum(fare) AS s FROM default.people GROUP BY name", &out, &err),
+  CHECK_OK(wr_engine_describe(e, "SELECT count(*) AS c, sum(fare) AS s FROM default.people GROUP BY name", &out, &err),
            &err);
   CHECK_STR(type_of_field(&out, "c", buf, sizeof buf), "Int64");
   CHECK_STR(type_of_field(&out, "s", buf, sizeof buf), "Float64");
-  weir_schema_clear(&out);
+  wr_schema_clear(&out);
   /* Errors name what failed. */
-  CHECK_INT(weir_engine_describe(e, "SELECT nope FROM raw.trips", &out, &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_describe(e, "SELECT nope FROM raw.trips", &out, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot describe query: Binder Error");
   /* A NOT NULL column refuses nulls: required columns are real constraints. */
-  CHECK_INT(weir_engine_exec(e, "INSERT INTO raw.trips (id) VALUES (NULL)", &err), WEIR_EENGINE);
+  CHECK_INT(wr_engine_exec(e, "INSERT INTO raw.trips (id) VALUES (NULL)", &err), WEIR_EENGINE);
   weir_error_clear(&err);
-  weir_schema_clear(&src);
-  weir_engine_close(e);
+  wr_schema_clear(&src);
+  wr_engine_close(e);
 }
 
 TEST(describe_does_not_run_the_query) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
-  weir_schema out;
+  wr_schema out;
   /* Running this would take very long and fail; describing it is instant. */
-  CHECK_OK(weir_engine_describe(e,
+  CHECK_OK(wr_engine_describe(e,
                                 "SELECT CAST('x' AS INT) AS boom, count(*) AS c "
                                 "FROM range(1000000000000) a, range(1000000000000) b",
                                 &out, &err),
            &err);
   CHECK_INT(out.n_fields, 2);
-  weir_schema_clear(&out);
-  weir_engine_close(e);
+  wr_schema_clear(&out);
+  wr_engine_close(e);
 }
 
 /* SQL of another dialect: DuckDB's own error for it, then the hint that names the call and
  * DuckDB's spelling; nothing when the error is something else. */
 TEST(dialect_hint_for_bare_date_parts) {
-  weir_engine *e = tu_open();
+  wr_engine *e = tu_open();
   weir_error err = {0};
   const char *sql = "SELECT DATEDIFF(hour, MAX(d), current_date()) FROM range(1) t(d)";
-  weir_schema out;
-  CHECK_INT(weir_engine_describe(
+  wr_schema out;
+  CHECK_INT(wr_engine_describe(
                 e,
                 "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM (SELECT DATE '2026-01-01' "
                 "AS d)",
                 &out, &err),
             WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "\"hour\"");
-  weir_error_add_dialect_hint(&err, "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM x");
+  wr_error_add_dialect_hint(&err, "SELECT DATEDIFF(hour, MAX(d::DATE), current_date()) FROM x");
   CHECK_CONTAINS(err.message,
                  "\n    hint: DATEDIFF(hour, MAX(d::DATE), current_date()) names its unit as a bare word, "
                  "as Spark, Databricks, SQL Server and Snowflake do; weir runs DuckDB's SQL, where the "
                  "unit is a string: write date_diff('hour', MAX(d::DATE), current_date())");
   weir_error_clear(&err);
-  weir_engine_close(e);
+  wr_engine_close(e);
 
   const char *msg = "Binder Error: Referenced column \"hour\" not found in FROM clause!";
-  char *h = weir_sql_dialect_hint(sql, msg);
+  char *h = wr_sql_dialect_hint(sql, msg);
   CHECK_CONTAINS(h ? h : "", "write date_diff('hour', MAX(d), current_date())");
   free(h);
   /* Other spellings and functions; case and spaces as written. */
-  h = weir_sql_dialect_hint("select datepart( Month , ts) from t",
+  h = wr_sql_dialect_hint("select datepart( Month , ts) from t",
                             "Binder Error: Referenced column \"Month\" not found");
   CHECK_CONTAINS(h ? h : "", "datepart( Month , ts) names its unit");
   CHECK_CONTAINS(h ? h : "", "write date_part('month', ts)");
   free(h);
-  h = weir_sql_dialect_hint("SELECT TIMESTAMPDIFF(minute, a, b) FROM t", "column \"minute\" not found");
+  h = wr_sql_dialect_hint("SELECT TIMESTAMPDIFF(minute, a, b) FROM t", "column \"minute\" not found");
   CHECK_CONTAINS(h ? h : "", "write date_diff('minute', a, b)");
   free(h);
-  h = weir_sql_dialect_hint("SELECT DATEADD(day, -1, f(a, b)) FROM t", "column \"day\" not found");
+  h = wr_sql_dialect_hint("SELECT DATEADD(day, -1, f(a, b)) FROM t", "column \"day\" not found");
   CHECK_CONTAINS(h ? h : "", "write (f(a, b)) + INTERVAL (-1) day");
   free(h);
-  h = weir_sql_dialect_hint("SELECT date_trunc(week, ts) FROM t", "column \"week\" not found");
+  h = wr_sql_dialect_hint("SELECT date_trunc(week, ts) FROM t", "column \"week\" not found");
   CHECK_CONTAINS(h ? h : "", "write date_trunc('week', ts)");
   free(h);
   /* No hint: the unit is already a string; the error is about something else; the call is
    * inside a string literal or a comment; the word is no date part. */
-  CHECK(weir_sql_dialect_hint("SELECT date_diff('hour', a, b) FROM t", "column \"a\" not found") == NULL);
-  CHECK(weir_sql_dialect_hint(sql, "Binder Error: Referenced column \"d\" not found") == NULL);
-  CHECK(weir_sql_dialect_hint("SELECT 'DATEDIFF(hour, a, b)' -- DATEDIFF(hour, a, b)\nFROM t",
+  CHECK(wr_sql_dialect_hint("SELECT date_diff('hour', a, b) FROM t", "column \"a\" not found") == NULL);
+  CHECK(wr_sql_dialect_hint(sql, "Binder Error: Referenced column \"d\" not found") == NULL);
+  CHECK(wr_sql_dialect_hint("SELECT 'DATEDIFF(hour, a, b)' -- DATEDIFF(hour, a, b)\nFROM t",
                               "column \"hour\" not found") == NULL);
-  CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hours_worked, a, b) FROM t",
+  CHECK(wr_sql_dialect_hint("SELECT DATEDIFF(hours_worked, a, b) FROM t",
                               "column \"hours_worked\" not found") == NULL);
-  CHECK(weir_sql_dialect_hint("SELECT my_datediff(hour, a, b) FROM t", "column \"hour\" not found") == NULL);
-  CHECK(weir_sql_dialect_hint("SELECT DATEDIFF(hour, a", "column \"hour\" not found") == NULL);
+  CHECK(wr_sql_dialect_hint("SELECT my_datediff(hour, a, b) FROM t", "column \"hour\" not found") == NULL);
+  CHECK(wr_sql_dialect_hint("SELECT DATEDIFF(hour, a", "column \"hour\" not found") == NULL);
 }
 
 TEST_MAIN()

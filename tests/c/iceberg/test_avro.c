@@ -66,7 +66,7 @@ TEST(manifest_header_parses_back_exactly) {
   sample_file(&files[0], 0);
   sample_file(&files[1], 1);
   iceberg_manifest_info info = {SCHEMA, 3, 1234567890123LL, 5, NULL};
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);
   CHECK(b.len > 4 && memcmp(b.data, "Obj\x01", 4) == 0);
@@ -119,14 +119,14 @@ TEST(manifest_header_parses_back_exactly) {
   }
   CHECK_INT(n, 2);
   iceberg_avro_reader_close(&r);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   iceberg_data_file_clear(&files[0]);
   iceberg_data_file_clear(&files[1]);
 }
 
 TEST(manifest_round_trip_with_stats) {
   char *dir = test_tmpdir();
-  char *path = weir_path_join(dir, "m.avro");
+  char *path = wr_path_join(dir, "m.avro");
   iceberg_data_file files[3];
   for (int i = 0; i < 3; i++) sample_file(&files[i], i);
   files[2].n_stats = 0; /* a file without any statistics: null maps */
@@ -135,7 +135,7 @@ TEST(manifest_round_trip_with_stats) {
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_write(path, &info, files, 3, &entry, &err), &err);
   CHECK_STR(entry.path, path);
-  CHECK_INT(entry.length, weir_fs_size(path));
+  CHECK_INT(entry.length, wr_fs_size(path));
   CHECK_INT(entry.added_files, 3);
   CHECK_INT(entry.added_rows, 100 + 101 + 102);
   CHECK_INT(entry.sequence_number, 9);
@@ -239,7 +239,7 @@ TEST(manifest_list_header_and_records) {
   m[1].partitions = &ps;
   m[1].n_partitions = 1;
   iceberg_manifest_list_info info = {22, 11, 2};
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_list_encode(&info, m, 2, &b, &err), &err);
 
@@ -258,8 +258,8 @@ TEST(manifest_list_header_and_records) {
   iceberg_avro_reader_close(&r);
 
   char *dir = test_tmpdir();
-  char *path = weir_path_join(dir, "snap.avro");
-  CHECK_OK(weir_fs_write_atomic(path, b.data, b.len, true, &err), &err);
+  char *path = wr_path_join(dir, "snap.avro");
+  CHECK_OK(wr_fs_write_atomic(path, b.data, b.len, true, &err), &err);
   iceberg_manifest_file *back;
   size_t n;
   CHECK_OK(iceberg_manifest_list_read(path, &back, &n, &err), &err);
@@ -293,7 +293,7 @@ TEST(manifest_list_header_and_records) {
   CHECK_OK(iceberg_avro_reader_next(&r, &rec, &err), &err);
   CHECK(rec == NULL);
   iceberg_avro_reader_close(&r);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   test_rmtree(dir);
   free(path);
   free(dir);
@@ -311,7 +311,7 @@ TEST(many_records_span_several_blocks) {
     files[i].path = strdup(p);
   }
   iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, N, &b, &err), &err);
   CHECK(b.len > 2u << 20);
@@ -328,7 +328,7 @@ TEST(many_records_span_several_blocks) {
   CHECK_INT(n, N);
   CHECK(blocks >= 3);
   iceberg_avro_reader_close(&r);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   iceberg_data_files_free(files, N);
 }
 
@@ -336,7 +336,7 @@ TEST(files_of_other_writers_with_deflate) {
   /* A container written by avro-c's own writer with the deflate codec (what Java writes
    * by default) goes through avro-c's file reader. */
   char *dir = test_tmpdir();
-  char *path = weir_path_join(dir, "deflate.avro");
+  char *path = wr_path_join(dir, "deflate.avro");
   avro_schema_t schema;
   CHECK_INT(avro_schema_from_json_length(ICEBERG_MANIFEST_LIST_SCHEMA, strlen(ICEBERG_MANIFEST_LIST_SCHEMA), &schema), 0);
   avro_file_writer_t fw;
@@ -396,7 +396,7 @@ TEST(corrupt_files_are_reported_with_their_name) {
   iceberg_data_file f;
   sample_file(&f, 0);
   iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, &f, 1, &b, &err), &err);
   iceberg_avro_reader r;
@@ -427,13 +427,13 @@ TEST(corrupt_files_are_reported_with_their_name) {
   CHECK_INT(iceberg_avro_reader_open(&r, "/nonexistent/weir/m.avro", &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "/nonexistent/weir/m.avro");
 
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   iceberg_data_file_clear(&f);
   weir_error_clear(&err);
 }
 
 /* The manifest of one sample file, with the block's record bytes handed to `edit`. */
-static void encoded_manifest(weir_buf *b) {
+static void encoded_manifest(wr_buf *b) {
   iceberg_data_file f;
   sample_file(&f, 0);
   iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
@@ -448,7 +448,7 @@ TEST(a_record_cut_short_inside_its_block_is_refused_before_avro_c) {
    * under LSan, which this test, run under ASan, would show again). The block of one
    * record is re-framed with its last 10 bytes dropped and its size fixed: the frame is
    * sound, the record is not. */
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   encoded_manifest(&b);
   /* The body: [count][size][records][sync] after the header's sync marker, which the
    * file ends with too. */
@@ -470,17 +470,17 @@ TEST(a_record_cut_short_inside_its_block_is_refused_before_avro_c) {
     if (!(c & 0x80)) break;
   }
   size >>= 1;
-  weir_buf cut = WEIR_BUF_INIT;
-  weir_buf_append(&cut, b.data, body);
-  weir_buf_putc(&cut, 2);
+  wr_buf cut = WEIR_BUF_INIT;
+  wr_buf_append(&cut, b.data, body);
+  wr_buf_putc(&cut, 2);
   int64_t z = (size - 10) << 1;
   while (z & ~0x7f) {
-    weir_buf_putc(&cut, (char)((z & 0x7f) | 0x80));
+    wr_buf_putc(&cut, (char)((z & 0x7f) | 0x80));
     z >>= 7;
   }
-  weir_buf_putc(&cut, (char)z);
-  weir_buf_append(&cut, b.data + pos, (size_t)size - 10);
-  weir_buf_append(&cut, sync, ICEBERG_AVRO_SYNC_SIZE);
+  wr_buf_putc(&cut, (char)z);
+  wr_buf_append(&cut, b.data + pos, (size_t)size - 10);
+  wr_buf_append(&cut, sync, ICEBERG_AVRO_SYNC_SIZE);
 
   iceberg_data_file *files = NULL;
   size_t n = 0;
@@ -493,26 +493,26 @@ TEST(a_record_cut_short_inside_its_block_is_refused_before_avro_c) {
   CHECK_INT(n, 0);
   iceberg_data_files_free(files, n);
   weir_error_clear(&err);
-  weir_buf_free(&cut);
-  weir_buf_free(&b);
+  wr_buf_free(&cut);
+  wr_buf_free(&b);
 }
 
 TEST(deflate_blocks_are_inflated_and_checked_by_weir) {
   /* The manifest weir writes, re-framed with the deflate codec as Java writes it: the
    * same records come back, and a corrupt deflate block is an error naming the file. */
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   encoded_manifest(&b);
   iceberg_data_file *plain = NULL, *deflated = NULL;
   size_t n1 = 0, n2 = 0;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_read_mem(b.data, b.len, "plain.avro", true, &plain, &n1, NULL, &err), &err);
   char *dir = test_tmpdir();
-  char *path = weir_path_join(dir, "m.avro");
-  CHECK_OK(weir_fs_write_atomic(path, b.data, b.len, false, &err), &err);
+  char *path = wr_path_join(dir, "m.avro");
+  CHECK_OK(wr_fs_write_atomic(path, b.data, b.len, false, &err), &err);
   /* avro-c's own writer with deflate, from the records weir decoded. */
   iceberg_avro_reader r;
   CHECK_OK(iceberg_avro_reader_open(&r, path, &err), &err);
-  char *dpath = weir_path_join(dir, "d.avro");
+  char *dpath = wr_path_join(dir, "d.avro");
   avro_file_writer_t fw;
   CHECK_INT(avro_file_writer_create_with_codec(dpath, r.schema, &fw, "deflate", 0), 0);
   avro_value_t *rec;
@@ -530,7 +530,7 @@ TEST(deflate_blocks_are_inflated_and_checked_by_weir) {
   /* Flip a byte in the middle of the deflate data. */
   char *data = NULL;
   size_t len = 0;
-  CHECK_OK(weir_fs_read(dpath, &data, &len, &err), &err);
+  CHECK_OK(wr_fs_read(dpath, &data, &len, &err), &err);
   iceberg_data_file *bad = NULL;
   size_t n3 = 0;
   data[len - ICEBERG_AVRO_SYNC_SIZE - 20] ^= 0x55;
@@ -546,7 +546,7 @@ TEST(deflate_blocks_are_inflated_and_checked_by_weir) {
   free(path);
   free(dir);
   weir_error_clear(&err);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
 }
 
 static char *find(char *hay, size_t n, const char *needle, size_t m) {
@@ -556,7 +556,7 @@ static char *find(char *hay, size_t n, const char *needle, size_t m) {
 }
 
 TEST(unknown_codecs_and_delete_manifests_are_refused_by_name) {
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   encoded_manifest(&b);
   weir_error err = {0};
   iceberg_data_file *files = NULL;
@@ -589,7 +589,7 @@ TEST(unknown_codecs_and_delete_manifests_are_refused_by_name) {
   CHECK_STR(err.message, "/t/deletes.avro: a manifest of dele files; weir reads tables without delete files");
   free(copy);
   weir_error_clear(&err);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
 }
 
 /* avro-c leaks the records it was building when it refuses a schema; weir checks the
@@ -604,7 +604,7 @@ TEST(a_bad_writer_schema_is_refused_before_avro_c) {
   char *data = NULL;
   size_t len = 0;
   weir_error err = {0};
-  CHECK_OK(weir_fs_read(path, &data, &len, &err), &err);
+  CHECK_OK(wr_fs_read(path, &data, &len, &err), &err);
   iceberg_data_file *files = NULL;
   size_t n = 0;
   CHECK_INT(iceberg_manifest_read_mem(data, len, "/t/bad.avro", true, &files, &n, NULL, &err), WEIR_EINPUT);
@@ -628,24 +628,24 @@ TEST(a_bad_writer_schema_is_refused_before_avro_c) {
       {"{\"type\":\"array\"}", "an array without items"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    weir_buf b = WEIR_BUF_INIT;
+    wr_buf b = WEIR_BUF_INIT;
     /* A container of no blocks: magic, a header with the schema, the sync marker. */
-    weir_buf_append(&b, "Obj\x01", 4);
-    weir_buf_putc(&b, 2); /* one metadata entry */
-    weir_buf_putc(&b, 22);
-    weir_buf_append(&b, "avro.schema", 11);
+    wr_buf_append(&b, "Obj\x01", 4);
+    wr_buf_putc(&b, 2); /* one metadata entry */
+    wr_buf_putc(&b, 22);
+    wr_buf_append(&b, "avro.schema", 11);
     size_t sl = strlen(cases[i].schema);
     uint64_t z = (uint64_t)sl << 1;
-    while (z >= 0x80) weir_buf_putc(&b, (char)((z & 0x7f) | 0x80)), z >>= 7;
-    weir_buf_putc(&b, (char)z);
-    weir_buf_append(&b, cases[i].schema, sl);
-    weir_buf_putc(&b, 0);
-    weir_buf_append(&b, "0123456789abcdef", 16);
+    while (z >= 0x80) wr_buf_putc(&b, (char)((z & 0x7f) | 0x80)), z >>= 7;
+    wr_buf_putc(&b, (char)z);
+    wr_buf_append(&b, cases[i].schema, sl);
+    wr_buf_putc(&b, 0);
+    wr_buf_append(&b, "0123456789abcdef", 16);
     iceberg_avro_reader r;
     CHECK_INT(iceberg_avro_reader_open_mem(&r, b.data, b.len, "/t/s.avro", &err), WEIR_EINPUT);
     CHECK_CONTAINS(err.message, cases[i].why);
     weir_error_clear(&err);
-    weir_buf_free(&b);
+    wr_buf_free(&b);
   }
 }
 
@@ -654,7 +654,7 @@ TEST(truncated_at_every_byte_fails_cleanly) {
   sample_file(&files[0], 0);
   sample_file(&files[1], 1);
   iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL};
-  weir_buf b = WEIR_BUF_INIT;
+  wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);
   int complete = 0;
@@ -674,7 +674,7 @@ TEST(truncated_at_every_byte_fails_cleanly) {
     iceberg_avro_reader_close(&r);
   }
   CHECK_INT(complete, 1);
-  weir_buf_free(&b);
+  wr_buf_free(&b);
   weir_error_clear(&err);
   iceberg_data_file_clear(&files[0]);
   iceberg_data_file_clear(&files[1]);

@@ -11,7 +11,7 @@
 #include "harness.h"
 #include "iceberg/iceberg.h"
 
-static weir_type T(weir_type_id id) { return (weir_type){id, 0, 0}; }
+static weir_type T(wr_type_id id) { return (weir_type){id, 0, 0}; }
 static weir_type DEC(int p, int s) { return (weir_type){WEIR_TYPE_DECIMAL, p, s}; }
 
 static int hexv(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
@@ -266,7 +266,7 @@ TEST(types_without_bounds) {
 }
 
 TEST(stats_from_duckdb_text) {
-  weir_field age = {.name = "Age", .type = {WEIR_TYPE_FLOAT64, 0, 0}, .field_id = 6};
+  wr_field age = {.name = "Age", .type = {WEIR_TYPE_FLOAT64, 0, 0}, .field_id = 6};
   iceberg_stats_text t = {"0.42", "80.0", "177", "891", "1222", "false"};
   iceberg_column_stats st;
   iceberg_column_stats_from_text(&age, &t, &st);
@@ -294,7 +294,7 @@ TEST(stats_from_duckdb_text) {
   CHECK(st.lower && st.upper);
   free(st.lower);
   free(st.upper);
-  weir_field name = {.name = "Cabin", .type = {WEIR_TYPE_STRING, 0, 0}, .field_id = 11};
+  wr_field name = {.name = "Cabin", .type = {WEIR_TYPE_STRING, 0, 0}, .field_id = 11};
   iceberg_stats_text t3 = {NULL, NULL, "5", "5", "40", NULL};
   iceberg_column_stats_from_text(&name, &t3, &st);
   CHECK(st.lower == NULL && st.upper == NULL);

@@ -1,5 +1,5 @@
 /*
- * test_schema.c -- Iceberg schema JSON <-> weir_schema, and field id assignment across
+ * test_schema.c -- Iceberg schema JSON <-> wr_schema, and field id assignment across
  * table versions.
  */
 #include <stdint.h>
@@ -10,33 +10,33 @@
 #include "iceberg/iceberg_internal.h"
 #include "util/json.h"
 
-static void add(weir_schema *s, const char *name, weir_type_id id, bool required, const char *doc,
+static void add(wr_schema *s, const char *name, wr_type_id id, bool required, const char *doc,
                 int32_t field_id) {
-  weir_field f = {0};
+  wr_field f = {0};
   f.name = (char *)name;
   f.type = (weir_type){id, 0, 0};
   f.required = required;
   f.doc = (char *)doc;
   f.field_id = field_id;
-  weir_schema_add(s, &f);
+  wr_schema_add(s, &f);
 }
 
-static void add_decimal(weir_schema *s, const char *name, int p, int sc, int32_t field_id) {
-  weir_field f = {0};
+static void add_decimal(wr_schema *s, const char *name, int p, int sc, int32_t field_id) {
+  wr_field f = {0};
   f.name = (char *)name;
   f.type = (weir_type){WEIR_TYPE_DECIMAL, p, sc};
   f.field_id = field_id;
-  weir_schema_add(s, &f);
+  wr_schema_add(s, &f);
 }
 
 TEST(to_json_has_ids_required_docs_types) {
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "id", WEIR_TYPE_INT64, true, "Row id.", 1);
   add(&s, "name", WEIR_TYPE_STRING, false, NULL, 2);
   add_decimal(&s, "amount", 18, 2, 3);
   add(&s, "at", WEIR_TYPE_TS_US_UTC, true, "When.", 4);
   json_t *j = iceberg_schema_to_json(&s, 7);
-  char *text = weir_json_compact(j);
+  char *text = wr_json_compact(j);
   CHECK_STR(text,
             "{\"type\":\"struct\",\"schema-id\":7,\"fields\":["
             "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\",\"doc\":\"Row id.\"},"
@@ -45,12 +45,12 @@ TEST(to_json_has_ids_required_docs_types) {
             "{\"id\":4,\"name\":\"at\",\"required\":true,\"type\":\"timestamptz\",\"doc\":\"When.\"}]}");
   free(text);
   json_decref(j);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
 }
 
 TEST(round_trip_every_type) {
-  weir_schema s = {0};
-  static const weir_type_id ids[] = {WEIR_TYPE_BOOL,   WEIR_TYPE_INT32,    WEIR_TYPE_INT64,
+  wr_schema s = {0};
+  static const wr_type_id ids[] = {WEIR_TYPE_BOOL,   WEIR_TYPE_INT32,    WEIR_TYPE_INT64,
                                      WEIR_TYPE_FLOAT32, WEIR_TYPE_FLOAT64, WEIR_TYPE_STRING,
                                      WEIR_TYPE_BINARY, WEIR_TYPE_DATE32,   WEIR_TYPE_TS_US,
                                      WEIR_TYPE_TS_NS,  WEIR_TYPE_TS_US_UTC, WEIR_TYPE_TS_NS_UTC};
@@ -62,21 +62,21 @@ TEST(round_trip_every_type) {
   }
   add_decimal(&s, "d", 38, 10, 99);
   json_t *j = iceberg_schema_to_json(&s, 0);
-  weir_schema back;
+  wr_schema back;
   weir_error err = {0};
   CHECK_OK(iceberg_schema_from_json(j, &back, &err), &err);
   CHECK_INT(back.n_fields, s.n_fields);
   for (size_t i = 0; i < s.n_fields && i < back.n_fields; i++) {
     CHECK_STR(back.fields[i].name, s.fields[i].name);
-    CHECK(weir_type_equal(back.fields[i].type, s.fields[i].type));
+    CHECK(wr_type_equal(back.fields[i].type, s.fields[i].type));
     CHECK_INT(back.fields[i].required, s.fields[i].required);
     CHECK_INT(back.fields[i].field_id, s.fields[i].field_id);
     if (s.fields[i].doc) CHECK_STR(back.fields[i].doc, s.fields[i].doc);
     else CHECK(back.fields[i].doc == NULL);
   }
   json_decref(j);
-  weir_schema_clear(&back);
-  weir_schema_clear(&s);
+  wr_schema_clear(&back);
+  wr_schema_clear(&s);
   weir_error_clear(&err);
 }
 
@@ -88,7 +88,7 @@ TEST(from_json_other_types_load_as_any) {
       "\"element\":\"int\",\"element-required\":true}},"
       "{\"id\":4,\"name\":\"c\",\"required\":false,\"type\":\"decimal(9,3)\"}]}";
   json_t *j = json_loads(text, 0, NULL);
-  weir_schema s;
+  wr_schema s;
   weir_error err = {0};
   CHECK_OK(iceberg_schema_from_json(j, &s, &err), &err);
   CHECK_INT(s.n_fields, 3);
@@ -116,19 +116,19 @@ TEST(from_json_other_types_load_as_any) {
             "unknown");
   json_decref(shown);
   json_decref(j);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   weir_error_clear(&err);
 }
 
 TEST(date64_is_refused) {
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "d", WEIR_TYPE_DATE64, true, NULL, 1);
   json_t *built;
   weir_error err = {0};
   CHECK_INT(iceberg_schema_json_build(&s, 0, NULL, &built, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "Date64");
   CHECK_CONTAINS(err.message, "use Date32");
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   weir_error_clear(&err);
 }
 
@@ -146,7 +146,7 @@ TEST(from_json_errors) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     json_t *j = json_loads(bad[i], 0, NULL);
-    weir_schema s;
+    wr_schema s;
     weir_error err = {0};
     CHECK_INT(iceberg_schema_from_json(j, &s, &err), WEIR_EINPUT);
     CHECK_CONTAINS(err.message, "Iceberg schema");
@@ -168,7 +168,7 @@ static iceberg_table *prev_table(void) {
 }
 
 TEST(assign_ids_new_table) {
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "x", WEIR_TYPE_INT64, true, NULL, 0);
   add(&s, "y", WEIR_TYPE_STRING, true, NULL, 0);
   int32_t last = -1;
@@ -176,7 +176,7 @@ TEST(assign_ids_new_table) {
   CHECK_INT(s.fields[0].field_id, 1);
   CHECK_INT(s.fields[1].field_id, 2);
   CHECK_INT(last, 2);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
 }
 
 TEST(assign_ids_stop_at_int32_max) {
@@ -184,7 +184,7 @@ TEST(assign_ids_stop_at_int32_max) {
    * refuses) instead of overflowing int32 (fuzz_metadata_json, under UBSan). */
   iceberg_table *prev = prev_table();
   prev->last_column_id = INT32_MAX;
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", WEIR_TYPE_INT64, true, NULL, 0);
   add(&s, "new", WEIR_TYPE_STRING, true, NULL, 0);
   int32_t last = 0;
@@ -192,14 +192,14 @@ TEST(assign_ids_stop_at_int32_max) {
   CHECK_INT(s.fields[0].field_id, 1);
   CHECK_INT(s.fields[1].field_id, 0);
   CHECK_INT(last, INT32_MAX);
-  weir_schema_clear(&s);
-  weir_schema_clear(&prev->schema);
+  wr_schema_clear(&s);
+  wr_schema_clear(&prev->schema);
   free(prev);
 }
 
 TEST(assign_ids_reuse_by_name_and_new_after_last_column_id) {
   iceberg_table *prev = prev_table();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "new1", WEIR_TYPE_STRING, true, NULL, 0);
   add(&s, "c", WEIR_TYPE_STRING, false, NULL, 0); /* reordered: keeps 3 */
   add(&s, "a", WEIR_TYPE_INT64, true, NULL, 0);   /* keeps 1 */
@@ -211,14 +211,14 @@ TEST(assign_ids_reuse_by_name_and_new_after_last_column_id) {
   CHECK_INT(s.fields[2].field_id, 1);
   CHECK_INT(s.fields[3].field_id, 7);
   CHECK_INT(last, 7);
-  weir_schema_clear(&s);
-  weir_schema_clear(&prev->schema);
+  wr_schema_clear(&s);
+  wr_schema_clear(&prev->schema);
   free(prev);
 }
 
 TEST(assign_ids_promotions_keep_ids_incompatible_types_do_not) {
   iceberg_table *prev = prev_table();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", WEIR_TYPE_STRING, true, NULL, 0);  /* long -> string: a new column */
   add(&s, "b", WEIR_TYPE_INT64, false, NULL, 0);  /* int -> long: promotion, keeps 2 */
   add(&s, "c", WEIR_TYPE_STRING, true, NULL, 0);  /* required now: same column, keeps 3 */
@@ -228,14 +228,14 @@ TEST(assign_ids_promotions_keep_ids_incompatible_types_do_not) {
   CHECK_INT(s.fields[1].field_id, 2);
   CHECK_INT(s.fields[2].field_id, 3);
   CHECK_INT(last, 6);
-  weir_schema_clear(&s);
-  weir_schema_clear(&prev->schema);
+  wr_schema_clear(&s);
+  wr_schema_clear(&prev->schema);
   free(prev);
 }
 
 TEST(assign_ids_explicit_ids_are_kept) {
   iceberg_table *prev = prev_table();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "z", WEIR_TYPE_INT64, true, NULL, 42); /* given: kept, and raises the next id */
   add(&s, "a", WEIR_TYPE_INT64, true, NULL, 0);
   add(&s, "q", WEIR_TYPE_INT64, true, NULL, 0);
@@ -248,8 +248,8 @@ TEST(assign_ids_explicit_ids_are_kept) {
   CHECK_INT(s.fields[2].field_id, 44);
   CHECK_INT(s.fields[3].field_id, 1);
   CHECK_INT(last, 44);
-  weir_schema_clear(&s);
-  weir_schema_clear(&prev->schema);
+  wr_schema_clear(&s);
+  wr_schema_clear(&prev->schema);
   free(prev);
 }
 

@@ -12,13 +12,13 @@
 #include "util/fs.h"
 #include "util/json.h"
 
-static void add(weir_schema *s, const char *name, weir_type t, bool required, const char *doc) {
-  weir_field f = {0};
+static void add(wr_schema *s, const char *name, weir_type t, bool required, const char *doc) {
+  wr_field f = {0};
   f.name = (char *)name;
   f.type = t;
   f.required = required;
   f.doc = (char *)doc;
-  weir_schema_add(s, &f);
+  wr_schema_add(s, &f);
 }
 
 static const weir_type LONG = {WEIR_TYPE_INT64, 0, 0};
@@ -28,9 +28,9 @@ static const weir_type DEC = {WEIR_TYPE_DECIMAL, 10, 2};
 
 /* A data file of `records` rows with statistics for every column of `s`. */
 static void fake_file(iceberg_data_file *f, const char *dir, int n, int64_t records,
-                      const weir_schema *s) {
+                      const wr_schema *s) {
   memset(f, 0, sizeof *f);
-  f->path = weir_asprintf("%s/data/f%d.parquet", dir, n);
+  f->path = wr_asprintf("%s/data/f%d.parquet", dir, n);
   f->record_count = records;
   f->file_size = records * 100;
   f->stats = calloc(s->n_fields, sizeof *f->stats);
@@ -56,12 +56,12 @@ static char *read_text(const char *path) {
   char *data = NULL;
   size_t len;
   weir_error err = {0};
-  if (weir_fs_read(path, &data, &len, &err) != WEIR_OK) weir_error_clear(&err);
+  if (wr_fs_read(path, &data, &len, &err) != WEIR_OK) weir_error_clear(&err);
   return data;
 }
 
 static iceberg_table *write_version(const char *loc, const iceberg_table *prev, iceberg_op op,
-                            const weir_schema *s, iceberg_data_file *files, size_t n,
+                            const wr_schema *s, iceberg_data_file *files, size_t n,
                             const char *props, const char *summary, int64_t time_ms) {
   json_t *p = props ? json_loads(props, 0, NULL) : NULL;
   json_t *sm = summary ? json_loads(summary, 0, NULL) : NULL;
@@ -95,8 +95,8 @@ static size_t list_files(const iceberg_table *t, iceberg_data_file **files) {
 
 TEST(create_append_overwrite_load) {
   char *dir = test_tmpdir();
-  char *loc = weir_path_join(dir, "warehouse/default/t");
-  weir_schema s1 = {0};
+  char *loc = wr_path_join(dir, "warehouse/default/t");
+  wr_schema s1 = {0};
   add(&s1, "id", LONG, true, "Row id.");
   add(&s1, "name", STR, false, NULL);
   add(&s1, "amount", DEC, true, "Amount in EUR.");
@@ -117,7 +117,7 @@ TEST(create_append_overwrite_load) {
   if (!t1) goto out;
   CHECK_INT(strlen(t1->table_uuid), 36);
   CHECK_STR(t1->location, loc);
-  CHECK_INT(strncmp(weir_path_basename(t1->metadata_location), "00001-", 6), 0);
+  CHECK_INT(strncmp(wr_path_basename(t1->metadata_location), "00001-", 6), 0);
   CHECK_INT(t1->last_sequence_number, 1);
   CHECK_INT(t1->last_column_id, 3);
   CHECK_INT(t1->current_schema_id, 0);
@@ -142,27 +142,27 @@ TEST(create_append_overwrite_load) {
   CHECK_STR(summary_str(t1, "weir.run-id"), "r1");
   CHECK_STR(summary_str(t1, "n"), "3");
   json_t *m = t1->json;
-  CHECK_INT(weir_json_int(m, "format-version", 0), 2);
-  CHECK_INT(weir_json_int(m, "last-updated-ms", 0), 1700000000000);
-  CHECK_INT(weir_json_int(m, "last-partition-id", 0), 999);
-  CHECK_INT(weir_json_int(m, "default-spec-id", -1), 0);
-  CHECK_INT(weir_json_int(m, "default-sort-order-id", -1), 0);
-  char *specs = weir_json_compact(json_object_get(m, "partition-specs"));
+  CHECK_INT(wr_json_int(m, "format-version", 0), 2);
+  CHECK_INT(wr_json_int(m, "last-updated-ms", 0), 1700000000000);
+  CHECK_INT(wr_json_int(m, "last-partition-id", 0), 999);
+  CHECK_INT(wr_json_int(m, "default-spec-id", -1), 0);
+  CHECK_INT(wr_json_int(m, "default-sort-order-id", -1), 0);
+  char *specs = wr_json_compact(json_object_get(m, "partition-specs"));
   CHECK_STR(specs, "[{\"spec-id\":0,\"fields\":[]}]");
   free(specs);
-  char *orders = weir_json_compact(json_object_get(m, "sort-orders"));
+  char *orders = wr_json_compact(json_object_get(m, "sort-orders"));
   CHECK_STR(orders, "[{\"order-id\":0,\"fields\":[]}]");
   free(orders);
   json_t *main_ref = json_object_get(json_object_get(m, "refs"), "main");
-  CHECK_INT(weir_json_int(main_ref, "snapshot-id", 0), t1->current_snapshot_id);
-  CHECK_STR(weir_json_str(main_ref, "type", ""), "branch");
+  CHECK_INT(wr_json_int(main_ref, "snapshot-id", 0), t1->current_snapshot_id);
+  CHECK_STR(wr_json_str(main_ref, "type", ""), "branch");
   json_t *snap1 = json_array_get(json_object_get(m, "snapshots"), 0);
   CHECK(json_object_get(snap1, "parent-snapshot-id") == NULL);
-  CHECK_INT(weir_json_int(snap1, "sequence-number", 0), 1);
-  CHECK_INT(weir_json_int(snap1, "timestamp-ms", 0), 1700000000000);
-  CHECK_INT(weir_json_int(snap1, "schema-id", -1), 0);
-  CHECK_STR(weir_json_str(snap1, "manifest-list", ""), t1->manifest_list);
-  CHECK_INT(strncmp(weir_path_basename(t1->manifest_list), "snap-", 5), 0);
+  CHECK_INT(wr_json_int(snap1, "sequence-number", 0), 1);
+  CHECK_INT(wr_json_int(snap1, "timestamp-ms", 0), 1700000000000);
+  CHECK_INT(wr_json_int(snap1, "schema-id", -1), 0);
+  CHECK_STR(wr_json_str(snap1, "manifest-list", ""), t1->manifest_list);
+  CHECK_INT(strncmp(wr_path_basename(t1->manifest_list), "snap-", 5), 0);
   CHECK_INT(json_array_size(json_object_get(m, "snapshot-log")), 1);
   CHECK_INT(json_array_size(json_object_get(m, "metadata-log")), 0);
 
@@ -189,7 +189,7 @@ TEST(create_append_overwrite_load) {
   t2 = write_version(loc, t1, ICEBERG_OP_APPEND, &s1, &f2, 1,
                             "{\"comment\": null, \"weir.owner\": \"me\"}", NULL, 1700000001000);
   if (!t2) goto out;
-  CHECK_INT(strncmp(weir_path_basename(t2->metadata_location), "00002-", 6), 0);
+  CHECK_INT(strncmp(wr_path_basename(t2->metadata_location), "00002-", 6), 0);
   CHECK_STR(t2->table_uuid, t1->table_uuid);
   CHECK_INT(t2->last_sequence_number, 2);
   CHECK_INT(t2->current_schema_id, 0);
@@ -206,15 +206,15 @@ TEST(create_append_overwrite_load) {
   CHECK_STR(json_string_value(json_object_get(t2->properties, "weir.contract")), "{\"name\":\"T\"}");
   json_t *snaps = json_object_get(t2->json, "snapshots");
   CHECK_INT(json_array_size(snaps), 2);
-  CHECK_INT(weir_json_int(json_array_get(snaps, 1), "parent-snapshot-id", 0), t1->current_snapshot_id);
+  CHECK_INT(wr_json_int(json_array_get(snaps, 1), "parent-snapshot-id", 0), t1->current_snapshot_id);
   json_t *mlog = json_object_get(t2->json, "metadata-log");
   CHECK_INT(json_array_size(mlog), 1);
-  CHECK_STR(weir_json_str(json_array_get(mlog, 0), "metadata-file", ""), t1->metadata_location);
-  CHECK_INT(weir_json_int(json_array_get(mlog, 0), "timestamp-ms", 0), 1700000000000);
+  CHECK_STR(wr_json_str(json_array_get(mlog, 0), "metadata-file", ""), t1->metadata_location);
+  CHECK_INT(wr_json_int(json_array_get(mlog, 0), "timestamp-ms", 0), 1700000000000);
   json_t *slog = json_object_get(t2->json, "snapshot-log");
   CHECK_INT(json_array_size(slog), 2);
-  CHECK_INT(weir_json_int(json_array_get(slog, 1), "snapshot-id", 0), t2->current_snapshot_id);
-  CHECK_INT(weir_json_int(json_array_get(slog, 1), "timestamp-ms", 0), 1700000001000);
+  CHECK_INT(wr_json_int(json_array_get(slog, 1), "snapshot-id", 0), t2->current_snapshot_id);
+  CHECK_INT(wr_json_int(json_array_get(slog, 1), "timestamp-ms", 0), 1700000001000);
   /* The previous manifest is carried forward unchanged; the new one follows. */
   iceberg_manifest_file *ml;
   size_t nml;
@@ -236,7 +236,7 @@ TEST(create_append_overwrite_load) {
   iceberg_data_files_free(files, n);
 
   /* 3. overwrite with another schema: amount dropped, qty added. */
-  weir_schema s2 = {0};
+  wr_schema s2 = {0};
   add(&s2, "id", LONG, true, "Row id, unique.");
   add(&s2, "qty", INT, true, NULL);
   add(&s2, "name", STR, false, NULL);
@@ -266,8 +266,8 @@ TEST(create_append_overwrite_load) {
   CHECK_STR(summary_str(t3, "weir.run-id"), "r3");
   snaps = json_object_get(t3->json, "snapshots");
   CHECK_INT(json_array_size(snaps), 3); /* history kept */
-  CHECK_INT(weir_json_int(json_array_get(snaps, 2), "schema-id", -1), 1);
-  CHECK_INT(weir_json_int(json_array_get(snaps, 0), "schema-id", -1), 0);
+  CHECK_INT(wr_json_int(json_array_get(snaps, 2), "schema-id", -1), 1);
+  CHECK_INT(wr_json_int(json_array_get(snaps, 0), "schema-id", -1), 0);
   CHECK_INT(json_array_size(json_object_get(t3->json, "snapshot-log")), 3);
   CHECK_INT(json_array_size(json_object_get(t3->json, "metadata-log")), 2);
   n = list_files(t3, &files);
@@ -301,8 +301,8 @@ TEST(create_append_overwrite_load) {
   if (t4) {
     CHECK_INT(t4->current_schema_id, 0);
     CHECK_INT(json_array_size(json_object_get(t4->json, "schemas")), 2);
-    int64_t now_ms = weir_now_us() / 1000;
-    int64_t ts = weir_json_int(t4->json, "last-updated-ms", 0);
+    int64_t now_ms = wr_now_us() / 1000;
+    int64_t ts = wr_json_int(t4->json, "last-updated-ms", 0);
     CHECK(ts <= now_ms && ts > now_ms - 60000); /* time_ms 0 = now */
   }
 
@@ -324,7 +324,7 @@ TEST(create_append_overwrite_load) {
     n = list_files(t6, &files);
     CHECK_INT(n, 0);
     iceberg_data_files_free(files, n);
-    CHECK_INT(strncmp(weir_path_basename(t6->metadata_location), "00006-", 6), 0);
+    CHECK_INT(strncmp(wr_path_basename(t6->metadata_location), "00006-", 6), 0);
   }
   iceberg_table_free(t6);
   iceberg_table_free(t5);
@@ -332,7 +332,7 @@ TEST(create_append_overwrite_load) {
   iceberg_data_file_clear(&f4);
   iceberg_table_free(t3);
   iceberg_data_file_clear(&f3);
-  weir_schema_clear(&s2);
+  wr_schema_clear(&s2);
   weir_error_clear(&err);
 out:
   iceberg_table_free(t2);
@@ -340,7 +340,7 @@ out:
   iceberg_table_free(t1);
   iceberg_data_file_clear(&f1[0]);
   iceberg_data_file_clear(&f1[1]);
-  weir_schema_clear(&s1);
+  wr_schema_clear(&s1);
   test_rmtree(dir);
   free(loc);
   free(dir);
@@ -348,7 +348,7 @@ out:
 
 TEST(metadata_log_is_capped_by_the_table_property) {
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   int32_t last;
   iceberg_assign_field_ids(NULL, &s, &last);
@@ -357,7 +357,7 @@ TEST(metadata_log_is_capped_by_the_table_property) {
   char *second = NULL;
   for (int i = 0; t && i < 4; i++) {
     iceberg_table *next = write_version(dir, t, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0);
-    if (i == 2) second = weir_strdup(t->metadata_location);
+    if (i == 2) second = wr_strdup(t->metadata_location);
     iceberg_table_free(t);
     t = next;
   }
@@ -365,25 +365,25 @@ TEST(metadata_log_is_capped_by_the_table_property) {
     json_t *mlog = json_object_get(t->json, "metadata-log");
     CHECK_INT(json_array_size(mlog), 2);
     /* the newest previous versions are kept */
-    CHECK_STR(weir_json_str(json_array_get(mlog, 0), "metadata-file", ""), second);
+    CHECK_STR(wr_json_str(json_array_get(mlog, 0), "metadata-file", ""), second);
     CHECK_INT(json_array_size(json_object_get(t->json, "snapshots")), 5);
   }
   free(second);
   iceberg_table_free(t);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(snapshots_are_capped_by_the_table_property) {
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   int32_t last;
   iceberg_assign_field_ids(NULL, &s, &last);
   iceberg_table *t = write_version(dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0,
                                    "{\"weir.metadata.snapshots-max\": 3}", NULL, 0);
-  char *first = t ? weir_strdup(t->metadata_location) : NULL;
+  char *first = t ? wr_strdup(t->metadata_location) : NULL;
   int64_t first_id = t ? t->current_snapshot_id : -1;
   int64_t ids[6] = {first_id};
   for (int i = 1; t && i < 6; i++) {
@@ -399,8 +399,8 @@ TEST(snapshots_are_capped_by_the_table_property) {
     CHECK_INT(json_array_size(snaps), 3);
     CHECK_INT(json_array_size(log), 3);
     for (int k = 0; k < 3; k++) {
-      CHECK_INT(weir_json_int(json_array_get(snaps, k), "snapshot-id", -1), ids[3 + k]);
-      CHECK_INT(weir_json_int(json_array_get(log, k), "snapshot-id", -1), ids[3 + k]);
+      CHECK_INT(wr_json_int(json_array_get(snaps, k), "snapshot-id", -1), ids[3 + k]);
+      CHECK_INT(wr_json_int(json_array_get(log, k), "snapshot-id", -1), ids[3 + k]);
     }
     CHECK_INT(t->current_snapshot_id, ids[5]);
     CHECK_INT(json_array_size(json_object_get(t->json, "metadata-log")), 5);
@@ -414,14 +414,14 @@ TEST(snapshots_are_capped_by_the_table_property) {
   weir_error_clear(&err);
   free(first);
   iceberg_table_free(t);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(appends_merge_manifests_at_the_configured_count) {
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   int32_t last;
   iceberg_assign_field_ids(NULL, &s, &last);
@@ -488,14 +488,14 @@ TEST(appends_merge_manifests_at_the_configured_count) {
   }
   iceberg_table_free(t);
   for (int i = 0; i < 6; i++) iceberg_data_file_clear(&f[i]);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   test_rmtree(dir);
   free(dir);
 }
 
 TEST(merging_can_be_turned_off) {
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   int32_t last;
   iceberg_assign_field_ids(NULL, &s, &last);
@@ -519,7 +519,7 @@ TEST(merging_can_be_turned_off) {
   }
   iceberg_table_free(t);
   iceberg_data_file_clear(&f);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   test_rmtree(dir);
   free(dir);
 }
@@ -527,9 +527,9 @@ TEST(merging_can_be_turned_off) {
 /* Writes `text` as a metadata file and loads it; returns the status. */
 static int load_text(const char *dir, const char *name, const char *text, iceberg_table **t,
                      weir_error *err) {
-  char *path = weir_path_join(dir, name);
+  char *path = wr_path_join(dir, name);
   weir_error ignore = {0};
-  weir_fs_write_atomic(path, text, strlen(text), false, &ignore);
+  wr_fs_write_atomic(path, text, strlen(text), false, &ignore);
   int rc = iceberg_table_load(path, t, err);
   free(path);
   return rc;
@@ -588,7 +588,7 @@ TEST(load_errors_name_the_file) {
 
 TEST(write_errors) {
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   add(&s, "b", LONG, true, NULL);
   iceberg_write_request req = {dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0};
@@ -602,11 +602,11 @@ TEST(write_errors) {
   CHECK_CONTAINS(err.message, "share field id 1");
   s.fields[1].field_id = 2;
   free(s.fields[1].name);
-  s.fields[1].name = weir_strdup("a");
+  s.fields[1].name = wr_strdup("a");
   CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "two columns are named \"a\"");
   free(s.fields[1].name);
-  s.fields[1].name = weir_strdup("b");
+  s.fields[1].name = wr_strdup("b");
   req.table_location = "relative/t";
   CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "not an absolute path");
@@ -634,7 +634,7 @@ TEST(write_errors) {
   CHECK_CONTAINS(err.message, dir);
   s.fields[1].type.id = WEIR_TYPE_INT64;
   /* None of the failed writes left a file behind. */
-  char *meta = weir_path_join(dir, "metadata");
+  char *meta = wr_path_join(dir, "metadata");
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' 2>/dev/null)\"", meta);
   CHECK_INT(system(cmd), 0);
@@ -657,7 +657,7 @@ TEST(write_errors) {
     iceberg_table_free(t);
   }
   iceberg_data_file_clear(&f);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   weir_error_clear(&err);
   test_rmtree(dir);
   free(dir);
@@ -666,7 +666,7 @@ TEST(write_errors) {
 TEST(foreign_types_and_missing_totals) {
   /* A table another writer made: a list column weir cannot name, no summary totals. */
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   int32_t last;
   iceberg_assign_field_ids(NULL, &s, &last);
@@ -684,7 +684,7 @@ TEST(foreign_types_and_missing_totals) {
   json_t *summary = json_object_get(json_array_get(json_object_get(j, "snapshots"), 0), "summary");
   json_object_del(summary, "total-records");
   json_object_del(summary, "total-data-files");
-  char *text = weir_json_pretty(j);
+  char *text = wr_json_pretty(j);
   iceberg_table *foreign = NULL;
   weir_error err = {0};
   CHECK_OK(load_text(dir, "00007-foreign.metadata.json", text, &foreign, &err), &err);
@@ -703,9 +703,9 @@ TEST(foreign_types_and_missing_totals) {
       CHECK_STR(summary_str(next, "total-data-files"), "2");
       CHECK_INT(next->current_schema_id, 0); /* same fields as the foreign schema 0 */
       CHECK_INT(next->last_column_id, 3);
-      CHECK_INT(strncmp(weir_path_basename(next->metadata_location), "00008-", 6), 0);
+      CHECK_INT(strncmp(wr_path_basename(next->metadata_location), "00008-", 6), 0);
       json_t *tags = json_array_get(json_object_get(iceberg_metadata_schema(next->json, 0), "fields"), 1);
-      CHECK_STR(weir_json_str(json_object_get(tags, "type"), "type", ""), "list");
+      CHECK_STR(wr_json_str(json_object_get(tags, "type"), "type", ""), "list");
     }
     iceberg_table_free(next);
     iceberg_data_file_clear(&f2);
@@ -715,7 +715,7 @@ TEST(foreign_types_and_missing_totals) {
 out:
   iceberg_table_free(t);
   iceberg_data_file_clear(&f);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   test_rmtree(dir);
   free(dir);
 }
@@ -724,7 +724,7 @@ out:
 TEST(many_files_timing) {
   enum { N = 5000, COLS = 12 };
   char *dir = test_tmpdir();
-  weir_schema s = {0};
+  wr_schema s = {0};
   char name[16];
   for (int c = 0; c < COLS; c++) {
     snprintf(name, sizeof name, "c%d", c);
@@ -734,14 +734,14 @@ TEST(many_files_timing) {
   iceberg_assign_field_ids(NULL, &s, &last);
   iceberg_data_file *files = calloc(N, sizeof *files);
   for (int i = 0; i < N; i++) fake_file(&files[i], dir, i, 1000, &s);
-  int64_t t0 = weir_mono_us();
+  int64_t t0 = wr_mono_us();
   iceberg_table *t = write_version(dir, NULL, ICEBERG_OP_APPEND, &s, files, N, NULL, NULL, 0);
-  int64_t t1 = weir_mono_us();
+  int64_t t1 = wr_mono_us();
   iceberg_table *t2 = t ? write_version(dir, t, ICEBERG_OP_APPEND, &s, files, 1, NULL, NULL, 0) : NULL;
-  int64_t t2_us = weir_mono_us();
+  int64_t t2_us = wr_mono_us();
   iceberg_data_file *back = NULL;
   size_t n = t2 ? list_files(t2, &back) : 0;
-  int64_t t3 = weir_mono_us();
+  int64_t t3 = wr_mono_us();
   CHECK_INT(n, N + 1);
   if (t2) CHECK_INT(t2->record_count, (int64_t)(N + 1) * 1000);
   fprintf(stderr, "  timing: write %d files x %d columns: %.1f ms; append 1 file on top: %.1f ms; "
@@ -751,7 +751,7 @@ TEST(many_files_timing) {
   iceberg_table_free(t2);
   iceberg_table_free(t);
   iceberg_data_files_free(files, N);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   test_rmtree(dir);
   free(dir);
 }

@@ -51,20 +51,20 @@ static char *vec_string(duckdb_vector v, idx_t row) {
   duckdb_string_t *d = (duckdb_string_t *)duckdb_vector_get_data(v);
   uint64_t *valid = duckdb_vector_get_validity(v);
   if (valid && !duckdb_validity_row_is_valid(valid, row)) return NULL;
-  return weir_strndup(duckdb_string_t_data(&d[row]), duckdb_string_t_length(d[row]));
+  return wr_strndup(duckdb_string_t_data(&d[row]), duckdb_string_t_length(d[row]));
 }
 
 /* A column key of column_statistics: "\"Age\"" -> Age. */
 static char *unquote(char *k) {
   size_t n = strlen(k);
   if (n >= 2 && k[0] == '"' && k[n - 1] == '"') {
-    weir_buf b = WEIR_BUF_INIT;
+    wr_buf b = WEIR_BUF_INIT;
     for (size_t i = 1; i + 1 < n; i++) {
-      weir_buf_putc(&b, k[i]);
+      wr_buf_putc(&b, k[i]);
       if (k[i] == '"' && k[i + 1] == '"') i++;
     }
     free(k);
-    return weir_buf_detach(&b);
+    return wr_buf_detach(&b);
   }
   return k;
 }
@@ -102,20 +102,20 @@ static json_t *read_stats(duckdb_result *r, int64_t *count, int64_t *size) {
 }
 
 /* COPY (select) to a new Parquet file of the table with Iceberg field ids; fills `f`. */
-static void write_file(const char *location, const char *select, const weir_schema *s,
+static void write_file(const char *location, const char *select, const wr_schema *s,
                        iceberg_data_file *f) {
   char uuid[WEIR_UUID_STR_LEN + 1];
-  weir_uuid4(uuid);
-  char *data_dir = weir_path_join(location, "data");
+  wr_uuid4(uuid);
+  char *data_dir = wr_path_join(location, "data");
   weir_error err = {0};
-  if (weir_fs_mkdirs(data_dir, &err) != WEIR_OK) die(data_dir, err.message);
-  char *path = weir_asprintf("%s/%s.parquet", data_dir, uuid);
-  char *tmp = weir_asprintf("%s.tmp", path);
-  weir_buf sql = WEIR_BUF_INIT;
-  weir_buf_printf(&sql, "COPY (%s) TO '%s' (FORMAT parquet, FIELD_IDS {", select, tmp);
+  if (wr_fs_mkdirs(data_dir, &err) != WEIR_OK) die(data_dir, err.message);
+  char *path = wr_asprintf("%s/%s.parquet", data_dir, uuid);
+  char *tmp = wr_asprintf("%s.tmp", path);
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_printf(&sql, "COPY (%s) TO '%s' (FORMAT parquet, FIELD_IDS {", select, tmp);
   for (size_t i = 0; i < s->n_fields; i++)
-    weir_buf_printf(&sql, "%s'%s': %d", i ? ", " : "", s->fields[i].name, s->fields[i].field_id);
-  weir_buf_puts(&sql, "}, RETURN_STATS true)");
+    wr_buf_printf(&sql, "%s'%s': %d", i ? ", " : "", s->fields[i].name, s->fields[i].field_id);
+  wr_buf_puts(&sql, "}, RETURN_STATS true)");
   duckdb_result r;
   if (duckdb_query(con, sql.data, &r) != DuckDBSuccess) die(sql.data, duckdb_result_error(&r));
   int64_t count, size;
@@ -126,39 +126,39 @@ static void write_file(const char *location, const char *select, const weir_sche
   memset(f, 0, sizeof *f);
   f->path = path;
   f->record_count = count;
-  f->file_size = weir_fs_size(path);
+  f->file_size = wr_fs_size(path);
   f->stats = calloc(s->n_fields, sizeof *f->stats);
   for (size_t i = 0; i < s->n_fields; i++) {
     json_t *c = json_object_get(stats, s->fields[i].name);
     if (!c) continue;
     iceberg_stats_text t = {
-        weir_json_str(c, "min", NULL),        weir_json_str(c, "max", NULL),
-        weir_json_str(c, "null_count", NULL), weir_json_str(c, "num_values", NULL),
-        weir_json_str(c, "column_size_bytes", NULL), weir_json_str(c, "has_nan", NULL)};
+        wr_json_str(c, "min", NULL),        wr_json_str(c, "max", NULL),
+        wr_json_str(c, "null_count", NULL), wr_json_str(c, "num_values", NULL),
+        wr_json_str(c, "column_size_bytes", NULL), wr_json_str(c, "has_nan", NULL)};
     iceberg_column_stats_from_text(&s->fields[i], &t, &f->stats[f->n_stats++]);
   }
   json_decref(stats);
-  weir_buf_free(&sql);
+  wr_buf_free(&sql);
   free(tmp);
   free(data_dir);
 }
 
 /* The weir schema of a query's result, with required flags and docs from `spec`
  * ("name" -> {"required": bool, "doc": str}). */
-static void schema_of(const char *select, json_t *spec, weir_schema *s) {
+static void schema_of(const char *select, json_t *spec, wr_schema *s) {
   memset(s, 0, sizeof *s);
-  char *sql = weir_asprintf("DESCRIBE %s", select);
+  char *sql = wr_asprintf("DESCRIBE %s", select);
   duckdb_result r;
   if (duckdb_query(con, sql, &r) != DuckDBSuccess) die(sql, duckdb_result_error(&r));
   for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
     char *name = duckdb_value_varchar(&r, 0, i), *type = duckdb_value_varchar(&r, 1, i);
-    weir_field f = {0};
-    if (!weir_type_from_duckdb(type, &f.type)) die(name, type);
+    wr_field f = {0};
+    if (!wr_type_from_duckdb(type, &f.type)) die(name, type);
     json_t *c = json_object_get(spec, name);
     f.name = name;
     f.required = c && json_is_true(json_object_get(c, "required"));
-    f.doc = c ? (char *)weir_json_str(c, "doc", NULL) : NULL;
-    weir_schema_add(s, &f);
+    f.doc = c ? (char *)wr_json_str(c, "doc", NULL) : NULL;
+    wr_schema_add(s, &f);
     duckdb_free(name);
     duckdb_free(type);
   }
@@ -172,7 +172,7 @@ typedef struct table {
   json_t *versions;
 } table;
 
-static void version(table *t, const char *op_name, iceberg_op op, weir_schema *schema,
+static void version(table *t, const char *op_name, iceberg_op op, wr_schema *schema,
                     const char **selects, size_t n_selects, json_t *props, json_t *summary) {
   int32_t last;
   iceberg_assign_field_ids(t->current, schema, &last);
@@ -201,7 +201,7 @@ static void version(table *t, const char *op_name, iceberg_op op, weir_schema *s
 }
 
 static void table_init(table *t, const char *out_dir, const char *name) {
-  t->location = weir_path_join(out_dir, name);
+  t->location = wr_path_join(out_dir, name);
   t->current = NULL;
   t->versions = json_array();
 }
@@ -237,14 +237,14 @@ static const char TITANIC_SPEC[] =
     " \"FarePerPerson\": {\"required\": true, \"doc\": \"Fare divided by the party size.\"}}";
 
 static void titanic(const char *out_dir, const char *csv, json_t *result) {
-  char *sql = weir_asprintf("CREATE TABLE titanic AS SELECT * REPLACE (Pclass::INTEGER AS Pclass) "
+  char *sql = wr_asprintf("CREATE TABLE titanic AS SELECT * REPLACE (Pclass::INTEGER AS Pclass) "
                             "FROM read_csv('%s')", csv);
   run(sql);
   free(sql);
   json_t *spec = parse_json(TITANIC_SPEC);
   table t;
   table_init(&t, out_dir, "titanic");
-  weir_schema s;
+  wr_schema s;
   schema_of("SELECT * FROM titanic", spec, &s);
 
   json_t *props = parse_json(
@@ -264,7 +264,7 @@ static void titanic(const char *out_dir, const char *csv, json_t *result) {
   version(&t, "append", ICEBERG_OP_APPEND, &s, append, 1, props, summary);
   json_decref(props);
   json_decref(summary);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
 
   /* Overwrite with a new schema: Ticket dropped, FarePerPerson added (new field id),
    * Age documented differently. The other columns keep their ids (matched by name). */
@@ -278,7 +278,7 @@ static void titanic(const char *out_dir, const char *csv, json_t *result) {
   version(&t, "overwrite", ICEBERG_OP_OVERWRITE, &s, &women, 1, props, summary);
   json_decref(props);
   json_decref(summary);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   json_decref(spec);
   json_object_set_new(result, "titanic", table_done(&t));
 }
@@ -296,18 +296,18 @@ static const char TYPES_SELECT[] =
     " FROM range(1000) r(i)";
 
 static void types(const char *out_dir, json_t *result) {
-  char *sql = weir_asprintf("CREATE TABLE types AS %s", TYPES_SELECT);
+  char *sql = wr_asprintf("CREATE TABLE types AS %s", TYPES_SELECT);
   run(sql);
   free(sql);
   json_t *spec = parse_json("{\"id\": {\"required\": true, \"doc\": \"Row number.\"},"
                             " \"flag\": {\"required\": true}, \"i32\": {\"required\": true}}");
-  weir_schema s;
+  wr_schema s;
   schema_of("SELECT * FROM types", spec, &s);
   table t;
   table_init(&t, out_dir, "types");
   const char *files[] = {"SELECT * FROM types WHERE id < 400", "SELECT * FROM types WHERE id >= 400"};
   version(&t, "create", ICEBERG_OP_APPEND, &s, files, 2, NULL, NULL);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   json_decref(spec);
   json_object_set_new(result, "types", table_done(&t));
 
@@ -318,30 +318,30 @@ static void types(const char *out_dir, json_t *result) {
   table_init(&t, out_dir, "types_ns");
   const char *ns[] = {"SELECT * FROM types_ns"};
   version(&t, "create", ICEBERG_OP_APPEND, &s, ns, 1, NULL, NULL);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   json_object_set_new(result, "types_ns", table_done(&t));
 }
 
 static void empty(const char *out_dir, json_t *result) {
-  weir_schema s;
+  wr_schema s;
   schema_of("SELECT 1::BIGINT AS a, 'x' AS b", NULL, &s);
   table t;
   table_init(&t, out_dir, "empty");
   version(&t, "create", ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL);
   const char *one[] = {"SELECT 1::BIGINT AS a, 'x' AS b"};
   version(&t, "append", ICEBERG_OP_APPEND, &s, one, 1, NULL, NULL);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   json_object_set_new(result, "empty", table_done(&t));
 }
 
 static void appends(const char *out_dir, json_t *result) {
-  weir_schema s;
+  wr_schema s;
   schema_of("SELECT * FROM titanic", NULL, &s);
   table t;
   table_init(&t, out_dir, "appends");
   json_t *props = parse_json("{\"commit.manifest.min-count-to-merge\": \"3\"}");
   for (int i = 0; i < 6; i++) {
-    char *sel = weir_asprintf("SELECT * FROM titanic WHERE PassengerId > %d AND PassengerId <= %d "
+    char *sel = wr_asprintf("SELECT * FROM titanic WHERE PassengerId > %d AND PassengerId <= %d "
                               "ORDER BY PassengerId", i * 150, (i + 1) * 150);
     const char *one[] = {sel};
     version(&t, i == 0 ? "create" : "append", ICEBERG_OP_APPEND, &s, one, 1, i == 0 ? props : NULL,
@@ -349,7 +349,7 @@ static void appends(const char *out_dir, json_t *result) {
     free(sel);
   }
   json_decref(props);
-  weir_schema_clear(&s);
+  wr_schema_clear(&s);
   json_object_set_new(result, "appends", table_done(&t));
 }
 
@@ -358,7 +358,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s OUT_DIR TITANIC_CSV\n", argv[0]);
     return 2;
   }
-  char *out_dir = weir_path_absolute(argv[1]);
+  char *out_dir = wr_path_absolute(argv[1]);
   duckdb_database db;
   if (duckdb_open(NULL, &db) != DuckDBSuccess) die("duckdb", "cannot open");
   if (duckdb_connect(db, &con) != DuckDBSuccess) die("duckdb", "cannot connect");
@@ -367,7 +367,7 @@ int main(int argc, char **argv) {
   types(out_dir, result);
   empty(out_dir, result);
   appends(out_dir, result);
-  char *text = weir_json_pretty(result);
+  char *text = wr_json_pretty(result);
   printf("%s\n", text);
   free(text);
   json_decref(result);

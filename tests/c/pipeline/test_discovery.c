@@ -4,20 +4,20 @@
 #include "pipeline/pipeline.h"
 #include "util/json.h"
 
-static weir_project *apply(const char *doc, int *rc, weir_error *err) {
-  weir_project *p = pipeline_project_new("/nonexistent/project");
+static wr_project *apply(const char *doc, int *rc, weir_error *err) {
+  wr_project *p = pipeline_project_new("/nonexistent/project");
   *rc = pipeline_discovery_apply(p, doc, strlen(doc), err);
   return p;
 }
 
-static const char *problem(const weir_project *p, size_t i) {
-  return weir_json_str(json_array_get(p->problems, i), "message", "(none)");
+static const char *problem(const wr_project *p, size_t i) {
+  return wr_json_str(json_array_get(p->problems, i), "message", "(none)");
 }
 
 TEST(limits_are_read_with_their_defaults) {
   weir_error err = {0};
   int rc;
-  weir_project *p = apply(
+  wr_project *p = apply(
       "{\"models\": [{\"name\": \"g\", \"file\": \"models.py\", \"line\": 3, \"function\": \"g\", "
       "\"inputs\": [],"
       " \"sandbox\": {\"internet_access\": true, \"memory\": 536870912, \"timeout\": null, \"cpu_time\": "
@@ -39,7 +39,7 @@ TEST(limits_are_read_with_their_defaults) {
 TEST(bad_limits_and_shapes_are_problems_not_crashes) {
   weir_error err = {0};
   int rc;
-  weir_project *p = apply(
+  wr_project *p = apply(
       "{\"models\": [{\"name\": \"g\", \"file\": \"models.py\", \"line\": 3, \"function\": \"g\", "
       "\"inputs\": [],"
       " \"sandbox\": {\"memory\": 5}},"
@@ -60,7 +60,7 @@ TEST(bad_limits_and_shapes_are_problems_not_crashes) {
 TEST(output_that_is_not_a_document_is_an_error) {
   weir_error err = {0};
   int rc;
-  weir_project *p = apply("I am a model and I print what I like", &rc, &err);
+  wr_project *p = apply("I am a model and I print what I like", &rc, &err);
   CHECK_INT(rc, WEIR_EMODEL);
   CHECK_CONTAINS(err.message, "discovery printed no JSON document");
   weir_error_clear(&err);

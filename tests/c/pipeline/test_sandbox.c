@@ -29,8 +29,8 @@ static bool usable(void) {
 
 static void write_file(const char *path, const char *text) {
   weir_error err = {0};
-  char *dir = weir_path_dirname(path);
-  weir_fs_mkdirs(dir, &err);
+  char *dir = wr_path_dirname(path);
+  wr_fs_mkdirs(dir, &err);
   free(dir);
   FILE *f = fopen(path, "w");
   if (!f) {
@@ -45,7 +45,7 @@ static char *slurp(const char *path) {
   char *text = NULL;
   size_t len = 0;
   weir_error err = {0};
-  if (weir_fs_read(path, &text, &len, &err) != WEIR_OK) {
+  if (wr_fs_read(path, &text, &len, &err) != WEIR_OK) {
     weir_error_clear(&err);
     return NULL;
   }
@@ -64,7 +64,7 @@ static int sandboxed_sh(const sandbox_policy *p, const char *script, char **out)
     return -1;
   }
   char *dir = test_tmpdir();
-  char *log = weir_path_join(dir, "out.txt");
+  char *log = wr_path_join(dir, "out.txt");
   int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
   pipeline_child c = {.path = "/bin/sh",
@@ -103,17 +103,17 @@ typedef struct fixture {
 
 static void fixture_init(fixture *f) {
   f->dir = test_tmpdir();
-  f->project = weir_path_join(f->dir, "project");
-  f->lake = weir_path_join(f->project, ".weir");
-  f->home = weir_path_join(f->dir, "home");
-  f->tmp = weir_path_join(f->dir, "tmp");
+  f->project = wr_path_join(f->dir, "project");
+  f->lake = wr_path_join(f->project, ".weir");
+  f->home = wr_path_join(f->dir, "home");
+  f->tmp = wr_path_join(f->dir, "tmp");
   char *p;
-  write_file(p = weir_path_join(f->project, "models.py"), "def m(): pass\n"), free(p);
-  write_file(p = weir_path_join(f->lake, "catalog.db"), "the catalog\n"), free(p);
-  write_file(p = weir_path_join(f->lake, "warehouse/default/t/data/x.parquet"), "data\n"), free(p);
-  write_file(p = weir_path_join(f->home, "secret.txt"), "secret\n"), free(p);
+  write_file(p = wr_path_join(f->project, "models.py"), "def m(): pass\n"), free(p);
+  write_file(p = wr_path_join(f->lake, "catalog.db"), "the catalog\n"), free(p);
+  write_file(p = wr_path_join(f->lake, "warehouse/default/t/data/x.parquet"), "data\n"), free(p);
+  write_file(p = wr_path_join(f->home, "secret.txt"), "secret\n"), free(p);
   weir_error err = {0};
-  weir_fs_mkdirs(f->tmp, &err);
+  wr_fs_mkdirs(f->tmp, &err);
   sandbox_policy_init(&f->policy);
   sandbox_policy_add_read(&f->policy, f->project);
   f->policy.tmpdir = realpath(f->tmp, NULL);
@@ -174,17 +174,17 @@ TEST(cannot_remove_or_write_anything_but_its_temporary_folder) {
   fixture f;
   fixture_init(&f);
   char *out = NULL;
-  char *victim = weir_path_join(f.lake, "warehouse/default/t/data/x.parquet");
+  char *victim = wr_path_join(f.lake, "warehouse/default/t/data/x.parquet");
   CHECK(run(&f, &out, "exec rm -f '%s'", victim) != 0);
   free(out);
-  CHECK(weir_fs_exists(victim));
+  CHECK(wr_fs_exists(victim));
   CHECK(run(&f, &out, "echo evil > '%s/new.parquet'", f.lake) != 0);
   free(out);
   CHECK(run(&f, &out, "echo evil >> '%s/models.py'", f.project) != 0);
   free(out);
   CHECK(run(&f, &out, "exec mv '%s' '%s/stolen'", victim, f.tmp) != 0);
   free(out);
-  CHECK(weir_fs_exists(victim));
+  CHECK(wr_fs_exists(victim));
   char *text = slurp(victim);
   CHECK_STR(text, "data\n");
   free(text);
@@ -215,7 +215,7 @@ TEST(cannot_chmod_what_landlock_does_not_guard) {
   fixture f;
   fixture_init(&f);
   char *out = NULL;
-  char *victim = weir_path_join(f.lake, "warehouse/default/t/data/x.parquet");
+  char *victim = wr_path_join(f.lake, "warehouse/default/t/data/x.parquet");
   CHECK(run(&f, &out, "exec chmod 000 '%s'", victim) != 0);
   free(out);
   struct stat st;
@@ -254,7 +254,7 @@ TEST(keeps_only_its_own_descriptors) {
   fixture f;
   fixture_init(&f);
   /* A descriptor the runner opened without close-on-exec must not reach the sandbox. */
-  char *p = weir_path_join(f.lake, "catalog.db");
+  char *p = wr_path_join(f.lake, "catalog.db");
   int leak = open(p, O_RDWR);
   CHECK(leak >= 0);
   char *out = NULL;
@@ -390,12 +390,12 @@ TEST(the_record_says_what_held_the_model) {
   CHECK_OK(sandbox_prepare(&f.policy, &sp, &err), &err);
   json_t *r = sandbox_record(&f.policy, &sp, NULL);
   CHECK(json_is_true(json_object_get(r, "enabled")));
-  CHECK_INT(weir_json_int(r, "landlock_abi", 0), sandbox_probe()->landlock_abi);
-  CHECK_STR(weir_json_str(r, "network", ""), sandbox_probe()->userns ? "namespace" : "seccomp");
+  CHECK_INT(wr_json_int(r, "landlock_abi", 0), sandbox_probe()->landlock_abi);
+  CHECK_STR(wr_json_str(r, "network", ""), sandbox_probe()->userns ? "namespace" : "seccomp");
   json_decref(r);
   r = sandbox_record(&f.policy, NULL, "--unsandboxed");
   CHECK(json_is_false(json_object_get(r, "enabled")));
-  CHECK_STR(weir_json_str(r, "reason", ""), "--unsandboxed");
+  CHECK_STR(wr_json_str(r, "reason", ""), "--unsandboxed");
   json_decref(r);
   sandbox_prepared_free(&sp);
   fixture_free(&f);
@@ -427,7 +427,7 @@ static void watch(fixture *f, const char *script, double timeout, int64_t memory
   CHECK_OK(sandbox_prepare(&f->policy, &sp, &err), &err);
   char *host_argv[] = {"/bin/sh", "-c", (char *)script, NULL};
   char *worker_argv[] = {"/usr/bin/python3", "-c", (char *)FAKE_WORKER, NULL};
-  char *log = weir_path_join(f->dir, "log.txt");
+  char *log = wr_path_join(f->dir, "log.txt");
   pipeline_worker w;
   CHECK_OK(pipeline_worker_start(&w, worker_argv, NULL, log, &err), &err);
   memset(mp, 0, sizeof *mp);
@@ -491,24 +491,24 @@ TEST(an_inherited_descriptor_cannot_be_reopened_through_proc) {
 
 TEST(code_sandbox_refuses_a_project_inside_the_lake) {
   char *dir = test_tmpdir();
-  char *lake = weir_path_join(dir, "lake");
-  char *proj = weir_path_join(lake, "project");
+  char *lake = wr_path_join(dir, "lake");
+  char *proj = wr_path_join(lake, "project");
   weir_error err = {0};
-  weir_fs_mkdirs(proj, &err);
+  wr_fs_mkdirs(proj, &err);
   sandbox_policy p;
   json_t *roots = json_array();
   CHECK_INT(pipeline_code_sandbox(proj, lake, roots, "m", &p, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "is inside the lake");
   weir_error_clear(&err);
   /* Beside it: fine, with a private folder that is removed afterwards. */
-  char *beside = weir_path_join(dir, "project");
-  weir_fs_mkdirs(beside, &err);
+  char *beside = wr_path_join(dir, "project");
+  wr_fs_mkdirs(beside, &err);
   CHECK_OK(pipeline_code_sandbox(beside, lake, roots, "m", &p, &err), &err);
-  CHECK(p.tmpdir && weir_fs_is_dir(p.tmpdir));
+  CHECK(p.tmpdir && wr_fs_is_dir(p.tmpdir));
   CHECK_INT(p.n_read_roots, 1);
   char *tmp = strdup(p.tmpdir);
   pipeline_code_sandbox_done(&p);
-  CHECK(!weir_fs_exists(tmp));
+  CHECK(!wr_fs_exists(tmp));
   free(tmp);
   json_decref(roots);
   test_rmtree(dir);
@@ -582,7 +582,7 @@ TEST(a_worker_that_dies_during_a_job_takes_the_model_process_with_it) {
   /* It takes the job and ends without answering. */
   char *worker_argv[] = {"/usr/bin/python3", "-c",
                          "import socket\nctl = socket.socket(fileno=3)\nsocket.recv_fds(ctl, 4, 4)\n", NULL};
-  char *log = weir_path_join(f.dir, "log.txt");
+  char *log = wr_path_join(f.dir, "log.txt");
   pipeline_worker w;
   CHECK_OK(pipeline_worker_start(&w, worker_argv, NULL, log, &err), &err);
   pipeline_model_procs mp;

@@ -6,7 +6,7 @@
 static weir_type T(const char *s) {
   weir_type t;
   char why[256];
-  if (!weir_type_parse(s, &t, why, sizeof why)) TEST_FAIL_("cannot parse \"%s\": %s", s, why);
+  if (!wr_type_parse(s, &t, why, sizeof why)) TEST_FAIL_("cannot parse \"%s\": %s", s, why);
   return t;
 }
 
@@ -33,48 +33,48 @@ TEST(parse_weir_names_and_aliases) {
 TEST(parse_errors_say_why) {
   weir_type t;
   char why[512];
-  CHECK(!weir_type_parse("Int65", &t, why, sizeof why));
+  CHECK(!wr_type_parse("Int65", &t, why, sizeof why));
   CHECK_CONTAINS(why, "unknown type \"Int65\"");
-  CHECK(!weir_type_parse("Decimal(40, 2)", &t, why, sizeof why));
+  CHECK(!wr_type_parse("Decimal(40, 2)", &t, why, sizeof why));
   CHECK_CONTAINS(why, "precision must be 1 to 38");
-  CHECK(!weir_type_parse("Decimal(5, 7)", &t, why, sizeof why));
+  CHECK(!wr_type_parse("Decimal(5, 7)", &t, why, sizeof why));
   CHECK_CONTAINS(why, "scale");
-  CHECK(!weir_type_parse("int64", &t, why, sizeof why) == 0 || 1); /* alias INT64 accepted */
+  CHECK(!wr_type_parse("int64", &t, why, sizeof why) == 0 || 1); /* alias INT64 accepted */
 }
 
 TEST(spellings) {
   char b[64];
-  weir_type_arrow_name(T("String"), b, sizeof b);
+  wr_type_arrow_name(T("String"), b, sizeof b);
   CHECK_STR(b, "large_string");
-  weir_type_arrow_name(T("TimestampMicroUTC"), b, sizeof b);
+  wr_type_arrow_name(T("TimestampMicroUTC"), b, sizeof b);
   CHECK_STR(b, "timestamp[us, tz=UTC]");
-  weir_type_arrow_name(T("Decimal(18, 2)"), b, sizeof b);
+  wr_type_arrow_name(T("Decimal(18, 2)"), b, sizeof b);
   CHECK_STR(b, "decimal128(18, 2)");
-  CHECK(weir_type_iceberg_name(T("Int64"), b, sizeof b));
+  CHECK(wr_type_iceberg_name(T("Int64"), b, sizeof b));
   CHECK_STR(b, "long");
-  CHECK(weir_type_iceberg_name(T("TimestampMicroUTC"), b, sizeof b));
+  CHECK(wr_type_iceberg_name(T("TimestampMicroUTC"), b, sizeof b));
   CHECK_STR(b, "timestamptz");
-  CHECK(!weir_type_iceberg_name(T("Date64"), b, sizeof b));
-  CHECK(weir_type_duckdb_name(T("Decimal(18, 2)"), b, sizeof b));
+  CHECK(!wr_type_iceberg_name(T("Date64"), b, sizeof b));
+  CHECK(wr_type_duckdb_name(T("Decimal(18, 2)"), b, sizeof b));
   CHECK_STR(b, "DECIMAL(18,2)");
-  CHECK(weir_type_arrow_format(T("Float64"), b, sizeof b));
+  CHECK(wr_type_arrow_format(T("Float64"), b, sizeof b));
   CHECK_STR(b, "g");
-  weir_type_name(T("DECIMAL(9,3)"), b, sizeof b);
+  wr_type_name(T("DECIMAL(9,3)"), b, sizeof b);
   CHECK_STR(b, "Decimal(9, 3)");
-  weir_arrow_format_name("tsm:Europe/Paris", b, sizeof b);
+  wr_arrow_format_name("tsm:Europe/Paris", b, sizeof b);
   CHECK_STR(b, "timestamp[ms, tz=Europe/Paris]");
-  weir_arrow_format_name("u", b, sizeof b);
+  wr_arrow_format_name("u", b, sizeof b);
   CHECK_STR(b, "string");
   weir_type t;
-  CHECK(weir_type_from_iceberg("decimal(9, 3)", &t));
+  CHECK(wr_type_from_iceberg("decimal(9, 3)", &t));
   CHECK_INT(t.scale, 3);
-  CHECK(weir_type_from_iceberg("string", &t));
+  CHECK(wr_type_from_iceberg("string", &t));
   CHECK_INT(t.id, WEIR_TYPE_STRING);
 }
 
-static void cast(const char *fmt, const char *target, weir_cast_kind want) {
+static void cast(const char *fmt, const char *target, wr_cast_kind want) {
   bool narrowing;
-  weir_cast_kind got = weir_cast_check_format(fmt, T(target), &narrowing);
+  wr_cast_kind got = wr_cast_check_format(fmt, T(target), &narrowing);
   if (got != want) TEST_FAIL_("cast %s -> %s gave %d, expected %d", fmt, target, got, want);
 }
 
@@ -124,30 +124,30 @@ TEST(widening_table) {
   /* Any accepts anything */
   cast("+l", "Any", WEIR_CAST_EXACT);
   bool narrowing = false;
-  weir_cast_check_format("l", T("Int32"), &narrowing);
+  wr_cast_check_format("l", T("Int32"), &narrowing);
   CHECK(narrowing);
 }
 
 TEST(plan_time_composition) {
-  CHECK_INT(weir_type_compose(T("Int32"), T("Int64")), WEIR_CAST_WIDEN);
-  CHECK_INT(weir_type_compose(T("Int64"), T("Int32")), WEIR_CAST_REFUSE);
-  CHECK_INT(weir_type_compose(T("String"), T("Int64")), WEIR_CAST_REFUSE);
-  CHECK_INT(weir_type_compose(T("Float64"), T("Float64")), WEIR_CAST_EXACT);
-  CHECK_INT(weir_type_compose(T("Int64"), T("Any")), WEIR_CAST_EXACT);
+  CHECK_INT(wr_type_compose(T("Int32"), T("Int64")), WEIR_CAST_WIDEN);
+  CHECK_INT(wr_type_compose(T("Int64"), T("Int32")), WEIR_CAST_REFUSE);
+  CHECK_INT(wr_type_compose(T("String"), T("Int64")), WEIR_CAST_REFUSE);
+  CHECK_INT(wr_type_compose(T("Float64"), T("Float64")), WEIR_CAST_EXACT);
+  CHECK_INT(wr_type_compose(T("Int64"), T("Any")), WEIR_CAST_EXACT);
 }
 
 TEST(duckdb_types) {
   weir_type t;
-  CHECK(weir_type_from_duckdb("BIGINT", &t));
+  CHECK(wr_type_from_duckdb("BIGINT", &t));
   CHECK_INT(t.id, WEIR_TYPE_INT64);
-  CHECK(weir_type_from_duckdb("DECIMAL(18,3)", &t));
+  CHECK(wr_type_from_duckdb("DECIMAL(18,3)", &t));
   CHECK_INT(t.scale, 3);
-  CHECK(!weir_type_from_duckdb("HUGEINT", &t));
+  CHECK(!wr_type_from_duckdb("HUGEINT", &t));
 }
 
 TEST(schema_json_roundtrip) {
-  weir_schema s = {0};
-  weir_field f = {0};
+  wr_schema s = {0};
+  wr_field f = {0};
   f.name = "pid";
   f.type = T("Int64");
   f.required = true;
@@ -156,20 +156,20 @@ TEST(schema_json_roundtrip) {
   char *lin[] = {"WomenByClass.pid"};
   f.lineage = lin;
   f.n_lineage = 1;
-  weir_schema_add(&s, &f);
-  json_t *j = weir_schema_to_json(&s);
-  weir_schema back;
+  wr_schema_add(&s, &f);
+  json_t *j = wr_schema_to_json(&s);
+  wr_schema back;
   weir_error err = {0};
-  CHECK_OK(weir_schema_from_json(j, &back, &err), &err);
+  CHECK_OK(wr_schema_from_json(j, &back, &err), &err);
   CHECK_INT(back.n_fields, 1);
   CHECK_STR(back.fields[0].name, "pid");
   CHECK_STR(back.fields[0].lineage[0], "WomenByClass.pid");
   CHECK(back.fields[0].required);
-  CHECK_INT(weir_schema_find(&back, "pid"), 0);
-  CHECK_INT(weir_schema_find(&back, "nope"), -1);
+  CHECK_INT(wr_schema_find(&back, "pid"), 0);
+  CHECK_INT(wr_schema_find(&back, "nope"), -1);
   json_decref(j);
-  weir_schema_clear(&s);
-  weir_schema_clear(&back);
+  wr_schema_clear(&s);
+  wr_schema_clear(&back);
 }
 
 TEST_MAIN()

@@ -4,8 +4,8 @@
 
 static void expect_bad_table(const char *name, const char *fragment) {
   weir_error err = {0};
-  weir_table_id id;
-  int rc = weir_table_id_parse(name, &id, &err);
+  wr_table_id id;
+  int rc = wr_table_id_parse(name, &id, &err);
   if (rc != WEIR_EINVALIDNAME) TEST_FAIL_("table name \"%s\" accepted", name);
   else if (!strstr(err.message, fragment))
     TEST_FAIL_("message for \"%s\" is \"%s\", expected \"%s\" in it", name, err.message, fragment);
@@ -14,18 +14,18 @@ static void expect_bad_table(const char *name, const char *fragment) {
 }
 
 TEST(table_names_valid) {
-  weir_table_id id;
+  wr_table_id id;
   weir_error err = {0};
-  CHECK_OK(weir_table_id_parse("titanic", &id, &err), &err);
+  CHECK_OK(wr_table_id_parse("titanic", &id, &err), &err);
   CHECK_STR(id.ns, "default");
   CHECK_STR(id.name, "titanic");
-  CHECK_OK(weir_table_id_parse("raw.Orders_2", &id, &err), &err);
+  CHECK_OK(wr_table_id_parse("raw.Orders_2", &id, &err), &err);
   CHECK_STR(id.ns, "raw");
   CHECK_STR(id.name, "Orders_2");
   char buf[600];
-  weir_table_id_format(&id, buf, sizeof buf);
+  wr_table_id_format(&id, buf, sizeof buf);
   CHECK_STR(buf, "raw.Orders_2");
-  CHECK_OK(weir_table_id_parse("_x", &id, &err), &err);
+  CHECK_OK(wr_table_id_parse("_x", &id, &err), &err);
 }
 
 TEST(table_names_invalid) {
@@ -45,7 +45,7 @@ TEST(table_names_invalid) {
 
 static void expect_bad_ref(const char *name, const char *fragment) {
   weir_error err = {0};
-  int rc = weir_ref_name_check(name, "branch", &err);
+  int rc = wr_ref_name_check(name, "branch", &err);
   if (rc != WEIR_EINVALIDNAME) TEST_FAIL_("branch name \"%s\" accepted", name);
   else if (!strstr(err.message, fragment))
     TEST_FAIL_("message for \"%s\" is \"%s\", expected \"%s\" in it", name, err.message, fragment);
@@ -54,9 +54,9 @@ static void expect_bad_ref(const char *name, const char *fragment) {
 
 TEST(ref_names) {
   weir_error err = {0};
-  CHECK_OK(weir_ref_name_check("dev", "branch", &err), &err);
-  CHECK_OK(weir_ref_name_check("feature/x-1.2", "branch", &err), &err);
-  CHECK_OK(weir_ref_name_check("run/abc", "branch", &err), &err);
+  CHECK_OK(wr_ref_name_check("dev", "branch", &err), &err);
+  CHECK_OK(wr_ref_name_check("feature/x-1.2", "branch", &err), &err);
+  CHECK_OK(wr_ref_name_check("run/abc", "branch", &err), &err);
   expect_bad_ref("a..b", "\"..\"");
   expect_bad_ref("-x", "starts with '-'");
   expect_bad_ref("a b", "a space");
