@@ -16,6 +16,9 @@ static const cli_opt IMPORT_OPTS[] = {
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 
+static const cli_opt INIT_OPTS[] = {
+    {"warehouse", 0, "URI", "keep table data and metadata in object storage: s3://bucket/prefix (docs/storage.md)"},
+    {NULL, 0, NULL, NULL}};
 static const cli_opt REF_OPTS[] = {{"ref", 'r', "R", "ref to read (default: main)"}, {NULL, 0, NULL, NULL}};
 
 static const cli_opt QUERY_OPTS[] = {
@@ -65,8 +68,10 @@ static const cli_opt RUN_OPTS[] = {
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
      "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
-     "folder. Refuses a folder that already holds a lake.",
-     "weir init ./lake", NO_OPTS, 0, 1, cmd_init},
+     "folder. Refuses a folder that already holds a lake. With --warehouse the tables'\n"
+     "files go to an S3 bucket (endpoint and credentials from the AWS_* variables and\n"
+     "~/.aws files, never stored); the catalog stays in the lake folder.",
+     "weir init ./lake --warehouse s3://bucket/lake", INIT_OPTS, 0, 1, cmd_init},
     {"import", "FILE --table T", "load a CSV, Parquet or JSON-lines file into a table as one commit",
      "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
      "without nulls is recorded as required. With --contract the data is checked first:\n"

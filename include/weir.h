@@ -159,22 +159,68 @@ WEIR_API void weir_free(void *ptr);
 typedef struct weir_lake weir_lake;
 
 /**
+ * Options of weir_lake_init and weir_lake_open, a versioned struct (libgit2 style): set
+ * `version` to WEIR_LAKE_OPTIONS_VERSION, by WEIR_LAKE_OPTIONS_INIT or
+ * weir_lake_options_init(), so fields added later default to "unset". A NULL options
+ * pointer means every default. Strings are borrowed for the call only.
+ *
+ * Implemented in this release: `version`, `warehouse` and `author` (as
+ * weir_lake_set_author). `catalog` other than NULL is refused (WEIR_EUNSUPPORTED: a lake
+ * must never silently get another catalog than asked); the other fields are accepted and
+ * ignored here (engine settings come from WEIR_THREADS, WEIR_MEMORY_LIMIT, WEIR_PYTHON,
+ * WEIR_DUCKDB_LIBRARY).
+ */
+typedef struct weir_lake_options {
+  unsigned int version;        /* WEIR_LAKE_OPTIONS_VERSION (1) */
+  const char *catalog;         /* init only: NULL = SQLite file in the lake; "postgresql://..." (postgres branch) */
+  const char *warehouse;       /* init only: NULL = the lake's own warehouse folder; "s3://bucket/prefix" */
+  const char *author; int threads; const char *memory_limit; const char *python;
+  const char *duckdb_library; int catalog_sync; int busy_timeout_ms;
+} weir_lake_options;
+#define WEIR_LAKE_OPTIONS_VERSION 1
+#define WEIR_LAKE_OPTIONS_INIT {WEIR_LAKE_OPTIONS_VERSION}
+
+/**
+ * Fills `opts` with the defaults of options struct `version` (WEIR_LAKE_OPTIONS_VERSION).
+ * Errors: WEIR_EINVALIDARG for a NULL `opts` or a version this library does not know.
+ */
+WEIR_API int weir_lake_options_init(weir_lake_options *opts, unsigned int version);
+
+/**
  * Creates a lake at `path` (a folder that must not already hold a lake; created if
  * missing, with its parents), or at `./.weir` when `path` is NULL: the catalog, the
- * warehouse folder, and the first (empty) commit on `main`.
+ * warehouse, and the first (empty) commit on `main`.
+ *
+ * The warehouse (where table data and Iceberg metadata go) is `path/warehouse` unless
+ * `opts->warehouse` names an object-store prefix, "s3://bucket/prefix" (docs/storage.md:
+ * endpoint and credentials come from the usual AWS variables and profile files, never
+ * from the lake). Its URI is recorded in `path/lake.json`; init checks that the bucket
+ * is reachable with the resolved credentials and whether the server honours conditional
+ * puts. `opts` may be NULL (every default).
  * On success *out is an open handle to free with weir_lake_free().
- * Errors: WEIR_EINVALIDARG for an empty path (""; most likely an unset variable),
- * WEIR_EEXISTS if a lake is already there, WEIR_EIO, WEIR_ECATALOG.
+ * Errors: WEIR_EINVALIDARG for an empty path (""; most likely an unset variable), a
+ * warehouse that is not an s3:// URI, a path or prefix with characters Iceberg readers
+ * would misread ('?', '#', '%', control characters), options of an unknown version;
+ * WEIR_EUNSUPPORTED for `catalog`; WEIR_EEXISTS if a lake is already there; WEIR_ENOTFOUND for a
+ * missing bucket; WEIR_EIO (storage: denied, unreachable), WEIR_ECATALOG.
  */
-WEIR_API int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
+WEIR_API int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out,
+                            weir_error *err);
 
 /**
  * Opens the lake at `path`. With path NULL: $WEIR_LAKE if set, else the nearest `.weir`
- * folder found walking up from the current directory (as git finds .git).
+ * folder found walking up from the current directory (as git finds .git). The warehouse
+ * is the one recorded at init; S3 credentials are resolved again for this handle.
+ * `opts` may be NULL; its init-only fields are ignored.
  * Errors: WEIR_ENOTFOUND (no lake; the message says where weir looked), WEIR_ECATALOG
- * (unreadable catalog, or a catalog newer than this library).
+ * (unreadable catalog, or a catalog newer than this library), WEIR_EINVALIDARG (options).
  */
-WEIR_API int weir_lake_open(const char *path, weir_lake **out, weir_error *err);
+WEIR_API int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out,
+                            weir_error *err);
+
+/** The lake's warehouse location: an absolute folder, or "s3://bucket/prefix". Owned by
+ *  the handle. */
+WEIR_API const char *weir_lake_warehouse(const weir_lake *lake);
 
 /** Closes the lake and frees the handle. NULL-safe. */
 WEIR_API void weir_lake_free(weir_lake *lake);

@@ -5,7 +5,7 @@
 #
 # What it installs, and why each source:
 #   - Debian packages: compiler, CMake/Ninja, SQLite, libpq, jansson, libyaml, PCRE2,
-#     OpenSSL, avro-c, PostgreSQL server (for the catalog's PostgreSQL backend tests),
+#     OpenSSL, avro-c, libcurl (S3 metadata IO, docs/storage.md), PostgreSQL server (for the catalog's PostgreSQL backend tests),
 #     clang 16 with libFuzzer (the fuzz targets).
 #     spin (the model checker for the versioning model in model/, run by `make test`).
 #   - DuckDB's C library and its header, one pinned version (DUCKDB_VERSION). Debian has
@@ -40,7 +40,7 @@ DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c
 # lines.
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
   libsqlite3-dev libjansson-dev libyaml-dev libpcre2-dev libssl-dev libpq-dev
-  libavro-dev zlib1g-dev postgresql valgrind spin
+  libavro-dev zlib1g-dev libcurl4-openssl-dev postgresql valgrind spin
   clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16)
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
@@ -114,6 +114,34 @@ if [ ! -f "$ddir/.complete" ]; then
   touch "$ddir/.complete"
 fi
 ln -sfn "duckdb-$DUCKDB_VERSION" "$root/.deps/duckdb"
+
+# --- DuckDB's httpfs extension, for s3:// warehouses (docs/storage.md) ---------------------
+# libweir LOADs it from .deps/duckdb/extensions (never downloads at run time). It comes
+# from its PyPI package (the same build the Python tests load), fetched with
+# `pip download` and checked against a pinned SHA-256 before it is unpacked.
+HTTPFS_WHEEL="duckdb_extension_httpfs-${DUCKDB_VERSION}-py3-none-manylinux2014_x86_64.whl"
+HTTPFS_WHEEL_SHA256=84913dbe172ccb54368de2c4a020c38ca8b0e76f99df548f7fac37934cc7826f
+if [ ! -f "$ddir/extensions/httpfs.duckdb_extension" ]; then
+  cache="$root/.deps/cache/$HTTPFS_WHEEL"
+  if ! verify "$cache" "$HTTPFS_WHEEL_SHA256"; then
+    say "fetching duckdb-extension-httpfs==$DUCKDB_VERSION with pip download"
+    tmp=$(mktemp -d)
+    "$root/.venv/bin/python" -m pip download -q --no-deps --only-binary :all: \
+      "duckdb-extension-httpfs==$DUCKDB_VERSION" -d "$tmp" >/dev/null || die "pip download duckdb-extension-httpfs failed"
+    mv "$tmp/$HTTPFS_WHEEL" "$cache.part" && rm -rf "$tmp"
+    verify "$cache.part" "$HTTPFS_WHEEL_SHA256" || die "checksum mismatch for $HTTPFS_WHEEL (expected $HTTPFS_WHEEL_SHA256)"
+    mv "$cache.part" "$cache"
+  fi
+  mkdir -p "$ddir/extensions"
+  "$root/.venv/bin/python" - "$cache" "$ddir/extensions" "$DUCKDB_VERSION" <<'PY'
+import sys, zipfile
+wheel, dest, version = sys.argv[1:]
+name = f"duckdb_extension_httpfs/extensions/v{version}/httpfs.duckdb_extension"
+with zipfile.ZipFile(wheel) as z, open(f"{dest}/httpfs.duckdb_extension.part", "wb") as out:
+    out.write(z.read(name))
+PY
+  mv "$ddir/extensions/httpfs.duckdb_extension.part" "$ddir/extensions/httpfs.duckdb_extension"
+fi
 
 # --- Python environment -------------------------------------------------------------------
 req="$root/python/requirements-dev.txt"

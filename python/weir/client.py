@@ -247,7 +247,7 @@ class Client:
 
     def __init__(self, lake: str | os.PathLike[str] | None = None, *, library: str | os.PathLike[str] | None = None,
                  author: str | None = None, progress: Callable[[dict[str, Any]], None] | None = None,
-                 _create: bool = False) -> None:
+                 _create: bool = False, _warehouse: str | None = None) -> None:
         lake_path = _path(lake, "lake") if lake is not None else None
         author_c = _enc(author, "author", optional=True)
         _check_callback(progress, "progress")
@@ -260,18 +260,28 @@ class Client:
         self._lock = threading.RLock()
         self._handle = ctypes.c_void_p()
         self._progress_cb: Any = None
+        opts = _ffi.LakeOptions(version=_ffi.LAKE_OPTIONS_VERSION)
+        opts.warehouse = _enc(_warehouse, "warehouse", optional=True)
         self._lib.call("weir_lake_init" if _create else "weir_lake_open", _ffi.enc(lake_path),
-                       ctypes.byref(self._handle))
+                       ctypes.byref(opts), ctypes.byref(self._handle))
         if author_c is not None:
             self._lib.call("weir_lake_set_author", self._handle, author_c)
         if progress is not None:
             self.set_progress(progress)
 
     @classmethod
-    def init(cls, path: str | os.PathLike[str], *, library: str | os.PathLike[str] | None = None,
-             author: str | None = None) -> Client:
+    def init(cls, path: str | os.PathLike[str], *, warehouse: str | None = None,
+             library: str | os.PathLike[str] | None = None, author: str | None = None) -> Client:
         """Creates a lake at ``path`` (catalog, warehouse, an empty first commit on
         ``main``) and returns a client on it.
+
+        Args:
+            path: the lake folder (it holds the catalog).
+            warehouse: where table data and Iceberg metadata go: ``None`` for the lake's
+                own ``warehouse`` folder, or an object-store prefix ``"s3://bucket/prefix"``
+                (endpoint and credentials from the ``AWS_*`` variables and ``~/.aws``
+                files, never stored in the lake; docs/storage.md). The bucket must exist
+                and the prefix be empty.
 
         Raises:
             AlreadyExists: a lake is already there.
@@ -281,8 +291,9 @@ class Client:
 
         Example:
             >>> client = weir.Client.init("/tmp/new-lake")        # doctest: +SKIP
+            >>> s3 = weir.Client.init("/tmp/s3-lake", warehouse="s3://bucket/lake")  # doctest: +SKIP
         """
-        return cls(_path(path, "path"), library=library, author=author, _create=True)
+        return cls(_path(path, "path"), library=library, author=author, _create=True, _warehouse=warehouse)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -327,6 +338,18 @@ class Client:
         """
         with self._lock:
             v: bytes | None = self._lib.fn("weir_lake_path")(self._h())
+            return v.decode() if v else ""
+
+    @property
+    def warehouse(self) -> str:
+        """Where the lake's tables are stored: an absolute folder, or ``"s3://bucket/prefix"``.
+
+        Example:
+            >>> weir.Client(lake="lake").warehouse   # doctest: +SKIP
+            '/home/me/lake/warehouse'
+        """
+        with self._lock:
+            v: bytes | None = self._lib.fn("weir_lake_warehouse")(self._h())
             return v.decode() if v else ""
 
     @property

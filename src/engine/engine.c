@@ -12,12 +12,14 @@
  *     ("U" / "Z"), the types weir stores (docs/types.md), so no cast follows the export.
  */
 #include "engine/engine_internal.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- errors ------------------------------------------------------------------------- */
 
@@ -164,6 +166,42 @@ int wr_engine_restrict_files(wr_engine *e, const char *const *dirs, size_t n, we
   wr_buf_puts(&sql, "]; SET enable_external_access = false; SET lock_configuration = true;");
   int rc = wr_eng_run(e, wr_buf_cstr(&sql), "cannot restrict the SQL engine's file access", err);
   wr_buf_free(&sql);
+  return rc;
+}
+
+#ifndef WEIR_DUCKDB_EXTENSION_DIR
+#define WEIR_DUCKDB_EXTENSION_DIR ""
+#endif
+
+int wr_engine_connect_warehouse(wr_engine *e, const char *prefix, weir_error *err) {
+  wr_eng_settle(e);
+  const char *dir = getenv("WEIR_DUCKDB_EXTENSION_DIR");
+  if (!dir || !*dir) dir = WEIR_DUCKDB_EXTENSION_DIR;
+  char *ext = wr_asprintf("%s/httpfs.duckdb_extension", dir);
+  if (!*dir || access(ext, R_OK) != 0) {
+    int rc = wr_seterr(err, WEIR_EENGINE,
+                       "cannot reach the warehouse %s: DuckDB's httpfs extension is not at %s (run "
+                       "scripts/bootstrap.sh, or set WEIR_DUCKDB_EXTENSION_DIR to the folder holding "
+                       "httpfs.duckdb_extension)",
+                       prefix, *dir ? ext : "(no folder configured)");
+    free(ext);
+    return rc;
+  }
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "LOAD ");
+  wr_eng_put_string(&sql, ext);
+  free(ext);
+  int rc = wr_eng_run(e, wr_buf_cstr(&sql), "cannot load DuckDB's httpfs extension", err);
+  wr_buf_free(&sql);
+  if (rc) return rc;
+  char *secret = NULL;
+  if ((rc = wr_storage_duckdb_secret_sql(prefix, &secret, err))) return rc;
+  /* The statement holds credentials: its error text is replaced, never echoed. */
+  duckdb_result res;
+  if (duckdb_query(e->conn, secret, &res) == DuckDBError)
+    rc = wr_seterr(err, WEIR_EENGINE, "cannot give DuckDB the S3 credentials for %s", prefix);
+  duckdb_destroy_result(&res);
+  free(secret);
   return rc;
 }
 

@@ -42,6 +42,15 @@ void *wr_engine_connection(wr_engine *e);
  * a way to read /etc/passwd or write next to it. Cannot be undone. */
 int wr_engine_restrict_files(wr_engine *e, const char *const *dirs, size_t n, weir_error *err);
 
+/* Lets the engine read and write the object-store warehouse `prefix` ("s3://bucket/p"):
+ * loads DuckDB's httpfs extension from a known folder ($WEIR_DUCKDB_EXTENSION_DIR, else
+ * the pinned copy the build was configured with, .deps/duckdb/extensions) -- never a
+ * download -- and creates a temporary secret scoped to `prefix` from the S3 credentials
+ * resolved by src/storage (the same endpoint, region and keys the metadata requests
+ * use). Call before wr_engine_restrict_files. Errors: WEIR_EENGINE naming the extension
+ * file when it is missing or refused; WEIR_EIO when no credentials are found. */
+int wr_engine_connect_warehouse(wr_engine *e, const char *prefix, weir_error *err);
+
 /* Runs one or more statements, discarding results. */
 int wr_engine_exec(wr_engine *e, const char *sql, weir_error *err);
 

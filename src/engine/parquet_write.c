@@ -18,6 +18,12 @@
  * in the middle can leave a ".weir-tmp-*" folder behind, which nothing ever reads (the
  * hidden prefix marks it for cleanup).
  *
+ * On S3 (`dir` an s3:// location) there is no rename: DuckDB's httpfs writes each file
+ * with one upload, which becomes visible whole or not at all, into a fresh prefix
+ * <dir>/<uuid>/ that only this write uses. A failed statement deletes what it wrote
+ * under that prefix; a crash can leave objects there that no manifest references, which
+ * nothing reads.
+ *
  * Files with no rows are not kept: a data file with zero records carries nothing an
  * Iceberg snapshot needs.
  */
@@ -31,6 +37,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "storage/location.h"
+#include "storage/storage.h"
 #include "util/fs.h"
 #include "util/uuid.h"
 
@@ -225,7 +233,8 @@ int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *di
   char *text = wr_eng_sql_text(select_sql, NULL);
   char **res_cols = NULL;
   size_t n_res = 0;
-  char *absdir = wr_path_absolute(dir);
+  bool remote = wr_location_is_remote(dir);
+  char *absdir = remote ? wr_strdup(dir) : wr_path_absolute(dir);
   char *tmpdir = NULL;
   wr_parquet_file *files = NULL;
   size_t n_files = 0;
@@ -233,13 +242,13 @@ int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *di
   bool have_res = false;
   int rc = result_columns(e, text, select_sql, &res_cols, &n_res, err);
   if (!rc) rc = check_columns(res_cols, n_res, columns, n_columns, err);
-  if (!rc) rc = wr_fs_mkdirs(absdir, err);
+  if (!rc && !remote) rc = wr_fs_mkdirs(absdir, err);
   if (rc) goto done;
 
   char id[WEIR_UUID_STR_LEN + 1];
   wr_uuid4(id);
-  char *tmpname = wr_asprintf(".weir-tmp-%s", id);
-  tmpdir = wr_path_join(absdir, tmpname);
+  char *tmpname = remote ? wr_strdup(id) : wr_asprintf(".weir-tmp-%s", id);
+  tmpdir = wr_location_join(absdir, tmpname);
   free(tmpname);
 
   wr_buf sql = WEIR_BUF_INIT;
@@ -274,7 +283,9 @@ int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *di
       char *written = vec_string(v_name, r);
       int64_t count = vec_int(v_count, r);
       if (count == 0) {
-        unlink(written);
+        weir_error ignore = {0};
+        wr_storage_delete(written, &ignore);
+        weir_error_clear(&ignore);
         free(written);
         continue;
       }
@@ -287,11 +298,15 @@ int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *di
       char final_name[WEIR_UUID_STR_LEN + 16];
       wr_uuid4(id);
       snprintf(final_name, sizeof final_name, "%s.parquet", id);
-      f->path = wr_path_join(absdir, final_name);
+      f->path = remote ? wr_strdup(written) : wr_path_join(absdir, final_name);
       f->record_count = count;
       f->file_size = vec_int(v_size, r);
       f->column_stats = stats_json(v_stats, r);
       n_files++;
+      if (remote) {
+        free(written);
+        continue;
+      }
       rc = fsync_path(written, err);
       if (!rc && rename(written, f->path) != 0)
         rc = wr_seterr(err, WEIR_EIO, "cannot write Parquet: cannot rename %s to %s: %s", written, f->path,
@@ -300,15 +315,25 @@ int wr_engine_write_parquet(wr_engine *e, const char *select_sql, const char *di
     }
     duckdb_destroy_data_chunk(&ch);
   }
-  if (!rc) rc = wr_fs_sync_dir(absdir, err);
+  if (!rc && !remote) rc = wr_fs_sync_dir(absdir, err);
 
 done:
   if (have_res) duckdb_destroy_result(&res);
-  if (tmpdir && wr_fs_exists(tmpdir)) wr_fs_remove_tree(tmpdir, NULL);
+  if (tmpdir && !remote && wr_fs_exists(tmpdir)) wr_fs_remove_tree(tmpdir, NULL);
+  if (rc && remote && tmpdir) {
+    /* What the failed statement uploaded, under its own prefix. */
+    char **objs = NULL;
+    size_t no = 0;
+    weir_error ignore = {0};
+    if (wr_storage_list(tmpdir, &objs, &no, &ignore) == WEIR_OK)
+      for (size_t i = 0; i < no; i++) wr_storage_delete(objs[i], &ignore);
+    wr_storage_list_free(objs, no);
+    weir_error_clear(&ignore);
+  }
   if (rc) {
     /* Files already renamed are complete but belong to a write that failed: remove them
      * so that the caller never sees part of a result. */
-    for (size_t i = 0; i < n_files; i++) unlink(files[i].path);
+    for (size_t i = 0; i < n_files && !remote; i++) unlink(files[i].path);
     wr_parquet_files_free(files, n_files);
   } else {
     *out = files;

@@ -433,7 +433,7 @@ int iceberg_avro_reader_open(iceberg_avro_reader *r, const char *path, weir_erro
   memset(r, 0, sizeof *r);
   char *data = NULL;
   size_t len = 0;
-  int rc = wr_fs_read(path, &data, &len, err);
+  int rc = wr_storage_read(path, &data, &len, err);
   if (rc != WEIR_OK) return rc;
   r->origin = wr_strdup(path);
   r->data = data;

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "iceberg/iceberg.h"
+#include "storage/location.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -235,10 +237,9 @@ const json_t *iceberg_metadata_schema(const json_t *metadata, int64_t schema_id)
 /* A snapshot summary value ("891") as a number; false when absent or not an integer. */
 bool iceberg_summary_int(const json_t *summary, const char *key, int64_t *out);
 
-/* ---- Paths -------------------------------------------------------------------------- */
-
-/* A file path as stored in Iceberg metadata ("file:/x", "file:///x" or "/x") as a local
- * path; other URIs are returned unchanged. Caller frees. */
-char *iceberg_local_path(const char *location);
+/* Locations: weir's locations (paths, s3:// URIs) become full URIs in what this module
+ * writes and come back from what it reads only through src/storage/location.h
+ * (wr_location_to_uri, wr_location_from_uri); files are read and written through
+ * src/storage/storage.h. */
 
 #endif

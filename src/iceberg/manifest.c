@@ -223,7 +223,9 @@ int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_dat
     avro_value_t df = field(rec, "data_file", &rc);
     if (!rc) {
       set_int(&df, "content", ICEBERG_CONTENT_DATA, &rc);
-      set_string(&df, "file_path", f->path, &rc);
+      char *uri = wr_location_to_uri(f->path);
+      set_string(&df, "file_path", uri, &rc);
+      free(uri);
       set_string(&df, "file_format", "PARQUET", &rc);
       set_long(&df, "record_count", f->record_count, &rc);
       set_long(&df, "file_size_in_bytes", f->file_size, &rc);
@@ -267,7 +269,7 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
   memset(entry, 0, sizeof *entry);
   wr_buf b = WEIR_BUF_INIT;
   int rc = iceberg_manifest_encode(info, files, n_files, &b, err);
-  if (rc == WEIR_OK) rc = wr_fs_write_atomic(path, b.data, b.len, true, err);
+  if (rc == WEIR_OK) rc = wr_storage_write(path, b.data, b.len, true, err);
   if (rc == WEIR_OK) {
     entry->path = wr_strdup(path);
     entry->length = (int64_t)b.len;
@@ -399,7 +401,7 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
                        path, fpath, format);
       break;
     }
-    f.path = iceberg_local_path(fpath);
+    f.path = wr_location_from_uri(fpath);
     static const struct {
       const char *name;
       enum stat_kind k;
@@ -461,7 +463,9 @@ int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
   for (size_t i = 0; i < n; i++) {
     int rc = 0;
     avro_value_t *rec = iceberg_avro_writer_record(&w);
-    set_string(rec, "manifest_path", m[i].path, &rc);
+    char *uri = wr_location_to_uri(m[i].path);
+    set_string(rec, "manifest_path", uri, &rc);
+    free(uri);
     set_long(rec, "manifest_length", m[i].length, &rc);
     set_int(rec, "partition_spec_id", m[i].spec_id, &rc);
     set_int(rec, "content", m[i].content, &rc);
@@ -531,7 +535,7 @@ int iceberg_manifest_list_write(const char *path, const iceberg_manifest_list_in
                                 const iceberg_manifest_file *m, size_t n, weir_error *err) {
   wr_buf b = WEIR_BUF_INIT;
   int rc = iceberg_manifest_list_encode(info, m, n, &b, err);
-  if (rc == WEIR_OK) rc = wr_fs_write_atomic(path, b.data, b.len, true, err);
+  if (rc == WEIR_OK) rc = wr_storage_write(path, b.data, b.len, true, err);
   wr_buf_free(&b);
   return rc;
 }
@@ -593,7 +597,7 @@ static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_
                        path, count);
       break;
     }
-    mf->path = iceberg_local_path(mpath);
+    mf->path = wr_location_from_uri(mpath);
     /* Fields v1 lists lack default as the spec says (Appendix E). */
     mf->spec_id = iceberg_avro_get_long(rec, "partition_spec_id", &x) ? (int32_t)x : 0;
     mf->content = iceberg_avro_get_long(rec, "content", &x) ? (int32_t)x : 0;

@@ -68,7 +68,7 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
     char uuid[WEIR_UUID_STR_LEN + 1];
     wr_uuid4(uuid);
     char *name = wr_asprintf("%s-m1.avro", uuid);
-    path = wr_path_join(meta_dir, name);
+    path = wr_location_join(meta_dir, name);
     free(name);
     iceberg_manifest_info minfo = *info;
     minfo.entries = meta;

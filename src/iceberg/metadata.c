@@ -70,7 +70,7 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   if (!uuid) return bad(path, err, "no \"table-uuid\"");
   if (!loc) return bad(path, err, "no \"location\"");
   t->table_uuid = wr_strdup(uuid);
-  t->location = iceberg_local_path(loc);
+  t->location = wr_location_from_uri(loc);
   if (!get_int(j, "last-sequence-number", &t->last_sequence_number))
     return bad(path, err, "no \"last-sequence-number\"");
   if (!get_int(j, "last-column-id", &x) || x < 0 || x > INT32_MAX)
@@ -116,7 +116,7 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   if (!ml)
     return wr_seterr(err, WEIR_EINPUT, "%s: snapshot %lld has no \"manifest-list\"", path,
                        (long long)t->current_snapshot_id);
-  t->manifest_list = iceberg_local_path(ml);
+  t->manifest_list = wr_location_from_uri(ml);
   json_t *summary = json_object_get(found, "summary");
   t->summary = json_is_object(summary) ? summary : NULL;
   if (t->summary && iceberg_summary_int(t->summary, "total-records", &x)) {
@@ -141,10 +141,10 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
 int iceberg_table_parse(const char *text, size_t len, const char *location, iceberg_table **out,
                         weir_error *err) {
   *out = NULL;
-  char *path = iceberg_local_path(location);
+  char *path = wr_location_from_uri(location);
   iceberg_table *t = wr_calloc(1, sizeof *t);
   t->refs = 1;
-  t->metadata_location = wr_path_absolute(path);
+  t->metadata_location = wr_location_is_remote(path) ? wr_strdup(path) : wr_path_absolute(path);
   int rc = wr_json_parse_len(text, len, path, &t->json, err);
   if (rc == WEIR_OK) rc = parse(t, path, err);
   free(path);
@@ -158,10 +158,10 @@ int iceberg_table_parse(const char *text, size_t len, const char *location, iceb
 
 int iceberg_table_load(const char *metadata_location, iceberg_table **out, weir_error *err) {
   *out = NULL;
-  char *path = iceberg_local_path(metadata_location);
+  char *path = wr_location_from_uri(metadata_location);
   char *text = NULL;
   size_t len = 0;
-  int rc = wr_fs_read(path, &text, &len, err);
+  int rc = wr_storage_read(path, &text, &len, err);
   if (rc == WEIR_OK) rc = iceberg_table_parse(text, len, path, out, err);
   free(text);
   free(path);

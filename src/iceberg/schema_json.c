@@ -190,9 +190,3 @@ const json_t *iceberg_metadata_schema(const json_t *metadata, int64_t schema_id)
   }
   return NULL;
 }
-
-char *iceberg_local_path(const char *location) {
-  if (strncmp(location, "file://", 7) == 0) return wr_strdup(location + 7);
-  if (strncmp(location, "file:/", 6) == 0) return wr_strdup(location + 5);
-  return wr_strdup(location);
-}

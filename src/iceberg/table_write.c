@@ -53,9 +53,9 @@
 /* ---- checks ------------------------------------------------------------------------ */
 
 static int check_request(const iceberg_write_request *req, weir_error *err) {
-  if (!req->table_location || req->table_location[0] != '/')
-    return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write: the table location \"%s\" is not "
-                       "an absolute path", req->table_location ? req->table_location : "");
+  if (!req->table_location || (req->table_location[0] != '/' && !wr_location_is_remote(req->table_location)))
+    return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write: the table location \"%s\" is neither "
+                       "an absolute path nor an s3:// URI", req->table_location ? req->table_location : "");
   if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE)
     return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: unknown operation %d",
                        req->table_location, (int)req->op);
@@ -201,6 +201,13 @@ static int64_t metadata_version(const char *path) {
 
 static void set_str(json_t *o, const char *k, const char *v) { json_object_set_new(o, k, json_string(v)); }
 
+/* A location, as the full URI the spec asks for (storage/location.h). */
+static void set_uri(json_t *o, const char *k, const char *loc) {
+  char *uri = wr_location_to_uri(loc);
+  set_str(o, k, uri);
+  free(uri);
+}
+
 static void set_num(json_t *o, const char *k, int64_t v) {
   char buf[32];
   snprintf(buf, sizeof buf, "%lld", (long long)v);
@@ -242,7 +249,7 @@ static json_t *new_metadata(const iceberg_write_request *req) {
   json_t *m = json_object();
   json_object_set_new(m, "format-version", json_integer(2));
   set_str(m, "table-uuid", uuid);
-  set_str(m, "location", req->table_location);
+  set_uri(m, "location", req->table_location);
   json_object_set_new(m, "last-sequence-number", json_integer(0));
   json_object_set_new(m, "last-updated-ms", json_integer(0));
   json_object_set_new(m, "last-column-id", json_integer(0));
@@ -303,7 +310,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   if (rc != WEIR_OK) return rc;
   const iceberg_table *prev = req->prev;
 
-  char *meta_dir = wr_path_join(req->table_location, "metadata");
+  char *meta_dir = wr_location_join(req->table_location, "metadata");
   char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL, *merged_path = NULL;
   bool wrote_manifest = false, wrote_list = false;
   json_t *schema_json = NULL, *meta = NULL;
@@ -311,7 +318,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   size_t n_list = 0;
   totals before;
 
-  rc = wr_fs_mkdirs(meta_dir, err);
+  rc = wr_storage_mkdirs(meta_dir, err);
   if (rc != WEIR_OK) goto done;
   rc = prev_totals(prev, &before, err);
   if (rc != WEIR_OK) goto done;
@@ -358,7 +365,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
       char uuid[WEIR_UUID_STR_LEN + 1];
       wr_uuid4(uuid);
       char *name = wr_asprintf("%s-m0.avro", uuid);
-      manifest_path = wr_path_join(meta_dir, name);
+      manifest_path = wr_location_join(meta_dir, name);
       free(name);
       list = wr_realloc(list, (n_list + 1) * sizeof *list);
       rc = iceberg_manifest_write(manifest_path, &info, req->files, req->n_files, &list[n_list],
@@ -372,7 +379,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     char uuid[WEIR_UUID_STR_LEN + 1];
     wr_uuid4(uuid);
     char *name = wr_asprintf("snap-%lld-1-%s.avro", (long long)snapshot_id, uuid);
-    list_path = wr_path_join(meta_dir, name);
+    list_path = wr_location_join(meta_dir, name);
     free(name);
     iceberg_manifest_list_info info = {snapshot_id, parent, seq};
     rc = iceberg_manifest_list_write(list_path, &info, list, n_list, err);
@@ -423,14 +430,14 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   if (parent >= 0) json_object_set_new(snap, "parent-snapshot-id", json_integer(parent));
   json_object_set_new(snap, "sequence-number", json_integer(seq));
   json_object_set_new(snap, "timestamp-ms", json_integer(now));
-  set_str(snap, "manifest-list", list_path);
+  set_uri(snap, "manifest-list", list_path);
   json_object_set_new(snap, "summary", summary);
   json_object_set_new(snap, "schema-id", json_integer(schema_id));
 
   /* The metadata document: the previous one with this version's changes, or a new one. */
   meta = prev ? json_deep_copy(prev->json) : new_metadata(req);
   json_object_set_new(meta, "format-version", json_integer(2));
-  set_str(meta, "location", req->table_location);
+  set_uri(meta, "location", req->table_location);
   json_object_set_new(meta, "last-sequence-number", json_integer(seq));
   json_object_set_new(meta, "last-updated-ms", json_integer(now));
   json_object_set_new(meta, "last-column-id", json_integer(last_column_id));
@@ -455,7 +462,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     json_t *e = json_object();
     json_object_set_new(e, "timestamp-ms",
                         json_integer(wr_json_int(prev->json, "last-updated-ms", 0)));
-    set_str(e, "metadata-file", prev->metadata_location);
+    set_uri(e, "metadata-file", prev->metadata_location);
     json_array_append_new(mlog, e);
     int64_t keep = DEFAULT_PREVIOUS_VERSIONS_MAX;
     int64_t pv;
@@ -469,11 +476,11 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     char uuid[WEIR_UUID_STR_LEN + 1];
     wr_uuid4(uuid);
     char *name = wr_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
-    metadata_path = wr_path_join(meta_dir, name);
+    metadata_path = wr_location_join(meta_dir, name);
     free(name);
     char *text = wr_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
     rc = WEIR_FAILPOINT("iceberg.metadata.before", err);
-    if (rc == WEIR_OK) rc = wr_fs_write_atomic(metadata_path, text, strlen(text), true, err);
+    if (rc == WEIR_OK) rc = wr_storage_write(metadata_path, text, strlen(text), true, err);
     free(text);
     if (rc == WEIR_OK) rc = WEIR_FAILPOINT("iceberg.metadata.after", err);
     if (rc != WEIR_OK) goto done;
@@ -486,9 +493,11 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
 done:
   if (rc != WEIR_OK) {
     /* Only files this call created; the previous version's files are never touched. */
-    if (wrote_list) unlink(list_path);
-    if (wrote_manifest) unlink(manifest_path);
-    if (merged_path) unlink(merged_path);
+    weir_error ignore = {0};
+    if (wrote_list) wr_storage_delete(list_path, &ignore);
+    if (wrote_manifest) wr_storage_delete(manifest_path, &ignore);
+    if (merged_path) wr_storage_delete(merged_path, &ignore);
+    weir_error_clear(&ignore);
   }
   iceberg_manifest_files_free(list, n_list);
   json_decref(schema_json);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "storage/location.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -19,10 +21,17 @@
 
 /* Iceberg metadata holds absolute file locations, so a lake only works where it was
  * made. lake.json records that place; a lake opened elsewhere (moved, or copied: a copy
- * would silently read the original's data files) is refused with an explanation. */
-static int write_lake_file(const char *dir, weir_error *err) {
+ * would silently read the original's data files) is refused with an explanation.
+ * It also records an object-store warehouse ("warehouse": "s3://bucket/prefix", never
+ * credentials) and whether its server honours conditional puts (storage.h). A lake.json
+ * without "warehouse" (every lake made before object storage) has LAKE/warehouse. */
+static int write_lake_file(const char *dir, const char *warehouse, bool conditional_put, weir_error *err) {
   char *real = realpath(dir, NULL);
   json_t *o = json_pack("{s:i,s:s}", "format", 1, "location", real ? real : dir);
+  if (warehouse) {
+    json_object_set_new(o, "warehouse", json_string(warehouse));
+    json_object_set_new(o, "conditional_put", json_boolean(conditional_put));
+  }
   char *text = wr_json_pretty(o);
   char *path = wr_path_join(dir, LAKE_FILE);
   int rc = wr_fs_write_atomic(path, text, strlen(text), false, err);
@@ -33,14 +42,24 @@ static int write_lake_file(const char *dir, weir_error *err) {
   return rc;
 }
 
-static int check_lake_file(const char *dir, weir_error *err) {
+/* Checks lake.json; *warehouse is its object-store warehouse (caller frees), or NULL. */
+static int check_lake_file(const char *dir, char **warehouse, bool *conditional_put, weir_error *err) {
   char *path = wr_path_join(dir, LAKE_FILE);
   char *text = NULL;
   weir_error inner = {0};
   int rc = WEIR_OK;
+  *warehouse = NULL;
+  *conditional_put = true;
   if (wr_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
     json_t *o = json_loads(text, 0, NULL);
-    const char *made = wr_json_str(o, "location", NULL);
+    const char *wh = wr_json_str(o, "warehouse", NULL);
+    if (wh) {
+      *warehouse = wr_strdup(wh);
+      *conditional_put = !json_is_false(json_object_get(o, "conditional_put"));
+    }
+    /* With the warehouse in object storage, nothing in the metadata points into the lake
+     * folder: it may move. */
+    const char *made = wh ? NULL : wr_json_str(o, "location", NULL);
     char *here = realpath(dir, NULL);
     char *there = made ? realpath(made, NULL) : NULL;
     if (made && (!there || !here || strcmp(here, there) != 0))
@@ -70,10 +89,10 @@ static char *default_author(void) {
   return wr_asprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
-static weir_lake *lake_new(const char *abs_path) {
+static weir_lake *lake_new(const char *abs_path, const char *warehouse) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
   lake->path = wr_strdup(abs_path);
-  lake->warehouse = wr_path_join(abs_path, WAREHOUSE_DIR);
+  lake->warehouse = warehouse ? wr_strdup(warehouse) : wr_path_join(abs_path, WAREHOUSE_DIR);
   char *db = wr_path_join(abs_path, CATALOG_FILE);
   lake->catalog_uri = wr_asprintf("sqlite:%s", db);
   free(db);
@@ -89,8 +108,75 @@ static bool is_lake(const char *dir) {
   return yes;
 }
 
-int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
+int weir_lake_options_init(weir_lake_options *opts, unsigned int version) {
+  if (!opts || version != WEIR_LAKE_OPTIONS_VERSION) return WEIR_EINVALIDARG;
+  memset(opts, 0, sizeof *opts);
+  opts->version = version;
+  return WEIR_OK;
+}
+
+static int check_options(const weir_lake_options *opts, bool init, weir_error *err) {
+  if (!opts) return WEIR_OK;
+  if (opts->version != WEIR_LAKE_OPTIONS_VERSION)
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "weir_lake_options version %u is not known to this library (it knows %d: use "
+                     "WEIR_LAKE_OPTIONS_INIT or weir_lake_options_init)",
+                     opts->version, WEIR_LAKE_OPTIONS_VERSION);
+  if (init && opts->catalog)
+    return wr_seterr(err, WEIR_EUNSUPPORTED,
+                     "catalog \"%s\": this build keeps the catalog in the lake's SQLite file only", opts->catalog);
+  return WEIR_OK;
+}
+
+/* The object-store warehouse of an init: checked, normalised ("s3://b/p", no trailing
+ * '/'), reachable, empty; *conditional_put says whether the server honours If-None-Match. */
+static int prepare_warehouse(const char *uri, char **out, bool *conditional_put, weir_error *err) {
   *out = NULL;
+  wr_location l;
+  int rc = wr_location_parse(uri, &l, err);
+  if (rc == WEIR_OK && l.kind != WR_LOCATION_S3)
+    rc = wr_seterr(err, WEIR_EINVALIDARG,
+                   "warehouse \"%s\": give an object-store URI (s3://bucket/prefix); a local lake keeps its "
+                   "warehouse in the lake folder",
+                   uri);
+  if (rc) {
+    wr_location_clear(&l);
+    return rc;
+  }
+  size_t n = strlen(l.key);
+  while (n > 0 && l.key[n - 1] == '/') n--;
+  char *norm = n ? wr_asprintf("s3://%s/%.*s", l.bucket, (int)n, l.key) : wr_asprintf("s3://%s", l.bucket);
+  wr_location_clear(&l);
+  if ((rc = wr_location_check_safe(norm, "the warehouse", err))) goto fail;
+  wr_storage_reconfigure();
+  char **objs = NULL;
+  size_t no = 0;
+  if ((rc = wr_storage_list(norm, &objs, &no, err))) {
+    wr_error_prefix(err, "cannot use the warehouse %s", norm);
+    goto fail;
+  }
+  wr_storage_list_free(objs, no);
+  if (no > 0) {
+    rc = wr_seterr(err, WEIR_EEXISTS,
+                   "the warehouse %s already holds %zu object%s (another lake's?): give an empty prefix", norm,
+                   no, no == 1 ? "" : "s");
+    goto fail;
+  }
+  if ((rc = wr_storage_probe_conditional_put(norm, conditional_put, err))) {
+    wr_error_prefix(err, "cannot use the warehouse %s", norm);
+    goto fail;
+  }
+  *out = norm;
+  return WEIR_OK;
+fail:
+  free(norm);
+  return rc;
+}
+
+int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
+  *out = NULL;
+  int orc = check_options(opts, true, err);
+  if (orc) return orc;
   /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
   if (path && !*path)
     return wr_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
@@ -98,19 +184,29 @@ int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
   char *abs = wr_path_absolute(path ? path : LAKE_DIR_NAME);
   int rc = WEIR_OK;
   weir_lake *lake = NULL;
+  char *warehouse = NULL;
+  bool conditional_put = true;
   if (is_lake(abs)) {
     rc = wr_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
     goto done;
   }
+  if (opts && opts->warehouse) {
+    if ((rc = prepare_warehouse(opts->warehouse, &warehouse, &conditional_put, err))) goto done;
+  } else if ((rc = wr_location_check_safe(abs, "the lake path", err))) {
+    goto done;
+  }
   if ((rc = wr_fs_mkdirs(abs, err))) goto done;
-  lake = lake_new(abs);
-  if ((rc = wr_fs_mkdirs(lake->warehouse, err))) goto done;
-  if ((rc = write_lake_file(abs, err))) goto done;
+  lake = lake_new(abs, warehouse);
+  wr_storage_set_conditional_put(conditional_put);
+  if ((rc = wr_storage_mkdirs(lake->warehouse, err))) goto done;
+  if ((rc = write_lake_file(abs, warehouse, conditional_put, err))) goto done;
   if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  if (opts && opts->author && (rc = weir_lake_set_author(lake, opts->author, err))) goto done;
   *out = lake;
   lake = NULL;
 done:
   weir_lake_free(lake);
+  free(warehouse);
   free(abs);
   return rc;
 }
@@ -134,8 +230,10 @@ static char *find_upwards(const char *start) {
   return NULL;
 }
 
-int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
+int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
+  int orc = check_options(opts, false, err);
+  if (orc) return orc;
   char *abs = NULL;
   if (path && *path) {
     abs = wr_path_absolute(path);
@@ -164,13 +262,25 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
                          LAKE_DIR_NAME, cwd);
     }
   }
-  int rc = check_lake_file(abs, err);
+  char *warehouse = NULL;
+  bool conditional_put = true;
+  int rc = check_lake_file(abs, &warehouse, &conditional_put, err);
   if (rc) {
     free(abs);
     return rc;
   }
-  weir_lake *lake = lake_new(abs);
+  weir_lake *lake = lake_new(abs, warehouse);
   free(abs);
+  if (warehouse) {
+    /* Credentials may have changed since the last handle: resolve them again. */
+    wr_storage_reconfigure();
+    wr_storage_set_conditional_put(conditional_put);
+  }
+  free(warehouse);
+  if (opts && opts->author && (rc = weir_lake_set_author(lake, opts->author, err))) {
+    weir_lake_free(lake);
+    return rc;
+  }
   rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
   if (rc) {
     weir_lake_free(lake);
@@ -194,6 +304,8 @@ void weir_lake_free(weir_lake *lake) {
 }
 
 const char *weir_lake_path(const weir_lake *lake) { return lake->path; }
+
+const char *weir_lake_warehouse(const weir_lake *lake) { return lake->warehouse; }
 
 int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err) {
   if (!author || !*author) return wr_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
@@ -296,12 +408,19 @@ int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table 
 }
 
 int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err) {
-  (void)lake;
   wr_engine_options opts = {0};
   const char *threads = getenv("WEIR_THREADS");
   if (threads && *threads) opts.threads = atoi(threads);
   opts.memory_limit = getenv("WEIR_MEMORY_LIMIT");
-  return wr_engine_open(&opts, out, err);
+  int rc = wr_engine_open(&opts, out, err);
+  /* Data files in object storage: the engine reaches them with httpfs and the lake's
+   * resolved credentials, set up before any restriction locks its configuration. */
+  if (rc == WEIR_OK && wr_location_is_remote(lake->warehouse) &&
+      (rc = wr_engine_connect_warehouse(*out, lake->warehouse, err))) {
+    wr_engine_close(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 json_t *lake_table_entry_json(const wr_table_entry *e) {

@@ -194,6 +194,16 @@ def _expected_bound(value, iceberg_type: str, upper: bool):
     return value
 
 
+def _local(uri: str) -> str:
+    """The local path of a location weir wrote: always a full file:// URI (the spec's form)."""
+    assert uri.startswith("file:///"), uri
+    return uri[len("file://"):]
+
+
+def _uri(path: str) -> str:
+    return "file://" + path
+
+
 def _check_file_stats(con, t, task):
     from pyiceberg.conversions import from_bytes
 
@@ -201,7 +211,7 @@ def _check_file_stats(con, t, task):
     path = f.file_path
     (n,) = con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()
     assert f.record_count == n
-    assert f.file_size_in_bytes == os.path.getsize(path)
+    assert f.file_size_in_bytes == os.path.getsize(_local(path))
     assert str(f.file_format) in ("FileFormat.PARQUET", "PARQUET")
     for field in t.schema().fields:
         ty = str(field.field_type)
@@ -412,7 +422,9 @@ def test_history_snapshot_log_and_metadata_log(tables):
     assert snaps[2].parent_snapshot_id == snaps[1].snapshot_id
     assert [s.schema_id for s in snaps] == [0, 0, 1]
     assert [e.snapshot_id for e in t3.metadata.snapshot_log] == [v["snapshot_id"] for v in versions]
-    assert [e.metadata_file for e in t3.metadata.metadata_log] == [v["metadata"] for v in versions[:2]]
+    assert [e.metadata_file for e in t3.metadata.metadata_log] == [_uri(v["metadata"]) for v in versions[:2]]
+    assert t3.metadata.location.startswith("file:///")
+    assert all(s.manifest_list.startswith("file:///") for s in snaps)
     assert t3.metadata.refs["main"].snapshot_id == versions[2]["snapshot_id"]
     assert t3.metadata.last_sequence_number == 3
     assert [(p.spec_id, list(p.fields)) for p in t3.metadata.partition_specs] == [(0, [])]
@@ -474,7 +486,7 @@ def test_merged_manifests_read_back_in_every_version(tables, con):
     by_file = {e["data_file"]["file_path"]: e for e in entries}
     for i, v in enumerate(versions):
         (path,) = v["files"]
-        e = by_file[path]
+        e = by_file[_uri(path)]
         assert e["snapshot_id"] == v["snapshot_id"]
         assert e["sequence_number"] == i + 1 and e["file_sequence_number"] == i + 1
         assert e["status"] == (1 if i == 5 else 0)  # ADDED only for the last append
@@ -488,7 +500,7 @@ def test_duckdb_iceberg_metadata_lists_our_manifests_and_snapshots(tables, con):
         f"FROM iceberg_metadata('{v['metadata']}') ORDER BY manifest_sequence_number, record_count DESC").fetchall()
     files = versions[0]["files"] + v["files"]
     assert [(r[0], r[1], r[2], r[4]) for r in rows] == [(1, "DATA", "ADDED", "PARQUET")] * 2 + [(2, "DATA", "ADDED", "PARQUET")]
-    assert sorted(r[3] for r in rows) == sorted(files)
+    assert sorted(r[3] for r in rows) == sorted(_uri(f) for f in files)
     assert [r[5] for r in rows] == [450, 441, 216]
     snaps = con.execute(
         f"SELECT sequence_number, snapshot_id, operation FROM iceberg_snapshots('{versions[2]['metadata']}') "

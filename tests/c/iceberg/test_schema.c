@@ -253,19 +253,4 @@ TEST(assign_ids_explicit_ids_are_kept) {
   free(prev);
 }
 
-TEST(local_paths) {
-  char *p = iceberg_local_path("file:///a/b");
-  CHECK_STR(p, "/a/b");
-  free(p);
-  p = iceberg_local_path("file:/a/b");
-  CHECK_STR(p, "/a/b");
-  free(p);
-  p = iceberg_local_path("/a/b");
-  CHECK_STR(p, "/a/b");
-  free(p);
-  p = iceberg_local_path("s3://bucket/a");
-  CHECK_STR(p, "s3://bucket/a");
-  free(p);
-}
-
 TEST_MAIN()
