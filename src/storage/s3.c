@@ -218,8 +218,8 @@ int wr_s3_request(const wr_s3_request_args *a, wr_s3_response *resp, weir_error 
       free(line);
     }
     if (a->if_none_match) hdrs = curl_slist_append(hdrs, "If-None-Match: *");
-    /* No "Expect: 100-continue" round trip for small objects. */
-    hdrs = curl_slist_append(hdrs, "Expect:");
+    /* No "Expect:" header override: libcurl 7.88 signs a header removed that way as if
+     * it were sent empty, and the server's signature then differs. */
     upload up = {a->body, a->body_len, 0};
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_SHARE, share);

@@ -91,3 +91,19 @@ def count(lake, sql: str, ref: str | None = None) -> int:
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     return int(list(rows[0].values())[0])
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """moto's S3 server on loopback, for the session (tests/py/s3_server.py). A server that
+    cannot start skips the S3 tests on a developer machine and fails them in CI."""
+    import s3_server as srv
+
+    try:
+        server = srv.start()
+    except Exception as e:  # noqa: BLE001 - reported as the reason
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"the S3 test server could not start in CI: {e}")
+        pytest.skip(f"the S3 test server could not start: {e}")
+    yield server
+    srv.stop(server)
