@@ -8,11 +8,13 @@
 #include "cli.h"
 
 int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  (void)cmd;
   const char *path = args->n_pos ? args->pos[0] : (ctx->lake_path ? ctx->lake_path : NULL);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  if (weir_lake_init(path, &lake, &err)) return cli_report_error(ctx, &err);
+  weir_lake_options opts;
+  weir_lake_options_init(&opts, WEIR_LAKE_OPTIONS_VERSION);
+  opts.catalog = cli_opt_value(cmd, args, "catalog");
+  if (weir_lake_init(path, &opts, &lake, &err)) return cli_report_error(ctx, &err);
   char head[WEIR_HASH_HEX_SIZE];
   weir_ref_resolve(lake, "main", head, &err);
   weir_error_clear(&err);

@@ -6,6 +6,10 @@
 
 static const cli_opt NO_OPTS[] = {{NULL, 0, NULL, NULL}};
 
+static const cli_opt INIT_OPTS[] = {
+    {"catalog", 0, "URI", "keep the catalog in PostgreSQL: postgresql://[user@]host[:port]/db[?schema=NAME]"},
+    {NULL, 0, NULL, NULL}};
+
 static const cli_opt IMPORT_OPTS[] = {
     {"table", 't', "T", "target table: NAME or NAMESPACE.NAME (required)"},
     {"branch", 'b', "B", "branch to commit on (default: main)"},
@@ -65,8 +69,12 @@ static const cli_opt RUN_OPTS[] = {
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
      "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
-     "folder. Refuses a folder that already holds a lake.",
-     "weir init ./lake", NO_OPTS, 0, 1, cmd_init},
+     "folder. Refuses a folder that already holds a lake.\n"
+     "With --catalog the catalog lives in a PostgreSQL database (one lake per schema,\n"
+     "default public), so processes on many machines share the lake. Connection\n"
+     "details follow libpq: PG* variables, and passwords from ~/.pgpass or $PGPASSWORD;\n"
+     "a URI holding a password is refused, since the lake records the URI.",
+     "weir init ./lake --catalog postgresql://weir@db.internal/lakes?schema=sales", INIT_OPTS, 0, 1, cmd_init},
     {"import", "FILE --table T", "load a CSV, Parquet or JSON-lines file into a table as one commit",
      "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
      "without nulls is recorded as required. With --contract the data is checked first:\n"

@@ -352,7 +352,7 @@ static void progress_cb(const char *event_json, void *p) {
 int cli_lake(cli_ctx *ctx, weir_lake **out) {
   if (!ctx->lake) {
     weir_error err = {0};
-    if (weir_lake_open(ctx->lake_path, &ctx->lake, &err) != WEIR_OK) return cli_report_error(ctx, &err);
+    if (weir_lake_open(ctx->lake_path, NULL, &ctx->lake, &err) != WEIR_OK) return cli_report_error(ctx, &err);
     if (ctx->progress) weir_lake_set_progress(ctx->lake, progress_cb, ctx);
   }
   *out = ctx->lake;

@@ -159,22 +159,63 @@ WEIR_API void weir_free(void *ptr);
 typedef struct weir_lake weir_lake;
 
 /**
+ * Options for creating and opening a lake. Versioned as libgit2's options structs: set
+ * `version` to WEIR_LAKE_OPTIONS_VERSION (WEIR_LAKE_OPTIONS_INIT or
+ * weir_lake_options_init() do), leave what you do not set zeroed; NULL options mean all
+ * defaults. Strings are borrowed for the duration of the call.
+ *
+ *   catalog    init only. NULL: a SQLite file in the lake (LAKE/catalog.db). A PostgreSQL
+ *              URI, "postgresql://[user@]host[:port]/dbname[?param=value&...]": the
+ *              lake's catalog lives in that database, in the schema named by weir's own
+ *              parameter `schema=NAME` (default `public`; one lake per schema, made if
+ *              missing). Connection details follow libpq's conventions: what the URI
+ *              leaves out comes from PG* variables, passwords from ~/.pgpass
+ *              ($PGPASSFILE) or $PGPASSWORD. A URI holding a password is refused
+ *              (WEIR_EINVALIDARG): nothing secret is ever written into the lake, whose
+ *              lake.json records the URI for weir_lake_open. See docs/catalog.md.
+ *   warehouse  init only; reserved (NULL: the lake's own folder).
+ *   author, threads, memory_limit, python, duckdb_library, catalog_sync, busy_timeout_ms:
+ *              reserved; must be zero/NULL-defaulted, and are ignored by this version.
+ */
+typedef struct weir_lake_options {
+  unsigned int version;        /* WEIR_LAKE_OPTIONS_VERSION (1) */
+  const char *catalog;         /* init only: NULL = SQLite file in the lake; "postgresql://..." */
+  const char *warehouse;       /* init only: NULL = the lake's own folder; "s3://..." (s3 branch) */
+  const char *author; int threads; const char *memory_limit; const char *python;
+  const char *duckdb_library; int catalog_sync; int busy_timeout_ms;
+} weir_lake_options;
+#define WEIR_LAKE_OPTIONS_VERSION 1
+#define WEIR_LAKE_OPTIONS_INIT {WEIR_LAKE_OPTIONS_VERSION}
+
+/** Fills *opts with the defaults of options version `version`. WEIR_EINVALIDARG for a
+ *  version this library does not know. */
+WEIR_API int weir_lake_options_init(weir_lake_options *opts, unsigned int version);
+
+/**
  * Creates a lake at `path` (a folder that must not already hold a lake; created if
  * missing, with its parents), or at `./.weir` when `path` is NULL: the catalog, the
- * warehouse folder, and the first (empty) commit on `main`.
+ * warehouse folder, and the first (empty) commit on `main`. `opts` may be NULL.
  * On success *out is an open handle to free with weir_lake_free().
- * Errors: WEIR_EINVALIDARG for an empty path (""; most likely an unset variable),
- * WEIR_EEXISTS if a lake is already there, WEIR_EIO, WEIR_ECATALOG.
+ * Errors: WEIR_EINVALIDARG for an empty path (""; most likely an unset variable), an
+ * options version this library does not know, or a catalog URI that is not valid or holds
+ * a password; WEIR_EEXISTS if a lake is already there, or the PostgreSQL schema already
+ * holds a weir catalog; WEIR_ENOTFOUND if the PostgreSQL database does not exist; WEIR_EIO
+ * (also: server unreachable), WEIR_ECATALOG (also: login refused).
  */
-WEIR_API int weir_lake_init(const char *path, weir_lake **out, weir_error *err);
+WEIR_API int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out,
+                            weir_error *err);
 
 /**
  * Opens the lake at `path`. With path NULL: $WEIR_LAKE if set, else the nearest `.weir`
- * folder found walking up from the current directory (as git finds .git).
+ * folder found walking up from the current directory (as git finds .git). A lake whose
+ * catalog is on PostgreSQL connects with the URI recorded in its lake.json plus libpq's
+ * environment (PG* variables, ~/.pgpass). `opts` may be NULL (init-only fields are ignored).
  * Errors: WEIR_ENOTFOUND (no lake; the message says where weir looked), WEIR_ECATALOG
- * (unreadable catalog, or a catalog newer than this library).
+ * (unreadable catalog, or a catalog newer than this library), WEIR_EIO (catalog server
+ * unreachable).
  */
-WEIR_API int weir_lake_open(const char *path, weir_lake **out, weir_error *err);
+WEIR_API int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out,
+                            weir_error *err);
 
 /** Closes the lake and frees the handle. NULL-safe. */
 WEIR_API void weir_lake_free(weir_lake *lake);

@@ -82,6 +82,16 @@ class RunOptions(ctypes.Structure):
                 ("unsandboxed", c_int)]
 
 
+class LakeOptions(ctypes.Structure):
+    """weir_lake_options (include/weir.h), version LAKE_OPTIONS_VERSION."""
+
+    _fields_ = [("version", ctypes.c_uint), ("catalog", c_char_p), ("warehouse", c_char_p), ("author", c_char_p),
+                ("threads", c_int), ("memory_limit", c_char_p), ("python", c_char_p),
+                ("duckdb_library", c_char_p), ("catalog_sync", c_int), ("busy_timeout_ms", c_int)]
+
+
+LAKE_OPTIONS_VERSION = 1
+
 PROGRESS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
 
@@ -97,8 +107,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_error_name": (c_char_p, [c_int]),
     "weir_error_exit_code": (c_int, [c_int]),
     "weir_free": (None, [c_void_p]),
-    "weir_lake_init": (c_int, [c_char_p, _OUT, _ERR]),
-    "weir_lake_open": (c_int, [c_char_p, _OUT, _ERR]),
+    "weir_lake_init": (c_int, [c_char_p, ctypes.POINTER(LakeOptions), _OUT, _ERR]),
+    "weir_lake_open": (c_int, [c_char_p, ctypes.POINTER(LakeOptions), _OUT, _ERR]),
     "weir_lake_free": (None, [c_void_p]),
     "weir_lake_path": (c_char_p, [c_void_p]),
     "weir_lake_set_author": (c_int, [c_void_p, c_char_p, _ERR]),

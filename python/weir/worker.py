@@ -130,7 +130,8 @@ class Session:
         if self._key != (library, lake_path) or self.lib is None or not self.lake.value:
             self.close()
             self.lib = _ffi.load_library(library)
-            self.lib.call("weir_lake_open", _ffi.enc(lake_path) if lake_path else None, ctypes.byref(self.lake))
+            self.lib.call("weir_lake_open", _ffi.enc(lake_path) if lake_path else None, None,
+                          ctypes.byref(self.lake))
             self._key = (library, lake_path)
         return self.lib, self.lake
 

@@ -19,10 +19,13 @@
 
 /* Iceberg metadata holds absolute file locations, so a lake only works where it was
  * made. lake.json records that place; a lake opened elsewhere (moved, or copied: a copy
- * would silently read the original's data files) is refused with an explanation. */
-static int write_lake_file(const char *dir, weir_error *err) {
+ * would silently read the original's data files) is refused with an explanation.
+ * A lake whose catalog is not its own SQLite file also records the catalog's location
+ * ("catalog": a PostgreSQL URI with no password, catalog_postgres_location). */
+static int write_lake_file(const char *dir, const char *catalog, weir_error *err) {
   char *real = realpath(dir, NULL);
   json_t *o = json_pack("{s:i,s:s}", "format", 1, "location", real ? real : dir);
+  if (catalog) json_object_set_new(o, "catalog", json_string(catalog));
   char *text = wr_json_pretty(o);
   char *path = wr_path_join(dir, LAKE_FILE);
   int rc = wr_fs_write_atomic(path, text, strlen(text), false, err);
@@ -33,22 +36,33 @@ static int write_lake_file(const char *dir, weir_error *err) {
   return rc;
 }
 
-static int check_lake_file(const char *dir, weir_error *err) {
+/* Checks lake.json (when there is one: older lakes have none) and returns in *catalog
+ * the catalog location it records, or NULL for the lake's own SQLite file. */
+static int check_lake_file(const char *dir, char **catalog, weir_error *err) {
+  *catalog = NULL;
   char *path = wr_path_join(dir, LAKE_FILE);
   char *text = NULL;
   weir_error inner = {0};
   int rc = WEIR_OK;
   if (wr_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
-    json_t *o = json_loads(text, 0, NULL);
+    json_error_t jerr;
+    json_t *o = json_loads(text, 0, &jerr);
     const char *made = wr_json_str(o, "location", NULL);
+    json_t *cat = json_object_get(o, "catalog");
     char *here = realpath(dir, NULL);
     char *there = made ? realpath(made, NULL) : NULL;
-    if (made && (!there || !here || strcmp(here, there) != 0))
+    if (!json_is_object(o))
+      rc = wr_seterr(err, WEIR_ECATALOG, "%s is not valid JSON (line %d: %s)", path, jerr.line, jerr.text);
+    else if (cat && !(json_is_string(cat) && catalog_is_postgres_uri(json_string_value(cat))))
+      rc = wr_seterr(err, WEIR_ECATALOG, "%s: \"catalog\" must be a postgresql:// URI", path);
+    else if (made && (!there || !here || strcmp(here, there) != 0))
       rc = wr_seterr(err, WEIR_EUNSUPPORTED,
                        "the lake at %s was created at %s: Iceberg metadata records absolute file "
                        "locations, so a lake cannot be moved or copied (a copy would read the "
                        "original's files); open it at %s",
                        here ? here : dir, made, made);
+    else if (cat)
+      *catalog = wr_strdup(json_string_value(cat));
     free(here);
     free(there);
     json_decref(o);
@@ -70,48 +84,116 @@ static char *default_author(void) {
   return wr_asprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
-static weir_lake *lake_new(const char *abs_path) {
+/* catalog: the recorded catalog location, or NULL for LAKE/catalog.db. */
+static weir_lake *lake_new(const char *abs_path, const char *catalog) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
   lake->path = wr_strdup(abs_path);
   lake->warehouse = wr_path_join(abs_path, WAREHOUSE_DIR);
-  char *db = wr_path_join(abs_path, CATALOG_FILE);
-  lake->catalog_uri = wr_asprintf("sqlite:%s", db);
-  free(db);
+  if (catalog) lake->catalog_uri = wr_strdup(catalog);
+  else {
+    char *db = wr_path_join(abs_path, CATALOG_FILE);
+    lake->catalog_uri = wr_asprintf("sqlite:%s", db);
+    free(db);
+  }
   lake->author = default_author();
   lake->engines = lake_engine_pool_new(lake->warehouse);
   return lake;
 }
 
+/* A lake is a folder with its SQLite catalog, or with a lake.json (which a lake whose
+ * catalog is elsewhere always has). */
 static bool is_lake(const char *dir) {
   char *db = wr_path_join(dir, CATALOG_FILE);
-  bool yes = wr_fs_exists(db);
+  char *lf = wr_path_join(dir, LAKE_FILE);
+  bool yes = wr_fs_exists(db) || wr_fs_exists(lf);
   free(db);
+  free(lf);
   return yes;
 }
 
-int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
+static int check_options(const weir_lake_options *opts, weir_error *err) {
+  if (opts && opts->version != WEIR_LAKE_OPTIONS_VERSION)
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "weir_lake_options version %u is not known to this weir (%s knows version %d)",
+                     opts->version, WEIR_VERSION_STRING, WEIR_LAKE_OPTIONS_VERSION);
+  return WEIR_OK;
+}
+
+int weir_lake_options_init(weir_lake_options *opts, unsigned int version) {
+  if (!opts) return WEIR_EINVALIDARG;
+  memset(opts, 0, sizeof *opts);
+  if (version != WEIR_LAKE_OPTIONS_VERSION) return WEIR_EINVALIDARG;
+  opts->version = version;
+  return WEIR_OK;
+}
+
+/* The catalog location a new lake records: NULL for SQLite, else the PostgreSQL URI as it
+ * may be written down (no password: a URI holding one is refused, so that no secret ever
+ * lands in lake.json, shell history of `weir open`, or messages). */
+static int init_catalog_location(const weir_lake_options *opts, char **stored, weir_error *err) {
+  *stored = NULL;
+  const char *c = opts ? opts->catalog : NULL;
+  if (!c) return WEIR_OK;
+  if (!catalog_is_postgres_uri(c))
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "catalog '%s' is not supported: give a postgresql:// URI, or none for a SQLite "
+                     "catalog inside the lake",
+                     c);
+  bool had_password = false;
+  int rc = catalog_postgres_location(c, stored, &had_password, err);
+  if (rc) return rc;
+  if (had_password) {
+    rc = wr_seterr(err, WEIR_EINVALIDARG,
+                   "the catalog URI holds a password (given as %s): weir never writes a password into "
+                   "the lake; remove it from the URI and put it in ~/.pgpass (or $PGPASSFILE), or set "
+                   "$PGPASSWORD",
+                   *stored);
+    free(*stored);
+    *stored = NULL;
+  }
+  return rc;
+}
+
+int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
+  int orc = check_options(opts, err);
+  if (orc) return orc;
+  if (opts && opts->warehouse)
+    return wr_seterr(err, WEIR_EUNSUPPORTED, "a warehouse outside the lake (%s) is not supported by this weir",
+                     opts->warehouse);
   /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
   if (path && !*path)
     return wr_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
                        LAKE_DIR_NAME);
+  char *stored = NULL;
+  int rc = init_catalog_location(opts, &stored, err);
+  if (rc) return rc;
   char *abs = wr_path_absolute(path ? path : LAKE_DIR_NAME);
-  int rc = WEIR_OK;
   weir_lake *lake = NULL;
   if (is_lake(abs)) {
     rc = wr_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
     goto done;
   }
-  if ((rc = wr_fs_mkdirs(abs, err))) goto done;
-  lake = lake_new(abs);
-  if ((rc = wr_fs_mkdirs(lake->warehouse, err))) goto done;
-  if ((rc = write_lake_file(abs, err))) goto done;
-  if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  lake = lake_new(abs, stored);
+  if (stored) {
+    /* The shared catalog first: if it cannot be made (a catalog already in that schema,
+     * an unreachable server), no folder is left behind that looks like a lake. */
+    if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+    if ((rc = wr_fs_mkdirs(abs, err))) goto done;
+    if ((rc = wr_fs_mkdirs(lake->warehouse, err))) goto done;
+    if ((rc = write_lake_file(abs, stored, err))) goto done;
+  } else {
+    if ((rc = wr_fs_mkdirs(abs, err))) goto done;
+    if ((rc = wr_fs_mkdirs(lake->warehouse, err))) goto done;
+    if ((rc = write_lake_file(abs, NULL, err))) goto done;
+    if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  }
   *out = lake;
   lake = NULL;
 done:
   weir_lake_free(lake);
   free(abs);
+  free(stored);
   return rc;
 }
 
@@ -134,8 +216,10 @@ static char *find_upwards(const char *start) {
   return NULL;
 }
 
-int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
+int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
+  int orc = check_options(opts, err);
+  if (orc) return orc;
   char *abs = NULL;
   if (path && *path) {
     abs = wr_path_absolute(path);
@@ -164,12 +248,14 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
                          LAKE_DIR_NAME, cwd);
     }
   }
-  int rc = check_lake_file(abs, err);
+  char *catalog = NULL;
+  int rc = check_lake_file(abs, &catalog, err);
   if (rc) {
     free(abs);
     return rc;
   }
-  weir_lake *lake = lake_new(abs);
+  weir_lake *lake = lake_new(abs, catalog);
+  free(catalog);
   free(abs);
   rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
   if (rc) {

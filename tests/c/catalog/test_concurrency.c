@@ -222,12 +222,16 @@ TEST(killed_writers_leave_a_valid_catalog) {
     catalog_close(f.cat);
     f.cat = NULL;
   }
-  char *ic = db_query(f.path, "PRAGMA integrity_check");
-  CHECK_STR(ic, "ok");
-  free(ic);
-  char *fk = db_query(f.path, "PRAGMA foreign_key_check");
-  CHECK_STR(fk, "");
-  free(fk);
+  if (!fx_is_pg()) {
+    /* PostgreSQL checks foreign keys at every statement and has no file to corrupt: a
+     * killed client's transaction is rolled back by the server (and its lock freed). */
+    char *ic = db_query(f.path, "PRAGMA integrity_check");
+    CHECK_STR(ic, "ok");
+    free(ic);
+    char *fk = db_query(f.path, "PRAGMA foreign_key_check");
+    CHECK_STR(fk, "");
+    free(fk);
+  }
   fx_reopen(&f);
   size_t total = fx_count(&f, "main");
   fprintf(stderr, "  %zu commits on main after the crashes\n", total);
