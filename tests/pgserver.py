@@ -86,7 +86,9 @@ class Server:
         return {"PGPASSFILE": str(self.pgpass)}
 
     @classmethod
-    def start(cls, folder: str | os.PathLike[str] | None = None) -> "Server":
+    def start(cls, folder: str | os.PathLike[str] | None = None, *, durable: bool = False) -> "Server":
+        """Makes and starts a server. Tests run it without fsync (a throwaway cluster);
+        ``durable`` keeps PostgreSQL's defaults (fsync, synchronous_commit), for benchmarks."""
         bin_ = bindir()
         prefix, uid, gid = _runas()
         base = pathlib.Path(folder) if folder else pathlib.Path(tempfile.mkdtemp(prefix="weir-pg-"))
@@ -120,8 +122,9 @@ class Server:
         for _ in range(5):
             port = _free_port()
             opts = (f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={own} "
-                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
-                    "-c shared_buffers=32MB")
+                    "-c max_connections=200 -c shared_buffers=32MB")
+            if not durable:
+                opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             try:
                 run([str(bin_ / "pg_ctl"), "-D", str(own / "data"), "-o", opts, "-l", str(own / "log"),
                      "-w", "-t", "60", "start"])
@@ -166,8 +169,10 @@ class Server:
 
 
 def main(argv: list[str]) -> int:
+    durable = "--durable" in argv
+    argv = [a for a in argv if a != "--durable"]
     if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        print("usage: pgserver.py start|stop STATE_DIR", file=sys.stderr)
+        print("usage: pgserver.py start [--durable] STATE_DIR | stop STATE_DIR", file=sys.stderr)
         return 2
     folder = pathlib.Path(argv[2])
     if argv[1] == "start":
@@ -178,7 +183,7 @@ def main(argv: list[str]) -> int:
                 pass
             (folder / "state.json").unlink(missing_ok=True)
         try:
-            srv = Server.start(folder)
+            srv = Server.start(folder, durable=durable)
         except RuntimeError as e:
             print(f"pgserver: {e}", file=sys.stderr)
             return 1

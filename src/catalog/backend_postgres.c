@@ -52,8 +52,8 @@
  * bytewise order (as SQLite's), so queries that sort say COLLATE "C" and the commit hash
  * is declared COLLATE "C" by the PostgreSQL form of migration 1 (migrations.c).
  *
- * Statements are prepared once per connection (PQprepare), lazily, and re-prepared after
- * a reconnect. Parameters and results are text.
+ * Statements are sent with their parameters on first use and prepared (PQprepare) on the
+ * second, per connection; again after a reconnect. Parameters and results are text.
  */
 #include <ctype.h>
 #include <libpq-fe.h>
@@ -183,6 +183,7 @@ typedef struct pg_backend {
   int busy_ms;
   bool in_tx;
   bool prepared[ST_COUNT];
+  unsigned uses[ST_COUNT]; /* executions since the connection was made */
 } pg_backend;
 
 static pg_backend *PB(catalog_backend *be) { return (pg_backend *)be; }
@@ -269,6 +270,7 @@ static int setup_session(pg_backend *b, weir_error *err) {
   if (PQresultStatus(res) != PGRES_TUPLES_OK) rc = pgerr(b, res, "selecting the lake's schema", err);
   PQclear(res);
   memset(b->prepared, 0, sizeof b->prepared);
+  memset(b->uses, 0, sizeof b->uses);
   return rc;
 }
 
@@ -304,6 +306,29 @@ static PGresult *exec_st(pg_backend *b, int id, int n, const char *const *vals, 
     if (!b->in_tx && ensure_connected(b, err)) return NULL;
     char name[16];
     snprintf(name, sizeof name, "weir%d", id);
+    /* The first use of a statement on a connection sends it with its parameters (one round
+     * trip); the second prepares it for the rest of the connection's life. A CLI command,
+     * which uses most statements once, pays no extra round trip for preparing. */
+    if (!b->prepared[id] && b->uses[id]++ == 0) {
+      PGresult *res = PQexecParams(b->conn, SQL[id], n, NULL, vals, NULL, NULL, 0);
+      ExecStatusType st = PQresultStatus(res);
+      if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return res;
+      if (!b->in_tx && retryable(res) && attempt + 1 < PG_RETRY_ATTEMPTS) {
+        PQclear(res);
+        b->uses[id] = 0;
+        backoff(attempt);
+        continue;
+      }
+      if (!b->in_tx && PQstatus(b->conn) == CONNECTION_BAD && !reconnected) {
+        PQclear(res);
+        b->uses[id] = 0;
+        reconnected = true;
+        continue;
+      }
+      pgerr(b, res, what, err);
+      PQclear(res);
+      return NULL;
+    }
     if (!b->prepared[id]) {
       PGresult *p = PQprepare(b->conn, name, SQL[id], 0, NULL);
       if (PQresultStatus(p) != PGRES_COMMAND_OK) {
