@@ -14,6 +14,7 @@ int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake_options opts;
   weir_lake_options_init(&opts, WEIR_LAKE_OPTIONS_VERSION);
   opts.warehouse = cli_opt_value(cmd, args, "warehouse");
+  opts.catalog = cli_opt_value(cmd, args, "catalog");
   if (weir_lake_init(path, &opts, &lake, &err)) return cli_report_error(ctx, &err);
   char head[WEIR_HASH_HEX_SIZE];
   weir_ref_resolve(lake, "main", head, &err);

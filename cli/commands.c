@@ -6,6 +6,11 @@
 
 static const cli_opt NO_OPTS[] = {{NULL, 0, NULL, NULL}};
 
+static const cli_opt INIT_OPTS[] = {
+    {"catalog", 0, "URI", "keep the catalog in PostgreSQL: postgresql://[user@]host[:port]/db[?schema=NAME]"},
+    {"warehouse", 0, "URI", "keep table data and metadata in object storage: s3://bucket/prefix (docs/storage.md)"},
+    {NULL, 0, NULL, NULL}};
+
 static const cli_opt IMPORT_OPTS[] = {
     {"table", 't', "T", "target table: NAME or NAMESPACE.NAME (required)"},
     {"branch", 'b', "B", "branch to commit on (default: main)"},
@@ -16,9 +21,6 @@ static const cli_opt IMPORT_OPTS[] = {
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 
-static const cli_opt INIT_OPTS[] = {
-    {"warehouse", 0, "URI", "keep table data and metadata in object storage: s3://bucket/prefix (docs/storage.md)"},
-    {NULL, 0, NULL, NULL}};
 static const cli_opt REF_OPTS[] = {{"ref", 'r', "R", "ref to read (default: main)"}, {NULL, 0, NULL, NULL}};
 
 static const cli_opt QUERY_OPTS[] = {
@@ -70,8 +72,13 @@ const cli_command CLI_COMMANDS[] = {
      "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
      "folder. Refuses a folder that already holds a lake. With --warehouse the tables'\n"
      "files go to an S3 bucket (endpoint and credentials from the AWS_* variables and\n"
-     "~/.aws files, never stored); the catalog stays in the lake folder.",
-     "weir init ./lake --warehouse s3://bucket/lake", INIT_OPTS, 0, 1, cmd_init},
+     "~/.aws files, never stored).\n"
+     "With --catalog the catalog lives in a PostgreSQL database (one lake per schema,\n"
+     "default public), so processes on many machines share the lake. Connection\n"
+     "details follow libpq: PG* variables, and passwords from ~/.pgpass or $PGPASSWORD;\n"
+     "a URI holding a password is refused, since the lake records the URI.",
+     "weir init ./lake --catalog postgresql://weir@db.internal/lakes?schema=sales --warehouse s3://bucket/lake",
+     INIT_OPTS, 0, 1, cmd_init},
     {"import", "FILE --table T", "load a CSV, Parquet or JSON-lines file into a table as one commit",
      "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
      "without nulls is recorded as required. With --contract the data is checked first:\n"

@@ -159,20 +159,29 @@ WEIR_API void weir_free(void *ptr);
 typedef struct weir_lake weir_lake;
 
 /**
- * Options of weir_lake_init and weir_lake_open, a versioned struct (libgit2 style): set
- * `version` to WEIR_LAKE_OPTIONS_VERSION, by WEIR_LAKE_OPTIONS_INIT or
- * weir_lake_options_init(), so fields added later default to "unset". A NULL options
- * pointer means every default. Strings are borrowed for the call only.
+ * Options for creating and opening a lake. Versioned as libgit2's options structs: set
+ * `version` to WEIR_LAKE_OPTIONS_VERSION (WEIR_LAKE_OPTIONS_INIT or
+ * weir_lake_options_init() do), leave what you do not set zeroed; NULL options mean all
+ * defaults. Strings are borrowed for the duration of the call.
  *
- * Implemented in this release: `version`, `warehouse` and `author` (as
- * weir_lake_set_author). `catalog` other than NULL is refused (WEIR_EUNSUPPORTED: a lake
- * must never silently get another catalog than asked); the other fields are accepted and
- * ignored here (engine settings come from WEIR_THREADS, WEIR_MEMORY_LIMIT, WEIR_PYTHON,
- * WEIR_DUCKDB_LIBRARY).
+ *   catalog    init only. NULL: a SQLite file in the lake (LAKE/catalog.db). A PostgreSQL
+ *              URI, "postgresql://[user@]host[:port]/dbname[?param=value&...]": the
+ *              lake's catalog lives in that database, in the schema named by weir's own
+ *              parameter `schema=NAME` (default `public`; one lake per schema, made if
+ *              missing). Connection details follow libpq's conventions: what the URI
+ *              leaves out comes from PG* variables, passwords from ~/.pgpass
+ *              ($PGPASSFILE) or $PGPASSWORD. A URI holding a password is refused
+ *              (WEIR_EINVALIDARG): nothing secret is ever written into the lake, whose
+ *              lake.json records the URI for weir_lake_open. See docs/catalog.md.
+ *   warehouse  init only. NULL: the lake's own folder (LAKE/warehouse). An object-store
+ *              prefix "s3://bucket/prefix" (docs/storage.md).
+ *   author     as weir_lake_set_author.
+ *   threads, memory_limit, python, duckdb_library, catalog_sync, busy_timeout_ms:
+ *              reserved; must be zero/NULL-defaulted, and are ignored by this version.
  */
 typedef struct weir_lake_options {
   unsigned int version;        /* WEIR_LAKE_OPTIONS_VERSION (1) */
-  const char *catalog;         /* init only: NULL = SQLite file in the lake; "postgresql://..." (postgres branch) */
+  const char *catalog;         /* init only: NULL = SQLite file in the lake; "postgresql://..." */
   const char *warehouse;       /* init only: NULL = the lake's own warehouse folder; "s3://bucket/prefix" */
   const char *author; int threads; const char *memory_limit; const char *python;
   const char *duckdb_library; int catalog_sync; int busy_timeout_ms;
@@ -196,13 +205,16 @@ WEIR_API int weir_lake_options_init(weir_lake_options *opts, unsigned int versio
  * endpoint and credentials come from the usual AWS variables and profile files, never
  * from the lake). Its URI is recorded in `path/lake.json`; init checks that the bucket
  * is reachable with the resolved credentials and whether the server honours conditional
- * puts. `opts` may be NULL (every default).
+ * puts. The catalog is `path/catalog.db` unless `opts->catalog` names a PostgreSQL
+ * database. `opts` may be NULL (every default).
  * On success *out is an open handle to free with weir_lake_free().
  * Errors: WEIR_EINVALIDARG for an empty path (""; most likely an unset variable), a
  * warehouse that is not an s3:// URI, a path or prefix with characters Iceberg readers
- * would misread ('?', '#', '%', control characters), options of an unknown version;
- * WEIR_EUNSUPPORTED for `catalog`; WEIR_EEXISTS if a lake is already there; WEIR_ENOTFOUND for a
- * missing bucket; WEIR_EIO (storage: denied, unreachable), WEIR_ECATALOG.
+ * would misread ('?', '#', '%', control characters), options of an unknown version, a
+ * catalog URI that is not valid or holds a password; WEIR_EEXISTS if a lake is already
+ * there, or the PostgreSQL schema already holds a weir catalog; WEIR_ENOTFOUND for a
+ * missing bucket or PostgreSQL database; WEIR_EIO (storage denied or unreachable, catalog
+ * server unreachable), WEIR_ECATALOG (also: login refused).
  */
 WEIR_API int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out,
                             weir_error *err);
@@ -210,10 +222,13 @@ WEIR_API int weir_lake_init(const char *path, const weir_lake_options *opts, wei
 /**
  * Opens the lake at `path`. With path NULL: $WEIR_LAKE if set, else the nearest `.weir`
  * folder found walking up from the current directory (as git finds .git). The warehouse
- * is the one recorded at init; S3 credentials are resolved again for this handle.
- * `opts` may be NULL; its init-only fields are ignored.
+ * is the one recorded at init; S3 credentials are resolved again for this handle. A lake
+ * whose catalog is on PostgreSQL connects with the URI recorded in its lake.json plus
+ * libpq's environment (PG* variables, ~/.pgpass). `opts` may be NULL; its init-only fields
+ * are ignored.
  * Errors: WEIR_ENOTFOUND (no lake; the message says where weir looked), WEIR_ECATALOG
- * (unreadable catalog, or a catalog newer than this library), WEIR_EINVALIDARG (options).
+ * (unreadable catalog, or a catalog newer than this library), WEIR_EINVALIDARG (options),
+ * WEIR_EIO (catalog server unreachable).
  */
 WEIR_API int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out,
                             weir_error *err);

@@ -238,7 +238,7 @@ static void measure(const char *path, lake_size sz, int iters, stat2 *out) {
 
 int main(int argc, char **argv) {
   int iters = 200;
-  const char *json_path = NULL;
+  const char *json_path = NULL, *catalog = NULL;
   int big = 0;
   lake_size custom[8];
   int n_custom = 0;
@@ -246,13 +246,16 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iters = atoi(argv[++i]);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
     else if (strcmp(argv[i], "--big") == 0) big = 1;
+    /* A PostgreSQL database (libpq URI, no password): each lake is a new schema there. */
+    else if (strcmp(argv[i], "--catalog") == 0 && i + 1 < argc) catalog = argv[++i];
     else if (strcmp(argv[i], "--lake") == 0 && i + 1 < argc && n_custom < 8 &&
              sscanf(argv[i + 1], "%d:%d", &custom[n_custom].tables, &custom[n_custom].commits) == 2 &&
              custom[n_custom].tables >= 2 && custom[n_custom].commits >= 2) {
       n_custom++;
       i++;
     } else {
-      fprintf(stderr, "usage: %s [--iterations N] [--json PATH] [--big] [--lake TABLES:COMMITS]...\n",
+      fprintf(stderr, "usage: %s [--iterations N] [--json PATH] [--big] [--lake TABLES:COMMITS]... "
+                      "[--catalog postgresql://...]\n",
               argv[0]);
       return 2;
     }
@@ -278,7 +281,10 @@ int main(int argc, char **argv) {
   printf("%-15s %8s %8s %12s %12s\n", "operation", "tables", "commits", "median_us", "p95_us");
   for (int s = 0; s < n_sizes; s++) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/lake-%d-%d.db", dir, lakes[s].tables, lakes[s].commits);
+    if (catalog)
+      snprintf(path, sizeof path, "%s%sschema=bench_%ld_%d_%d", catalog, strchr(catalog, '?') ? "&" : "?",
+               (long)getpid(), lakes[s].tables, lakes[s].commits);
+    else snprintf(path, sizeof path, "%s/lake-%d-%d.db", dir, lakes[s].tables, lakes[s].commits);
     double t0 = now_us();
     build_lake(path, lakes[s]);
     fprintf(stderr, "built lake of %d tables, %d commits in %.1f s\n", lakes[s].tables,
@@ -297,7 +303,7 @@ int main(int argc, char **argv) {
   }
   if (json_path) {
     json_t *doc = json_pack("{s:s,s:i,s:s,s:o}", "benchmark", "catalog", "iterations", iters,
-                            "backend", "sqlite", "results", results);
+                            "backend", catalog ? "postgresql" : "sqlite", "results", results);
     if (json_dump_file(doc, json_path, JSON_INDENT(2)) != 0) {
       fprintf(stderr, "bench_catalog: cannot write %s\n", json_path);
       json_decref(doc);

@@ -16,6 +16,11 @@
  * main, or C*100 on each branch).
  *
  *   bench_commit [--writers 1,4,8] [--commits N] [--json PATH] [--lake-dir DIR]
+ *                [--catalog postgresql://...]
+ *
+ * With --catalog each lake's catalog is a new schema of that PostgreSQL database (the
+ * URI without a password; libpq finds it in ~/.pgpass or $PGPASSFILE), so the same
+ * cases compare the SQLite and the PostgreSQL backends.
  *
  * It uses include/weir.h only, so the same file builds against any version of libweir
  * (before/after comparisons build it against both).
@@ -150,13 +155,22 @@ static int64_t count_rows(weir_lake *lake, const char *ref) {
   return n;
 }
 
+static const char *catalog_base; /* --catalog, or NULL for SQLite */
+
 /* One configuration; prints a row and appends a JSON object to `json`. */
 static void run_case(const char *dir, const char *mode, int writers, int commits, FILE *json, int *first) {
-  char path[4096];
+  char path[4096], catalog[4096];
   snprintf(path, sizeof path, "%s/%s-%d", dir, mode, writers);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  if (weir_lake_init(path, NULL, &lake, &err)) die("init", &err);
+  weir_lake_options opts;
+  weir_lake_options_init(&opts, WEIR_LAKE_OPTIONS_VERSION);
+  if (catalog_base) {
+    snprintf(catalog, sizeof catalog, "%s%sschema=bench_%ld_%s_%d", catalog_base,
+             strchr(catalog_base, '?') ? "&" : "?", (long)getpid(), mode[0] == 'o' ? "one" : "branches", writers);
+    opts.catalog = catalog;
+  }
+  if (weir_lake_init(path, &opts, &lake, &err)) die("init", &err);
   bool branches = strcmp(mode, "branches") == 0;
   if (writers < 1 || writers > 64 || commits < 1) {
     fprintf(stderr, "bench_commit: writers must be 1 to 64 and commits at least 1\n");
@@ -230,8 +244,11 @@ int main(int argc, char **argv) {
       json_path = argv[++i];
     } else if (strcmp(argv[i], "--lake-dir") == 0 && i + 1 < argc) {
       dir = argv[++i];
+    } else if (strcmp(argv[i], "--catalog") == 0 && i + 1 < argc) {
+      catalog_base = argv[++i];
     } else {
-      fprintf(stderr, "usage: bench_commit [--writers 1,4,8] [--commits N] [--json PATH] [--lake-dir DIR]\n");
+      fprintf(stderr, "usage: bench_commit [--writers 1,4,8] [--commits N] [--json PATH] [--lake-dir DIR] "
+                      "[--catalog postgresql://...]\n");
       return 2;
     }
   }
@@ -241,7 +258,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   FILE *json = json_path ? fopen(json_path, "w") : NULL;
-  if (json) fprintf(json, "{\"library\":\"%s\",\"rows_per_commit\":%d,\"cases\":[", weir_version(), ROWS);
+  if (json)
+    fprintf(json, "{\"library\":\"%s\",\"catalog\":\"%s\",\"rows_per_commit\":%d,\"cases\":[", weir_version(),
+            catalog_base ? "postgresql" : "sqlite", ROWS);
   int first = 1;
   printf("%-10s %7s %8s %12s %10s %10s %6s\n", "mode", "writers", "commits", "commits/s", "p50 ms", "p95 ms",
          "lost");

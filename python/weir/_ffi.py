@@ -82,6 +82,16 @@ class RunOptions(ctypes.Structure):
                 ("unsandboxed", c_int)]
 
 
+class LakeOptions(ctypes.Structure):
+    """weir_lake_options (include/weir.h), version LAKE_OPTIONS_VERSION."""
+
+    _fields_ = [("version", ctypes.c_uint), ("catalog", c_char_p), ("warehouse", c_char_p), ("author", c_char_p),
+                ("threads", c_int), ("memory_limit", c_char_p), ("python", c_char_p),
+                ("duckdb_library", c_char_p), ("catalog_sync", c_int), ("busy_timeout_ms", c_int)]
+
+
+LAKE_OPTIONS_VERSION = 1
+
 PROGRESS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
 

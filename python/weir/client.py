@@ -247,7 +247,7 @@ class Client:
 
     def __init__(self, lake: str | os.PathLike[str] | None = None, *, library: str | os.PathLike[str] | None = None,
                  author: str | None = None, progress: Callable[[dict[str, Any]], None] | None = None,
-                 _create: bool = False, _warehouse: str | None = None) -> None:
+                 _create: bool = False, _catalog: str | None = None, _warehouse: str | None = None) -> None:
         lake_path = _path(lake, "lake") if lake is not None else None
         author_c = _enc(author, "author", optional=True)
         _check_callback(progress, "progress")
@@ -260,7 +260,7 @@ class Client:
         self._lock = threading.RLock()
         self._handle = ctypes.c_void_p()
         self._progress_cb: Any = None
-        opts = _ffi.LakeOptions(version=_ffi.LAKE_OPTIONS_VERSION)
+        opts = _ffi.LakeOptions(version=_ffi.LAKE_OPTIONS_VERSION, catalog=_enc(_catalog, "catalog", optional=True))
         opts.warehouse = _enc(_warehouse, "warehouse", optional=True)
         self._lib.call("weir_lake_init" if _create else "weir_lake_open", _ffi.enc(lake_path),
                        ctypes.byref(opts), ctypes.byref(self._handle))
@@ -270,13 +270,19 @@ class Client:
             self.set_progress(progress)
 
     @classmethod
-    def init(cls, path: str | os.PathLike[str], *, warehouse: str | None = None,
+    def init(cls, path: str | os.PathLike[str], *, catalog: str | None = None, warehouse: str | None = None,
              library: str | os.PathLike[str] | None = None, author: str | None = None) -> Client:
         """Creates a lake at ``path`` (catalog, warehouse, an empty first commit on
         ``main``) and returns a client on it.
 
         Args:
-            path: the lake folder (it holds the catalog).
+            path: the lake's folder (created; must not hold a lake).
+            catalog: ``None`` for a SQLite catalog inside the lake, or a PostgreSQL URI
+                ``"postgresql://[user@]host[:port]/dbname[?schema=NAME]"`` to keep the
+                catalog in that database (one lake per schema, default ``public``), shared
+                by processes on many machines. Connection details follow libpq: ``PG*``
+                environment variables, passwords from ``~/.pgpass`` or ``$PGPASSWORD``. A URI
+                holding a password is refused: the lake records the URI (docs/catalog.md).
             warehouse: where table data and Iceberg metadata go: ``None`` for the lake's
                 own ``warehouse`` folder, or an object-store prefix ``"s3://bucket/prefix"``
                 (endpoint and credentials from the ``AWS_*`` variables and ``~/.aws``
@@ -284,16 +290,23 @@ class Client:
                 and the prefix be empty.
 
         Raises:
-            AlreadyExists: a lake is already there.
-            StorageError, CatalogError: it could not be created.
+            AlreadyExists: a lake is already there, or the schema already holds a catalog.
+            NotFound: the PostgreSQL database does not exist.
+            StorageError, CatalogError: it could not be created (server unreachable, login
+                refused).
             TypeError: ``path`` is not a str or ``os.PathLike``. InvalidArgument: it is
-                empty or holds a NUL character.
+                empty or holds a NUL character; ``catalog`` is not a valid URI or holds a
+                password.
 
         Example:
             >>> client = weir.Client.init("/tmp/new-lake")        # doctest: +SKIP
+            >>> shared = weir.Client.init("/tmp/shared", catalog="postgresql://weir@db/lakes?schema=sales")  # doctest: +SKIP
             >>> s3 = weir.Client.init("/tmp/s3-lake", warehouse="s3://bucket/lake")  # doctest: +SKIP
         """
-        return cls(_path(path, "path"), library=library, author=author, _create=True, _warehouse=warehouse)
+        if catalog is not None and not isinstance(catalog, str):
+            raise TypeError(f"catalog must be a str (a postgresql:// URI) or None, not {type(catalog).__name__}")
+        return cls(_path(path, "path"), library=library, author=author, _create=True, _catalog=catalog,
+                   _warehouse=warehouse)
 
     # ---- lifecycle -------------------------------------------------------------------------
 

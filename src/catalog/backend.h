@@ -4,8 +4,9 @@
  * Everything that knows SQL lives behind this vtable; everything that knows about
  * versioning (the table trie, hashing, merges, history walks, reverts) lives above it in
  * backend-independent files (catalog.c, tree.c, history.c, merge.c, revert.c, runs.c).
- * SQLite (backend_sqlite.c) is the embedded default; a PostgreSQL backend (libpq)
- * implements the same functions.
+ * SQLite (backend_sqlite.c) is the embedded default; the PostgreSQL backend
+ * (backend_postgres.c, libpq) implements the same functions for lakes shared by many
+ * machines.
  *
  * Conventions:
  *   - Every function returns WEIR_OK or a weir_error_code and fills `err` with a message
@@ -14,7 +15,7 @@
  *     better message replace it.
  *   - Writes are only issued inside a write transaction opened with begin(write=true),
  *     which takes the database write lock at once (SQLite BEGIN IMMEDIATE; PostgreSQL
- *     would use SERIALIZABLE or an advisory lock), so a writer's reads see a state no
+ *     an advisory lock on the lake, see backend_postgres.c), so a writer's reads see a state no
  *     other writer can change before it commits.
  *   - Nested transactions are savepoints (savepoint/release/rollback_to by depth).
  *   - Content-addressed inserts (tree nodes, commits, table versions, commit changes) are
@@ -148,6 +149,14 @@ struct catalog_backend {
  * the schema. Errors: WEIR_ENOTFOUND (no file and !create), WEIR_ECATALOG. */
 int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend **out,
                                 weir_error *err);
+
+/* Connects to the PostgreSQL catalog at `uri` (catalog_open's form), sets search_path to
+ * its schema, and with `create` makes the schema if missing. Does not touch weir's tables.
+ * *where (owned) describes the server, database and schema for messages, without a
+ * password. Errors: WEIR_ENOTFOUND (no such database), WEIR_ECATALOG (login refused),
+ * WEIR_EIO (server unreachable), WEIR_EINVALIDARG (bad URI). */
+int catalog_backend_postgres_open(const char *uri, bool create, catalog_backend **out, char **where,
+                                  weir_error *err);
 
 void catalog_strv_free(char **v, size_t n);
 

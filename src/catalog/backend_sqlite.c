@@ -282,9 +282,9 @@ static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_erro
                     " applied_us BIGINT NOT NULL)",
                     "creating the migrations table", err);
   if (rc) return rc;
-  for (const char *const *st = m->statements; *st; st++) {
+  for (int i = 0; m->statements[i]; i++) {
     char *what = wr_asprintf("applying schema migration %d (%s)", m->version, m->description);
-    char *sql = clustered_sql(*st, m->clustered);
+    char *sql = clustered_sql(catalog_migration_sql(m, i, "sqlite"), m->clustered);
     rc = exec_sql(b, sql, what, err);
     free(sql);
     free(what);

@@ -31,11 +31,6 @@ static char *default_author(void) {
 
 static int parse_uri(const char *uri, char **path, weir_error *err) {
   if (!uri || !*uri) return wr_seterr(err, WEIR_EINVALIDARG, "no catalog location given");
-  if (strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0)
-    return wr_seterr(err, WEIR_EUNSUPPORTED,
-                       "PostgreSQL catalogs (%s) are not supported by this build yet: use a "
-                       "SQLite catalog (a file path or sqlite:PATH)",
-                       uri);
   const char *p = uri;
   if (strncmp(p, "sqlite:", 7) == 0) {
     p += 7;
@@ -120,13 +115,20 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
                             int64_t init_time_us, wr_catalog **out, weir_error *err) {
   *out = NULL;
   char *path = NULL;
-  int rc = parse_uri(uri, &path, err);
-  if (rc) return rc;
   catalog_backend *be = NULL;
-  rc = catalog_backend_sqlite_open(path, create, &be, err);
-  if (rc) {
-    free(path);
-    return rc;
+  int rc;
+  if (catalog_is_postgres_uri(uri)) {
+    /* path: where the catalog is, for messages (server, database, schema; no password). */
+    rc = catalog_backend_postgres_open(uri, create, &be, &path, err);
+    if (rc) return rc;
+  } else {
+    rc = parse_uri(uri, &path, err);
+    if (rc) return rc;
+    rc = catalog_backend_sqlite_open(path, create, &be, err);
+    if (rc) {
+      free(path);
+      return rc;
+    }
   }
   wr_catalog *cat = wr_calloc(1, sizeof *cat);
   cat->be = be;

@@ -38,8 +38,9 @@ typedef struct wr_catalog wr_catalog;
 /* ---- opening ------------------------------------------------------------------------ */
 
 /* Opens the catalog at `uri`: a file path or "sqlite:PATH" (SQLite, WAL mode, busy
- * timeout so concurrent writers queue), or "postgresql://..." (when that backend
- * exists). With `create`, makes a new catalog (schema migrations applied, the first
+ * timeout so concurrent writers queue), or "postgresql://..." / "postgres://..." (a libpq
+ * URI, plus weir's own parameter `schema=NAME`, default public: one lake per schema;
+ * backend_postgres.c). With `create`, makes a new catalog (schema migrations applied, the first
  * commit with no tables and message "initial commit" on branch main) and fails with
  * WEIR_EEXISTS if one is there. Without it, fails with WEIR_ENOTFOUND if none is there,
  * and migrates an older schema forward (WEIR_ECATALOG if the schema is newer than this
@@ -47,6 +48,14 @@ typedef struct wr_catalog wr_catalog;
 int catalog_open(const char *uri, bool create, const char *author, wr_catalog **out,
                  weir_error *err);
 void catalog_close(wr_catalog *cat);
+
+/* True if `uri` names a PostgreSQL catalog (postgresql:// or postgres://). */
+bool catalog_is_postgres_uri(const char *uri);
+/* Checks a PostgreSQL catalog location without connecting and returns in *stored (owned)
+ * its canonical form with any password left out: what a lake may write down. *had_password
+ * tells whether the given URI held one (as user:password@ or password=). Errors:
+ * WEIR_EINVALIDARG (not a URI libpq can read, or a bad schema name). */
+int catalog_postgres_location(const char *uri, char **stored, bool *had_password, weir_error *err);
 
 /* The schema version the catalog is at (migrations applied). */
 int catalog_schema_version(wr_catalog *cat);

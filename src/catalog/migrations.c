@@ -6,6 +6,8 @@
  */
 #include "catalog/migrations.h"
 
+#include <string.h>
+
 /* Step 1: the versioned table map. */
 static const char *const STEP1[] = {
     /* Merkle trie nodes of table maps: hash = SHA-256 hex of body (canonical JSON). */
@@ -85,10 +87,29 @@ static const char *const STEP1_CLUSTERED[] = {"commits", "commit_parents", "refs
  * one still going. Rows from before have none and stay as they are. */
 static const char *const STEP3[] = {"ALTER TABLE runs ADD COLUMN owner TEXT", NULL};
 
+/* PostgreSQL compares TEXT by the database's collation (often a language's, such as
+ * en_US.UTF-8), while the catalog relies on bytewise order of hashes: a prefix lookup is
+ * the range [prefix, prefix || 'g') of the primary key. The commit hash is therefore
+ * declared COLLATE "C" there, so that range is an index range scan in byte order, as in
+ * SQLite. (Queries that sort names say COLLATE "C" themselves.) */
+static const catalog_dialect_sql STEP1_DIALECT[] = {
+    {"postgresql", 1,
+     "CREATE TABLE commits ("
+     " hash TEXT COLLATE \"C\" PRIMARY KEY,"
+     " tables_root TEXT NOT NULL REFERENCES tree_nodes(hash),"
+     " author TEXT NOT NULL,"
+     " message TEXT NOT NULL,"
+     " time_us BIGINT NOT NULL,"
+     " properties TEXT NOT NULL,"
+     " generation BIGINT NOT NULL,"
+     " run_id TEXT)"},
+    {NULL, 0, NULL}};
+
 static const catalog_migration MIGRATIONS[] = {
-    {1, "table map trie, commits, refs, commit changes, table versions", STEP1, STEP1_CLUSTERED},
-    {2, "pipeline runs and per-model records", STEP2, NULL},
-    {3, "the process that runs a run", STEP3, NULL},
+    {1, "table map trie, commits, refs, commit changes, table versions", STEP1, STEP1_CLUSTERED,
+     STEP1_DIALECT},
+    {2, "pipeline runs and per-model records", STEP2, NULL, NULL},
+    {3, "the process that runs a run", STEP3, NULL, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {
@@ -98,4 +119,11 @@ const catalog_migration *catalog_migrations(size_t *n) {
 
 int catalog_schema_latest(void) {
   return MIGRATIONS[sizeof MIGRATIONS / sizeof MIGRATIONS[0] - 1].version;
+}
+
+const char *catalog_migration_sql(const catalog_migration *m, int i, const char *dialect) {
+  if (m->dialect_sql && dialect)
+    for (const catalog_dialect_sql *d = m->dialect_sql; d->dialect; d++)
+      if (d->index == i && strcmp(d->dialect, dialect) == 0) return d->sql;
+  return m->statements[i];
 }

@@ -24,10 +24,14 @@
  * would silently read the original's data files) is refused with an explanation.
  * It also records an object-store warehouse ("warehouse": "s3://bucket/prefix", never
  * credentials) and whether its server honours conditional puts (storage.h). A lake.json
- * without "warehouse" (every lake made before object storage) has LAKE/warehouse. */
-static int write_lake_file(const char *dir, const char *warehouse, bool conditional_put, weir_error *err) {
+ * without "warehouse" (every lake made before object storage) has LAKE/warehouse.
+ * A lake whose catalog is not its own SQLite file also records the catalog's location
+ * ("catalog": a PostgreSQL URI with no password, catalog_postgres_location). */
+static int write_lake_file(const char *dir, const char *catalog, const char *warehouse, bool conditional_put,
+                           weir_error *err) {
   char *real = realpath(dir, NULL);
   json_t *o = json_pack("{s:i,s:s}", "format", 1, "location", real ? real : dir);
+  if (catalog) json_object_set_new(o, "catalog", json_string(catalog));
   if (warehouse) {
     json_object_set_new(o, "warehouse", json_string(warehouse));
     json_object_set_new(o, "conditional_put", json_boolean(conditional_put));
@@ -42,8 +46,12 @@ static int write_lake_file(const char *dir, const char *warehouse, bool conditio
   return rc;
 }
 
-/* Checks lake.json; *warehouse is its object-store warehouse (caller frees), or NULL. */
-static int check_lake_file(const char *dir, char **warehouse, bool *conditional_put, weir_error *err) {
+/* Checks lake.json (when there is one: older lakes have none) and returns in *catalog
+ * the catalog location it records, or NULL for the lake's own SQLite file, and in
+ * *warehouse its object-store warehouse, or NULL (callers free both). */
+static int check_lake_file(const char *dir, char **catalog, char **warehouse, bool *conditional_put,
+                           weir_error *err) {
+  *catalog = NULL;
   char *path = wr_path_join(dir, LAKE_FILE);
   char *text = NULL;
   weir_error inner = {0};
@@ -51,7 +59,8 @@ static int check_lake_file(const char *dir, char **warehouse, bool *conditional_
   *warehouse = NULL;
   *conditional_put = true;
   if (wr_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
-    json_t *o = json_loads(text, 0, NULL);
+    json_error_t jerr;
+    json_t *o = json_loads(text, 0, &jerr);
     const char *wh = wr_json_str(o, "warehouse", NULL);
     if (wh) {
       *warehouse = wr_strdup(wh);
@@ -60,17 +69,28 @@ static int check_lake_file(const char *dir, char **warehouse, bool *conditional_
     /* With the warehouse in object storage, nothing in the metadata points into the lake
      * folder: it may move. */
     const char *made = wh ? NULL : wr_json_str(o, "location", NULL);
+    json_t *cat = json_object_get(o, "catalog");
     char *here = realpath(dir, NULL);
     char *there = made ? realpath(made, NULL) : NULL;
-    if (made && (!there || !here || strcmp(here, there) != 0))
+    if (!json_is_object(o))
+      rc = wr_seterr(err, WEIR_ECATALOG, "%s is not valid JSON (line %d: %s)", path, jerr.line, jerr.text);
+    else if (cat && !(json_is_string(cat) && catalog_is_postgres_uri(json_string_value(cat))))
+      rc = wr_seterr(err, WEIR_ECATALOG, "%s: \"catalog\" must be a postgresql:// URI", path);
+    else if (made && (!there || !here || strcmp(here, there) != 0))
       rc = wr_seterr(err, WEIR_EUNSUPPORTED,
                        "the lake at %s was created at %s: Iceberg metadata records absolute file "
                        "locations, so a lake cannot be moved or copied (a copy would read the "
                        "original's files); open it at %s",
                        here ? here : dir, made, made);
+    else if (cat)
+      *catalog = wr_strdup(json_string_value(cat));
     free(here);
     free(there);
     json_decref(o);
+    if (rc) {
+      free(*warehouse);
+      *warehouse = NULL;
+    }
   }
   weir_error_clear(&inner);
   free(text);
@@ -89,28 +109,38 @@ static char *default_author(void) {
   return wr_asprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
-static weir_lake *lake_new(const char *abs_path, const char *warehouse) {
+/* catalog: the recorded catalog location, or NULL for LAKE/catalog.db; warehouse: an
+ * object-store warehouse, or NULL for LAKE/warehouse. */
+static weir_lake *lake_new(const char *abs_path, const char *catalog, const char *warehouse) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
   lake->path = wr_strdup(abs_path);
   lake->warehouse = warehouse ? wr_strdup(warehouse) : wr_path_join(abs_path, WAREHOUSE_DIR);
-  char *db = wr_path_join(abs_path, CATALOG_FILE);
-  lake->catalog_uri = wr_asprintf("sqlite:%s", db);
-  free(db);
+  if (catalog) lake->catalog_uri = wr_strdup(catalog);
+  else {
+    char *db = wr_path_join(abs_path, CATALOG_FILE);
+    lake->catalog_uri = wr_asprintf("sqlite:%s", db);
+    free(db);
+  }
   lake->author = default_author();
   lake->engines = lake_engine_pool_new(lake->warehouse);
   return lake;
 }
 
+/* A lake is a folder with its SQLite catalog, or with a lake.json (which a lake whose
+ * catalog is elsewhere always has). */
 static bool is_lake(const char *dir) {
   char *db = wr_path_join(dir, CATALOG_FILE);
-  bool yes = wr_fs_exists(db);
+  char *lf = wr_path_join(dir, LAKE_FILE);
+  bool yes = wr_fs_exists(db) || wr_fs_exists(lf);
   free(db);
+  free(lf);
   return yes;
 }
 
 int weir_lake_options_init(weir_lake_options *opts, unsigned int version) {
-  if (!opts || version != WEIR_LAKE_OPTIONS_VERSION) return WEIR_EINVALIDARG;
+  if (!opts) return WEIR_EINVALIDARG;
   memset(opts, 0, sizeof *opts);
+  if (version != WEIR_LAKE_OPTIONS_VERSION) return WEIR_EINVALIDARG;
   opts->version = version;
   return WEIR_OK;
 }
@@ -122,9 +152,7 @@ static int check_options(const weir_lake_options *opts, bool init, weir_error *e
                      "weir_lake_options version %u is not known to this library (it knows %d: use "
                      "WEIR_LAKE_OPTIONS_INIT or weir_lake_options_init)",
                      opts->version, WEIR_LAKE_OPTIONS_VERSION);
-  if (init && opts->catalog)
-    return wr_seterr(err, WEIR_EUNSUPPORTED,
-                     "catalog \"%s\": this build keeps the catalog in the lake's SQLite file only", opts->catalog);
+  (void)init;
   return WEIR_OK;
 }
 
@@ -173,6 +201,33 @@ fail:
   return rc;
 }
 
+/* The catalog location a new lake records: NULL for SQLite, else the PostgreSQL URI as it
+ * may be written down (no password: a URI holding one is refused, so that no secret ever
+ * lands in lake.json, shell history of `weir open`, or messages). */
+static int init_catalog_location(const weir_lake_options *opts, char **stored, weir_error *err) {
+  *stored = NULL;
+  const char *c = opts ? opts->catalog : NULL;
+  if (!c) return WEIR_OK;
+  if (!catalog_is_postgres_uri(c))
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "catalog '%s' is not supported: give a postgresql:// URI, or none for a SQLite "
+                     "catalog inside the lake",
+                     c);
+  bool had_password = false;
+  int rc = catalog_postgres_location(c, stored, &had_password, err);
+  if (rc) return rc;
+  if (had_password) {
+    rc = wr_seterr(err, WEIR_EINVALIDARG,
+                   "the catalog URI holds a password (given as %s): weir never writes a password into "
+                   "the lake; remove it from the URI and put it in ~/.pgpass (or $PGPASSFILE), or set "
+                   "$PGPASSWORD",
+                   *stored);
+    free(*stored);
+    *stored = NULL;
+  }
+  return rc;
+}
+
 int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
   int orc = check_options(opts, true, err);
@@ -181,8 +236,10 @@ int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **
   if (path && !*path)
     return wr_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
                        LAKE_DIR_NAME);
+  char *stored = NULL;
+  int rc = init_catalog_location(opts, &stored, err);
+  if (rc) return rc;
   char *abs = wr_path_absolute(path ? path : LAKE_DIR_NAME);
-  int rc = WEIR_OK;
   weir_lake *lake = NULL;
   char *warehouse = NULL;
   bool conditional_put = true;
@@ -195,12 +252,21 @@ int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **
   } else if ((rc = wr_location_check_safe(abs, "the lake path", err))) {
     goto done;
   }
-  if ((rc = wr_fs_mkdirs(abs, err))) goto done;
-  lake = lake_new(abs, warehouse);
+  lake = lake_new(abs, stored, warehouse);
   wr_storage_set_conditional_put(conditional_put);
-  if ((rc = wr_storage_mkdirs(lake->warehouse, err))) goto done;
-  if ((rc = write_lake_file(abs, warehouse, conditional_put, err))) goto done;
-  if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  if (stored) {
+    /* The shared catalog first: if it cannot be made (a catalog already in that schema,
+     * an unreachable server), no folder is left behind that looks like a lake. */
+    if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+    if ((rc = wr_fs_mkdirs(abs, err))) goto done;
+    if ((rc = wr_storage_mkdirs(lake->warehouse, err))) goto done;
+    if ((rc = write_lake_file(abs, stored, warehouse, conditional_put, err))) goto done;
+  } else {
+    if ((rc = wr_fs_mkdirs(abs, err))) goto done;
+    if ((rc = wr_storage_mkdirs(lake->warehouse, err))) goto done;
+    if ((rc = write_lake_file(abs, NULL, warehouse, conditional_put, err))) goto done;
+    if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  }
   if (opts && opts->author && (rc = weir_lake_set_author(lake, opts->author, err))) goto done;
   *out = lake;
   lake = NULL;
@@ -208,6 +274,7 @@ done:
   weir_lake_free(lake);
   free(warehouse);
   free(abs);
+  free(stored);
   return rc;
 }
 
@@ -262,14 +329,16 @@ int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **
                          LAKE_DIR_NAME, cwd);
     }
   }
+  char *catalog = NULL;
   char *warehouse = NULL;
   bool conditional_put = true;
-  int rc = check_lake_file(abs, &warehouse, &conditional_put, err);
+  int rc = check_lake_file(abs, &catalog, &warehouse, &conditional_put, err);
   if (rc) {
     free(abs);
     return rc;
   }
-  weir_lake *lake = lake_new(abs, warehouse);
+  weir_lake *lake = lake_new(abs, catalog, warehouse);
+  free(catalog);
   free(abs);
   if (warehouse) {
     /* Credentials may have changed since the last handle: resolve them again. */

@@ -2,18 +2,98 @@
 
 The build directory defaults to ./build and can be changed with WEIR_BUILD_DIR (the
 sanitizer run points it at build-asan).
+
+The catalog backend under test: SQLite by default; with WEIR_TEST_CATALOG=postgresql
+every lake the tests make (`weir init` through `weir()`, `weir.Client.init`) keeps its
+catalog in a PostgreSQL server this session starts (tests/pgserver.py: initdb into a
+temporary folder, a loopback port) and stops at the end, one schema per lake. A server
+that cannot start fails the session. WEIR_TEST_CATALOG may also be a postgresql:// URI of
+a server of one's own (its password from PGPASSFILE/PGPASSWORD).
 """
 from __future__ import annotations
 
+import itertools
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("WEIR_BUILD_DIR", ROOT / "build")).resolve()
 TITANIC = ROOT / "examples" / "titanic" / "data" / "titanic.csv"
+
+# ---- the catalog backend under test ------------------------------------------------------
+
+_CATALOG_MODE = os.environ.get("WEIR_TEST_CATALOG", "sqlite") or "sqlite"
+PG = _CATALOG_MODE != "sqlite"
+_pg_server = None
+_pg_base: str | None = _CATALOG_MODE if _CATALOG_MODE.startswith("postgresql://") else None
+_schemas = itertools.count(1)
+
+
+def _start_pg() -> None:
+    global _pg_server, _pg_base
+    if _pg_base is not None or not PG:
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    import pgserver  # noqa: E402
+
+    try:
+        _pg_server = pgserver.Server.start()
+    except RuntimeError as e:  # never a skip: the run asked for PostgreSQL
+        pytest.exit(f"WEIR_TEST_CATALOG={_CATALOG_MODE}: {e}", returncode=1)
+    os.environ.update(_pg_server.env())  # the weir processes and this one find the password
+    _pg_base = _pg_server.uri
+
+
+def new_catalog() -> str | None:
+    """A catalog location for one new lake: None (SQLite in the lake), or a fresh schema of
+    the PostgreSQL server under test."""
+    if not PG:
+        return None
+    _start_pg()
+    assert _pg_base is not None
+    sep = "&" if "?" in _pg_base else "?"
+    return f"{_pg_base}{sep}schema=t{os.getpid()}_{next(_schemas)}"
+
+
+def pg_query(lake: "pathlib.Path | str", sql: str) -> list[tuple[str, ...]]:
+    """Runs SQL in a PostgreSQL lake's catalog schema (psql); rows as tuples of text."""
+    import json
+
+    uri = json.loads(pathlib.Path(lake, "lake.json").read_text())["catalog"]
+    base, _, query = uri.partition("?")
+    params = dict(p.split("=", 1) for p in query.split("&") if p)
+    schema = params.pop("schema", "public")
+    conn = base + ("?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else "")
+    r = subprocess.run(["psql", conn, "-XAtq", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-c",
+                        f"SET search_path TO {schema}", "-c", sql], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return [tuple(line.split("\t")) for line in r.stdout.splitlines() if line]
+
+
+def pytest_sessionstart(session) -> None:
+    if PG:
+        _start_pg()
+        import weir as _sdk
+
+        original = _sdk.Client.init.__func__
+
+        def init(cls, path, *, catalog=None, **kw):  # every SDK-made lake on the server too
+            return original(cls, path, catalog=catalog if catalog is not None else new_catalog(), **kw)
+
+        _sdk.Client.init = classmethod(init)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    if _pg_server is not None:
+        _pg_server.stop()
+
+
+def pytest_report_header(config) -> str:
+    return f"weir catalog backend: {'postgresql' if PG else 'sqlite'}"
 
 
 def build_path(name: str) -> pathlib.Path:
@@ -46,6 +126,8 @@ def weir(*args: str, lake: "pathlib.Path | str | None" = None, cwd=None, env=Non
     if lake is not None:
         cmd += ["--lake", str(lake)]
     cmd += [str(a) for a in args]
+    if PG and args and args[0] == "init" and "--catalog" not in args:
+        cmd += ["--catalog", new_catalog()]
     full_env = dict(os.environ)
     full_env.setdefault("WEIR_AUTHOR", "tester")
     full_env.setdefault("WEIR_PYTHON", str(ROOT / ".venv" / "bin" / "python"))

@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from conftest import TITANIC, weir, weir_json
+from conftest import PG, TITANIC, weir, weir_json
 
 pytestmark = pytest.mark.cli
 
@@ -49,7 +49,7 @@ def test_init_refuses_an_existing_lake(lake):
 def test_lake_found_walking_up(tmp_path):
     r = weir("init", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / ".weir" / "catalog.db").exists()
+    assert (tmp_path / ".weir" / ("lake.json" if PG else "catalog.db")).exists()
     sub = tmp_path / "a" / "b"
     sub.mkdir(parents=True)
     r = weir("branch", "--json", cwd=sub)

@@ -55,7 +55,7 @@ static void same_commit(fx *f, char hash[65], char root[65]) {
 static fx fixed_catalog(void) {
   fx f = {0};
   f.dir = test_tmpdir();
-  f.path = wr_asprintf("%s/catalog.db", f.dir);
+  f.path = fx_location(f.dir, "catalog");
   weir_error err = {0};
   CHECK_OK(catalog_open_at_version(f.path, true, "tester", catalog_schema_latest(),
                                    1700000000000000LL, &f.cat, &err), &err);
@@ -91,14 +91,9 @@ TEST(same_content_same_hash_in_two_catalogs) {
 }
 
 static int count_rows(const char *path, const char *sql) {
-  sqlite3 *db = NULL;
-  sqlite3_open(path, &db);
-  sqlite3_stmt *s = NULL;
-  int n = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-    n = sqlite3_column_int(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
+  char *v = NULL;
+  int n = fx_query(path, sql, &v) == 0 && v ? atoi(v) : -1;
+  free(v);
   return n;
 }
 
