@@ -85,10 +85,33 @@ static const char *const STEP1_CLUSTERED[] = {"commits", "commit_parents", "refs
  * one still going. Rows from before have none and stay as they are. */
 static const char *const STEP3[] = {"ALTER TABLE runs ADD COLUMN owner TEXT", NULL};
 
+/* Access and namespaces (docs/serve.md). Tokens are stored as the SHA-256 of the secret,
+ * never the secret itself; a revoked token keeps its row (revoked_us set) so that `token
+ * list` can say what happened to it. Protected branches take only merges. Namespaces are
+ * the explicitly created ones (a table's namespace exists while the table does); their
+ * properties are a JSON object of strings. */
+static const char *const STEP4[] = {
+    "CREATE TABLE access_tokens ("
+    " name TEXT PRIMARY KEY,"
+    " secret_sha256 TEXT NOT NULL UNIQUE,"
+    " read_only INTEGER NOT NULL,"
+    " branches TEXT,"
+    " created_us BIGINT NOT NULL,"
+    " revoked_us BIGINT)",
+    "CREATE TABLE protected_branches ("
+    " name TEXT PRIMARY KEY,"
+    " created_us BIGINT NOT NULL)",
+    "CREATE TABLE namespaces ("
+    " name TEXT PRIMARY KEY,"
+    " properties TEXT NOT NULL,"
+    " created_us BIGINT NOT NULL)",
+    NULL};
+
 static const catalog_migration MIGRATIONS[] = {
     {1, "table map trie, commits, refs, commit changes, table versions", STEP1, STEP1_CLUSTERED},
     {2, "pipeline runs and per-model records", STEP2, NULL},
     {3, "the process that runs a run", STEP3, NULL},
+    {4, "access tokens, protected branches, namespaces", STEP4, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {
