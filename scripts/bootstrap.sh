@@ -15,6 +15,8 @@
 #     `pip download`. Both archives are checked against pinned SHA-256 sums before
 #     anything is extracted. No registry address is written here: each client uses the
 #     registry it is configured for.
+#   - Iceberg's Spark runtime jar (weir serve's Spark acceptance tests), fetched with
+#     Maven's `mvn dependency:get` into .deps/m2, pinned by SHA-256, copied to .deps/spark.
 #   - A Python virtual environment in .venv with pinned packages (python/requirements-dev.txt):
 #     pyarrow, polars, pyiceberg, DuckDB's Python package and extensions of the same
 #     version (iceberg, avro, tpch, ducklake), pytest, pyright.
@@ -41,7 +43,8 @@ DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
   libsqlite3-dev libjansson-dev libyaml-dev libpcre2-dev libssl-dev libpq-dev
   libavro-dev zlib1g-dev libmicrohttpd-dev postgresql valgrind spin
-  clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16)
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16
+  openjdk-17-jre-headless maven)
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }
@@ -114,6 +117,24 @@ if [ ! -f "$ddir/.complete" ]; then
   touch "$ddir/.complete"
 fi
 ln -sfn "duckdb-$DUCKDB_VERSION" "$root/.deps/duckdb"
+
+# --- Iceberg's Spark runtime (the `weir serve` acceptance tests run Spark against it) -----
+# Fetched by Maven from the repository it is configured for (strict checksums), into a
+# local repository inside .deps, then pinned by SHA-256 like every other download.
+ICEBERG_SPARK_ARTIFACT=org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.0
+ICEBERG_SPARK_JAR="$root/.deps/spark/iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
+ICEBERG_SPARK_SHA256=70f9471870b2d456167d703c829f098a446b86bb1379eee338c0efa03a341026
+if ! verify "$ICEBERG_SPARK_JAR" "$ICEBERG_SPARK_SHA256"; then
+  command -v mvn >/dev/null 2>&1 || die "mvn is needed to fetch $ICEBERG_SPARK_ARTIFACT (Debian package maven)"
+  say "fetching $ICEBERG_SPARK_ARTIFACT with mvn dependency:get"
+  mkdir -p "$root/.deps/m2" "$root/.deps/spark"
+  mvn -q -B -C dependency:get -Dmaven.repo.local="$root/.deps/m2" -Dartifact="$ICEBERG_SPARK_ARTIFACT" \
+    -Dtransitive=false >/dev/null || die "mvn dependency:get $ICEBERG_SPARK_ARTIFACT failed"
+  cp "$root/.deps/m2/org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.0/iceberg-spark-runtime-3.5_2.12-1.10.0.jar" \
+    "$ICEBERG_SPARK_JAR.part"
+  verify "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_SHA256" || die "checksum mismatch for $ICEBERG_SPARK_ARTIFACT"
+  mv "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_JAR"
+fi
 
 # --- Python environment -------------------------------------------------------------------
 req="$root/python/requirements-dev.txt"
