@@ -591,7 +591,8 @@ void rest_commit(rest_ctx *c, rest_table_change *changes, size_t n, rest_respond
     respond_refusal(c, &rf);
   } else if (respond == REST_RESPOND_COMMIT) {
     rest_respond_json(c->resp, 200,
-                      json_pack("{s:s,s:O}", "metadata-location", pp[0].location, "metadata", pp[0].meta));
+                      json_pack("{s:s,s:o}", "metadata-location", pp[0].location, "metadata",
+                                rest_metadata_with_tags(c->lake, changes[0].table, pp[0].meta)));
   } else if (respond == REST_RESPOND_LOAD) {
     iceberg_table_free(pp[0].next);
     weir_error err = {0};

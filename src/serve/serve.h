@@ -225,6 +225,8 @@ void rest_h_tx_commit(rest_ctx *c);
  * `ref`: weir's tags whose version of the table is a snapshot of this metadata are added
  * as Iceberg tag refs, so `VERSION AS OF 'tag'` works. New reference. */
 json_t *rest_load_result(weir_lake *lake, const char *table, const iceberg_table *t);
+/* A copy of the metadata document `doc` with those tag refs added. New reference. */
+json_t *rest_metadata_with_tags(weir_lake *lake, const char *table, const json_t *doc);
 /* "ns.name" of the route's namespace and table into out (2*255+2). */
 bool rest_route_table(const rest_ctx *c, char *out, size_t size);
 /* Refuses (403) a write through a prefix that is not a branch. */

@@ -36,7 +36,12 @@ bool rest_route_table(const rest_ctx *c, char *out, size_t size) {
 }
 
 json_t *rest_load_result(weir_lake *lake, const char *table, const iceberg_table *t) {
-  json_t *meta = json_deep_copy(t->json);
+  json_t *meta = rest_metadata_with_tags(lake, table, t->json);
+  return json_pack("{s:s,s:o,s:{}}", "metadata-location", t->metadata_location, "metadata", meta, "config");
+}
+
+json_t *rest_metadata_with_tags(weir_lake *lake, const char *table, const json_t *doc) {
+  json_t *meta = json_deep_copy(doc);
   json_t *snaps = json_object_get(meta, "snapshots");
   json_t *refs = json_object_get(meta, "refs");
   if (!json_is_object(refs)) {
@@ -67,7 +72,7 @@ json_t *rest_load_result(weir_lake *lake, const char *table, const iceberg_table
     wr_ref_recs_free(tags, nt);
   }
   weir_error_clear(&err);
-  return json_pack("{s:s,s:o,s:{}}", "metadata-location", t->metadata_location, "metadata", meta, "config");
+  return meta;
 }
 
 void rest_h_tbl_list(rest_ctx *c) {
