@@ -14,7 +14,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 # The clang that Debian's libclang-rt-16-dev (libFuzzer's runtime) belongs to.
 FUZZ_CC    ?= clang-16
-# Seconds per target: make fuzz, and the short run of make test (8 targets).
+# Seconds per target: make fuzz, and the short run of make test (9 targets).
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 5
 PY         := $(CURDIR)/.venv/bin/python
