@@ -14,7 +14,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 # The clang that Debian's libclang-rt-16-dev (libFuzzer's runtime) belongs to.
 FUZZ_CC    ?= clang-16
-# Seconds per target: make fuzz, and the short run of make test (8 targets).
+# Seconds per target: make fuzz, and the short run of make test (9 targets).
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 5
 PY         := $(CURDIR)/.venv/bin/python
@@ -68,7 +68,8 @@ test-py:
 # these together; the serializable suite covers runs' publishing rules, so it is left out
 # of make test: make test-py-pg PG_TESTS="test_pipeline" runs it.
 PG_TESTS ?= test_cli_basics test_cli_import test_cli_versioning test_client_api test_client_errors \
-            test_client_flow test_concurrency test_serializable test_postgres_catalog
+            test_client_flow test_concurrency test_serializable test_postgres_catalog \
+            test_serve_rest test_serve_pyiceberg
 test-py-pg:
 	WEIR_TEST_CATALOG=postgresql WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest $(PG_TESTS:%=tests/py/%.py) -q
 

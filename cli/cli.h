@@ -121,6 +121,17 @@ int cmd_check(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_run(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_runs_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_runs_show(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_serve(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_token_create(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_token_list(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_token_revoke(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_branch_protect(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_branch_unprotect(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_namespace_create(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_namespace_list(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_namespace_drop(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_table_drop(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
 
 /* Human report of contract warnings/drops in a report object, on stderr. */
 void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what);

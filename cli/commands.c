@@ -67,6 +67,19 @@ static const cli_opt RUN_OPTS[] = {
     {"unsandboxed", 0, NULL, "run the project's Python without the model sandbox (recorded in the run)"},
     {NULL, 0, NULL, NULL}};
 
+static const cli_opt SERVE_OPTS[] = {
+    {"host", 0, "ADDR", "address to listen on (default: 127.0.0.1, loopback only)"},
+    {"port", 'p', "N", "TCP port (default: 8181; 0 picks a free one, printed on the readiness line)"},
+    {"threads", 0, "N", "worker threads (default: 4)"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt TOKEN_CREATE_OPTS[] = {
+    {"name", 0, "N", "the token's name, recorded as the author of its commits (default: token-<id>)"},
+    {"read-only", 0, NULL, "the token may read, never write"},
+    {"branches", 0, "PATTERN", "refs the token reaches, as a glob over branch and tag names (e.g. 'dev*')"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
+                                     {NULL, 0, NULL, NULL}};
+
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
      "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
@@ -147,6 +160,33 @@ const cli_command CLI_COMMANDS[] = {
      cmd_runs_list},
     {"runs list", "", "list runs with status, branch and result commit", NULL, "weir runs list", NO_OPTS, 0,
      0, cmd_runs_list},
+    {"serve", "", "serve the lake as an Apache Iceberg REST catalog (Spark, pyiceberg, DuckDB, Trino)",
+     "The warehouse a client configures is a weir ref: warehouse=dev reads and writes branch\n"
+     "dev; tags and commit hashes are read-only. Each engine commit becomes one weir commit,\n"
+     "checked against the table's contract. Every request needs a bearer token (weir token\n"
+     "create). Prints a readiness line with the address, then serves until Ctrl-C.\n"
+     "See docs/serve.md for client configurations.",
+     "weir serve --port 8181", SERVE_OPTS, 0, 0, cmd_serve},
+    {"token create", "", "make a bearer token for weir serve (printed once; stored hashed)", NULL,
+     "weir token create --name spark --branches 'dev*'", TOKEN_CREATE_OPTS, 0, 0, cmd_token_create},
+    {"token list", "", "list tokens (names, access, refs; never the secrets)", NULL, "weir token list", NO_OPTS, 0, 0,
+     cmd_token_list},
+    {"token revoke", "NAME", "revoke a token for good", NULL, "weir token revoke spark", NO_OPTS, 1, 1,
+     cmd_token_revoke},
+    {"branch protect", "NAME", "let a branch change only by merges (no direct commits from CLI, SDK or REST)",
+     NULL, "weir branch protect main", NO_OPTS, 1, 1, cmd_branch_protect},
+    {"branch unprotect", "NAME", "let a protected branch take direct commits again", NULL,
+     "weir branch unprotect main", NO_OPTS, 1, 1, cmd_branch_unprotect},
+    {"namespace create", "NS", "create a namespace", NULL, "weir namespace create sales", NO_OPTS, 1, 1,
+     cmd_namespace_create},
+    {"namespace list", "", "list namespaces at a ref with their table counts", NULL, "weir namespace list",
+     REF_OPTS, 0, 0, cmd_namespace_list},
+    {"namespace drop", "NS", "drop an empty namespace", NULL, "weir namespace drop sales", NO_OPTS, 1, 1,
+     cmd_namespace_drop},
+    {"table drop", "TABLE", "drop a table as a commit (older commits keep it)", NULL, "weir table drop old_titanic",
+     BRANCH_OPT, 1, 1, cmd_table_drop},
+    {"table rename", "TABLE NEW", "rename a table as a commit; it keeps its identity, contract and lineage", NULL,
+     "weir table rename titanic passengers", BRANCH_OPT, 2, 2, cmd_table_rename},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
 };

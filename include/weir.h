@@ -611,6 +611,87 @@ WEIR_API int weir_worker_scan(weir_lake *lake, const char *table, const char *re
 WEIR_API int weir_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream,
                       const char *request_json, char **out_json, weir_error *err);
 
+/* ====================================================================================
+ * Table management and namespaces (docs/serve.md, "Lake lifecycle")
+ * ==================================================================================== */
+
+/** Drops `table` from branch `branch` (NULL = "main") as one commit; older commits keep
+ *  it (time travel), and its files stay until garbage collection. *out_json: {commit,
+ *  table, branch, action: "dropped"}. Errors: WEIR_ENOTFOUND, WEIR_EINVALIDARG (a
+ *  protected branch), WEIR_ECONCURRENT. */
+WEIR_API int weir_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json,
+                             weir_error *err);
+
+/** Renames `table` to `new_name` on `branch` (NULL = "main") as one commit. The table
+ *  keeps its identity: the same Iceberg table (table-uuid, snapshots, metadata file),
+ *  contract and lineage; the commit's properties record weir.rename_from/rename_to.
+ *  *out_json: {commit, table, new_name, branch}. Errors: WEIR_ENOTFOUND, WEIR_EEXISTS
+ *  (new_name taken), WEIR_EINVALIDNAME, WEIR_EINVALIDARG (protected branch). */
+WEIR_API int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
+                               char **out_json, weir_error *err);
+
+/** Creates namespace `ns` (an identifier), lake-wide. Errors: WEIR_EEXISTS,
+ *  WEIR_EINVALIDNAME. A table's namespace exists while the table does, created or not. */
+WEIR_API int weir_namespace_create(weir_lake *lake, const char *ns, weir_error *err);
+/** Namespaces at `ref` (NULL = "main"): "default", every created one and every one a table
+ *  at ref is in. *out_json: JSON array of {name, created, tables}, sorted by name. */
+WEIR_API int weir_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+/** Drops created namespace `ns`. Refused (WEIR_EINVALIDARG, naming them) while a table at
+ *  the head of any branch is in it; WEIR_ENOTFOUND when it was never created. */
+WEIR_API int weir_namespace_drop(weir_lake *lake, const char *ns, weir_error *err);
+
+/* ====================================================================================
+ * Access: tokens and protected branches (docs/serve.md)
+ * ==================================================================================== */
+
+typedef struct weir_token_options {
+  const char *name;     /* NULL: "token-" + 8 hex digits */
+  int read_only;        /* the token may read only */
+  const char *branches; /* fnmatch(3) pattern over branch and tag names it may reach (e.g.
+                           "dev*"), or NULL for every ref; a token with a pattern cannot
+                           name commits by hash */
+} weir_token_options;
+
+/** Makes a bearer token for `weir serve`. *out_json: {name, token, read_only, branches,
+ *  created}: `token` is the secret, shown this once (the catalog keeps its SHA-256 only).
+ *  Errors: WEIR_EEXISTS (name taken), WEIR_EINVALIDNAME, WEIR_EINVALIDARG. */
+WEIR_API int weir_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json,
+                               weir_error *err);
+/** Every token: JSON array of {name, read_only, branches, created, revoked} (no secrets). */
+WEIR_API int weir_token_list(weir_lake *lake, char **out_json, weir_error *err);
+/** Revokes token `name` for good. Errors: WEIR_ENOTFOUND. */
+WEIR_API int weir_token_revoke(weir_lake *lake, const char *name, weir_error *err);
+
+/** Protects (on != 0) or unprotects branch `branch`: a protected branch changes only by
+ *  merges (weir_branch_merge, runs publishing), never by a direct commit (an import, a
+ *  revert, a REST commit), which is refused with WEIR_EINVALIDARG and details
+ *  [{kind: "protected_branch", branch}]. Errors: WEIR_ENOTFOUND. */
+WEIR_API int weir_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err);
+
+/* ====================================================================================
+ * The Iceberg REST catalog server (docs/serve.md)
+ * ==================================================================================== */
+
+typedef struct weir_serve_options {
+  const char *host;       /* address to listen on; NULL = "127.0.0.1" (loopback only) */
+  int port;               /* TCP port; 0 = any free port (weir_server_port tells which) */
+  int threads;            /* worker threads; 0 = 4 */
+  size_t max_body_bytes;  /* largest request body accepted (413 above); 0 = 8 MiB */
+} weir_serve_options;
+
+typedef struct weir_server weir_server;
+
+/** Starts an Iceberg REST catalog server over the lake at `lake_path` (NULL: as
+ *  weir_lake_open finds it) in background threads; each worker opens its own lake handle.
+ *  Errors: WEIR_ENOTFOUND (no lake), WEIR_EINVALIDARG (bad host), WEIR_EIO (the port
+ *  cannot be bound). Thread-safety: the server is used from the thread that started it. */
+WEIR_API int weir_server_start(const char *lake_path, const weir_serve_options *opts, weir_server **out,
+                               weir_error *err);
+/** The TCP port the server listens on. */
+WEIR_API int weir_server_port(const weir_server *srv);
+/** Stops the server (finishing requests in flight) and frees it. NULL-safe. */
+WEIR_API void weir_server_stop(weir_server *srv);
+
 #ifdef __cplusplus
 }
 #endif

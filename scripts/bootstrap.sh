@@ -5,7 +5,9 @@
 #
 # What it installs, and why each source:
 #   - Debian packages: compiler, CMake/Ninja, SQLite, libpq, jansson, libyaml, PCRE2,
-#     OpenSSL, avro-c, libcurl (S3 metadata IO, docs/storage.md), PostgreSQL server (for the catalog's PostgreSQL backend tests),
+#     OpenSSL, avro-c, libcurl (S3 metadata IO, docs/storage.md), libmicrohttpd (weir serve),
+#     PostgreSQL server (for the catalog's PostgreSQL backend tests), JDK 17 and Maven (Spark
+#     against weir serve),
 #     clang 16 with libFuzzer (the fuzz targets).
 #     spin (the model checker for the versioning model in model/, run by `make test`).
 #   - DuckDB's C library and its header, one pinned version (DUCKDB_VERSION). Debian has
@@ -15,6 +17,8 @@
 #     `pip download`. Both archives are checked against pinned SHA-256 sums before
 #     anything is extracted. No registry address is written here: each client uses the
 #     registry it is configured for.
+#   - Iceberg's Spark runtime jar (weir serve's Spark acceptance tests), fetched with
+#     Maven's `mvn dependency:get` into .deps/m2, pinned by SHA-256, copied to .deps/spark.
 #   - A Python virtual environment in .venv with pinned packages (python/requirements-dev.txt):
 #     pyarrow, polars, pyiceberg, DuckDB's Python package and extensions of the same
 #     version (iceberg, avro, tpch, ducklake), pytest, pyright.
@@ -40,8 +44,9 @@ DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c
 # lines.
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
   libsqlite3-dev libjansson-dev libyaml-dev libpcre2-dev libssl-dev libpq-dev
-  libavro-dev zlib1g-dev libcurl4-openssl-dev postgresql valgrind spin
-  clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16)
+  libavro-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev postgresql valgrind spin
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16
+  openjdk-17-jre-headless maven)
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }
@@ -141,6 +146,24 @@ with zipfile.ZipFile(wheel) as z, open(f"{dest}/httpfs.duckdb_extension.part", "
     out.write(z.read(name))
 PY
   mv "$ddir/extensions/httpfs.duckdb_extension.part" "$ddir/extensions/httpfs.duckdb_extension"
+fi
+
+# --- Iceberg's Spark runtime (the `weir serve` acceptance tests run Spark against it) -----
+# Fetched by Maven from the repository it is configured for (strict checksums), into a
+# local repository inside .deps, then pinned by SHA-256 like every other download.
+ICEBERG_SPARK_ARTIFACT=org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.0
+ICEBERG_SPARK_JAR="$root/.deps/spark/iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
+ICEBERG_SPARK_SHA256=70f9471870b2d456167d703c829f098a446b86bb1379eee338c0efa03a341026
+if ! verify "$ICEBERG_SPARK_JAR" "$ICEBERG_SPARK_SHA256"; then
+  command -v mvn >/dev/null 2>&1 || die "mvn is needed to fetch $ICEBERG_SPARK_ARTIFACT (Debian package maven)"
+  say "fetching $ICEBERG_SPARK_ARTIFACT with mvn dependency:get"
+  mkdir -p "$root/.deps/m2" "$root/.deps/spark"
+  mvn -q -B -C dependency:get -Dmaven.repo.local="$root/.deps/m2" -Dartifact="$ICEBERG_SPARK_ARTIFACT" \
+    -Dtransitive=false >/dev/null || die "mvn dependency:get $ICEBERG_SPARK_ARTIFACT failed"
+  cp "$root/.deps/m2/org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.0/iceberg-spark-runtime-3.5_2.12-1.10.0.jar" \
+    "$ICEBERG_SPARK_JAR.part"
+  verify "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_SHA256" || die "checksum mismatch for $ICEBERG_SPARK_ARTIFACT"
+  mv "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_JAR"
 fi
 
 # --- Python environment -------------------------------------------------------------------

@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["contract_yaml", "contract_ir", "sql_header", "ref", "metadata_json",
-           "avro_manifest", "csv_options", "discovery"]
+           "avro_manifest", "csv_options", "discovery", "rest_request"]
 
 # Per input: an input that takes longer than TIMEOUT seconds is a finding (a parser must
 # answer quickly whatever it is given); RSS_MB bounds memory the same way.

@@ -131,6 +131,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_commit_diff": (c_int, [c_void_p, c_char_p, c_char_p, _OUT, _ERR]),
     "weir_branch_create": (c_int, [c_void_p, c_char_p, c_char_p, _HASH, _ERR]),
     "weir_branch_delete": (c_int, [c_void_p, c_char_p, c_uint, _ERR]),
+    "weir_branch_protect": (c_int, [c_void_p, c_char_p, c_int, _ERR]),
     "weir_branch_list": (c_int, [c_void_p, _OUT, _ERR]),
     "weir_tag_create": (c_int, [c_void_p, c_char_p, c_char_p, _HASH, _ERR]),
     "weir_tag_delete": (c_int, [c_void_p, c_char_p, _ERR]),

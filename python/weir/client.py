@@ -553,6 +553,21 @@ class Client:
         """
         self._call("weir_branch_delete", _enc_branch(name, "name", target=False), ctypes.c_uint(1 if force else 0))
 
+    def protect_branch(self, name: BranchLike, *, protected: bool = True) -> None:
+        """Protects a branch (``protected=False``: unprotects it).
+
+        A protected branch changes only by merges (``merge``, runs publishing), never by a
+        direct commit: imports, reverts and REST commits to it are refused with
+        ``InvalidArgument``, whichever client makes them (CLI, SDK or ``weir serve``).
+
+        Raises:
+            NotFound: no such branch. TypeError: ``name`` is not a str or Branch.
+
+        Example:
+            >>> client.protect_branch("main")          # doctest: +SKIP
+        """
+        self._call("weir_branch_protect", _enc_branch(name, "name", target=False), ctypes.c_int(1 if protected else 0))
+
     def get_tags(self) -> list[Tag]:
         """All tags, sorted by name.
 

@@ -61,6 +61,7 @@ typedef struct catalog_run_row {
 
 void catalog_run_row_clear(catalog_run_row *r);
 
+
 typedef struct catalog_backend_ops {
   const char *name; /* "sqlite", "postgresql" */
   void (*close)(catalog_backend *be);
@@ -138,6 +139,30 @@ typedef struct catalog_backend_ops {
                     weir_error *err);
   /* Run ids newest first (max 0 = all). */
   int (*run_list)(catalog_backend *be, int64_t max, char ***ids, size_t *n, weir_error *err);
+
+  /* ---- access (access.c) ---- */
+  /* WEIR_EEXISTS when the name is taken. */
+  int (*token_put)(catalog_backend *be, const catalog_token_row *r, weir_error *err);
+  /* The token whose secret hashes to `sha256`; *found false when none. */
+  int (*token_find)(catalog_backend *be, const char *sha256, catalog_token_row *out, bool *found,
+                    weir_error *err);
+  /* Every token, by name. */
+  int (*token_list)(catalog_backend *be, catalog_token_row **out, size_t *n, weir_error *err);
+  /* Sets revoked_us of a valid token; *found false when no valid token has the name. */
+  int (*token_revoke)(catalog_backend *be, const char *name, int64_t now_us, bool *found,
+                      weir_error *err);
+  /* Protects (on) or unprotects a branch; idempotent. */
+  int (*protect_set)(catalog_backend *be, const char *branch, bool on, int64_t now_us,
+                     weir_error *err);
+  int (*protect_get)(catalog_backend *be, const char *branch, bool *on, weir_error *err);
+  /* Namespaces: put inserts (WEIR_EEXISTS when there) or, with replace, rewrites the
+   * properties (a JSON object of strings, as text) of an existing one. */
+  int (*namespace_put)(catalog_backend *be, const char *name, const char *properties, bool replace,
+                       int64_t now_us, weir_error *err);
+  int (*namespace_get)(catalog_backend *be, const char *name, char **properties, bool *found,
+                       weir_error *err);
+  int (*namespace_list)(catalog_backend *be, char ***names, size_t *n, weir_error *err);
+  int (*namespace_delete)(catalog_backend *be, const char *name, bool *found, weir_error *err);
 } catalog_backend_ops;
 
 struct catalog_backend {

@@ -96,6 +96,18 @@ enum {
   ST_PROBE,
   ST_VERSION,
   ST_MIGRATION_PUT,
+  ST_TOKEN_PUT,
+  ST_TOKEN_FIND,
+  ST_TOKEN_LIST,
+  ST_TOKEN_REVOKE,
+  ST_PROTECT_ON,
+  ST_PROTECT_OFF,
+  ST_PROTECT_GET,
+  ST_NS_INSERT,
+  ST_NS_UPDATE,
+  ST_NS_GET,
+  ST_NS_LIST,
+  ST_NS_DELETE,
   ST_COUNT
 };
 
@@ -163,6 +175,23 @@ static const char *const SQL[ST_COUNT] = {
     [ST_VERSION] = "SELECT COALESCE(MAX(version), 0) FROM weir_schema_migrations",
     [ST_MIGRATION_PUT] = "INSERT INTO weir_schema_migrations (version, description, applied_us)"
                          " VALUES ($1, $2, $3)",
+    /* Access and namespaces (migration 4), as in backend_sqlite.c. */
+    [ST_TOKEN_PUT] = "INSERT INTO access_tokens (name, secret_sha256, read_only, branches, created_us)"
+                     " VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+    [ST_TOKEN_FIND] = "SELECT name, read_only, branches, created_us, revoked_us FROM access_tokens"
+                      " WHERE secret_sha256 = $1",
+    [ST_TOKEN_LIST] = "SELECT name, secret_sha256, read_only, branches, created_us, revoked_us"
+                      " FROM access_tokens ORDER BY name COLLATE \"C\"",
+    [ST_TOKEN_REVOKE] = "UPDATE access_tokens SET revoked_us = $1 WHERE name = $2 AND revoked_us IS NULL",
+    [ST_PROTECT_ON] = "INSERT INTO protected_branches (name, created_us) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    [ST_PROTECT_OFF] = "DELETE FROM protected_branches WHERE name = $1",
+    [ST_PROTECT_GET] = "SELECT 1 FROM protected_branches WHERE name = $1",
+    [ST_NS_INSERT] = "INSERT INTO namespaces (name, properties, created_us) VALUES ($1, $2, $3)"
+                     " ON CONFLICT DO NOTHING",
+    [ST_NS_UPDATE] = "UPDATE namespaces SET properties = $2 WHERE name = $1",
+    [ST_NS_GET] = "SELECT properties FROM namespaces WHERE name = $1",
+    [ST_NS_LIST] = "SELECT name FROM namespaces ORDER BY name COLLATE \"C\"",
+    [ST_NS_DELETE] = "DELETE FROM namespaces WHERE name = $1",
 };
 
 /* The first key of the lake's advisory lock: "weir" in ASCII. The second is the schema's
@@ -862,6 +891,145 @@ static int pg_run_list(catalog_backend *be, int64_t max, char ***ids, size_t *n,
   return read_strings(PB(be), ST_RUN_LIST, max > 0 ? lim : NULL, "listing runs", ids, n, err);
 }
 
+/* ---- access and namespaces ---------------------------------------------------------- */
+
+static int pg_token_put(catalog_backend *be, const catalog_token_row *r_, weir_error *err) {
+  pg_backend *b = PB(be);
+  char created[32];
+  snprintf(created, sizeof created, "%lld", (long long)r_->created_us);
+  const char *v[5] = {r_->name, r_->secret_sha256, r_->read_only ? "1" : "0", r_->branches, created};
+  EXEC(b, ST_TOKEN_PUT, 5, v, "recording a token");
+  long changed = affected(r);
+  PQclear(r);
+  if (changed == 0) return wr_seterr(err, WEIR_EEXISTS, "a token named \"%s\" already exists", r_->name);
+  return WEIR_OK;
+}
+
+static int pg_token_find(catalog_backend *be, const char *sha256, catalog_token_row *out, bool *found,
+                         weir_error *err) {
+  pg_backend *b = PB(be);
+  *found = false;
+  const char *v[1] = {sha256};
+  EXEC(b, ST_TOKEN_FIND, 1, v, "looking up a token");
+  if (PQntuples(r) > 0) {
+    memset(out, 0, sizeof *out);
+    out->name = val(r, 0, 0);
+    snprintf(out->secret_sha256, sizeof out->secret_sha256, "%s", sha256);
+    out->read_only = val_i64(r, 0, 1) != 0;
+    out->branches = val(r, 0, 2);
+    out->created_us = val_i64(r, 0, 3);
+    out->revoked_us = val_i64(r, 0, 4);
+    *found = true;
+  }
+  PQclear(r);
+  return WEIR_OK;
+}
+
+static int pg_token_list(catalog_backend *be, catalog_token_row **out, size_t *n, weir_error *err) {
+  pg_backend *b = PB(be);
+  *out = NULL;
+  *n = 0;
+  EXEC(b, ST_TOKEN_LIST, 0, NULL, "listing tokens");
+  size_t len = (size_t)PQntuples(r);
+  catalog_token_row *rows = wr_calloc(len ? len : 1, sizeof *rows);
+  for (size_t i = 0; i < len; i++) {
+    rows[i].name = val(r, (int)i, 0);
+    snprintf(rows[i].secret_sha256, sizeof rows[i].secret_sha256, "%s", PQgetvalue(r, (int)i, 1));
+    rows[i].read_only = val_i64(r, (int)i, 2) != 0;
+    rows[i].branches = val(r, (int)i, 3);
+    rows[i].created_us = val_i64(r, (int)i, 4);
+    rows[i].revoked_us = val_i64(r, (int)i, 5);
+  }
+  PQclear(r);
+  *out = rows;
+  *n = len;
+  return WEIR_OK;
+}
+
+static int pg_token_revoke(catalog_backend *be, const char *name, int64_t now_us, bool *found,
+                           weir_error *err) {
+  pg_backend *b = PB(be);
+  char now[32];
+  snprintf(now, sizeof now, "%lld", (long long)now_us);
+  const char *v[2] = {now, name};
+  EXEC(b, ST_TOKEN_REVOKE, 2, v, "revoking a token");
+  *found = affected(r) > 0;
+  PQclear(r);
+  return WEIR_OK;
+}
+
+static int pg_protect_set(catalog_backend *be, const char *branch, bool on, int64_t now_us,
+                          weir_error *err) {
+  pg_backend *b = PB(be);
+  char now[32];
+  snprintf(now, sizeof now, "%lld", (long long)now_us);
+  const char *v[2] = {branch, now};
+  EXEC(b, on ? ST_PROTECT_ON : ST_PROTECT_OFF, on ? 2 : 1, v,
+       on ? "protecting a branch" : "unprotecting a branch");
+  PQclear(r);
+  return WEIR_OK;
+}
+
+static int pg_protect_get(catalog_backend *be, const char *branch, bool *on, weir_error *err) {
+  pg_backend *b = PB(be);
+  const char *v[1] = {branch};
+  EXEC(b, ST_PROTECT_GET, 1, v, "reading branch protection");
+  *on = PQntuples(r) > 0;
+  PQclear(r);
+  return WEIR_OK;
+}
+
+static int pg_namespace_put(catalog_backend *be, const char *name, const char *properties, bool replace,
+                            int64_t now_us, weir_error *err) {
+  pg_backend *b = PB(be);
+  char now[32];
+  snprintf(now, sizeof now, "%lld", (long long)now_us);
+  const char *v[3] = {name, properties, now};
+  EXEC(b, replace ? ST_NS_UPDATE : ST_NS_INSERT, replace ? 2 : 3, v, "recording a namespace");
+  long changed = affected(r);
+  PQclear(r);
+  if (changed == 0)
+    return replace ? wr_seterr(err, WEIR_ENOTFOUND, "namespace %s not found", name)
+                   : wr_seterr(err, WEIR_EEXISTS, "namespace %s already exists", name);
+  return WEIR_OK;
+}
+
+static int pg_namespace_get(catalog_backend *be, const char *name, char **properties, bool *found,
+                            weir_error *err) {
+  pg_backend *b = PB(be);
+  *found = false;
+  *properties = NULL;
+  const char *v[1] = {name};
+  EXEC(b, ST_NS_GET, 1, v, "reading a namespace");
+  if (PQntuples(r) > 0) {
+    *properties = val(r, 0, 0);
+    *found = true;
+  }
+  PQclear(r);
+  return WEIR_OK;
+}
+
+static int pg_namespace_list(catalog_backend *be, char ***names, size_t *n, weir_error *err) {
+  pg_backend *b = PB(be);
+  EXEC(b, ST_NS_LIST, 0, NULL, "listing namespaces");
+  size_t len = (size_t)PQntuples(r);
+  char **s = wr_calloc(len ? len : 1, sizeof *s);
+  for (size_t i = 0; i < len; i++) s[i] = val(r, (int)i, 0);
+  PQclear(r);
+  *names = s;
+  *n = len;
+  return WEIR_OK;
+}
+
+static int pg_namespace_delete(catalog_backend *be, const char *name, bool *found, weir_error *err) {
+  pg_backend *b = PB(be);
+  const char *v[1] = {name};
+  EXEC(b, ST_NS_DELETE, 1, v, "dropping a namespace");
+  *found = affected(r) > 0;
+  PQclear(r);
+  return WEIR_OK;
+}
+
 static const catalog_backend_ops POSTGRES_OPS = {
     .name = "postgresql",
     .close = pg_close,
@@ -895,6 +1063,16 @@ static const catalog_backend_ops POSTGRES_OPS = {
     .run_get = pg_run_get,
     .run_models = pg_run_models,
     .run_list = pg_run_list,
+    .token_put = pg_token_put,
+    .token_find = pg_token_find,
+    .token_list = pg_token_list,
+    .token_revoke = pg_token_revoke,
+    .protect_set = pg_protect_set,
+    .protect_get = pg_protect_get,
+    .namespace_put = pg_namespace_put,
+    .namespace_get = pg_namespace_get,
+    .namespace_list = pg_namespace_list,
+    .namespace_delete = pg_namespace_delete,
 };
 
 /* ---- locations ---------------------------------------------------------------------- */

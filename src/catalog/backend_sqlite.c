@@ -55,6 +55,18 @@ enum {
   ST_RUN_GET,
   ST_RUN_MODELS,
   ST_RUN_LIST,
+  ST_TOKEN_PUT,
+  ST_TOKEN_FIND,
+  ST_TOKEN_LIST,
+  ST_TOKEN_REVOKE,
+  ST_PROTECT_ON,
+  ST_PROTECT_OFF,
+  ST_PROTECT_GET,
+  ST_NS_INSERT,
+  ST_NS_UPDATE,
+  ST_NS_GET,
+  ST_NS_LIST,
+  ST_NS_DELETE,
   ST_COUNT
 };
 
@@ -111,6 +123,22 @@ static const char *const SQL[ST_COUNT] = {
                    " result_commit, started_us, ended_us, error, owner FROM runs WHERE run_id = ?1",
     [ST_RUN_MODELS] = "SELECT body FROM run_models WHERE run_id = ?1 ORDER BY position",
     [ST_RUN_LIST] = "SELECT run_id FROM runs ORDER BY started_us DESC, run_id DESC LIMIT ?1",
+    [ST_TOKEN_PUT] = "INSERT INTO access_tokens (name, secret_sha256, read_only, branches, created_us)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+    [ST_TOKEN_FIND] = "SELECT name, read_only, branches, created_us, revoked_us FROM access_tokens"
+                      " WHERE secret_sha256 = ?1",
+    [ST_TOKEN_LIST] = "SELECT name, secret_sha256, read_only, branches, created_us, revoked_us"
+                      " FROM access_tokens ORDER BY name",
+    [ST_TOKEN_REVOKE] = "UPDATE access_tokens SET revoked_us = ?1 WHERE name = ?2 AND revoked_us IS NULL",
+    [ST_PROTECT_ON] = "INSERT INTO protected_branches (name, created_us) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+    [ST_PROTECT_OFF] = "DELETE FROM protected_branches WHERE name = ?1",
+    [ST_PROTECT_GET] = "SELECT 1 FROM protected_branches WHERE name = ?1",
+    [ST_NS_INSERT] = "INSERT INTO namespaces (name, properties, created_us) VALUES (?1, ?2, ?3)"
+                     " ON CONFLICT DO NOTHING",
+    [ST_NS_UPDATE] = "UPDATE namespaces SET properties = ?2 WHERE name = ?1",
+    [ST_NS_GET] = "SELECT properties FROM namespaces WHERE name = ?1",
+    [ST_NS_LIST] = "SELECT name FROM namespaces ORDER BY name",
+    [ST_NS_DELETE] = "DELETE FROM namespaces WHERE name = ?1",
 };
 
 typedef struct sqlite_backend {
@@ -802,6 +830,170 @@ static int sq_run_list(catalog_backend *be, int64_t max, char ***ids, size_t *n,
   return read_strings(b, s, "listing runs", ids, n, err);
 }
 
+/* ---- access ------------------------------------------------------------------------ */
+
+static int sq_token_put(catalog_backend *be, const catalog_token_row *r, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_TOKEN_PUT, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, r->name);
+  bind_text(s, 2, r->secret_sha256);
+  sqlite3_bind_int(s, 3, r->read_only ? 1 : 0);
+  bind_text(s, 4, r->branches);
+  sqlite3_bind_int64(s, 5, r->created_us);
+  int rc = run_stmt(b, s, "recording a token", err);
+  if (rc) return rc;
+  if (sqlite3_changes(b->db) == 0) return wr_seterr(err, WEIR_EEXISTS, "a token named \"%s\" already exists", r->name);
+  return WEIR_OK;
+}
+
+static int sq_token_find(catalog_backend *be, const char *sha256, catalog_token_row *out, bool *found,
+                         weir_error *err) {
+  sqlite_backend *b = SB(be);
+  *found = false;
+  sqlite3_stmt *s = stmt(b, ST_TOKEN_FIND, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, sha256);
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_DONE) {
+    done(s);
+    return WEIR_OK;
+  }
+  if (rc != SQLITE_ROW) {
+    done(s);
+    return dberr(b, rc, "looking up a token", err);
+  }
+  memset(out, 0, sizeof *out);
+  out->name = col_text(s, 0);
+  snprintf(out->secret_sha256, sizeof out->secret_sha256, "%s", sha256);
+  out->read_only = sqlite3_column_int(s, 1) != 0;
+  out->branches = col_text(s, 2);
+  out->created_us = sqlite3_column_int64(s, 3);
+  out->revoked_us = sqlite3_column_type(s, 4) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 4);
+  done(s);
+  *found = true;
+  return WEIR_OK;
+}
+
+static int sq_token_list(catalog_backend *be, catalog_token_row **out, size_t *n, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  *out = NULL;
+  *n = 0;
+  sqlite3_stmt *s = stmt(b, ST_TOKEN_LIST, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  size_t cap = 0;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 8;
+      *out = wr_realloc(*out, cap * sizeof **out);
+    }
+    catalog_token_row *r = &(*out)[(*n)++];
+    memset(r, 0, sizeof *r);
+    r->name = col_text(s, 0);
+    col_hash(s, 1, r->secret_sha256);
+    r->read_only = sqlite3_column_int(s, 2) != 0;
+    r->branches = col_text(s, 3);
+    r->created_us = sqlite3_column_int64(s, 4);
+    r->revoked_us = sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 5);
+  }
+  done(s);
+  if (rc != SQLITE_DONE) {
+    catalog_token_rows_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+    return dberr(b, rc, "listing tokens", err);
+  }
+  return WEIR_OK;
+}
+
+static int sq_token_revoke(catalog_backend *be, const char *name, int64_t now_us, bool *found,
+                           weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_TOKEN_REVOKE, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  sqlite3_bind_int64(s, 1, now_us);
+  bind_text(s, 2, name);
+  int rc = run_stmt(b, s, "revoking a token", err);
+  if (rc) return rc;
+  *found = sqlite3_changes(b->db) > 0;
+  return WEIR_OK;
+}
+
+static int sq_protect_set(catalog_backend *be, const char *branch, bool on, int64_t now_us,
+                          weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, on ? ST_PROTECT_ON : ST_PROTECT_OFF, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, branch);
+  if (on) sqlite3_bind_int64(s, 2, now_us);
+  return run_stmt(b, s, on ? "protecting a branch" : "unprotecting a branch", err);
+}
+
+static int sq_protect_get(catalog_backend *be, const char *branch, bool *on, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_PROTECT_GET, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, branch);
+  int rc = sqlite3_step(s);
+  done(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return dberr(b, rc, "reading branch protection", err);
+  *on = rc == SQLITE_ROW;
+  return WEIR_OK;
+}
+
+static int sq_namespace_put(catalog_backend *be, const char *name, const char *properties, bool replace,
+                            int64_t now_us, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, replace ? ST_NS_UPDATE : ST_NS_INSERT, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, name);
+  bind_text(s, 2, properties);
+  if (!replace) sqlite3_bind_int64(s, 3, now_us);
+  int rc = run_stmt(b, s, "recording a namespace", err);
+  if (rc) return rc;
+  if (sqlite3_changes(b->db) == 0)
+    return replace ? wr_seterr(err, WEIR_ENOTFOUND, "namespace %s not found", name)
+                   : wr_seterr(err, WEIR_EEXISTS, "namespace %s already exists", name);
+  return WEIR_OK;
+}
+
+static int sq_namespace_get(catalog_backend *be, const char *name, char **properties, bool *found,
+                            weir_error *err) {
+  sqlite_backend *b = SB(be);
+  *found = false;
+  *properties = NULL;
+  sqlite3_stmt *s = stmt(b, ST_NS_GET, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, name);
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    *properties = col_text(s, 0);
+    *found = true;
+  }
+  done(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return dberr(b, rc, "reading a namespace", err);
+  return WEIR_OK;
+}
+
+static int sq_namespace_list(catalog_backend *be, char ***names, size_t *n, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_NS_LIST, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  return read_strings(b, s, "listing namespaces", names, n, err);
+}
+
+static int sq_namespace_delete(catalog_backend *be, const char *name, bool *found, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_NS_DELETE, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, name);
+  int rc = run_stmt(b, s, "dropping a namespace", err);
+  if (rc) return rc;
+  *found = sqlite3_changes(b->db) > 0;
+  return WEIR_OK;
+}
+
 static const catalog_backend_ops SQLITE_OPS = {
     .name = "sqlite",
     .close = sq_close,
@@ -835,6 +1027,16 @@ static const catalog_backend_ops SQLITE_OPS = {
     .run_get = sq_run_get,
     .run_models = sq_run_models,
     .run_list = sq_run_list,
+    .token_put = sq_token_put,
+    .token_find = sq_token_find,
+    .token_list = sq_token_list,
+    .token_revoke = sq_token_revoke,
+    .protect_set = sq_protect_set,
+    .protect_get = sq_protect_get,
+    .namespace_put = sq_namespace_put,
+    .namespace_get = sq_namespace_get,
+    .namespace_list = sq_namespace_list,
+    .namespace_delete = sq_namespace_delete,
 };
 
 /* ---- open --------------------------------------------------------------------------- */

@@ -507,6 +507,20 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
                        "committed first; re-read and retry)",
                        req->branch, catalog_short(req->expected_head, a), catalog_short(head, b));
   }
+  /* A protected branch takes merges only (access.c); checked under the write lock, so a
+   * branch protected after this writer read its head still refuses the commit. */
+  if (!req->second_parent) {
+    bool prot = false;
+    if ((rc = ops->protect_get(cat->be, req->branch, &prot, err))) return rc;
+    if (prot) {
+      wr_seterr(err, WEIR_EINVALIDARG,
+                "branch %s is protected: it takes only merges (weir merge SOURCE --into %s), not "
+                "direct commits; nothing was committed",
+                req->branch, req->branch);
+      wr_error_add_detail(err, json_pack("{s:s,s:s}", "kind", "protected_branch", "branch", req->branch));
+      return WEIR_EINVALIDARG;
+    }
+  }
   commit_head p1, p2;
   rc = catalog_head_get(cat, req->expected_head, &p1, err);
   if (rc) return rc;

@@ -350,6 +350,62 @@ int catalog_same_version_at(wr_catalog *cat, const char *table, const char *a, c
 int catalog_base_check(wr_catalog *cat, const char *branch, const char *base, const char *head,
                        weir_error *err);
 
+/* ---- access: tokens, protected branches, namespaces (access.c) ---------------------- */
+
+/* One access token. Strings owned; branches NULL = every ref. The secret itself is never
+ * stored, only its SHA-256 (hex). */
+typedef struct catalog_token_row {
+  char *name;
+  char secret_sha256[WEIR_HASH_LEN + 1];
+  bool read_only;
+  char *branches;     /* fnmatch(3) pattern over ref names, or NULL */
+  int64_t created_us;
+  int64_t revoked_us; /* 0 while valid */
+} catalog_token_row;
+
+void catalog_token_row_clear(catalog_token_row *r);
+void catalog_token_rows_free(catalog_token_row *v, size_t n);
+
+/* Size of a token secret: "weir_" + 64 hex digits + NUL. */
+#define CATALOG_TOKEN_SECRET_SIZE 70
+
+/* Makes a token named `name` (NULL: "token-" + 8 hex digits of the secret's hash) and
+ * writes its secret to `secret` (shown once; only its hash is stored). `branches` may be
+ * NULL. Errors: WEIR_EEXISTS (name taken), WEIR_EINVALIDNAME, WEIR_EINVALIDARG (an empty
+ * pattern). */
+int catalog_token_create(wr_catalog *cat, const char *name, bool read_only, const char *branches,
+                         char secret[CATALOG_TOKEN_SECRET_SIZE], catalog_token_row *out, weir_error *err);
+/* The valid (not revoked) token whose secret is `secret`; *found false otherwise
+ * (including a revoked one). Compares hashes, so timing does not depend on the secret. */
+int catalog_token_verify(wr_catalog *cat, const char *secret, catalog_token_row *out, bool *found,
+                         weir_error *err);
+int catalog_token_list(wr_catalog *cat, catalog_token_row **out, size_t *n, weir_error *err);
+/* Errors: WEIR_ENOTFOUND when no valid token has the name. */
+int catalog_token_revoke(wr_catalog *cat, const char *name, weir_error *err);
+/* Does the token let a request touch ref `ref` (a branch or tag name; a commit hash only
+ * when the token names no pattern)? */
+bool catalog_token_allows_ref(const catalog_token_row *t, const char *ref, bool is_hash);
+
+/* Protects (on) or unprotects a branch: a protected branch moves only by merges (a commit
+ * with two parents, or a fast-forward), never by a direct commit (catalog_commit refuses
+ * one with WEIR_EINVALIDARG, details [{kind:"protected_branch", branch}]). The branch
+ * must exist (WEIR_ENOTFOUND). */
+int catalog_branch_protect(wr_catalog *cat, const char *branch, bool on, weir_error *err);
+int catalog_branch_protected(wr_catalog *cat, const char *branch, bool *on, weir_error *err);
+
+/* Namespaces created explicitly (a table's namespace exists while the table does, with
+ * or without a row here). Properties are a JSON object of strings. */
+int catalog_namespace_create(wr_catalog *cat, const char *name, json_t *properties, weir_error *err);
+/* *props (caller decrefs) NULL when not created explicitly. */
+int catalog_namespace_get(wr_catalog *cat, const char *name, json_t **props, weir_error *err);
+int catalog_namespace_list(wr_catalog *cat, char ***names, size_t *n, weir_error *err);
+/* Replaces the properties of an explicit namespace (creating its row when missing). */
+int catalog_namespace_set_properties(wr_catalog *cat, const char *name, json_t *properties,
+                                     weir_error *err);
+/* Errors: WEIR_ENOTFOUND when there is no such row. */
+int catalog_namespace_delete(wr_catalog *cat, const char *name, weir_error *err);
+void catalog_strv_free(char **v, size_t n);
+
 /* ---- runs --------------------------------------------------------------------------- */
 
 typedef enum wr_run_status {

@@ -87,6 +87,28 @@ static const char *const STEP1_CLUSTERED[] = {"commits", "commit_parents", "refs
  * one still going. Rows from before have none and stay as they are. */
 static const char *const STEP3[] = {"ALTER TABLE runs ADD COLUMN owner TEXT", NULL};
 
+/* Access and namespaces (docs/serve.md). Tokens are stored as the SHA-256 of the secret,
+ * never the secret itself; a revoked token keeps its row (revoked_us set) so that `token
+ * list` can say what happened to it. Protected branches take only merges. Namespaces are
+ * the explicitly created ones (a table's namespace exists while the table does); their
+ * properties are a JSON object of strings. */
+static const char *const STEP4[] = {
+    "CREATE TABLE access_tokens ("
+    " name TEXT PRIMARY KEY,"
+    " secret_sha256 TEXT NOT NULL UNIQUE,"
+    " read_only INTEGER NOT NULL,"
+    " branches TEXT,"
+    " created_us BIGINT NOT NULL,"
+    " revoked_us BIGINT)",
+    "CREATE TABLE protected_branches ("
+    " name TEXT PRIMARY KEY,"
+    " created_us BIGINT NOT NULL)",
+    "CREATE TABLE namespaces ("
+    " name TEXT PRIMARY KEY,"
+    " properties TEXT NOT NULL,"
+    " created_us BIGINT NOT NULL)",
+    NULL};
+
 /* PostgreSQL compares TEXT by the database's collation (often a language's, such as
  * en_US.UTF-8), while the catalog relies on bytewise order of hashes: a prefix lookup is
  * the range [prefix, prefix || 'g') of the primary key. The commit hash is therefore
@@ -110,6 +132,7 @@ static const catalog_migration MIGRATIONS[] = {
      STEP1_DIALECT},
     {2, "pipeline runs and per-model records", STEP2, NULL, NULL},
     {3, "the process that runs a run", STEP3, NULL, NULL},
+    {4, "access tokens, protected branches, namespaces", STEP4, NULL, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {

@@ -591,7 +591,11 @@ static bool inflate_block(iceberg_avro_reader *r, const char *data, size_t len) 
     if (zr == Z_BUF_ERROR && z.avail_in == 0) break; /* input ends without a final block */
   }
   inflateEnd(&z);
-  return zr == Z_STREAM_END && z.avail_in == 0 && r->plain.len <= INFLATE_MAX;
+  /* pyiceberg frames its deflate blocks as zlib.compress(data)[2:-1]: the raw stream
+   * followed by three bytes of the zlib trailer (Adler-32). Java and Python readers stop
+   * at the end of the deflate stream, so a few trailing bytes are tolerated; more would
+   * be a corrupt block. */
+  return zr == Z_STREAM_END && z.avail_in <= 4 && r->plain.len <= INFLATE_MAX;
 }
 
 /* Starts the next block (null or deflate codec); false at the end of the file. */

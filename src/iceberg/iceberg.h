@@ -169,6 +169,15 @@ typedef struct iceberg_write_result {
 int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result *out,
                           weir_error *err);
 
+/* Writes the metadata document `meta` (modified: property gc.enabled set to "false", so
+ * that Iceberg engines refuse expire_snapshots and remove_orphan_files on weir's tables;
+ * `prev`, when not NULL, appended to its metadata-log) as the next version's file in
+ * `meta_dir` (<version:05d>-<uuid>.metadata.json), atomically. *out_location: the new
+ * file's path (caller frees). Used by iceberg_write_version and by `weir serve` when it
+ * adopts a commit an engine made. */
+int iceberg_metadata_write(const char *meta_dir, const iceberg_table *prev, json_t *meta, char **out_location,
+                           weir_error *err);
+
 /* The Iceberg schema JSON ({"type":"struct","schema-id":N,"fields":[...]}) of a weir schema;
  * new reference. */
 json_t *iceberg_schema_to_json(const wr_schema *s, int32_t schema_id);

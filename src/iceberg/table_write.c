@@ -46,6 +46,7 @@
 /* Java's default for write.metadata.previous-versions-max. */
 #define DEFAULT_PREVIOUS_VERSIONS_MAX 100
 #define PROP_PREVIOUS_VERSIONS_MAX "write.metadata.previous-versions-max"
+#define PROP_GC_ENABLED "gc.enabled"
 /* How many snapshots (the current one included) a new metadata file lists. */
 #define DEFAULT_SNAPSHOTS_MAX 100
 #define PROP_SNAPSHOTS_MAX "weir.metadata.snapshots-max"
@@ -303,6 +304,47 @@ static json_t *object_at(json_t *o, const char *key) {
 
 /* ---- the write --------------------------------------------------------------------- */
 
+/* Sets what every metadata file weir writes carries, then writes `meta` as the next
+ * version after `prev` (or version 1) in `meta_dir`: `prev` joins the metadata log
+ * (capped), `gc.enabled` is "false" (only weir's collector may delete files: engines
+ * then refuse expire_snapshots and remove_orphan_files, which would delete files other
+ * branches' versions still read). The file is written atomically and exclusively, under a
+ * name no other writer can pick (a random UUID). */
+int iceberg_metadata_write(const char *meta_dir, const iceberg_table *prev, json_t *meta, char **out_location,
+                           weir_error *err) {
+  *out_location = NULL;
+  json_t *props = object_at(meta, "properties");
+  json_object_set_new(props, PROP_GC_ENABLED, json_string("false"));
+  json_t *mlog = array_at(meta, "metadata-log");
+  int64_t version = 1;
+  if (prev) {
+    json_t *e = json_object();
+    json_object_set_new(e, "timestamp-ms", json_integer(wr_json_int(prev->json, "last-updated-ms", 0)));
+    set_uri(e, "metadata-file", prev->metadata_location);
+    json_array_append_new(mlog, e);
+    int64_t keep = DEFAULT_PREVIOUS_VERSIONS_MAX;
+    int64_t pv;
+    if (iceberg_summary_int(props, PROP_PREVIOUS_VERSIONS_MAX, &pv) && pv >= 1) keep = pv;
+    while ((int64_t)json_array_size(mlog) > keep) json_array_remove(mlog, 0);
+    int64_t pn = metadata_version(prev->metadata_location);
+    version = pn >= 0 ? pn + 1 : (int64_t)json_array_size(mlog) + 1;
+  }
+  char uuid[WEIR_UUID_STR_LEN + 1];
+  wr_uuid4(uuid);
+  char *name = wr_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
+  char *path = wr_location_join(meta_dir, name);
+  free(name);
+  char *text = wr_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
+  int rc = wr_storage_write(path, text, strlen(text), true, err);
+  free(text);
+  if (rc) {
+    free(path);
+    return rc;
+  }
+  *out_location = path;
+  return WEIR_OK;
+}
+
 int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result *out,
                           weir_error *err) {
   memset(out, 0, sizeof *out);
@@ -456,35 +498,10 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   json_object_set_new(slog, "snapshot-id", json_integer(snapshot_id));
   json_array_append_new(array_at(meta, "snapshot-log"), slog);
   trim_snapshots(meta, props);
-  json_t *mlog = array_at(meta, "metadata-log");
-  int64_t version = 1;
-  if (prev) {
-    json_t *e = json_object();
-    json_object_set_new(e, "timestamp-ms",
-                        json_integer(wr_json_int(prev->json, "last-updated-ms", 0)));
-    set_uri(e, "metadata-file", prev->metadata_location);
-    json_array_append_new(mlog, e);
-    int64_t keep = DEFAULT_PREVIOUS_VERSIONS_MAX;
-    int64_t pv;
-    if (iceberg_summary_int(props, PROP_PREVIOUS_VERSIONS_MAX, &pv) && pv >= 1) keep = pv;
-    while ((int64_t)json_array_size(mlog) > keep) json_array_remove(mlog, 0);
-    int64_t pn = metadata_version(prev->metadata_location);
-    version = pn >= 0 ? pn + 1 : (int64_t)json_array_size(mlog) + 1;
-  }
-
-  {
-    char uuid[WEIR_UUID_STR_LEN + 1];
-    wr_uuid4(uuid);
-    char *name = wr_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);
-    metadata_path = wr_location_join(meta_dir, name);
-    free(name);
-    char *text = wr_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
-    rc = WEIR_FAILPOINT("iceberg.metadata.before", err);
-    if (rc == WEIR_OK) rc = wr_storage_write(metadata_path, text, strlen(text), true, err);
-    free(text);
-    if (rc == WEIR_OK) rc = WEIR_FAILPOINT("iceberg.metadata.after", err);
-    if (rc != WEIR_OK) goto done;
-  }
+  rc = WEIR_FAILPOINT("iceberg.metadata.before", err);
+  if (rc == WEIR_OK) rc = iceberg_metadata_write(meta_dir, prev, meta, &metadata_path, err);
+  if (rc == WEIR_OK) rc = WEIR_FAILPOINT("iceberg.metadata.after", err);
+  if (rc != WEIR_OK) goto done;
   out->metadata_location = metadata_path;
   metadata_path = NULL;
   out->snapshot_id = snapshot_id;

@@ -190,6 +190,12 @@ weir_contract *lake_table_type(const iceberg_table *t, const char *table, bool *
 int lake_append_target(weir_lake *lake, const char *table, const char *base_commit, weir_contract **out,
                        char **subject_suffix, weir_error *err);
 
+/* Namespaces at commit `hash` (manage.c): JSON array of {name, created, tables}, sorted:
+ * "default", the created ones and those of the tables there. *out: caller decrefs. */
+int lake_namespaces_at(weir_lake *lake, const char *hash, json_t **out, weir_error *err);
+/* Tables in namespace `ns` at the head of any branch: [{branch, table}] (caller decrefs). */
+int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_error *err);
+
 /* The JSON form of a weir_error for out_json documents. */
 json_t *lake_error_json(const weir_error *err);
 

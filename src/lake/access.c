@@ -1,0 +1,66 @@
+/*
+ * access.c -- the public API over the catalog's tokens and protected branches
+ * (catalog/access.c holds the rules; this file shapes the JSON documents).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lake/lake.h"
+#include "util/clock.h"
+#include "util/json.h"
+
+static json_t *time_json(int64_t us) {
+  if (!us) return json_null();
+  char s[40];
+  wr_format_time_us(us, s, sizeof s);
+  return json_string(s);
+}
+
+int weir_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  weir_token_options none = {0};
+  if (!opts) opts = &none;
+  char secret[CATALOG_TOKEN_SECRET_SIZE];
+  catalog_token_row r;
+  int rc = catalog_token_create(lake->cat, opts->name, opts->read_only != 0, opts->branches, secret, &r, err);
+  if (rc) return rc;
+  json_t *o = json_object();
+  json_object_set_new(o, "name", json_string(r.name));
+  json_object_set_new(o, "token", json_string(secret));
+  json_object_set_new(o, "read_only", json_boolean(r.read_only));
+  json_object_set_new(o, "branches", wr_json_str_or_null(r.branches));
+  json_object_set_new(o, "created", time_json(r.created_us));
+  catalog_token_row_clear(&r);
+  memset(secret, 0, sizeof secret);
+  *out_json = lake_dump(o);
+  return WEIR_OK;
+}
+
+int weir_token_list(weir_lake *lake, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  catalog_token_row *rows = NULL;
+  size_t n = 0;
+  int rc = catalog_token_list(lake->cat, &rows, &n, err);
+  if (rc) return rc;
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(rows[i].name));
+    json_object_set_new(o, "read_only", json_boolean(rows[i].read_only));
+    json_object_set_new(o, "branches", wr_json_str_or_null(rows[i].branches));
+    json_object_set_new(o, "created", time_json(rows[i].created_us));
+    json_object_set_new(o, "revoked", time_json(rows[i].revoked_us));
+    json_array_append_new(arr, o);
+  }
+  catalog_token_rows_free(rows, n);
+  *out_json = lake_dump(arr);
+  return WEIR_OK;
+}
+
+int weir_token_revoke(weir_lake *lake, const char *name, weir_error *err) {
+  return catalog_token_revoke(lake->cat, name, err);
+}
+
+int weir_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err) {
+  return catalog_branch_protect(lake->cat, branch, on != 0, err);
+}

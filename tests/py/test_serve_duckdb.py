@@ -1,0 +1,56 @@
+"""DuckDB's iceberg extension reads weir's branches through `weir serve` (ATTACH ... (TYPE
+iceberg, ENDPOINT ...)): each attached warehouse is a ref, and what it reads equals what
+`weir query` reads at that ref.
+"""
+from __future__ import annotations
+
+import glob
+import importlib
+import os
+
+import pyarrow as pa
+import pytest
+from pyiceberg.catalog import load_catalog
+
+from serve_support import make_titanic_lake, start_server, weir_rows
+
+
+def _ext(name: str) -> str:
+    mod = importlib.import_module(f"duckdb_extension_{name}")
+    found = glob.glob(os.path.join(os.path.dirname(mod.__file__), "extensions", "v1.5.5", f"{name}.duckdb_extension"))
+    assert found, f"the {name} extension of DuckDB 1.5.5 is missing"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    lake = tmp_path_factory.mktemp("serve_duckdb") / "lake"
+    tokens = make_titanic_lake(lake)
+    srv = start_server(lake)
+    yield srv, tokens
+    srv.stop()
+
+
+def test_duckdb_reads_branches_through_the_rest_catalog(served):
+    import duckdb
+
+    srv, tokens = served
+    # Make dev differ from main: two rows appended through the catalog.
+    t = load_catalog("w", type="rest", uri=srv.url, warehouse="dev", token=tokens["engine"]).load_table("default.titanic")
+    rows = t.scan(limit=2).to_arrow()
+    t.append(rows.set_column(0, rows.schema.field(0), pa.array([5001, 5002], pa.int64())))
+
+    con = duckdb.connect()
+    for e in ("httpfs", "avro", "iceberg"):
+        con.execute(f"LOAD '{_ext(e)}'")
+    con.execute(f"CREATE SECRET weir_token (TYPE iceberg, TOKEN '{tokens['reader']}')")
+    for alias, ref in (("wdev", "dev"), ("wmain", "main")):
+        con.execute(f"ATTACH '{ref}' AS {alias} (TYPE iceberg, ENDPOINT '{srv.url}', SECRET weir_token)")
+    sql = "SELECT count(*) AS n, sum(PassengerId) AS s, count(Age) AS a FROM {}"
+    for alias, ref in (("wdev", "dev"), ("wmain", "main")):
+        got = con.execute(sql.format(f"{alias}.default.titanic")).fetchall()[0]
+        want = weir_rows(srv.lake, sql.format("titanic"), ref)[0]
+        assert got == (want["n"], want["s"], want["a"]), ref
+    assert con.execute("SELECT count(*) FROM wdev.default.titanic").fetchall()[0][0] == 893
+    assert con.execute("SELECT count(*) FROM wmain.default.titanic").fetchall()[0][0] == 891
+    con.close()

@@ -1,0 +1,173 @@
+"""`weir serve` through pyiceberg's RestCatalog: reads at branches, tags and commits, an
+append that becomes a weir commit, and appends the table's contract refuses.
+
+One lake and one server for the module (titanic under its contract on main, branch dev,
+tag v1); tests that write use dev or their own branch, so their order does not matter.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyiceberg.catalog import load_catalog
+from pyiceberg.exceptions import BadRequestError, ForbiddenError, NoSuchTableError
+from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+from pyiceberg.typedef import Record
+
+from conftest import weir, weir_json
+from serve_support import lake_files, make_titanic_lake, start_server, weir_rows
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    lake = tmp_path_factory.mktemp("serve_pyiceberg") / "lake"
+    tokens = make_titanic_lake(lake)
+    srv = start_server(lake)
+    yield srv, tokens
+    srv.stop()
+
+
+def catalog(srv, token, warehouse):
+    return load_catalog("weir", type="rest", uri=srv.url, warehouse=warehouse, token=token)
+
+
+def by_id(rows):
+    return sorted(rows, key=lambda r: r["PassengerId"])
+
+
+def test_reads_each_ref_as_weir_does(served):
+    srv, tokens = served
+    head = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    for ref in ("main", "dev", "v1", head[:12]):
+        t = catalog(srv, tokens["engine"], ref).load_table("default.titanic")
+        got = by_id(t.scan().to_arrow().to_pylist())
+        want = by_id(weir_rows(srv.lake, "SELECT * FROM titanic", ref))
+        assert len(got) == 891
+        assert got == want, ref
+        # The ref's snapshot is the table's main.
+        assert t.metadata.current_snapshot_id == weir_json("describe", "titanic", "--ref", ref,
+                                                           lake=srv.lake)["snapshot_id"]
+        assert t.metadata.properties["gc.enabled"] == "false"
+
+
+def test_append_on_dev_is_one_weir_commit(served):
+    srv, tokens = served
+    weir("branch", "create", "append1", lake=srv.lake)
+    before_main = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    t = catalog(srv, tokens["engine"], "append1").load_table("default.titanic")
+    new = t.scan(limit=3).to_arrow()
+    new = new.set_column(0, new.schema.field(0), pa.array([1001, 1002, 1003], pa.int64()))
+    t.append(new)
+    log = weir_json("log", "append1", "-n", "1", lake=srv.lake)[0]
+    assert log["author"] == "token:engine"
+    assert [c["table"] for c in log["tables_changed"]] == ["default.titanic"]
+    rows = weir_rows(srv.lake, "SELECT count(*) AS n, max(PassengerId) AS m FROM titanic", "append1")
+    assert rows == [{"n": 894, "m": 1003}]
+    # main did not move; the new rows read back through pyiceberg too.
+    assert weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"] == before_main
+    assert catalog(srv, tokens["engine"], "append1").load_table("default.titanic").scan().to_arrow().num_rows == 894
+    # merged, main has them
+    r = weir("merge", "append1", "--into", "main", lake=srv.lake)
+    assert r.returncode == 0, r.stderr
+    assert catalog(srv, tokens["engine"], "main").load_table("default.titanic").scan().to_arrow().num_rows == 894
+    # then the next test's branches see it; reset main for them
+    r = weir("revert", "titanic", "--to", before_main, lake=srv.lake)
+    assert r.returncode == 0, r.stderr
+
+
+def _external_file(lake: pathlib.Path, table, name: str, column: str, values) -> str:
+    rows = table.scan(limit=len(values)).to_arrow()
+    d = rows.to_pydict()
+    d[column] = values
+    schema = pa.schema([pa.field(f.name, f.type, nullable=True) for f in rows.schema])
+    path = lake / "warehouse" / "default" / "titanic" / "data" / name
+    pq.write_table(pa.Table.from_pydict(d, schema=schema), path)
+    return str(path)
+
+
+@pytest.mark.parametrize("with_stats", [True, False], ids=["from-statistics", "by-reading"])
+def test_nulls_in_required_column_are_refused(served, with_stats):
+    srv, tokens = served
+    branch = f"nulls-{with_stats}"
+    weir("branch", "create", branch, lake=srv.lake)
+    head = weir_json("log", branch, "-n", "1", lake=srv.lake)[0]["hash"]
+    t = catalog(srv, tokens["engine"], branch).load_table("default.titanic")
+    path = _external_file(srv.lake, t, f"nulls-{with_stats}.parquet", "Name", [None, "x"])
+    # pyiceberg itself refuses nulls for a required field; an engine that does not (or a
+    # file added by reference) is what the server must stop: a data file whose manifest
+    # statistics say 1 null in Name, or that has no statistics and must be read.
+    df = DataFile.from_args(content=DataFileContent.DATA, file_path=path, file_format=FileFormat.PARQUET,
+                            partition=Record(), record_count=2, file_size_in_bytes=os.path.getsize(path),
+                            null_value_counts={4: 1} if with_stats else None)
+    df.spec_id = 0
+    with pytest.raises(BadRequestError) as e:
+        with t.transaction() as tx:
+            with tx.update_snapshot().fast_append() as fa:
+                fa.append_data_file(df)
+    msg = str(e.value)
+    assert "ValidationException" in msg and 'column "Name"' in msg and "required" in msg
+    assert weir_json("log", branch, "-n", "1", lake=srv.lake)[0]["hash"] == head
+    assert weir_rows(srv.lake, "SELECT count(*) AS n FROM titanic", branch) == [{"n": 891}]
+
+
+def test_range_and_enum_rules_are_refused(served):
+    srv, tokens = served
+    weir("branch", "create", "rules", lake=srv.lake)
+    t = catalog(srv, tokens["engine"], "rules").load_table("default.titanic")
+    rows = t.scan(limit=2).to_arrow()
+    too_old = rows.set_column(rows.schema.get_field_index("Age"), rows.schema.field("Age"),
+                              pa.array([150.0, 3.0], pa.float64()))
+    with pytest.raises(BadRequestError, match=r'column "Age": values above the maximum 100'):
+        t.append(too_old)
+    bad_sex = rows.set_column(rows.schema.get_field_index("Sex"), rows.schema.field("Sex"),
+                              pa.array(["x", "male"], pa.string()))
+    with pytest.raises(BadRequestError, match=r'column "Sex" has 1 value outside the enum'):
+        t.append(bad_sex)
+    assert weir_rows(srv.lake, "SELECT count(*) AS n FROM titanic", "rules") == [{"n": 891}]
+
+
+def test_tags_and_commits_are_read_only(served):
+    srv, tokens = served
+    head = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    for ref in ("v1", head):
+        t = catalog(srv, tokens["engine"], ref).load_table("default.titanic")
+        with pytest.raises(ForbiddenError, match="read-only"):
+            t.append(t.scan(limit=1).to_arrow())
+
+
+def test_expire_snapshots_is_refused_and_deletes_nothing(served):
+    srv, tokens = served
+    before = lake_files(srv.lake)
+    t = catalog(srv, tokens["engine"], "dev").load_table("default.titanic")
+    sid = t.metadata.current_snapshot_id
+    from pyiceberg.table.update import RemoveSnapshotsUpdate
+    with pytest.raises(ForbiddenError, match="weir gc"):
+        srv_cat = catalog(srv, tokens["engine"], "dev")
+        srv_cat.commit_table(t, (), (RemoveSnapshotsUpdate(snapshot_ids=[sid]),))
+    assert lake_files(srv.lake) >= before
+
+
+def test_create_list_drop_rename_through_the_catalog(served):
+    srv, tokens = served
+    weir("branch", "create", "ddl", lake=srv.lake)
+    cat = catalog(srv, tokens["engine"], "ddl")
+    cat.create_namespace("sales")
+    assert ("sales",) in cat.list_namespaces()
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = cat.create_table("sales.orders", schema=schema)
+    t.append(pa.table({"id": [1, 2], "v": ["a", None]}, schema=schema))
+    assert weir_rows(srv.lake, "SELECT count(*) AS n FROM sales.orders", "ddl") == [{"n": 2}]
+    assert ("sales", "orders") in cat.list_tables("sales")
+    cat.rename_table("sales.orders", "sales.orders2")
+    assert cat.load_table("sales.orders2").scan().to_arrow().num_rows == 2
+    uuid = cat.load_table("sales.orders2").metadata.table_uuid
+    assert uuid == t.metadata.table_uuid  # identity kept across the rename
+    cat.drop_table("sales.orders2")
+    with pytest.raises(NoSuchTableError):
+        cat.load_table("sales.orders2")
+    # the table is gone from ddl only: main never had it, and ddl's history keeps it
+    assert weir("tables", "--ref", "ddl~1", lake=srv.lake).stdout.count("orders2") == 1
+    cat.drop_namespace("sales")
