@@ -56,7 +56,7 @@ def test_paths_readers_would_misread_are_refused(tmp_path, bad):
     assert not (tmp_path / bad).exists()
 
 
-def _make_old_style(meta_path: str) -> None:
+def _make_old_style(meta_path: str, codec: str = "null") -> None:
     """Rewrites a table version in place as weir wrote it before full URIs: every location
     in the metadata file, the manifest list and the manifests a plain absolute path. The
     manifests are re-encoded by pyiceberg's own writer."""
@@ -73,7 +73,7 @@ def _make_old_style(meta_path: str) -> None:
         entries = m.fetch_manifest_entry(io, discard_deleted=False)
         out = strip(m.manifest_path).replace(".avro", "-old.avro")
         with write_manifest(format_version=2, spec=t.spec(), schema=t.schema(), output_file=io.new_output(out),
-                            snapshot_id=snap.snapshot_id, avro_compression="null") as mw:
+                            snapshot_id=snap.snapshot_id, avro_compression=codec) as mw:
             for e in entries:
                 e.data_file._data[1] = strip(e.data_file.file_path)  # file_path (read-only property)
                 mw.add_entry(e)
@@ -83,7 +83,7 @@ def _make_old_style(meta_path: str) -> None:
     old_list = strip(snap.manifest_list).replace(".avro", "-old.avro")
     with write_manifest_list(format_version=2, output_file=io.new_output(old_list), snapshot_id=snap.snapshot_id,
                              parent_snapshot_id=snap.parent_snapshot_id, sequence_number=snap.sequence_number,
-                             avro_compression="null") as lw:
+                             avro_compression=codec) as lw:
         lw.add_manifests(new_manifests)
     doc = json.loads(pathlib.Path(meta_path).read_text())
     doc["location"] = strip(doc["location"])
@@ -95,10 +95,13 @@ def _make_old_style(meta_path: str) -> None:
     pathlib.Path(meta_path).write_text(json.dumps(doc))
 
 
-def test_an_old_lake_with_scheme_less_paths_still_reads_and_writes(lake):
+# deflate: pyiceberg's codec (as Python's avro) keeps 3 bytes of zlib's Adler-32 trailer
+# after the raw deflate stream; weir read such manifests as corrupt until it tolerated them.
+@pytest.mark.parametrize("codec", ["null", "deflate"])
+def test_an_old_lake_with_scheme_less_paths_still_reads_and_writes(lake, codec):
     assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
     meta = weir_json("tables", lake=lake)[0]["metadata_location"]
-    _make_old_style(meta)
+    _make_old_style(meta, codec)
     assert _count(lake, "SELECT count(*), sum(PassengerId) FROM titanic") == 891
     r = weir("import", TITANIC, "--table", "titanic", "--mode", "append", lake=lake)
     assert r.returncode == 0, r.stderr
