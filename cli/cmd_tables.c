@@ -12,7 +12,9 @@ int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *path = args->n_pos ? args->pos[0] : (ctx->lake_path ? ctx->lake_path : NULL);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  if (weir_lake_init(path, &lake, &err)) return cli_report_error(ctx, &err);
+  weir_lake_options lo;
+  if (cli_lake_options(&lo, &err) != WEIR_OK) return cli_report_error(ctx, &err);
+  if (weir_lake_init(path, &lo, &lake, &err)) return cli_report_error(ctx, &err);
   char head[WEIR_HASH_HEX_SIZE];
   weir_ref_resolve(lake, "main", head, &err);
   weir_error_clear(&err);
@@ -61,7 +63,7 @@ void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what
 }
 
 int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  weir_import_options o = {0};
+  weir_import_options o = WEIR_IMPORT_OPTIONS_INIT;
   o.table = cli_opt_value(cmd, args, "table");
   if (!o.table) return cli_usage_error(ctx, cmd, "weir import needs --table T");
   if (!parse_mode(cli_opt_value(cmd, args, "mode"), &o.mode))

@@ -109,13 +109,13 @@ static void *write_loop(void *arg) {
   writer *w = arg;
   weir_error err = {0};
   weir_lake *lake = NULL;
-  if (weir_lake_open(w->lake, &lake, &err)) die("open", &err);
+  if (weir_lake_open(w->lake, NULL, &lake, &err)) die("open", &err);
   for (int c = 0; c < w->commits; c++) {
     batch_data d;
     struct ArrowArrayStream s;
     make_stream(&d, ((int64_t)w->id << 32) + (int64_t)c * ROWS, &s);
     weir_import_options o;
-    memset(&o, 0, sizeof o);
+    weir_import_options_init(&o, WEIR_IMPORT_OPTIONS_VERSION);
     o.table = "events";
     o.branch = w->branch;
     o.mode = WEIR_MODE_APPEND;
@@ -156,7 +156,7 @@ static void run_case(const char *dir, const char *mode, int writers, int commits
   snprintf(path, sizeof path, "%s/%s-%d", dir, mode, writers);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  if (weir_lake_init(path, &lake, &err)) die("init", &err);
+  if (weir_lake_init(path, NULL, &lake, &err)) die("init", &err);
   bool branches = strcmp(mode, "branches") == 0;
   if (writers < 1 || writers > 64 || commits < 1) {
     fprintf(stderr, "bench_commit: writers must be 1 to 64 and commits at least 1\n");
@@ -169,7 +169,7 @@ static void run_case(const char *dir, const char *mode, int writers, int commits
     struct ArrowArrayStream s;
     make_stream(&d, -ROWS, &s);
     weir_import_options o;
-    memset(&o, 0, sizeof o);
+    weir_import_options_init(&o, WEIR_IMPORT_OPTIONS_VERSION);
     o.table = "events";
     char *out = NULL;
     if (weir_table_import_arrow(lake, &s, &o, &out, &err)) die("create", &err);

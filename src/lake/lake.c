@@ -3,6 +3,7 @@
  */
 #include "lake/lake.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,27 +60,46 @@ static int check_lake_file(const char *dir, weir_error *err) {
   return rc;
 }
 
+/* weir_lake_interrupt stores into the flag from signal handlers: only a lock-free atomic
+ * is async-signal-safe there. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "weir_lake_interrupt needs a lock-free atomic int");
+
+/* "user@host" of the process's own account (its passwd entry, not $USER: the library
+ * reads no environment variables; the CLI and the SDK map $WEIR_AUTHOR onto the option). */
 static char *default_author(void) {
-  const char *a = getenv("WEIR_AUTHOR");
-  if (a && *a) return wr_strdup(a);
-  const char *user = getenv("USER");
-  if (!user || !*user) user = getenv("LOGNAME");
   char host[256] = "localhost";
   if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
   host[sizeof host - 1] = 0;
-  return wr_asprintf("%s@%s", user && *user ? user : "unknown", host);
+  struct passwd pw, *found = NULL;
+  char buf[4096];
+  const char *user = "unknown";
+  if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 && found && found->pw_name && *found->pw_name)
+    user = found->pw_name;
+  return wr_asprintf("%s@%s", user, host);
 }
 
-static weir_lake *lake_new(const char *abs_path) {
+static char *dup_or_null(const char *s) { return s ? wr_strdup(s) : NULL; }
+
+static weir_lake *lake_new(const char *abs_path, const weir_lake_options *opts) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
   lake->path = wr_strdup(abs_path);
   lake->warehouse = wr_path_join(abs_path, WAREHOUSE_DIR);
   char *db = wr_path_join(abs_path, CATALOG_FILE);
   lake->catalog_uri = wr_asprintf("sqlite:%s", db);
   free(db);
-  lake->author = default_author();
+  lake->author = opts->author ? wr_strdup(opts->author) : default_author();
+  lake->threads = opts->threads;
+  lake->memory_limit = dup_or_null(opts->memory_limit);
+  lake->python = dup_or_null(opts->python);
+  lake->duckdb_library = dup_or_null(opts->duckdb_library);
+  lake->worker_library = dup_or_null(opts->worker_library);
+  atomic_init(&lake->interrupted, 0);
   lake->engines = lake_engine_pool_new(lake->warehouse);
   return lake;
+}
+
+static void catalog_settings(const weir_lake_options *opts, wr_catalog_settings *out) {
+  *out = (wr_catalog_settings){.sync = opts->catalog_sync, .busy_timeout_ms = opts->busy_timeout_ms};
 }
 
 static bool is_lake(const char *dir) {
@@ -89,7 +109,7 @@ static bool is_lake(const char *dir) {
   return yes;
 }
 
-int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
+int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
   /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
   if (path && !*path)
@@ -103,14 +123,16 @@ int weir_lake_init(const char *path, weir_lake **out, weir_error *err) {
     goto done;
   }
   if ((rc = wr_fs_mkdirs(abs, err))) goto done;
-  lake = lake_new(abs);
+  lake = lake_new(abs, opts);
   if ((rc = wr_fs_mkdirs(lake->warehouse, err))) goto done;
   if ((rc = write_lake_file(abs, err))) goto done;
-  if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+  wr_catalog_settings cs;
+  catalog_settings(opts, &cs);
+  if ((rc = catalog_open_with(lake->catalog_uri, true, lake->author, &cs, &lake->cat, err))) goto done;
   *out = lake;
   lake = NULL;
 done:
-  weir_lake_free(lake);
+  lake_free(lake);
   free(abs);
   return rc;
 }
@@ -134,7 +156,7 @@ static char *find_upwards(const char *start) {
   return NULL;
 }
 
-int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
+int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
   char *abs = NULL;
   if (path && *path) {
@@ -145,22 +167,14 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
       free(abs);
       return rc;
     }
-  } else if (getenv("WEIR_LAKE") && *getenv("WEIR_LAKE")) {
-    const char *env = getenv("WEIR_LAKE");
-    abs = wr_path_absolute(env);
-    if (!is_lake(abs)) {
-      int rc = wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (from $WEIR_LAKE)", abs);
-      free(abs);
-      return rc;
-    }
   } else {
     abs = find_upwards(".");
     if (!abs) {
       char cwd[4096] = ".";
       if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
       return wr_seterr(err, WEIR_ENOTFOUND,
-                         "no lake found: no --lake given, $WEIR_LAKE is not set, and no %s folder in "
-                         "%s or any parent (create one with: weir init)",
+                         "no lake found: no lake path given, and no %s folder in %s or any parent "
+                         "(create one with: weir init)",
                          LAKE_DIR_NAME, cwd);
     }
   }
@@ -169,18 +183,20 @@ int weir_lake_open(const char *path, weir_lake **out, weir_error *err) {
     free(abs);
     return rc;
   }
-  weir_lake *lake = lake_new(abs);
+  weir_lake *lake = lake_new(abs, opts);
   free(abs);
-  rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
+  wr_catalog_settings cs;
+  catalog_settings(opts, &cs);
+  rc = catalog_open_with(lake->catalog_uri, false, lake->author, &cs, &lake->cat, err);
   if (rc) {
-    weir_lake_free(lake);
+    lake_free(lake);
     return rc;
   }
   *out = lake;
   return WEIR_OK;
 }
 
-void weir_lake_free(weir_lake *lake) {
+void lake_free(weir_lake *lake) {
   if (!lake) return;
   catalog_close(lake->cat);
   lake_engine_pool_free(lake->engines);
@@ -190,25 +206,12 @@ void weir_lake_free(weir_lake *lake) {
   free(lake->warehouse);
   free(lake->catalog_uri);
   free(lake->author);
+  free(lake->memory_limit);
+  free(lake->python);
+  free(lake->duckdb_library);
+  free(lake->worker_library);
+  if (lake->pipeline_state_free) lake->pipeline_state_free(lake->pipeline_state);
   free(lake);
-}
-
-const char *weir_lake_path(const weir_lake *lake) { return lake->path; }
-
-int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err) {
-  if (!author || !*author) return wr_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
-  free(lake->author);
-  lake->author = wr_strdup(author);
-  return WEIR_OK;
-}
-
-void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx) {
-  lake->progress = fn;
-  lake->progress_ctx = ctx;
-}
-
-void weir_lake_interrupt(weir_lake *lake) {
-  if (lake) lake->interrupted = 1;
 }
 
 void lake_progress(weir_lake *lake, json_t *event) {
@@ -295,12 +298,14 @@ int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table 
   return WEIR_OK;
 }
 
+void lake_engine_settings(const weir_lake *lake, wr_engine_options *out) {
+  *out = (wr_engine_options){.threads = lake->threads, .memory_limit = lake->memory_limit,
+                             .library = lake->duckdb_library};
+}
+
 int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err) {
-  (void)lake;
-  wr_engine_options opts = {0};
-  const char *threads = getenv("WEIR_THREADS");
-  if (threads && *threads) opts.threads = atoi(threads);
-  opts.memory_limit = getenv("WEIR_MEMORY_LIMIT");
+  wr_engine_options opts;
+  lake_engine_settings(lake, &opts);
   return wr_engine_open(&opts, out, err);
 }
 

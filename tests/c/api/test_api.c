@@ -106,13 +106,13 @@ TEST(embedding_program_round_trip) {
   snprintf(path, sizeof path, "%s/lake", dir);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  CHECK_OK(weir_lake_init(path, &lake, &err), &err);
+  CHECK_OK(weir_lake_init(path, NULL, &lake, &err), &err);
   CHECK_OK(weir_lake_set_author(lake, "api-test", &err), &err);
 
   one_batch b;
   struct ArrowArrayStream s;
   make_stream(&b, 1000, &s);
-  weir_import_options o = {0};
+  weir_import_options o = WEIR_IMPORT_OPTIONS_INIT;
   o.table = "people";
   char *out = NULL;
   CHECK_OK(weir_table_import_arrow(lake, &s, &o, &out, &err), &err);
@@ -169,7 +169,7 @@ TEST(embedding_program_round_trip) {
 
   weir_lake_free(lake);
   /* Reopening finds everything. */
-  CHECK_OK(weir_lake_open(path, &lake, &err), &err);
+  CHECK_OK(weir_lake_open(path, NULL, &lake, &err), &err);
   CHECK_INT(query_count(lake, "SELECT count(*) FROM people", NULL), 1010);
   weir_lake_free(lake);
   test_rmtree(dir);
@@ -183,10 +183,10 @@ TEST(empty_ref_or_branch_is_refused) {
   snprintf(path, sizeof path, "%s/lake", dir);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  CHECK_INT(weir_lake_init("", &lake, &err), WEIR_EINVALIDARG);
+  CHECK_INT(weir_lake_init("", NULL, &lake, &err), WEIR_EINVALIDARG);
   CHECK(lake == NULL);
   weir_error_clear(&err);
-  CHECK_OK(weir_lake_init(path, &lake, &err), &err);
+  CHECK_OK(weir_lake_init(path, NULL, &lake, &err), &err);
   char hash[WEIR_HASH_HEX_SIZE];
   CHECK_OK(weir_ref_resolve(lake, NULL, hash, &err), &err);
   CHECK_INT(weir_ref_resolve(lake, "", hash, &err), WEIR_EINVALIDARG);
