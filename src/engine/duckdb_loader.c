@@ -59,7 +59,7 @@ static char loaded_path[4096]; /* the file the loaded library came from (realpat
 static void *open_library(const char *library, char *why, size_t why_size) {
   if (library && *library) {
     void *h = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
-    if (!h) snprintf(why, why_size, "duckdb_library %s: %s", library, dlerror());
+    if (!h) snprintf(why, why_size, "duckdb_library=%s: %s", library, dlerror());
     return h;
   }
   void *h = dlopen("libduckdb.so", RTLD_LAZY | RTLD_LOCAL);
