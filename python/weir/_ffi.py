@@ -398,7 +398,8 @@ def export_stream(data: object) -> tuple[Any, object]:
     source: object = data
     if not hasattr(source, "__arrow_c_stream__") or isinstance(source, pa.RecordBatch):
         source = to_reader(data)
-    capsule = source.__arrow_c_stream__()  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+    export: Callable[[], object] = getattr(source, "__arrow_c_stream__")
+    capsule: object = export()
     address = _capsule_pointer(capsule, _STREAM_CAPSULE)
     return ctypes.cast(address, ctypes.POINTER(ArrowArrayStream)), (capsule, source)
 
