@@ -379,10 +379,12 @@ class _StreamHolder:
         return _capsule_new(address, _STREAM_CAPSULE, ctypes.cast(_DESTROY, c_void_p))
 
 
-def import_stream(stream: ArrowArrayStream) -> pa.RecordBatchReader:
-    """Takes ownership of a stream libweir filled (no copy: the reader holds the
-    producer's buffers), through the PyCapsule protocol."""
-    return pa.RecordBatchReader.from_stream(_StreamHolder(stream))
+def import_stream(stream: Any) -> pa.RecordBatchReader:
+    """Takes ownership of a stream libweir filled, an ``ArrowArrayStream`` or a pointer to
+    one (no copy: the reader holds the producer's buffers), through the PyCapsule
+    protocol."""
+    s: ArrowArrayStream = stream.contents if hasattr(stream, "contents") else stream
+    return pa.RecordBatchReader.from_stream(_StreamHolder(s))
 
 
 def export_stream(data: object) -> tuple[Any, object]:
