@@ -410,7 +410,8 @@ def test_a_kernel_without_a_sandbox_is_refused_unless_unsandboxed(protected, tmp
     before = state(protected)
     proj = project(tmp_path, "pass\n")
     # The instrumented CLI's workers load the plain library (as make test-asan runs them).
-    env = {"WEIR_FAILPOINTS": "sandbox.unavailable:error", "WEIR_LIBRARY": str(BUILD / "libweir.so"),
+    env = {"WEIR_FAILPOINTS": "sandbox.unavailable:error",
+           "WEIR_LIBRARY": os.environ.get("WEIR_LIBRARY") or str(BUILD / "libweir.so"),
            "ASAN_OPTIONS": "detect_leaks=1"}
     r = weir("run", proj, lake=protected, env=env, exe=cli)
     assert r.returncode == 1, r.stderr
