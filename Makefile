@@ -21,8 +21,8 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-py-pg test-asan test-fuzz test-model fuzz soak \
-        soak-kill soak-conformance bench bench-full clean
+.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-py-pg test-asan test-fuzz test-model \
+        test-abi test-package abi-update fuzz soak soak-kill soak-conformance bench bench-full clean
 
 all: build
 
@@ -46,7 +46,21 @@ demo: build
 	examples/titanic/demo.sh
 
 test: build build-asan build-fuzz
-	$(MAKE) --no-print-directory test-model test-c test-py test-py-pg test-asan test-fuzz
+	$(MAKE) --no-print-directory test-model test-abi test-c test-py test-py-pg test-asan test-fuzz test-package
+
+# libweir's ABI against the committed baseline (scripts/abi.sh; libabigail's abidiff). A
+# deliberate change of the public API updates the baseline: make abi-update, and commit it.
+test-abi:
+	scripts/abi.sh check $(BUILD)
+
+abi-update: build
+	scripts/abi.sh update $(BUILD)
+
+# The package as users get it: cmake --install to a temporary prefix and a C program
+# built outside the tree with pkg-config; the wheel built with scikit-build-core,
+# installed into a fresh virtual environment, running the README's Python snippet.
+test-package:
+	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest tests/package -q
 
 test-c:
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

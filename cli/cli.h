@@ -63,6 +63,9 @@ int cli_lake(cli_ctx *ctx, weir_lake **out);
 /* Prints `error: <message>` (and the JSON error document on stdout with --json) and
  * returns the exit code for the error. Clears err. */
 int cli_report_error(cli_ctx *ctx, weir_error *err);
+/* The lake options from the CLI's environment variables ($WEIR_AUTHOR, $WEIR_THREADS, ...).
+ * WEIR_EINVALIDARG (filled into err) for a malformed value. */
+int cli_lake_options(weir_lake_options *o, weir_error *err);
 /* A usage error (exit 2) with a hint to --help. */
 int cli_usage_error(cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -265,7 +265,7 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
-  weir_merge_options o = {0};
+  weir_merge_options o = WEIR_MERGE_OPTIONS_INIT;
   o.message = cli_opt_value(cmd, args, "message");
   o.no_ff = cli_flag(cmd, args, "no-ff");
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
@@ -312,7 +312,7 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
-  weir_revert_options o = {0};
+  weir_revert_options o = WEIR_REVERT_OPTIONS_INIT;
   o.message = cli_opt_value(cmd, args, "message");
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
   o.allow_contract_change = cli_flag(cmd, args, "allow-contract-change");

@@ -203,7 +203,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   sa.sa_handler = on_interrupt;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  weir_run_options o = {0};
+  weir_run_options o = WEIR_RUN_OPTIONS_INIT;
   o.branch = cli_opt_value(cmd, args, "ref");
   o.dry_run = cli_flag(cmd, args, "dry-run");
   o.expect_head = cli_opt_value(cmd, args, "expect-head");

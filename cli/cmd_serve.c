@@ -22,7 +22,7 @@ static void on_signal(int sig) {
 }
 
 int cmd_serve(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  weir_serve_options o = {0};
+  weir_serve_options o = WEIR_SERVE_OPTIONS_INIT;
   o.host = cli_opt_value(cmd, args, "host");
   const char *port = cli_opt_value(cmd, args, "port");
   const char *threads = cli_opt_value(cmd, args, "threads");
@@ -74,7 +74,7 @@ int cmd_token_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
-  weir_token_options o = {0};
+  weir_token_options o = WEIR_TOKEN_OPTIONS_INIT;
   o.name = cli_opt_value(cmd, args, "name");
   o.read_only = cli_flag(cmd, args, "read-only");
   o.branches = cli_opt_value(cmd, args, "branches");

@@ -11,11 +11,11 @@ int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *path = args->n_pos ? args->pos[0] : (ctx->lake_path ? ctx->lake_path : NULL);
   weir_error err = {0};
   weir_lake *lake = NULL;
-  weir_lake_options opts;
-  weir_lake_options_init(&opts, WEIR_LAKE_OPTIONS_VERSION);
-  opts.warehouse = cli_opt_value(cmd, args, "warehouse");
-  opts.catalog = cli_opt_value(cmd, args, "catalog");
-  if (weir_lake_init(path, &opts, &lake, &err)) return cli_report_error(ctx, &err);
+  weir_lake_options lo;
+  if (cli_lake_options(&lo, &err) != WEIR_OK) return cli_report_error(ctx, &err);
+  lo.warehouse = cli_opt_value(cmd, args, "warehouse");
+  lo.catalog = cli_opt_value(cmd, args, "catalog");
+  if (weir_lake_init(path, &lo, &lake, &err)) return cli_report_error(ctx, &err);
   char head[WEIR_HASH_HEX_SIZE];
   weir_ref_resolve(lake, "main", head, &err);
   weir_error_clear(&err);
@@ -65,7 +65,7 @@ void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what
 }
 
 int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  weir_import_options o = {0};
+  weir_import_options o = WEIR_IMPORT_OPTIONS_INIT;
   o.table = cli_opt_value(cmd, args, "table");
   if (!o.table) return cli_usage_error(ctx, cmd, "weir import needs --table T");
   if (!parse_mode(cli_opt_value(cmd, args, "mode"), &o.mode))

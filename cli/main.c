@@ -6,9 +6,11 @@
  * answers --help with its usage, options and an example, and `weir --help` lists them
  * all, so a person or an agent can discover the whole surface by walking --help.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -349,10 +351,80 @@ static void progress_cb(const char *event_json, void *p) {
   json_decref(e);
 }
 
+/* A whole number from 0 to `max` in variable `name`, or WEIR_EINVALIDARG naming it. */
+static int env_count(const char *name, int max, int *out, weir_error *err) {
+  const char *v = getenv(name);
+  if (!v || !*v) return WEIR_OK;
+  char *end = NULL;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || x < 0 || x > max) {
+    weir_error_clear(err);
+    err->code = WEIR_EINVALIDARG;
+    size_t n = strlen(name) + strlen(v) + 64;
+    err->message = malloc(n);
+    if (err->message) snprintf(err->message, n, "$%s is '%s': expected a whole number from 0 to %d", name, v, max);
+    return WEIR_EINVALIDARG;
+  }
+  *out = (int)x;
+  return WEIR_OK;
+}
+
+static const char *env_str(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+/* The CLI's environment variables (docs/cli.md), mapped onto the lake's options: the
+ * library itself reads none. */
+int cli_lake_options(weir_lake_options *o, weir_error *err) {
+  weir_lake_options_init(o, WEIR_LAKE_OPTIONS_VERSION);
+  o->author = env_str("WEIR_AUTHOR");
+  o->memory_limit = env_str("WEIR_MEMORY_LIMIT");
+  o->python = env_str("WEIR_PYTHON");
+  o->duckdb_library = env_str("WEIR_DUCKDB_LIBRARY");
+  o->worker_library = env_str("WEIR_LIBRARY");
+  int rc = env_count("WEIR_THREADS", 4096, &o->threads, err);
+  if (!rc) rc = env_count("WEIR_CATALOG_BUSY_TIMEOUT_MS", 3600 * 1000, &o->busy_timeout_ms, err);
+  if (rc) return rc;
+  const char *sync = env_str("WEIR_CATALOG_SYNC");
+  if (sync) {
+    if (strcasecmp(sync, "full") == 0) o->catalog_sync = WEIR_SYNC_FULL;
+    else if (strcasecmp(sync, "normal") == 0) o->catalog_sync = WEIR_SYNC_NORMAL;
+    else {
+      weir_error_clear(err);
+      err->code = WEIR_EINVALIDARG;
+      size_t n = strlen(sync) + 64;
+      err->message = malloc(n);
+      if (err->message) snprintf(err->message, n, "$WEIR_CATALOG_SYNC is '%s': expected 'normal' or 'full'", sync);
+      return WEIR_EINVALIDARG;
+    }
+  }
+  return WEIR_OK;
+}
+
 int cli_lake(cli_ctx *ctx, weir_lake **out) {
   if (!ctx->lake) {
     weir_error err = {0};
-    if (weir_lake_open(ctx->lake_path, NULL, &ctx->lake, &err) != WEIR_OK) return cli_report_error(ctx, &err);
+    weir_lake_options o;
+    if (cli_lake_options(&o, &err) != WEIR_OK) return cli_report_error(ctx, &err);
+    const char *path = ctx->lake_path;
+    const char *env = env_str("WEIR_LAKE");
+    if (!path && env) path = env;
+    int rc = weir_lake_open(path, &o, &ctx->lake, &err);
+    if (rc == WEIR_ENOTFOUND && !ctx->lake_path) {
+      /* Say where the CLI looked: --lake, then $WEIR_LAKE, then the folders up from here. */
+      char *msg = err.message;
+      err.message = NULL;
+      size_t n = (msg ? strlen(msg) : 0) + 128;
+      err.message = malloc(n);
+      if (err.message && env) snprintf(err.message, n, "%s (from $WEIR_LAKE)", msg ? msg : "no lake");
+      else if (err.message && msg && strncmp(msg, "no lake found: no lake path given", 33) == 0)
+        snprintf(err.message, n, "no lake found: no --lake given, $WEIR_LAKE is not set%s", msg + 33);
+      else if (err.message) snprintf(err.message, n, "%s", msg ? msg : "no lake");
+      free(msg);
+    }
+    if (rc != WEIR_OK) return cli_report_error(ctx, &err);
     if (ctx->progress) weir_lake_set_progress(ctx->lake, progress_cb, ctx);
   }
   *out = ctx->lake;

@@ -120,7 +120,7 @@ static void *write_loop(void *arg) {
     struct ArrowArrayStream s;
     make_stream(&d, ((int64_t)w->id << 32) + (int64_t)c * ROWS, &s);
     weir_import_options o;
-    memset(&o, 0, sizeof o);
+    weir_import_options_init(&o, WEIR_IMPORT_OPTIONS_VERSION);
     o.table = "events";
     o.branch = w->branch;
     o.mode = WEIR_MODE_APPEND;
@@ -183,7 +183,7 @@ static void run_case(const char *dir, const char *mode, int writers, int commits
     struct ArrowArrayStream s;
     make_stream(&d, -ROWS, &s);
     weir_import_options o;
-    memset(&o, 0, sizeof o);
+    weir_import_options_init(&o, WEIR_IMPORT_OPTIONS_VERSION);
     o.table = "events";
     char *out = NULL;
     if (weir_table_import_arrow(lake, &s, &o, &out, &err)) die("create", &err);

@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
     json_array_append_new(results, json_pack("{s:s,s:I,s:f,s:f,s:f,s:I}", "scenario", sc->name, "rows", (json_int_t)rows,
                                              "seconds", best, "rows_per_s", rps, "gb_per_s", gbps, "bytes",
                                              (json_int_t)bytes));
-    weir_contract_free(c);
+    wr_contract_free(c);
     wr_arrow_table_release(&data);
   }
   if (json_path) {

@@ -156,10 +156,10 @@ def _weir_sdk(kind: str, col: Any, reps: int) -> tuple[list[float], str]:
 
     def run(i: int) -> None:
         table = pa.Table.from_arrays([fresh(col)], names=["x"])
-        stream, reader = _ffi.export_stream(table)
-        text_out, err = lib.call_out("weir_contract_validate", contract, ctypes.byref(stream), None)
+        stream, keep = _ffi.export_stream(table)
+        text_out, err = lib.call_out("weir_contract_validate", contract, stream, None)
         _ffi.release_stream(stream)
-        del reader
+        del keep
         if err is not None:
             raise err
         doc = json.loads(text_out or "{}")

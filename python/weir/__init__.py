@@ -103,7 +103,9 @@ from weir.types import (
 if TYPE_CHECKING:
     from weir.client import Client
 
-__version__ = "0.1.0"
+from weir._bindings import WEIR_VERSION_STRING as _VERSION
+
+__version__: str = _VERSION  # the repository's VERSION, as libweir's weir_version()
 
 __all__ = [
     # types

@@ -1,5 +1,9 @@
 """ctypes bindings of libweir (include/weir.h) and the Arrow C Stream Interface glue.
 
+The signatures and struct layouts come from ``weir._bindings``, generated from the C
+headers by ``scripts/gen_bindings.py`` (a test fails when it is stale, another compares
+every struct's size and field offsets with the C compiler's).
+
 Where libweir is loaded from, first match wins:
 
 1. ``$WEIR_LIBRARY`` (a path to ``libweir.so``);
@@ -7,10 +11,13 @@ Where libweir is loaded from, first match wins:
 3. the repository's build tree: ``<repo>/build/libweir.so`` (for a checkout installed
    with ``pip install -e python/``).
 
-Arrow data crosses the boundary through the C Stream Interface only: a stream libweir
-fills is imported with ``pyarrow.RecordBatchReader._import_from_c`` (pyarrow takes
-ownership of the engine's buffers; nothing is copied) and a stream weir reads is exported
-with ``_export_to_c``.
+Arrow data crosses the boundary through the Arrow PyCapsule protocol only
+(``__arrow_c_stream__``, https://arrow.apache.org/docs/format/CDataInterface/PyCapsuleInterface.html):
+a stream libweir fills is wrapped in an ``arrow_array_stream`` capsule and imported with
+the public ``pyarrow.RecordBatchReader.from_stream`` (pyarrow moves the engine's buffers
+out of it; nothing is copied), and any object with ``__arrow_c_stream__`` (pyarrow
+tables and readers, polars and pandas DataFrames, DuckDB relations) is handed to libweir
+through the capsule it exports.
 """
 from __future__ import annotations
 
@@ -24,141 +31,98 @@ from typing import Any
 
 import pyarrow as pa
 
+from weir import _bindings as B
 from weir.errors import InvalidArgument, LibraryNotFound, Unsupported, WeirError, error_from_code
 
 __all__ = [
     "Library", "load_library", "find_library", "ArrowArrayStream", "to_reader", "import_stream",
-    "export_stream", "release_stream", "HASH_SIZE",
+    "export_stream", "release_stream", "HASH_SIZE", "options", "lake_options",
 ]
 
-HASH_SIZE = 65
+HASH_SIZE = B.WEIR_HASH_HEX_SIZE
 
 c_char_p = ctypes.c_char_p
 c_void_p = ctypes.c_void_p
-c_int = ctypes.c_int
-c_int64 = ctypes.c_int64
-c_uint = ctypes.c_uint
-c_size_t = ctypes.c_size_t
 
+WeirErrorStruct = B.weir_error
+ArrowArrayStream = B.ArrowArrayStream
+LakeOptions = B.weir_lake_options
+MergeOptions = B.weir_merge_options
+RevertOptions = B.weir_revert_options
+ImportOptions = B.weir_import_options
+RunOptions = B.weir_run_options
+PROGRESS_FN = B.weir_progress_fn
 
-class WeirErrorStruct(ctypes.Structure):
-    """``weir_error``: the strings stay C pointers so that weir_error_clear frees them."""
+_VERSIONS: dict[type[ctypes.Structure], int] = {
+    LakeOptions: B.WEIR_LAKE_OPTIONS_VERSION, MergeOptions: B.WEIR_MERGE_OPTIONS_VERSION,
+    RevertOptions: B.WEIR_REVERT_OPTIONS_VERSION, ImportOptions: B.WEIR_IMPORT_OPTIONS_VERSION,
+    RunOptions: B.WEIR_RUN_OPTIONS_VERSION,
+}
 
-    _fields_ = [("code", c_int), ("message", c_void_p), ("details", c_void_p)]
-
-
-class ArrowArrayStream(ctypes.Structure):
-    """``struct ArrowArrayStream`` of the Arrow C Stream Interface."""
-
-    _fields_ = [("get_schema", c_void_p), ("get_next", c_void_p), ("get_last_error", c_void_p),
-                ("release", c_void_p), ("private_data", c_void_p)]
-
-
-class MergeOptions(ctypes.Structure):
-    """``weir_merge_options``."""
-
-    _fields_ = [("message", c_char_p), ("no_ff", c_int), ("allow_partial", c_int), ("strategy", c_char_p),
-                ("expect_head", c_char_p)]
-
-
-class RevertOptions(ctypes.Structure):
-    """``weir_revert_options``."""
-
-    _fields_ = [("message", c_char_p), ("allow_partial", c_int), ("expect_head", c_char_p),
-                ("allow_contract_change", c_int)]
-
-
-class ImportOptions(ctypes.Structure):
-    """``weir_import_options``."""
-
-    _fields_ = [("table", c_char_p), ("branch", c_char_p), ("mode", c_int), ("contract_path", c_char_p),
-                ("message", c_char_p), ("format", c_char_p), ("expect_head", c_char_p)]
-
-
-class RunOptions(ctypes.Structure):
-    """``weir_run_options``."""
-
-    _fields_ = [("branch", c_char_p), ("dry_run", c_int), ("expect_head", c_char_p), ("retries", c_int),
-                ("unsandboxed", c_int)]
-
-
-class LakeOptions(ctypes.Structure):
-    """weir_lake_options (include/weir.h), version LAKE_OPTIONS_VERSION."""
-
-    _fields_ = [("version", ctypes.c_uint), ("catalog", c_char_p), ("warehouse", c_char_p), ("author", c_char_p),
-                ("threads", c_int), ("memory_limit", c_char_p), ("python", c_char_p),
-                ("duckdb_library", c_char_p), ("catalog_sync", c_int), ("busy_timeout_ms", c_int)]
-
-
-LAKE_OPTIONS_VERSION = 1
-
-PROGRESS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
 
-class LakeOptions(ctypes.Structure):
-    """``weir_lake_options`` of include/weir.h (version 1)."""
 
-    _fields_ = [("version", ctypes.c_uint), ("catalog", c_char_p), ("warehouse", c_char_p),
-                ("author", c_char_p), ("threads", c_int), ("memory_limit", c_char_p),
-                ("python", c_char_p), ("duckdb_library", c_char_p), ("catalog_sync", c_int),
-                ("busy_timeout_ms", c_int)]
+def options(cls: type[Any], **fields: Any) -> Any:
+    """An options struct of its current version (``WEIR_*_OPTIONS_INIT``) with ``fields``
+    set. ctypes would silently add an attribute for a misspelled field, so a name that is
+    not a field of the struct is a TypeError.
+
+    Example:
+        >>> options(MergeOptions, no_ff=1).version == B.WEIR_MERGE_OPTIONS_VERSION
+        True
+        >>> options(MergeOptions, no_fast_forward=1)
+        Traceback (most recent call last):
+        TypeError: weir_merge_options has no field no_fast_forward
+    """
+    o = cls()
+    o.version = _VERSIONS[cls]
+    known = {f[0] for f in cls._fields_}
+    for k, v in fields.items():
+        if k not in known or k == "version":
+            raise TypeError(f"{cls.__name__} has no field {k}")
+        setattr(o, k, v)
+    return o
 
 
-LAKE_OPTIONS_VERSION = 1
+def _env_count(name: str) -> int:
+    v = os.environ.get(name, "")
+    if not v:
+        return 0
+    if not v.isdigit():
+        raise InvalidArgument(f"${name} is {v!r}: expected a whole number, 0 or more")
+    return int(v)
 
-_ERR = ctypes.POINTER(WeirErrorStruct)
-_STREAM = ctypes.POINTER(ArrowArrayStream)
-_OUT = ctypes.POINTER(c_void_p)
-_HASH = ctypes.c_char_p  # a caller-provided buffer of HASH_SIZE bytes
 
-# name: (restype, argtypes)
-_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
-    "weir_version": (c_char_p, []),
-    "weir_error_clear": (None, [_ERR]),
-    "weir_error_name": (c_char_p, [c_int]),
-    "weir_error_exit_code": (c_int, [c_int]),
-    "weir_free": (None, [c_void_p]),
-    "weir_lake_init": (c_int, [c_char_p, ctypes.POINTER(LakeOptions), _OUT, _ERR]),
-    "weir_lake_open": (c_int, [c_char_p, ctypes.POINTER(LakeOptions), _OUT, _ERR]),
-    "weir_lake_warehouse": (c_char_p, [c_void_p]),
-    "weir_lake_free": (None, [c_void_p]),
-    "weir_lake_path": (c_char_p, [c_void_p]),
-    "weir_lake_set_author": (c_int, [c_void_p, c_char_p, _ERR]),
-    "weir_lake_set_progress": (None, [c_void_p, PROGRESS_FN, c_void_p]),
-    "weir_ref_resolve": (c_int, [c_void_p, c_char_p, _HASH, _ERR]),
-    "weir_commit_log": (c_int, [c_void_p, c_char_p, c_int64, _OUT, _ERR]),
-    "weir_commit_show": (c_int, [c_void_p, c_char_p, _OUT, _ERR]),
-    "weir_commit_diff": (c_int, [c_void_p, c_char_p, c_char_p, _OUT, _ERR]),
-    "weir_branch_create": (c_int, [c_void_p, c_char_p, c_char_p, _HASH, _ERR]),
-    "weir_branch_delete": (c_int, [c_void_p, c_char_p, c_uint, _ERR]),
-    "weir_branch_protect": (c_int, [c_void_p, c_char_p, c_int, _ERR]),
-    "weir_branch_list": (c_int, [c_void_p, _OUT, _ERR]),
-    "weir_tag_create": (c_int, [c_void_p, c_char_p, c_char_p, _HASH, _ERR]),
-    "weir_tag_delete": (c_int, [c_void_p, c_char_p, _ERR]),
-    "weir_tag_list": (c_int, [c_void_p, _OUT, _ERR]),
-    "weir_branch_merge": (c_int, [c_void_p, c_char_p, c_char_p, ctypes.POINTER(MergeOptions), _OUT, _ERR]),
-    "weir_table_list": (c_int, [c_void_p, c_char_p, _OUT, _ERR]),
-    "weir_table_describe": (c_int, [c_void_p, c_char_p, c_char_p, _OUT, _ERR]),
-    "weir_table_revert": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, ctypes.POINTER(RevertOptions), _OUT,
-                                  _ERR]),
-    "weir_run_revert": (c_int, [c_void_p, c_char_p, c_char_p, ctypes.POINTER(RevertOptions), _OUT, _ERR]),
-    "weir_table_import": (c_int, [c_void_p, c_char_p, ctypes.POINTER(ImportOptions), _OUT, _ERR]),
-    "weir_table_import_arrow": (c_int, [c_void_p, _STREAM, ctypes.POINTER(ImportOptions), _OUT, _ERR]),
-    "weir_query_run": (c_int, [c_void_p, c_char_p, c_char_p, _STREAM, _ERR]),
-    "weir_query_export": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, ctypes.POINTER(c_int64),
-                                  _ERR]),
-    "weir_contract_load": (c_int, [c_char_p, _OUT, _ERR]),
-    "weir_contract_parse": (c_int, [c_char_p, c_size_t, c_char_p, c_char_p, _OUT, _ERR]),
-    "weir_contract_to_json": (c_void_p, [c_void_p]),
-    "weir_contract_free": (None, [c_void_p]),
-    "weir_contract_validate": (c_int, [c_void_p, _STREAM, _STREAM, _OUT, _ERR]),
-    "weir_project_check": (c_int, [c_void_p, c_char_p, c_char_p, _OUT, _ERR]),
-    "weir_project_run": (c_int, [c_void_p, c_char_p, ctypes.POINTER(RunOptions), _OUT, _ERR]),
-    "weir_run_list": (c_int, [c_void_p, _OUT, _ERR]),
-    "weir_run_show": (c_int, [c_void_p, c_char_p, _OUT, _ERR]),
-    "weir_worker_scan": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, _STREAM, _ERR]),
-    "weir_worker_stage_output": (c_int, [c_void_p, _STREAM, c_char_p, _OUT, _ERR]),
-}
+def lake_options(*, author: str | None = None, python: str | None = None) -> Any:
+    """The ``weir_lake_options`` of a client: the SDK's environment variables mapped onto
+    them (libweir itself reads none), as the CLI maps its own: ``$WEIR_AUTHOR``,
+    ``$WEIR_THREADS``, ``$WEIR_MEMORY_LIMIT``, ``$WEIR_PYTHON``, ``$WEIR_DUCKDB_LIBRARY``,
+    ``$WEIR_CATALOG_SYNC`` (normal, full), ``$WEIR_CATALOG_BUSY_TIMEOUT_MS``, and
+    ``$WEIR_LIBRARY`` (the libweir model workers load). Explicit arguments win. The
+    strings are kept alive by the returned struct (``_keep``).
+
+    Raises:
+        InvalidArgument: a malformed variable (the message names it).
+    """
+    def text(name: str) -> bytes | None:
+        v = os.environ.get(name)
+        return enc(v, "$" + name) if v else None
+
+    sync_text = os.environ.get("WEIR_CATALOG_SYNC", "").lower()
+    sync = {"": B.WEIR_SYNC_DEFAULT, "normal": B.WEIR_SYNC_NORMAL, "full": B.WEIR_SYNC_FULL}.get(sync_text)
+    if sync is None:
+        raise InvalidArgument(f"$WEIR_CATALOG_SYNC is {sync_text!r}: expected 'normal' or 'full'")
+    keep = {
+        "author": enc(author, "author") if author is not None else text("WEIR_AUTHOR"),
+        "memory_limit": text("WEIR_MEMORY_LIMIT"),
+        "python": enc(python, "python") if python is not None else text("WEIR_PYTHON"),
+        "duckdb_library": text("WEIR_DUCKDB_LIBRARY"),
+        "worker_library": text("WEIR_LIBRARY"),
+    }
+    o = options(LakeOptions, threads=_env_count("WEIR_THREADS"), catalog_sync=sync,
+                busy_timeout_ms=_env_count("WEIR_CATALOG_BUSY_TIMEOUT_MS"), **keep)
+    o._keep = keep  # pyright: ignore[reportAttributeAccessIssue] - c_char_p fields borrow these
+    return o
 
 
 def enc(s: str | None, what: str = "a string argument") -> bytes | None:
@@ -228,7 +192,7 @@ class Library:
             raise LibraryNotFound(f"cannot load libweir from {path}: {e}") from None
         self.path: str = path
         self.missing: set[str] = set()
-        for name, (restype, argtypes) in _SIGNATURES.items():
+        for name, (restype, argtypes) in B.SIGNATURES.items():
             try:
                 fn = getattr(self.dll, name)
             except AttributeError:
@@ -365,25 +329,87 @@ def to_reader(data: object) -> pa.RecordBatchReader:
                     "(a polars or pandas DataFrame)")
 
 
-def import_stream(stream: ArrowArrayStream) -> pa.RecordBatchReader:
-    """Takes ownership of a stream libweir filled (no copy: the reader holds the
-    producer's buffers)."""
-    reader: pa.RecordBatchReader = pa.RecordBatchReader._import_from_c(  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType]
-        ctypes.addressof(stream))
-    return reader
+# PyCapsule_New and PyCapsule_GetPointer of the CPython C API. The destructor receives the
+# capsule being destroyed: its pointer is read with a c_void_p signature (a py_object
+# argument would take a new reference on an object that is going away).
+_STREAM_CAPSULE = b"arrow_array_stream"  # module-lifetime bytes: the capsule keeps its address
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [c_void_p, c_char_p, c_void_p]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, c_char_p]
+_dying_capsule_pointer = ctypes.PYFUNCTYPE(c_void_p, c_void_p, c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+_DESTRUCTOR = ctypes.PYFUNCTYPE(None, c_void_p)
+
+# Streams libweir filled, owned by the capsule made for them until it is destroyed.
+_LIVE: dict[int, ArrowArrayStream] = {}
+_LIVE_LOCK = threading.Lock()
 
 
-def export_stream(data: object) -> tuple[ArrowArrayStream, pa.RecordBatchReader]:
-    """Exports ``data`` (see :func:`to_reader`) as a C stream for libweir to consume.
-    Keep the returned reader alive until the call that consumes the stream returns."""
-    reader = to_reader(data)
-    stream = ArrowArrayStream()
-    reader._export_to_c(ctypes.addressof(stream))  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType]
-    return stream, reader
+def _on_capsule_destroyed(capsule: int | None) -> None:
+    # The Arrow capsule contract: a consumer moves the stream out (release becomes NULL);
+    # one that never did leaves it to the capsule, which releases it here.
+    address = _dying_capsule_pointer(capsule, _STREAM_CAPSULE)
+    if not address:
+        return
+    with _LIVE_LOCK:
+        stream = _LIVE.pop(address, None)
+    if stream is not None:
+        release_stream(stream)
 
 
-def release_stream(stream: ArrowArrayStream) -> None:
-    """Releases a stream that nobody consumed (its release callback is still set)."""
-    if stream.release:
-        release: Callable[[Any], None] = _RELEASE_FN(stream.release)
-        release(ctypes.byref(stream))
+_DESTROY = _DESTRUCTOR(_on_capsule_destroyed)  # module lifetime: capsules may outlive callers
+
+
+class _StreamHolder:
+    """An object with ``__arrow_c_stream__`` over one stream libweir filled: the protocol's
+    producer side, for pyarrow (or any consumer) to take the stream from."""
+
+    def __init__(self, stream: ArrowArrayStream) -> None:
+        self._stream: ArrowArrayStream | None = stream
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        if self._stream is None:
+            raise RuntimeError("this Arrow stream was already exported")
+        stream, self._stream = self._stream, None
+        address = ctypes.addressof(stream)
+        with _LIVE_LOCK:
+            _LIVE[address] = stream
+        return _capsule_new(address, _STREAM_CAPSULE, ctypes.cast(_DESTROY, c_void_p))
+
+
+def import_stream(stream: Any) -> pa.RecordBatchReader:
+    """Takes ownership of a stream libweir filled, an ``ArrowArrayStream`` or a pointer to
+    one (no copy: the reader holds the producer's buffers), through the PyCapsule
+    protocol."""
+    s: ArrowArrayStream = stream.contents if hasattr(stream, "contents") else stream
+    return pa.RecordBatchReader.from_stream(_StreamHolder(s))
+
+
+def export_stream(data: object) -> tuple[Any, object]:
+    """``data`` (see :func:`to_reader`) as a ``struct ArrowArrayStream *`` for libweir to
+    consume, through the capsule its ``__arrow_c_stream__`` exports. Returns (the pointer,
+    what keeps it valid): keep the second alive until the call that consumes the stream
+    returns; a stream libweir did not consume is released with :func:`release_stream`
+    (or, at the latest, when the capsule is destroyed).
+
+    Raises:
+        TypeError: ``data`` is not Arrow data.
+    """
+    source: object = data
+    if not hasattr(source, "__arrow_c_stream__") or isinstance(source, pa.RecordBatch):
+        source = to_reader(data)
+    export: Callable[[], object] = getattr(source, "__arrow_c_stream__")
+    capsule: object = export()
+    address = _capsule_pointer(capsule, _STREAM_CAPSULE)
+    return ctypes.cast(address, ctypes.POINTER(ArrowArrayStream)), (capsule, source)
+
+
+def release_stream(stream: Any) -> None:
+    """Releases a stream nobody consumed (its release callback is still set): an
+    ``ArrowArrayStream`` or a pointer to one."""
+    s: ArrowArrayStream = stream.contents if hasattr(stream, "contents") else stream
+    if s.release:
+        release: Callable[[Any], None] = _RELEASE_FN(s.release)
+        release(ctypes.byref(s))

@@ -175,17 +175,6 @@ def _check_callback(fn: object, what: str) -> None:
         raise TypeError(f"{what} must be a callable taking one dict (or None), not {_got(fn)}")
 
 
-def _sdk_on_pythonpath() -> None:
-    """Makes this SDK importable by the Python processes libweir starts with this
-    interpreter, also when it was imported from a source tree rather than installed."""
-    sdk = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if os.path.basename(sdk) in ("site-packages", "dist-packages"):
-        return
-    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if sdk not in parts:
-        os.environ["PYTHONPATH"] = os.pathsep.join([sdk, *parts])
-
-
 def _path(p: object, what: str) -> str:
     """An absolute path from a str or ``os.PathLike`` argument.
 
@@ -227,7 +216,7 @@ class Client:
         library: an explicit path to libweir (default: see docs/python.md, "Loading
             libweir").
         author: the author recorded in commits (default ``$WEIR_AUTHOR``, else
-            ``$USER@hostname``).
+            the account's ``user@hostname``, from its passwd entry).
         progress: called with each progress event of long operations (imports, runs), a
             dict such as ``{"phase": "model", "model": "f", "rows": 1200}``.
 
@@ -252,20 +241,22 @@ class Client:
         author_c = _enc(author, "author", optional=True)
         _check_callback(progress, "progress")
         self._lib = _ffi.load_library(_path(library, "library") if library is not None else None)
-        # libweir runs discovery and model workers with $WEIR_PYTHON: by default the
-        # interpreter running this client, which has this SDK installed.
-        if "WEIR_PYTHON" not in os.environ:
-            os.environ["WEIR_PYTHON"] = sys.executable
-            _sdk_on_pythonpath()
+        # The SDK's environment variables become the lake's options (libweir reads none,
+        # and the SDK changes no variable of the process): discovery and model workers
+        # run with $WEIR_PYTHON, by default the interpreter running this client, which has
+        # this SDK installed.
+        if lake_path is None and os.environ.get("WEIR_LAKE"):
+            lake_path = _path(os.environ["WEIR_LAKE"], "$WEIR_LAKE")
+        opts = _ffi.lake_options(author=author, python=None if os.environ.get("WEIR_PYTHON") else sys.executable)
         self._lock = threading.RLock()
         self._handle = ctypes.c_void_p()
         self._progress_cb: Any = None
-        opts = _ffi.LakeOptions(version=_ffi.LAKE_OPTIONS_VERSION, catalog=_enc(_catalog, "catalog", optional=True))
+        # init only: where the catalog and the warehouse are (ctypes keeps the bytes alive).
+        opts.catalog = _enc(_catalog, "catalog", optional=True)
         opts.warehouse = _enc(_warehouse, "warehouse", optional=True)
-        self._lib.call("weir_lake_init" if _create else "weir_lake_open", _ffi.enc(lake_path),
-                       ctypes.byref(opts), ctypes.byref(self._handle))
-        if author_c is not None:
-            self._lib.call("weir_lake_set_author", self._handle, author_c)
+        self._lib.call("weir_lake_init" if _create else "weir_lake_open", _ffi.enc(lake_path), ctypes.byref(opts),
+                       ctypes.byref(self._handle))
+        del author_c
         if progress is not None:
             self.set_progress(progress)
 
@@ -664,9 +655,10 @@ class Client:
         if into is not None and into_branch is not None:
             raise TypeError("merge() takes into= or into_branch= (the same argument), not both")
         target, what = (into, "into") if into is not None else (into_branch, "into_branch")
-        opts = _ffi.MergeOptions(_enc(message, "message", optional=True), 1 if no_ff else 0, 1 if allow_partial else 0,
-                                 _enc(strategy, "strategy", optional=True),
-                                 _enc_ref(expect_head, "expect_head", optional=True))
+        opts = _ffi.options(_ffi.MergeOptions, message=_enc(message, "message", optional=True),
+                            no_ff=1 if no_ff else 0, allow_partial=1 if allow_partial else 0,
+                            strategy=_enc(strategy, "strategy", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_branch_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(target, what, optional=True), ctypes.byref(opts))
         return MergeResult.from_json(cast("dict[str, Any]", doc))
@@ -725,9 +717,10 @@ class Client:
         Example:
             >>> client.revert_table("f", source_ref=old.hash, into_branch="main")   # doctest: +SKIP
         """
-        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
-                                  _enc_ref(expect_head, "expect_head", optional=True),
-                                  1 if allow_contract_change else 0)
+        opts = _ffi.options(_ffi.RevertOptions, message=_enc(message, "message", optional=True),
+                            allow_partial=1 if allow_partial else 0,
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True),
+                            allow_contract_change=1 if allow_contract_change else 0)
         doc = self._json("weir_table_revert", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
@@ -758,9 +751,10 @@ class Client:
         rid = _text(run_id.run_id if isinstance(run_id, RunState) else run_id, "run_id")
         if not rid:
             raise InvalidArgument("revert_run needs a run id")
-        opts = _ffi.RevertOptions(_enc(message, "message", optional=True), 1 if allow_partial else 0,
-                                  _enc_ref(expect_head, "expect_head", optional=True),
-                                  1 if allow_contract_change else 0)
+        opts = _ffi.options(_ffi.RevertOptions, message=_enc(message, "message", optional=True),
+                            allow_partial=1 if allow_partial else 0,
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True),
+                            allow_contract_change=1 if allow_contract_change else 0)
         doc = self._json("weir_run_revert", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
@@ -897,17 +891,18 @@ class Client:
                 contract_file = os.path.join(tmpdir.name, "contract.json")
                 with open(contract_file, "w", encoding="utf-8") as fh:
                     json.dump(ir, fh)
-            opts = _ffi.ImportOptions(table_c, branch_c, _MODES[mode], _ffi.enc(contract_file), message_c, format_c,
-                                      expect_c)
+            opts = _ffi.options(_ffi.ImportOptions, table=table_c, branch=branch_c, mode=_MODES[mode],
+                                contract_path=_ffi.enc(contract_file), message=message_c, format=format_c,
+                                expect_head=expect_c)
             if reader is None:
                 doc = self._json("weir_table_import", _ffi.enc(data_file), ctypes.byref(opts))
             else:
-                stream, reader = _ffi.export_stream(reader)
+                stream, keep = _ffi.export_stream(reader)
                 try:
-                    doc = self._json("weir_table_import_arrow", ctypes.byref(stream), ctypes.byref(opts))
+                    doc = self._json("weir_table_import_arrow", stream, ctypes.byref(opts))
                 finally:
                     _ffi.release_stream(stream)
-                    del reader
+                    del keep, reader
             return ImportResult.from_json(cast("dict[str, Any]", doc))
         finally:
             if tmpdir is not None:
@@ -987,8 +982,9 @@ class Client:
             raise InvalidArgument(f"retries must be 0 or more, not {retries}")
         if not isinstance(sandbox, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"sandbox must be True or False, not {_got(sandbox)}")
-        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0, _enc_ref(expect_head, "expect_head", optional=True),
-                               retries, 0 if sandbox else 1)
+        opts = _ffi.options(_ffi.RunOptions, branch=_ffi.enc(target), dry_run=1 if dry_run else 0,
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True), retries=retries,
+                            unsandboxed=0 if sandbox else 1)
         text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
         doc = cast("dict[str, Any]", json.loads(text)) if text else None
         if err is None:

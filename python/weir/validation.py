@@ -84,16 +84,16 @@ def validate(data: object, contract: type[TableSchema] | Mapping[str, Any] | str
         text, origin = _contract_text(contract)
         lib.call("weir_contract_parse", text, len(text), b"json", _ffi.enc(origin), ctypes.byref(handle))
     try:
-        stream, reader = _ffi.export_stream(data)
+        stream, keep = _ffi.export_stream(data)
         valid = _ffi.ArrowArrayStream()
         report_p = ctypes.c_void_p()
         err = _ffi.WeirErrorStruct()
         try:
-            rc: int = lib.fn("weir_contract_validate")(handle, ctypes.byref(stream), ctypes.byref(valid), ctypes.byref(report_p),
+            rc: int = lib.fn("weir_contract_validate")(handle, stream, ctypes.byref(valid), ctypes.byref(report_p),
                                               ctypes.byref(err))
         finally:
             _ffi.release_stream(stream)
-            del reader
+            del keep
         report_text = lib.take_string(report_p)
         if rc != 0:
             _ffi.release_stream(valid)

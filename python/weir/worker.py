@@ -130,7 +130,10 @@ class Session:
         if self._key != (library, lake_path) or self.lib is None or not self.lake.value:
             self.close()
             self.lib = _ffi.load_library(library)
-            self.lib.call("weir_lake_open", _ffi.enc(lake_path) if lake_path else None, None,
+            # The runner's environment is the worker's: the same variables give the same
+            # options (the DuckDB library, its threads and memory limit).
+            opts = _ffi.lake_options()
+            self.lib.call("weir_lake_open", _ffi.enc(lake_path) if lake_path else None, ctypes.byref(opts),
                           ctypes.byref(self.lake))
             self._key = (library, lake_path)
         return self.lib, self.lake
@@ -239,13 +242,13 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None, session: 
         finally:
             for fd in fds:
                 os.close(fd)
-        stream, reader = _ffi.export_stream(table)
+        stream, keep = _ffi.export_stream(table)
         try:
-            text, err = lib.call_out("weir_worker_stage_output", lake, ctypes.byref(stream),
+            text, err = lib.call_out("weir_worker_stage_output", lake, stream,
                                      _ffi.enc(json.dumps(job.get("output") or {})))
         finally:
             _ffi.release_stream(stream)
-            del reader, table
+            del keep, table
         seconds["output"] = time.perf_counter() - t2
         stage: Any = json.loads(text) if text else None
         if err is not None:

@@ -170,9 +170,10 @@ struct catalog_backend {
 };
 
 /* Opens (create: creates the file if missing) a SQLite catalog at `path`, configured:
- * WAL, busy timeout, foreign keys, synchronous from $WEIR_CATALOG_SYNC. Does not touch
+ * WAL, busy timeout, foreign keys, synchronous from `settings` (NULL: defaults). Does not touch
  * the schema. Errors: WEIR_ENOTFOUND (no file and !create), WEIR_ECATALOG. */
-int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend **out,
+int catalog_backend_sqlite_open(const char *path, bool create, const wr_catalog_settings *settings,
+                                catalog_backend **out,
                                 weir_error *err);
 
 /* Connects to the PostgreSQL catalog at `uri` (catalog_open's form), sets search_path to
@@ -180,7 +181,8 @@ int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend *
  * *where (owned) describes the server, database and schema for messages, without a
  * password. Errors: WEIR_ENOTFOUND (no such database), WEIR_ECATALOG (login refused),
  * WEIR_EIO (server unreachable), WEIR_EINVALIDARG (bad URI). */
-int catalog_backend_postgres_open(const char *uri, bool create, catalog_backend **out, char **where,
+int catalog_backend_postgres_open(const char *uri, bool create, const wr_catalog_settings *settings,
+                                  catalog_backend **out, char **where,
                                   weir_error *err);
 
 void catalog_strv_free(char **v, size_t n);

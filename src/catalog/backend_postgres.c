@@ -1196,15 +1196,6 @@ int catalog_postgres_location(const char *uri, char **stored, bool *had_password
 
 /* ---- open --------------------------------------------------------------------------- */
 
-static int env_int(const char *name, int dflt) {
-  const char *v = getenv(name);
-  if (!v || !*v) return dflt;
-  char *end = NULL;
-  long x = strtol(v, &end, 10);
-  if (*end || x < 0 || x > 3600 * 1000) return dflt;
-  return (int)x;
-}
-
 static void ignore_notice(void *arg, const char *message) {
   (void)arg;
   (void)message;
@@ -1246,8 +1237,8 @@ static int connect_error(PGconn *conn, const char *where, weir_error *err) {
   return rc;
 }
 
-int catalog_backend_postgres_open(const char *uri, bool create, catalog_backend **out, char **where,
-                                  weir_error *err) {
+int catalog_backend_postgres_open(const char *uri, bool create, const wr_catalog_settings *settings,
+                                  catalog_backend **out, char **where, weir_error *err) {
   *out = NULL;
   *where = NULL;
   char *libpq_uri = NULL, *schema = NULL;
@@ -1276,7 +1267,9 @@ int catalog_backend_postgres_open(const char *uri, bool create, catalog_backend 
   b->conn = conn;
   b->schema = schema;
   b->where = desc;
-  b->busy_ms = env_int("WEIR_CATALOG_BUSY_TIMEOUT_MS", 30000);
+  /* The lake's busy timeout (weir_lake_options.busy_timeout_ms) bounds the wait for the
+   * lake's lock, as it bounds SQLite's busy wait. */
+  b->busy_ms = settings && settings->busy_timeout_ms > 0 ? settings->busy_timeout_ms : 30000;
   /* Notices (CREATE ... IF NOT EXISTS) are not for weir's users. */
   PQsetNoticeProcessor(conn, ignore_notice, NULL);
   {

@@ -3,9 +3,9 @@
  *
  * Configuration, on every open:
  *   - journal_mode=WAL: readers never block the writer and see a fixed snapshot.
- *   - busy_timeout (30 s, $WEIR_CATALOG_BUSY_TIMEOUT_MS): a writer that finds the write
+ *   - busy_timeout (30 s; weir_lake_options.busy_timeout_ms): a writer that finds the write
  *     lock taken waits its turn instead of failing, so concurrent processes queue.
- *   - synchronous=NORMAL ($WEIR_CATALOG_SYNC=full for FULL): in WAL mode a commit is
+ *   - synchronous=NORMAL (weir_lake_options.catalog_sync WEIR_SYNC_FULL for FULL): in WAL mode a commit is
  *     durable across process crashes; on power loss the last transactions before the
  *     crash may roll back (never corrupting the database). FULL syncs the WAL on every
  *     commit.
@@ -1041,33 +1041,32 @@ static const catalog_backend_ops SQLITE_OPS = {
 
 /* ---- open --------------------------------------------------------------------------- */
 
-static int env_int(const char *name, int dflt) {
-  const char *v = getenv(name);
-  if (!v || !*v) return dflt;
-  char *end = NULL;
-  long x = strtol(v, &end, 10);
-  if (*end || x < 0 || x > 3600 * 1000) return dflt;
-  return (int)x;
-}
+#define DEFAULT_BUSY_MS 30000
 
-int catalog_backend_sqlite_open(const char *path, bool create, catalog_backend **out,
-                                weir_error *err) {
+int catalog_backend_sqlite_open(const char *path, bool create, const wr_catalog_settings *settings,
+                                catalog_backend **out, weir_error *err) {
   *out = NULL;
-  const char *sync = getenv("WEIR_CATALOG_SYNC");
+  wr_catalog_settings dflt = {0};
+  if (!settings) settings = &dflt;
   const char *sync_sql = "PRAGMA synchronous=NORMAL";
-  if (sync && *sync) {
-    if (strcmp(sync, "full") == 0 || strcmp(sync, "FULL") == 0) sync_sql = "PRAGMA synchronous=FULL";
-    else if (strcmp(sync, "normal") != 0 && strcmp(sync, "NORMAL") != 0)
-      return wr_seterr(err, WEIR_EINVALIDARG,
-                         "WEIR_CATALOG_SYNC is '%s': expected 'normal' or 'full'", sync);
+  switch (settings->sync) {
+  case WEIR_SYNC_DEFAULT:
+  case WEIR_SYNC_NORMAL: break;
+  case WEIR_SYNC_FULL: sync_sql = "PRAGMA synchronous=FULL"; break;
+  default:
+    return wr_seterr(err, WEIR_EINVALIDARG, "catalog_sync is %d: expected WEIR_SYNC_DEFAULT, _NORMAL or _FULL",
+                       settings->sync);
   }
+  if (settings->busy_timeout_ms < 0)
+    return wr_seterr(err, WEIR_EINVALIDARG, "busy_timeout_ms is %d: expected 0 (the default) or more",
+                       settings->busy_timeout_ms);
   if (!create && access(path, F_OK) != 0)
     return wr_seterr(err, WEIR_ENOTFOUND, "no catalog at %s (%s)", path, strerror(errno));
 
   sqlite_backend *b = wr_calloc(1, sizeof *b);
   b->base.ops = &SQLITE_OPS;
   b->path = wr_strdup(path);
-  b->busy_ms = env_int("WEIR_CATALOG_BUSY_TIMEOUT_MS", 30000);
+  b->busy_ms = settings->busy_timeout_ms > 0 ? settings->busy_timeout_ms : DEFAULT_BUSY_MS;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
   int rc = sqlite3_open_v2(path, &b->db, flags, NULL);
   if (rc != SQLITE_OK) {

@@ -18,17 +18,6 @@
 
 /* ---- opening ------------------------------------------------------------------------ */
 
-static char *default_author(void) {
-  const char *a = getenv("WEIR_AUTHOR");
-  if (a && *a) return wr_strdup(a);
-  const char *user = getenv("USER");
-  char host[256] = "";
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
-  if (user && *user && host[0]) return wr_asprintf("%s@%s", user, host);
-  if (user && *user) return wr_strdup(user);
-  return wr_strdup("weir");
-}
-
 static int parse_uri(const char *uri, char **path, weir_error *err) {
   if (!uri || !*uri) return wr_seterr(err, WEIR_EINVALIDARG, "no catalog location given");
   const char *p = uri;
@@ -111,20 +100,20 @@ static int migrate_catalog(wr_catalog *cat, int max_version, weir_error *err) {
   return WEIR_OK;
 }
 
-int catalog_open_at_version(const char *uri, bool create, const char *author, int max_version,
-                            int64_t init_time_us, wr_catalog **out, weir_error *err) {
+int catalog_open_at_version(const char *uri, bool create, const char *author, const wr_catalog_settings *settings,
+                            int max_version, int64_t init_time_us, wr_catalog **out, weir_error *err) {
   *out = NULL;
   char *path = NULL;
   catalog_backend *be = NULL;
   int rc;
   if (catalog_is_postgres_uri(uri)) {
     /* path: where the catalog is, for messages (server, database, schema; no password). */
-    rc = catalog_backend_postgres_open(uri, create, &be, &path, err);
+    rc = catalog_backend_postgres_open(uri, create, settings, &be, &path, err);
     if (rc) return rc;
   } else {
     rc = parse_uri(uri, &path, err);
     if (rc) return rc;
-    rc = catalog_backend_sqlite_open(path, create, &be, err);
+    rc = catalog_backend_sqlite_open(path, create, settings, &be, err);
     if (rc) {
       free(path);
       return rc;
@@ -133,7 +122,8 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
   wr_catalog *cat = wr_calloc(1, sizeof *cat);
   cat->be = be;
   cat->location = path;
-  cat->author = author && *author ? wr_strdup(author) : default_author();
+  /* The handle's author comes from its caller (the lake: weir_lake_options.author). */
+  cat->author = wr_strdup(author && *author ? author : "weir");
   rc = create ? create_catalog(cat, max_version, init_time_us, err)
               : migrate_catalog(cat, max_version, err);
   if (rc) {
@@ -146,7 +136,12 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, in
 
 int catalog_open(const char *uri, bool create, const char *author, wr_catalog **out,
                  weir_error *err) {
-  return catalog_open_at_version(uri, create, author, catalog_schema_latest(), 0, out, err);
+  return catalog_open_at_version(uri, create, author, NULL, catalog_schema_latest(), 0, out, err);
+}
+
+int catalog_open_with(const char *uri, bool create, const char *author, const wr_catalog_settings *settings,
+                      wr_catalog **out, weir_error *err) {
+  return catalog_open_at_version(uri, create, author, settings, catalog_schema_latest(), 0, out, err);
 }
 
 void catalog_close(wr_catalog *cat) {

@@ -47,6 +47,17 @@ typedef struct wr_catalog wr_catalog;
  * library knows). */
 int catalog_open(const char *uri, bool create, const char *author, wr_catalog **out,
                  weir_error *err);
+
+/* How the catalog's database is opened (weir_lake_options: catalog_sync, busy_timeout_ms).
+ * Zeroes are the backend's defaults. */
+typedef struct wr_catalog_settings {
+  int sync;            /* a weir_catalog_sync */
+  int busy_timeout_ms; /* 0: 30000 */
+} wr_catalog_settings;
+
+/* catalog_open with settings (NULL: every default). `author` NULL or empty: "weir". */
+int catalog_open_with(const char *uri, bool create, const char *author, const wr_catalog_settings *settings,
+                      wr_catalog **out, weir_error *err);
 void catalog_close(wr_catalog *cat);
 
 /* True if `uri` names a PostgreSQL catalog (postgresql:// or postgres://). */

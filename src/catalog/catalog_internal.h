@@ -46,7 +46,8 @@ struct wr_catalog {
 /* catalog_open with knobs for tests: apply schema steps up to `max_version` only (to make
  * an old-schema catalog), and give the first commit of a new catalog the time
  * `init_time_us` instead of now (so two catalogs can hold identical histories). */
-int catalog_open_at_version(const char *uri, bool create, const char *author, int max_version,
+int catalog_open_at_version(const char *uri, bool create, const char *author, const wr_catalog_settings *settings,
+                            int max_version,
                             int64_t init_time_us, wr_catalog **out, weir_error *err);
 
 /* Ends a transaction begun with catalog_tx_begin: commits when rc is WEIR_OK (returning

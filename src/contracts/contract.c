@@ -124,7 +124,7 @@ void contract_table_rule_clear(wr_table_rule *r) {
   memset(r, 0, sizeof *r);
 }
 
-void weir_contract_free(weir_contract *c) {
+void wr_contract_free(weir_contract *c) {
   if (!c) return;
   free(c->name);
   free(c->version);

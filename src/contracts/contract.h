@@ -113,7 +113,7 @@ int wr_contract_from_yaml(const char *text, size_t len, const char *origin,
                             weir_contract **out, weir_error *err);
 /* Loads .yml/.yaml (YAML) or .json (IR) from a file. */
 int wr_contract_load_file(const char *path, weir_contract **out, weir_error *err);
-void weir_contract_free(weir_contract *c);
+void wr_contract_free(weir_contract *c);
 weir_contract *wr_contract_copy(const weir_contract *c);
 
 /* The contract's columns as a schema (copies; field ids 0). */

@@ -423,6 +423,6 @@ int wr_contract_from_ir(const json_t *ir, const char *origin, weir_contract **ou
   *out = c;
   return WEIR_OK;
 fail:
-  weir_contract_free(c);
+  wr_contract_free(c);
   return rc;
 }

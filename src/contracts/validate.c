@@ -498,7 +498,7 @@ int wr_contract_validate(const weir_contract *c, wr_arrow_table *in, const wr_va
   /* Without options the data is judged as a model output: the strictest reading. */
   wr_validate_options dflt = {.is_output = true};
   if (!opts) opts = &dflt;
-  if (!c || !in) return wr_seterr(err, WEIR_EINVALIDARG, "weir_contract_validate: no contract or no data");
+  if (!c || !in) return wr_seterr(err, WEIR_EINVALIDARG, "contract validation: no contract or no data");
 
   /* A contract built by hand (not through the loaders) gets the same rule checks. */
   for (size_t i = 0; i < c->n_columns; i++)

@@ -820,7 +820,7 @@ int wr_contract_from_yaml(const char *text, size_t len, const char *origin, weir
   yaml_document_delete(&doc);
   yaml_parser_delete(&parser);
   if (rc) {
-    weir_contract_free(c);
+    wr_contract_free(c);
     return rc;
   }
   *out = c;

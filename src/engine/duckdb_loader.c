@@ -10,7 +10,8 @@
  * through a table of pointers that wr_duckdb_load() fills with dlopen/dlsym, once per
  * process. The rest of src/ calls DuckDB exactly as before.
  *
- * Which library: $WEIR_DUCKDB_LIBRARY if set; otherwise "libduckdb.so" through the normal
+ * Which library: the engine's `library` option (weir_lake_options.duckdb_library) if
+ * set; otherwise "libduckdb.so" through the normal
  * search, in which libweir's RUNPATH (the pinned copy in .deps/duckdb/lib) comes first;
  * otherwise the path the build was configured with (WEIR_DUCKDB_PATH). RTLD_LOCAL keeps
  * its symbols out of the global scope, so another DuckDB in the same process (the duckdb
@@ -21,11 +22,16 @@
  * loads on the spot, and if that fails prints the reason and aborts, since it has no way
  * to return an error through DuckDB's signature.
  *
- * Thread-safety: the load runs under pthread_once; afterwards the table is read-only.
+ * One library per process (the table is process-wide, as the dynamic loader's state is):
+ * a later open naming a different file is refused.
+ *
+ * Thread-safety: the load runs under a mutex; afterwards the table is read-only.
  */
+#define _GNU_SOURCE /* dladdr */
 #include "engine/engine_internal.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +49,17 @@ static struct {
 #undef DUCK_VOID
 } duck;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* The load is done once per process, under load_lock; `loaded` is read without it on
+ * every engine open. A failed load is not remembered: a later open may name another
+ * library. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool loaded;
-static char load_error[1024];
+static char loaded_path[4096]; /* the file the loaded library came from (realpath) */
 
-static void *open_library(char *why, size_t why_size) {
-  const char *env = getenv("WEIR_DUCKDB_LIBRARY");
-  if (env && *env) {
-    void *h = dlopen(env, RTLD_LAZY | RTLD_LOCAL);
-    if (!h) snprintf(why, why_size, "WEIR_DUCKDB_LIBRARY=%s: %s", env, dlerror());
+static void *open_library(const char *library, char *why, size_t why_size) {
+  if (library && *library) {
+    void *h = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
+    if (!h) snprintf(why, why_size, "duckdb_library=%s: %s", library, dlerror());
     return h;
   }
   void *h = dlopen("libduckdb.so", RTLD_LAZY | RTLD_LOCAL);
@@ -64,54 +72,76 @@ static void *open_library(char *why, size_t why_size) {
   return h;
 }
 
-static void load(void) {
+/* Under load_lock. WEIR_OK, or the error (nothing loaded). */
+static int load(const char *library, weir_error *err) {
   char why[768] = "";
-  void *h = open_library(why, sizeof why);
-  if (!h) {
-    snprintf(load_error, sizeof load_error,
-             "cannot load DuckDB's library (%s); run scripts/bootstrap.sh, or set "
-             "WEIR_DUCKDB_LIBRARY to the path of libduckdb.so",
-             why);
-    return;
-  }
+  void *h = open_library(library, why, sizeof why);
+  if (!h)
+    return wr_seterr(err, WEIR_EENGINE,
+                     "cannot load DuckDB's library (%s); run scripts/bootstrap.sh, or give the path of "
+                     "libduckdb.so (weir_lake_options.duckdb_library; $WEIR_DUCKDB_LIBRARY for the CLI "
+                     "and the SDK)",
+                     why);
   /* POSIX guarantees that a function pointer survives a round trip through void *;
    * memcpy says so without a cast ISO C leaves undefined. */
   const char *missing = NULL;
+  void *first = NULL;
 #define DUCK_FN(ret, name, params, args)                  \
   if (!missing) {                                         \
     void *f = dlsym(h, #name);                            \
     if (f) memcpy(&duck.name, &f, sizeof duck.name);      \
     else missing = #name;                                 \
+    if (!first) first = f;                                \
   }
 #define DUCK_VOID(name, params, args) DUCK_FN(void, name, params, args)
 #include "engine/duckdb_symbols.h"
 #undef DUCK_FN
 #undef DUCK_VOID
   if (missing) {
-    snprintf(load_error, sizeof load_error,
-             "the DuckDB library weir loaded lacks %s: it is not the version weir was built "
-             "with (scripts/bootstrap.sh pins it)",
-             missing);
     dlclose(h);
     memset(&duck, 0, sizeof duck);
-    return;
+    return wr_seterr(err, WEIR_EENGINE,
+                     "the DuckDB library weir loaded lacks %s: it is not the version weir was built "
+                     "with (scripts/bootstrap.sh pins it)",
+                     missing);
   }
+  Dl_info info;
+  char *real = NULL;
+  if (first && dladdr(first, &info) && info.dli_fname) real = realpath(info.dli_fname, NULL);
+  snprintf(loaded_path, sizeof loaded_path, "%s", real ? real : (library ? library : "libduckdb.so"));
+  free(real);
   atomic_store_explicit(&loaded, true, memory_order_release);
   /* The handle is never closed: DuckDB's objects may live until the process exits. */
+  return WEIR_OK;
 }
 
-int wr_duckdb_load(weir_error *err) {
-  if (atomic_load_explicit(&loaded, memory_order_acquire)) return WEIR_OK;
-  pthread_once(&load_once, load);
-  if (atomic_load_explicit(&loaded, memory_order_acquire)) return WEIR_OK;
-  return wr_seterr(err, WEIR_EENGINE, "%s", load_error);
+/* A library already loaded is the process's: a different one cannot be loaded next to it
+ * (its trampolines are one table), so asking for one is an error, not silently ignored. */
+static int check_same(const char *library, weir_error *err) {
+  if (!library || !*library) return WEIR_OK;
+  char *real = realpath(library, NULL);
+  bool same = real && strcmp(real, loaded_path) == 0;
+  free(real);
+  if (same) return WEIR_OK;
+  return wr_seterr(err, WEIR_EINVALIDARG,
+                   "duckdb_library is %s, but this process already loaded DuckDB from %s (one DuckDB "
+                   "library per process)",
+                   library, loaded_path);
+}
+
+int wr_duckdb_load(const char *library, weir_error *err) {
+  if (atomic_load_explicit(&loaded, memory_order_acquire)) return check_same(library, err);
+  pthread_mutex_lock(&load_lock);
+  int rc = atomic_load_explicit(&loaded, memory_order_relaxed) ? check_same(library, err) : load(library, err);
+  pthread_mutex_unlock(&load_lock);
+  return rc;
 }
 
 static void need(void) {
   if (atomic_load_explicit(&loaded, memory_order_acquire)) return;
-  pthread_once(&load_once, load);
-  if (atomic_load_explicit(&loaded, memory_order_acquire)) return;
-  fprintf(stderr, "weir: %s\n", load_error);
+  weir_error err = {0};
+  if (wr_duckdb_load(NULL, &err) == WEIR_OK) return;
+  fprintf(stderr, "weir: %s\n", err.message ? err.message : "cannot load DuckDB");
   abort();
 }
 

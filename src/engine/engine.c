@@ -73,7 +73,7 @@ int wr_engine_open(const wr_engine_options *opts, wr_engine **out, weir_error *e
   if (opts && opts->threads < 0)
     return wr_seterr(err, WEIR_EINVALIDARG, "cannot open the SQL engine: threads must be 0 or more, not %d",
                        opts->threads);
-  int rc = wr_duckdb_load(err);
+  int rc = wr_duckdb_load(opts ? opts->library : NULL, err);
   if (rc) return rc;
   duckdb_config cfg;
   if (duckdb_create_config(&cfg) == DuckDBError)

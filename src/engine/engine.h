@@ -25,6 +25,8 @@ typedef struct wr_engine_options {
   int threads;              /* 0 = DuckDB's default (all cores) */
   const char *memory_limit; /* e.g. "4GB"; NULL = DuckDB's default */
   const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
+  const char *library;      /* libduckdb.so to load; NULL = the default lookup. One per
+                               process: another path than the loaded one is refused */
 } wr_engine_options;
 
 /* Opens an in-memory engine: TimeZone UTC, no extension auto-install or auto-load (the

@@ -49,7 +49,7 @@ struct wr_engine {
 /* Loads DuckDB's library and resolves the functions libweir calls, once per process
  * (thread-safe). WEIR_EENGINE naming the library and the reason when it cannot. Every
  * entry point that may run DuckDB calls it first; see duckdb_loader.c for why. */
-int wr_duckdb_load(weir_error *err);
+int wr_duckdb_load(const char *library, weir_error *err);
 
 /* ---- engine.c ------------------------------------------------------------------------- */
 

@@ -16,9 +16,9 @@ static json_t *time_json(int64_t us) {
   return json_string(s);
 }
 
-int weir_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json, weir_error *err) {
+int lake_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
-  weir_token_options none = {0};
+  weir_token_options none = WEIR_TOKEN_OPTIONS_INIT;
   if (!opts) opts = &none;
   char secret[CATALOG_TOKEN_SECRET_SIZE];
   catalog_token_row r;
@@ -36,7 +36,7 @@ int weir_token_create(weir_lake *lake, const weir_token_options *opts, char **ou
   return WEIR_OK;
 }
 
-int weir_token_list(weir_lake *lake, char **out_json, weir_error *err) {
+int lake_token_list(weir_lake *lake, char **out_json, weir_error *err) {
   *out_json = NULL;
   catalog_token_row *rows = NULL;
   size_t n = 0;
@@ -57,10 +57,10 @@ int weir_token_list(weir_lake *lake, char **out_json, weir_error *err) {
   return WEIR_OK;
 }
 
-int weir_token_revoke(weir_lake *lake, const char *name, weir_error *err) {
+int lake_token_revoke(weir_lake *lake, const char *name, weir_error *err) {
   return catalog_token_revoke(lake->cat, name, err);
 }
 
-int weir_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err) {
+int lake_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err) {
   return catalog_branch_protect(lake->cat, branch, on != 0, err);
 }

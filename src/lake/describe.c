@@ -8,7 +8,7 @@
 #include "lake/lake.h"
 #include "util/json.h"
 
-int weir_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
   *out_json = NULL;
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
@@ -30,7 +30,7 @@ static json_t *json_property(const json_t *props, const char *key) {
   return json_loads(text, 0, NULL);
 }
 
-int weir_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
+int lake_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
                   weir_error *err) {
   *out_json = NULL;
   wr_table_id id;
@@ -86,11 +86,11 @@ int weir_table_describe(weir_lake *lake, const char *table, const char *ref, cha
 
 /* ---- public contract functions (over the contracts module) --------------------------- */
 
-int weir_contract_load(const char *path, weir_contract **out, weir_error *err) {
+int lake_contract_load(const char *path, weir_contract **out, weir_error *err) {
   return wr_contract_load_file(path, out, err);
 }
 
-int weir_contract_parse(const char *text, size_t len, const char *format, const char *origin,
+int lake_contract_parse(const char *text, size_t len, const char *format, const char *origin,
                         weir_contract **out, weir_error *err) {
   *out = NULL;
   if (!format || strcmp(format, "yaml") == 0)
@@ -108,14 +108,14 @@ int weir_contract_parse(const char *text, size_t len, const char *format, const 
   return wr_seterr(err, WEIR_EINVALIDARG, "unknown contract format \"%s\" (expected yaml or json)", format);
 }
 
-char *weir_contract_to_json(const weir_contract *contract) {
+char *lake_contract_to_json(const weir_contract *contract) {
   json_t *ir = wr_contract_to_ir(contract);
   char *s = wr_json_pretty(ir);
   json_decref(ir);
   return s;
 }
 
-int weir_contract_validate(const weir_contract *contract, struct ArrowArrayStream *in,
+int lake_contract_validate(const weir_contract *contract, struct ArrowArrayStream *in,
                   struct ArrowArrayStream *out_valid, char **out_report_json, weir_error *err) {
   if (out_report_json) *out_report_json = NULL;
   if (out_valid) memset(out_valid, 0, sizeof *out_valid);

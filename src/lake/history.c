@@ -10,7 +10,7 @@
 #include "util/clock.h"
 #include "util/json.h"
 
-int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
+int lake_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
                      weir_error *err) {
   return lake_resolve(lake, ref, out_hash, err);
 }
@@ -40,7 +40,7 @@ static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, bool with_ch
   return o;
 }
 
-int weir_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
+int lake_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
              weir_error *err) {
   *out_json = NULL;
   char head[WEIR_HASH_HEX_SIZE];
@@ -61,7 +61,7 @@ int weir_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **
   return WEIR_OK;
 }
 
-int weir_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+int lake_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
   *out_json = NULL;
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
@@ -117,7 +117,7 @@ static int diff_cb(const char *table, const wr_table_entry *a, const wr_table_en
   return 0;
 }
 
-int weir_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
+int lake_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json,
               weir_error *err) {
   *out_json = NULL;
   char a[WEIR_HASH_HEX_SIZE], b[WEIR_HASH_HEX_SIZE];
@@ -168,7 +168,7 @@ static int check_unambiguous(weir_lake *lake, const char *name, wr_ref_kind kind
   return WEIR_OK;
 }
 
-int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
+int lake_branch_create(weir_lake *lake, const char *name, const char *from_ref,
                        char out_head[WEIR_HASH_HEX_SIZE], weir_error *err) {
   int rc = wr_ref_name_check(name, "branch", err);
   if (rc) return rc;
@@ -186,7 +186,7 @@ int weir_branch_create(weir_lake *lake, const char *name, const char *from_ref,
   return WEIR_OK;
 }
 
-int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err) {
+int lake_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err) {
   if (name && strcmp(name, "main") == 0)
     return wr_seterr(err, WEIR_EINVALIDARG, "cannot delete branch \"main\"");
   char head[WEIR_HASH_HEX_SIZE];
@@ -244,11 +244,11 @@ static int list_refs(weir_lake *lake, wr_ref_kind kind, char **out_json, weir_er
   return WEIR_OK;
 }
 
-int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err) {
+int lake_branch_list(weir_lake *lake, char **out_json, weir_error *err) {
   return list_refs(lake, WEIR_REF_BRANCH, out_json, err);
 }
 
-int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
+int lake_tag_create(weir_lake *lake, const char *name, const char *ref,
                     char out_target[WEIR_HASH_HEX_SIZE], weir_error *err) {
   int rc = wr_ref_name_check(name, "tag", err);
   if (rc) return rc;
@@ -267,7 +267,7 @@ int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
   return WEIR_OK;
 }
 
-int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err) {
+int lake_tag_delete(weir_lake *lake, const char *name, weir_error *err) {
   int rc = wr_ref_name_check(name, "tag", err);
   if (rc) return rc;
   rc = catalog_ref_delete(lake->cat, WEIR_REF_TAG, name, err);
@@ -275,13 +275,13 @@ int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err) {
   return rc;
 }
 
-int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err) {
+int lake_tag_list(weir_lake *lake, char **out_json, weir_error *err) {
   return list_refs(lake, WEIR_REF_TAG, out_json, err);
 }
 
 /* ---- merge and revert ------------------------------------------------------------------ */
 
-int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
+int lake_branch_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
   if (!into) into = "main"; /* "" is refused by lake_branch_head */
@@ -366,7 +366,7 @@ static int revert_contract_check(const char *table, const wr_table_entry *cur, c
   return rc;
 }
 
-int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref,
+int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err) {
   *out_json = NULL;
@@ -404,7 +404,7 @@ int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref,
   return WEIR_OK;
 }
 
-int weir_run_revert(weir_lake *lake, const char *run_id, const char *branch,
+int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch,
                     const weir_revert_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
   if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "no run id given");

@@ -140,7 +140,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
 
 done:
   stage_result_clear(&res);
-  weir_contract_free(table_contract);
+  wr_contract_free(table_contract);
   iceberg_table_free(prev);
   json_decref(summary);
   free(subject);
@@ -193,7 +193,7 @@ static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_opt
   return WEIR_OK;
 }
 
-/* One attempt of weir_table_import at ic->head: read the file in the types it will be held to,
+/* One attempt of lake_table_import at ic->head: read the file in the types it will be held to,
  * then validate, stage and commit. */
 static int import_file(import_ctx *ic, const char *file, wr_file_format fmt, char **out_json, weir_error *err) {
   weir_lake *lake = ic->lake;
@@ -240,7 +240,7 @@ done:
   return rc;
 }
 
-int weir_table_import(weir_lake *lake, const char *file, const weir_import_options *opts,
+int lake_table_import(weir_lake *lake, const char *file, const weir_import_options *opts,
                 char **out_json, weir_error *err) {
   *out_json = NULL;
   import_ctx ic;
@@ -248,12 +248,12 @@ int weir_table_import(weir_lake *lake, const char *file, const weir_import_optio
   if (rc) return rc;
   wr_file_format fmt = WEIR_FORMAT_AUTO;
   if (opts->format && !wr_file_format_parse(opts->format, &fmt)) {
-    weir_contract_free(ic.contract);
+    wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_EINVALIDARG, "unknown format \"%s\" (expected csv, parquet or jsonl)",
                        opts->format);
   }
   if (!file || !wr_fs_exists(file)) {
-    weir_contract_free(ic.contract);
+    wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
   }
   for (int attempt = 0;; attempt++) {
@@ -264,11 +264,11 @@ int weir_table_import(weir_lake *lake, const char *file, const weir_import_optio
     weir_error_clear(err);
     if ((rc = lake_branch_head(lake, ic.branch, ic.head, err))) break;
   }
-  weir_contract_free(ic.contract);
+  wr_contract_free(ic.contract);
   return rc;
 }
 
-int weir_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
+int lake_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
                       const weir_import_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
   import_ctx ic;
@@ -307,6 +307,6 @@ int weir_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
 done:
   wr_arrow_table_release(&data);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
-  weir_contract_free(ic.contract);
+  wr_contract_free(ic.contract);
   return rc;
 }

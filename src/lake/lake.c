@@ -3,6 +3,7 @@
  */
 #include "lake/lake.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,20 +99,30 @@ static int check_lake_file(const char *dir, char **catalog, char **warehouse, bo
   return rc;
 }
 
+/* weir_lake_interrupt stores into the flag from signal handlers: only a lock-free atomic
+ * is async-signal-safe there. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "weir_lake_interrupt needs a lock-free atomic int");
+
+/* "user@host" of the process's own account (its passwd entry, not $USER: the library
+ * reads no environment variables; the CLI and the SDK map $WEIR_AUTHOR onto the option). */
 static char *default_author(void) {
-  const char *a = getenv("WEIR_AUTHOR");
-  if (a && *a) return wr_strdup(a);
-  const char *user = getenv("USER");
-  if (!user || !*user) user = getenv("LOGNAME");
   char host[256] = "localhost";
   if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
   host[sizeof host - 1] = 0;
-  return wr_asprintf("%s@%s", user && *user ? user : "unknown", host);
+  struct passwd pw, *found = NULL;
+  char buf[4096];
+  const char *user = "unknown";
+  if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 && found && found->pw_name && *found->pw_name)
+    user = found->pw_name;
+  return wr_asprintf("%s@%s", user, host);
 }
 
+static char *dup_or_null(const char *s) { return s ? wr_strdup(s) : NULL; }
+
 /* catalog: the recorded catalog location, or NULL for LAKE/catalog.db; warehouse: an
- * object-store warehouse, or NULL for LAKE/warehouse. */
-static weir_lake *lake_new(const char *abs_path, const char *catalog, const char *warehouse) {
+ * object-store warehouse, or NULL for LAKE/warehouse. opts: validated (src/api/lake.c). */
+static weir_lake *lake_new(const char *abs_path, const char *catalog, const char *warehouse,
+                           const weir_lake_options *opts) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
   lake->path = wr_strdup(abs_path);
   lake->warehouse = warehouse ? wr_strdup(warehouse) : wr_path_join(abs_path, WAREHOUSE_DIR);
@@ -121,13 +132,23 @@ static weir_lake *lake_new(const char *abs_path, const char *catalog, const char
     lake->catalog_uri = wr_asprintf("sqlite:%s", db);
     free(db);
   }
-  lake->author = default_author();
+  lake->author = opts->author ? wr_strdup(opts->author) : default_author();
+  lake->threads = opts->threads;
+  lake->memory_limit = dup_or_null(opts->memory_limit);
+  lake->python = dup_or_null(opts->python);
+  lake->duckdb_library = dup_or_null(opts->duckdb_library);
+  lake->worker_library = dup_or_null(opts->worker_library);
+  atomic_init(&lake->interrupted, 0);
   lake->engines = lake_engine_pool_new(lake->warehouse);
   return lake;
 }
 
 /* A lake is a folder with its SQLite catalog, or with a lake.json (which a lake whose
  * catalog is elsewhere always has). */
+static void catalog_settings(const weir_lake_options *opts, wr_catalog_settings *out) {
+  *out = (wr_catalog_settings){.sync = opts->catalog_sync, .busy_timeout_ms = opts->busy_timeout_ms};
+}
+
 static bool is_lake(const char *dir) {
   char *db = wr_path_join(dir, CATALOG_FILE);
   char *lf = wr_path_join(dir, LAKE_FILE);
@@ -135,25 +156,6 @@ static bool is_lake(const char *dir) {
   free(db);
   free(lf);
   return yes;
-}
-
-int weir_lake_options_init(weir_lake_options *opts, unsigned int version) {
-  if (!opts) return WEIR_EINVALIDARG;
-  memset(opts, 0, sizeof *opts);
-  if (version != WEIR_LAKE_OPTIONS_VERSION) return WEIR_EINVALIDARG;
-  opts->version = version;
-  return WEIR_OK;
-}
-
-static int check_options(const weir_lake_options *opts, bool init, weir_error *err) {
-  if (!opts) return WEIR_OK;
-  if (opts->version != WEIR_LAKE_OPTIONS_VERSION)
-    return wr_seterr(err, WEIR_EINVALIDARG,
-                     "weir_lake_options version %u is not known to this library (it knows %d: use "
-                     "WEIR_LAKE_OPTIONS_INIT or weir_lake_options_init)",
-                     opts->version, WEIR_LAKE_OPTIONS_VERSION);
-  (void)init;
-  return WEIR_OK;
 }
 
 /* The object-store warehouse of an init: checked, normalised ("s3://b/p", no trailing
@@ -206,7 +208,7 @@ fail:
  * lands in lake.json, shell history of `weir open`, or messages). */
 static int init_catalog_location(const weir_lake_options *opts, char **stored, weir_error *err) {
   *stored = NULL;
-  const char *c = opts ? opts->catalog : NULL;
+  const char *c = opts->catalog;
   if (!c) return WEIR_OK;
   if (!catalog_is_postgres_uri(c))
     return wr_seterr(err, WEIR_EINVALIDARG,
@@ -228,10 +230,8 @@ static int init_catalog_location(const weir_lake_options *opts, char **stored, w
   return rc;
 }
 
-int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
+int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
-  int orc = check_options(opts, true, err);
-  if (orc) return orc;
   /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
   if (path && !*path)
     return wr_seterr(err, WEIR_EINVALIDARG, "the lake path is empty (give a folder, or none for ./%s)",
@@ -247,17 +247,19 @@ int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **
     rc = wr_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
     goto done;
   }
-  if (opts && opts->warehouse) {
+  if (opts->warehouse) {
     if ((rc = prepare_warehouse(opts->warehouse, &warehouse, &conditional_put, err))) goto done;
   } else if ((rc = wr_location_check_safe(abs, "the lake path", err))) {
     goto done;
   }
-  lake = lake_new(abs, stored, warehouse);
+  lake = lake_new(abs, stored, warehouse, opts);
   wr_storage_set_conditional_put(conditional_put);
+  wr_catalog_settings cs;
+  catalog_settings(opts, &cs);
   if (stored) {
     /* The shared catalog first: if it cannot be made (a catalog already in that schema,
      * an unreachable server), no folder is left behind that looks like a lake. */
-    if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+    if ((rc = catalog_open_with(lake->catalog_uri, true, lake->author, &cs, &lake->cat, err))) goto done;
     if ((rc = wr_fs_mkdirs(abs, err))) goto done;
     if ((rc = wr_storage_mkdirs(lake->warehouse, err))) goto done;
     if ((rc = write_lake_file(abs, stored, warehouse, conditional_put, err))) goto done;
@@ -265,13 +267,12 @@ int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **
     if ((rc = wr_fs_mkdirs(abs, err))) goto done;
     if ((rc = wr_storage_mkdirs(lake->warehouse, err))) goto done;
     if ((rc = write_lake_file(abs, NULL, warehouse, conditional_put, err))) goto done;
-    if ((rc = catalog_open(lake->catalog_uri, true, lake->author, &lake->cat, err))) goto done;
+    if ((rc = catalog_open_with(lake->catalog_uri, true, lake->author, &cs, &lake->cat, err))) goto done;
   }
-  if (opts && opts->author && (rc = weir_lake_set_author(lake, opts->author, err))) goto done;
   *out = lake;
   lake = NULL;
 done:
-  weir_lake_free(lake);
+  lake_free(lake);
   free(warehouse);
   free(abs);
   free(stored);
@@ -297,10 +298,8 @@ static char *find_upwards(const char *start) {
   return NULL;
 }
 
-int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
+int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
-  int orc = check_options(opts, false, err);
-  if (orc) return orc;
   char *abs = NULL;
   if (path && *path) {
     abs = wr_path_absolute(path);
@@ -310,22 +309,14 @@ int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **
       free(abs);
       return rc;
     }
-  } else if (getenv("WEIR_LAKE") && *getenv("WEIR_LAKE")) {
-    const char *env = getenv("WEIR_LAKE");
-    abs = wr_path_absolute(env);
-    if (!is_lake(abs)) {
-      int rc = wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (from $WEIR_LAKE)", abs);
-      free(abs);
-      return rc;
-    }
   } else {
     abs = find_upwards(".");
     if (!abs) {
       char cwd[4096] = ".";
       if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
       return wr_seterr(err, WEIR_ENOTFOUND,
-                         "no lake found: no --lake given, $WEIR_LAKE is not set, and no %s folder in "
-                         "%s or any parent (create one with: weir init)",
+                         "no lake found: no lake path given, and no %s folder in %s or any parent "
+                         "(create one with: weir init)",
                          LAKE_DIR_NAME, cwd);
     }
   }
@@ -337,7 +328,7 @@ int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **
     free(abs);
     return rc;
   }
-  weir_lake *lake = lake_new(abs, catalog, warehouse);
+  weir_lake *lake = lake_new(abs, catalog, warehouse, opts);
   free(catalog);
   free(abs);
   if (warehouse) {
@@ -346,20 +337,18 @@ int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **
     wr_storage_set_conditional_put(conditional_put);
   }
   free(warehouse);
-  if (opts && opts->author && (rc = weir_lake_set_author(lake, opts->author, err))) {
-    weir_lake_free(lake);
-    return rc;
-  }
-  rc = catalog_open(lake->catalog_uri, false, lake->author, &lake->cat, err);
+  wr_catalog_settings cs;
+  catalog_settings(opts, &cs);
+  rc = catalog_open_with(lake->catalog_uri, false, lake->author, &cs, &lake->cat, err);
   if (rc) {
-    weir_lake_free(lake);
+    lake_free(lake);
     return rc;
   }
   *out = lake;
   return WEIR_OK;
 }
 
-void weir_lake_free(weir_lake *lake) {
+void lake_free(weir_lake *lake) {
   if (!lake) return;
   catalog_close(lake->cat);
   lake_engine_pool_free(lake->engines);
@@ -369,27 +358,12 @@ void weir_lake_free(weir_lake *lake) {
   free(lake->warehouse);
   free(lake->catalog_uri);
   free(lake->author);
+  free(lake->memory_limit);
+  free(lake->python);
+  free(lake->duckdb_library);
+  free(lake->worker_library);
+  if (lake->pipeline_state_free) lake->pipeline_state_free(lake->pipeline_state);
   free(lake);
-}
-
-const char *weir_lake_path(const weir_lake *lake) { return lake->path; }
-
-const char *weir_lake_warehouse(const weir_lake *lake) { return lake->warehouse; }
-
-int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err) {
-  if (!author || !*author) return wr_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
-  free(lake->author);
-  lake->author = wr_strdup(author);
-  return WEIR_OK;
-}
-
-void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx) {
-  lake->progress = fn;
-  lake->progress_ctx = ctx;
-}
-
-void weir_lake_interrupt(weir_lake *lake) {
-  if (lake) lake->interrupted = 1;
 }
 
 void lake_progress(weir_lake *lake, json_t *event) {
@@ -476,11 +450,14 @@ int lake_metadata(weir_lake *lake, const char *metadata_location, iceberg_table 
   return WEIR_OK;
 }
 
+void lake_engine_settings(const weir_lake *lake, wr_engine_options *out) {
+  *out = (wr_engine_options){.threads = lake->threads, .memory_limit = lake->memory_limit,
+                             .library = lake->duckdb_library};
+}
+
 int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err) {
-  wr_engine_options opts = {0};
-  const char *threads = getenv("WEIR_THREADS");
-  if (threads && *threads) opts.threads = atoi(threads);
-  opts.memory_limit = getenv("WEIR_MEMORY_LIMIT");
+  wr_engine_options opts;
+  lake_engine_settings(lake, &opts);
   int rc = wr_engine_open(&opts, out, err);
   /* Data files in object storage: the engine reaches them with httpfs and the lake's
    * resolved credentials, set up before any restriction locks its configuration. */

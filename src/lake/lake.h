@@ -16,7 +16,7 @@
 #define WEIR_LAKE_LAKE_H
 
 #include <jansson.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include "catalog/catalog.h"
 #include "contracts/contract.h"
@@ -33,9 +33,23 @@ struct weir_lake {
   char *catalog_uri;
   wr_catalog *cat;
   char *author;
+  /* The handle's settings (weir_lake_options, defaults applied by lake_settings). */
+  int threads;                 /* 0: DuckDB's default */
+  char *memory_limit;          /* NULL: DuckDB's default */
+  char *python;                /* NULL: pipeline_python's default lookup */
+  char *duckdb_library;        /* NULL: the loader's default lookup */
+  char *worker_library;        /* NULL: this library */
   weir_progress_fn progress;
   void *progress_ctx;
-  volatile sig_atomic_t interrupted; /* set by weir_lake_interrupt (signal handlers) */
+  /* Set by weir_lake_interrupt, from signal handlers or other threads: a lock-free atomic
+   * (checked at compile time in lake.c), so the store is async-signal-safe and the
+   * runner's loads see it without a data race. */
+  atomic_int interrupted;
+  /* State of the pipeline module kept per handle (the prepared Python environments of
+   * spawn.c), freed by the module's own destructor: no cache outlives its handle or is
+   * shared between handles. */
+  void *pipeline_state;
+  void (*pipeline_state_free)(void *);
   lake_engine_pool *engines;   /* idle SQL engines kept for reuse (engines.c) */
   /* Parsed Iceberg metadata by location: the files are immutable, so entries never go
    * stale; a write reads its table's metadata several times (and the file grows with
@@ -44,6 +58,52 @@ struct weir_lake {
   uint64_t meta_used[16];
   uint64_t meta_clock;
 };
+
+/* The implementations behind the public functions of include/weir.h (src/api/ checks
+ * their arguments and options versions, then calls these). opts of lake_init/lake_open is
+ * never NULL: every field has been validated and defaulted (catalog and warehouse NULL). */
+int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err);
+int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err);
+void lake_free(weir_lake *lake);
+int lake_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err);
+int lake_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json, weir_error *err);
+int lake_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+int lake_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json, weir_error *err);
+int lake_branch_create(weir_lake *lake, const char *name, const char *from_ref, char out_head[WEIR_HASH_HEX_SIZE],
+                       weir_error *err);
+int lake_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err);
+int lake_branch_list(weir_lake *lake, char **out_json, weir_error *err);
+int lake_tag_create(weir_lake *lake, const char *name, const char *ref, char out_target[WEIR_HASH_HEX_SIZE],
+                    weir_error *err);
+int lake_tag_delete(weir_lake *lake, const char *name, weir_error *err);
+int lake_tag_list(weir_lake *lake, char **out_json, weir_error *err);
+int lake_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
+                      char **out_json, weir_error *err);
+int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+int lake_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json, weir_error *err);
+int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref, const char *branch,
+                      const weir_revert_options *opts, char **out_json, weir_error *err);
+int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch, const weir_revert_options *opts,
+                    char **out_json, weir_error *err);
+int lake_table_import(weir_lake *lake, const char *file, const weir_import_options *opts, char **out_json,
+                      weir_error *err);
+int lake_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream, const weir_import_options *opts,
+                            char **out_json, weir_error *err);
+int lake_query_run(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out, weir_error *err);
+int lake_query_run_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+                        weir_error *err);
+int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format, const char *path,
+                      int64_t *rows_out, weir_error *err);
+int lake_contract_load(const char *path, weir_contract **out, weir_error *err);
+int lake_contract_parse(const char *text, size_t len, const char *format, const char *origin, weir_contract **out,
+                        weir_error *err);
+char *lake_contract_to_json(const weir_contract *contract);
+int lake_contract_validate(const weir_contract *contract, struct ArrowArrayStream *in,
+                           struct ArrowArrayStream *out_valid, char **out_report_json, weir_error *err);
+int lake_worker_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+                     struct ArrowArrayStream *out, weir_error *err);
+int lake_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
+                             char **out_json, weir_error *err);
 
 /* Reports a progress event (a JSON object, stolen) if a callback is set. */
 void lake_progress(weir_lake *lake, json_t *event);
@@ -136,8 +196,10 @@ typedef struct lake_commit_request {
 int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_staged *staged,
                        size_t n, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err);
 
-/* Opens an engine with the lake's settings. */
+/* Opens an engine with the lake's settings (threads, memory limit, DuckDB library), which
+ * lake_engine_settings fills into *out (strings borrowed from the handle). */
 int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err);
+void lake_engine_settings(const weir_lake *lake, wr_engine_options *out);
 
 /* Engines kept for reuse (engines.c). lake_engine_get lends an idle engine of the kind
  * (restricted: files inside the warehouse only, for SQL from users and models), or opens
@@ -201,5 +263,19 @@ json_t *lake_error_json(const weir_error *err);
 
 /* Returns a malloc'ed string for a JSON document (out_json convention). */
 char *lake_dump(json_t *doc); /* steals doc */
+
+
+/* Access and table management (src/lake/access.c, manage.c), behind src/api/token.c,
+ * namespace.c, table.c and branch.c. */
+int lake_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json, weir_error *err);
+int lake_token_list(weir_lake *lake, char **out_json, weir_error *err);
+int lake_token_revoke(weir_lake *lake, const char *name, weir_error *err);
+int lake_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err);
+int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err);
+int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
+                      char **out_json, weir_error *err);
+int lake_namespace_create(weir_lake *lake, const char *ns, weir_error *err);
+int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
+int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err);
 
 #endif

@@ -109,7 +109,7 @@ static int prepare_drop(weir_lake *lake, const char *head, wr_table_change *chan
   return WEIR_OK;
 }
 
-int weir_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err) {
+int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err) {
   if (out_json) *out_json = NULL;
   wr_table_id id;
   int rc = wr_table_id_parse(table, &id, err);
@@ -128,7 +128,7 @@ int weir_table_drop(weir_lake *lake, const char *table, const char *branch, char
   return WEIR_OK;
 }
 
-int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
+int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                       char **out_json, weir_error *err) {
   if (out_json) *out_json = NULL;
   wr_table_id a, b;
@@ -155,7 +155,7 @@ int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, 
 
 /* ---- namespaces --------------------------------------------------------------------- */
 
-int weir_namespace_create(weir_lake *lake, const char *ns, weir_error *err) {
+int lake_namespace_create(weir_lake *lake, const char *ns, weir_error *err) {
   return catalog_namespace_create(lake->cat, ns, NULL, err);
 }
 
@@ -208,7 +208,7 @@ int lake_namespaces_at(weir_lake *lake, const char *hash, json_t **out, weir_err
   return WEIR_OK;
 }
 
-int weir_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
   *out_json = NULL;
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
@@ -238,7 +238,7 @@ int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_er
   return rc;
 }
 
-int weir_namespace_drop(weir_lake *lake, const char *ns, weir_error *err) {
+int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err) {
   int rc = wr_ident_check(ns, "namespace", err);
   if (rc) return rc;
   json_t *held = NULL;

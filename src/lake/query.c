@@ -156,12 +156,12 @@ int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_d
   return wr_engine_restrict_files(engine, dirs, extra_dir ? 2 : 1, err);
 }
 
-int weir_query_run(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+int lake_query_run(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
                weir_error *err) {
   return run_query(lake, sql, ref, false, out, err);
 }
 
-int weir_query_run_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
+int lake_query_run_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,
                     weir_error *err) {
   return run_query(lake, sql, ref, true, out, err);
 }
@@ -213,7 +213,7 @@ static bool inside_lake(const weir_lake *lake, const char *path) {
   return in;
 }
 
-int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
+int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err) {
   if (rows_out) *rows_out = 0;
   if (!sql || !*sql) return wr_seterr(err, WEIR_EINVALIDARG, "no SQL given");
@@ -282,7 +282,7 @@ done:
 
 /* ---- scans for model inputs -------------------------------------------------------- */
 
-int weir_worker_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
+int lake_worker_scan(weir_lake *lake, const char *table, const char *ref, const char *spec_json,
               struct ArrowArrayStream *out, weir_error *err) {
   memset(out, 0, sizeof *out);
   wr_table_id id;
@@ -382,7 +382,7 @@ done:
   wr_buf_free(&sql);
   wr_validation_clear(&v);
   wr_arrow_table_release(&data);
-  weir_contract_free(contract);
+  wr_contract_free(contract);
   if (sealed) lake_engine_put(lake, sealed, LAKE_ENGINE_SEALED);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   json_decref(spec);

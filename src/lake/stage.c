@@ -2,7 +2,7 @@
  * stage.c -- one table write, from Arrow data to staged table versions: validate against
  * the contract (or an inferred one), then write the table's data files and, when
  * drop-mode rules removed rows, the quarantine table's. Imports, SQL models (in the
- * runner's process) and Python models (in the worker process, via weir_worker_stage_output) all
+ * runner's process) and Python models (in the worker process, via lake_worker_stage_output) all
  * come through here, so every write meets the same validator whatever produced it.
  */
 #include <stdlib.h>
@@ -163,7 +163,7 @@ int lake_stage_output(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
         out->rows_quarantined = out->staged[1].rows;
       }
     }
-    weir_contract_free(qc);
+    wr_contract_free(qc);
     free(qname);
   }
   json_decref(summary);
@@ -172,7 +172,7 @@ done:
   wr_validation_clear(&v);
   wr_validation_clear(&v2);
   wr_arrow_table_release(&seed);
-  weir_contract_free(inferred);
+  wr_contract_free(inferred);
   return rc;
 }
 
@@ -225,7 +225,7 @@ int lake_check_column_names(const wr_arrow_table *t, const char *what, weir_erro
 
 /* ---- the worker's entry point ---------------------------------------------------------- */
 
-int weir_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
+int lake_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
                       char **out_json, weir_error *err) {
   *out_json = NULL;
   json_t *req = NULL;
@@ -289,14 +289,14 @@ int weir_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, c
   rc = lake_stage_output(lake, engine, &data, &sreq, &res, err);
   json_t *o = stage_result_json(&res);
   *out_json = lake_dump(o);
-  weir_contract_free(target);
+  wr_contract_free(target);
   free(suffix);
   free(table_subject);
 done:
   stage_result_clear(&res);
   wr_arrow_table_release(&data);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
-  weir_contract_free(contract);
+  wr_contract_free(contract);
   json_decref(req);
   return rc;
 }

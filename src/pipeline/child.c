@@ -15,6 +15,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +51,27 @@ static void report(int fd, const char *step, int e) {
   ssize_t w = write(fd, &f, sizeof f);
   (void)w;
   _exit(127);
+}
+
+ssize_t pipeline_write_nosigpipe(int fd, const void *buf, size_t n) {
+  sigset_t pipe_set, old, pending;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  sigemptyset(&pending);
+  sigpending(&pending);
+  bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  ssize_t w = write(fd, buf, n);
+  int saved = errno;
+  if (w < 0 && saved == EPIPE && !was_pending) {
+    /* The write raised SIGPIPE for this thread: take it off the pending set. */
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  errno = saved;
+  return w;
 }
 
 /* Closes every descriptor from `from` up. */

@@ -45,4 +45,11 @@ int64_t pipeline_child_resident(pid_t pid);
  * fails with ENOENT and the caller reports it. */
 char *pipeline_find_program(const char *name);
 
+/* write(2) to a pipe whose reader may be gone, without SIGPIPE and without touching the
+ * process's SIGPIPE disposition (a host program's to choose): SIGPIPE is blocked in the
+ * calling thread for the write, and the one the write raised (EPIPE) is consumed before
+ * the mask is restored. A SIGPIPE already pending before the call is left pending.
+ * Returns what write returns, errno EPIPE when the reader is gone. */
+ssize_t pipeline_write_nosigpipe(int fd, const void *buf, size_t n);
+
 #endif

@@ -67,7 +67,7 @@ typedef struct proc {
 
 static void write_some(proc *p) {
   while (p->in_fd >= 0 && p->in_off < p->in_len) {
-    ssize_t w = write(p->in_fd, p->in_text + p->in_off, p->in_len - p->in_off);
+    ssize_t w = pipeline_write_nosigpipe(p->in_fd, p->in_text + p->in_off, p->in_len - p->in_off);
     if (w > 0) {
       p->in_off += (size_t)w;
       continue;
@@ -261,7 +261,6 @@ int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     rc = wr_seterr(err, WEIR_EIO, "cannot start a model: socketpair: %s", strerror(errno));
   if (rc == WEIR_OK) rc = pipe_for(&host, mp->host_job, &host_in, err);
-  signal(SIGPIPE, SIG_IGN);
   int64_t started = wr_mono_us();
   if (rc == WEIR_OK) {
     pipeline_child c = {.path = mp->host_path,
@@ -316,7 +315,7 @@ int pipeline_model_spawn(pipeline_model_procs *mp, pipeline_worker *worker, weir
     }
     if (host.done && (mp->worker_done || worker_gone)) break;
     int64_t now = wr_mono_us();
-    if (mp->cancel && *mp->cancel) {
+    if (mp->cancel && atomic_load(mp->cancel)) {
       mp->cancelled = true;
       kill_group(&host, SIGKILL);
       if (!worker_gone && worker->pid > 0) {

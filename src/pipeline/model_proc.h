@@ -6,6 +6,7 @@
 #define WEIR_PIPELINE_MODEL_PROC_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -47,7 +48,7 @@ typedef struct pipeline_model_procs {
   /* in: both */
   const char *cwd;
   const char *log_path;          /* the model process's stdout and stderr, appended */
-  volatile sig_atomic_t *cancel; /* non-zero: stop the model process and the worker */
+  atomic_int *cancel; /* non-zero: stop the model process and the worker */
   /* out */
   int host_status;   /* exit status, or 128 + signal; -1 unknown */
   int worker_status; /* the worker's, when it ended during the job; -1 while it lives */

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include "lake/lake.h"
 #include "pipeline/sandbox.h"
@@ -99,8 +100,7 @@ void pipeline_problem(wr_project *p, const char *file, int line, const char *mod
  * Discovery imports the project's Python files, so it runs in the sandbox of project
  * code (docs/sandbox.md) with `lake_dir` protected, unless `unsandboxed`; where the
  * kernel offers no sandbox that is WEIR_EUNSUPPORTED, saying why. */
-int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, wr_project **out,
-                  weir_error *err);
+int pipeline_load(weir_lake *lake, const char *dir, bool unsandboxed, wr_project **out, weir_error *err);
 
 /* An empty project for folder `dir` (no models, no problems yet); free with
  * pipeline_project_free. */
@@ -131,8 +131,9 @@ int pipeline_plan_error(const wr_project *p, weir_error *err);
 
 /* ---- running ------------------------------------------------------------------------ */
 
-/* The Python interpreter used for discovery and workers: $WEIR_PYTHON, else python3. */
-const char *pipeline_python(void);
+/* The Python interpreter used for discovery and workers: weir_lake_options.python, else
+ * the build tree's .venv, else python3 (owned by the handle). */
+const char *pipeline_python(weir_lake *lake);
 
 /* Runs `argv` with `stdin_text` on its stdin; captures stdout into *out (caller frees)
  * and sends stderr to `log_path` (or captures it into *errtext when log_path is NULL).
@@ -144,7 +145,7 @@ int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
  * period) as soon as *cancel becomes non-zero; *status is then 128 + SIGTERM/SIGKILL. */
 int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *stdin_text,
                                const char *log_path, char **out, char **errtext, int *status,
-                               volatile sig_atomic_t *cancel, weir_error *err);
+                               atomic_int *cancel, weir_error *err);
 
 /* pipeline_spawn with every option: an environment, a sandbox (entered before exec; the
  * child then gets its own session and dies with SIGKILL), and the runner's watch of a
@@ -158,7 +159,7 @@ typedef struct pipeline_spawn_opts {
   const sandbox_prepared *sandbox; /* NULL: none */
   double timeout_s;                /* <= 0: none */
   int64_t memory_limit;            /* resident bytes; <= 0: none */
-  volatile sig_atomic_t *cancel;   /* may be NULL */
+  atomic_int *cancel;              /* may be NULL: weir_lake.interrupted */
   size_t max_output;               /* bytes of stdout and stderr kept; past it the child is
                                       killed (output_exceeded). 0: no bound */
   bool timed_out, memory_exceeded, output_exceeded; /* out */
@@ -187,11 +188,22 @@ void pipeline_code_environment_free(char **env);
 /* The interpreter of the environment a Python model asks for (prepared and cached by
  * `python -m weir.envs prepare`; NULL spec: the SDK's own, pipeline_python()), and, when
  * `roots` is not NULL, the folders it reads and runs, for its sandbox (*roots: a new
- * reference to a JSON array of absolute paths). Cached for the life of the process;
- * thread-safe. Errors: WEIR_EMODEL (the environment cannot be made), WEIR_ENOTFOUND. */
-int pipeline_python_env(const json_t *python_spec, char **out_interpreter, json_t **roots, weir_error *err);
+ * reference to a JSON array of absolute paths). Cached in the lake handle for its life
+ * (used by the handle's thread only). Errors: WEIR_EMODEL (the environment cannot be made), WEIR_ENOTFOUND. */
+int pipeline_python_env(weir_lake *lake, const json_t *python_spec, char **out_interpreter, json_t **roots,
+                        weir_error *err);
 
-/* The absolute path of the loaded libweir shared library. */
-const char *pipeline_library_path(void);
+/* The libweir a Python worker loads: weir_lake_options.worker_library, else the absolute
+ * path of the loaded libweir shared library (owned by the handle). */
+const char *pipeline_library_path(weir_lake *lake);
+
+/* The implementations of weir_project_check, weir_project_run, weir_run_list and
+ * weir_run_show (src/api/ checks the arguments and the options version first). */
+int pipeline_project_check(weir_lake *lake, const char *project_dir, const char *ref, char **out_json,
+                           weir_error *err);
+int pipeline_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts, char **out_json,
+                         weir_error *err);
+int pipeline_run_list(weir_lake *lake, char **out_json, weir_error *err);
+int pipeline_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err);
 
 #endif

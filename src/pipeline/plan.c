@@ -554,7 +554,7 @@ static int hold_to_stored_contracts(weir_lake *lake, wr_project *p, const char *
     bool stored = false;
     weir_contract *c = lake_table_type(t, m->table, &stored);
     if (!stored) {
-      weir_contract_free(c);
+      wr_contract_free(c);
       continue;
     }
     p->schemas = wr_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
@@ -832,7 +832,7 @@ int pipeline_plan(weir_lake *lake, wr_project *p, const char *hash, weir_error *
         char *desc = wr_asprintf("table %s", in->table);
         check_projection(p, m, in, &t->schema, true, stored ? tc_contract : NULL, desc);
         free(desc);
-        weir_contract_free(tc_contract);
+        wr_contract_free(tc_contract);
       }
     }
     if (rc) break;

@@ -68,7 +68,7 @@ void pipeline_project_free(wr_project *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_models; i++) model_clear(&p->models[i]);
   free(p->models);
-  for (size_t i = 0; i < p->n_schemas; i++) weir_contract_free(p->schemas[i]);
+  for (size_t i = 0; i < p->n_schemas; i++) wr_contract_free(p->schemas[i]);
   free(p->schemas);
   free(p->order);
   json_decref(p->problems);
@@ -102,7 +102,7 @@ static void add_schema(wr_project *p, weir_contract *c, const char *file) {
     pipeline_problem(p, file, c->line, NULL, NULL, NULL, NULL,
                      "schema \"%s\" is defined twice (also in %s%s%d)", c->name,
                      dup->origin ? dup->origin : "?", dup->line ? ":" : "", dup->line);
-    weir_contract_free(c);
+    wr_contract_free(c);
     return;
   }
   p->schemas = wr_realloc(p->schemas, (p->n_schemas + 1) * sizeof *p->schemas);
@@ -313,7 +313,7 @@ static void load_contracts(wr_project *p) {
     } else {
       if (!c->name) {
         pipeline_problem(p, rel, c->line, NULL, NULL, NULL, NULL, "%s: the contract has no name", rel);
-        weir_contract_free(c);
+        wr_contract_free(c);
       } else {
         free(c->origin);
         c->origin = wr_strdup(rel);
@@ -404,9 +404,9 @@ static char *json_strdup(const json_t *o, const char *key) {
 
 /* Runs discovery: in the sandbox of project code (it imports the project's files, so
  * their module-level code runs here), with the SDK's interpreter. */
-static int discover(wr_project *p, const char *lake_dir, bool unsandboxed, char **out, char **errtext,
+static int discover(wr_project *p, weir_lake *lake, bool unsandboxed, char **out, char **errtext,
                     int *status, bool *timed_out, weir_error *err) {
-  char *argv[] = {(char *)pipeline_python(), "-B", "-m", "weir.discover", p->dir, NULL};
+  char *argv[] = {(char *)pipeline_python(lake), "-B", "-m", "weir.discover", p->dir, NULL};
   pipeline_spawn_opts o = {.cwd = p->dir};
   if (unsandboxed) return pipeline_spawn_with(argv, &o, out, errtext, status, err);
   const sandbox_support *sup = sandbox_probe();
@@ -419,11 +419,11 @@ static int discover(wr_project *p, const char *lake_dir, bool unsandboxed, char 
         p->dir, sup->why);
   char *interp = NULL;
   json_t *roots = NULL;
-  int rc = pipeline_python_env(NULL, &interp, &roots, err);
+  int rc = pipeline_python_env(lake, NULL, &interp, &roots, err);
   free(interp);
   if (rc) return rc;
   sandbox_policy pol;
-  rc = pipeline_code_sandbox(p->dir, lake_dir, roots, "discover", &pol, err);
+  rc = pipeline_code_sandbox(p->dir, lake->path, roots, "discover", &pol, err);
   json_decref(roots);
   if (rc) return rc;
   sandbox_prepared prep;
@@ -460,7 +460,7 @@ static int discover(wr_project *p, const char *lake_dir, bool unsandboxed, char 
   return rc;
 }
 
-static int load_python(wr_project *p, const char *lake_dir, bool unsandboxed, weir_error *err) {
+static int load_python(wr_project *p, weir_lake *lake, bool unsandboxed, weir_error *err) {
   size_t n = 0;
   char **names = list_files(p->dir, ".py", NULL, &n);
   free_names(names, n);
@@ -469,7 +469,7 @@ static int load_python(wr_project *p, const char *lake_dir, bool unsandboxed, we
   char *out = NULL, *errtext = NULL;
   int status = 0;
   bool stopped = false;
-  int rc = discover(p, lake_dir, unsandboxed, &out, &errtext, &status, &stopped, err);
+  int rc = discover(p, lake, unsandboxed, &out, &errtext, &status, &stopped, err);
   if (rc) {
     free(out);
     free(errtext);
@@ -485,7 +485,7 @@ static int load_python(wr_project *p, const char *lake_dir, bool unsandboxed, we
     }
     rc = wr_seterr(err, WEIR_EMODEL,
                      "cannot read the Python models of %s: `%s -m weir.discover` exited with status %d%s%s%s",
-                     p->dir, pipeline_python(), status,
+                     p->dir, pipeline_python(lake), status,
                      no_sdk ? " (that Python has no weir SDK: set WEIR_PYTHON to one that has, e.g. "
                               "the .venv/bin/python that `make build` prepares)"
                             : "",
@@ -641,8 +641,7 @@ wr_project *pipeline_project_new(const char *dir) {
   return p;
 }
 
-int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, wr_project **out,
-                  weir_error *err) {
+int pipeline_load(weir_lake *lake, const char *dir, bool unsandboxed, wr_project **out, weir_error *err) {
   *out = NULL;
   if (!dir || !wr_fs_exists(dir))
     return wr_seterr(err, WEIR_ENOTFOUND, "project folder %s does not exist", dir ? dir : "(none)");
@@ -654,14 +653,14 @@ int pipeline_load(const char *dir, const char *lake_dir, bool unsandboxed, wr_pr
   load_project_file(p);
   load_contracts(p);
 
-  int rc = wr_engine_open(NULL, &p->engine, err);
+  int rc = lake_engine_open(lake, &p->engine, err);
   if (rc == WEIR_OK) rc = wr_engine_restrict_files(p->engine, NULL, 0, err);
   if (rc) {
     pipeline_project_free(p);
     return rc;
   }
   load_sql_models(p, p->engine);
-  if ((rc = load_python(p, lake_dir, unsandboxed, err))) {
+  if ((rc = load_python(p, lake, unsandboxed, err))) {
     pipeline_project_free(p);
     return rc;
   }

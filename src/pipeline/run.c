@@ -34,7 +34,7 @@
 static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, bool unsandboxed,
                          wr_project **out, weir_error *err) {
   wr_project *p = NULL;
-  int rc = pipeline_load(dir, weir_lake_path(lake), unsandboxed, &p, err);
+  int rc = pipeline_load(lake, dir, unsandboxed, &p, err);
   if (rc) return rc;
   if ((rc = pipeline_plan(lake, p, hash, err))) {
     pipeline_project_free(p);
@@ -44,7 +44,7 @@ static int load_and_plan(weir_lake *lake, const char *dir, const char *hash, boo
   return WEIR_OK;
 }
 
-int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref, char **out_json,
+int pipeline_project_check(weir_lake *lake, const char *project_dir, const char *ref, char **out_json,
                        weir_error *err) {
   *out_json = NULL;
   const char *refname = ref ? ref : "main"; /* "" is refused by lake_resolve */
@@ -151,7 +151,7 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   free(subject);
   free(suffix);
   free(table_subject);
-  weir_contract_free(target);
+  wr_contract_free(target);
   wr_arrow_table_release(&data);
   return r;
 }
@@ -213,7 +213,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   bool sandboxed = !rc->unsandboxed;
   char *interp = NULL;
   json_t *roots = NULL;
-  int r = pipeline_python_env(m->python, &interp, sandboxed ? &roots : NULL, err);
+  int r = pipeline_python_env(rc->lake, m->python, &interp, sandboxed ? &roots : NULL, err);
   if (r) {
     wr_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
     return r;
@@ -225,7 +225,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   prep.ruleset_fd = -1;
   char **host_env = NULL;
   if (sandboxed) {
-    r = pipeline_code_sandbox(rc->p->dir, weir_lake_path(rc->lake), roots, m->name, &pol, err);
+    r = pipeline_code_sandbox(rc->p->dir, rc->lake->path, roots, m->name, &pol, err);
     if (r == WEIR_OK) {
       pol.limits = m->limits;
       pol.internet = m->internet;
@@ -242,8 +242,8 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
 
   /* The worker's job: where the lake is, what to read, where the output goes. */
   json_t *job = json_object();
-  json_object_set_new(job, "lake", json_string(weir_lake_path(rc->lake)));
-  json_object_set_new(job, "library", json_string(pipeline_library_path()));
+  json_object_set_new(job, "lake", json_string(rc->lake->path));
+  json_object_set_new(job, "library", json_string(pipeline_library_path(rc->lake)));
   json_object_set_new(job, "project", json_string(rc->p->dir));
   json_object_set_new(job, "file", json_string(m->file));
   json_object_set_new(job, "function", json_string(m->function));
@@ -304,7 +304,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
       json_pack("{s:b,s:b,s:I,s:f,s:o,s:s?,s:s,s:o}", "enabled", sandboxed, "internet_access", m->internet,
                 "memory", (json_int_t)m->limits.memory, "timeout", m->limits.timeout_s, "cpu_time",
                 m->limits.cpu_s ? json_integer(m->limits.cpu_s) : json_null(), "tmpdir", pol.tmpdir, "lake",
-                weir_lake_path(rc->lake), "read", read));
+                rc->lake->path, "read", read));
   char *host_job = wr_json_compact(hj);
   json_decref(hj);
 
@@ -314,7 +314,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     /* One worker for the run (started again if one died). Its log is the run's. */
     if (rc->worker_started) pipeline_worker_stop(&rc->worker);
     char *wlog = wr_asprintf("%s/worker.log", rc->run_dir);
-    char *wargv[] = {(char *)pipeline_python(), "-m", "weir.worker", "--serve", NULL};
+    char *wargv[] = {(char *)pipeline_python(rc->lake), "-m", "weir.worker", "--serve", NULL};
     r = pipeline_worker_start(&rc->worker, wargv, rc->p->dir, wlog, err);
     rc->worker_started = true;
     free(wlog);
@@ -335,7 +335,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     mp.cancel = &rc->lake->interrupted;
     r = pipeline_model_spawn(&mp, &rc->worker, err);
     free(host_path);
-    if (r == WEIR_OK && rc->lake->interrupted)
+    if (r == WEIR_OK && atomic_load(&rc->lake->interrupted))
       r = wr_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
     if (r == WEIR_OK) {
       char *text = NULL;
@@ -544,7 +544,7 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   int r = lake_write_base(lake, rc.branch, opts ? opts->expect_head : NULL, rc.base, err);
   if (r) return r;
 
-  lake->interrupted = 0;
+  atomic_store(&lake->interrupted, 0);
   /* 1. Plan. Nothing is written if the project does not plan. */
   rc.unsandboxed = opts && opts->unsandboxed;
   if ((r = load_and_plan(lake, project_dir, rc.base, rc.unsandboxed, &rc.p, err))) return r;
@@ -561,7 +561,7 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   snprintf(rc.run_id, sizeof rc.run_id, "%.8s%.4s", u, u + 9);
   snprintf(rc.run_branch, sizeof rc.run_branch, "run/%s", rc.run_id);
   memcpy(rc.head, rc.base, sizeof rc.head);
-  rc.run_dir = wr_asprintf("%s/runs/%s", weir_lake_path(lake), rc.run_id);
+  rc.run_dir = wr_asprintf("%s/runs/%s", lake->path, rc.run_id);
   if ((r = wr_fs_mkdirs(rc.run_dir, err))) goto out;
   if ((r = catalog_ref_create(lake->cat, WEIR_REF_BRANCH, rc.run_branch, rc.base, err))) goto out;
   if ((r = catalog_run_create(lake->cat, rc.run_id, rc.p->name, rc.p->digest, rc.branch, rc.base, rc.run_branch,
@@ -578,11 +578,11 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     stage_result res = {0};
     weir_error merr = {0};
     int mr;
-    if (lake->interrupted)
+    if (atomic_load(&lake->interrupted))
       mr = wr_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted before it started", m->name);
     else
       mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
-    if (mr == WEIR_OK && lake->interrupted)
+    if (mr == WEIR_OK && atomic_load(&lake->interrupted))
       mr = wr_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted", m->name);
     char commit[WEIR_HASH_HEX_SIZE] = "";
     if (mr == WEIR_OK) {
@@ -755,7 +755,7 @@ out:
   return r;
 }
 
-int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
+int pipeline_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
                      char **out_json, weir_error *err) {
   *out_json = NULL;
   int retries = opts ? opts->retries : 0;
@@ -768,14 +768,14 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
   for (int attempt = 0;; attempt++) {
     bool retryable = false;
     r = run_once(lake, project_dir, opts, &retryable, out_json, err);
-    if (r == WEIR_OK || !retryable || attempt >= retries || lake->interrupted) break;
+    if (r == WEIR_OK || !retryable || attempt >= retries || atomic_load(&lake->interrupted)) break;
     /* The target moved under the run: plan and run again on its new head. The failed
      * attempt stays recorded (status failed, its branch kept). */
     json_t *run = *out_json ? json_loads(*out_json, 0, NULL) : NULL;
     const char *id = wr_json_str(run, "run_id", NULL);
     if (id) json_array_append_new(earlier, json_string(id));
     json_decref(run);
-    weir_free(*out_json);
+    free(*out_json);
     *out_json = NULL;
     lake_progress(lake, json_pack("{s:s,s:i,s:s}", "phase", "retry", "attempt", attempt + 2, "reason",
                                   err && err->message ? err->message : ""));
@@ -785,7 +785,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     json_t *run = json_loads(*out_json, 0, NULL);
     if (run) {
       json_object_set(run, "retried_runs", earlier);
-      weir_free(*out_json);
+      free(*out_json);
       *out_json = lake_dump(run);
     }
   }
@@ -795,7 +795,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
 
 /* ---- run records ----------------------------------------------------------------------- */
 
-int weir_run_list(weir_lake *lake, char **out_json, weir_error *err) {
+int pipeline_run_list(weir_lake *lake, char **out_json, weir_error *err) {
   *out_json = NULL;
   json_t *runs = NULL;
   int rc = catalog_runs(lake->cat, 0, &runs, err);
@@ -807,7 +807,7 @@ int weir_run_list(weir_lake *lake, char **out_json, weir_error *err) {
   return WEIR_OK;
 }
 
-int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err) {
+int pipeline_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err) {
   *out_json = NULL;
   if (!run_id || !*run_id) return wr_seterr(err, WEIR_EINVALIDARG, "no run id given");
   json_t *run = NULL;

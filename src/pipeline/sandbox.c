@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "pipeline/sandbox.h"
+#include "util/failpoint.h"
 #include "util/fs.h"
 #include "util/json.h"
 
@@ -54,10 +55,12 @@ static void probe_child(void) {
 
 static void probe_once(void) {
   sandbox_support *s = &support;
-  /* A seam for tests of the refusal: this machine does offer a sandbox. */
-  const char *sim = getenv("WEIR_SANDBOX_UNAVAILABLE");
-  if (sim && *sim) {
-    snprintf(s->why, sizeof s->why, "%s (WEIR_SANDBOX_UNAVAILABLE is set)", sim);
+  /* A seam for tests of the refusal (this machine does offer a sandbox), in failpoint
+   * builds only: $WEIR_FAILPOINTS=sandbox.unavailable:error. */
+  weir_error sim = {0};
+  if (WEIR_FAILPOINT("sandbox.unavailable", &sim) != WEIR_OK) {
+    snprintf(s->why, sizeof s->why, "%s", sim.message ? sim.message : "sandbox.unavailable");
+    weir_error_clear(&sim);
     return;
   }
   s->landlock_abi = sandbox_landlock_abi();

@@ -23,38 +23,77 @@
 #include "util/fs.h"
 #include "util/json.h"
 
-/* $WEIR_PYTHON; else the virtual environment of the source tree libweir was built in
- * (<tree>/build/libweir.so -> <tree>/.venv/bin/python), which is where `make` puts the
- * SDK; else python3 from PATH. */
-const char *pipeline_python(void) {
-  const char *p = getenv("WEIR_PYTHON");
-  if (p && *p) return p;
-  static char found[4096];
-  if (!found[0]) {
-    const char *lib = pipeline_library_path();
+/* What this module keeps per lake handle (weir_lake.pipeline_state): the interpreter and
+ * library paths found by the default lookups, and the prepared Python environments. */
+typedef struct env_entry {
+  char *key;
+  char *interpreter;
+  json_t *roots; /* what the interpreter reads and runs (array of paths), or NULL */
+} env_entry;
+typedef struct pipeline_state {
+  char *python;  /* the default lookup's answer */
+  char *library; /* this library's path */
+  env_entry *envs;
+  size_t n_envs;
+} pipeline_state;
+
+static void state_free(void *p) {
+  pipeline_state *st = p;
+  if (!st) return;
+  for (size_t i = 0; i < st->n_envs; i++) {
+    free(st->envs[i].key);
+    free(st->envs[i].interpreter);
+    json_decref(st->envs[i].roots);
+  }
+  free(st->envs);
+  free(st->python);
+  free(st->library);
+  free(st);
+}
+
+static pipeline_state *state_of(weir_lake *lake) {
+  if (!lake->pipeline_state) {
+    lake->pipeline_state = wr_calloc(1, sizeof(pipeline_state));
+    lake->pipeline_state_free = state_free;
+  }
+  return lake->pipeline_state;
+}
+
+/* The file this code was loaded from: libweir.so (or the executable a static module is
+ * linked into). */
+static char *self_path(void) {
+  Dl_info info;
+  if (dladdr((void *)self_path, &info) && info.dli_fname) {
+    char *abs = realpath(info.dli_fname, NULL);
+    return abs ? abs : wr_strdup(info.dli_fname);
+  }
+  return wr_strdup("libweir.so");
+}
+
+/* weir_lake_options.python; else the virtual environment of the source tree libweir was
+ * built in (<tree>/build/libweir.so -> <tree>/.venv/bin/python), which is where `make`
+ * puts the SDK; else python3 from PATH. */
+const char *pipeline_python(weir_lake *lake) {
+  if (lake->python) return lake->python;
+  pipeline_state *st = state_of(lake);
+  if (!st->python) {
+    char *lib = self_path();
     char *dir = wr_path_dirname(lib);
     char *tree = wr_path_dirname(dir);
     char *venv = wr_asprintf("%s/.venv/bin/python", tree);
-    snprintf(found, sizeof found, "%s", access(venv, X_OK) == 0 ? venv : "python3");
-    free(venv);
+    st->python = access(venv, X_OK) == 0 ? venv : (free(venv), wr_strdup("python3"));
     free(tree);
     free(dir);
+    free(lib);
   }
-  return found;
+  return st->python;
 }
 
-const char *pipeline_library_path(void) {
-  const char *env = getenv("WEIR_LIBRARY");
-  if (env && *env) return env;
-  static char path[4096];
-  Dl_info info;
-  if (dladdr((void *)weir_version, &info) && info.dli_fname) {
-    char *abs = realpath(info.dli_fname, NULL);
-    snprintf(path, sizeof path, "%s", abs ? abs : info.dli_fname);
-    free(abs);
-    return path;
-  }
-  return "libweir.so";
+const char *pipeline_library_path(weir_lake *lake) {
+  if (lake->worker_library) return lake->worker_library;
+  pipeline_state *st = state_of(lake);
+  if (!st->library) st->library = self_path();
+  return st->library;
 }
 
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -68,7 +107,7 @@ int pipeline_spawn(char *const argv[], const char *cwd, const char *stdin_text,
 
 int pipeline_spawn_cancellable(char *const argv[], const char *cwd, const char *stdin_text,
                                const char *log_path, char **out, char **errtext, int *status,
-                               volatile sig_atomic_t *cancel, weir_error *err) {
+                               atomic_int *cancel, weir_error *err) {
   pipeline_spawn_opts o = {.cwd = cwd, .stdin_text = stdin_text, .log_path = log_path, .cancel = cancel};
   return pipeline_spawn_with(argv, &o, out, errtext, status, err);
 }
@@ -135,7 +174,6 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
 
   /* Feed stdin and drain stdout/stderr together so neither side can block the other;
    * watch the child's time and memory when it has limits. */
-  signal(SIGPIPE, SIG_IGN);
   set_nonblock(in_pipe[1]);
   set_nonblock(out_pipe[0]);
   if (err_pipe[0] >= 0) set_nonblock(err_pipe[0]);
@@ -158,7 +196,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
       if (w == pid) exited = true;
     }
     int64_t now = wr_mono_us();
-    if (o->cancel && *o->cancel && !exited) {
+    if (o->cancel && atomic_load(o->cancel) && !exited) {
       if (term_sent_at < 0) {
         kill(-pid, o->sandbox ? SIGKILL : SIGTERM);
         term_sent_at = now;
@@ -198,7 +236,7 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
     for (int i = 0; i < n; i++) {
       if (!fds[i].revents || fds[i].fd == pidfd) continue;
       if (fds[i].fd == fd_in) {
-        ssize_t w = write(fd_in, o->stdin_text + in_off, in_len - in_off);
+        ssize_t w = pipeline_write_nosigpipe(fd_in, o->stdin_text + in_off, in_len - in_off);
         if (w > 0) in_off += (size_t)w;
         if (w < 0 && errno != EAGAIN && errno != EINTR) in_off = in_len;
         if (in_off >= in_len) {
@@ -243,34 +281,23 @@ int pipeline_spawn_with(char *const argv[], pipeline_spawn_opts *o, char **out, 
   return WEIR_OK;
 }
 
-/* Prepared environments are cached by libweir for the life of the process, and by the
- * SDK on disk across processes. */
-typedef struct env_entry {
-  char *key;
-  char *interpreter;
-  json_t *roots; /* what the interpreter reads and runs (array of paths), or NULL */
-} env_entry;
-static env_entry *env_cache;
-static size_t env_cache_n;
-static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static env_entry *env_find(const char *key) {
-  for (size_t i = 0; i < env_cache_n; i++)
-    if (strcmp(env_cache[i].key, key) == 0) return &env_cache[i];
+/* Prepared environments are cached in the lake handle for its life (a handle is used by
+ * one thread at a time, so no lock), and by the SDK on disk across processes. */
+static env_entry *env_find(pipeline_state *st, const char *key) {
+  for (size_t i = 0; i < st->n_envs; i++)
+    if (strcmp(st->envs[i].key, key) == 0) return &st->envs[i];
   return NULL;
 }
 
-static void env_put(char *key, const char *interpreter, json_t *roots) {
-  pthread_mutex_lock(&env_lock);
-  env_entry *e = env_find(key);
+static void env_put(pipeline_state *st, char *key, const char *interpreter, json_t *roots) {
+  env_entry *e = env_find(st, key);
   if (e) {
     free(key);
     if (roots && !e->roots) e->roots = json_incref(roots);
   } else {
-    env_cache = wr_realloc(env_cache, (env_cache_n + 1) * sizeof *env_cache);
-    env_cache[env_cache_n++] = (env_entry){key, wr_strdup(interpreter), roots ? json_incref(roots) : NULL};
+    st->envs = wr_realloc(st->envs, (st->n_envs + 1) * sizeof *st->envs);
+    st->envs[st->n_envs++] = (env_entry){key, wr_strdup(interpreter), roots ? json_incref(roots) : NULL};
   }
-  pthread_mutex_unlock(&env_lock);
 }
 
 /* The folders the SDK's own interpreter reads: its prefixes and sys.path (but its first
@@ -303,37 +330,35 @@ static int base_roots(const char *python, json_t **out, weir_error *err) {
   return rc;
 }
 
-int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_error *err) {
+int pipeline_python_env(weir_lake *lake, const json_t *spec, char **out, json_t **roots, weir_error *err) {
   *out = NULL;
   if (roots) *roots = NULL;
+  pipeline_state *st = state_of(lake);
   bool base = !spec || !json_is_object(spec);
   char *key = base ? wr_strdup("null") : wr_json_canonical(spec);
-  pthread_mutex_lock(&env_lock);
-  env_entry *hit = env_find(key);
+  env_entry *hit = env_find(st, key);
   if (hit && (!roots || hit->roots)) {
     *out = wr_strdup(hit->interpreter);
     if (roots) *roots = json_incref(hit->roots);
-    pthread_mutex_unlock(&env_lock);
     free(key);
     return WEIR_OK;
   }
-  pthread_mutex_unlock(&env_lock);
   if (base) {
     int rc = WEIR_OK;
     json_t *r = NULL;
-    if (roots && (rc = base_roots(pipeline_python(), &r, err)) != WEIR_OK) {
+    if (roots && (rc = base_roots(pipeline_python(lake), &r, err)) != WEIR_OK) {
       free(key);
       return rc;
     }
-    *out = wr_strdup(pipeline_python());
-    env_put(key, *out, r);
+    *out = wr_strdup(pipeline_python(lake));
+    env_put(st, key, *out, r);
     if (roots) *roots = r;
     return WEIR_OK;
   }
   const char *version = wr_json_str(spec, "version", NULL);
   json_t *pip = json_object_get(spec, "pip");
   char *pip_json = pip ? wr_json_canonical(pip) : wr_strdup("{}");
-  char *argv[] = {(char *)pipeline_python(),        "-m",    "weir.envs", "prepare", "--python",
+  char *argv[] = {(char *)pipeline_python(lake),    "-m",    "weir.envs", "prepare", "--python",
                   (char *)(version ? version : ""), "--pip", pip_json,    "--json",  NULL};
   char *stdout_text = NULL, *errtext = NULL;
   int status = 0;
@@ -360,7 +385,7 @@ int pipeline_python_env(const json_t *spec, char **out, json_t **roots, weir_err
     } else {
       *out = wr_strdup(python);
       if (roots) *roots = json_incref(read);
-      env_put(key, python, read);
+      env_put(st, key, python, read);
       key = NULL;
     }
     json_decref(doc);

@@ -168,9 +168,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 /* ---- lifecycle ----------------------------------------------------------------------------------- */
 
-int weir_server_start(const char *lake_path, const weir_serve_options *opts, weir_server **out, weir_error *err) {
+int serve_server_start(const char *lake_path, const weir_serve_options *opts, weir_server **out, weir_error *err) {
   *out = NULL;
-  weir_serve_options none = {0};
+  weir_serve_options none = WEIR_SERVE_OPTIONS_INIT;
   if (!opts) opts = &none;
   const char *host = opts->host && *opts->host ? opts->host : "127.0.0.1";
   if (opts->port < 0 || opts->port > 65535)
@@ -220,9 +220,9 @@ int weir_server_start(const char *lake_path, const weir_serve_options *opts, wei
   return WEIR_OK;
 }
 
-int weir_server_port(const weir_server *srv) { return srv ? srv->port : 0; }
+int serve_server_port(const weir_server *srv) { return srv ? srv->port : 0; }
 
-void weir_server_stop(weir_server *srv) {
+void serve_server_stop(weir_server *srv) {
   if (!srv) return;
   MHD_stop_daemon(srv->daemon);
   rest_server_clear(&srv->core);

@@ -268,4 +268,10 @@ void rest_commit(rest_ctx *c, rest_table_change *changes, size_t n, rest_respond
 int rest_admit(weir_lake *lake, const char *table, const iceberg_table *prev, const iceberg_table *next,
                weir_error *err);
 
+
+/* The server behind src/api/server.c (http.c). */
+int serve_server_start(const char *lake_path, const weir_serve_options *opts, weir_server **out, weir_error *err);
+int serve_server_port(const weir_server *srv);
+void serve_server_stop(weir_server *srv);
+
 #endif

@@ -132,9 +132,6 @@ int weir_error_exit_code(int code) {
   }
 }
 
-void weir_free(void *ptr) { free(ptr); }
-
-const char *weir_version(void) { return WEIR_VERSION_STRING; }
 
 static void oom(size_t n) {
   fprintf(stderr, "error: out of memory (allocating %zu bytes)\n", n);

@@ -120,9 +120,10 @@ def weir_bin() -> pathlib.Path:
 
 
 def weir(*args: str, lake: "pathlib.Path | str | None" = None, cwd=None, env=None,
-         input: str | None = None) -> subprocess.CompletedProcess:
-    """Runs the CLI. With `lake`, passes --lake. Never raises on a non-zero exit."""
-    cmd = [str(weir_bin())]
+         input: str | None = None, exe: "pathlib.Path | None" = None) -> subprocess.CompletedProcess:
+    """Runs the CLI (`exe`, default the build's). With `lake`, passes --lake. Never raises
+    on a non-zero exit."""
+    cmd = [str(exe or weir_bin())]
     if lake is not None:
         cmd += ["--lake", str(lake)]
     cmd += [str(a) for a in args]

@@ -117,9 +117,9 @@ def test_catalog_commands_do_not_load_duckdb(titanic_lake):
         assert r.returncode == 0, (cmd, r.stderr)
     r = weir("query", "SELECT count(*) FROM titanic", lake=titanic_lake, env=missing)
     assert r.returncode == 1
-    assert r.stderr.startswith("error: cannot load DuckDB's library (WEIR_DUCKDB_LIBRARY="
+    assert r.stderr.startswith("error: cannot load DuckDB's library (duckdb_library="
                                "/nonexistent/libduckdb.so: "), r.stderr
-    assert "set WEIR_DUCKDB_LIBRARY to the path of libduckdb.so" in r.stderr
+    assert "$WEIR_DUCKDB_LIBRARY for the CLI and the SDK" in r.stderr
 
 
 def test_duckdb_symbol_list_is_generated_from_the_sources():

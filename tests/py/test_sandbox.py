@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, TITANIC, weir, weir_json
+from conftest import BUILD, ROOT, TITANIC, weir, weir_json
 
 pytestmark = pytest.mark.cli
 
@@ -398,25 +398,39 @@ def test_unsandboxed_the_attack_works_so_the_tests_above_test_the_sandbox(tmp_pa
 
 
 def test_a_kernel_without_a_sandbox_is_refused_unless_unsandboxed(protected, tmp_path):
+    # This machine has a sandbox: the failpoint build pretends it has none (release
+    # builds have no such seam; the library reads no test variable).
+    from conformance import failpoint_cli
+
+    cli = failpoint_cli()
+    if cli is None:
+        if os.environ.get("CI") or os.environ.get("WEIR_REQUIRE_FAILPOINTS"):
+            pytest.fail("no failpoint build (build-asan) to pretend the kernel has no sandbox")
+        pytest.skip("no failpoint build (make build-asan) to pretend the kernel has no sandbox")
     before = state(protected)
     proj = project(tmp_path, "pass\n")
-    env = {"WEIR_SANDBOX_UNAVAILABLE": "no Landlock on this kernel"}
-    r = weir("run", proj, lake=protected, env=env)
+    # The instrumented CLI's workers load the plain library (as make test-asan runs them).
+    env = {"WEIR_FAILPOINTS": "sandbox.unavailable:error",
+           "WEIR_LIBRARY": os.environ.get("WEIR_LIBRARY") or str(BUILD / "libweir.so"),
+           "ASAN_OPTIONS": "detect_leaks=1"}
+    r = weir("run", proj, lake=protected, env=env, exe=cli)
     assert r.returncode == 1, r.stderr
     assert "weir cannot sandbox the Python files of" in r.stderr
-    assert "no Landlock on this kernel" in r.stderr and "--unsandboxed" in r.stderr
+    assert "injected failure at sandbox.unavailable" in r.stderr and "--unsandboxed" in r.stderr
     assert weir_json("runs", lake=protected) == []   # refused before anything was written
-    r = weir("check", proj, lake=protected, env=env)
+    r = weir("check", proj, lake=protected, env=env, exe=cli)
     assert r.returncode == 1 and "--unsandboxed" in r.stderr
     same_as_before(protected, before)
-    r = weir("run", proj, "--unsandboxed", lake=protected, env=env)
+    r = weir("run", proj, "--unsandboxed", lake=protected, env=env, exe=cli)
     assert r.returncode == 0, r.stderr
     assert sandbox_record(protected)["enabled"] is False
     # A project of SQL models only needs no sandbox.
     sql = tmp_path / "sql"
     sql.mkdir()
     (sql / "f.sql").write_text("SELECT PassengerId FROM titanic\n")
-    assert weir("run", sql, lake=protected, env=env).returncode == 0
+    assert weir("run", sql, lake=protected, env=env, exe=cli).returncode == 0
+    # Without the failpoint, the same machine sandboxes: release code has no such seam.
+    assert weir("check", proj, lake=protected, env={"WEIR_SANDBOX_UNAVAILABLE": "x"}).returncode == 0
 
 
 def test_the_sdk_runs_unsandboxed_only_when_asked(tmp_path):

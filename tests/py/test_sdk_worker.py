@@ -222,12 +222,45 @@ def test_missing_lake_is_reported_in_the_result(tmp_path, weir_env):  # noqa: F8
 def test_arrow_export_does_not_copy():
     """The stream handed to libweir reads the table's own buffers."""
     table = pa.table({"x": pa.array(range(1000), pa.int64())})
-    stream, reader = _ffi.export_stream(table)
+    stream, keep = _ffi.export_stream(table)
     back = _ffi.import_stream(stream).read_all()
     assert back.column("x").chunk(0).buffers()[1].address == table.column("x").chunk(0).buffers()[1].address
-    del reader
+    del keep
     with pytest.raises(TypeError, match="not Arrow data"):
         _ffi.to_reader(object())
+
+
+def test_arrow_crosses_through_the_public_capsule_protocol():
+    """Streams libweir fills are imported through an arrow_array_stream capsule with the
+    public RecordBatchReader.from_stream; any __arrow_c_stream__ producer (polars) is
+    accepted as input, and a stream nobody consumed is released with its capsule."""
+    import gc
+
+    import polars as pl
+
+    df = pl.DataFrame({"x": [1, 2, 3]})
+    stream, keep = _ffi.export_stream(df)
+    assert _ffi.import_stream(stream).read_all().column("x").to_pylist() == [1, 2, 3]
+    del keep
+    # A stream filled by the producer side, never read: the capsule's destructor releases it.
+    released: list[bool] = []
+    inner, inner_keep = _ffi.export_stream(pa.table({"y": [1]}))
+    wrapped = _ffi.ArrowArrayStream.from_buffer_copy(inner.contents)  # the C struct, moved
+    inner.contents.release = None  # the original no longer owns it
+    holder = _ffi._StreamHolder(wrapped)  # pyright: ignore[reportPrivateUsage]
+    capsule = holder.__arrow_c_stream__()
+    assert type(capsule).__name__ == "PyCapsule"
+    with pytest.raises(RuntimeError, match="already exported"):
+        holder.__arrow_c_stream__()
+    release_before = wrapped.release
+    del capsule
+    gc.collect()
+    released.append(not wrapped.release and bool(release_before))
+    assert released == [True]
+    del inner_keep
+    # No private pyarrow entry point is used any more.
+    src = (pathlib.Path(_ffi.__file__)).read_text()
+    assert "_import_from_c" not in src and "_export_to_c" not in src
 
 
 # ---- the worker, facing a model process it cannot trust -----------------------------------

@@ -112,7 +112,7 @@ TEST(embedding_program_round_trip) {
   one_batch b;
   struct ArrowArrayStream s;
   make_stream(&b, 1000, &s);
-  weir_import_options o = {0};
+  weir_import_options o = WEIR_IMPORT_OPTIONS_INIT;
   o.table = "people";
   char *out = NULL;
   CHECK_OK(weir_table_import_arrow(lake, &s, &o, &out, &err), &err);

@@ -57,7 +57,7 @@ static fx fixed_catalog(void) {
   f.dir = test_tmpdir();
   f.path = fx_location(f.dir, "catalog");
   weir_error err = {0};
-  CHECK_OK(catalog_open_at_version(f.path, true, "tester", catalog_schema_latest(),
+  CHECK_OK(catalog_open_at_version(f.path, true, "tester", NULL, catalog_schema_latest(),
                                    1700000000000000LL, &f.cat, &err), &err);
   weir_error_clear(&err);
   return f;

@@ -99,7 +99,7 @@ TEST(older_schema_is_migrated_forward) {
   char *path = fx_location(dir, "old");
   wr_catalog *c = NULL;
   weir_error err = {0};
-  CHECK_OK(catalog_open_at_version(path, true, "old", 1, 0, &c, &err), &err);
+  CHECK_OK(catalog_open_at_version(path, true, "old", NULL, 1, 0, &c, &err), &err);
   CHECK_INT(catalog_schema_version(c), 1);
   catalog_close(c);
   CHECK_OK(catalog_open(path, false, NULL, &c, &err), &err);
@@ -157,21 +157,24 @@ TEST(wal_mode_and_sync_setting) {
   char *mode = pragma(f.path, "PRAGMA journal_mode");
   CHECK_STR(mode, "wal");
   free(mode);
-  setenv("WEIR_CATALOG_SYNC", "bogus", 1);
   wr_catalog *c = NULL;
   weir_error err = {0};
-  CHECK_INT(catalog_open(f.path, false, NULL, &c, &err), WEIR_EINVALIDARG);
-  CHECK_CONTAINS(err.message, "WEIR_CATALOG_SYNC");
-  setenv("WEIR_CATALOG_SYNC", "full", 1);
-  CHECK_OK(catalog_open(f.path, false, NULL, &c, &err), &err);
+  wr_catalog_settings bogus = {.sync = 7};
+  CHECK_INT(catalog_open_with(f.path, false, NULL, &bogus, &c, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "catalog_sync is 7");
+  wr_catalog_settings negative = {.busy_timeout_ms = -1};
+  CHECK_INT(catalog_open_with(f.path, false, NULL, &negative, &c, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "busy_timeout_ms is -1");
+  wr_catalog_settings full = {.sync = WEIR_SYNC_FULL, .busy_timeout_ms = 500};
+  CHECK_OK(catalog_open_with(f.path, false, NULL, &full, &c, &err), &err);
   fx_set(&f, "main", "default.a", "/w/a1", NULL);
   catalog_close(c);
-  unsetenv("WEIR_CATALOG_SYNC");
   weir_error_clear(&err);
   fx_free(&f);
 }
 
-TEST(author_defaults_from_environment) {
+/* The library reads no environment: the author is what the caller (the lake) passes. */
+TEST(author_is_the_callers_not_the_environment) {
   setenv("WEIR_AUTHOR", "env-author", 1);
   char *dir = test_tmpdir();
   char *path = fx_location(dir, "c");
@@ -182,7 +185,7 @@ TEST(author_defaults_from_environment) {
   CHECK_OK(catalog_ref_get(c, WEIR_REF_BRANCH, "main", head, &err), &err);
   wr_commit_rec rec;
   CHECK_OK(catalog_commit_get(c, head, &rec, &err), &err);
-  CHECK_STR(rec.author, "env-author");
+  CHECK_STR(rec.author, "weir");
   wr_commit_rec_clear(&rec);
   catalog_close(c);
   unsetenv("WEIR_AUTHOR");

@@ -122,11 +122,10 @@ TEST(lakes_in_one_database_are_separate_schemas) {
 TEST(a_held_write_lock_times_out_as_concurrent) {
   need_pg();
   fx f = fx_new();
-  setenv("WEIR_CATALOG_BUSY_TIMEOUT_MS", "200", 1);
   wr_catalog *other = NULL;
   weir_error err = {0};
-  CHECK_OK(catalog_open(f.path, false, "other", &other, &err), &err);
-  unsetenv("WEIR_CATALOG_BUSY_TIMEOUT_MS");
+  wr_catalog_settings settings = {.busy_timeout_ms = 200};
+  CHECK_OK(catalog_open_with(f.path, false, "other", &settings, &other, &err), &err);
   CHECK_OK(catalog_tx_begin(f.cat, true, &err), &err);
   CHECK_INT(catalog_tx_begin(other, true, &err), WEIR_ECONCURRENT);
   CHECK_CONTAINS(err.message, "locked by another writer");

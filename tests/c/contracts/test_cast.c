@@ -27,7 +27,7 @@ static int run1(const char *type, const char *fmt, struct ArrowArray *col, wr_va
   const char *names[] = {"x"}, *formats[] = {fmt};
   table_of(&t, 1, names, formats, col);
   int rc = wr_contract_validate(c, &t, NULL, v, err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   return rc;
 }
 
@@ -325,7 +325,7 @@ static int run1x(const char *type, const char *fmt, struct ArrowArray *col, wr_v
   const char *names[] = {"x"}, *formats[] = {fmt};
   table_of(&t, 1, names, formats, col);
   int rc = wr_contract_validate(c, &t, NULL, v, err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   return rc;
 }
 
@@ -504,7 +504,7 @@ TEST(exact_casts_report_what_does_not_fit) {
               "7.5, row 2: 7.5, row 4: 0.5)");
     wr_validation_clear(&v);
     weir_error_clear(&err);
-    weir_contract_free(c);
+    wr_contract_free(c);
   }
 
   /* Every other kind. */

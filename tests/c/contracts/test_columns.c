@@ -58,7 +58,7 @@ TEST(spec_messages_missing_type_unknown) {
   CHECK_INT(t.n_batches, 0); /* the input was consumed */
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(narrowing_is_named) {
@@ -76,7 +76,7 @@ TEST(narrowing_is_named) {
   weir_error_clear(&err);
   /* Float64 -> Int64 is refused too, saying how to get it (an exact cast exists); a
    * timestamp zone change is refused with no such hint (a zone is meaning). */
-  weir_contract_free(c);
+  wr_contract_free(c);
   c = yaml_contract("contract:\n  name: t\n  columns:\n    - {name: x, type: Int64}\n    - {name: ts, type: TimestampMicroUTC}\n");
   double x[] = {1.5};
   int64_t ts[] = {0};
@@ -90,7 +90,7 @@ TEST(narrowing_is_named) {
   CHECK_STR(vmsg(&v, 1), "column \"ts\" has type timestamp[us], expected timestamp[us, tz=UTC]");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(inputs_drop_or_keep_undeclared_columns) {
@@ -117,7 +117,7 @@ TEST(inputs_drop_or_keep_undeclared_columns) {
   CHECK_STR(v.valid.schema.children[2]->name, "tclass");
   CHECK_STR(v.valid.schema.children[2]->format, "U");
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(output_schema_is_the_declared_one) {
@@ -143,7 +143,7 @@ TEST(output_schema_is_the_declared_one) {
   CHECK(json_is_true(json_object_get(v.report, "ok")));
   CHECK_INT(json_array_size(json_object_get(v.report, "casts")), 0);
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(passthrough_is_zero_copy) {
@@ -167,7 +167,7 @@ TEST(passthrough_is_zero_copy) {
   CHECK(tcol(&v.valid, 0, 1)->buffers[2] == b_cls_data);
   CHECK(tcol(&v.valid, 0, 2)->buffers[1] == b_fare);
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(sliced_batches_keep_their_offsets) {
@@ -205,7 +205,7 @@ TEST(sliced_batches_keep_their_offsets) {
   CHECK_INT(((const int64_t *)oc->buffers[1])[oc->offset + ob->offset + 3], 4);
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(empty_and_schemaless_inputs) {
@@ -230,7 +230,7 @@ TEST(empty_and_schemaless_inputs) {
   CHECK_STR(v.valid.schema.children[0]->format, "l");
   CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "casts"), 0), "from")), "int32");
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(violation_message_function) {

@@ -41,7 +41,7 @@ static json_t *ir_of(const char *yaml) {
   weir_contract *c = yaml_contract(yaml);
   if (!c) return NULL;
   json_t *ir = wr_contract_to_ir(c);
-  weir_contract_free(c);
+  wr_contract_free(c);
   return ir;
 }
 
@@ -57,7 +57,7 @@ static int from_ir_text(const char *json, char **msg) {
   int rc = wr_contract_from_ir(ir, "ir.json", &c, &err);
   *msg = strdup(err.message ? err.message : "");
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   json_decref(ir);
   return rc;
 }
@@ -125,15 +125,15 @@ TEST(round_trip_is_exact) {
   weir_contract *cp = wr_contract_copy(c);
   json_t *ir5 = wr_contract_to_ir(cp);
   CHECK(json_equal(ir, ir5));
-  weir_contract_free(cp);
+  wr_contract_free(cp);
   free(text);
   json_decref(ir);
   json_decref(ir2);
   json_decref(ir3);
   json_decref(ir4);
   json_decref(ir5);
-  weir_contract_free(c);
-  weir_contract_free(c3);
+  wr_contract_free(c);
+  wr_contract_free(c3);
 }
 
 TEST(minimal_ir_gets_defaults) {
@@ -156,7 +156,7 @@ TEST(minimal_ir_gets_defaults) {
     CHECK(json_is_null(json_object_get(out, "owner")));
     json_decref(out);
   }
-  weir_contract_free(c);
+  wr_contract_free(c);
   json_decref(ir);
 }
 
@@ -252,9 +252,9 @@ TEST(schema_and_from_schema) {
   CHECK_INT(c2->columns[0].n_rules, 0);
   CHECK_INT(c2->n_rules, 0);
   CHECK_STR(c2->columns[0].field.lineage[0], "raw.payments.id");
-  weir_contract_free(c2);
+  wr_contract_free(c2);
   wr_schema_clear(&s);
-  weir_contract_free(c);
+  wr_contract_free(c);
   CHECK_STR(wr_rule_mode_name(WEIR_MODE_DROP), "drop");
 }
 
@@ -277,9 +277,9 @@ TEST(cast_mode_in_ir_and_yaml) {
     CHECK_INT(c->columns[1].cast, WEIR_CAST_MODE_EXACT);
     weir_contract *cp = wr_contract_copy(c);
     CHECK_INT(cp->columns[1].cast, WEIR_CAST_MODE_EXACT);
-    weir_contract_free(cp);
+    wr_contract_free(cp);
   }
-  weir_contract_free(c);
+  wr_contract_free(c);
   char *m;
   CHECK_INT(from_ir_text(
                 "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\",\"cast\":\"exact\"}]}", &m),

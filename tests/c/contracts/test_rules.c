@@ -10,7 +10,7 @@ static int run_i64(const char *yaml, const int64_t *vals, int64_t n, wr_validati
   table_i64(&t, "x", vals, n);
   wr_validate_options o = {.is_output = true, .subject = "s"};
   int rc = wr_contract_validate(c, &t, &o, v, err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   return rc;
 }
 
@@ -23,7 +23,7 @@ static int run_str(const char *yaml, const char *const *vals, int64_t n, wr_vali
   table_of(&t, 1, names, formats, &a);
   wr_validate_options o = {.is_output = true, .subject = "s"};
   int rc = wr_contract_validate(c, &t, &o, v, err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   return rc;
 }
 
@@ -88,7 +88,7 @@ TEST(nulls_counted_across_batches_and_words) {
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 3 null values but is required (rows 70, 1064, 2999)");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(enum_on_integers) {
@@ -229,7 +229,7 @@ TEST(range_on_floats_decimals_dates_strings) {
   CHECK_STR(vmsg(&v, 4), "column \"ts\" has 1 value above the maximum 2024-01-01T00:00:00Z (e.g. 2024-01-01T00:00:00.000001Z)");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(unique_across_batches) {
@@ -269,7 +269,7 @@ TEST(unique_across_batches) {
   CHECK_STR(vmsg(&v, 1), "column \"s\" has 1 duplicate value (e.g. \"a\")");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(unique_on_floats_and_decimals) {
@@ -291,7 +291,7 @@ TEST(unique_on_floats_and_decimals) {
   CHECK_STR(vmsg(&v, 1), "column \"d\" has 1 duplicate value (e.g. 1267650600228229401496703205376)");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(drop_mode_quarantines_exactly_the_violating_rows) {
@@ -360,7 +360,7 @@ TEST(drop_mode_quarantines_exactly_the_violating_rows) {
   CHECK_INT(json_integer_value(json_object_get(json_array_get(rules, 2), "rows_affected")), 2);
   CHECK(json_is_false(json_object_get(json_array_get(rules, 2), "passed")));
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(drop_across_batches_and_any_columns) {
@@ -416,7 +416,7 @@ TEST(drop_across_batches_and_any_columns) {
   CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(v.report, "violations"), 0), "message")),
             "column \"x\" has 2 values below the minimum 0 (e.g. -2, -1)");
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(warn_mode_writes_everything) {
@@ -467,7 +467,7 @@ TEST(fail_message_lists_only_failures_in_order) {
   json_decref(details);
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(sample_limit_option) {
@@ -482,7 +482,7 @@ TEST(sample_limit_option) {
   CHECK_STR(vmsg(&v, 0), "column \"x\" has 6 values above the maximum 0 (e.g. 1, 2, 3, 4, 5)");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(bool_enum_and_bad_hand_built_contract) {
@@ -508,7 +508,7 @@ TEST(bool_enum_and_bad_hand_built_contract) {
   CHECK_STR(err.message, "contract t: rule \"b.enum\" of column \"b\": pattern applies to String columns, not Bool");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(float32_samples_print_as_written) {
@@ -525,7 +525,7 @@ TEST(float32_samples_print_as_written) {
   CHECK_STR(vmsg(&v, 0), "column \"f\" has 2 values above the maximum 0.05 (e.g. 0.1, 2.5)");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(drop_keeps_dictionary_any_columns_encoded) {
@@ -555,7 +555,7 @@ TEST(drop_keeps_dictionary_any_columns_encoded) {
   CHECK_INT(((const int32_t *)q->buffers[1])[1], 1);
   CHECK(v.valid.schema.children[1]->dictionary != NULL);
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST_MAIN()

@@ -61,7 +61,7 @@ TEST(checks_report_rows_as_they_arrived) {
   CHECK(json_is_true(json_object_get(json_array_get(rules, 2), "passed")));
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   wr_engine_close(e);
 }
 
@@ -88,7 +88,7 @@ TEST(checks_in_drop_mode_and_own_engine) {
   snprintf(buf, sizeof buf, "%.*s", (int)(ro[1] - ro[0]), (const char *)qr->buffers[2] + ro[0]);
   CHECK_STR(buf, "positive");
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(bad_check_sql_names_the_check) {
@@ -106,7 +106,7 @@ TEST(bad_check_sql_names_the_check) {
   CHECK_CONTAINS(err.message, "amont");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(table_rules_threshold_and_op) {
@@ -152,7 +152,7 @@ TEST(table_rules_threshold_and_op) {
   CHECK_STR(json_string_value(json_object_get(json_array_get(rules, 2), "op")), ">=");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   wr_engine_close(e);
 }
 
@@ -172,7 +172,7 @@ TEST(table_rules_see_the_data_after_drops) {
   json_t *rules = json_object_get(v.report, "rules");
   CHECK(json_is_true(json_object_get(json_array_get(rules, 1), "passed")));
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(sql_rules_skipped_when_shape_is_broken) {
@@ -197,7 +197,7 @@ TEST(sql_rules_skipped_when_shape_is_broken) {
             "the table's columns do not match the contract");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST_MAIN()

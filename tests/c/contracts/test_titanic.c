@@ -63,7 +63,7 @@ TEST(the_contract_holds_and_shares_every_buffer) {
   CHECK_INT(json_array_size(json_object_get(v.report, "casts")), 0);
   CHECK_INT(json_array_size(json_object_get(v.report, "rules")), 12);
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(embarked_required_fails_on_its_two_nulls) {
@@ -80,7 +80,7 @@ TEST(embarked_required_fails_on_its_two_nulls) {
   CHECK_STR(vmsg(&v, 0), "column \"Embarked\" has 2 null values but is required (rows 61, 829)");
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(passenger_id_int32_is_narrowing) {
@@ -99,7 +99,7 @@ TEST(passenger_id_int32_is_narrowing) {
   CHECK_INT(vcount(&v), 1);
   wr_validation_clear(&v);
   weir_error_clear(&err);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(int32_data_casts_to_int64) {
@@ -129,7 +129,7 @@ TEST(int32_data_casts_to_int64) {
   CHECK_STR(json_string_value(json_object_get(cast, "from")), "int32");
   CHECK_STR(json_string_value(json_object_get(cast, "to")), "int64");
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(age_range_drop_mode) {
@@ -160,7 +160,7 @@ TEST(age_range_drop_mode) {
   }
   CHECK_STR(v.quarantine.schema.children[12]->name, "_weir_rule");
   wr_validation_clear(&v);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(zz_close_engine) {

@@ -38,7 +38,7 @@ static char *load_err(const char *text) {
   weir_contract *c = NULL;
   weir_error err = {0};
   int rc = wr_contract_from_yaml(text, strlen(text), "contracts/t.yml", &c, &err);
-  weir_contract_free(c);
+  wr_contract_free(c);
   if (rc == WEIR_OK) return strdup("(loaded)");
   CHECK_INT(rc, WEIR_EINPUT);
   char *m = strdup(err.message ? err.message : "");
@@ -87,7 +87,7 @@ TEST(spec_example_loads) {
   CHECK(c->rules[0].threshold == 0);
   CHECK_STR(c->rules[0].op, "<=");
   CHECK_INT(c->rules[0].mode, WEIR_MODE_FAIL);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(blog_aliases_load) {
@@ -143,7 +143,7 @@ TEST(blog_aliases_load) {
   CHECK_INT(c->n_rules, 1);
   CHECK(c->rules[0].threshold == 0.01);
   CHECK_STR(json_string_value(json_object_get(c->sla, "availability")), "99.9%");
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(per_rule_modes) {
@@ -187,7 +187,7 @@ TEST(per_rule_modes) {
   CHECK_INT(c->rules[1].mode, WEIR_MODE_FAIL);
   CHECK_STR(c->rules[1].op, ">=");
   CHECK(c->rules[1].threshold == 2);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(enum_with_named_values) {
@@ -205,7 +205,7 @@ TEST(enum_with_named_values) {
   CHECK_INT(json_integer_value(json_array_get(r->values, 1)), 2);
   CHECK_STR(json_string_value(json_array_get(r->value_names, 0)), "1st");
   CHECK_STR(json_string_value(json_array_get(r->value_names, 1)), "2nd");
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(lineage_and_drop_default_for_table_rules) {
@@ -229,7 +229,7 @@ TEST(lineage_and_drop_default_for_table_rules) {
   json_t *lin = wr_contract_lineage_json(c);
   CHECK_STR(json_string_value(json_array_get(json_object_get(lin, "fare"), 0)), "a.fare");
   json_decref(lin);
-  weir_contract_free(c);
+  wr_contract_free(c);
 }
 
 TEST(unknown_type_names_file_line_column) {
@@ -458,8 +458,8 @@ TEST(load_file_by_extension) {
   CHECK(json_equal(ir, ir2));
   json_decref(ir);
   json_decref(ir2);
-  weir_contract_free(c);
-  weir_contract_free(c2);
+  wr_contract_free(c);
+  wr_contract_free(c2);
   snprintf(path, sizeof path, "%s/c.txt", dir);
   CHECK_INT(wr_contract_load_file(path, &c, &err), WEIR_EINPUT);
   snprintf(path, sizeof path, "%s/missing.yml", dir);

@@ -396,7 +396,7 @@ static void make_big(wr_arrow_table *t, int64_t rows, int64_t per_batch) {
 TEST(ten_million_rows_aggregate_in_parallel) {
   wr_engine *e = NULL;
   weir_error err = {0};
-  wr_engine_options o = {4, NULL, NULL};
+  wr_engine_options o = {4, NULL, NULL, NULL};
   CHECK_OK(wr_engine_open(&o, &e, &err), &err);
   wr_arrow_table t;
   const int64_t N = 10000000;
@@ -494,7 +494,7 @@ TEST(long_dictionaries_change_between_batches) {
    * keeps a converted dictionary per thread, read in parallel: every row is checked. */
   wr_engine *e = NULL;
   weir_error err = {0};
-  wr_engine_options o = {3, NULL, NULL};
+  wr_engine_options o = {3, NULL, NULL, NULL};
   CHECK_OK(wr_engine_open(&o, &e, &err), &err);
   struct ArrowSchema vals = {.format = "u", .name = "", .flags = 2, .release = noop_schema_release};
   struct ArrowSchema fc = {.format = "i", .name = "c", .flags = 2, .dictionary = &vals, .release = noop_schema_release};

@@ -25,18 +25,18 @@ TEST(open_with_options) {
   wr_engine *e = NULL;
   weir_error err = {0};
   char *tmp = test_tmpdir();
-  wr_engine_options o = {2, "512MB", tmp};
+  wr_engine_options o = {2, "512MB", tmp, NULL};
   CHECK_OK(wr_engine_open(&o, &e, &err), &err);
   CHECK(tu_double(e, "SELECT current_setting('threads')::BIGINT") == 2);
   char *v = tu_json_value(e, "SELECT current_setting('memory_limit') AS v", "v");
   CHECK_CONTAINS(v, "488");
   free(v);
   wr_engine_close(e);
-  wr_engine_options bad = {0, "lots", NULL};
+  wr_engine_options bad = {0, "lots", NULL, NULL};
   CHECK_INT(wr_engine_open(&bad, &e, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot open the SQL engine");
   CHECK(e == NULL);
-  wr_engine_options neg = {-1, NULL, NULL};
+  wr_engine_options neg = {-1, NULL, NULL, NULL};
   CHECK_INT(wr_engine_open(&neg, &e, &err), WEIR_EINVALIDARG);
   weir_error_clear(&err);
   test_rmtree(tmp);
@@ -78,7 +78,7 @@ TEST(errors_say_what_weir_was_doing) {
   /* Errors found while rows are produced come through the stream. One thread, so that
    * the failing rows are certainly computed after the first ones were delivered. */
   wr_engine_close(e);
-  wr_engine_options one = {1, NULL, NULL};
+  wr_engine_options one = {1, NULL, NULL, NULL};
   CHECK_OK(wr_engine_open(&one, &e, &err), &err);
   struct ArrowArrayStream st;
   int rc = wr_engine_query_stream(

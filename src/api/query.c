@@ -1,0 +1,20 @@
+/*
+ * query.c -- weir_query_*: read-only SQL over the lake at a ref.
+ */
+#include "api/api.h"
+#include "lake/lake.h"
+
+int weir_query_run(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_query_run");
+  return lake_query_run(lake, sql, ref, out, err);
+}
+
+int weir_query_run_text(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_query_run_text");
+  return lake_query_run_text(lake, sql, ref, out, err);
+}
+
+int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format, const char *path, int64_t *rows_out, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_query_export");
+  return lake_query_export(lake, sql, ref, format, path, rows_out, err);
+}

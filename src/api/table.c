@@ -1,0 +1,53 @@
+/*
+ * table.c -- weir_table_*: listing, describing, importing into and reverting tables.
+ */
+#include "api/api.h"
+#include "lake/lake.h"
+
+int weir_import_options_init(weir_import_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_IMPORT_OPTIONS_VERSION);
+}
+
+/* Shared with weir_run_revert (run.c): both revert, one a table and one a run's tables. */
+int weir_revert_options_init(weir_revert_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_REVERT_OPTIONS_VERSION);
+}
+
+int weir_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_list");
+  return lake_table_list(lake, ref, out_json, err);
+}
+
+int weir_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_describe");
+  return lake_table_describe(lake, table, ref, out_json, err);
+}
+
+int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref, const char *branch, const weir_revert_options *opts, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_revert");
+  API_CHECK_OPTS(opts, "weir_revert_options", WEIR_REVERT_OPTIONS_VERSION);
+  return lake_table_revert(lake, table, to_ref, branch, opts, out_json, err);
+}
+
+int weir_table_import(weir_lake *lake, const char *file, const weir_import_options *opts, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_import");
+  API_CHECK_OPTS(opts, "weir_import_options", WEIR_IMPORT_OPTIONS_VERSION);
+  return lake_table_import(lake, file, opts, out_json, err);
+}
+
+int weir_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream, const weir_import_options *opts, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_import_arrow");
+  API_CHECK_OPTS(opts, "weir_import_options", WEIR_IMPORT_OPTIONS_VERSION);
+  return lake_table_import_arrow(lake, stream, opts, out_json, err);
+}
+
+int weir_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_drop");
+  return lake_table_drop(lake, table, branch, out_json, err);
+}
+
+int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
+                      char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_rename");
+  return lake_table_rename(lake, table, new_name, branch, out_json, err);
+}
