@@ -9,7 +9,10 @@
 
 int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   (void)cmd;
-  const char *path = args->n_pos ? args->pos[0] : (ctx->lake_path ? ctx->lake_path : NULL);
+  /* As every command finds its lake: the argument, else --lake, else $WEIR_LAKE (the CLI
+   * maps the variable; the library reads none for creating), else ./.weir. */
+  const char *env = getenv("WEIR_LAKE");
+  const char *path = args->n_pos ? args->pos[0] : ctx->lake_path ? ctx->lake_path : env && *env ? env : NULL;
   weir_error err = {0};
   weir_lake *lake = NULL;
   if (weir_lake_init(path, &lake, &err)) return cli_report_error(ctx, &err);

@@ -54,7 +54,9 @@ static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan ag
                                      {NULL, 0, NULL, NULL}};
 static const cli_opt RUN_OPTS[] = {
     {"ref", 'r', "B", "branch to run on (default: main)"},
-    {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
+    {"dry-run", 0, NULL, "plan and show what would run; run nothing"},
+    {"timeout", 0, "SECONDS",
+     "stop the run (publishing nothing) once its models have run SECONDS in all (default: no limit)"},
     {"expect-head", 0, "HASH",
      "run on this commit of the branch: refused (exit 4) if an input changed since"},
     {"retry", 0, "N",
@@ -64,8 +66,9 @@ static const cli_opt RUN_OPTS[] = {
 
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
-     "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
-     "folder. Refuses a folder that already holds a lake.",
+     "PATH defaults to --lake, else $WEIR_LAKE, else ./.weir, which later commands find by\n"
+     "walking up from the current folder. Refuses a folder that already holds a lake, a\n"
+     "file, and a folder inside another lake.",
      "weir init ./lake", NO_OPTS, 0, 1, cmd_init},
     {"import", "FILE --table T", "load a CSV, Parquet or JSON-lines file into a table as one commit",
      "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"

@@ -146,6 +146,8 @@ static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, tabl
         weir_error_clear(&e2);
         continue;
       }
+      /* SQL reads names without case: `Titanic` reads table titanic. */
+      if (!in->ref && (rc = lake_table_fold_case(lake, hash, &id, err))) break;
       char full[2 * WEIR_NAME_MAX + 2];
       wr_table_id_format(&id, full, sizeof full);
       in->table = wr_strdup(full);
