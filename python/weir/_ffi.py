@@ -79,7 +79,7 @@ class RunOptions(ctypes.Structure):
     """``weir_run_options``."""
 
     _fields_ = [("branch", c_char_p), ("dry_run", c_int), ("expect_head", c_char_p), ("retries", c_int),
-                ("unsandboxed", c_int)]
+                ("unsandboxed", c_int), ("timeout", ctypes.c_double)]
 
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
@@ -103,6 +103,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_lake_path": (c_char_p, [c_void_p]),
     "weir_lake_set_author": (c_int, [c_void_p, c_char_p, _ERR]),
     "weir_lake_set_progress": (None, [c_void_p, PROGRESS_FN, c_void_p]),
+    "weir_lake_interrupt": (None, [c_void_p]),
     "weir_ref_resolve": (c_int, [c_void_p, c_char_p, _HASH, _ERR]),
     "weir_commit_log": (c_int, [c_void_p, c_char_p, c_int64, _OUT, _ERR]),
     "weir_commit_show": (c_int, [c_void_p, c_char_p, _OUT, _ERR]),

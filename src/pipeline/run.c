@@ -98,9 +98,11 @@ static int run_timed_out(const run_ctx *rc, const pipeline_model *m, weir_error 
 /* A SQL model's statement runs on the calling thread inside DuckDB, where neither the
  * interrupt flag (set from a signal handler, which cannot call into DuckDB) nor the
  * run's deadline is looked at. While it runs, this watcher looks at both every
- * WATCH_MS and, when either says stop, interrupts the statement in the engine once; the
- * statement then fails within DuckDB's own checking interval. The watcher exists only
- * while the statement runs, so an interrupt never lands on a later statement. */
+ * SQL_WATCH_MS and, once either says stop, interrupts the engine at every look until the
+ * statement is done: DuckDB forgets an interrupt that comes before its statement has
+ * begun, so one call could be lost in the gap between starting the watcher and
+ * DuckDB starting the statement. The statement then fails within DuckDB's own checking
+ * interval. The watcher exists only while the statement runs. */
 #define SQL_WATCH_MS 20
 
 typedef struct sql_watch {
@@ -118,8 +120,8 @@ static void *sql_watch_main(void *arg) {
   pthread_mutex_lock(&w->mu);
   while (!w->done) {
     bool late = w->deadline_us > 0 && wr_mono_us() >= w->deadline_us;
-    if (!w->fired && (*w->cancel || late)) {
-      w->timed_out = late && !*w->cancel;
+    if (*w->cancel || late) {
+      if (!w->fired) w->timed_out = late && !*w->cancel;
       wr_engine_interrupt(w->engine); /* the statement still runs: done is false under mu */
       w->fired = true;
     }
@@ -152,6 +154,8 @@ static int query_watched(run_ctx *rc, pipeline_model *m, wr_arrow_table *out, we
   pthread_condattr_destroy(&ca);
   pthread_t th;
   bool watching = pthread_create(&th, NULL, sql_watch_main, &w) == 0;
+  /* From here an interrupt stops the statement (the event is also a test's hand-off). */
+  lake_progress(rc->lake, json_pack("{s:s,s:s,s:s}", "phase", "query", "model", m->name, "run_id", rc->run_id));
   int r = wr_engine_query_table(rc->engine, m->sql, out, err);
   if (watching) {
     /* Holding mu, the watcher is not between its check and its interrupt. */
