@@ -646,3 +646,124 @@ def test_a_contract_that_does_not_load_is_the_only_problem(titanic_lake, tmp_pat
     assert len(msgs) == 3, msgs
     assert msgs[1].endswith('output schema "W" is not defined (no YAML contract or TableSchema of that name) '
                             "(unless contracts/w.yml, which did not load, defines it)"), msgs
+
+
+# A SQL model whose statement would run for hours: only an interrupt ends it. (The join
+# keeps titanic as an input, so the model has a catalog table to read.)
+ENDLESS_SQL = ("-- weir: name=s\n"
+               "SELECT count(*) AS n FROM range(1000000000000) a, titanic t\n"
+               "WHERE t.PassengerId = 1 AND a.range % 7 = 3\n")
+
+
+def endless_project(tmp_path):
+    proj = tmp_path / "endless"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("name: endless\n")
+    (proj / "s.sql").write_text(ENDLESS_SQL)
+    return proj
+
+
+def start_run(lake, proj, *extra):
+    """`weir -v run` in the background, with a watchdog that kills it after 120 s so that a
+    run that ignores what the test does fails the test instead of hanging it."""
+    import os
+    import subprocess
+    import threading
+
+    from conftest import weir_bin
+
+    env = dict(os.environ, WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"), WEIR_AUTHOR="tester")
+    p = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "-v", "run", str(proj), *extra],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    watchdog = threading.Timer(120, p.kill)
+    watchdog.start()
+    return p, watchdog
+
+
+def test_ctrl_c_stops_a_long_sql_statement(titanic_lake, tmp_path):
+    """Issue 15: a long SQL statement ignored Ctrl-C until it finished (17 s in the report;
+    here it would be hours). The hand-off is the run's "query" progress event, sent when
+    the statement starts; the SIGINT is sent after it, so the engine's interrupt must stop
+    the statement itself."""
+    import signal
+
+    before = head(titanic_lake)
+    p, watchdog = start_run(titanic_lake, endless_project(tmp_path))
+    try:
+        seen = []
+        for line in p.stderr:
+            seen.append(line)
+            if line.startswith("query s"):
+                break
+        assert seen and seen[-1].startswith("query s"), "".join(seen)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate()
+    finally:
+        watchdog.cancel()
+    assert p.returncode == 130, err  # not -9: the watchdog did not have to kill it
+    assert "model s (s.sql): interrupted" in err
+    run = weir_json("runs", lake=titanic_lake)[0]
+    assert run["status"] == "failed" and run["error"]["code"] == "Interrupted"
+    assert head(titanic_lake) == before
+
+
+def test_run_timeout_stops_a_sql_model_and_publishes_nothing(titanic_lake, tmp_path):
+    """Issue 15: nothing bounded a model's run time. `weir run --timeout SECONDS` bounds
+    the run's models in all; a SQL statement past it is interrupted in the engine."""
+    before = head(titanic_lake)
+    p, watchdog = start_run(titanic_lake, endless_project(tmp_path), "--timeout", "0.5")
+    try:
+        out, err = p.communicate()
+    finally:
+        watchdog.cancel()
+    assert p.returncode == 130, err  # Interrupted's exit code; not -9 from the watchdog
+    assert ("model s (s.sql) was stopped: the run ran past its timeout of 0.5s (weir run --timeout SECONDS, "
+            "Client.run(timeout=...))") in err, err
+    run = weir_json("runs", lake=titanic_lake)[0]
+    assert run["status"] == "failed" and run["error"]["code"] == "Interrupted"
+    assert head(titanic_lake) == before
+    # The engine the statement ran on is pooled: the next statement is not hit by the interrupt.
+    assert count(titanic_lake, "SELECT count(*) FROM titanic") == 891
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", ""])
+def test_run_timeout_must_be_a_positive_number(titanic_lake, value):
+    r = weir("run", EXAMPLE, "--timeout", value, lake=titanic_lake)
+    assert r.returncode == 2 and "--timeout needs a number of seconds above 0" in r.stderr, r.stderr
+
+
+def test_run_timeout_bounds_a_python_model_before_its_own_timeout(titanic_lake, tmp_path):
+    """The run's deadline, when it comes before the model's @weir.python(timeout=...),
+    stops the Python model and says which limit it was."""
+    proj = tmp_path / "sleepy"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("name: sleepy\n")
+    (proj / "models.py").write_text(
+        "import threading\nfrom typing import Annotated\nimport pyarrow as pa\nimport weir\n"
+        "from weir import Int64, Model, Table, TableSchema\n\n\n"
+        "class Out(TableSchema):\n    n: Int64\n\n\n"
+        "@weir.model()\n"
+        "def slow(src: Annotated[pa.Table, Model(\"titanic\")]) -> Table[Out]:\n"
+        "    threading.Event().wait()   # never set: only the runner ends this\n"
+        "    return pa.table({\"n\": pa.array([1], pa.int64())})\n")
+    r = weir("run", proj, "--timeout", "2", lake=titanic_lake)
+    assert r.returncode == 130, r.stderr
+    assert "model slow (models.py) was stopped: the run ran past its timeout of 2s" in r.stderr, r.stderr
+    assert weir_json("runs", lake=titanic_lake)[0]["error"]["code"] == "Interrupted"
+
+
+def test_sql_reads_table_names_without_case(titanic_lake, tmp_path):
+    """Issue 15: creation treated names without case (a case twin is refused) but reads
+    did not: `FROM Titanic` failed for table titanic, in queries and in models."""
+    assert count(titanic_lake, "SELECT count(*) FROM Titanic") == 891
+    assert count(titanic_lake, "SELECT count(*) FROM DEFAULT.TITANIC") == 891
+    assert count(titanic_lake, "SELECT count(*) FROM Titanic a JOIN titanic b USING (PassengerId)") == 891
+    proj = tmp_path / "cases"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("name: cases\n")
+    (proj / "c.sql").write_text("-- weir: name=c\nSELECT count(*) AS n FROM TiTaNiC\n")
+    r = weir("run", proj, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert count(titanic_lake, "SELECT n FROM c") == 891
+    r = weir("query", "SELECT * FROM Titanicc", lake=titanic_lake)
+    assert r.returncode == 1 and "Titanicc does not exist" in r.stderr, r.stderr
