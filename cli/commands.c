@@ -84,7 +84,7 @@ const cli_command CLI_COMMANDS[] = {
      cmd_tables},
     {"describe", "TABLE",
      "show a table at a ref: columns (type, required, doc, lineage, field id), comment, snapshot, "
-     "metadata file",
+     "metadata file, and the contract stored with it (name, version, every rule)",
      NULL, "weir describe titanic --json", REF_OPTS, 1, 1, cmd_describe},
     {"query", "SQL", "run read-only SQL over the tables as they are at a ref",
      "Tables are named NAMESPACE.NAME or, in the default namespace, NAME. --ref takes a\n"
