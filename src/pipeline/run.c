@@ -664,6 +664,36 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     return r;
   }
 
+  /* 1b. Every Python environment the models need, built now: a Python that cannot be
+   * had fails the run before any model ran (nothing written), the build shows as its own
+   * progress phase, and it is not counted in a model's time or the run's timeout (the
+   * models find them in the environment cache). */
+  {
+    json_t *done = json_object();
+    for (size_t oi = 0; oi < rc.p->n_order && r == WEIR_OK; oi++) {
+      pipeline_model *m = &rc.p->models[rc.p->order[oi]];
+      if (m->lang != MODEL_PYTHON) continue;
+      char *key = m->python ? wr_json_canonical(m->python) : wr_strdup("null");
+      if (!json_object_get(done, key)) {
+        json_object_set_new(done, key, json_true());
+        lake_progress(lake, json_pack("{s:s,s:s,s:s?}", "phase", "environment", "model", m->name, "python",
+                                      wr_json_str(m->python, "version", NULL)));
+        char *interp = NULL;
+        json_t *roots = NULL;
+        r = pipeline_python_env(m->python, &interp, rc.unsandboxed ? NULL : &roots, err);
+        if (r) wr_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
+        free(interp);
+        json_decref(roots);
+      }
+      free(key);
+    }
+    json_decref(done);
+    if (r) {
+      pipeline_project_free(rc.p);
+      return r;
+    }
+  }
+
   /* 2. The run branch and the run record. */
   char u[WEIR_UUID_STR_LEN + 1];
   wr_uuid4(u);

@@ -794,3 +794,53 @@ def test_one_mistake_in_models_py_is_reported_once(titanic_lake, tmp_path):
     assert r.returncode == 3
     msgs = [p["message"] for p in json.loads(r.stdout)["error"]["details"]]
     assert len(msgs) == 1 and "model g is defined twice" in msgs[0], msgs
+
+
+G_ENV = '@weir.model(materialization="REPLACE")\n@weir.python("3.11", pip={"polars": "1.*"})\ndef g('
+
+
+@pytest.mark.parametrize("decorator, message", [
+    ('@weir.python("3.4")', 'models.py:68: model g: @weir.python("3.4"): Python 3.4 is not installed (looked for '
+                            'python3.4 on PATH)'),
+    ('@weir.python("3.11", pip={"polars": ">=1,<"})',
+     'models.py:68: model g: @weir.python("3.11"): bad version for polars: \'polars>=1,<\' is not a pip requirement'),
+])
+def test_a_python_environment_that_cannot_be_had_fails_check(titanic_lake, tmp_path, decorator, message):
+    """Issue 15: `@weir.python("3.9")` with no such interpreter, or an invalid pip
+    specifier, failed the run at that model, after the models before it ran."""
+    proj = project(tmp_path, {"models.py": [(G_ENV, G_ENV.replace('@weir.python("3.11", pip={"polars": "1.*"})',
+                                                                    decorator))]})
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3 and message in r.stderr, r.stderr
+
+
+def test_python_environments_are_built_before_any_model_runs(titanic_lake, tmp_path):
+    """An interpreter that is on PATH but does not run (a pyenv shim of an uninstalled
+    version) passes check; the run prepares every environment first, so it fails before
+    any model ran, writes nothing, and the build is a progress phase of its own rather
+    than part of a model's time."""
+    import os
+    import stat
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shim = bindir / "python3.4"
+    shim.write_text("#!/bin/sh\necho 'pyenv: python3.4: command not found' >&2\nexit 127\n")
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    proj = project(tmp_path, {"models.py": [(G_ENV, G_ENV.replace('@weir.python("3.11", pip={"polars": "1.*"})',
+                                                                    '@weir.python("3.4")'))]})
+    assert weir("check", proj, lake=titanic_lake, env=env).returncode == 0
+    before = head(titanic_lake)
+    r = weir("-v", "run", proj, lake=titanic_lake, env=env)
+    assert r.returncode == 1, r.stderr
+    assert "model g (models.py:68): cannot prepare the Python environment" in r.stderr, r.stderr
+    assert "Python 3.4 is not installed" in r.stderr
+    assert not re.search(r"^model ", r.stderr, re.M), r.stderr  # no model started
+    assert weir_json("runs", lake=titanic_lake) == [] and head(titanic_lake) == before
+    # A good project: every environment phase comes before the first model.
+    r = weir("-v", "run", EXAMPLE, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    phases = [line.split()[0] for line in r.stderr.splitlines() if line.split()]
+    assert "environment" in phases and "model" in phases
+    assert max(i for i, ph in enumerate(phases) if ph == "environment") < phases.index("model"), r.stderr
