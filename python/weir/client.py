@@ -1060,10 +1060,10 @@ class Client:
         if kind == "raise":
             raise value
         if signalled:
-            text, err = value
-            state = None
+            text = cast("tuple[str | None, WeirError | None]", value)[0]
+            state: RunState | None = None
             try:
-                doc = json.loads(text) if text else None
+                doc = cast("dict[str, Any] | None", json.loads(text) if text else None)
                 state = RunState.from_json(doc) if isinstance(doc, dict) and doc.get("run_id") else None
             except Exception:  # noqa: BLE001 - the KeyboardInterrupt matters more
                 state = None
