@@ -216,6 +216,15 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     o.retries = (int)n;
   }
   o.unsandboxed = cli_flag(cmd, args, "unsandboxed");
+  const char *timeout = cli_opt_value(cmd, args, "timeout");
+  if (timeout) {
+    char *end;
+    double t = strtod(timeout, &end);
+    if (!*timeout || *end || !(t > 0) || t > 30 * 86400.0)
+      return cli_usage_error(ctx, cmd, "--timeout needs a number of seconds above 0 (at most 30 days), not \"%s\"",
+                             timeout);
+    o.timeout = t;
+  }
   weir_error err = {0};
   char *out = NULL;
   rc = weir_project_run(lake, args->pos[0], &o, &out, &err);

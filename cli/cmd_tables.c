@@ -1,6 +1,8 @@
 /*
  * cmd_tables.c -- init, import, tables, describe, query.
  */
+#define _GNU_SOURCE /* asprintf */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,7 +10,10 @@
 #include "cli.h"
 
 int cmd_init(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  const char *path = args->n_pos ? args->pos[0] : (ctx->lake_path ? ctx->lake_path : NULL);
+  /* As every command finds its lake: the argument, else --lake, else $WEIR_LAKE (the CLI
+   * maps the variable; the library reads none for creating), else ./.weir. */
+  const char *env = getenv("WEIR_LAKE");
+  const char *path = args->n_pos ? args->pos[0] : ctx->lake_path ? ctx->lake_path : env && *env ? env : NULL;
   weir_error err = {0};
   weir_lake *lake = NULL;
   weir_lake_options lo;
@@ -151,6 +156,78 @@ static char *join_strings(const json_t *arr) {
   return s;
 }
 
+/* What a contract rule checks, in a few words: "in (0, 1)", "0 to 100", "unique". */
+static char *rule_text(json_t *r) {
+  const char *kind = json_string_value(json_object_get(r, "kind"));
+  if (!kind) kind = "?";
+  json_t *v;
+  if (strcmp(kind, "enum") == 0 && json_is_array(v = json_object_get(r, "values"))) {
+    char *vals = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *t = NULL;
+    size_t n = vals ? strlen(vals) : 0;
+    if (vals && n >= 2) {
+      vals[n - 1] = 0; /* [a,b] -> in (a,b) */
+      if (asprintf(&t, "one of (%s)", vals + 1) < 0) t = NULL;
+    }
+    free(vals);
+    return t ? t : strdup("enum");
+  }
+  if (strcmp(kind, "range") == 0) {
+    char *lo = json_dumps(json_object_get(r, "min"), JSON_ENCODE_ANY), *hi = json_dumps(json_object_get(r, "max"), JSON_ENCODE_ANY);
+    char *t = NULL;
+    if (asprintf(&t, "range %s to %s", lo && strcmp(lo, "null") ? lo : "-", hi && strcmp(hi, "null") ? hi : "-") < 0)
+      t = NULL;
+    free(lo);
+    free(hi);
+    return t ? t : strdup("range");
+  }
+  const char *text = json_string_value(json_object_get(r, "pattern"));
+  if (!text) text = json_string_value(json_object_get(r, "sql"));
+  if (!text) text = json_string_value(json_object_get(r, "expression"));
+  char *t = NULL;
+  if (text && asprintf(&t, "%s %s", kind, text) >= 0) return t;
+  return strdup(kind);
+}
+
+/* The contract stored with the table: its name and version, then every rule. */
+static void print_contract(json_t *contract) {
+  if (!json_is_object(contract)) return;
+  const char *name = json_string_value(json_object_get(contract, "name"));
+  const char *version = json_string_value(json_object_get(contract, "version"));
+  const char *mode = json_string_value(json_object_get(contract, "mode"));
+  const char *owner = json_string_value(json_object_get(contract, "owner"));
+  const char *origin = json_string_value(json_object_get(contract, "origin"));
+  printf("contract  %s%s%s (mode %s%s%s)%s%s\n", name ? name : "(unnamed)", version ? " " : "", version ? version : "",
+         mode ? mode : "fail", owner ? ", owner " : "", owner ? owner : "", origin ? ", from " : "", origin ? origin : "");
+  const char *h[] = {"rule", "column", "checks", "mode"};
+  cli_table t;
+  cli_table_init(&t, 4, h);
+  size_t i, j;
+  json_t *c, *r;
+  json_array_foreach(json_object_get(contract, "columns"), i, c) {
+    json_array_foreach(json_object_get(c, "rules"), j, r) {
+      char *what = rule_text(r);
+      const char *rmode = json_string_value(json_object_get(r, "mode"));
+      cli_table_add(&t, json_string_value(json_object_get(r, "name")), json_string_value(json_object_get(c, "name")),
+                    what, rmode ? rmode : "");
+      free(what);
+    }
+  }
+  json_array_foreach(json_object_get(contract, "table_rules"), j, r) {
+    char *what = rule_text(r);
+    const char *rmode = json_string_value(json_object_get(r, "mode"));
+    cli_table_add(&t, json_string_value(json_object_get(r, "name")), "(table)", what, rmode ? rmode : "");
+    free(what);
+  }
+  if (t.nrows) {
+    printf("\n");
+    cli_table_print(&t, stdout);
+  } else {
+    printf("          (no rules: columns and types only)\n");
+  }
+  cli_table_free(&t);
+}
+
 int cmd_describe(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
@@ -188,6 +265,11 @@ int cmd_describe(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   }
   cli_table_print(&t, stdout);
   cli_table_free(&t);
+  json_t *contract = json_object_get(d, "contract");
+  if (json_is_object(contract)) {
+    printf("\n");
+    print_contract(contract);
+  }
   json_decref(d);
   return 0;
 }

@@ -59,7 +59,9 @@ static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan ag
                                      {NULL, 0, NULL, NULL}};
 static const cli_opt RUN_OPTS[] = {
     {"ref", 'r', "B", "branch to run on (default: main)"},
-    {"dry-run", 'n', NULL, "plan and show what would run; run nothing"},
+    {"dry-run", 0, NULL, "plan and show what would run; run nothing"},
+    {"timeout", 0, "SECONDS",
+     "stop the run (publishing nothing) once its models have run SECONDS in all (default: no limit)"},
     {"expect-head", 0, "HASH",
      "run on this commit of the branch: refused (exit 4) if an input changed since"},
     {"retry", 0, "N",
@@ -82,10 +84,11 @@ static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (
 
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
-     "PATH defaults to ./.weir, which later commands find by walking up from the current\n"
-     "folder. Refuses a folder that already holds a lake. With --warehouse the tables'\n"
-     "files go to an S3 bucket (endpoint and credentials from the AWS_* variables and\n"
-     "~/.aws files, never stored).\n"
+     "PATH defaults to --lake, else $WEIR_LAKE, else ./.weir, which later commands find by\n"
+     "walking up from the current folder. Refuses a folder that already holds a lake, a\n"
+     "file, and a folder inside another lake. With --warehouse the tables' files go to an\n"
+     "S3 bucket (endpoint and credentials from the AWS_* variables and ~/.aws files, never\n"
+     "stored).\n"
      "With --catalog the catalog lives in a PostgreSQL database (one lake per schema,\n"
      "default public), so processes on many machines share the lake. Connection\n"
      "details follow libpq: PG* variables, and passwords from ~/.pgpass or $PGPASSWORD;\n"
@@ -106,7 +109,7 @@ const cli_command CLI_COMMANDS[] = {
      cmd_tables},
     {"describe", "TABLE",
      "show a table at a ref: columns (type, required, doc, lineage, field id), comment, snapshot, "
-     "metadata file",
+     "metadata file, and the contract stored with it (name, version, every rule)",
      NULL, "weir describe titanic --json", REF_OPTS, 1, 1, cmd_describe},
     {"query", "SQL", "run read-only SQL over the tables as they are at a ref",
      "Tables are named NAMESPACE.NAME or, in the default namespace, NAME. --ref takes a\n"

@@ -3,8 +3,8 @@
  *
  * Like git, options may come before or after the command and its arguments; global
  * options (--lake, --json, -q, -v, --no-progress) are accepted everywhere. Every command
- * answers --help with its usage, options and an example, and `weir --help` lists them
- * all, so a person or an agent can discover the whole surface by walking --help.
+ * answers --help (or `weir help COMMAND`) with its usage, options and an example, and
+ * `weir --help` (or `weir help`) lists them all, so a person or an agent can discover the whole surface by walking --help.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -80,7 +80,7 @@ static void main_help(FILE *out) {
   fprintf(out,
           "\nexit codes: 0 success, 1 error, 2 usage error, 3 contract or plan violation, "
           "4 merge conflict or concurrent update\n"
-          "Run `weir <command> --help` for a command's options and an example.\n");
+          "Run `weir help <command>` (or `weir <command> --help`) for a command's options and an example.\n");
 }
 
 /* Looks up the command named by the first non-option words of argv. Returns the number
@@ -192,6 +192,13 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (argv[i]) argv[n++] = argv[i];
   argc = n;
+
+  /* `weir help` is `weir --help`; `weir help COMMAND...` is `weir COMMAND... --help`. */
+  if (argc >= 2 && strcmp(argv[1], "help") == 0) {
+    for (int i = 1; i + 1 < argc; i++) argv[i] = argv[i + 1];
+    argc--;
+    help = true;
+  }
 
   const cli_command *cmd = NULL;
   if (argc < 2) {

@@ -306,10 +306,12 @@ WEIR_API void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void 
 
 /**
  * Asks a long operation running on `lake` (weir_project_run) to stop: the model being run
- * is stopped (a Python worker is terminated; a SQL model finishes its statement), the run
+ * is stopped (a Python worker is terminated; a SQL model's statement is interrupted in the
+ * engine), the run
  * is recorded as failed ("interrupted"), its branch is kept, and the target branch is not
- * touched. Async-signal-safe: meant to be called from a SIGINT/SIGTERM handler or another
- * thread. The request lasts until the next weir_project_run starts.
+ * touched; weir_project_run returns WEIR_EINTERRUPTED. Async-signal-safe: meant to be
+ * called from a SIGINT/SIGTERM handler or another thread. The request lasts until the
+ * next weir_project_run starts.
  */
 WEIR_API void weir_lake_interrupt(weir_lake *lake);
 
@@ -631,6 +633,12 @@ typedef struct weir_run_options {
                            model sandbox (docs/sandbox.md); recorded in the run. Default 0:
                            sandboxed, and WEIR_EUNSUPPORTED where the kernel offers no
                            sandbox */
+  double timeout;       /* the run's wall-clock limit in seconds, from when its first model
+                           starts (planning and building Python environments excluded);
+                           past it the running model is stopped and the run fails with
+                           WEIR_EINTERRUPTED ("ran past the run's timeout"), nothing
+                           published. <= 0: none (each Python model still has its own
+                           @weir.python(timeout=...)) */
 } weir_run_options;
 
 #define WEIR_RUN_OPTIONS_VERSION 1

@@ -173,6 +173,7 @@ class weir_run_options(ctypes.Structure):
         ("expect_head", c_char_p),
         ("retries", c_int),
         ("unsandboxed", c_int),
+        ("timeout", c_double),
     ]
 
 class weir_token_options(ctypes.Structure):

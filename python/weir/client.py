@@ -36,6 +36,7 @@ import dataclasses
 import json
 import operator
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -60,6 +61,7 @@ from weir.records import (
     TableSummary,
     Tag,
 )
+from weir.limits import parse_duration
 from weir.schema import TableSchema, is_schema
 
 __all__ = ["Client", "RefLike", "BranchLike", "ImportMode"]
@@ -168,6 +170,18 @@ def _enc_ref(ref: object, what: str = "ref", *, optional: bool = False) -> bytes
 
 def _enc_branch(branch: object, what: str = "branch", *, optional: bool = False, target: bool = True) -> bytes | None:
     return _ffi.enc(_branch(branch, what, optional=optional, target=target))
+
+
+def _flag(value: object, what: str) -> bool:
+    """A boolean option checked to be a real ``bool``: ``force="no"`` or ``force=0`` is
+    refused rather than read by truthiness (``"no"`` would mean True).
+
+    Raises:
+        TypeError: not a bool, naming the parameter.
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, not {_got(value)}")
+    return value
 
 
 def _check_callback(fn: object, what: str) -> None:
@@ -391,6 +405,27 @@ class Client:
             self._lib.fn("weir_lake_set_progress")(self._h(), cb, None)
             self._progress_cb = cb  # keep the C thunk alive
 
+    def interrupt(self) -> None:
+        """Asks the run going on in this client (:meth:`run`, on another thread) to stop:
+        the model running is stopped (a Python model's process is terminated, a SQL
+        model's statement is interrupted in the engine), the run is recorded as
+        ``interrupted`` (its branch kept, its target untouched) and :meth:`run` returns
+        it with ``success()`` False and error code ``Interrupted``. Does nothing when no
+        run is going on; the request lasts until the next run starts. Safe to call from
+        any thread (it does not wait for the client's lock) and from a signal handler.
+
+        Ctrl-C needs no call: a SIGINT during :meth:`run` in the main thread interrupts
+        the run this way and raises ``KeyboardInterrupt`` once the run is recorded.
+
+        Example:
+            >>> threading.Timer(60, client.interrupt).start()          # doctest: +SKIP
+            >>> client.run("project").error.code                       # doctest: +SKIP
+            'Interrupted'
+        """
+        handle = self._handle.value
+        if handle:
+            self._lib.fn("weir_lake_interrupt")(ctypes.c_void_p(handle))
+
     def _call(self, name: str, *args: Any) -> None:
         with self._lock:
             self._lib.call(name, self._h(), *args)
@@ -420,7 +455,7 @@ class Client:
         self._call("weir_ref_resolve", _enc_ref(ref), buf)
         return buf.value.decode()
 
-    def get_commits(self, ref: RefLike | None = "main", limit: int | None = None) -> list[Commit]:
+    def get_commits(self, ref: RefLike | None = "main", *, limit: int | None = None) -> list[Commit]:
         """Commits reachable from ``ref``, newest first, each with the tables it changed.
 
         Args:
@@ -528,7 +563,7 @@ class Client:
                 return b
         return Branch(name=n, head=head)
 
-    def delete_branch(self, name: BranchLike, force: bool = False) -> None:
+    def delete_branch(self, name: BranchLike, *, force: bool = False) -> None:
         """Deletes a branch (its commits stay readable by hash).
 
         Args:
@@ -537,12 +572,14 @@ class Client:
         Raises:
             NotFound: no such branch. InvalidArgument: ``main``, or unmerged work without
             ``force``. InvalidName: a bad name (or one holding a NUL character).
-            TypeError: ``name`` is not a str or Branch.
+            TypeError: ``name`` is not a str or Branch; ``force`` is not a bool
+            (``force="no"`` is refused, not read as True).
 
         Example:
             >>> client.delete_branch("dev")          # doctest: +SKIP
         """
-        self._call("weir_branch_delete", _enc_branch(name, "name", target=False), ctypes.c_uint(1 if force else 0))
+        n = _enc_branch(name, "name", target=False)
+        self._call("weir_branch_delete", n, ctypes.c_uint(1 if _flag(force, "force") else 0))
 
     def protect_branch(self, name: BranchLike, *, protected: bool = True) -> None:
         """Protects a branch (``protected=False``: unprotects it).
@@ -656,7 +693,8 @@ class Client:
             raise TypeError("merge() takes into= or into_branch= (the same argument), not both")
         target, what = (into, "into") if into is not None else (into_branch, "into_branch")
         opts = _ffi.options(_ffi.MergeOptions, message=_enc(message, "message", optional=True),
-                            no_ff=1 if no_ff else 0, allow_partial=1 if allow_partial else 0,
+                            no_ff=1 if _flag(no_ff, "no_ff") else 0,
+                            allow_partial=1 if _flag(allow_partial, "allow_partial") else 0,
                             strategy=_enc(strategy, "strategy", optional=True),
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_branch_merge", _enc_ref(source_ref, "source_ref"),
@@ -718,15 +756,15 @@ class Client:
             >>> client.revert_table("f", source_ref=old.hash, into_branch="main")   # doctest: +SKIP
         """
         opts = _ffi.options(_ffi.RevertOptions, message=_enc(message, "message", optional=True),
-                            allow_partial=1 if allow_partial else 0,
+                            allow_partial=1 if _flag(allow_partial, "allow_partial") else 0,
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True),
-                            allow_contract_change=1 if allow_contract_change else 0)
+                            allow_contract_change=1 if _flag(allow_contract_change, "allow_contract_change") else 0)
         doc = self._json("weir_table_revert", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
 
-    def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None,
-                   message: str | None = None, *, expect_head: RefLike | None = None,
+    def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None, *,
+                   message: str | None = None, expect_head: RefLike | None = None,
                    allow_partial: bool = False, allow_contract_change: bool = False) -> RevertResult:
         """Puts every table run ``run_id`` wrote back as it was before the run, in one
         commit on ``into_branch`` (default: the run's target branch).
@@ -752,9 +790,9 @@ class Client:
         if not rid:
             raise InvalidArgument("revert_run needs a run id")
         opts = _ffi.options(_ffi.RevertOptions, message=_enc(message, "message", optional=True),
-                            allow_partial=1 if allow_partial else 0,
+                            allow_partial=1 if _flag(allow_partial, "allow_partial") else 0,
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True),
-                            allow_contract_change=1 if allow_contract_change else 0)
+                            allow_contract_change=1 if _flag(allow_contract_change, "allow_contract_change") else 0)
         doc = self._json("weir_run_revert", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
         return RevertResult.from_json(cast("dict[str, Any]", doc))
@@ -793,7 +831,8 @@ class Client:
         """
         return self.query_reader(sql, ref).read_all()
 
-    def export_query(self, sql: str, path: str | os.PathLike[str], format: Literal["csv", "json", "parquet"] = "parquet",  # noqa: A002
+    def export_query(self, sql: str, path: str | os.PathLike[str], *,
+                     format: Literal["csv", "json", "parquet"] = "parquet",  # noqa: A002
                      ref: RefLike | None = "main") -> int:
         """Runs a query and writes its result to ``path`` as CSV (with a header), JSON or
         Parquet; returns the number of rows written.
@@ -813,10 +852,11 @@ class Client:
 
     # ---- writing data ----------------------------------------------------------------------------
 
-    def import_data(self, table: str, data: object, branch: BranchLike | None = "main", mode: ImportMode = "create",
+    def import_data(self, table: str, data: object, branch: BranchLike | None = "main", *,
+                    mode: ImportMode = "create",
                     contract: str | os.PathLike[str] | type | Mapping[str, Any] | None = None,
                     message: str | None = None, format: Literal["csv", "parquet", "jsonl"] | None = None,  # noqa: A002
-                    *, expect_head: RefLike | None = None) -> ImportResult:
+                    expect_head: RefLike | None = None) -> ImportResult:
         """Loads data into ``table`` as one commit on ``branch`` (None: main).
 
         Args:
@@ -936,7 +976,7 @@ class Client:
 
     def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main", *,
             dry_run: bool = False, expect_head: RefLike | None = None, retries: int = 0,
-            sandbox: bool = True) -> RunState:
+            sandbox: bool = True, timeout: float | str | None = None) -> RunState:
         """Checks, then runs a project transactionally on branch ``ref`` (None: main): the models run
         on a temporary branch ``run/<id>`` that is merged into ``ref`` only if every
         model passed.
@@ -963,6 +1003,18 @@ class Client:
                 (docs/sandbox.md). ``False`` runs it unconfined and is recorded in the
                 run (each Python model's ``sandbox`` record); on a kernel that offers no
                 sandbox it is the only way to run Python models.
+            timeout: the run's wall-clock limit, seconds or a duration such as ``"10m"``
+                (planning and building Python environments excluded). Past it the
+                running model is stopped and the run is returned failed, error code
+                ``Interrupted``, nothing published. None: no limit for the run (each
+                Python model keeps its ``@weir.python(timeout=...)``).
+
+        Interrupting: :meth:`interrupt` from another thread, or Ctrl-C (SIGINT) when
+        ``run`` is called in the main thread with Python's default SIGINT handler in
+        place: the run is stopped and recorded as interrupted, then
+        ``KeyboardInterrupt`` is raised. (The run then executes on a helper thread
+        while the main thread waits for it, so that the signal can be acted on during
+        long statements; progress callbacks are called on that thread.)
 
         Raises:
             PlanError: the project does not plan (``.problems`` lists every problem).
@@ -980,12 +1032,21 @@ class Client:
             raise TypeError(f"retries must be an int, not {_got(retries)}")
         if retries < 0:
             raise InvalidArgument(f"retries must be 0 or more, not {retries}")
-        if not isinstance(sandbox, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise TypeError(f"sandbox must be True or False, not {_got(sandbox)}")
+        _flag(sandbox, "sandbox")
+        _flag(dry_run, "dry_run")
+        seconds = 0.0
+        if timeout is not None:
+            try:
+                seconds = parse_duration(timeout, "timeout")
+            except ValueError as e:
+                if isinstance(timeout, bool) or not isinstance(timeout, (int, float, str)):
+                    raise TypeError(f"timeout must be seconds (an int or float), a duration str such as '10m', "
+                                    f"or None, not {_got(timeout)}") from None
+                raise InvalidArgument(str(e)) from None
         opts = _ffi.options(_ffi.RunOptions, branch=_ffi.enc(target), dry_run=1 if dry_run else 0,
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True), retries=retries,
-                            unsandboxed=0 if sandbox else 1)
-        text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
+                            unsandboxed=0 if sandbox else 1, timeout=seconds)
+        text, err = self._run_interruptible(project, opts)
         doc = cast("dict[str, Any]", json.loads(text)) if text else None
         if err is None:
             if doc is None:
@@ -1000,6 +1061,62 @@ class Client:
         elif state.error is None or not state.error.message:
             state = dataclasses.replace(state, error=run_error)
         return state
+
+    def _run_interruptible(self, project: str, opts: _ffi.RunOptions) -> tuple[str | None, WeirError | None]:
+        """weir_project_run, with SIGINT turned into :meth:`interrupt` when this is the
+        main thread and SIGINT has Python's default handler.
+
+        Python runs a signal handler only in the main thread, between bytecodes: never
+        while that thread is inside a C call. So the run goes to a helper thread and the
+        main thread waits in ``join`` (which signal handlers do interrupt); the handler
+        asks libweir to stop, the run records itself as interrupted and returns, and
+        then ``KeyboardInterrupt`` is raised here. Later SIGINTs while the run stops are
+        absorbed: the run is already stopping, and the record is what matters.
+        """
+        def plain() -> tuple[str | None, WeirError | None]:
+            return self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
+
+        if (threading.current_thread() is not threading.main_thread()
+                or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+            return plain()
+        box: list[Any] = []
+
+        def work() -> None:
+            # SIGINT is for the main thread: blocked here (and in the threads the run
+            # starts, which inherit the mask), the kernel hands it to a thread that acts.
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                box.append(("ok", plain()))
+            except BaseException as e:  # noqa: BLE001 - handed to the main thread
+                box.append(("raise", e))
+
+        signalled: list[int] = []
+
+        def on_sigint(signum: int, frame: object) -> None:
+            signalled.append(signum)
+            self.interrupt()
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            helper = threading.Thread(target=work, name="weir-run", daemon=True)
+            helper.start()
+            helper.join()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        kind, value = box[0]
+        if kind == "raise":
+            raise value
+        if signalled:
+            text = cast("tuple[str | None, WeirError | None]", value)[0]
+            state: RunState | None = None
+            try:
+                doc = cast("dict[str, Any] | None", json.loads(text) if text else None)
+                state = RunState.from_json(doc) if isinstance(doc, dict) and doc.get("run_id") else None
+            except Exception:  # noqa: BLE001 - the KeyboardInterrupt matters more
+                state = None
+            what = f"run {state.run_id} interrupted ({state.status})" if state is not None else "run interrupted"
+            raise KeyboardInterrupt(what)
+        return cast("tuple[str | None, WeirError | None]", value)
 
     def get_runs(self) -> list[RunState]:
         """Runs, newest first.

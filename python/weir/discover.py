@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from weir import envs
 from weir._project import declared_names, error_line, load_file, origin_file, project_files
 from weir.errors import ModelDefinitionError
 from weir.model import ModelSpec, analyze_model, is_model
@@ -134,6 +135,15 @@ def discover(project_dir: str) -> dict[str, Any]:
                 spec, problems = analyze_model(fn)
                 for p in problems:
                     error(filename, p.line or 0, p.message)
+                env = getattr(fn, "__weir_python__", None)
+                if spec is not None and env is not None:
+                    # A Python that is not installed, or a pip specifier pip would refuse,
+                    # fails the plan here, not the run at this model (after others ran).
+                    try:
+                        envs.check(env.version, env.pip)
+                    except envs.EnvError as e:
+                        error(filename, spec.line or code.co_firstlineno,
+                              f'model {spec.name}: @weir.python("{env.version}"): {str(e).splitlines()[0]}')
                 if spec is not None:
                     models.append((spec, filename))
                 elif problems:

@@ -330,6 +330,54 @@ def prepare(version: str, pip: Mapping[str, str] | None = None, *, cache: str | 
         return py, True
 
 
+def _check_specifier(name: str, requirement: str) -> None:
+    """Refuses a requirement pip would refuse (``polars>=1,<``), with packaging's parser
+    when it is importable (pip carries a copy)."""
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:
+        try:
+            from pip._vendor.packaging.requirements import InvalidRequirement, Requirement  # type: ignore[no-redef]
+        except ImportError:
+            return
+    try:
+        Requirement(requirement)
+    except InvalidRequirement as e:
+        raise EnvError(f"bad version for {name}: {requirement!r} is not a pip requirement ({e})") from None
+
+
+def check(version: str, pip: Mapping[str, str] | None = None) -> str:
+    """What :func:`prepare` needs, checked without building or running anything: the
+    version is well formed and an interpreter for it is installed (this one, or
+    ``python3.X`` on PATH), and every requirement parses. Returns the interpreter found.
+    Discovery runs it for every ``@weir.python``, so that ``weir check`` refuses a model
+    asking for a Python that is not there, or an invalid pip specifier, rather than the
+    run failing at that model after the models before it ran. (:func:`prepare` still
+    asks the interpreter for its exact version.)
+
+    Raises:
+        EnvError: a malformed version or requirement, or no such Python.
+
+    Example:
+        >>> check("%d.%d" % sys.version_info[:2]) == sys.executable
+        True
+    """
+    reqs = requirements(pip or {})
+    for name, req in zip(sorted(pip or {}), reqs):
+        _check_specifier(name, req)
+    if not re.match(r"^3\.\d+(\.\d+)?$", version):
+        raise EnvError(f"bad Python version {version!r}: use e.g. 3.11")
+    if _matches(version, "%d.%d.%d" % sys.version_info[:3]):
+        return sys.executable
+    short = ".".join(version.split(".")[:2])
+    for cand in (f"python{short}", f"python{version}"):
+        path = shutil.which(cand)
+        if path:
+            return path
+    raise EnvError(f"Python {version} is not installed (looked for python{short} on PATH); install it or change "
+                   "the model's @weir.python version")
+
+
 def _list(root: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not root.is_dir():

@@ -39,6 +39,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -48,7 +49,7 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
+    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code", "sdk_advice",
     "CODES",
 ]
 
@@ -465,6 +466,45 @@ def error_class(code: int | str) -> type[WeirError]:
     return _BY_CODE.get(code, WeirError)
 
 
+# libweir words its advice for the command line, which is most of its callers; the SDK
+# says the same in its own terms. Each rule rewrites one spelling libweir uses (see the
+# messages in src/); a message that already gives the SDK's words (``sandbox=False``) is
+# left alone. Order matters: longer forms first.
+_SDK_ADVICE: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p, r in (
+    (r"weir branch create NAME --from ([\w./~^-]+)", r'create_branch(NAME, from_ref="\1")'),
+    (r"weir branch create ([\w./-]+)", r'create_branch("\1")'),
+    (r"weir init ([^\s)]+)", r'weir.Client.init("\1")'),
+    (r"weir init\b", "weir.Client.init(path)"),
+    (r"`weir revert --run (\S+) --branch (\S+)`", r'revert_run("\1", into_branch="\2")'),
+    (r"weir revert TABLE --to REF", "revert_table(TABLE, source_ref=REF)"),
+    (r"weir import --format csv\|parquet\|jsonl", 'import_data(..., format="csv", "parquet" or "jsonl")'),
+    (r"--mode (\w+)", r'mode="\1"'),
+    (r"--force\b", "force=True"),
+    (r"--allow-partial\b", "allow_partial=True"),
+    (r"--allow-contract-change\b", "allow_contract_change=True"),
+    (r"--retry N", "retries=N"),
+    (r"--expect-head\b", "expect_head"),
+    (r"no --lake given", "no lake= given"),
+))
+
+
+def sdk_advice(message: str) -> str:
+    """``message`` from libweir with its command-line advice said as the SDK's: keyword
+    arguments and methods instead of flags and commands.
+
+    Example:
+        >>> sdk_advice("merge it first, or delete it anyway with --force")
+        'merge it first, or delete it anyway with force=True'
+        >>> sdk_advice("use --mode replace or --mode append")
+        'use mode="replace" or mode="append"'
+    """
+    if "sandbox=False" in message:
+        return message
+    for pattern, replacement in _SDK_ADVICE:
+        message = pattern.sub(replacement, message)
+    return message
+
+
 def error_from_code(code: int | str, message: str, details: object = None) -> WeirError:
     """Builds the exception for a libweir error. ``details`` may be a JSON string, a list,
     a single object, or None.
@@ -487,4 +527,4 @@ def error_from_code(code: int | str, message: str, details: object = None) -> We
     else:
         items = [details]
     cls = error_class(code)
-    return cls(message, items)
+    return cls(sdk_advice(message), items)

@@ -169,6 +169,18 @@ static int dberr(sqlite_backend *b, int rc, const char *what, weir_error *err) {
   if (prim == SQLITE_FULL || ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && sys == ENOSPC))
     return wr_seterr(err, WEIR_EIO, "catalog %s: %s: no space left on the disk that holds it (nothing was written)",
                        b->path, what);
+  /* A lake this user may read but not write (opened read-only by SQLite): reads work,
+   * this write cannot. SQLITE_READONLY_CANTINIT / _RECOVERY: the -shm index is missing
+   * or stale and only a writer can make it. */
+  if (prim == SQLITE_READONLY)
+    return wr_seterr(err, WEIR_EIO,
+                     "catalog %s is read-only for this user while %s: %s (reading the lake works; writing needs "
+                     "write access to the lake's folder and its catalog files)",
+                     b->path, what,
+                     rc == SQLITE_READONLY_CANTINIT || rc == SQLITE_READONLY_RECOVERY
+                         ? "its -shm file is missing or stale, and only a user who may write the lake can make it "
+                           "(open the lake once as such a user)"
+                         : "this needs to write");
   if ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && sys)
     return wr_seterr(err, WEIR_EIO, "catalog %s: %s: %s (%s)", b->path, what,
                        b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc), strerror(sys));
@@ -1077,6 +1089,12 @@ int catalog_backend_sqlite_open(const char *path, bool create, const wr_catalog_
   }
   sqlite3_extended_result_codes(b->db, 1);
   sqlite3_busy_timeout(b->db, b->busy_ms);
+  /* The -wal and -shm files stay when the last connection closes (persistent WAL). A
+   * reader without write access to the lake's folder cannot create them, and SQLite
+   * reads a WAL database without write access only when they exist (the files take the
+   * database's permissions, so who may read the catalog may read them). */
+  int persist = 1;
+  sqlite3_file_control(b->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
   /* WAL is a property of the database file, set once when it is made: asking for the mode
    * in force is a read, so opening needs no write access. Anything but "wal" after trying
    * to switch means the medium cannot have it, which would break the concurrency
@@ -1090,7 +1108,18 @@ int catalog_backend_sqlite_open(const char *path, bool create, const wr_catalog_
     if (rc == SQLITE_OK) rc = sqlite3_step(s);
     if (rc != SQLITE_ROW) {
       sqlite3_finalize(s);
-      dberr(b, rc, attempt ? "switching to WAL mode" : "opening it", err);
+      char *shm = wr_asprintf("%s-shm", path);
+      bool no_shm = access(shm, F_OK) != 0;
+      free(shm);
+      if ((rc & 0xff) == SQLITE_READONLY && no_shm)
+        /* A WAL database is readable without write access only with its -wal and -shm
+         * files present; a lake last closed before weir kept them has none. */
+        wr_seterr(err, WEIR_EIO,
+                  "catalog %s cannot be read without write access until its -wal and -shm files exist: open "
+                  "the lake once as a user who may write it (weir tables), which makes them",
+                  path);
+      else
+        dberr(b, rc, attempt ? "switching to WAL mode" : "opening it", err);
       int code = err ? err->code : WEIR_ECATALOG;
       sq_close(&b->base);
       return code;

@@ -129,10 +129,19 @@ void wc_findings_finish(findings *f) {
 }
 
 /* What a refused narrowing cast that an exact cast could apply says: the two fixes. */
-#define NARROWING_HINT                                                                                  \
-  " (narrowing casts are not applied: cast it in the model, or declare the column's cast exact, with "  \
-  "cast: exact in YAML or TableField(cast=\"exact\") in Python, to apply it when every value converts " \
-  "without loss)"
+#define EXACT_FIXES                                                                                   \
+  ": cast it in the model, or declare the column's cast exact, with cast: exact in YAML or "          \
+  "TableField(cast=\"exact\") in Python, to apply it when every value converts without loss"
+#define NARROWING_HINT " (narrowing casts are not applied" EXACT_FIXES ")"
+
+/* An integer type to a floating-point one is not a narrowing: its risk is rounding.
+ * Returns the target's significand bits (double 53, float 24), or 0 for other pairs. */
+static int float_from_int_bits(const char *found, const char *expected) {
+  if (!found || !expected || !(strncmp(found, "int", 3) == 0 || strncmp(found, "uint", 4) == 0)) return 0;
+  if (strcmp(expected, "double") == 0) return 53;
+  if (strcmp(expected, "float") == 0) return 24;
+  return 0;
+}
 
 /* ---- messages ------------------------------------------------------------------------------------- */
 
@@ -247,7 +256,13 @@ char *wr_violation_message(const json_t *v) {
     } else {
       wr_buf_printf(&b, "column \"%s\" has type %s, expected %s", col, found ? found : "?",
                       expected ? expected : "?");
-      if (json_is_true(json_object_get(v, "exact_cast_possible")))
+      bool exact_possible = json_is_true(json_object_get(v, "exact_cast_possible"));
+      int bits = float_from_int_bits(found, expected);
+      if (bits && (exact_possible || json_is_true(json_object_get(v, "narrowing"))))
+        /* Not a narrowing (every int64 is in double's range) but a rounding one. */
+        wr_buf_printf(&b, " (%s to %s rounds integers beyond 2^%d, so it is not applied%s)", found, expected, bits,
+                      exact_possible ? EXACT_FIXES : "");
+      else if (exact_possible)
         wr_buf_puts(&b, NARROWING_HINT);
       else if (json_is_true(json_object_get(v, "narrowing")))
         wr_buf_puts(&b, " (narrowing casts are not applied)");

@@ -147,6 +147,12 @@ void wr_eng_settle(wr_engine *e) {
   pthread_mutex_unlock(&e->mu);
 }
 
+void wr_engine_interrupt(wr_engine *e) {
+  /* No settle and no lock: the connection is busy with the statement to stop, and
+   * DuckDB's interrupt only sets a flag its executing threads check. */
+  if (e && e->conn) duckdb_interrupt(e->conn);
+}
+
 void *wr_engine_connection(wr_engine *e) {
   /* The caller is about to use the connection directly: free it from any stream. */
   wr_eng_settle(e);

@@ -38,6 +38,13 @@ void wr_engine_close(wr_engine *e);
  * returned as void * so that this header does not require duckdb.h). */
 void *wr_engine_connection(wr_engine *e);
 
+/* Asks the statement running on the engine's connection to stop (duckdb_interrupt): it
+ * fails soon after with DuckDB's "Interrupted" error. Safe to call from another thread
+ * while a statement runs (the only call on an engine that is); not from a signal handler.
+ * A call while no statement runs may stop the next one, so callers call it only while
+ * theirs runs. */
+void wr_engine_interrupt(wr_engine *e);
+
 /* From now on, SQL run by this engine may read and write files only inside `dirs`
  * (DuckDB's allowed_directories with external access off, configuration locked). Used
  * before running SQL that comes from users or models: a query over the lake must not be

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "storage/location.h"
@@ -230,6 +231,39 @@ static int init_catalog_location(const weir_lake_options *opts, char **stored, w
   return rc;
 }
 
+/* The lake `abs` lies inside (its own folder excluded), or NULL. Caller frees. A lake in
+ * a lake would put one's catalog among the other's warehouse files. */
+static char *enclosing_lake(const char *abs) {
+  char *dir = wr_path_dirname(abs);
+  for (;;) {
+    if (is_lake(dir)) return dir;
+    if (strcmp(dir, "/") == 0 || !*dir) break;
+    char *up = wr_path_dirname(dir);
+    bool same = strcmp(up, dir) == 0;
+    free(dir);
+    dir = up;
+    if (same) break;
+  }
+  free(dir);
+  return NULL;
+}
+
+/* Why `abs` cannot hold a lake, as advice that can work; NULL when it
+ * can. Caller frees. */
+static char *not_a_lake_place(const char *abs) {
+  if (wr_fs_exists(abs) && !wr_fs_is_dir(abs))
+    return wr_strdup("it is a file, not a folder: a lake is a folder of its own (give a new folder's path)");
+  char *outer = enclosing_lake(abs);
+  if (outer) {
+    char *why = wr_asprintf("it is inside the lake at %s, and a lake cannot hold another (open %s, or give a "
+                            "folder outside it)",
+                            outer, outer);
+    free(outer);
+    return why;
+  }
+  return NULL;
+}
+
 int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
   /* "" is most likely an unset variable ($LAKE): refused rather than read as "here". */
@@ -245,6 +279,12 @@ int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, 
   bool conditional_put = true;
   if (is_lake(abs)) {
     rc = wr_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
+    goto done;
+  }
+  char *why = not_a_lake_place(abs);
+  if (why) {
+    rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot create a lake at %s: %s", abs, why);
+    free(why);
     goto done;
   }
   if (opts->warehouse) {
@@ -304,8 +344,12 @@ int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, 
   if (path && *path) {
     abs = wr_path_absolute(path);
     if (!is_lake(abs)) {
-      int rc = wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (no %s there; create one with: weir init %s)",
-                           abs, CATALOG_FILE, path);
+      /* Suggest creating one only where one can be created. */
+      char *why = not_a_lake_place(abs);
+      int rc = why ? wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s: %s", abs, why)
+                   : wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (no %s there; create one with: weir init %s)",
+                               abs, CATALOG_FILE, path);
+      free(why);
       free(abs);
       return rc;
     }
@@ -404,10 +448,47 @@ int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX
                          "\"%s\" is a tag, not a branch: tags never move, so writes and merges go to branches "
                          "(weir branch create NAME --from %s)",
                          branch, branch);
+    /* A name that reads as a commit hash cannot become a branch (wr_ref_name_check refuses
+     * it at creation), so creating it is no advice. */
+    size_t len = strlen(branch);
+    bool hex = len >= 7 && len <= WEIR_HASH_LEN;
+    for (size_t i = 0; hex && i < len; i++) hex = strchr("0123456789abcdefABCDEF", branch[i]) != NULL;
+    if (hex)
+      return wr_seterr(err, WEIR_EINVALIDARG,
+                       "\"%s\" is a commit hash, not a branch: writes and merges go to a branch head "
+                       "(start a branch there: weir branch create NAME --from %.12s)",
+                       branch, branch);
     return wr_seterr(err, WEIR_ENOTFOUND, "branch \"%s\" does not exist (create it with: weir branch create %s)",
                        branch, branch);
   }
   return rc;
+}
+
+int lake_table_fold_case(weir_lake *lake, const char *hash, wr_table_id *id, weir_error *err) {
+  char full[2 * WEIR_NAME_MAX + 2];
+  wr_table_id_format(id, full, sizeof full);
+  wr_table_entry e = {0};
+  weir_error inner = {0};
+  int rc = catalog_table_get(lake->cat, hash, full, &e, &inner);
+  wr_table_entry_clear(&e);
+  if (rc != WEIR_ENOTFOUND) {
+    if (rc) wr_error_move(err, &inner);
+    return rc;
+  }
+  weir_error_clear(&inner);
+  /* A miss: one walk of the commit's tree, paid only by names spelled in another case. */
+  wr_table_entry *all = NULL;
+  size_t n = 0;
+  if ((rc = catalog_tables(lake->cat, hash, &all, &n, err))) return rc;
+  for (size_t i = 0; i < n; i++)
+    if (strcasecmp(all[i].table, full) == 0) {
+      wr_table_id found;
+      if (wr_table_id_parse(all[i].table, &found, &inner) == WEIR_OK) *id = found;
+      weir_error_clear(&inner);
+      break;
+    }
+  wr_table_entries_free(all, n);
+  return WEIR_OK;
 }
 
 int lake_table_at(weir_lake *lake, const char *hash, const char *table, bool missing_ok,

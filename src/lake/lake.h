@@ -118,6 +118,12 @@ int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE],
 int lake_branch_head(weir_lake *lake, const char *branch, char out[WEIR_HASH_HEX_SIZE],
                      weir_error *err);
 
+/* Reads name tables as SQL does, without case: when no table at `hash` is named exactly
+ * `id`, the one whose name differs only in case (at most one: writes refuse case twins)
+ * takes its place in *id. *id is left alone when there is none (the caller's lookup then
+ * reports it missing). Errors only from the catalog. */
+int lake_table_fold_case(weir_lake *lake, const char *hash, wr_table_id *id, weir_error *err);
+
 /* Loads the Iceberg version of `table` at commit `hash`. *out NULL (and WEIR_OK) when the
  * table does not exist there and `missing_ok`; otherwise WEIR_ENOTFOUND naming the table
  * and ref. */

@@ -62,7 +62,7 @@ int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, co
     if (wr_table_id_parse(text, &id, &inner) != WEIR_OK) {
       weir_error_clear(&inner);
       rc = wr_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", text, hash);
-    } else {
+    } else if ((rc = lake_table_fold_case(lake, hash, &id, err)) == WEIR_OK) {
       rc = lake_attach_table(lake, engine, hash, &id, err);
     }
     free(text);

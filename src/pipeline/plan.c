@@ -75,13 +75,30 @@ static bool unloaded(const wr_project *p, const char *key, const char *name) {
 
 /* " (unless a.py, b.py, which did not load, define it)" when Python files that did not
  * load declare names nobody could read (their source does not parse); "" otherwise. */
-static void opaque_hint(const wr_project *p, wr_buf *hint) {
-  json_t *py = json_object_get(p->unloaded, "opaque");
+/* A name the plan cannot find. When a file did not load at all (a Python file that does
+ * not import, a YAML file that does not parse), the name may well be defined there: that
+ * file's problem is the root one, reported already, and this is not a problem of its own
+ * (it would be one more false error per reader of the name). It becomes a warning that
+ * says so, and is checked for real once the file loads. Otherwise it is a problem. */
+static void unresolved(wr_project *p, const char *file, int line, const char *model, const char *expected,
+                       const char *found, char *msg) {
+  json_t *opaque = json_object_get(p->unloaded, "opaque");
+  if (json_array_size(opaque) == 0) {
+    pipeline_problem(p, file, line, model, NULL, expected, found, "%s", msg);
+    free(msg);
+    return;
+  }
+  wr_buf b = WEIR_BUF_INIT;
+  wr_buf_puts(&b, msg);
   size_t j;
   json_t *f;
-  json_array_foreach(py, j, f) wr_buf_printf(hint, "%s%s", j ? ", " : " (unless ", json_string_value(f));
-  if (hint->len)
-    wr_buf_printf(hint, ", which did not load, define%s it)", json_array_size(py) == 1 ? "s" : "");
+  json_array_foreach(opaque, j, f) wr_buf_printf(&b, "%s%s", j ? ", " : " (not a problem of its own: ", json_string_value(f));
+  wr_buf_printf(&b, ", which did not load, may define it; checked once %s)", json_array_size(opaque) == 1 ? "it loads" : "they load");
+  json_array_append_new(p->warnings, json_pack("{s:o,s:o,s:o,s:s}", "file", wr_json_text(file), "line",
+                                               line > 0 ? json_integer(line) : json_null(), "model",
+                                               wr_json_text(model), "message", wr_buf_cstr(&b)));
+  wr_buf_free(&b);
+  free(msg);
 }
 
 static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, table_cache *tc,
@@ -93,13 +110,10 @@ static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, tabl
       m->output = pipeline_schema(p, m->output_schema_name);
       int line = m->output_line ? m->output_line : m->line;
       if (!m->output && !unloaded(p, "schemas", m->output_schema_name)) {
-        wr_buf hint = WEIR_BUF_INIT;
-        opaque_hint(p, &hint);
-        pipeline_problem(p, m->file, line, m->name, NULL, m->output_schema_name, NULL,
-                         "%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
-                         "TableSchema of that name)%s",
-                         m->file, line, m->name, m->output_schema_name, wr_buf_cstr(&hint));
-        wr_buf_free(&hint);
+        unresolved(p, m->file, line, m->name, m->output_schema_name, NULL,
+                   wr_asprintf("%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
+                               "TableSchema of that name)",
+                               m->file, line, m->name, m->output_schema_name));
       } else if (m->output)
         for (size_t c = 0; c < m->output->n_columns; c++)
           if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
@@ -125,12 +139,9 @@ static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, tabl
       if (in->schema_name) {
         in->schema = pipeline_schema(p, in->schema_name);
         if (!in->schema && !unloaded(p, "schemas", in->schema_name)) {
-          wr_buf hint = WEIR_BUF_INIT;
-          opaque_hint(p, &hint);
-          pipeline_problem(p, m->file, in->line, m->name, NULL, in->schema_name, NULL,
-                           "%s:%d: model %s: input %s: schema \"%s\" is not defined%s", m->file, in->line,
-                           m->name, in->param ? in->param : in->name, in->schema_name, wr_buf_cstr(&hint));
-          wr_buf_free(&hint);
+          unresolved(p, m->file, in->line, m->name, in->schema_name, NULL,
+                     wr_asprintf("%s:%d: model %s: input %s: schema \"%s\" is not defined", m->file, in->line,
+                                 m->name, in->param ? in->param : in->name, in->schema_name));
         }
       }
       if (prod >= 0 && !in->ref) {
@@ -146,6 +157,8 @@ static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, tabl
         weir_error_clear(&e2);
         continue;
       }
+      /* SQL reads names without case: `Titanic` reads table titanic. */
+      if (!in->ref && (rc = lake_table_fold_case(lake, hash, &id, err))) break;
       char full[2 * WEIR_NAME_MAX + 2];
       wr_table_id_format(&id, full, sizeof full);
       in->table = wr_strdup(full);
@@ -174,13 +187,10 @@ static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, tabl
       if (rc) break;
       if (!t && !(local && (unloaded(p, "sql", local) || unloaded(p, "models", local)))) {
         /* A Python file whose source does not parse may be where the model was defined. */
-        wr_buf hint = WEIR_BUF_INIT;
-        opaque_hint(p, &hint);
-        pipeline_problem(p, m->file, in->line, m->name, NULL, NULL, in->name,
-                         "%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
-                         "commit %.12s%s",
-                         m->file, in->line, m->name, in->name, hash, wr_buf_cstr(&hint));
-        wr_buf_free(&hint);
+        unresolved(p, m->file, in->line, m->name, NULL, in->name,
+                   wr_asprintf("%s:%d: model %s reads %s, which is neither a model of the project nor a table at "
+                               "commit %.12s",
+                               m->file, in->line, m->name, in->name, hash));
       }
     }
   }

@@ -673,7 +673,8 @@ int pipeline_load(weir_lake *lake, const char *dir, bool unsandboxed, wr_project
       weir_error_clear(&e2);
     }
     for (size_t j = 0; j < i; j++)
-      if (strcmp(p->models[j].name, m->name) == 0)
+      /* Two Python models of one name: discovery reported it already, once. */
+      if (strcmp(p->models[j].name, m->name) == 0 && !(m->lang == MODEL_PYTHON && p->models[j].lang == MODEL_PYTHON))
         pipeline_problem(p, m->file, m->line, m->name, NULL, NULL, NULL,
                          "%s:%d: model \"%s\" is defined twice (also in %s:%d)", m->file, m->line, m->name,
                          p->models[j].file, p->models[j].line);

@@ -13,7 +13,9 @@
  *      as failed with the model and its messages.
  */
 #define _GNU_SOURCE /* strsignal */
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -75,7 +77,104 @@ typedef struct run_ctx {
   pipeline_worker worker;          /* the run's model worker, started at its first Python model */
   bool worker_started;
   json_t *sandbox;                 /* the last Python model's sandbox record (docs/sandbox.md) */
+  double timeout_s;                /* weir_run_options.timeout; <= 0: none */
+  int64_t deadline_us;             /* wr_mono_us() past which the run stops; 0: none */
 } run_ctx;
+
+/* The run's timeout, for messages: "5s", "1h30m". */
+static void run_timeout_text(const run_ctx *rc, char *buf, size_t n) { sandbox_format_seconds(rc->timeout_s, buf, n); }
+
+static int run_timed_out(const run_ctx *rc, const pipeline_model *m, weir_error *err) {
+  char lim[64];
+  run_timeout_text(rc, lim, sizeof lim);
+  return wr_seterr(err, WEIR_EINTERRUPTED,
+                   "model %s (%s) was stopped: the run ran past its timeout of %s (weir run --timeout SECONDS, "
+                   "Client.run(timeout=...))",
+                   m->name, m->file, lim);
+}
+
+/* ---- stopping a SQL statement ---------------------------------------------------------- */
+
+/* A SQL model's statement runs on the calling thread inside DuckDB, where neither the
+ * interrupt flag (set from a signal handler, which cannot call into DuckDB) nor the
+ * run's deadline is looked at. While it runs, this watcher looks at both every
+ * SQL_WATCH_MS and, once either says stop, interrupts the engine at every look until the
+ * statement is done: DuckDB forgets an interrupt that comes before its statement has
+ * begun, so one call could be lost in the gap between starting the watcher and
+ * DuckDB starting the statement. The statement then fails within DuckDB's own checking
+ * interval. The watcher exists only while the statement runs. */
+#define SQL_WATCH_MS 20
+
+typedef struct sql_watch {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;  /* signalled when the statement is done */
+  bool done;
+  wr_engine *engine;
+  atomic_int *cancel;
+  int64_t deadline_us; /* 0: none */
+  bool fired, timed_out;
+} sql_watch;
+
+static void *sql_watch_main(void *arg) {
+  sql_watch *w = arg;
+  pthread_mutex_lock(&w->mu);
+  while (!w->done) {
+    bool late = w->deadline_us > 0 && wr_mono_us() >= w->deadline_us;
+    if (atomic_load(w->cancel) || late) {
+      if (!w->fired) w->timed_out = late && !atomic_load(w->cancel);
+      wr_engine_interrupt(w->engine); /* the statement still runs: done is false under mu */
+      w->fired = true;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += SQL_WATCH_MS * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* wr_engine_query_table, stopped by the run's interrupt flag or deadline: then
+ * WEIR_EINTERRUPTED saying which. */
+static int query_watched(run_ctx *rc, pipeline_model *m, wr_arrow_table *out, weir_error *err) {
+  sql_watch w;
+  memset(&w, 0, sizeof w);
+  w.engine = rc->engine;
+  w.cancel = &rc->lake->interrupted;
+  w.deadline_us = rc->deadline_us;
+  pthread_mutex_init(&w.mu, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&w.cv, &ca);
+  pthread_condattr_destroy(&ca);
+  pthread_t th;
+  bool watching = pthread_create(&th, NULL, sql_watch_main, &w) == 0;
+  /* From here an interrupt stops the statement (the event is also a test's hand-off). */
+  lake_progress(rc->lake, json_pack("{s:s,s:s,s:s}", "phase", "query", "model", m->name, "run_id", rc->run_id));
+  int r = wr_engine_query_table(rc->engine, m->sql, out, err);
+  if (watching) {
+    /* Holding mu, the watcher is not between its check and its interrupt. */
+    pthread_mutex_lock(&w.mu);
+    w.done = true;
+    pthread_cond_signal(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+    pthread_join(th, NULL);
+  }
+  pthread_cond_destroy(&w.cv);
+  pthread_mutex_destroy(&w.mu);
+  if (r != WEIR_OK && w.fired) {
+    weir_error_clear(err);
+    if (w.timed_out) return run_timed_out(rc, m, err);
+    return wr_seterr(err, WEIR_EINTERRUPTED, "model %s (%s): interrupted", m->name, m->file);
+  }
+  if (r != WEIR_OK) wr_error_prefix(err, "model %s (%s)", m->name, m->file);
+  return r;
+}
 
 static json_t *summary_for(const run_ctx *rc, const pipeline_model *m) {
   /* Iceberg snapshot summary: which run and model wrote this version. */
@@ -117,8 +216,7 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   if (r) return r;
   wr_arrow_table data;
   wr_arrow_table_init(&data);
-  if ((r = wr_engine_query_table(rc->engine, m->sql, &data, err))) {
-    wr_error_prefix(err, "model %s (%s)", m->name, m->file);
+  if ((r = query_watched(rc, m, &data, err))) {
     wr_arrow_table_release(&data);
     return r;
   }
@@ -328,6 +426,16 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     mp.host_job = host_job;
     mp.sandbox = sandboxed ? &prep : NULL;
     mp.timeout_s = m->limits.timeout_s;
+    /* The run's deadline, when it comes first, bounds the model too. */
+    bool run_bound = false;
+    if (rc->deadline_us > 0) {
+      double left = (double)(rc->deadline_us - wr_mono_us()) / 1e6;
+      if (left < 0.001) left = 0.001;
+      if (mp.timeout_s <= 0 || left < mp.timeout_s) {
+        mp.timeout_s = left;
+        run_bound = true;
+      }
+    }
     mp.memory_limit = m->limits.memory;
     mp.worker_job = worker_job;
     mp.cwd = rc->p->dir;
@@ -337,6 +445,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
     free(host_path);
     if (r == WEIR_OK && atomic_load(&rc->lake->interrupted))
       r = wr_seterr(err, WEIR_EINTERRUPTED, "model %s (%s:%d): interrupted", m->name, m->file, m->line);
+    if (r == WEIR_OK && mp.timed_out && run_bound) r = run_timed_out(rc, m, err);
     if (r == WEIR_OK) {
       char *text = NULL;
       size_t len = 0;
@@ -555,6 +664,36 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     return r;
   }
 
+  /* 1b. Every Python environment the models need, built now: a Python that cannot be
+   * had fails the run before any model ran (nothing written), the build shows as its own
+   * progress phase, and it is not counted in a model's time or the run's timeout (the
+   * models find them in the environment cache). */
+  {
+    json_t *done = json_object();
+    for (size_t oi = 0; oi < rc.p->n_order && r == WEIR_OK; oi++) {
+      pipeline_model *m = &rc.p->models[rc.p->order[oi]];
+      if (m->lang != MODEL_PYTHON) continue;
+      char *key = m->python ? wr_json_canonical(m->python) : wr_strdup("null");
+      if (!json_object_get(done, key)) {
+        json_object_set_new(done, key, json_true());
+        lake_progress(lake, json_pack("{s:s,s:s,s:s?}", "phase", "environment", "model", m->name, "python",
+                                      wr_json_str(m->python, "version", NULL)));
+        char *interp = NULL;
+        json_t *roots = NULL;
+        r = pipeline_python_env(lake, m->python, &interp, rc.unsandboxed ? NULL : &roots, err);
+        if (r) wr_error_prefix(err, "model %s (%s:%d)", m->name, m->file, m->line);
+        free(interp);
+        json_decref(roots);
+      }
+      free(key);
+    }
+    json_decref(done);
+    if (r) {
+      pipeline_project_free(rc.p);
+      return r;
+    }
+  }
+
   /* 2. The run branch and the run record. */
   char u[WEIR_UUID_STR_LEN + 1];
   wr_uuid4(u);
@@ -570,7 +709,10 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   /* SQL models read tables, not the machine's files: a restricted engine. */
   if ((r = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &rc.engine, err))) goto fail;
 
-  /* 3. Models in order, each one commit on the run branch. */
+  /* 3. Models in order, each one commit on the run branch. The run's timeout counts
+   * from here: planning (and discovery) are not the models' time. */
+  rc.timeout_s = opts ? opts->timeout : 0;
+  if (rc.timeout_s > 0) rc.deadline_us = wr_mono_us() + (int64_t)(rc.timeout_s * 1e6);
   for (size_t oi = 0; oi < rc.p->n_order; oi++) {
     pipeline_model *m = &rc.p->models[rc.p->order[oi]];
     int64_t started = wr_now_us();
@@ -580,6 +722,8 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     int mr;
     if (atomic_load(&lake->interrupted))
       mr = wr_seterr(&merr, WEIR_EINTERRUPTED, "model %s: interrupted before it started", m->name);
+    else if (rc.deadline_us > 0 && wr_mono_us() >= rc.deadline_us)
+      mr = run_timed_out(&rc, m, &merr);
     else
       mr = m->lang == MODEL_SQL ? run_sql_model(&rc, m, &res, &merr) : run_python_model(&rc, m, &res, &merr);
     if (mr == WEIR_OK && atomic_load(&lake->interrupted))

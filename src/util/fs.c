@@ -4,10 +4,12 @@
 #include "util/fs.h"
 #include "util/buf.h"
 #include "util/failpoint.h"
+#include "util/uuid.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +67,20 @@ static int write_all(int fd, const void *data, size_t len) {
 int wr_fs_write_atomic(const char *path, const void *data, size_t len, bool exclusive,
                          weir_error *err) {
   char *dir = wr_path_dirname(path);
-  char *tmp = wr_asprintf("%s.tmp-%ld-XXXXXX", path, (long)getpid());
+  char *tmp = NULL;
   int rc = WEIR_OK;
-  int fd = mkstemp(tmp);
+  /* Not mkstemp: it makes the file 0600 whatever the umask, and a lake others may read
+   * (catalog 0644, data files 0644 under the usual umask) would then hold metadata and
+   * lake.json only its owner can read. Mode 0666 less the umask, as for any new file. */
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+    uint32_t r;
+    wr_random_bytes(&r, sizeof r);
+    free(tmp);
+    tmp = wr_asprintf("%s.tmp-%ld-%08x", path, (long)getpid(), r);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) {
     rc = wr_seterr(err, WEIR_EIO, "cannot create %s: %s", tmp, strerror(errno));
     goto done;

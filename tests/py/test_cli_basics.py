@@ -128,3 +128,120 @@ def test_duckdb_symbol_list_is_generated_from_the_sources():
     r = subprocess.run([sys.executable, str(root / "scripts" / "gen_duckdb_shim.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# ---- issue 15: what a new user hit -------------------------------------------------------
+
+def test_weir_help_is_help():
+    top = weir("help")
+    assert top.returncode == 0 and top.stdout == weir("--help").stdout and "commands:" in top.stdout
+    r = weir("help", "branch", "create")
+    assert r.returncode == 0 and r.stdout == weir("branch", "create", "--help").stdout
+    assert r.stdout.startswith("usage: weir branch create NAME")
+    r = weir("help", "frobnicate")
+    assert r.returncode == 2 and 'unknown command "frobnicate"' in r.stderr
+
+
+def test_dash_n_has_one_meaning():
+    """`-n` was "at most N commits" for log and "dry run" for run: now only the former."""
+    top = weir("--help")
+    meanings = set()
+    for c in re.findall(r"^  ([a-z]+(?: [a-z]+)?)\s{2,}", top.stdout, re.M):
+        out = weir(*c.split(), "--help").stdout
+        meanings |= set(re.findall(r"^  -n, (--[a-z-]+)", out, re.M))
+    assert meanings == {"--max-count"}
+    r = weir("run", "somewhere", "-n")
+    assert r.returncode == 2 and "unknown option -n for weir run" in r.stderr
+
+
+def test_init_without_a_path_uses_weir_lake(tmp_path):
+    target = tmp_path / "from-env"
+    r = weir("init", cwd=tmp_path, env={"WEIR_LAKE": str(target)})
+    assert r.returncode == 0, r.stderr
+    assert (target / "catalog.db").exists() and not (tmp_path / ".weir").exists()
+    assert weir_json("branch", env={"WEIR_LAKE": str(target)})[0]["name"] == "main"
+    # --lake and an argument still come first.
+    other = tmp_path / "arg"
+    assert weir("init", other, env={"WEIR_LAKE": str(target)}).returncode == 0 and (other / "catalog.db").exists()
+
+
+def test_no_advice_that_cannot_work(titanic_lake, tmp_path):
+    head = weir_json("log", "-n", "1", lake=titanic_lake)[0]["hash"]
+    # A commit hash is not a branch, and cannot be made one (names that read as hashes are refused).
+    r = weir("merge", "main", "--into", head, lake=titanic_lake)
+    assert r.returncode == 2, r.stderr
+    assert f'"{head}" is a commit hash, not a branch' in r.stderr and f"weir branch create {head}" not in r.stderr
+    assert f"weir branch create NAME --from {head[:12]}" in r.stderr
+    assert "reads as a commit hash" in weir("branch", "create", head, lake=titanic_lake).stderr
+    # A file is not a place for a lake.
+    f = tmp_path / "data.csv"
+    f.write_text("x\n1\n")
+    r = weir("tables", lake=f)
+    assert r.returncode == 1 and "it is a file, not a folder" in r.stderr and "weir init" not in r.stderr, r.stderr
+    r = weir("init", f)
+    assert r.returncode == 2 and "it is a file, not a folder" in r.stderr, r.stderr
+    # Nor is the inside of another lake.
+    inner = titanic_lake / "warehouse"
+    r = weir("tables", lake=inner)
+    assert r.returncode == 1 and f"it is inside the lake at {titanic_lake}" in r.stderr and "weir init" not in r.stderr
+    r = weir("init", inner / "x")
+    assert r.returncode == 2 and f"inside the lake at {titanic_lake}" in r.stderr, r.stderr
+    assert not (inner / "x").exists()
+
+
+def test_describe_shows_the_contract(lake):
+    contract = pathlib.Path(__file__).resolve().parents[2] / "examples" / "titanic" / "project" / "contracts" / "titanic.yml"
+    assert weir("import", TITANIC, "--table", "titanic", "--contract", contract, lake=lake).returncode == 0
+    out = weir("describe", "titanic", lake=lake).stdout
+    assert re.search(r"^contract  titanic 1\.0 \(mode fail, owner examples\), from .*titanic\.yml$", out, re.M), out
+    assert re.search(r"^PassengerId\.unique\s+PassengerId\s+unique\s+fail$", out, re.M), out
+    assert re.search(r"^Survived\.enum\s+Survived\s+one of \(0,1\)\s+fail$", out, re.M), out
+    assert re.search(r"^Age\.range\s+Age\s+range 0 to 100\s+fail$", out, re.M), out
+    assert weir("import", TITANIC, "--table", "plain", lake=lake).returncode == 0
+    assert "contract" not in weir("describe", "plain", lake=lake).stdout
+
+
+def test_a_lake_others_may_read_can_be_read(tmp_path):
+    """Issue 15: metadata files and lake.json were 0600, and opening the catalog needed
+    write access (its -wal/-shm files). Read as another user (root reads anything, so the
+    test drops to nobody with setpriv; as a non-root user it takes write permission away)."""
+    import shutil
+    import stat
+    import tempfile
+
+    base = pathlib.Path(tempfile.mkdtemp(prefix="weir-ro-"))  # outside pytest's 0700 tmp dir
+    try:
+        base.chmod(0o755)
+        lake = base / "lake"
+        assert weir("init", lake).returncode == 0
+        assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
+        for p in [lake / "lake.json", *lake.rglob("*.json"), *lake.rglob("*.avro")]:
+            assert stat.S_IMODE(p.stat().st_mode) & 0o044 == 0o044, p  # the umask's mode, as data files
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            assert setpriv, "setpriv is needed to read the lake as another user"
+            prefix = [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+        else:
+            prefix = []
+            for p in [lake, *lake.rglob("*")]:
+                p.chmod(stat.S_IMODE(p.stat().st_mode) & ~0o222)
+        from conftest import weir_bin
+
+        def as_reader(*args):
+            return subprocess.run([*prefix, str(weir_bin()), "--lake", str(lake), *args], capture_output=True,
+                                  text=True, env=dict(os.environ, WEIR_AUTHOR="reader"))
+
+        r = as_reader("query", "SELECT count(*) AS n FROM titanic", "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == [{"n": 891}]
+        for args in (["tables"], ["log"], ["describe", "titanic"], ["branch"], ["runs"]):
+            r = as_reader(*args)
+            assert r.returncode == 0, (args, r.stderr)
+        r = as_reader("branch", "create", "dev")
+        assert r.returncode == 1 and "is read-only for this user" in r.stderr, r.stderr
+        assert "reading the lake works" in r.stderr
+    finally:
+        for p in [base, *base.rglob("*")]:
+            if not p.is_symlink():
+                p.chmod(stat.S_IMODE(p.stat().st_mode) | 0o200)
+        shutil.rmtree(base, ignore_errors=True)

@@ -21,6 +21,7 @@ import pytest
 import weir
 from weir import _ffi
 from conftest import TITANIC
+from test_client_support import PROJECT as PROJECT_DIR
 from test_client_support import client, library_path, titanic_client, weir_env  # noqa: F401 - fixtures
 
 
@@ -167,7 +168,8 @@ def test_unmerged_branch_needs_force(titanic_client):
     with pytest.raises(weir.WeirError) as refused:
         c.delete_branch("wip")
     assert type(refused.value) is weir.WeirError   # a refusal (exit 1), not a bad argument
-    assert "--force" in str(refused.value)
+    # SDK advice, not the CLI's flag (issue 15)
+    assert "delete it anyway with force=True" in str(refused.value) and "--force" not in str(refused.value)
     c.delete_branch("wip", force=True)
     assert [b.name for b in c.get_branches()] == ["main"]
 
@@ -225,3 +227,153 @@ def test_library_loading(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import weir, sys; assert 'weir.client' not in sys.modules"],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
+
+
+# ---- issue 15: what a new user hit -------------------------------------------------------
+
+def test_boolean_options_must_be_bools(titanic_client):
+    """`delete_branch(name, force="no")` deleted the branch: "no" is truthy. Every boolean
+    option of the SDK is a real bool now, and the TypeError names the parameter; nothing
+    is done."""
+    c = titanic_client
+    c.create_branch("wip")
+    c.import_data("wip_table", pa.table({"x": [1]}), branch="wip")
+    calls = [
+        ("force", lambda v: c.delete_branch("wip", force=v)),
+        ("no_ff", lambda v: c.merge("wip", into="main", no_ff=v)),
+        ("allow_partial", lambda v: c.merge("wip", into="main", allow_partial=v)),
+        ("allow_partial", lambda v: c.revert_table("titanic", source_ref="main", allow_partial=v)),
+        ("allow_contract_change", lambda v: c.revert_table("titanic", source_ref="main", allow_contract_change=v)),
+        ("allow_partial", lambda v: c.revert_run("nosuchrun", allow_partial=v)),
+        ("allow_contract_change", lambda v: c.revert_run("nosuchrun", allow_contract_change=v)),
+        ("dry_run", lambda v: c.run(PROJECT_DIR, dry_run=v)),
+        ("sandbox", lambda v: c.run(PROJECT_DIR, sandbox=v)),
+    ]
+    before = c.get_branch("main").head
+    for what, call in calls:
+        for bad in ("no", 0, 1, None):
+            with pytest.raises(TypeError, match=f"^{what} must be True or False, not "):
+                call(bad)
+    assert "wip" in [b.name for b in c.get_branches()] and c.get_branch("main").head == before
+    with pytest.raises(TypeError, match="internet_access"):
+        weir.python(internet_access="yes")  # type: ignore[arg-type]
+
+
+def test_options_are_keyword_only(titanic_client):
+    c = titanic_client
+    c.create_branch("wip")
+    with pytest.raises(TypeError):
+        c.delete_branch("wip", True)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.import_data("t2", pa.table({"x": [1]}), "main", "create")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.export_query("SELECT 1 AS x", "out.csv", "csv")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.get_commits("main", 1)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.revert_run("r", "main", "a message")  # type: ignore[misc]
+    assert [b.name for b in c.get_branches()] == ["main", "wip"]
+
+
+def test_sdk_errors_give_sdk_advice(titanic_client, tmp_path):
+    c = titanic_client
+    with pytest.raises(weir.AlreadyExists) as e:
+        c.import_data("titanic", TITANIC)
+    assert 'use mode="replace" or mode="append"' in str(e.value)
+    with pytest.raises(weir.NotFound) as e:
+        c.import_data("x", TITANIC, branch="nope")
+    assert 'create it with: create_branch("nope")' in str(e.value) and "weir branch" not in str(e.value)
+    with pytest.raises(weir.NotFound) as e:
+        weir.Client(lake=tmp_path / "none")
+    assert f'weir.Client.init("{tmp_path / "none"}")' in str(e.value) or "weir.Client.init(" in str(e.value)
+    assert weir.errors.sdk_advice("pass --retry N to plan again") == "pass retries=N to plan again"
+
+
+SLOW_SQL = ("-- weir: name=s\n"
+            "SELECT count(*) AS n FROM range(1000000000000) a, titanic t\n"
+            "WHERE t.PassengerId = 1 AND a.range % 7 = 3\n")
+
+
+def slow_project(tmp_path: pathlib.Path) -> pathlib.Path:
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("name: slow\n")
+    (proj / "s.sql").write_text(SLOW_SQL)
+    return proj
+
+
+def test_interrupt_stops_a_run_from_another_thread(titanic_client, tmp_path):
+    """Client.interrupt() (documented, missing before) binds weir_lake_interrupt. The
+    hand-off: the run's "query" progress event, sent when the SQL statement starts."""
+    c = titanic_client
+    before = c.get_branch("main").head
+    started = threading.Event()
+    c.set_progress(lambda e: started.set() if e.get("phase") == "query" else None)
+    stopper = threading.Thread(target=lambda: (started.wait(120), c.interrupt()))
+    stopper.start()
+    state = c.run(slow_project(tmp_path))
+    stopper.join()
+    assert started.is_set()
+    assert not state.success() and state.status == "failed"
+    assert state.error is not None and state.error.code == "Interrupted", state.error
+    assert c.get_branch("main").head == before
+    assert c.query("SELECT count(*) AS n FROM titanic").to_pylist() == [{"n": 891}]  # the client goes on
+    c.interrupt()  # no run: nothing happens, and the next run is not affected
+    assert c.run(PROJECT_DIR).success()
+
+
+def test_run_timeout(titanic_client, tmp_path):
+    c = titanic_client
+    state = c.run(slow_project(tmp_path), timeout="300ms")
+    assert state.status == "failed" and state.error is not None and state.error.code == "Interrupted"
+    assert "ran past its timeout of 0.3s" in state.error.message
+    with pytest.raises(weir.InvalidArgument, match="positive"):
+        c.run(PROJECT_DIR, timeout=0)
+    with pytest.raises(TypeError, match="timeout"):
+        c.run(PROJECT_DIR, timeout=True)  # type: ignore[arg-type]
+
+
+CTRL_C = """
+import json, os, sys
+import weir
+c = weir.Client(lake=sys.argv[1])
+def progress(e):
+    if e.get("phase") == "query":
+        print("started", flush=True)   # the hand-off: the parent sends SIGINT now
+c.set_progress(progress)
+try:
+    c.run(sys.argv[2])
+except KeyboardInterrupt as e:
+    run = c.get_runs()[0]
+    print(json.dumps({"raised": str(e), "status": run.status, "code": run.error.code if run.error else None}))
+    sys.exit(0)
+print(json.dumps({"raised": None}))
+"""
+
+
+def test_ctrl_c_interrupts_client_run_and_raises_keyboard_interrupt(titanic_client, tmp_path):
+    """A SIGINT during Client.run() in the main thread stops the run (recorded as
+    interrupted) and then raises KeyboardInterrupt. Before, the signal waited for the run
+    to end (for hours here; the watchdog fails the test then)."""
+    import json
+    import signal
+
+    c = titanic_client
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C)
+    p = subprocess.Popen([sys.executable, str(script), c.path, str(slow_project(tmp_path))],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(pathlib.Path(weir.__file__).parents[1])))
+    watchdog = threading.Timer(120, p.kill)
+    watchdog.start()
+    try:
+        assert p.stdout is not None
+        assert p.stdout.readline() == "started\n"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate()
+    finally:
+        watchdog.cancel()
+    assert p.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["raised"].startswith("run ") and "interrupted" in doc["raised"], doc
+    assert doc["status"] == "failed" and doc["code"] == "Interrupted", doc

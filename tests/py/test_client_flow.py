@@ -54,7 +54,7 @@ def test_listing_2(titanic_client):
     assert run_state.branch == "dev_br" and run_state.result_commit == client.get_branch("dev_br").head
     assert client.get_branch("main").head == cnt_main.hash  # main untouched so far
     # 4) merge the branch into production on success, then delete it
-    merged = client.merge(dev_br, into_branch="main")
+    merged = client.merge(dev_br, into="main")  # as Listing 2 prints it
     assert merged.result == "fast-forward" and merged.commit == run_state.result_commit
     client.delete_branch(dev_br)
     assert [b.name for b in client.get_branches()] == ["main"]

@@ -81,3 +81,23 @@ def test_contract_sql_has_no_file_access(weir_env, tmp_path):
         {"kind": "check", "sql": f"id < (SELECT length(content) FROM read_text('{secret}'))"}]}]}
     with pytest.raises(weir.InvalidInput, match="file system operations are disabled"):
         weir.validate(pa.table({"id": [1, 2]}), ir)
+
+
+def test_int64_to_double_is_not_called_narrowing(weir_env):
+    """Issue 15: int64 -> double was called a narrowing; every int64 is in double's range,
+    the risk is rounding beyond 2^53, and the message says that."""
+    class D(weir.TableSchema):
+        x: weir.Float64
+
+    class I(weir.TableSchema):  # noqa: E742 - a one-letter schema, as the test's others
+        x: weir.Int32
+
+    with pytest.raises(weir.ContractViolation) as e:
+        weir.validate(pa.table({"x": pa.array([1, 2], pa.int64())}), D)
+    msg = str(e.value)
+    assert "narrowing" not in msg
+    assert 'column "x" has type int64, expected double (int64 to double rounds integers beyond 2^53, so it is not ' \
+           "applied: cast it in the model, or declare the column's cast exact" in msg, msg
+    with pytest.raises(weir.ContractViolation) as e:
+        weir.validate(pa.table({"x": pa.array([1, 2], pa.int64())}), I)
+    assert "expected int32 (narrowing casts are not applied" in str(e.value)
