@@ -98,6 +98,11 @@ struct ArrowArrayStream {
 #define WEIR_VERSION_STRING "0.1.0"
 /** The library's version, e.g. "0.1.0". Static storage; never free. Thread-safe. */
 WEIR_API const char *weir_version(void);
+/** The version of the shapes of the JSON documents the library returns: each document is
+ *  an object whose "schema_version" is this number, specified by
+ *  docs/schema/<name>.schema.json (docs/json.md). It grows when a shape changes
+ *  incompatibly (a key removed, renamed or retyped); keys may be added without it. */
+#define WEIR_JSON_SCHEMA_VERSION 1
 
 /* ====================================================================================
  * Errors

@@ -176,9 +176,6 @@ int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_d
 int lake_infer_contract(const wr_arrow_table *data, const char *name, weir_contract **out,
                         weir_error *err);
 
-/* {table, record_count, snapshot_id, metadata_location} of one table at a commit, as
- * `tables` and `show` print it. */
-json_t *lake_table_entry_json(const wr_table_entry *e);
 
 /* A table's type: its stored contract (weir.contract) when it was written through one,
  * else a contract of its schema. *has_contract says which. Caller frees. */
@@ -190,10 +187,5 @@ weir_contract *lake_table_type(const iceberg_table *t, const char *table, bool *
 int lake_append_target(weir_lake *lake, const char *table, const char *base_commit, weir_contract **out,
                        char **subject_suffix, weir_error *err);
 
-/* The JSON form of a weir_error for out_json documents. */
-json_t *lake_error_json(const weir_error *err);
-
-/* Returns a malloc'ed string for a JSON document (out_json convention). */
-char *lake_dump(json_t *doc); /* steals doc */
 
 #endif

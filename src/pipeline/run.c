@@ -20,6 +20,7 @@
 
 #include "pipeline/model_proc.h"
 #include "pipeline/pipeline.h"
+#include "lake/json_out.h"
 #include "lake/serial.h"
 #include "lake/stage.h"
 #include "util/buf.h"
@@ -53,7 +54,7 @@ int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref
   if (rc) return rc;
   wr_project *p = NULL;
   if ((rc = load_and_plan(lake, project_dir, hash, false, &p, err))) return rc;
-  *out_json = lake_dump(pipeline_plan_json(p, refname, hash));
+  *out_json = wr_doc_dump(WR_DOC_PLAN, pipeline_plan_json(p, refname, hash));
   if (json_array_size(p->problems) > 0) rc = pipeline_plan_error(p, err);
   pipeline_project_free(p);
   return rc;
@@ -525,7 +526,7 @@ static int finish_json(run_ctx *rc, char **out_json) {
   if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) {
     decorate_run(run);
     json_object_set_new(run, "warnings", json_incref(rc->p->warnings));
-    *out_json = lake_dump(run);
+    *out_json = wr_doc_dump(WR_DOC_RUN, run);
   }
   weir_error_clear(&e);
   return WEIR_OK;
@@ -549,7 +550,7 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   rc.unsandboxed = opts && opts->unsandboxed;
   if ((r = load_and_plan(lake, project_dir, rc.base, rc.unsandboxed, &rc.p, err))) return r;
   if (json_array_size(rc.p->problems) > 0 || (opts && opts->dry_run)) {
-    *out_json = lake_dump(pipeline_plan_json(rc.p, rc.branch, rc.base));
+    *out_json = wr_doc_dump(WR_DOC_PLAN, pipeline_plan_json(rc.p, rc.branch, rc.base));
     r = json_array_size(rc.p->problems) > 0 ? pipeline_plan_error(rc.p, err) : WEIR_OK;
     pipeline_project_free(rc.p);
     return r;
@@ -786,7 +787,7 @@ int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_op
     if (run) {
       json_object_set(run, "retried_runs", earlier);
       weir_free(*out_json);
-      *out_json = lake_dump(run);
+      *out_json = wr_doc_dump(WR_DOC_RUN, run);
     }
   }
   json_decref(earlier);
@@ -803,7 +804,7 @@ int weir_run_list(weir_lake *lake, char **out_json, weir_error *err) {
   size_t i;
   json_t *run;
   json_array_foreach(runs, i, run) decorate_run(run);
-  *out_json = lake_dump(runs);
+  *out_json = wr_doc_dump(WR_DOC_RUN_LIST, runs);
   return WEIR_OK;
 }
 
@@ -815,6 +816,6 @@ int weir_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_err
   if (rc == WEIR_ENOTFOUND) return wr_seterr(err, WEIR_ENOTFOUND, "run %s does not exist (see weir runs)", run_id);
   if (rc) return rc;
   decorate_run(run);
-  *out_json = lake_dump(run);
+  *out_json = wr_doc_dump(WR_DOC_RUN, run);
   return WEIR_OK;
 }
