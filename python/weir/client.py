@@ -53,12 +53,14 @@ from weir.records import (
     ImportResult,
     MergeResult,
     Plan,
+    PlanProblem,
     RevertResult,
     RunError,
     RunState,
     TableInfo,
     TableSummary,
     Tag,
+    document,
 )
 from weir.schema import TableSchema, is_schema
 
@@ -426,7 +428,7 @@ class Client:
             self._call("weir_ref_resolve", r, ctypes.create_string_buffer(_ffi.HASH_SIZE))  # NotFound as ever
             return []
         doc = self._json("weir_commit_log", r, ctypes.c_int64(min(n, 2**63 - 1)))  # 0 asks libweir for all
-        return [Commit.from_json(c) for c in cast("list[dict[str, Any]]", doc or [])]
+        return [Commit.from_json(c) for c in document(doc, "commit log", "commits")]
 
     def get_commit(self, ref: RefLike) -> Commit:
         """One commit, with every table it holds (metadata file and snapshot).
@@ -438,7 +440,7 @@ class Client:
             >>> [t.table for t in client.get_commit("main").tables]   # doctest: +SKIP
             ['default.titanic']
         """
-        return Commit.from_json(cast("dict[str, Any]", self._json("weir_commit_show", _enc_ref(ref))))
+        return Commit.from_json(document(self._json("weir_commit_show", _enc_ref(ref)), "commit"))
 
     def diff(self, ref_a: RefLike, ref_b: RefLike) -> Diff:
         """Tables added, removed and changed from ``ref_a`` to ``ref_b``, with row counts.
@@ -450,8 +452,8 @@ class Client:
             >>> d = client.diff("main", "dev")                         # doctest: +SKIP
             >>> [(t.table, t.record_change) for t in d.changed]         # doctest: +SKIP
         """
-        return Diff.from_json(cast("dict[str, Any]", self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"),
-                                                                 _enc_ref(ref_b, "ref_b"))))
+        return Diff.from_json(document(self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"), _enc_ref(ref_b, "ref_b")),
+                                       "diff"))
 
     # ---- branches and tags -------------------------------------------------------------------
 
@@ -463,7 +465,7 @@ class Client:
             ['dev', 'main']
         """
         doc = self._json("weir_branch_list")
-        return [Branch.from_json(b) for b in cast("list[dict[str, Any]]", doc or [])]
+        return [Branch.from_json(b) for b in document(doc, "branch list", "branches")]
 
     def get_branch(self, name: BranchLike) -> Branch:
         """The branch ``name`` with its current head.
@@ -524,7 +526,7 @@ class Client:
             >>> [t.name for t in client.get_tags()]   # doctest: +SKIP
         """
         doc = self._json("weir_tag_list")
-        return [Tag.from_json(t) for t in cast("list[dict[str, Any]]", doc or [])]
+        return [Tag.from_json(t) for t in document(doc, "tag list", "tags")]
 
     def get_tag(self, name: str) -> Tag:
         """The tag ``name``.
@@ -618,7 +620,7 @@ class Client:
                                  _enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_branch_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(target, what, optional=True), ctypes.byref(opts))
-        return MergeResult.from_json(cast("dict[str, Any]", doc))
+        return MergeResult.from_json(document(doc, "merge result"))
 
     # ---- tables ----------------------------------------------------------------------------------
 
@@ -633,7 +635,7 @@ class Client:
             [('default.titanic', 891)]
         """
         doc = self._json("weir_table_list", _enc_ref(ref, optional=True))
-        return [TableSummary.from_json(t) for t in cast("list[dict[str, Any]]", doc or [])]
+        return [TableSummary.from_json(t) for t in document(doc, "table list", "tables")]
 
     def get_table(self, name: str, ref: RefLike | None = "main") -> TableInfo:
         """One table at ``ref`` (None: main): columns (type, required, doc, lineage, field id), the
@@ -647,8 +649,8 @@ class Client:
             >>> info = client.get_table("f")                 # doctest: +SKIP
             >>> info.comment, info.column("tclass").doc        # doctest: +SKIP
         """
-        return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_table_describe", _enc(name, "name", name=True),
-                                                                      _enc_ref(ref, optional=True))))
+        return TableInfo.from_json(document(self._json("weir_table_describe", _enc(name, "name", name=True),
+                                                       _enc_ref(ref, optional=True)), "table"))
 
     def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main", *,
                      allow_partial: bool = False, message: str | None = None,
@@ -679,7 +681,7 @@ class Client:
                                   1 if allow_contract_change else 0)
         doc = self._json("weir_table_revert", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
-        return RevertResult.from_json(cast("dict[str, Any]", doc))
+        return RevertResult.from_json(document(doc, "revert result"))
 
     def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None,
                    message: str | None = None, *, expect_head: RefLike | None = None,
@@ -712,7 +714,7 @@ class Client:
                                   1 if allow_contract_change else 0)
         doc = self._json("weir_run_revert", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
-        return RevertResult.from_json(cast("dict[str, Any]", doc))
+        return RevertResult.from_json(document(doc, "revert result"))
 
     # ---- reading data ----------------------------------------------------------------------------
 
@@ -857,7 +859,7 @@ class Client:
                 finally:
                     _ffi.release_stream(stream)
                     del reader
-            return ImportResult.from_json(cast("dict[str, Any]", doc))
+            return ImportResult.from_json(document(doc, "import result"))
         finally:
             if tmpdir is not None:
                 tmpdir.cleanup()
@@ -880,11 +882,13 @@ class Client:
         """
         text, err = self._out("weir_project_check", _ffi.enc(_path(project_dir, "project_dir")),
                               _enc_ref(ref, optional=True))
-        doc = cast("dict[str, Any]", json.loads(text)) if text else {}
         if err is None:
-            return Plan.from_json(doc)
+            return Plan.from_json(document(json.loads(text or "null"), "plan"))
         if isinstance(err, PlanError):
-            plan = Plan.from_json(doc, problems=err.details if not doc.get("problems") else ())
+            if not text:  # the project did not load far enough to plan: its problems are the details
+                return Plan(ok=False, problems=tuple(PlanProblem.from_json(p) for p in err.details))
+            doc = cast("dict[str, Any]", document(json.loads(text), "plan"))
+            plan = Plan.from_json(doc, problems=err.details if not doc["problems"] else ())
             return dataclasses.replace(plan, ok=False)
         raise err
 
@@ -939,7 +943,7 @@ class Client:
         opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0, _enc_ref(expect_head, "expect_head", optional=True),
                                retries, 0 if sandbox else 1)
         text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
-        doc = cast("dict[str, Any]", json.loads(text)) if text else None
+        doc = cast("dict[str, Any]", document(json.loads(text), "run record")) if text else None
         if err is None:
             if doc is None:
                 raise WeirError("weir_project_run returned no run record")
@@ -961,7 +965,7 @@ class Client:
             >>> [(r.run_id, r.status) for r in client.get_runs()]    # doctest: +SKIP
         """
         doc = self._json("weir_run_list")
-        return [RunState.from_json(r) for r in cast("list[dict[str, Any]]", doc or [])]
+        return [RunState.from_json(r) for r in document(doc, "run list", "runs")]
 
     def get_run(self, run_id: str) -> RunState:
         """One run with per-model timings, row counts, rule results and violations.
@@ -973,4 +977,4 @@ class Client:
             >>> client.get_run(state.run_id).status   # doctest: +SKIP
             'succeeded'
         """
-        return RunState.from_json(cast("dict[str, Any]", self._json("weir_run_show", _enc(run_id, "run_id"))))
+        return RunState.from_json(document(self._json("weir_run_show", _enc(run_id, "run_id")), "run"))

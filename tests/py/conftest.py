@@ -55,12 +55,28 @@ def weir(*args: str, lake: "pathlib.Path | str | None" = None, cwd=None, env=Non
 
 
 def weir_json(*args: str, lake=None, **kw):
-    """Runs the CLI with --json, asserts success and returns the parsed document."""
+    """Runs the CLI with --json, asserts success and returns the parsed document, checked
+    against its schema in docs/schema/ (tests/py/schemas.py)."""
     import json
+
+    from schemas import cli_schema, validate
 
     r = weir(*args, "--json", lake=lake, **kw)
     assert r.returncode == 0, f"weir {' '.join(map(str, args))} failed ({r.returncode}): {r.stderr}"
-    return json.loads(r.stdout)
+    doc = json.loads(r.stdout)
+    name = cli_schema([str(a) for a in args])
+    if name is not None:
+        validate(doc, name)
+    return doc
+
+
+def weir_list(*args: str, lake=None, **kw) -> list:
+    """weir_json for a list document (log, branch list, tag list, tables, runs): the list
+    under its key."""
+    from schemas import LIST_KEYS, cli_schema
+
+    doc = weir_json(*args, lake=lake, **kw)
+    return doc[LIST_KEYS[cli_schema([str(a) for a in args]) or ""]]
 
 
 @pytest.fixture

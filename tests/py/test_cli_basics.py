@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from conftest import TITANIC, weir, weir_json
+from conftest import TITANIC, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -77,7 +77,7 @@ def test_json_errors_on_stdout(lake):
 
 def test_bad_table_name_refused_before_anything_is_touched(lake):
     before = sorted(p.relative_to(lake) for p in lake.rglob("*") if "catalog.db" not in p.name)
-    log_before = weir_json("log", lake=lake)
+    log_before = weir_list("log", lake=lake)
     for bad in ["../x", "a/b", "1x", "x.y.z", "", "a b"]:
         r = weir("import", TITANIC, "--table", bad, lake=lake)
         assert r.returncode == 2, (bad, r.stderr)
@@ -85,18 +85,18 @@ def test_bad_table_name_refused_before_anything_is_touched(lake):
     after = sorted(p.relative_to(lake) for p in lake.rglob("*") if "catalog.db" not in p.name)
     assert before == after
     assert not (lake.parent / "x").exists()
-    assert weir_json("log", lake=lake) == log_before
+    assert weir_list("log", lake=lake) == log_before
 
 
 def test_bad_branch_names_refused(lake):
     for bad in ["a..b", "-x", "a b", "a~1", "x:y", "x.lock", "run/mine"]:
         r = weir("branch", "create", bad, lake=lake)
         assert r.returncode == 2, (bad, r.stderr)
-    assert [b["name"] for b in weir_json("branch", lake=lake)] == ["main"]
+    assert [b["name"] for b in weir_list("branch", lake=lake)] == ["main"]
 
 
 def test_main_exists_with_one_commit(lake):
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert len(log) == 1
     c = log[0]
     assert set(c) >= {"hash", "parents", "time", "author", "message", "tables_changed"}

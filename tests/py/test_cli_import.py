@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from conftest import TITANIC, count, weir, weir_json
+from conftest import TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
 
 def test_titanic_import_shape(titanic_lake):
-    tables = weir_json("tables", lake=titanic_lake)
+    tables = weir_list("tables", lake=titanic_lake)
     assert [(t["table"], t["record_count"]) for t in tables] == [("default.titanic", 891)]
     d = weir_json("describe", "titanic", lake=titanic_lake)
     assert {"table", "ref", "commit", "snapshot_id", "metadata_location", "comment", "columns"} <= set(d)
@@ -51,12 +51,12 @@ def test_ragged_csv_refused_naming_file_and_line(lake, tmp_path):
     lines = TITANIC.read_text().splitlines()
     lines[4] = lines[4] + ",extra"   # line 5 of the file has 13 fields
     bad.write_text("\n".join(lines) + "\n")
-    log_before = weir_json("log", lake=lake)
+    log_before = weir_list("log", lake=lake)
     r = weir("import", bad, "--table", "ragged", lake=lake)
     assert r.returncode == 1
     assert "ragged.csv" in r.stderr and "line 5" in r.stderr, r.stderr
-    assert weir_json("log", lake=lake) == log_before
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("log", lake=lake) == log_before
+    assert weir_list("tables", lake=lake) == []
 
 
 def test_missing_file(lake):

@@ -5,7 +5,7 @@ import pytest
 
 import json
 
-from conftest import TITANIC, count, weir, weir_json
+from conftest import TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -20,7 +20,7 @@ def first_class_csv(tmp_path):
 
 def test_branch_replace_merge_and_time_travel(titanic_lake, tmp_path):
     lake = titanic_lake
-    old = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    old = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
     assert weir("branch", "create", "dev", lake=lake).returncode == 0
     first = first_class_csv(tmp_path)
     r = weir("import", first, "--table", "titanic", "--mode", "replace", "--branch", "dev", lake=lake)
@@ -44,11 +44,11 @@ def test_conflict_lists_tables_and_writes_nothing(titanic_lake, tmp_path):
                  "--branch", b, lake=lake)
         assert r.returncode == 0, r.stderr
     assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
-    head = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    head = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
     r = weir("merge", "b", "--into", "main", lake=lake)
     assert r.returncode == 4, r.stderr
     assert "default.titanic" in r.stderr
-    assert weir_json("log", "-n", "1", lake=lake)[0]["hash"] == head
+    assert weir_list("log", "-n", "1", lake=lake)[0]["hash"] == head
     r = weir("merge", "b", "--into", "main", "--json", lake=lake)
     doc = json.loads(r.stdout)
     assert doc["error"]["code"] == "MergeConflict"
@@ -64,7 +64,7 @@ def test_three_way_merge_of_different_tables(titanic_lake, tmp_path):
     assert r.returncode == 0, r.stderr
     m = weir_json("merge", "x", "--into", "main", lake=lake)
     assert m["result"] == "merge"
-    names = [t["table"] for t in weir_json("tables", lake=lake)]
+    names = [t["table"] for t in weir_list("tables", lake=lake)]
     assert names == ["default.other", "default.third", "default.titanic"]
     c = weir_json("show", "main", lake=lake)
     assert len(c["parents"]) == 2
@@ -72,16 +72,16 @@ def test_three_way_merge_of_different_tables(titanic_lake, tmp_path):
 
 def test_revert_and_read_after_drop(titanic_lake, tmp_path):
     lake = titanic_lake
-    before = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
-    init = weir_json("log", lake=lake)[-1]["hash"]
+    before = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
+    init = weir_list("log", lake=lake)[-1]["hash"]
     r = weir("revert", "titanic", "--to", init, lake=lake)   # titanic did not exist there: dropped
     assert r.returncode == 0, r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []
     assert count(lake, "SELECT count(*) FROM titanic", ref=before) == 891
     r = weir("revert", "titanic", "--to", before, lake=lake)
     assert r.returncode == 0, r.stderr
     assert count(lake, "SELECT count(*) FROM titanic") == 891
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert len(log) == 4   # init, import, revert (drop), revert (restore): history never rewritten
 
 
@@ -97,10 +97,10 @@ def test_tags_log_show_diff(titanic_lake, tmp_path):
     s = weir_json("show", "v1", lake=lake)
     assert [t["table"] for t in s["tables"]] == ["default.titanic"]
     assert s["tables"][0]["metadata_location"].endswith(".metadata.json")
-    log = weir_json("log", "--ref", "main", "-n", "2", lake=lake)
+    log = weir_list("log", "--ref", "main", "-n", "2", lake=lake)
     assert len(log) == 2
     assert log[0]["tables_changed"][0]["table"] == "default.t2"
-    tags = weir_json("tag", "list", lake=lake)
+    tags = weir_list("tag", "list", lake=lake)
     assert [t["name"] for t in tags] == ["v1"]
 
 
@@ -135,7 +135,7 @@ def test_a_strategy_resolves_conflicting_tables(titanic_lake, tmp_path, strategy
     assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
     m = weir_json("merge", "b", "--into", "main", "--strategy", strategy, lake=lake)
     assert m["result"] == "merge"
-    actions = {t["table"]: t["action"] for t in m["tables"]}
+    actions = {t["table"]: t["change"] for t in m["tables"]}
     assert actions["default.titanic"] == "conflict: " + strategy.replace("-", " ")
     assert actions["default.extra"] == "added"    # a one-sided change is taken either way
     assert count(lake, "SELECT count(*) FROM titanic") == rows

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ROOT, TITANIC, count, weir, weir_json
+from conftest import ROOT, TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -39,13 +39,13 @@ COLUMNS = """\
 
 def test_required_column_with_nulls_writes_nothing(lake, tmp_path):
     c = contract(tmp_path, "contract:\n  name: titanic\n  columns:\n" + COLUMNS % ("", ""))
-    before = weir_json("log", lake=lake)
+    before = weir_list("log", lake=lake)
     r = weir("import", TITANIC, "--table", "titanic", "--contract", c, lake=lake)
     assert r.returncode == 3, r.stderr
     assert 'column "Embarked" has 2 null values but is required' in r.stderr
     assert r.stderr.startswith("error: contract violation in import of ")
-    assert weir_json("log", lake=lake) == before
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("log", lake=lake) == before
+    assert weir_list("tables", lake=lake) == []
 
 
 def test_narrowing_refused_widening_applied(lake, tmp_path):
@@ -74,7 +74,7 @@ def test_drop_mode_quarantines_in_the_same_commit(lake, tmp_path):
     res = json.loads(r.stdout)
     assert res["rows_written"] == 869 and res["rows_quarantined"] == 22
     assert res["quarantine_table"] == "default.titanic__quarantine"
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert len(log) == 2
     changed = sorted(t["table"] for t in log[0]["tables_changed"])
     assert changed == ["default.titanic", "default.titanic__quarantine"]
@@ -125,4 +125,4 @@ def test_bad_contract_names_file_line_and_column(lake, tmp_path):
     r = weir("import", TITANIC, "--table", "t", "--contract", c, lake=lake)
     assert r.returncode == 1
     assert f"{c}:6:" in r.stderr and "nullable" in r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []

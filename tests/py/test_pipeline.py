@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, TITANIC, count, weir, weir_json
+from conftest import ROOT, TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -52,7 +52,7 @@ def test_example_runs_and_publishes_docs_and_lineage(titanic_lake):
     before = head(lake)
     r = weir("run", EXAMPLE, lake=lake)
     assert r.returncode == 0, r.stderr
-    tables = {t["table"]: t["record_count"] for t in weir_json("tables", lake=lake)}
+    tables = {t["table"]: t["record_count"] for t in weir_list("tables", lake=lake)}
     assert tables == {"default.titanic": 891, "default.f": 170, "default.g": 593, "default.h": 80,
                       "default.fare_sum": 1}
     assert count(lake, "SELECT fare_total FROM fare_sum") == 11646
@@ -67,11 +67,11 @@ def test_example_runs_and_publishes_docs_and_lineage(titanic_lake):
     assert {c["name"]: c["required"] for c in f["columns"]} == {"pid": True, "tclass": True, "Fare": True}
     # All outputs appeared at once: main moved from `before` to the result commit, and
     # the commit before the run still reads the old lake.
-    runs = weir_json("runs", lake=lake)
+    runs = weir_list("runs", lake=lake)
     assert runs[0]["status"] == "succeeded" and runs[0]["base_commit"] == before
     assert head(lake) == runs[0]["result_commit"]
-    assert [t["table"] for t in weir_json("tables", "--ref", before, lake=lake)] == ["default.titanic"]
-    assert "run/" + runs[0]["run_id"] not in [b["name"] for b in weir_json("branch", lake=lake)]
+    assert [t["table"] for t in weir_list("tables", "--ref", before, lake=lake)] == ["default.titanic"]
+    assert "run/" + runs[0]["run_id"] not in [b["name"] for b in weir_list("branch", lake=lake)]
     # Snapshot summaries carry the run and model.
     assert h["snapshot_summary"]["weir.run-id"] == runs[0]["run_id"]
     assert h["snapshot_summary"]["weir.model"] == "h"
@@ -87,9 +87,9 @@ def test_failing_model_leaves_target_unchanged_and_keeps_run_branch(titanic_lake
     assert "contract violation in model f (output, schema WomenByClass):" in r.stderr
     assert re.search(r'column "tclass" has 144 values outside the enum \[1, 2\] \(e\.g\. 3\)', r.stderr), r.stderr
     assert head(lake) == before
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     assert run["status"] == "failed"
-    assert "run/" + run["run_id"] in [b["name"] for b in weir_json("branch", lake=lake)]
+    assert "run/" + run["run_id"] in [b["name"] for b in weir_list("branch", lake=lake)]
     shown = weir("runs", "show", run["run_id"], lake=lake)
     assert shown.returncode == 0
     assert "f" in shown.stdout and "failed" in shown.stdout
@@ -115,7 +115,7 @@ def test_dropped_column_in_declared_output_fails_check_before_reading_data(titan
                      r'\(output schema CabinCostAnalysis\) does not declare', r.stderr), r.stderr
     r = weir("run", proj, lake=titanic_lake)
     assert r.returncode == 3
-    assert weir_json("runs", lake=titanic_lake) == []      # no run, no branch: nothing written
+    assert weir_list("runs", lake=titanic_lake) == []      # no run, no branch: nothing written
     assert head(titanic_lake) == before
 
 
@@ -257,7 +257,7 @@ def test_work_of_a_failed_run_cannot_be_merged_without_allow_partial(titanic_lak
     proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
     r = weir("run", proj, lake=lake)          # f succeeds on run/<id>, g fails
     assert r.returncode == 3
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     # Someone branches from the failed run's branch and tries to publish it.
     assert weir("branch", "create", "fix", "--from", "run/" + run["run_id"], lake=lake).returncode == 0
     r = weir("merge", "fix", "--into", "main", lake=lake)
@@ -273,7 +273,7 @@ def test_reverting_to_a_failed_runs_version_needs_allow_partial(titanic_lake, tm
     lake = titanic_lake
     proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
     assert weir("run", proj, lake=lake).returncode == 3          # f committed on run/<id>, g failed
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     before = head(lake)
     r = weir("revert", "f", "--to", "run/" + run["run_id"], lake=lake)
     assert r.returncode == 1, r.stderr
@@ -289,13 +289,13 @@ def test_revert_a_run_and_refuse_partial_revert(titanic_lake):
     lake = titanic_lake
     before = head(lake)
     assert weir("run", EXAMPLE, lake=lake).returncode == 0
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     r = weir("revert", "h", "--to", before, lake=lake)
     assert r.returncode == 1
     assert run["run_id"] in r.stderr and "default.f" in r.stderr
     r = weir("revert", "--run", run["run_id"], lake=lake)
     assert r.returncode == 0, r.stderr
-    assert [t["table"] for t in weir_json("tables", lake=lake)] == ["default.titanic"]
+    assert [t["table"] for t in weir_list("tables", lake=lake)] == ["default.titanic"]
     assert weir("revert", "h", "--to", run["result_commit"], "--allow-partial", lake=lake).returncode == 0
     assert count(lake, "SELECT count(*) FROM h") == 80
 
@@ -304,7 +304,7 @@ def test_dry_run_writes_nothing(titanic_lake):
     before = head(titanic_lake)
     plan = weir_json("run", EXAMPLE, "--dry-run", lake=titanic_lake)
     assert [m["name"] for m in plan["models"]] == ["f", "fare_sum", "g", "h"]
-    assert head(titanic_lake) == before and weir_json("runs", lake=titanic_lake) == []
+    assert head(titanic_lake) == before and weir_list("runs", lake=titanic_lake) == []
     # The text output lists the plan too (it used to print "plan (0 models ...").
     r = weir("run", EXAMPLE, "--dry-run", lake=titanic_lake)
     assert r.returncode == 0, r.stderr
@@ -357,7 +357,7 @@ def _start_run(lake, proj):
                          stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:   # wait until the run is recorded (its branch exists)
-        if any(r["status"] == "running" for r in weir_json("runs", lake=lake)):
+        if any(r["status"] == "running" for r in weir_list("runs", lake=lake)):
             return p
         time.sleep(0.05)
     raise AssertionError("the run did not start")
@@ -371,7 +371,7 @@ def test_run_merges_three_way_when_target_moved(titanic_lake, tmp_path):
     assert weir("import", TITANIC, "--table", "meanwhile", lake=titanic_lake).returncode == 0
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
-    tables = [t["table"] for t in weir_json("tables", lake=titanic_lake)]
+    tables = [t["table"] for t in weir_list("tables", lake=titanic_lake)]
     assert tables == ["default.meanwhile", "default.slow", "default.titanic"]
     assert len(weir_json("show", "main", lake=titanic_lake)["parents"]) == 2
 
@@ -388,7 +388,7 @@ def test_run_conflicting_with_target_fails_with_exit_4(titanic_lake, tmp_path):
     assert p.returncode == 4, err
     assert "default.slow" in err
     assert weir_json("describe", "slow", lake=titanic_lake)["metadata_location"] == theirs
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed"
 
 
@@ -436,12 +436,12 @@ def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_p
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:   # until model `first` is committed on run/<id>
-            runs = weir_json("runs", lake=titanic_lake)
+            runs = weir_list("runs", lake=titanic_lake)
             if runs and any(m.get("model") == "first" for m in weir_json("runs", "show", runs[0]["run_id"],
                                                                           lake=titanic_lake)["models"]):
                 break
             time.sleep(0.2)
-        run = weir_json("runs", lake=titanic_lake)[0]
+        run = weir_list("runs", lake=titanic_lake)[0]
         assert run["status"] == "running"
     finally:
         p.send_signal(signal.SIGKILL)
@@ -450,7 +450,7 @@ def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_p
     assert run["status"] == "interrupted"
     assert run["error"]["code"] == "Interrupted"
     assert "ended before the run finished" in run["error"]["message"]
-    assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
+    assert [t["table"] for t in weir_list("tables", lake=titanic_lake)] == ["default.titanic"]
     r = weir("merge", "run/" + run["run_id"], "--into", "main", lake=titanic_lake)
     assert r.returncode == 1 and "--allow-partial" in r.stderr
     r = weir("branch", "delete", "run/" + run["run_id"], lake=titanic_lake)
@@ -508,12 +508,12 @@ def test_a_run_beaten_to_the_branch_by_another_says_so(titanic_lake, tmp_path):
     p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not weir_json("runs", lake=titanic_lake):
+    while time.monotonic() < deadline and not weir_list("runs", lake=titanic_lake):
         time.sleep(0.05)
     second = weir("run", proj, lake=titanic_lake)
     p.communicate(timeout=120)
     assert p.returncode == 0
-    first_id = [r for r in weir_json("runs", lake=titanic_lake) if r["status"] == "succeeded"][0]["run_id"]
+    first_id = [r for r in weir_list("runs", lake=titanic_lake) if r["status"] == "succeeded"][0]["run_id"]
     assert second.returncode == 4, second.stderr
     assert "while this run ran (run " + first_id + " published to it): run the project again" in second.stderr
 

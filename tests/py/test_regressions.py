@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, TITANIC, count, weir, weir_bin, weir_json
+from conftest import ROOT, TITANIC, count, weir, weir_bin, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -175,7 +175,7 @@ def test_jsonl_errors_name_the_right_line(lake, tmp_path):
 
 
 def test_log_n_zero_and_bare_tag(titanic_lake):
-    assert weir_json("log", "-n", "0", lake=titanic_lake) == []
+    assert weir_list("log", "-n", "0", lake=titanic_lake) == []
     weir("tag", "create", "t1", lake=titanic_lake)
     r = weir("tag", lake=titanic_lake)
     assert r.returncode == 0 and "t1" in r.stdout
@@ -218,7 +218,7 @@ def test_interrupting_a_run_records_it_and_leaves_the_target(titanic_lake, tmp_p
     p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(r["status"] == "running" for r in weir_json("runs", lake=titanic_lake)):
+    while time.monotonic() < deadline and not any(r["status"] == "running" for r in weir_list("runs", lake=titanic_lake)):
         time.sleep(0.05)
     time.sleep(1.0)   # the worker is sleeping inside the model now
     t0 = time.monotonic()
@@ -227,11 +227,11 @@ def test_interrupting_a_run_records_it_and_leaves_the_target(titanic_lake, tmp_p
     assert time.monotonic() - t0 < 10   # stopped promptly, not after the model's 60 s
     assert p.returncode == 130, err   # as shells expect of a command stopped by Ctrl-C
     assert "interrupted" in err
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed"
     assert run["error"]["code"] == "Interrupted"   # as a killed run's (was "WeirError")
     assert weir_json("show", "main", lake=titanic_lake)["hash"] == before
-    assert "run/" + run["run_id"] in [b["name"] for b in weir_json("branch", lake=titanic_lake)]
+    assert "run/" + run["run_id"] in [b["name"] for b in weir_list("branch", lake=titanic_lake)]
 
 
 def test_failed_run_json_carries_the_run_record(titanic_lake, tmp_path):
@@ -389,7 +389,7 @@ def test_reverting_a_run_that_published_nothing_says_so(titanic_lake, tmp_path):
     (proj / "contracts" / "c.yml").write_text("contract:\n  name: Small\n  columns:\n    - {name: n, type: Int64, max: 1}\n")
     (proj / "big.sql").write_text("-- weir: output_schema=Small\nSELECT count(*) AS n FROM titanic\n")
     assert weir("run", proj, lake=titanic_lake).returncode == 3
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     r = weir("revert", "--run", run["run_id"], lake=titanic_lake)
     assert r.returncode == 0
     assert f"Nothing to revert: run {run['run_id']} published no tables" in r.stdout
@@ -452,11 +452,11 @@ def test_merge_of_case_twins_is_a_conflict(lake, tmp_path):
     assert weir("branch", "create", "dev", lake=lake).returncode == 0
     assert weir("import", f, "--table", "T", "--branch", "dev", lake=lake).returncode == 0
     assert weir("import", f, "--table", "t", lake=lake).returncode == 0
-    before = weir_json("log", "-n", "1", lake=lake)
+    before = weir_list("log", "-n", "1", lake=lake)
     r = weir("merge", "dev", "--into", "main", lake=lake)
     assert r.returncode == 4
     assert "default.T (main: added default.t, whose name differs only in case, dev: added)" in r.stderr
-    assert weir_json("log", "-n", "1", lake=lake) == before
+    assert weir_list("log", "-n", "1", lake=lake) == before
 
 
 def test_contract_sql_cannot_read_files_outside_the_lake(lake, tmp_path):
@@ -603,7 +603,7 @@ def test_a_check_must_be_one_expression(lake, tmp_path, check, message):
     r = weir("import", f, "--table", "c", "--contract", contract, lake=lake)
     assert r.returncode == 1
     assert f'{contract}:4:' in r.stderr and f'of column "id" (rule id.check[0]) {message}' in r.stderr, r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []
 
 
 def test_valid_checks_with_any_quoting_still_run(lake, tmp_path):
@@ -650,7 +650,7 @@ def test_append_or_replace_of_a_missing_table_is_refused(lake, tmp_path):
         assert r.returncode == 1
         assert (f"cannot {verb} table default.typo: it does not exist on branch main (to create it, "
                 "import in mode create, the default)") in r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []
 
 
 def test_tags_under_run_are_reserved_like_branches(lake):
@@ -670,7 +670,7 @@ def test_log_takes_the_ref_as_an_argument(titanic_lake):
 
 def test_runs_show_takes_a_unique_prefix_of_a_run_id(titanic_lake):
     assert weir("run", ROOT / "examples" / "titanic" / "project", lake=titanic_lake).returncode == 0
-    run_id = weir_json("runs", lake=titanic_lake)[0]["run_id"]
+    run_id = weir_list("runs", lake=titanic_lake)[0]["run_id"]
     shown = weir_json("runs", "show", run_id[:6], lake=titanic_lake)
     assert shown["run_id"] == run_id
     r = weir("runs", "show", "zzzz", lake=titanic_lake)
@@ -713,7 +713,7 @@ def test_csv_dates_and_timestamps_are_not_truncated_into_a_contract_type(lake, t
     r = weir("import", f, "--table", "d", "--contract", contract, lake=lake)
     assert r.returncode == 3, r.stderr
     assert 'column "x" has type' in r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []
 
 
 def test_csv_timestamps_that_fit_their_contract_type_import(lake, tmp_path):
