@@ -308,7 +308,7 @@ class Client:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
+        except Exception:  # noqa: BLE001, S110 - never raise from a finalizer
             pass
 
     def __repr__(self) -> str:
@@ -358,7 +358,7 @@ class Client:
                 return
             try:
                 fn(json.loads(event))
-            except Exception:  # noqa: BLE001 - a C callback cannot raise
+            except Exception:  # noqa: BLE001, S110 - a C callback cannot raise
                 pass
 
         with self._lock:
@@ -452,8 +452,8 @@ class Client:
             >>> d = client.diff("main", "dev")                         # doctest: +SKIP
             >>> [(t.table, t.record_change) for t in d.changed]         # doctest: +SKIP
         """
-        return Diff.from_json(document(self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"), _enc_ref(ref_b, "ref_b")),
-                                       "diff"))
+        doc = self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"), _enc_ref(ref_b, "ref_b"))
+        return Diff.from_json(document(doc, "diff"))
 
     # ---- branches and tags -------------------------------------------------------------------
 
@@ -750,7 +750,8 @@ class Client:
         """
         return self.query_reader(sql, ref).read_all()
 
-    def export_query(self, sql: str, path: str | os.PathLike[str], format: Literal["csv", "json", "parquet"] = "parquet",  # noqa: A002
+    def export_query(self, sql: str, path: str | os.PathLike[str],
+                     format: Literal["csv", "json", "parquet"] = "parquet",  # noqa: A002
                      ref: RefLike | None = "main") -> int:
         """Runs a query and writes its result to ``path`` as CSV (with a header), JSON or
         Parquet; returns the number of rows written.
@@ -940,7 +941,8 @@ class Client:
             raise InvalidArgument(f"retries must be 0 or more, not {retries}")
         if not isinstance(sandbox, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"sandbox must be True or False, not {_got(sandbox)}")
-        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0, _enc_ref(expect_head, "expect_head", optional=True),
+        opts = _ffi.RunOptions(_ffi.enc(target), 1 if dry_run else 0,
+                               _enc_ref(expect_head, "expect_head", optional=True),
                                retries, 0 if sandbox else 1)
         text, err = self._out("weir_project_run", _ffi.enc(project), ctypes.byref(opts))
         doc = cast("dict[str, Any]", document(json.loads(text), "run record")) if text else None

@@ -48,7 +48,8 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code",
+    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class",
+    "error_from_code",
     "CODES",
 ]
 

@@ -229,7 +229,8 @@ class CommitTable:
         """Builds the record from libweir's JSON object.
 
         Example:
-            >>> CommitTable.from_json({"table": "default.f", "metadata_location": "/lake/m.json", "snapshot_id": 1, "record_count": 170}).record_count
+            >>> CommitTable.from_json({"table": "default.f", "metadata_location": "/lake/m.json", "snapshot_id": 1,
+            ...                        "record_count": 170}).record_count
             170
         """
         f = _Fields(d, "commit table")
@@ -426,7 +427,8 @@ class ChangedTable:
 
         Example:
             >>> ChangedTable.from_json({"table": "default.t", "kind": "write", "change": "was dropped",
-            ...                         "reason": "...", "base": "a", "head": "b", "changed_by": None}).changed_by is None
+            ...                         "reason": "...", "base": "a", "head": "b", "changed_by": None}
+            ...                        ).changed_by is None
             True
         """
         f = _Fields(d, "changed table")
@@ -592,7 +594,8 @@ class TableInfo:
         for c in self.columns:
             if c.name == name:
                 return c
-        raise KeyError(f"table {self.table} has no column {name!r} (columns: {', '.join(c.name for c in self.columns)})")
+        columns = ", ".join(c.name for c in self.columns)
+        raise KeyError(f"table {self.table} has no column {name!r} (columns: {columns})")
 
     @property
     def lineage(self) -> Mapping[str, tuple[str, ...]]:
@@ -662,7 +665,8 @@ class TableDiff:
 
         Example:
             >>> TableDiff.from_json({"table": "t", "records_before": 1, "records_after": 3, "record_change": 2,
-            ...                      "metadata_before": "/a.json", "metadata_after": "/b.json"}, "changed").records_after
+            ...                      "metadata_before": "/a.json", "metadata_after": "/b.json"}, "changed"
+            ...                     ).records_after
             3
         """
         f = _Fields(d, f"diff entry ({kind})")

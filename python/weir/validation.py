@@ -73,7 +73,8 @@ def validate(data: object, contract: type[TableSchema] | Mapping[str, Any] | str
         >>> import pyarrow as pa, weir
         >>> class T(weir.TableSchema):
         ...     x: weir.Int64
-        >>> weir.validate(pa.table({"x": pa.array([1, 2], pa.int32())}), T).data.schema.field("x").type   # doctest: +SKIP
+        >>> data = pa.table({"x": pa.array([1, 2], pa.int32())})
+        >>> weir.validate(data, T).data.schema.field("x").type   # doctest: +SKIP
         DataType(int64)
     """
     lib = _ffi.load_library(library)
@@ -89,7 +90,8 @@ def validate(data: object, contract: type[TableSchema] | Mapping[str, Any] | str
         report_p = ctypes.c_void_p()
         err = _ffi.WeirErrorStruct()
         try:
-            rc: int = lib.fn("weir_contract_validate")(handle, ctypes.byref(stream), ctypes.byref(valid), ctypes.byref(report_p),
+            rc: int = lib.fn("weir_contract_validate")(handle, ctypes.byref(stream), ctypes.byref(valid),
+                                                       ctypes.byref(report_p),
                                               ctypes.byref(err))
         finally:
             _ffi.release_stream(stream)

@@ -39,8 +39,8 @@ def weir_bin() -> pathlib.Path:
     return build_path("weir")
 
 
-def weir(*args: str, lake: "pathlib.Path | str | None" = None, cwd=None, env=None,
-         input: str | None = None) -> subprocess.CompletedProcess:
+def weir(*args: str, lake: pathlib.Path | str | None = None, cwd=None, env=None,
+         input: str | None = None) -> subprocess.CompletedProcess:  # noqa: A002 - subprocess.run's name
     """Runs the CLI. With `lake`, passes --lake. Never raises on a non-zero exit."""
     cmd = [str(weir_bin())]
     if lake is not None:

@@ -1,7 +1,6 @@
 """Imports: CSV, Parquet and JSON lines; inferred types; refused input leaves nothing."""
 from __future__ import annotations
 
-import json
 
 import pytest
 

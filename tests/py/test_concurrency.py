@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-import json
 import os
 import random
 import signal
 import subprocess
 import time
 
-from conftest import ROOT, TITANIC, count, weir, weir_bin, weir_json, weir_list
+from conftest import TITANIC, count, weir, weir_bin, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -52,7 +51,7 @@ def test_killed_import_leaves_branches_valid(lake):
     duration = time.monotonic() - t0
     completed = 0
     iterations = 20
-    for i in range(iterations):
+    for _ in range(iterations):
         p = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "import", str(TITANIC), "--table", "base",
                               "--mode", "append"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         # Kill at a uniformly random instant of a typical import's lifetime.

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 import weir as sdk
-from conftest import BUILD, TITANIC, weir, weir_bin, weir_json, weir_list
+from conftest import BUILD, TITANIC, weir, weir_bin, weir_list
 from test_client_support import library_path
 
 pytestmark = pytest.mark.cli

@@ -141,7 +141,7 @@ def test_listing_8_messages_are_weirs(titanic, tmp_path):
                            "                    Doc('Cost of tickets that cost more than average (by deck).')\n"
                            "    ]\n", "")]},
     ]
-    for i, (edits, line) in enumerate(zip(variants, expected)):
+    for i, (edits, line) in enumerate(zip(variants, expected, strict=True)):
         # Only h and the schemas: f and g are read from main, where the first run put them.
         proj = copy(SDK2, tmp_path / f"v{i}", edits)
         for other in ("listing05.sql", "listing06.py", "listing09.py"):
@@ -337,4 +337,4 @@ def test_blog_freshness_rule_as_printed_names_the_dialect(lake, tmp_path):
     (proj / "t.sql").write_text("-- weir: output_schema=transactions\nSELECT 1::BIGINT AS transaction_id\n")
     r = weir("check", proj, lake=lake)
     assert r.returncode == 3
-    assert f'rule "freshness" does not compile' in r.stderr and f"write {ours}" in r.stderr
+    assert 'rule "freshness" does not compile' in r.stderr and f"write {ours}" in r.stderr

@@ -13,7 +13,6 @@ import test_client_support  # noqa: F401 - first: makes python/ importable witho
 import json
 import os
 import subprocess
-import textwrap
 import threading
 
 import pyarrow as pa
