@@ -54,7 +54,7 @@ def test_lake_found_walking_up(tmp_path):
     sub.mkdir(parents=True)
     r = weir("branch", "--json", cwd=sub)
     assert r.returncode == 0, r.stderr
-    assert [b["name"] for b in json.loads(r.stdout)] == ["main"]
+    assert [b["name"] for b in json.loads(r.stdout)["branches"]] == ["main"]
 
 
 def test_no_lake_message_says_where_it_looked(tmp_path):

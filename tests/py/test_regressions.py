@@ -539,7 +539,7 @@ def test_json_file_holding_an_array_of_objects(lake, tmp_path):
 def test_short_option_with_attached_value_and_contradictory_verbosity(titanic_lake):
     r = weir("log", "-n1", "--json", lake=titanic_lake)
     assert r.returncode == 0, r.stderr
-    assert len(json.loads(r.stdout)) == 1
+    assert len(json.loads(r.stdout)["commits"]) == 1
     r = weir("-q", "-v", "log", lake=titanic_lake)
     assert r.returncode == 2
     assert "--quiet and --verbose" in r.stderr
@@ -663,7 +663,7 @@ def test_log_takes_the_ref_as_an_argument(titanic_lake):
     assert weir("branch", "create", "dev", lake=titanic_lake).returncode == 0
     r = weir("log", "dev", "-n", "1", "--json", lake=titanic_lake)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)[0]["hash"] == weir_json("show", "dev", lake=titanic_lake)["hash"]
+    assert json.loads(r.stdout)["commits"][0]["hash"] == weir_json("show", "dev", lake=titanic_lake)["hash"]
     r = weir("log", "dev", "--ref", "main", lake=titanic_lake)
     assert r.returncode == 2 and "give the ref once" in r.stderr
 
