@@ -153,7 +153,7 @@ typedef struct weir_error {
 WEIR_API void weir_error_clear(weir_error *err);
 /** Stable name of a code, e.g. "NotFound", "ContractViolation". Static storage. */
 WEIR_API const char *weir_error_name(int code);
-/** The CLI exit code for an error code (0, 1, 2, 3 or 4; see docs/cli.md). */
+/** The CLI exit code for an error code (0, 1, 2, 3, 4 or 130; see docs/cli.md). */
 WEIR_API int weir_error_exit_code(int code);
 /** Frees memory returned by weir through a `char **` out-parameter. NULL-safe. */
 WEIR_API void weir_free(void *ptr);
