@@ -79,6 +79,64 @@ def weir_list(*args: str, lake=None, **kw) -> list:
     return doc[LIST_KEYS[cli_schema([str(a) for a in args]) or ""]]
 
 
+def start_weir(*args: str, lake: pathlib.Path | str, until: str, env=None) -> subprocess.Popen:
+    """Starts `weir -v ARGS` in the background and returns once its progress on stderr
+    has printed a line starting with `until` ("model slow": the run is starting model
+    slow; "done first": model first is committed on the run's branch). A hand-off through
+    the pipe, not a sleep. The lines read are in `p.stderr_head`; `p.communicate()` gives
+    the rest."""
+    full_env = dict(os.environ, WEIR_AUTHOR="tester", WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
+    if env:
+        full_env.update(env)
+    p = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "-v", *[str(a) for a in args]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env)
+    head = []
+    assert p.stderr is not None
+    for line in p.stderr:
+        head.append(line)
+        if line.startswith(until):
+            p.stderr_head = "".join(head)  # type: ignore[attr-defined]
+            return p
+    p.wait()
+    raise AssertionError(f"weir {' '.join(map(str, args))} ended ({p.returncode}) before printing {until!r}:\n"
+                         + "".join(head))
+
+
+def release(proj: pathlib.Path, name: str = "go") -> None:
+    """The other end of a model that waits for a file (GATED_MODEL): lets it finish."""
+    (proj / name).write_text("go\n")
+
+
+#: Python source of a model `slow` (input: the catalog's titanic) that waits until the test
+#: creates the file `go` in its project folder (release), so that a test can do something
+#: while the run is inside the model, for as long as it needs: an explicit hand-off. (The
+#: model reads its project folder, which the sandbox allows; it polls for the file.)
+GATED_MODEL = '''\
+import os
+import time
+from typing import Annotated
+
+import pyarrow as pa
+
+import weir
+from weir import Int64, Model, Table, TableSchema
+
+GO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
+
+
+class Out(TableSchema):
+    n: Int64
+
+
+@weir.model()
+def slow(src: Annotated[pa.Table, Model("titanic")]) -> Table[Out]:
+    """Waits for the test's go file."""
+    while not os.path.exists(GO):
+        time.sleep(0.01)
+    return pa.table({"n": pa.array([src.num_rows], pa.int64())})
+'''
+
+
 @pytest.fixture
 def lake(tmp_path: pathlib.Path) -> pathlib.Path:
     """A fresh, empty lake."""

@@ -128,3 +128,32 @@ def test_duckdb_symbol_list_is_generated_from_the_sources():
     r = subprocess.run([sys.executable, str(root / "scripts" / "gen_duckdb_shim.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# ---- regressions: problems a first-time user found (each fails without its fix) ----
+
+
+def test_a_moved_lake_is_refused_with_a_reason(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert weir("init", a).returncode == 0
+    assert weir("import", TITANIC, "--table", "t", lake=a).returncode == 0
+    a.rename(b)
+    r = weir("tables", lake=b)
+    assert r.returncode == 1
+    assert f"was created at {a}" in r.stderr and "cannot be moved or copied" in r.stderr
+
+
+def test_init_refuses_an_empty_path(tmp_path):
+    r = weir("init", "", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "the lake path is empty" in r.stderr
+    assert not (tmp_path / ".weir").exists()
+
+
+def test_short_option_with_attached_value_and_contradictory_verbosity(titanic_lake):
+    r = weir("log", "-n1", "--json", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["commits"]) == 1
+    r = weir("-q", "-v", "log", lake=titanic_lake)
+    assert r.returncode == 2
+    assert "--quiet and --verbose" in r.stderr
