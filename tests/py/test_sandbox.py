@@ -173,7 +173,7 @@ def test_reading_the_users_other_files_is_refused(protected, tmp_path):
         """)
     err = run_fails(protected, proj, env={"HOME": str(home)})
     assert f"model g tried to read {secret}: permission denied by the model sandbox" in err
-    assert "hunter2" not in err and "hunter2" not in open(weir_json("runs", "show", weir_json(
+    assert "hunter2" not in err and "hunter2" not in open(weir_json("runs", "show", weir_list(
         "runs", lake=protected)[0]["run_id"], lake=protected)["models"][0]["log"]).read()
     same_as_before(protected, before)
 
