@@ -754,3 +754,15 @@ def test_run_summary_lists_rules_under_a_header(titanic_lake):
     at = lines.index("model f rules:")
     assert lines[at + 1].split() == ["rule", "on", "violation", "result", "rows"]
     assert lines[at + 2].split() == ["tclass.enum", "fail", "passed"]
+
+
+def test_a_sql_models_error_line_comes_from_the_engines_position_not_its_message(titanic_lake, tmp_path):
+    # The planner read the line out of the engine's English ("SQL line N"): a column named
+    # "SQL line 99" moved the problem to line 99. The engine now gives it as a field.
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "f.sql").write_text('-- weir: name=f\n\nSELECT "SQL line 99"\nFROM titanic\n')
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert "f.sql:3: model f does not plan" in r.stderr, r.stderr
+    assert "f.sql:99" not in r.stderr
