@@ -635,7 +635,7 @@ class TableInfo:
                    raw=dict(f.raw))
 
 
-def _example_table() -> dict[str, Any]:
+def _example_table() -> dict[str, Any]:  # pyright: ignore[reportUnusedFunction] - used by doctests
     """A describe document for the examples above."""
     col = {"type": "int64", "weir_type": "Int64", "required": True, "field_id": 1}
     return {"table": "default.f", "ref": "main", "commit": "ab" * 32, "snapshot_id": 1, "metadata_location": "/m.json",
@@ -961,7 +961,7 @@ class ModelResult:
                    sandbox=f.opt_mapping("sandbox") if f.has("sandbox") else None)
 
 
-def _example_model(**kw: Any) -> dict[str, Any]:
+def _example_model(**kw: Any) -> dict[str, Any]:  # pyright: ignore[reportUnusedFunction] - used by doctests
     """A run's model record for the examples."""
     return {"model": "f", "table": "default.f", "language": "sql", "status": "succeeded", "started_us": 0,
             "ended_us": 1500000, "rows": 170, "rows_quarantined": 0, "commit": "ab" * 32, "report": None,
@@ -1186,8 +1186,10 @@ class RunState:
         for m in self.models:
             out.extend(m.violations)
         if not out and self.error is not None:
-            out.extend(Violation.from_json(v) for v in self.error.details
-                       if isinstance(v, Mapping) and "kind" in v and "message" in v)
+            for v in self.error.details:
+                d = cast("Mapping[str, Any]", v) if isinstance(v, Mapping) else None
+                if d is not None and "kind" in d and "message" in d:
+                    out.append(Violation.from_json(d))
         return tuple(out)
 
     @classmethod
