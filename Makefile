@@ -1,7 +1,8 @@
 # weir: the two commands of the README, and their parts.
 #
 #   make demo   set up a fresh machine, build, and run the Titanic pipeline end to end
-#   make test   set up, build, and run every test (also under ASan/UBSan, and a short
+#   make test   set up, build, and run every test (also under ASan/UBSan, the C tests under
+#               TSan, the in-process SDK tests against the ASan library, and a short
 #               run of every fuzz target)
 #   make fuzz   build the libFuzzer targets and fuzz each for FUZZ_SECONDS (default 60)
 #   make soak   long budgets of the randomized tests (kill harness, conformance), not in make test
@@ -11,6 +12,7 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 # The clang that Debian's libclang-rt-16-dev (libFuzzer's runtime) belongs to.
 FUZZ_CC    ?= clang-16
@@ -21,8 +23,9 @@ PY         := $(CURDIR)/.venv/bin/python
 JOBS       ?= $(shell nproc)
 export WEIR_PYTHON ?= $(PY)
 
-.PHONY: all bootstrap build build-asan build-fuzz demo test test-c test-py test-py-pg test-asan test-fuzz test-model \
-        test-abi test-package abi-update fuzz soak soak-kill soak-conformance bench bench-full clean
+.PHONY: all bootstrap build build-asan build-tsan build-fuzz demo test test-c test-py test-py-pg test-asan \
+        test-asan-sdk test-tsan test-fuzz test-model test-abi test-package abi-update fuzz soak soak-kill \
+        soak-conformance bench bench-full clean
 
 all: build
 
@@ -37,6 +40,12 @@ build-asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON -DWEIR_FAILPOINTS=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# ThreadSanitizer (gcc): the C tests, among them two lake handles running projects in
+# parallel threads (tests/c/api/test_parallel.c).
+build-tsan: bootstrap
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_TSAN=ON >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+
 # libFuzzer targets (docs/fuzzing.md): clang, every module instrumented, ASan + UBSan.
 build-fuzz: bootstrap
 	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=Debug -DWEIR_FUZZ=ON >/dev/null
@@ -45,8 +54,9 @@ build-fuzz: bootstrap
 demo: build
 	examples/titanic/demo.sh
 
-test: build build-asan build-fuzz
-	$(MAKE) --no-print-directory test-model test-abi test-c test-py test-py-pg test-asan test-fuzz test-package
+test: build build-asan build-tsan build-fuzz
+	$(MAKE) --no-print-directory test-model test-abi test-c test-py test-py-pg test-asan test-asan-sdk test-tsan \
+	  test-fuzz test-package
 
 # libweir's ABI against the committed baseline (scripts/abi.sh; libabigail's abidiff). A
 # deliberate change of the public API updates the baseline: make abi-update, and commit it.
@@ -97,6 +107,31 @@ test-asan:
 	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(BUILD)/libweir.so WEIR_REQUIRE_FAILPOINTS=1 \
 	  $(PY) -m pytest tests/py -q -m cli
 
+# The SDK tests that load libweir into the interpreter, against the ASan/UBSan library:
+# Python is not instrumented, so the sanitizer runtimes are preloaded into it. Memory
+# errors fail at once; leak reports go to files that scripts/lsan_check.py reads, failing
+# on every leak whose allocation is libweir's (CPython's own objects alive at exit are
+# told apart there; tests/py/lsan-python.supp drops the loader's). Files: those whose
+# tests run no Python model (a model worker runs the plain library in its sandbox).
+ASAN_SDK_TESTS ?= tests/py/test_client_api.py tests/py/test_client_errors.py tests/py/test_sdk_validate.py \
+                  tests/py/test_sdk_schema.py tests/py/test_sdk_model.py tests/py/test_json_schema.py
+ASAN_RUNTIMES = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libubsan.so)
+ASAN_SDK_LOGS = $(CURDIR)/$(ASAN_BUILD)/lsan-sdk
+test-asan-sdk:
+	rm -rf $(ASAN_SDK_LOGS) && mkdir -p $(ASAN_SDK_LOGS)
+	LD_PRELOAD="$(ASAN_RUNTIMES)" \
+	  ASAN_OPTIONS=detect_leaks=1:log_path=$(ASAN_SDK_LOGS)/report \
+	  LSAN_OPTIONS=exitcode=0:suppressions=$(CURDIR)/tests/py/lsan-python.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  WEIR_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) WEIR_LIBRARY=$(CURDIR)/$(ASAN_BUILD)/libweir.so \
+	  $(PY) -m pytest $(ASAN_SDK_TESTS) -q -p no:cacheprovider
+	$(PY) scripts/lsan_check.py $(ASAN_SDK_LOGS)
+
+# ThreadSanitizer over the C tests (suppressions: DuckDB is not instrumented).
+test-tsan:
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
+
 # Regression inputs replayed, then every target fuzzed briefly: any finding fails.
 test-fuzz:
 	python3 scripts/fuzz.py --build $(FUZZ_BUILD) --seconds $(FUZZ_TEST_SECONDS) --check
@@ -128,4 +163,4 @@ bench-full: build
 	$(PY) bench/run.py --tier full
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -80,6 +80,9 @@ int cli_json_result(cli_ctx *ctx, int rc, weir_error *err, char *out, json_t **d
 void cli_print_json_text(char *json_text);
 /* Prints a json_t on stdout (pretty) and decrefs it. */
 void cli_print_json(json_t *v);
+/* {code, exit_code, message, details} of an error, for the --json error document
+ * (docs/json.md, docs/schema/error.schema.json). New reference. */
+json_t *cli_error_json(const weir_error *err);
 
 /* First 12 characters of a hash into out (13 bytes). */
 const char *cli_short(const char *hash, char out[13]);

@@ -21,9 +21,10 @@ static int list_refs(cli_ctx *ctx, bool tags) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  json_t *arr;
+  json_t *doc;
   rc = tags ? weir_tag_list(lake, &out, &err) : weir_branch_list(lake, &out, &err);
-  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  json_t *arr = json_object_get(doc, tags ? "tags" : "branches");
   const char *h[] = {tags ? "tag" : "branch", tags ? "commit" : "head", "updated"};
   cli_table t;
   cli_table_init(&t, 3, h);
@@ -38,7 +39,7 @@ static int list_refs(cli_ctx *ctx, bool tags) {
   if (json_array_size(arr) == 0) printf(tags ? "(no tags)\n" : "(no branches)\n");
   else cli_table_print(&t, stdout);
   cli_table_free(&t);
-  json_decref(arr);
+  json_decref(doc);
   return 0;
 }
 
@@ -169,17 +170,20 @@ int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   rc = weir_commit_log(lake, ref, nstr && max == 0 ? 1 : max, &out, &err);
   if (rc == 0 && nstr && max == 0) {
     weir_free(out);
-    out = strdup("[]");
+    char empty[64];
+    snprintf(empty, sizeof empty, "{\"schema_version\": %d, \"commits\": []}", WEIR_JSON_SCHEMA_VERSION);
+    out = strdup(empty);
   }
-  json_t *arr;
-  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
+  json_t *doc;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  json_t *arr = json_object_get(doc, "commits");
   size_t i;
   json_t *c;
   json_array_foreach(arr, i, c) {
     if (i) printf("\n");
     print_commit(c, false);
   }
-  json_decref(arr);
+  json_decref(doc);
   return 0;
 }
 
@@ -294,7 +298,7 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     json_t *c;
     json_array_foreach(json_object_get(r, "tables"), i, c) {
       const char *tname = json_string_value(json_object_get(c, "table"));
-      const char *action = json_string_value(json_object_get(c, "action"));
+      const char *action = json_string_value(json_object_get(c, "change"));
       if (tname) printf("  %s (%s)\n", tname, action ? action : "changed");
     }
   }
@@ -333,7 +337,7 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       printf("Reverted run %s (commit %s)\n", run, cli_short(json_string_value(json_object_get(r, "commit")), s));
     else
       printf("Reverted %s to its version at %s (%s; commit %s)\n", args->pos[0], to,
-             json_string_value(json_object_get(r, "action")) ? json_string_value(json_object_get(r, "action")) : "restored",
+             json_string_value(json_object_get(r, "change")) ? json_string_value(json_object_get(r, "change")) : "restored",
              cli_short(json_string_value(json_object_get(r, "commit")), s));
   }
   json_decref(r);

@@ -243,13 +243,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     if (ctx->json && run) {
       int code = weir_error_exit_code(err.code);
       fprintf(stderr, "error: %s\n", err.message ? err.message : weir_error_name(err.code));
-      json_t *e = json_object();
-      json_object_set_new(e, "code", json_string(weir_error_name(err.code)));
-      json_object_set_new(e, "exit_code", json_integer(code));
-      json_object_set_new(e, "message", json_string(err.message ? err.message : ""));
-      json_t *d = err.details ? json_loads(err.details, 0, NULL) : NULL;
-      json_object_set_new(e, "details", d ? d : json_array());
-      cli_print_json(json_pack("{s:o,s:o}", "error", e, "run", run));
+      cli_print_json(json_pack("{s:o,s:o}", "error", cli_error_json(&err), "run", run));
       weir_error_clear(&err);
       return run_exit_code(code);
     }
@@ -290,9 +284,10 @@ int cmd_runs_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  json_t *arr;
+  json_t *doc;
   rc = weir_run_list(lake, &out, &err);
-  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  json_t *arr = json_object_get(doc, "runs");
   const char *h[] = {"run", "status", "branch", "base", "result", "started", "models"};
   cli_table t;
   cli_table_init(&t, 7, h);
@@ -311,7 +306,7 @@ int cmd_runs_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (json_array_size(arr)) cli_table_print(&t, stdout);
   else printf("(no runs)\n");
   cli_table_free(&t);
-  json_decref(arr);
+  json_decref(doc);
   return 0;
 }
 

@@ -119,9 +119,10 @@ int cmd_tables(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  json_t *arr;
+  json_t *doc;
   rc = weir_table_list(lake, cli_opt_value(cmd, args, "ref"), &out, &err);
-  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  json_t *arr = json_object_get(doc, "tables");
   const char *h[] = {"table", "rows", "snapshot"};
   cli_table t;
   cli_table_init(&t, 3, h);
@@ -139,7 +140,7 @@ int cmd_tables(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (json_array_size(arr) == 0) printf("(no tables)\n");
   else cli_table_print(&t, stdout);
   cli_table_free(&t);
-  json_decref(arr);
+  json_decref(doc);
   return 0;
 }
 

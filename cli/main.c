@@ -291,6 +291,16 @@ bool cli_flag(const cli_command *cmd, const cli_parsed *args, const char *name) 
   return cli_opt_value(cmd, args, name) != NULL;
 }
 
+json_t *cli_error_json(const weir_error *err) {
+  json_t *e = json_object();
+  json_object_set_new(e, "code", json_string(weir_error_name(err->code)));
+  json_object_set_new(e, "exit_code", json_integer(weir_error_exit_code(err->code)));
+  json_object_set_new(e, "message", json_string(err->message ? err->message : ""));
+  json_t *d = err->details ? json_loads(err->details, 0, NULL) : NULL;
+  json_object_set_new(e, "details", d ? d : json_array());
+  return e;
+}
+
 int cli_report_error(cli_ctx *ctx, weir_error *err) {
   int code = weir_error_exit_code(err->code);
   fprintf(stderr, "error: %s\n", err->message ? err->message : weir_error_name(err->code));
@@ -310,14 +320,8 @@ int cli_report_error(cli_ctx *ctx, weir_error *err) {
     json_decref(d);
   }
   if (ctx->json) {
-    json_t *e = json_object();
-    json_object_set_new(e, "code", json_string(weir_error_name(err->code)));
-    json_object_set_new(e, "exit_code", json_integer(code));
-    json_object_set_new(e, "message", json_string(err->message ? err->message : ""));
-    json_t *d = err->details ? json_loads(err->details, 0, NULL) : NULL;
-    json_object_set_new(e, "details", d ? d : json_array());
     json_t *doc = json_object();
-    json_object_set_new(doc, "error", e);
+    json_object_set_new(doc, "error", cli_error_json(err));
     cli_print_json(doc);
   }
   weir_error_clear(err);
@@ -460,6 +464,14 @@ void cli_print_json_text(char *json_text) {
 }
 
 void cli_print_json(json_t *v) {
+  /* The CLI's own documents (init, branch/tag create and delete, query --output, errors)
+   * carry the library's schema_version like every document the library returns. */
+  if (json_is_object(v) && !json_object_get(v, "schema_version")) {
+    json_t *doc = json_pack("{s:i}", "schema_version", WEIR_JSON_SCHEMA_VERSION);
+    json_object_update(doc, v);
+    json_decref(v);
+    v = doc;
+  }
   char *s = json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
   fputs(s ? s : "null", stdout);
   fputc('\n', stdout);

@@ -17,7 +17,9 @@
  *     caller owns and releases with weir_free(). `const char *` results are owned by the
  *     handle they come from and live as long as it. Input strings are copied when kept.
  *   - JSON documents returned by the library are the same documents the CLI prints with
- *     `--json`; their shapes are documented in docs/json.md.
+ *     `--json`: each an object whose first key is "schema_version"
+ *     (WEIR_JSON_SCHEMA_VERSION), specified by docs/schema/<name>.schema.json and described
+ *     in docs/json.md. A list comes as an object holding the array under one key.
  *   - Refs: a branch name, a tag name, a full 64-digit commit hash or a unique prefix of at
  *     least 7 hex digits, optionally followed by ~N (N-th first-parent ancestor). Where a
  *     ref or branch may be NULL it means "main"; an empty string is not NULL (most likely
@@ -120,6 +122,11 @@ struct ArrowArrayStream {
 /** The library's version, e.g. "0.1.0" (WEIR_VERSION_STRING of the headers it was built
  *  with; a program may compare it with its own). Static storage; never free. Thread-safe. */
 WEIR_API const char *weir_version(void);
+/** The version of the shapes of the JSON documents the library returns: each document is
+ *  an object whose "schema_version" is this number, specified by
+ *  docs/schema/<name>.schema.json (docs/json.md). It grows when a shape changes
+ *  incompatibly (a key removed, renamed or retyped); keys may be added without it. */
+#define WEIR_JSON_SCHEMA_VERSION 1
 
 /* ====================================================================================
  * Errors
@@ -178,7 +185,7 @@ typedef struct weir_error {
 WEIR_API void weir_error_clear(weir_error *err);
 /** Stable name of a code, e.g. "NotFound", "ContractViolation". Static storage. */
 WEIR_API const char *weir_error_name(int code);
-/** The CLI exit code for an error code (0, 1, 2, 3 or 4; see docs/cli.md). */
+/** The CLI exit code for an error code (0, 1, 2, 3, 4 or 130; see docs/cli.md). */
 WEIR_API int weir_error_exit_code(int code);
 /** Frees memory returned by weir through a `char **` out-parameter. NULL-safe. */
 WEIR_API void weir_free(void *ptr);
@@ -331,8 +338,8 @@ WEIR_API int weir_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WE
 
 /**
  * Commits reachable from `ref`, newest first (by time, ties by hash), at most
- * `max_count` (0 = all). *out_json: a JSON array of
- * {hash, parents, time, author, message, properties, tables_changed}.
+ * `max_count` (0 = all). *out_json: {schema_version, commits: [{hash, parents, time,
+ * author, message, properties, tables_changed: [{table, change}]}]} (commit_log.schema.json).
  */
 WEIR_API int weir_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json,
              weir_error *err);
@@ -365,7 +372,8 @@ WEIR_API int weir_branch_create(weir_lake *lake, const char *name, const char *f
  *  hash either way). Errors: WEIR_ENOTFOUND, WEIR_EINVALIDARG (main, unmerged). */
 WEIR_API int weir_branch_delete(weir_lake *lake, const char *name, unsigned flags, weir_error *err);
 
-/** All branches: *out_json is a JSON array of {name, head, time}, sorted by name. */
+/** All branches: *out_json is {schema_version, branches: [{name, head, time}]}, sorted by
+ *  name (branch_list.schema.json). */
 WEIR_API int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /** Creates tag `name` at `ref` (NULL = "main"). Tags never move.
@@ -374,7 +382,7 @@ WEIR_API int weir_tag_create(weir_lake *lake, const char *name, const char *ref,
                     char out_target[WEIR_HASH_HEX_SIZE], weir_error *err);
 /** Deletes tag `name`. Errors: WEIR_ENOTFOUND. */
 WEIR_API int weir_tag_delete(weir_lake *lake, const char *name, weir_error *err);
-/** All tags: JSON array of {name, target, time}, sorted by name. */
+/** All tags: {schema_version, tags: [{name, target, time}]}, sorted by name. */
 WEIR_API int weir_tag_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /* ====================================================================================
@@ -389,7 +397,7 @@ typedef struct weir_merge_options {
   const char *strategy; /* how a conflicting table is resolved: NULL or "" = it is not (the
                            merge fails, nothing written); "source-wins": take the source's
                            version; "target-wins": keep the target's. Resolved tables are
-                           listed with action "conflict: source wins" / "... target wins" */
+                           listed with change "conflict: source wins" / "... target wins" */
   const char *expect_head; /* the head of `into` the caller reviewed (hash, prefix or ref), or
                            NULL. If `into` moved past it, the merge is refused
                            (WEIR_ECONCURRENT, nothing written) when a table it would change
@@ -420,8 +428,8 @@ WEIR_API int weir_branch_merge(weir_lake *lake, const char *source, const char *
  * Tables
  * ==================================================================================== */
 
-/** Tables at `ref` (NULL = "main"): JSON array of {table, record_count, snapshot_id,
- *  metadata_location}, sorted by name. */
+/** Tables at `ref` (NULL = "main"): {schema_version, tables: [{table, record_count,
+ *  snapshot_id, metadata_location}]}, sorted by name. */
 WEIR_API int weir_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 
 /** One table at `ref`: {table, ref, commit, snapshot_id, metadata_location, comment,
@@ -457,7 +465,7 @@ WEIR_API int weir_revert_options_init(weir_revert_options *opts, unsigned int ve
  *  by a run together with other tables, or the version it restores was written by a run
  *  whose other tables are no longer at that run's versions; with WEIR_ECONTRACT when it
  *  would change the table's stored contract, unless allow_contract_change.
- *  *out_json: {commit, table, action}. */
+ *  *out_json: {commit, table, change, to, branch}. */
 WEIR_API int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err);
@@ -667,8 +675,8 @@ WEIR_API int weir_run_options_init(weir_run_options *opts, unsigned int version)
 WEIR_API int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts,
                      char **out_json, weir_error *err);
 
-/** Runs, newest first: JSON array of {run_id, status, branch, base_commit, result_commit,
- *  started, ended, models}. */
+/** Runs, newest first: {schema_version, runs: [{run_id, status, branch, base_commit, result_commit,
+ *  started, ended, models}]}. */
 WEIR_API int weir_run_list(weir_lake *lake, char **out_json, weir_error *err);
 
 /** One run with per-model timings, row counts, rule results and violations. */

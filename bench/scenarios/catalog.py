@@ -30,7 +30,7 @@ import random
 import time
 from typing import Any
 
-from lib.common import (DATA, build_dir, duckdb_connect, fresh_dir, na_row, row, run_timed, timed,
+from lib.common import (build_dir, duckdb_connect, fresh_dir, na_row, row, run_timed, timed,
                         weir_cli)
 
 SCENARIO = "catalog"
@@ -139,7 +139,7 @@ def _weir(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
             first_commit = r.commit
     built = n
     for k in plan(n, c):
-        if time.perf_counter() - t0 > u["budget_s"] * 2:  # a larger budget than the peers' 
+        if time.perf_counter() - t0 > u["budget_s"] * 2:  # a larger budget than the peers'
             break
         client.import_data(tname(k), small, mode="append")
         built += 1

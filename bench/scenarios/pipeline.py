@@ -414,8 +414,8 @@ def _weir_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
         row(SCENARIO, "python_handoff_out", size, "weir-handoff", outs,
             note="worker: weir_worker_stage_output (validate + write Parquet)",
             throughput=f"{median(outs) / gb:.2f} s/GB", s_per_gb=median(outs) / gb, gb=gb),
-        row(SCENARIO, "python_handoff_total", size, "weir-handoff", [a + b for a, b in zip(ins, outs)],
-            throughput=f"{median([a + b for a, b in zip(ins, outs)]) / gb:.2f} s/GB", gb=gb),
+        row(SCENARIO, "python_handoff_total", size, "weir-handoff", [a + b for a, b in zip(ins, outs, strict=True)],
+            throughput=f"{median([a + b for a, b in zip(ins, outs, strict=True)]) / gb:.2f} s/GB", gb=gb),
         row(SCENARIO, "python_model_run", size, "weir-handoff", walls,
             note="whole weir run of the one-model project (worker start, commit, merge)", gb=gb),
     ]
@@ -449,8 +449,8 @@ def _pyarrow_handoff(u: dict[str, Any], work: str) -> list[dict[str, Any]]:
         row(SCENARIO, "python_handoff_out", size, "pyarrow-handoff", outs, ref="weir-handoff",
             note="pq.write_table (no validation, no commit)", throughput=f"{median(outs) / gb:.2f} s/GB",
             s_per_gb=median(outs) / gb, gb=gb),
-        row(SCENARIO, "python_handoff_total", size, "pyarrow-handoff", [a + b for a, b in zip(ins, outs)],
-            ref="weir-handoff", throughput=f"{median([a + b for a, b in zip(ins, outs)]) / gb:.2f} s/GB", gb=gb),
+        row(SCENARIO, "python_handoff_total", size, "pyarrow-handoff", [a + b for a, b in zip(ins, outs, strict=True)],
+            ref="weir-handoff", throughput=f"{median([a + b for a, b in zip(ins, outs, strict=True)]) / gb:.2f} s/GB", gb=gb),
     ]
 
 

@@ -237,14 +237,13 @@ def _patito(kind: str, col: Any, reps: int) -> tuple[list[float], str]:
     import polars as pl
 
     df = pl.from_arrow(__import__("pyarrow").Table.from_arrays([col], names=["x"]), rechunk=False)
-    from typing import Optional
 
     if kind == "passthrough":
         class M(pt.Model):
-            x: Optional[int] = pt.Field(dtype=pl.Int64)
+            x: int | None = pt.Field(dtype=pl.Int64)
     elif kind == "cast_int":
         class M(pt.Model):  # type: ignore[no-redef]
-            x: Optional[int] = pt.Field(dtype=pl.Int64)
+            x: int | None = pt.Field(dtype=pl.Int64)
     elif kind == "nulls":
         class M(pt.Model):  # type: ignore[no-redef]
             x: int = pt.Field(dtype=pl.Int64)

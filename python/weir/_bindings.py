@@ -14,6 +14,7 @@ from typing import Any
 WEIR_VERSION_STRING = "0.1.0"
 
 # ---- constants: numeric #defines and enum values ----
+WEIR_JSON_SCHEMA_VERSION = 1
 WEIR_LAKE_OPTIONS_VERSION = 1
 WEIR_HASH_HEX_SIZE = 65
 WEIR_BRANCH_FORCE = 1

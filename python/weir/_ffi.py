@@ -138,7 +138,8 @@ def enc(s: str | None, what: str = "a string argument") -> bytes | None:
         (b'main', None)
         >>> enc("a\\x00b", "ref")
         Traceback (most recent call last):
-        weir.errors.InvalidArgument: ref 'a\\x00b' contains a NUL character (\\x00) at position 1, which libweir cannot take
+        ...
+        weir.errors.InvalidArgument: ref 'a\\x00b' contains a NUL character (\\x00) at position 1, ...
     """
     if s is None:
         return None

@@ -54,12 +54,14 @@ from weir.records import (
     ImportResult,
     MergeResult,
     Plan,
+    PlanProblem,
     RevertResult,
     RunError,
     RunState,
     TableInfo,
     TableSummary,
     Tag,
+    document,
 )
 from weir.limits import parse_duration
 from weir.schema import TableSchema, is_schema
@@ -335,7 +337,7 @@ class Client:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
+        except Exception:  # noqa: BLE001, S110 - never raise from a finalizer
             pass
 
     def __repr__(self) -> str:
@@ -397,7 +399,7 @@ class Client:
                 return
             try:
                 fn(json.loads(event))
-            except Exception:  # noqa: BLE001 - a C callback cannot raise
+            except Exception:  # noqa: BLE001, S110 - a C callback cannot raise
                 pass
 
         with self._lock:
@@ -488,7 +490,7 @@ class Client:
             self._call("weir_ref_resolve", r, ctypes.create_string_buffer(_ffi.HASH_SIZE))  # NotFound as ever
             return []
         doc = self._json("weir_commit_log", r, ctypes.c_int64(min(n, 2**63 - 1)))  # 0 asks libweir for all
-        return [Commit.from_json(c) for c in cast("list[dict[str, Any]]", doc or [])]
+        return [Commit.from_json(c) for c in document(doc, "commit log", "commits")]
 
     def get_commit(self, ref: RefLike) -> Commit:
         """One commit, with every table it holds (metadata file and snapshot).
@@ -500,7 +502,7 @@ class Client:
             >>> [t.table for t in client.get_commit("main").tables]   # doctest: +SKIP
             ['default.titanic']
         """
-        return Commit.from_json(cast("dict[str, Any]", self._json("weir_commit_show", _enc_ref(ref))))
+        return Commit.from_json(document(self._json("weir_commit_show", _enc_ref(ref)), "commit"))
 
     def diff(self, ref_a: RefLike, ref_b: RefLike) -> Diff:
         """Tables added, removed and changed from ``ref_a`` to ``ref_b``, with row counts.
@@ -512,8 +514,8 @@ class Client:
             >>> d = client.diff("main", "dev")                         # doctest: +SKIP
             >>> [(t.table, t.record_change) for t in d.changed]         # doctest: +SKIP
         """
-        return Diff.from_json(cast("dict[str, Any]", self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"),
-                                                                 _enc_ref(ref_b, "ref_b"))))
+        doc = self._json("weir_commit_diff", _enc_ref(ref_a, "ref_a"), _enc_ref(ref_b, "ref_b"))
+        return Diff.from_json(document(doc, "diff"))
 
     # ---- branches and tags -------------------------------------------------------------------
 
@@ -525,7 +527,7 @@ class Client:
             ['dev', 'main']
         """
         doc = self._json("weir_branch_list")
-        return [Branch.from_json(b) for b in cast("list[dict[str, Any]]", doc or [])]
+        return [Branch.from_json(b) for b in document(doc, "branch list", "branches")]
 
     def get_branch(self, name: BranchLike) -> Branch:
         """The branch ``name`` with its current head.
@@ -603,7 +605,7 @@ class Client:
             >>> [t.name for t in client.get_tags()]   # doctest: +SKIP
         """
         doc = self._json("weir_tag_list")
-        return [Tag.from_json(t) for t in cast("list[dict[str, Any]]", doc or [])]
+        return [Tag.from_json(t) for t in document(doc, "tag list", "tags")]
 
     def get_tag(self, name: str) -> Tag:
         """The tag ``name``.
@@ -699,7 +701,7 @@ class Client:
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True))
         doc = self._json("weir_branch_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(target, what, optional=True), ctypes.byref(opts))
-        return MergeResult.from_json(cast("dict[str, Any]", doc))
+        return MergeResult.from_json(document(doc, "merge result"))
 
     # ---- tables ----------------------------------------------------------------------------------
 
@@ -714,7 +716,7 @@ class Client:
             [('default.titanic', 891)]
         """
         doc = self._json("weir_table_list", _enc_ref(ref, optional=True))
-        return [TableSummary.from_json(t) for t in cast("list[dict[str, Any]]", doc or [])]
+        return [TableSummary.from_json(t) for t in document(doc, "table list", "tables")]
 
     def get_table(self, name: str, ref: RefLike | None = "main") -> TableInfo:
         """One table at ``ref`` (None: main): columns (type, required, doc, lineage, field id), the
@@ -728,8 +730,8 @@ class Client:
             >>> info = client.get_table("f")                 # doctest: +SKIP
             >>> info.comment, info.column("tclass").doc        # doctest: +SKIP
         """
-        return TableInfo.from_json(cast("dict[str, Any]", self._json("weir_table_describe", _enc(name, "name", name=True),
-                                                                      _enc_ref(ref, optional=True))))
+        return TableInfo.from_json(document(self._json("weir_table_describe", _enc(name, "name", name=True),
+                                                       _enc_ref(ref, optional=True)), "table"))
 
     def revert_table(self, table: str, source_ref: RefLike, into_branch: BranchLike | None = "main", *,
                      allow_partial: bool = False, message: str | None = None,
@@ -761,7 +763,7 @@ class Client:
                             allow_contract_change=1 if _flag(allow_contract_change, "allow_contract_change") else 0)
         doc = self._json("weir_table_revert", _enc(table, "table", name=True), _enc_ref(source_ref, "source_ref"),
                          _enc_branch(into_branch, "into_branch", optional=True), ctypes.byref(opts))
-        return RevertResult.from_json(cast("dict[str, Any]", doc))
+        return RevertResult.from_json(document(doc, "revert result"))
 
     def revert_run(self, run_id: str | RunState, into_branch: BranchLike | None = None, *,
                    message: str | None = None, expect_head: RefLike | None = None,
@@ -795,7 +797,7 @@ class Client:
                             allow_contract_change=1 if _flag(allow_contract_change, "allow_contract_change") else 0)
         doc = self._json("weir_run_revert", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
-        return RevertResult.from_json(cast("dict[str, Any]", doc))
+        return RevertResult.from_json(document(doc, "revert result"))
 
     # ---- reading data ----------------------------------------------------------------------------
 
@@ -943,7 +945,7 @@ class Client:
                 finally:
                     _ffi.release_stream(stream)
                     del keep, reader
-            return ImportResult.from_json(cast("dict[str, Any]", doc))
+            return ImportResult.from_json(document(doc, "import result"))
         finally:
             if tmpdir is not None:
                 tmpdir.cleanup()
@@ -966,11 +968,13 @@ class Client:
         """
         text, err = self._out("weir_project_check", _ffi.enc(_path(project_dir, "project_dir")),
                               _enc_ref(ref, optional=True))
-        doc = cast("dict[str, Any]", json.loads(text)) if text else {}
         if err is None:
-            return Plan.from_json(doc)
+            return Plan.from_json(document(json.loads(text or "null"), "plan"))
         if isinstance(err, PlanError):
-            plan = Plan.from_json(doc, problems=err.details if not doc.get("problems") else ())
+            if not text:  # the project did not load far enough to plan: its problems are the details
+                return Plan(ok=False, problems=tuple(PlanProblem.from_json(p) for p in err.details))
+            doc = cast("dict[str, Any]", document(json.loads(text), "plan"))
+            plan = Plan.from_json(doc, problems=err.details if not doc["problems"] else ())
             return dataclasses.replace(plan, ok=False)
         raise err
 
@@ -1047,7 +1051,7 @@ class Client:
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True), retries=retries,
                             unsandboxed=0 if sandbox else 1, timeout=seconds)
         text, err = self._run_interruptible(project, opts)
-        doc = cast("dict[str, Any]", json.loads(text)) if text else None
+        doc = cast("dict[str, Any]", document(json.loads(text), "run record")) if text else None
         if err is None:
             if doc is None:
                 raise WeirError("weir_project_run returned no run record")
@@ -1125,7 +1129,7 @@ class Client:
             >>> [(r.run_id, r.status) for r in client.get_runs()]    # doctest: +SKIP
         """
         doc = self._json("weir_run_list")
-        return [RunState.from_json(r) for r in cast("list[dict[str, Any]]", doc or [])]
+        return [RunState.from_json(r) for r in document(doc, "run list", "runs")]
 
     def get_run(self, run_id: str) -> RunState:
         """One run with per-model timings, row counts, rule results and violations.
@@ -1137,4 +1141,4 @@ class Client:
             >>> client.get_run(state.run_id).status   # doctest: +SKIP
             'succeeded'
         """
-        return RunState.from_json(cast("dict[str, Any]", self._json("weir_run_show", _enc(run_id, "run_id"))))
+        return RunState.from_json(document(self._json("weir_run_show", _enc(run_id, "run_id")), "run"))

@@ -126,7 +126,8 @@ def discover(project_dir: str) -> dict[str, Any]:
                 if key in model_seen:
                     continue
                 if not is_model(fn):
-                    if getattr(fn, "__weir_python__", None) is not None or getattr(fn, "__weir_sandbox__", None) is not None:
+                    declared = (getattr(fn, "__weir_python__", None), getattr(fn, "__weir_sandbox__", None))
+                    if any(d is not None for d in declared):
                         model_seen.add(key)
                         error(filename, code.co_firstlineno,
                               f"function {fn.__name__} has @weir.python but no @weir.model")

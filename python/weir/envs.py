@@ -131,7 +131,7 @@ def find_interpreter(version: str) -> str:
     """
     if not re.match(r"^3\.\d+(\.\d+)?$", version):
         raise EnvError(f"bad Python version {version!r}: use e.g. 3.11")
-    mine = "%d.%d.%d" % sys.version_info[:3]
+    mine = "{}.{}.{}".format(*sys.version_info[:3])
     if _matches(version, mine):
         return sys.executable
     short = ".".join(version.split(".")[:2])
@@ -310,7 +310,7 @@ def prepare(version: str, pip: Mapping[str, str] | None = None, *, cache: str | 
         py = _env_python(env)
         log: list[str] = []
         try:
-            shares_parent = _version_of(str(py)) == "%d.%d.%d" % sys.version_info[:3]
+            shares_parent = _version_of(str(py)) == "{}.{}.{}".format(*sys.version_info[:3])
             lines = ["# written by weir.envs: this environment sees the SDK (and its parent's packages)"]
             if shares_parent:
                 lines += [f"import site; site.addsitedir({d!r})" for d in _parent_site_dirs()]
@@ -422,7 +422,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         pip_doc = json.loads(args.pip)
-        if not isinstance(pip_doc, dict) or not all(isinstance(v, str) for v in cast("dict[str, Any]", pip_doc).values()):
+        if not isinstance(pip_doc, dict) or not all(isinstance(v, str)
+                                                     for v in cast("dict[str, Any]", pip_doc).values()):
             raise ValueError("--pip must be a JSON object of package: version")
         if args.python is None:
             if pip_doc:

@@ -49,7 +49,8 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class", "error_from_code", "sdk_advice",
+    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class",
+    "error_from_code", "sdk_advice",
     "CODES",
 ]
 
@@ -283,7 +284,9 @@ class MergeConflict(WeirError):
         """The conflicting tables, structured.
 
         Example:
-            >>> error_from_code(12, "x", [{"table": "t", "ours": "changed", "theirs": "dropped"}]).conflicts[0].ours
+            >>> error_from_code(12, "x", [{"table": "t", "ours": "changed", "theirs": "dropped", "base": None,
+            ...                            "base_metadata": None, "ours_metadata": None,
+            ...                            "theirs_metadata": None}]).conflicts[0].ours
             'changed'
         """
         out: list[Conflict] = []
@@ -510,7 +513,8 @@ def error_from_code(code: int | str, message: str, details: object = None) -> We
     a single object, or None.
 
     Example:
-        >>> e = error_from_code(12, "conflict", '[{"table": "default.t", "ours": "changed", "theirs": "dropped"}]')
+        >>> e = error_from_code(12, "conflict", '[{"table": "default.t", "ours": "changed", "theirs": "dropped", '
+        ...                     '"base": null, "base_metadata": null, "ours_metadata": null, "theirs_metadata": null}]')
         >>> type(e).__name__, e.conflicts[0].table
         ('MergeConflict', 'default.t')
     """

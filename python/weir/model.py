@@ -527,7 +527,7 @@ def analyze_model(fn: Callable[..., Any], localns: Mapping[str, Any] | None = No
             param_lines[arg.arg] = arg.lineno
     try:
         hints = get_type_hints(fn, localns=dict(localns) if localns is not None else None, include_extras=True)
-    except Exception as e:  # a NameError in an annotation, a bad Table[...]
+    except Exception as e:  # noqa: BLE001 - the user's annotations: a NameError, a bad Table[...]
         problem(f"{who}: cannot evaluate the annotations: {type(e).__name__}: {e}")
         return None, problems
     try:
@@ -604,5 +604,6 @@ def inspect_model(fn: Callable[..., Any], localns: Mapping[str, Any] | None = No
     spec, problems = analyze_model(fn, localns)
     if problems:
         raise problems[0]
-    assert spec is not None
+    if spec is None:  # analyze_model gives a spec or a problem
+        raise ModelDefinitionError(f"model {getattr(fn, '__name__', fn)!r} could not be analyzed")
     return spec

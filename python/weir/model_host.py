@@ -214,7 +214,8 @@ class Refusals:
             last = self._last(path)
             verb, kind = (last[0], last[1]) if last else ("open", "read")
             if kind == "proc":
-                return f"{who} tried to {verb} {path}: permission denied by the model sandbox (models cannot run programs)"
+                return (f"{who} tried to {verb} {path}: permission denied by the model sandbox "
+                        "(models cannot run programs)")
             if kind != "meta" and self.tmpdir and self._inside(path, [self.tmpdir]):
                 return None  # its own folder: not the sandbox
             if kind == "read" and self._inside(path, self.read_roots) and not (
@@ -304,7 +305,7 @@ def run(job: Mapping[str, Any], sock: Any) -> tuple[dict[str, Any], bool]:
     *in_fds, out_fd = fds
     kwargs: dict[str, Any] = {}
     try:
-        for inp, fd in zip(cast("Sequence[Mapping[str, Any]]", head.get("inputs") or []), in_fds):
+        for inp, fd in zip(cast("Sequence[Mapping[str, Any]]", head.get("inputs") or []), in_fds, strict=True):
             if not _handoff.is_sealed(fd):
                 raise ValueError(f"input {inp.get('param')} was not sealed by the worker")
             kwargs[str(inp["param"])] = _handoff.map_table(fd)

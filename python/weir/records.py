@@ -1,8 +1,14 @@
 """Typed, immutable records the client returns: commits, branches, tags, tables, runs.
 
 Every record is a frozen dataclass built from the JSON documents libweir returns (the
-same documents ``weir ... --json`` prints). Each keeps the document it was made from in
-``raw`` (excluded from equality), so fields libweir adds later are never lost.
+same documents ``weir ... --json`` prints, specified by docs/schema/*.schema.json). Each
+keeps the document it was made from in ``raw`` (excluded from equality), so keys libweir
+adds later are never lost.
+
+Decoding is strict: a key the schema requires that is missing, renamed or of another
+type raises ``RecordError`` naming the record and the key, instead of turning into a
+silent ``""`` or ``None``; a document of another ``schema_version`` is refused the same
+way (``document``).
 """
 from __future__ import annotations
 
@@ -15,10 +21,136 @@ __all__ = [
     "Commit", "CommitTable", "TableChange", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable",
     "TableSummary", "TableInfo", "Column", "Diff", "TableDiff", "RevertResult", "ImportResult",
     "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
-    "PlanProblem", "parse_time",
+    "PlanProblem", "parse_time", "RecordError", "document", "SCHEMA_VERSION",
 ]
 
-_EMPTY: Mapping[str, Any] = {}
+#: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
+SCHEMA_VERSION = 1
+
+class RecordError(ValueError):
+    """A JSON document from libweir does not have the shape docs/schema/ specifies: a key
+    is missing, renamed or of another type, or the document is of another
+    ``schema_version``. The library and the SDK disagree; nothing is guessed.
+
+    Example:
+        >>> Branch.from_json({"name": "main"})
+        Traceback (most recent call last):
+        ...
+        weir.records.RecordError: branch: no key 'head' in the document (keys: name)
+    """
+
+
+def document(doc: object, what: str, list_key: str | None = None) -> Any:
+    """Checks a top-level document's ``schema_version`` and returns it, or, for a list
+    document (``{"schema_version": 1, "commits": [...]}``), the list under ``list_key``.
+
+    Raises:
+        RecordError: not an object, another schema_version, or no ``list_key``.
+
+    Example:
+        >>> document({"schema_version": 1, "tags": []}, "tag list", "tags")
+        []
+        >>> document({"schema_version": 2}, "commit")
+        Traceback (most recent call last):
+        ...
+        weir.records.RecordError: commit: schema_version 2, this SDK reads 1 (upgrade the weir package)
+    """
+    f = _Fields(doc, what)
+    version = f.integer("schema_version")
+    if version != SCHEMA_VERSION:
+        raise RecordError(f"{what}: schema_version {version}, this SDK reads {SCHEMA_VERSION} "
+                          f"(upgrade the weir package)")
+    return f.array(list_key) if list_key else f.raw
+
+
+class _Fields:
+    """Typed, required access to one JSON object; every failure is a RecordError naming
+    ``what`` and the key."""
+
+    __slots__ = ("raw", "_what")
+
+    def __init__(self, d: object, what: str) -> None:
+        if not isinstance(d, Mapping):
+            raise RecordError(f"{what}: expected a JSON object, got {type(d).__name__}")
+        self.raw: Mapping[str, Any] = cast("Mapping[str, Any]", d)
+        self._what = what
+
+    def _bad(self, key: str, want: str) -> RecordError:
+        return RecordError(f"{self._what}: key {key!r} is {type(self.raw[key]).__name__} "
+                           f"{self.raw[key]!r:.60}, expected {want}")
+
+    def get(self, key: str) -> Any:
+        if key not in self.raw:
+            raise RecordError(f"{self._what}: no key {key!r} in the document (keys: {', '.join(self.raw)})")
+        return self.raw[key]
+
+    def has(self, key: str) -> bool:
+        """For the keys a schema marks optional (absent, not null, when they do not apply)."""
+        return key in self.raw
+
+    def text(self, key: str) -> str:
+        v = self.get(key)
+        if not isinstance(v, str):
+            raise self._bad(key, "a string")
+        return v
+
+    def opt_text(self, key: str) -> str | None:
+        v = self.get(key)
+        if v is not None and not isinstance(v, str):
+            raise self._bad(key, "a string or null")
+        return v
+
+    def integer(self, key: str) -> int:
+        v = self.get(key)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self._bad(key, "an integer")
+        return v
+
+    def opt_integer(self, key: str) -> int | None:
+        v = self.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self._bad(key, "an integer or null")
+        return v
+
+    def opt_number(self, key: str) -> float | None:
+        v = self.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise self._bad(key, "a number or null")
+        return float(v)
+
+    def flag(self, key: str) -> bool:
+        v = self.get(key)
+        if not isinstance(v, bool):
+            raise self._bad(key, "true or false")
+        return v
+
+    def array(self, key: str) -> list[Any]:
+        v = self.get(key)
+        if not isinstance(v, list):
+            raise self._bad(key, "an array")
+        return cast("list[Any]", v)
+
+    def mapping(self, key: str) -> Mapping[str, Any]:
+        v = self.get(key)
+        if not isinstance(v, Mapping):
+            raise self._bad(key, "an object")
+        return cast("Mapping[str, Any]", v)
+
+    def opt_mapping(self, key: str) -> Mapping[str, Any] | None:
+        v = self.get(key)
+        if v is not None and not isinstance(v, Mapping):
+            raise self._bad(key, "an object or null")
+        return cast("Mapping[str, Any] | None", v)
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        items = self.array(key)
+        if not all(isinstance(x, str) for x in items):
+            raise self._bad(key, "an array of strings")
+        return tuple(cast("list[str]", items))
 
 
 def parse_time(value: object) -> dt.datetime | None:
@@ -45,54 +177,38 @@ def parse_time(value: object) -> dt.datetime | None:
     return None
 
 
-def _obj(v: object) -> Mapping[str, Any]:
-    return cast("Mapping[str, Any]", v) if isinstance(v, Mapping) else _EMPTY
-
-
-def _opt_obj(v: object) -> Mapping[str, Any] | None:
-    return cast("Mapping[str, Any]", v) if isinstance(v, Mapping) else None
-
-
-def _list(v: object) -> list[Any]:
-    return cast("list[Any]", v) if isinstance(v, list) else []
-
-
-def _str(v: object) -> str | None:
-    return v if isinstance(v, str) else None
-
-
-def _int(v: object) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _float(v: object) -> float | None:
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return float(v)
-    return None
 
 
 @dataclass(frozen=True)
 class TableChange:
-    """One table a commit, merge or revert touched, and what happened to it
-    (``"added"``, ``"changed"``, ``"dropped"``, ``"replaced"``, ``"appended"``, ...).
+    """One table a commit, merge or revert touched, and its ``change``: ``"added"``,
+    ``"changed"``, ``"dropped"``, ``"unchanged"``, or for a merge strategy's resolution
+    ``"conflict: source wins"`` / ``"conflict: target wins"`` (the one word every document
+    uses, docs/json.md).
 
     Example:
-        >>> TableChange.from_json({"table": "default.f", "action": "added"}).action
+        >>> TableChange.from_json({"table": "default.f", "change": "added"}).change
         'added'
     """
 
     table: str
-    action: str
+    change: str
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> TableChange:
-        """Builds the record from libweir's JSON object.
+    def from_json(cls, d: object) -> TableChange:
+        """Builds the record from libweir's ``{"table", "change"}`` object.
+
+        Raises:
+            RecordError: a key missing or of another type.
 
         Example:
-            >>> TableChange.from_json({"table": "default.f", "change": "added"}).action
-            'added'
+            >>> TableChange.from_json({"table": "default.f", "action": "added"})
+            Traceback (most recent call last):
+            ...
+            weir.records.RecordError: table change: no key 'change' in the document (keys: table, action)
         """
-        return cls(table=_str(d.get("table")) or "", action=_str(d.get("action")) or _str(d.get("change")) or "")
+        f = _Fields(d, "table change")
+        return cls(table=f.text("table"), change=f.text("change"))
 
 
 @dataclass(frozen=True)
@@ -109,15 +225,17 @@ class CommitTable:
     record_count: int | None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> CommitTable:
+    def from_json(cls, d: object) -> CommitTable:
         """Builds the record from libweir's JSON object.
 
         Example:
-            >>> CommitTable.from_json({"table": "default.f", "metadata_location": "/lake/m.json", "snapshot_id": 1, "record_count": 170}).record_count
+            >>> CommitTable.from_json({"table": "default.f", "metadata_location": "/lake/m.json", "snapshot_id": 1,
+            ...                        "record_count": 170}).record_count
             170
         """
-        return cls(table=_str(d.get("table")) or "", metadata_location=_str(d.get("metadata_location")) or "",
-                   snapshot_id=_int(d.get("snapshot_id")), record_count=_int(d.get("record_count")))
+        f = _Fields(d, "commit table")
+        return cls(table=f.text("table"), metadata_location=f.text("metadata_location"),
+                   snapshot_id=f.opt_integer("snapshot_id"), record_count=f.integer("record_count"))
 
 
 @dataclass(frozen=True)
@@ -148,7 +266,7 @@ class Commit:
         """The first 12 hex digits, as the CLI shows them.
 
         Example:
-            >>> Commit.from_json({"hash": "ab" * 32}).short_hash
+            >>> Commit(hash="ab" * 32, parents=(), time=None, author="", message="").short_hash
             'abababababab'
         """
         return self.hash[:12]
@@ -158,29 +276,28 @@ class Commit:
         """The run that made this commit, if a run did.
 
         Example:
-            >>> Commit.from_json({"hash": "h", "properties": {"weir.run-id": "r1"}}).run_id
+            >>> Commit(hash="h", parents=(), time=None, author="", message="", properties={"weir.run-id": "r1"}).run_id
             'r1'
         """
         return self.properties.get("weir.run-id") or self.properties.get("run_id")
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Commit:
-        """Builds the record from ``weir_commit_log``/``weir_commit_show`` JSON.
+    def from_json(cls, d: object) -> Commit:
+        """Builds the record from a ``weir_commit_log`` entry or ``weir_commit_show`` JSON
+        (``tables`` is in the latter only).
 
         Example:
-            >>> Commit.from_json({"hash": "ab" * 32, "parents": [], "time": "2026-01-01T00:00:00.000000Z", "message": "init"}).message
+            >>> Commit.from_json({"hash": "ab" * 32, "parents": [], "time": "2026-01-01T00:00:00.000000Z",
+            ...                   "author": "me", "message": "init", "properties": {}, "tables_changed": []}).message
             'init'
         """
-        props = {str(k): str(v) for k, v in _obj(d.get("properties")).items()}
-        return cls(hash=_str(d.get("hash")) or "",
-                   parents=tuple(str(p) for p in _list(d.get("parents"))),
-                   time=parse_time(d.get("time")),
-                   author=_str(d.get("author")) or "",
-                   message=_str(d.get("message")) or "",
-                   properties=props,
-                   tables_changed=tuple(TableChange.from_json(_obj(x)) for x in _list(d.get("tables_changed"))),
-                   tables=tuple(CommitTable.from_json(_obj(x)) for x in _list(d.get("tables"))),
-                   raw=dict(d))
+        f = _Fields(d, "commit")
+        props = {str(k): str(v) for k, v in f.mapping("properties").items()}
+        return cls(hash=f.text("hash"), parents=f.texts("parents"), time=parse_time(f.text("time")),
+                   author=f.text("author"), message=f.text("message"), properties=props,
+                   tables_changed=tuple(TableChange.from_json(x) for x in f.array("tables_changed")),
+                   tables=tuple(CommitTable.from_json(x) for x in f.array("tables")) if f.has("tables") else (),
+                   raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -201,15 +318,15 @@ class Branch:
         return self.name
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Branch:
-        """Builds the record from ``weir_branch_list`` JSON.
+    def from_json(cls, d: object) -> Branch:
+        """Builds the record from a ``weir_branch_list`` entry.
 
         Example:
-            >>> Branch.from_json({"name": "main", "head": "ab" * 32}).name
+            >>> Branch.from_json({"name": "main", "head": "ab" * 32, "time": "2026-01-01T00:00:00.000000Z"}).name
             'main'
         """
-        return cls(name=_str(d.get("name")) or "", head=_str(d.get("head")) or "",
-                   time=parse_time(d.get("time")), raw=dict(d))
+        f = _Fields(d, "branch")
+        return cls(name=f.text("name"), head=f.text("head"), time=parse_time(f.text("time")), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -229,15 +346,15 @@ class Tag:
         return self.name
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Tag:
-        """Builds the record from ``weir_tag_list`` JSON.
+    def from_json(cls, d: object) -> Tag:
+        """Builds the record from a ``weir_tag_list`` entry.
 
         Example:
-            >>> Tag.from_json({"name": "v1", "target": "ab" * 32}).name
+            >>> Tag.from_json({"name": "v1", "target": "ab" * 32, "time": "2026-01-01T00:00:00.000000Z"}).name
             'v1'
         """
-        return cls(name=_str(d.get("name")) or "", target=_str(d.get("target")) or "",
-                   time=parse_time(d.get("time")), raw=dict(d))
+        f = _Fields(d, "tag")
+        return cls(name=f.text("name"), target=f.text("target"), time=parse_time(f.text("time")), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -261,17 +378,18 @@ class Conflict:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Conflict:
+    def from_json(cls, d: object) -> Conflict:
         """Builds the record from a conflict detail object.
 
         Example:
-            >>> Conflict.from_json({"table": "default.t", "ours": "changed", "theirs": "dropped"}).theirs
+            >>> Conflict.from_json({"table": "default.t", "ours": "changed", "theirs": "dropped", "base": None,
+            ...                     "base_metadata": None, "ours_metadata": None, "theirs_metadata": None}).theirs
             'dropped'
         """
-        return cls(table=_str(d.get("table")) or "", ours=_str(d.get("ours")) or "",
-                   theirs=_str(d.get("theirs")) or "", base=_str(d.get("base")),
-                   base_metadata=_str(d.get("base_metadata")), ours_metadata=_str(d.get("ours_metadata")),
-                   theirs_metadata=_str(d.get("theirs_metadata")), raw=dict(d))
+        f = _Fields(d, "merge conflict")
+        return cls(table=f.text("table"), ours=f.text("ours"), theirs=f.text("theirs"), base=f.opt_text("base"),
+                   base_metadata=f.opt_text("base_metadata"), ours_metadata=f.opt_text("ours_metadata"),
+                   theirs_metadata=f.opt_text("theirs_metadata"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -301,20 +419,22 @@ class ChangedTable:
     changed_by_message: str | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ChangedTable:
+    def from_json(cls, d: object) -> ChangedTable:
         """Builds the record from a detail object of a refused write.
 
         Raises:
-            KeyError: a required key is missing (the document does not match docs/json.md).
+            RecordError: a required key is missing (the document does not match docs/schema).
 
         Example:
             >>> ChangedTable.from_json({"table": "default.t", "kind": "write", "change": "was dropped",
-            ...                         "reason": "...", "base": "a", "head": "b"}).changed_by is None
+            ...                         "reason": "...", "base": "a", "head": "b", "changed_by": None}
+            ...                        ).changed_by is None
             True
         """
-        return cls(table=str(d["table"]), kind=str(d["kind"]), change=str(d["change"]), reason=str(d["reason"]),
-                   base=str(d["base"]), head=str(d["head"]), changed_by=_str(d.get("changed_by")),
-                   changed_by_message=_str(d.get("changed_by_message")))
+        f = _Fields(d, "changed table")
+        return cls(table=f.text("table"), kind=f.text("kind"), change=f.text("change"), reason=f.text("reason"),
+                   base=f.opt_text("base") or "", head=f.opt_text("head") or "", changed_by=f.opt_text("changed_by"),
+                   changed_by_message=f.opt_text("changed_by_message") if f.has("changed_by_message") else None)
 
 
 @dataclass(frozen=True)
@@ -342,25 +462,27 @@ class MergeResult:
         """True when the target branch just moved to the source head.
 
         Example:
-            >>> MergeResult.from_json({"result": "merge"}).fast_forward
+            >>> MergeResult(result="merge", commit="c", base=None, source="dev", source_commit=None,
+            ...             into="main", into_commit=None).fast_forward
             False
         """
         return self.result == "fast-forward"
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> MergeResult:
+    def from_json(cls, d: object) -> MergeResult:
         """Builds the record from ``weir_branch_merge`` JSON.
 
         Example:
-            >>> MergeResult.from_json({"result": "fast-forward", "commit": "ab" * 32, "source": "dev", "into": "main"}).fast_forward
+            >>> MergeResult.from_json({"result": "fast-forward", "commit": "ab" * 32, "base": None, "source": "dev",
+            ...                        "source_commit": "ab" * 32, "into": "main", "into_commit": "cd" * 32,
+            ...                        "tables": []}).fast_forward
             True
         """
-        return cls(result=_str(d.get("result")) or "", commit=_str(d.get("commit")) or "",
-                   base=_str(d.get("base")), source=_str(d.get("source")) or "",
-                   source_commit=_str(d.get("source_commit")), into=_str(d.get("into")) or "",
-                   into_commit=_str(d.get("into_commit")),
-                   tables=tuple(TableChange.from_json(_obj(x)) for x in _list(d.get("tables"))),
-                   raw=dict(d))
+        f = _Fields(d, "merge result")
+        return cls(result=f.text("result"), commit=f.text("commit"), base=f.opt_text("base"), source=f.text("source"),
+                   source_commit=f.opt_text("source_commit"), into=f.text("into"),
+                   into_commit=f.opt_text("into_commit"),
+                   tables=tuple(TableChange.from_json(x) for x in f.array("tables")), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -377,16 +499,17 @@ class TableSummary:
     metadata_location: str
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> TableSummary:
-        """Builds the record from ``weir_table_list`` JSON.
+    def from_json(cls, d: object) -> TableSummary:
+        """Builds the record from a ``weir_table_list`` entry.
 
         Example:
-            >>> TableSummary.from_json({"table": "default.titanic", "record_count": 891, "metadata_location": "/m.json"}).record_count
+            >>> TableSummary.from_json({"table": "default.titanic", "record_count": 891, "snapshot_id": 1,
+            ...                         "metadata_location": "/m.json"}).record_count
             891
         """
-        return cls(table=_str(d.get("table")) or "", record_count=_int(d.get("record_count")),
-                   snapshot_id=_int(d.get("snapshot_id")),
-                   metadata_location=_str(d.get("metadata_location")) or "")
+        f = _Fields(d, "table summary")
+        return cls(table=f.text("table"), record_count=f.integer("record_count"),
+                   snapshot_id=f.opt_integer("snapshot_id"), metadata_location=f.text("metadata_location"))
 
 
 @dataclass(frozen=True)
@@ -413,23 +536,24 @@ class Column:
         """The opposite of ``required``.
 
         Example:
-            >>> Column.from_json({"name": "Cabin", "required": False}).nullable
+            >>> Column(name="Cabin", type="large_string", weir_type="String", required=False, doc=None,
+            ...        field_id=11).nullable
             True
         """
         return not self.required
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Column:
+    def from_json(cls, d: object) -> Column:
         """Builds the record from a ``describe`` column object.
 
         Example:
-            >>> Column.from_json({"name": "pid", "type": "int64", "weir_type": "Int64", "required": True, "field_id": 1}).nullable
+            >>> Column.from_json({"name": "pid", "type": "int64", "weir_type": "Int64", "required": True, "doc": None,
+            ...                   "field_id": 1, "lineage": []}).nullable
             False
         """
-        return cls(name=_str(d.get("name")) or "", type=_str(d.get("type")) or "",
-                   weir_type=_str(d.get("weir_type")) or "", required=bool(d.get("required")),
-                   doc=_str(d.get("doc")), field_id=_int(d.get("field_id")),
-                   lineage=tuple(str(x) for x in _list(d.get("lineage"))))
+        f = _Fields(d, "column")
+        return cls(name=f.text("name"), type=f.text("type"), weir_type=f.text("weir_type"), required=f.flag("required"),
+                   doc=f.opt_text("doc"), field_id=f.integer("field_id"), lineage=f.texts("lineage"))
 
 
 @dataclass(frozen=True)
@@ -463,21 +587,22 @@ class TableInfo:
             KeyError: no such column.
 
         Example:
-            >>> info = TableInfo.from_json({"columns": [{"name": "pid"}]})
+            >>> info = TableInfo.from_json(_example_table())
             >>> info.column("pid").name
             'pid'
         """
         for c in self.columns:
             if c.name == name:
                 return c
-        raise KeyError(f"table {self.table} has no column {name!r} (columns: {', '.join(c.name for c in self.columns)})")
+        columns = ", ".join(c.name for c in self.columns)
+        raise KeyError(f"table {self.table} has no column {name!r} (columns: {columns})")
 
     @property
     def lineage(self) -> Mapping[str, tuple[str, ...]]:
         """Column → the columns it derives from (only columns that declare lineage).
 
         Example:
-            >>> TableInfo.from_json({"columns": [{"name": "pid", "lineage": ["S.id"]}]}).lineage
+            >>> TableInfo.from_json(_example_table()).lineage
             {'pid': ('S.id',)}
         """
         return {c.name: c.lineage for c in self.columns if c.lineage}
@@ -487,29 +612,36 @@ class TableInfo:
         """Column → doc string (only documented columns).
 
         Example:
-            >>> TableInfo.from_json({"columns": [{"name": "pid", "doc": "id"}, {"name": "x"}]}).docs
+            >>> TableInfo.from_json(_example_table()).docs
             {'pid': 'id'}
         """
         return {c.name: c.doc for c in self.columns if c.doc}
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> TableInfo:
+    def from_json(cls, d: object) -> TableInfo:
         """Builds the record from ``weir_table_describe`` JSON.
 
         Example:
-            >>> TableInfo.from_json({"table": "default.f", "ref": "main", "commit": "ab" * 32, "columns": [{"name": "pid", "doc": "id"}]}).docs
-            {'pid': 'id'}
+            >>> TableInfo.from_json(_example_table()).table
+            'default.f'
         """
-        contract = d.get("contract")
-        summary = d.get("snapshot_summary")
-        return cls(table=_str(d.get("table")) or "", ref=_str(d.get("ref")) or "",
-                   commit=_str(d.get("commit")) or "", snapshot_id=_int(d.get("snapshot_id")),
-                   metadata_location=_str(d.get("metadata_location")) or "",
-                   comment=_str(d.get("comment")), record_count=_int(d.get("record_count")),
-                   columns=tuple(Column.from_json(_obj(x)) for x in _list(d.get("columns"))),
-                   properties={str(k): str(v) for k, v in _obj(d.get("properties")).items()},
-                   contract=_opt_obj(contract), snapshot_summary=_opt_obj(summary),
-                   raw=dict(d))
+        f = _Fields(d, "table")
+        return cls(table=f.text("table"), ref=f.text("ref"), commit=f.text("commit"),
+                   snapshot_id=f.opt_integer("snapshot_id"), metadata_location=f.text("metadata_location"),
+                   comment=f.opt_text("comment"), record_count=f.integer("record_count"),
+                   columns=tuple(Column.from_json(x) for x in f.array("columns")),
+                   properties={str(k): str(v) for k, v in f.mapping("properties").items()},
+                   contract=f.opt_mapping("contract"), snapshot_summary=f.opt_mapping("snapshot_summary"),
+                   raw=dict(f.raw))
+
+
+def _example_table() -> dict[str, Any]:  # pyright: ignore[reportUnusedFunction] - used by doctests
+    """A describe document for the examples above."""
+    col = {"type": "int64", "weir_type": "Int64", "required": True, "field_id": 1}
+    return {"table": "default.f", "ref": "main", "commit": "ab" * 32, "snapshot_id": 1, "metadata_location": "/m.json",
+            "comment": None, "record_count": 3, "properties": {}, "contract": None, "snapshot_summary": None,
+            "columns": [{**col, "name": "pid", "doc": "id", "lineage": ["S.id"]},
+                        {**col, "name": "x", "doc": None, "field_id": 2, "lineage": []}]}
 
 
 @dataclass(frozen=True)
@@ -528,24 +660,26 @@ class TableDiff:
     metadata_after: str | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any], kind: str) -> TableDiff:
+    def from_json(cls, d: object, kind: str) -> TableDiff:
         """Builds the record from one entry of ``weir_commit_diff``'s added/removed/changed.
 
         Example:
-            >>> TableDiff.from_json({"table": "t", "records_before": 1, "records_after": 3, "record_change": 2}, "changed").records_after
+            >>> TableDiff.from_json({"table": "t", "records_before": 1, "records_after": 3, "record_change": 2,
+            ...                      "metadata_before": "/a.json", "metadata_after": "/b.json"}, "changed"
+            ...                     ).records_after
             3
         """
-        change = _int(d.get("record_change")) or 0
+        f = _Fields(d, f"diff entry ({kind})")
+        change = f.integer("record_change")
         if kind == "added":
-            return cls(table=_str(d.get("table")) or "", record_change=change, records_before=None,
-                       records_after=_int(d.get("record_count")), metadata_after=_str(d.get("metadata_location")))
+            return cls(table=f.text("table"), record_change=change, records_before=None,
+                       records_after=f.integer("record_count"), metadata_after=f.text("metadata_location"))
         if kind == "removed":
-            return cls(table=_str(d.get("table")) or "", record_change=change,
-                       records_before=_int(d.get("record_count")), records_after=None,
-                       metadata_before=_str(d.get("metadata_location")))
-        return cls(table=_str(d.get("table")) or "", record_change=change,
-                   records_before=_int(d.get("records_before")), records_after=_int(d.get("records_after")),
-                   metadata_before=_str(d.get("metadata_before")), metadata_after=_str(d.get("metadata_after")))
+            return cls(table=f.text("table"), record_change=change, records_before=f.integer("record_count"),
+                       records_after=None, metadata_before=f.text("metadata_location"))
+        return cls(table=f.text("table"), record_change=change, records_before=f.integer("records_before"),
+                   records_after=f.integer("records_after"), metadata_before=f.text("metadata_before"),
+                   metadata_after=f.text("metadata_after"))
 
 
 @dataclass(frozen=True)
@@ -571,31 +705,35 @@ class Diff:
         """True when both refs hold the same tables at the same versions.
 
         Example:
-            >>> Diff.from_json({"from": "main", "to": "main"}).empty
+            >>> Diff(from_ref="main", to_ref="main", from_commit=None, to_commit=None).empty
             True
         """
         return not (self.added or self.removed or self.changed)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Diff:
+    def from_json(cls, d: object) -> Diff:
         """Builds the record from ``weir_commit_diff`` JSON.
 
         Example:
-            >>> Diff.from_json({"from": "main", "to": "dev", "added": [{"table": "default.x", "record_count": 3, "record_change": 3}]}).added[0].records_after
+            >>> Diff.from_json({"from": "main", "to": "dev", "from_commit": "a" * 64, "to_commit": "b" * 64,
+            ...                 "added": [{"table": "default.x", "record_count": 3, "record_change": 3,
+            ...                            "metadata_location": "/m.json"}], "removed": [], "changed": []}
+            ...                ).added[0].records_after
             3
         """
-        return cls(from_ref=_str(d.get("from")) or "", to_ref=_str(d.get("to")) or "",
-                   from_commit=_str(d.get("from_commit")), to_commit=_str(d.get("to_commit")),
-                   added=tuple(TableDiff.from_json(_obj(x), "added") for x in _list(d.get("added"))),
-                   removed=tuple(TableDiff.from_json(_obj(x), "removed") for x in _list(d.get("removed"))),
-                   changed=tuple(TableDiff.from_json(_obj(x), "changed") for x in _list(d.get("changed"))),
-                   raw=dict(d))
+        f = _Fields(d, "diff")
+        return cls(from_ref=f.text("from"), to_ref=f.text("to"), from_commit=f.text("from_commit"),
+                   to_commit=f.text("to_commit"),
+                   added=tuple(TableDiff.from_json(x, "added") for x in f.array("added")),
+                   removed=tuple(TableDiff.from_json(x, "removed") for x in f.array("removed")),
+                   changed=tuple(TableDiff.from_json(x, "changed") for x in f.array("changed")),
+                   raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
 class RevertResult:
-    """The commit a revert made and the tables it put back (``action`` per table is
-    ``"restored"``, ``"dropped"``, ... as libweir reports it).
+    """The commit a revert made and the tables it put back, each with its ``change``
+    (``"changed"``, ``"added"``, ``"dropped"``, ``"unchanged"``).
 
     Example:
         >>> client.revert_table("f", source_ref=old, into_branch="main").commit   # doctest: +SKIP
@@ -609,23 +747,24 @@ class RevertResult:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RevertResult:
-        """Builds the record from ``weir_table_revert``/``weir_run_revert`` JSON.
+    def from_json(cls, d: object) -> RevertResult:
+        """Builds the record from ``weir_table_revert`` JSON (``{commit, table, change, to,
+        branch}``) or ``weir_run_revert`` JSON (``{commit, run_id, branch, tables}``; commit
+        null when the run published nothing there).
 
         Example:
-            >>> RevertResult.from_json({"commit": "ab" * 32, "table": "default.f", "action": "restored", "branch": "main"}).tables[0].table
-            'default.f'
+            >>> RevertResult.from_json({"commit": "ab" * 32, "table": "default.f", "change": "changed", "to": "cd" * 32,
+            ...                         "branch": "main"}).tables[0].change
+            'changed'
         """
-        tables: list[TableChange] = []
-        if isinstance(d.get("table"), str):
-            tables.append(TableChange(table=str(d["table"]), action=_str(d.get("action")) or ""))
-        for x in _list(d.get("tables")):
-            if isinstance(x, str):
-                tables.append(TableChange(table=x, action=""))
-            else:
-                tables.append(TableChange.from_json(_obj(x)))
-        return cls(commit=_str(d.get("commit")) or "", branch=_str(d.get("branch")), tables=tuple(tables),
-                   run_id=_str(d.get("run_id")), to=_str(d.get("to")), raw=dict(d))
+        f = _Fields(d, "revert result")
+        if f.has("run_id"):
+            return cls(commit=f.opt_text("commit") or "", branch=f.text("branch"),
+                       tables=tuple(TableChange.from_json(x) for x in f.array("tables")), run_id=f.text("run_id"),
+                       raw=dict(f.raw))
+        return cls(commit=f.text("commit"), branch=f.text("branch"),
+                   tables=(TableChange(table=f.text("table"), change=f.text("change")),), to=f.text("to"),
+                   raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -653,20 +792,21 @@ class Violation:
 
     @classmethod
     def from_json(cls, d: object) -> Violation:
-        """Builds the record from a violation object (a bare string is taken as the message).
+        """Builds the record from a violation object: ``kind`` and ``message`` always, the
+        other keys where the kind has them (docs/schema/common.schema.json#/$defs/violation).
 
         Example:
             >>> Violation.from_json({"kind": "nulls", "column": "pid", "count": 3, "message": "3 nulls"}).count
             3
         """
-        if isinstance(d, str):
-            return cls(kind="", message=d)
-        m = _obj(d)
-        return cls(kind=_str(m.get("kind")) or "", message=_str(m.get("message")) or "",
-                   column=_str(m.get("column")), rule=_str(m.get("rule")), mode=_str(m.get("mode")),
-                   count=_int(m.get("count")),
-                   rows=tuple(int(r) for r in _list(m.get("rows")) if isinstance(r, int)),
-                   samples=tuple(_list(m.get("samples"))), raw=dict(m))
+        f = _Fields(d, "violation")
+
+        def opt(key: str) -> str | None:
+            return f.opt_text(key) if f.has(key) else None
+        return cls(kind=f.text("kind"), message=f.text("message"), column=opt("column"), rule=opt("rule"),
+                   mode=opt("mode"), count=f.opt_integer("count") if f.has("count") else None,
+                   rows=tuple(int(r) for r in f.array("rows")) if f.has("rows") else (),
+                   samples=tuple(f.array("samples")) if f.has("samples") else (), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -687,24 +827,32 @@ class RuleResult:
     passed: bool
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RuleResult:
+    def from_json(cls, d: object) -> RuleResult:
         """Builds the record from a report's ``rules`` entry.
 
         Example:
-            >>> RuleResult.from_json({"rule": "tclass.enum", "kind": "enum", "value": 0, "passed": True}).passed
+            >>> RuleResult.from_json({"rule": "tclass.enum", "kind": "enum", "mode": "fail", "value": 0,
+            ...                       "passed": True}).passed
             True
         """
-        return cls(rule=_str(d.get("rule")) or "", kind=_str(d.get("kind")), column=_str(d.get("column")),
-                   mode=_str(d.get("mode")), value=_float(d.get("value")), threshold=_float(d.get("threshold")),
-                   rows_affected=_int(d.get("rows_affected")), passed=bool(d.get("passed", True)))
+        f = _Fields(d, "rule result")
+        return cls(rule=f.text("rule"), kind=f.text("kind"), column=f.opt_text("column") if f.has("column") else None,
+                   mode=f.text("mode"), value=f.opt_number("value") if f.has("value") else None,
+                   threshold=f.opt_number("threshold") if f.has("threshold") else None,
+                   rows_affected=f.opt_integer("rows_affected") if f.has("rows_affected") else None,
+                   passed=f.flag("passed"))
 
 
-def _report_violations(report: object) -> tuple[Violation, ...]:
-    return tuple(Violation.from_json(v) for v in _list(_obj(report).get("violations")))
+def _report_violations(report: Mapping[str, Any] | None) -> tuple[Violation, ...]:
+    if report is None:
+        return ()
+    return tuple(Violation.from_json(v) for v in _Fields(report, "report").array("violations"))
 
 
-def _report_rules(report: object) -> tuple[RuleResult, ...]:
-    return tuple(RuleResult.from_json(_obj(r)) for r in _list(_obj(report).get("rules")))
+def _report_rules(report: Mapping[str, Any] | None) -> tuple[RuleResult, ...]:
+    if report is None:
+        return ()
+    return tuple(RuleResult.from_json(r) for r in _Fields(report, "report").array("rules"))
 
 
 @dataclass(frozen=True)
@@ -728,21 +876,21 @@ class ImportResult:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ImportResult:
+    def from_json(cls, d: object) -> ImportResult:
         """Builds the record from ``weir_table_import`` JSON.
 
         Example:
-            >>> ImportResult.from_json({"commit": "ab" * 32, "table": "default.t", "mode": "create", "rows_written": 3}).rows_written
+            >>> ImportResult.from_json({"commit": "ab" * 32, "branch": "main", "table": "default.t", "mode": "create",
+            ...                         "rows_written": 3, "rows_quarantined": 0, "quarantine_table": None,
+            ...                         "report": None}).rows_written
             3
         """
-        report = d.get("report")
-        return cls(commit=_str(d.get("commit")) or "", table=_str(d.get("table")) or "",
-                   branch=_str(d.get("branch")), mode=_str(d.get("mode")) or "",
-                   rows_written=_int(d.get("rows_written")) or 0,
-                   rows_quarantined=_int(d.get("rows_quarantined")) or 0,
-                   quarantine_table=_str(d.get("quarantine_table")),
-                   violations=_report_violations(report), rules=_report_rules(report),
-                   report=_opt_obj(report), raw=dict(d))
+        f = _Fields(d, "import result")
+        report = f.opt_mapping("report")
+        return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
+                   rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
+                   quarantine_table=f.opt_text("quarantine_table"), violations=_report_violations(report),
+                   rules=_report_rules(report), report=report, raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -777,7 +925,7 @@ class ModelResult:
         """Wall time of the model, when both ends are known.
 
         Example:
-            >>> ModelResult.from_json({"model": "f", "started_us": 0, "ended_us": 250000}).seconds
+            >>> ModelResult(model="f", status="succeeded", started=parse_time(0), ended=parse_time(250000)).seconds
             0.25
         """
         if self.started is None or self.ended is None:
@@ -788,35 +936,36 @@ class ModelResult:
         """True when the model succeeded.
 
         Example:
-            >>> ModelResult.from_json({"model": "f", "status": "failed"}).success()
+            >>> ModelResult(model="f", status="failed").success()
             False
         """
         return self.status in ("succeeded", "success", "ok")
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ModelResult:
+    def from_json(cls, d: object) -> ModelResult:
         """Builds the record from one entry of a run's ``models``.
 
         Example:
-            >>> ModelResult.from_json({"model": "f", "status": "succeeded", "rows": 170, "started_us": 0, "ended_us": 1500000}).seconds
+            >>> ModelResult.from_json(_example_model()).seconds
             1.5
         """
-        report = d.get("report")
-        err = d.get("error")
-        err_obj = _opt_obj(err)
-        if err_obj is not None:
-            err = _str(err_obj.get("message"))
-        started = d.get("started_us", d.get("started"))
-        ended = d.get("ended_us", d.get("ended"))
-        violations = _report_violations(report)
-        if not violations and "violations" in d:
-            violations = tuple(Violation.from_json(v) for v in _list(d.get("violations")))
-        return cls(model=_str(d.get("model")) or _str(d.get("name")) or "",
-                   status=_str(d.get("status")) or "", table=_str(d.get("table")),
-                   rows=_int(d.get("rows")), rows_quarantined=_int(d.get("rows_quarantined")),
-                   commit=_str(d.get("commit")), started=parse_time(started), ended=parse_time(ended),
-                   error=_str(err), violations=violations, rules=_report_rules(report),
-                   report=_opt_obj(report), raw=dict(d), sandbox=_opt_obj(d.get("sandbox")))
+        f = _Fields(d, "run model")
+        report = f.opt_mapping("report")
+        violations = _report_violations(report) or tuple(Violation.from_json(v) for v in f.array("violations"))
+        rules = _report_rules(report) or tuple(RuleResult.from_json(r) for r in f.array("rules"))
+        started, ended = f.opt_integer("started_us"), f.opt_integer("ended_us")
+        return cls(model=f.text("model"), status=f.text("status"), table=f.opt_text("table"),
+                   rows=f.opt_integer("rows"), rows_quarantined=f.opt_integer("rows_quarantined"),
+                   commit=f.opt_text("commit"), started=parse_time(started), ended=parse_time(ended),
+                   error=f.opt_text("error"), violations=violations, rules=rules, report=report, raw=dict(f.raw),
+                   sandbox=f.opt_mapping("sandbox") if f.has("sandbox") else None)
+
+
+def _example_model(**kw: Any) -> dict[str, Any]:  # pyright: ignore[reportUnusedFunction] - used by doctests
+    """A run's model record for the examples."""
+    return {"model": "f", "table": "default.f", "language": "sql", "status": "succeeded", "started_us": 0,
+            "ended_us": 1500000, "rows": 170, "rows_quarantined": 0, "commit": "ab" * 32, "report": None,
+            "violations": [], "rules": [], "error": None, **kw}
 
 
 @dataclass(frozen=True)
@@ -834,19 +983,18 @@ class RunError:
 
     @classmethod
     def from_json(cls, d: object) -> RunError | None:
-        """Builds the record from a run's ``error`` field (object or string); None if absent.
+        """Builds the record from a run's ``error`` field; None when it is null.
 
         Example:
-            >>> RunError.from_json({"code": "ModelError", "code_num": 15, "message": "model g raised ..."}).code
+            >>> RunError.from_json({"code": "ModelError", "model": "g", "message": "model g raised ...",
+            ...                     "details": []}).code
             'ModelError'
         """
         if d is None:
             return None
-        if isinstance(d, str):
-            return cls(code="", message=d)
-        m = _obj(d)
-        return cls(code=_str(m.get("code")) or "", message=_str(m.get("message")) or "",
-                   details=tuple(_list(m.get("details"))), code_num=_int(m.get("code_num")))
+        f = _Fields(d, "run error")
+        return cls(code=f.text("code"), message=f.text("message"), details=tuple(f.array("details")),
+                   code_num=f.opt_integer("code_num") if f.has("code_num") else None)
 
 
 @dataclass(frozen=True)
@@ -873,19 +1021,24 @@ class PlanProblem:
 
     @classmethod
     def from_json(cls, d: object) -> PlanProblem:
-        """Builds the record from a problem object (a bare string is taken as the message).
+        """Builds the record from a problem object: ``message`` always, the other keys where
+        the problem has them.
 
         Example:
             >>> PlanProblem.from_json({"file": "f.sql", "line": 3, "message": "table x does not exist"}).__str__()
             'f.sql:3: table x does not exist'
         """
-        if isinstance(d, str):
-            return cls(message=d)
-        m = _obj(d)
-        return cls(message=_str(m.get("message")) or "", file=_str(m.get("file")), line=_int(m.get("line")),
-                   model=_str(m.get("model")), column=_str(m.get("column")),
-                   expected=None if m.get("expected") is None else str(m.get("expected")),
-                   found=None if m.get("found") is None else str(m.get("found")), raw=dict(m))
+        f = _Fields(d, "plan problem")
+
+        def opt(key: str) -> Any:
+            return f.get(key) if f.has(key) else None
+        expected, found = opt("expected"), opt("found")
+        return cls(message=f.text("message"), file=f.opt_text("file") if f.has("file") else None,
+                   line=f.opt_integer("line") if f.has("line") else None,
+                   model=f.opt_text("model") if f.has("model") else None,
+                   column=f.opt_text("column") if f.has("column") else None,
+                   expected=None if expected is None else str(expected), found=None if found is None else str(found),
+                   raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -903,21 +1056,18 @@ class PlannedModel:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PlannedModel:
+    def from_json(cls, d: object) -> PlannedModel:
         """Builds the record from one entry of a plan's ``models``.
 
         Example:
-            >>> PlannedModel.from_json({"name": "h", "language": "python", "inputs": [{"table": "default.f"}]}).inputs
+            >>> PlannedModel.from_json({"name": "h", "language": "python", "output_schema": None,
+            ...                         "inputs": [{"table": "default.f"}]}).inputs
             ('default.f',)
         """
-        inputs: list[str] = []
-        for x in _list(d.get("inputs")):
-            if isinstance(x, str):
-                inputs.append(x)
-            else:
-                inputs.append(_str(_obj(x).get("table")) or "")
-        return cls(name=_str(d.get("name")) or "", language=_str(d.get("language")), inputs=tuple(inputs),
-                   output_schema=_str(d.get("output_schema")), raw=dict(d))
+        f = _Fields(d, "planned model")
+        inputs = tuple(_Fields(x, "plan input").text("table") for x in f.array("inputs"))
+        return cls(name=f.text("name"), language=f.text("language"), inputs=inputs,
+                   output_schema=f.opt_text("output_schema"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -936,19 +1086,20 @@ class Plan:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any], problems: Sequence[object] = ()) -> Plan:
-        """Builds the record from ``weir_project_check`` JSON (or a failed check's details).
+    def from_json(cls, d: object, problems: Sequence[object] = ()) -> Plan:
+        """Builds the record from ``weir_project_check`` JSON, adding ``problems`` (a failed
+        check's error details) when the document has none.
 
         Example:
-            >>> Plan.from_json({"ok": True, "models": [{"name": "f"}]}).models[0].name
+            >>> Plan.from_json({"ok": True, "models": [{"name": "f", "language": "sql", "output_schema": None,
+            ...                                         "inputs": []}], "problems": []}).models[0].name
             'f'
         """
-        probs = [PlanProblem.from_json(p) for p in _list(d.get("problems"))]
+        f = _Fields(d, "plan")
+        probs = [PlanProblem.from_json(p) for p in f.array("problems")]
         probs += [PlanProblem.from_json(p) for p in problems]
-        ok = d.get("ok")
-        return cls(ok=bool(ok) if isinstance(ok, bool) else not probs,
-                   models=tuple(PlannedModel.from_json(_obj(m)) for m in _list(d.get("models"))),
-                   problems=tuple(probs), raw=dict(d))
+        return cls(ok=f.flag("ok"), models=tuple(PlannedModel.from_json(m) for m in f.array("models")),
+                   problems=tuple(probs), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -988,7 +1139,7 @@ class RunState:
         """True when the run succeeded (for a dry run: when the project plans).
 
         Example:
-            >>> RunState.from_json({"status": "failed"}).success()
+            >>> RunState(run_id="r1", status="failed").success()
             False
         """
         if self.status == "planned":
@@ -1002,7 +1153,8 @@ class RunState:
             KeyError: the run has no such model.
 
         Example:
-            >>> RunState.from_json({"models": [{"model": "f", "rows": 3}]}).model("f").rows
+            >>> RunState(run_id="r1", status="succeeded", models=(ModelResult(model="f", status="succeeded", rows=3),)
+            ...          ).model("f").rows
             3
         """
         for m in self.models:
@@ -1015,7 +1167,7 @@ class RunState:
         """The models that failed.
 
         Example:
-            >>> s = RunState.from_json({"models": [{"model": "f", "status": "failed"}]})
+            >>> s = RunState(run_id="r1", status="failed", models=(ModelResult(model="f", status="failed"),))
             >>> [m.model for m in s.failed_models]
             ['f']
         """
@@ -1026,44 +1178,53 @@ class RunState:
         """Every contract violation of every model (fail, drop and warn modes).
 
         Example:
-            >>> m = {"model": "h", "report": {"violations": [{"kind": "enum", "message": "..."}]}}
-            >>> [v.kind for v in RunState.from_json({"models": [m]}).violations]
+            >>> m = ModelResult(model="h", status="failed", violations=(Violation(kind="enum", message="..."),))
+            >>> [v.kind for v in RunState(run_id="r1", status="failed", models=(m,)).violations]
             ['enum']
         """
         out: list[Violation] = []
         for m in self.models:
             out.extend(m.violations)
         if not out and self.error is not None:
-            out.extend(Violation.from_json(v) for v in self.error.details if "kind" in _obj(v))
+            for v in self.error.details:
+                d = cast("Mapping[str, Any]", v) if isinstance(v, Mapping) else None
+                if d is not None and "kind" in d and "message" in d:
+                    out.append(Violation.from_json(d))
         return tuple(out)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RunState:
-        """Builds the record from ``weir_run_show``/``weir_project_run`` JSON.
+    def from_json(cls, d: object) -> RunState:
+        """Builds the record from ``weir_run_show``/``weir_project_run`` JSON, or one entry
+        of ``weir_run_list``.
 
         Example:
-            >>> RunState.from_json({"run_id": "r1", "status": "succeeded", "models": [{"model": "f", "status": "succeeded"}]}).success()
+            >>> RunState.from_json({"run_id": "r1", "status": "succeeded", "project": "p", "project_digest": "d",
+            ...                     "branch": "main", "run_branch": None, "base_commit": None, "result_commit": None,
+            ...                     "started": None, "ended": None, "error": None,
+            ...                     "models": [_example_model()]}).success()
             True
         """
-        return cls(run_id=_str(d.get("run_id")), status=_str(d.get("status")) or "",
-                   branch=_str(d.get("branch")), run_branch=_str(d.get("run_branch")),
-                   base_commit=_str(d.get("base_commit")), result_commit=_str(d.get("result_commit")),
-                   started=parse_time(d.get("started")), ended=parse_time(d.get("ended")),
-                   project=_str(d.get("project")), project_digest=_str(d.get("project_digest")),
-                   models=tuple(ModelResult.from_json(_obj(m)) for m in _list(d.get("models"))),
-                   error=RunError.from_json(d.get("error")),
-                   retried_runs=tuple(str(r) for r in _list(d.get("retried_runs"))), raw=dict(d))
+        f = _Fields(d, "run")
+        return cls(run_id=f.text("run_id"), status=f.text("status"), branch=f.text("branch"),
+                   run_branch=f.opt_text("run_branch"), base_commit=f.opt_text("base_commit"),
+                   result_commit=f.opt_text("result_commit"), started=parse_time(f.opt_text("started")),
+                   ended=parse_time(f.opt_text("ended")), project=f.opt_text("project"),
+                   project_digest=f.opt_text("project_digest"),
+                   models=tuple(ModelResult.from_json(m) for m in f.array("models")),
+                   error=RunError.from_json(f.get("error")),
+                   retried_runs=f.texts("retried_runs") if f.has("retried_runs") else (), raw=dict(f.raw))
 
     @classmethod
-    def from_plan(cls, d: Mapping[str, Any], branch: str | None) -> RunState:
-        """A dry run's state: status ``planned`` and the plan.
+    def from_plan(cls, d: object, branch: str | None) -> RunState:
+        """A dry run's state: status ``planned``, the plan, and the commit it planned at.
 
         Example:
-            >>> RunState.from_plan({"ok": True, "models": [{"name": "f"}]}, "main").status
+            >>> RunState.from_plan({"ok": True, "commit": "ab" * 32, "problems": [],
+            ...                     "models": [{"name": "f", "language": "sql", "output_schema": None, "inputs": []}]},
+            ...                    "main").status
             'planned'
         """
         plan = Plan.from_json(d)
-        return cls(run_id=_str(d.get("run_id")), status="planned", branch=branch,
-                   base_commit=_str(d.get("base_commit")),
+        return cls(run_id=None, status="planned", branch=branch, base_commit=_Fields(d, "plan").text("commit"),
                    models=tuple(ModelResult(model=m.name, status="planned", raw=m.raw) for m in plan.models),
-                   plan=plan, raw=dict(d))
+                   plan=plan, raw=plan.raw)

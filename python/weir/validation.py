@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from weir import _ffi
 from weir.errors import InvalidArgument
-from weir.records import RuleResult, Violation
+from weir.records import RuleResult, Violation, document
 from weir.schema import TableSchema, is_schema
 
 __all__ = ["validate", "Validation"]
@@ -73,7 +73,8 @@ def validate(data: object, contract: type[TableSchema] | Mapping[str, Any] | str
         >>> import pyarrow as pa, weir
         >>> class T(weir.TableSchema):
         ...     x: weir.Int64
-        >>> weir.validate(pa.table({"x": pa.array([1, 2], pa.int32())}), T).data.schema.field("x").type   # doctest: +SKIP
+        >>> data = pa.table({"x": pa.array([1, 2], pa.int32())})
+        >>> weir.validate(data, T).data.schema.field("x").type   # doctest: +SKIP
         DataType(int64)
     """
     lib = _ffi.load_library(library)
@@ -101,10 +102,8 @@ def validate(data: object, contract: type[TableSchema] | Mapping[str, Any] | str
         table = _ffi.import_stream(valid).read_all()
     finally:
         lib.fn("weir_contract_free")(handle)
-    report = cast("dict[str, Any]", json.loads(report_text)) if report_text else {}
-    viols = report.get("violations")
-    rules = report.get("rules")
+    report = cast("dict[str, Any]", document(json.loads(report_text or "null"), "validation report"))
     return Validation(data=table,
-                      violations=tuple(Violation.from_json(v) for v in cast("list[Any]", viols or [])),
-                      rules=tuple(RuleResult.from_json(r) for r in cast("list[dict[str, Any]]", rules or [])),
-                      rows_dropped=int(report.get("rows_quarantined") or 0), report=report)
+                      violations=tuple(Violation.from_json(v) for v in report["violations"]),
+                      rules=tuple(RuleResult.from_json(r) for r in report["rules"]),
+                      rows_dropped=int(report["rows_quarantined"]), report=report)

@@ -193,7 +193,8 @@ def run_job(job: Mapping[str, Any], host: socket.socket | None = None, session: 
             for inp in cast("Sequence[Mapping[str, Any]]", job.get("inputs") or []):
                 stream = _ffi.ArrowArrayStream()
                 spec = inp.get("spec")
-                lib.call("weir_worker_scan", lake, _ffi.enc(str(inp["table"])), _ffi.enc(cast("str | None", inp.get("ref"))),
+                lib.call("weir_worker_scan", lake, _ffi.enc(str(inp["table"])),
+                         _ffi.enc(cast("str | None", inp.get("ref"))),
                          _ffi.enc(json.dumps(spec)) if spec is not None else None, ctypes.byref(stream))
                 fd = _handoff.new_memfd(f"weir-input-{inp['param']}")
                 fds.append(fd)

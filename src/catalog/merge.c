@@ -40,7 +40,7 @@ static void plan_clear(merge_plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-static const char *side_action(const wr_table_entry *base, const wr_table_entry *side) {
+static const char *side_change(const wr_table_entry *base, const wr_table_entry *side) {
   if (catalog_same_version(base, side)) return "unchanged";
   if (!base) return "added";
   if (!side) return "dropped";
@@ -56,8 +56,8 @@ static void plan_take(merge_plan *p, const char *table, const wr_table_entry *ou
   c->metadata_location = side ? wr_strdup(side->metadata_location) : NULL;
   c->snapshot_id = side ? side->snapshot_id : -1;
   c->record_count = side ? side->record_count : 0;
-  json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", table, "action",
-                                             side_action(ours, side)));
+  json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", table, "change",
+                                             side_change(ours, side)));
 }
 
 /* ---- the aborted-work rule ---------------------------------------------------------- */
@@ -232,21 +232,21 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
       if (catalog_same_version(o->b, t->b)) continue; /* same result on both sides */
       if (req->strategy == WEIR_MERGE_TARGET_WINS) {
         /* into keeps its version: nothing to apply, but say so. */
-        json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "action",
+        json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change",
                                                    "conflict: target wins"));
         continue;
       }
       if (req->strategy == WEIR_MERGE_SOURCE_WINS) {
         plan_take(p, t->table, o->b, t->b);
-        json_object_set_new(json_array_get(p->tables, json_array_size(p->tables) - 1), "action",
+        json_object_set_new(json_array_get(p->tables, json_array_size(p->tables) - 1), "change",
                             json_string("conflict: source wins"));
         continue;
       }
       json_array_append_new(
           conflicts,
           json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:o}", "table", o->table, "base",
-                    found ? json_string(p->base) : json_null(), "ours", side_action(o->a, o->b),
-                    "theirs", side_action(t->a, t->b), "base_metadata", loc_or_null(o->a),
+                    found ? json_string(p->base) : json_null(), "ours", side_change(o->a, o->b),
+                    "theirs", side_change(t->a, t->b), "base_metadata", loc_or_null(o->a),
                     "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b)));
     }
   }
@@ -356,7 +356,7 @@ static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out
       size_t ti;
       json_t *tv;
       json_array_foreach(p.tables, ti, tv) {
-        const char *action = wr_json_str(tv, "action", "");
+        const char *action = wr_json_str(tv, "change", "");
         if (strncmp(action, "conflict: ", 10) == 0)
           wr_buf_printf(&resolved, "%s%s", resolved.len ? "," : "", wr_json_str(tv, "table", ""));
       }

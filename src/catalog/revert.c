@@ -16,7 +16,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 
-static const char *change_action(const wr_table_entry *cur, const wr_table_entry *to) {
+static const char *change_of(const wr_table_entry *cur, const wr_table_entry *to) {
   if (!cur) return "added";
   if (!to) return "dropped";
   return "changed";
@@ -233,7 +233,7 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
   memcpy(commit, head, sizeof commit);
   const char *action = "unchanged";
   if (!rc && !unchanged) {
-    action = change_action(cur, target);
+    action = change_of(cur, target);
     char s[13];
     char *msg = message ? NULL
                 : target ? wr_asprintf("Revert %s to %s", table, catalog_short(to, s))
@@ -253,7 +253,7 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
     free(msg);
   }
   if (!rc)
-    *out = json_pack("{s:s,s:s,s:s,s:s,s:s}", "commit", commit, "table", table, "action", action,
+    *out = json_pack("{s:s,s:s,s:s,s:s,s:s}", "commit", commit, "table", table, "change", action,
                      "to", to, "branch", branch);
   entry_free(cur);
   entry_free(target);
@@ -337,8 +337,8 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
     }
     if (!rc && !catalog_same_version(cur, before) && o->check) rc = o->check(tables[i], cur, before, o->check_ctx, err);
     if (!rc && !catalog_same_version(cur, before)) {
-      json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "action",
-                                            change_action(cur, before)));
+      json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "change",
+                                            change_of(cur, before)));
       changes[n] = (wr_table_change){tables[i], before ? before->metadata_location : NULL,
                                        before ? before->snapshot_id : -1,
                                        before ? before->record_count : 0};

@@ -112,7 +112,7 @@ const char *wc_violation_kind_name(wr_violation_kind k);
 /* Hot loops over Arrow buffers are compiled twice, for AVX2 and for baseline x86-64; the
  * loader picks the clone the CPU supports (GCC function multi-versioning). Not under the
  * sanitizers, whose instrumentation does not mix with ifunc resolvers. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define WC_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define WC_SIMD_CLONES

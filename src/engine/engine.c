@@ -38,14 +38,20 @@ int wr_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql
   size_t first = strcspn(m, "\n");
   while (first > 0 && (m[first - 1] == ' ' || m[first - 1] == '\r')) first--;
   wr_buf_append(&b, m, first);
-  /* DuckDB shows the SQL line it stopped at as "LINE n: ..." under the message. In a
-   * one-line statement that adds nothing; in a longer one it is where to look. */
+  /* DuckDB's C API gives the SQL line it stopped at only as "LINE n: ..." under the
+   * message: this is the one place that reads it (the boundary with DuckDB), and it
+   * becomes a structured detail (wr_error_add_sql_position) that the layers above read.
+   * In a one-line statement the line adds nothing to the message; in a longer one it is
+   * where to look. */
   const char *line = strstr(m, "\nLINE ");
-  if (line && sql && strchr(sql, '\n')) {
-    long n = strtol(line + 6, NULL, 10);
-    if (n > 0) wr_buf_printf(&b, " (SQL line %ld)", n);
-  }
+  long n = line ? strtol(line + 6, NULL, 10) : 0;
+  if (n > 0 && sql && strchr(sql, '\n')) wr_buf_printf(&b, " (SQL line %ld)", n);
   wr_seterr(err, code, "%s", wr_buf_cstr(&b));
+  if (n > 0) {
+    char *first_line = wr_strndup(m, first);
+    wr_error_add_sql_position(err, first_line, (int)n, 0);
+    free(first_line);
+  }
   wr_buf_free(&b);
   return code;
 }

@@ -253,7 +253,7 @@ int wr_engine_sql_tables(wr_engine *e, const char *sql, wr_sql_table_ref **out, 
       if (pos) line_col(&pm, (size_t)strtoull(pos, NULL, 10), &line, &col);
       if (line) {
         rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s (line %d, column %d)", msg, line, col);
-        wr_error_add_detail(err, json_pack("{s:s, s:i, s:i}", "message", msg, "line", line, "column", col));
+        wr_error_add_sql_position(err, msg, line, col);
       } else {
         rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", msg);
       }

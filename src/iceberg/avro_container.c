@@ -23,6 +23,7 @@
 #include "iceberg/iceberg_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,24 @@ static bool get_long(const uint8_t *data, size_t len, size_t *pos, int64_t *out)
 }
 
 /* ---- writer ------------------------------------------------------------------------ */
+
+static pthread_mutex_t avro_mu;
+static pthread_once_t avro_mu_once = PTHREAD_ONCE_INIT;
+
+static void avro_mu_init(void) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&avro_mu, &a);
+  pthread_mutexattr_destroy(&a);
+}
+
+void iceberg_avro_lock(void) {
+  pthread_once(&avro_mu_once, avro_mu_init);
+  pthread_mutex_lock(&avro_mu);
+}
+
+void iceberg_avro_unlock(void) { pthread_mutex_unlock(&avro_mu); }
 
 int iceberg_avro_writer_init(iceberg_avro_writer *w, const char *schema_json, weir_error *err) {
   memset(w, 0, sizeof *w);

@@ -22,6 +22,15 @@
 
 /* ---- Avro object container (avro_container.c) -------------------------------------- */
 
+/* avro-c keeps its last error message in one process-wide buffer (Debian's libavro is
+ * built without thread-local errors) and writes it on ordinary paths too, not only when a
+ * call fails to the caller: two threads using avro-c at once race on it (found by the
+ * ThreadSanitizer run, tests/c/api/test_parallel.c). So avro-c has one user at a time in
+ * the process: every entry point of manifest.c holds this lock (recursive) around all of
+ * its avro-c calls. Manifests are small; the serialisation costs little. */
+void iceberg_avro_lock(void);
+void iceberg_avro_unlock(void);
+
 #define ICEBERG_AVRO_MAGIC "Obj\x01"
 #define ICEBERG_AVRO_SYNC_SIZE 16
 

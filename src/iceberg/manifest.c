@@ -191,7 +191,7 @@ static void set_stat_map(avro_value_t *df, const char *name, const iceberg_data_
 
 /* ---- manifests --------------------------------------------------------------------- */
 
-int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_data_file *files,
+static int manifest_encode_unlocked(const iceberg_manifest_info *info, const iceberg_data_file *files,
                             size_t n_files, wr_buf *out, weir_error *err) {
   iceberg_avro_writer w;
   int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_ENTRY_SCHEMA, err);
@@ -435,7 +435,7 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
   return rc;
 }
 
-int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files, size_t *n,
+static int manifest_read_unlocked(const char *path, bool live_only, iceberg_data_file **files, size_t *n,
                           iceberg_entry_meta **meta, weir_error *err) {
   iceberg_avro_reader r;
   int rc = iceberg_avro_reader_open(&r, path, err);
@@ -443,7 +443,7 @@ int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **
   return manifest_read(&r, path, live_only, files, n, meta, err);
 }
 
-int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, bool live_only,
+static int manifest_read_mem_unlocked(const void *data, size_t len, const char *origin, bool live_only,
                               iceberg_data_file **files, size_t *n, iceberg_entry_meta **meta,
                               weir_error *err) {
   iceberg_avro_reader r;
@@ -454,7 +454,7 @@ int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, 
 
 /* ---- manifest lists ---------------------------------------------------------------- */
 
-int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
+static int manifest_list_encode_unlocked(const iceberg_manifest_list_info *info,
                                  const iceberg_manifest_file *m, size_t n, wr_buf *out,
                                  weir_error *err) {
   iceberg_avro_writer w;
@@ -631,7 +631,7 @@ static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_
   return WEIR_OK;
 }
 
-int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n, weir_error *err) {
+static int manifest_list_read_unlocked(const char *path, iceberg_manifest_file **out, size_t *n, weir_error *err) {
   *out = NULL;
   *n = 0;
   iceberg_avro_reader r;
@@ -640,7 +640,7 @@ int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, si
   return manifest_list_read(&r, path, out, n, err);
 }
 
-int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *origin,
+static int manifest_list_read_mem_unlocked(const void *data, size_t len, const char *origin,
                                    iceberg_manifest_file **out, size_t *n, weir_error *err) {
   *out = NULL;
   *n = 0;
@@ -648,4 +648,55 @@ int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *ori
   int rc = iceberg_avro_reader_open_mem(&r, data, len, origin, err);
   if (rc != WEIR_OK) return rc;
   return manifest_list_read(&r, origin ? origin : "<manifest list>", out, n, err);
+}
+
+/* ---- the public entry points: one avro-c user at a time (iceberg_avro_lock) ------- */
+
+int iceberg_manifest_encode(const iceberg_manifest_info *info, const iceberg_data_file *files,
+                            size_t n_files, wr_buf *out, weir_error *err) {
+  iceberg_avro_lock();
+  int rc = manifest_encode_unlocked(info, files, n_files, out, err);
+  iceberg_avro_unlock();
+  return rc;
+}
+
+int iceberg_manifest_read(const char *path, bool live_only, iceberg_data_file **files, size_t *n,
+                          iceberg_entry_meta **meta, weir_error *err) {
+  iceberg_avro_lock();
+  int rc = manifest_read_unlocked(path, live_only, files, n, meta, err);
+  iceberg_avro_unlock();
+  return rc;
+}
+
+int iceberg_manifest_read_mem(const void *data, size_t len, const char *origin, bool live_only,
+                              iceberg_data_file **files, size_t *n, iceberg_entry_meta **meta,
+                              weir_error *err) {
+  iceberg_avro_lock();
+  int rc = manifest_read_mem_unlocked(data, len, origin, live_only, files, n, meta, err);
+  iceberg_avro_unlock();
+  return rc;
+}
+
+int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,
+                                 const iceberg_manifest_file *m, size_t n, wr_buf *out,
+                                 weir_error *err) {
+  iceberg_avro_lock();
+  int rc = manifest_list_encode_unlocked(info, m, n, out, err);
+  iceberg_avro_unlock();
+  return rc;
+}
+
+int iceberg_manifest_list_read(const char *path, iceberg_manifest_file **out, size_t *n, weir_error *err) {
+  iceberg_avro_lock();
+  int rc = manifest_list_read_unlocked(path, out, n, err);
+  iceberg_avro_unlock();
+  return rc;
+}
+
+int iceberg_manifest_list_read_mem(const void *data, size_t len, const char *origin,
+                                   iceberg_manifest_file **out, size_t *n, weir_error *err) {
+  iceberg_avro_lock();
+  int rc = manifest_list_read_mem_unlocked(data, len, origin, out, n, err);
+  iceberg_avro_unlock();
+  return rc;
 }

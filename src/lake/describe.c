@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/json_out.h"
 #include "lake/lake.h"
 #include "util/json.h"
 
@@ -17,9 +18,9 @@ int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_erro
   size_t n = 0;
   if ((rc = catalog_tables(lake->cat, hash, &v, &n, err))) return rc;
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, lake_table_entry_json(&v[i]));
+  for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_table_entry(&v[i]));
   wr_table_entries_free(v, n);
-  *out_json = lake_dump(arr);
+  *out_json = wr_doc_dump(WR_DOC_TABLE_LIST, arr);
   return WEIR_OK;
 }
 
@@ -80,7 +81,7 @@ int lake_table_describe(weir_lake *lake, const char *table, const char *ref, cha
   json_object_set_new(o, "snapshot_summary", t->summary ? json_incref(t->summary) : json_null());
   json_decref(lineage);
   iceberg_table_free(t);
-  *out_json = lake_dump(o);
+  *out_json = wr_doc_dump(WR_DOC_TABLE, o);
   return WEIR_OK;
 }
 
@@ -128,7 +129,7 @@ int lake_contract_validate(const weir_contract *contract, struct ArrowArrayStrea
   vo.subject = contract->name ? contract->name : "data";
   wr_validation v = {0};
   rc = wr_contract_validate(contract, &data, &vo, &v, err);
-  if (out_report_json && v.report) *out_report_json = wr_json_pretty(v.report);
+  if (out_report_json && v.report) *out_report_json = wr_doc_dump(WR_DOC_REPORT, json_incref(v.report));
   if (rc == WEIR_OK && out_valid) wr_arrow_table_to_stream(&v.valid, true, out_valid);
   wr_validation_clear(&v);
   wr_arrow_table_release(&data);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/json_out.h"
 #include "lake/lake.h"
 #include "lake/serial.h"
 #include "util/clock.h"
@@ -15,28 +16,13 @@ int lake_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_H
   return lake_resolve(lake, ref, out_hash, err);
 }
 
-static json_t *time_json(int64_t us) {
-  char buf[40];
-  wr_format_time_us(us, buf, sizeof buf);
-  return json_string(buf);
-}
-
-static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, bool with_changes,
-                           weir_error *err, int *rc) {
-  json_t *o = json_object();
-  json_object_set_new(o, "hash", json_string(c->hash));
-  json_t *parents = json_array();
-  for (int i = 0; i < c->n_parents; i++) json_array_append_new(parents, json_string(c->parents[i]));
-  json_object_set_new(o, "parents", parents);
-  json_object_set_new(o, "time", time_json(c->time_us));
-  json_object_set_new(o, "author", json_string(c->author ? c->author : ""));
-  json_object_set_new(o, "message", json_string(c->message ? c->message : ""));
-  json_object_set_new(o, "properties", c->properties ? json_incref(c->properties) : json_object());
-  if (with_changes) {
-    json_t *changes = NULL;
-    *rc = catalog_commit_changes(lake->cat, c->hash, &changes, err);
-    json_object_set_new(o, "tables_changed", changes ? changes : json_array());
-  }
+/* A commit with what it changed relative to its first parent (wr_json_commit plus
+ * tables_changed: [{table, change}]). */
+static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, weir_error *err, int *rc) {
+  json_t *o = wr_json_commit(c);
+  json_t *changes = NULL;
+  *rc = catalog_commit_changes(lake->cat, c->hash, &changes, err);
+  json_object_set_new(o, "tables_changed", changes ? changes : json_array());
   return o;
 }
 
@@ -51,13 +37,13 @@ int lake_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **
   if ((rc = catalog_log(lake->cat, head, max_count, &v, &n, err))) return rc;
   json_t *arr = json_array();
   for (size_t i = 0; i < n && rc == WEIR_OK; i++)
-    json_array_append_new(arr, commit_json(lake, &v[i], true, err, &rc));
+    json_array_append_new(arr, commit_json(lake, &v[i], err, &rc));
   wr_commit_recs_free(v, n);
   if (rc) {
     json_decref(arr);
     return rc;
   }
-  *out_json = lake_dump(arr);
+  *out_json = wr_doc_dump(WR_DOC_COMMIT_LOG, arr);
   return WEIR_OK;
 }
 
@@ -68,7 +54,7 @@ int lake_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_err
   if (rc) return rc;
   wr_commit_rec c = {0};
   if ((rc = catalog_commit_get(lake->cat, hash, &c, err))) return rc;
-  json_t *o = commit_json(lake, &c, true, err, &rc);
+  json_t *o = commit_json(lake, &c, err, &rc);
   wr_commit_rec_clear(&c);
   if (rc) {
     json_decref(o);
@@ -81,10 +67,10 @@ int lake_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_err
     return rc;
   }
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, lake_table_entry_json(&tables[i]));
+  for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_table_entry(&tables[i]));
   wr_table_entries_free(tables, n);
   json_object_set_new(o, "tables", arr);
-  *out_json = lake_dump(o);
+  *out_json = wr_doc_dump(WR_DOC_COMMIT, o);
   return WEIR_OK;
 }
 
@@ -140,7 +126,7 @@ int lake_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char
   json_object_set_new(o, "added", d.added);
   json_object_set_new(o, "removed", d.removed);
   json_object_set_new(o, "changed", d.changed);
-  *out_json = lake_dump(o);
+  *out_json = wr_doc_dump(WR_DOC_DIFF, o);
   return WEIR_OK;
 }
 
@@ -232,15 +218,9 @@ static int list_refs(weir_lake *lake, wr_ref_kind kind, char **out_json, weir_er
   int rc = catalog_ref_list(lake->cat, kind, &refs, &n, err);
   if (rc) return rc;
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) {
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(refs[i].name));
-    json_object_set_new(o, kind == WEIR_REF_BRANCH ? "head" : "target", json_string(refs[i].target));
-    json_object_set_new(o, "time", time_json(refs[i].updated_us));
-    json_array_append_new(arr, o);
-  }
+  for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_ref(&refs[i], kind == WEIR_REF_BRANCH));
   wr_ref_recs_free(refs, n);
-  *out_json = lake_dump(arr);
+  *out_json = wr_doc_dump(kind == WEIR_REF_BRANCH ? WR_DOC_BRANCH_LIST : WR_DOC_TAG_LIST, arr);
   return WEIR_OK;
 }
 
@@ -309,7 +289,7 @@ int lake_branch_merge(weir_lake *lake, const char *source, const char *into,
   }
   json_t *res = NULL;
   if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
-  *out_json = lake_dump(res);
+  *out_json = wr_doc_dump(WR_DOC_MERGE, res);
   return WEIR_OK;
 }
 
@@ -400,7 +380,7 @@ int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref,
   if (!(opts && opts->allow_contract_change)) ro.check = revert_contract_check, ro.check_ctx = lake;
   rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main", &ro, &res, err);
   if (rc) return rc;
-  *out_json = lake_dump(res);
+  *out_json = wr_doc_dump(WR_DOC_TABLE_REVERT, res);
   return WEIR_OK;
 }
 
@@ -431,6 +411,6 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch,
   if (!(opts && opts->allow_contract_change)) ro.check = revert_contract_check, ro.check_ctx = lake;
   rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL, &ro, &res, err);
   if (rc) return rc;
-  *out_json = lake_dump(res);
+  *out_json = wr_doc_dump(WR_DOC_RUN_REVERT, res);
   return WEIR_OK;
 }

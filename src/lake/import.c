@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/json_out.h"
 #include "lake/lake.h"
 #include "lake/serial.h"
 #include "lake/stage.h"
@@ -136,7 +137,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   json_object_set_new(o, "quarantine_table",
                       res.n_staged > 1 ? json_string(res.staged[1].table) : json_null());
   json_object_set_new(o, "report", res.report ? json_incref(res.report) : json_null());
-  *out_json = lake_dump(o);
+  *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
 
 done:
   stage_result_clear(&res);

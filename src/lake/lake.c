@@ -12,6 +12,7 @@
 
 #include "storage/location.h"
 #include "storage/storage.h"
+#include "lake/json_out.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -412,6 +413,7 @@ void lake_free(weir_lake *lake) {
 
 void lake_progress(weir_lake *lake, json_t *event) {
   if (lake->progress && event) {
+    event = wr_doc_make(WR_DOC_PROGRESS, event);
     char *s = wr_json_compact(event);
     lake->progress(s, lake->progress_ctx);
     free(s);
@@ -550,27 +552,3 @@ int lake_engine_open(weir_lake *lake, wr_engine **out, weir_error *err) {
   return rc;
 }
 
-json_t *lake_table_entry_json(const wr_table_entry *e) {
-  json_t *o = json_object();
-  json_object_set_new(o, "table", json_string(e->table));
-  json_object_set_new(o, "record_count", json_integer(e->record_count));
-  json_object_set_new(o, "snapshot_id", e->snapshot_id >= 0 ? json_integer(e->snapshot_id) : json_null());
-  json_object_set_new(o, "metadata_location", json_string(e->metadata_location));
-  return o;
-}
-
-json_t *lake_error_json(const weir_error *err) {
-  json_t *o = json_object();
-  json_object_set_new(o, "code", json_string(weir_error_name(err->code)));
-  json_object_set_new(o, "message", json_string(err->message ? err->message : ""));
-  json_t *details = NULL;
-  if (err->details) details = json_loads(err->details, 0, NULL);
-  json_object_set_new(o, "details", details ? details : json_array());
-  return o;
-}
-
-char *lake_dump(json_t *doc) {
-  char *s = wr_json_pretty(doc);
-  json_decref(doc);
-  return s;
-}

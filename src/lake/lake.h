@@ -244,9 +244,6 @@ int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_d
 int lake_infer_contract(const wr_arrow_table *data, const char *name, weir_contract **out,
                         weir_error *err);
 
-/* {table, record_count, snapshot_id, metadata_location} of one table at a commit, as
- * `tables` and `show` print it. */
-json_t *lake_table_entry_json(const wr_table_entry *e);
 
 /* A table's type: its stored contract (weir.contract) when it was written through one,
  * else a contract of its schema. *has_contract says which. Caller frees. */
@@ -264,11 +261,10 @@ int lake_namespaces_at(weir_lake *lake, const char *hash, json_t **out, weir_err
 /* Tables in namespace `ns` at the head of any branch: [{branch, table}] (caller decrefs). */
 int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_error *err);
 
-/* The JSON form of a weir_error for out_json documents. */
-json_t *lake_error_json(const weir_error *err);
-
-/* Returns a malloc'ed string for a JSON document (out_json convention). */
-char *lake_dump(json_t *doc); /* steals doc */
+/* The documents of tokens, namespaces and table drop/rename (access.c, manage.c), which
+ * are not in the JSON layer yet (src/lake/json_out.h): serialised as they are, without a
+ * schema_version. Steals doc; caller frees with weir_free(). */
+char *lake_dump(json_t *doc);
 
 
 /* Access and table management (src/lake/access.c, manage.c), behind src/api/token.c,

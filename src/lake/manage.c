@@ -258,3 +258,9 @@ int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err) {
   json_decref(held);
   return catalog_namespace_delete(lake->cat, ns, err);
 }
+
+char *lake_dump(json_t *doc) {
+  char *s = wr_json_pretty(doc);
+  json_decref(doc);
+  return s;
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lake/json_out.h"
 #include "lake/stage.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -288,7 +289,7 @@ int lake_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, c
   sreq.base_commit = wr_json_str(req, "base_commit", NULL);
   rc = lake_stage_output(lake, engine, &data, &sreq, &res, err);
   json_t *o = stage_result_json(&res);
-  *out_json = lake_dump(o);
+  *out_json = wr_doc_dump(WR_DOC_STAGED, o);
   wr_contract_free(target);
   free(suffix);
   free(table_subject);

@@ -459,11 +459,9 @@ static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, con
   wr_schema inferred = {0};
   weir_error e2 = {0};
   if (describe_user_sql(engine, m->sql, m->sql, &inferred, &e2) != WEIR_OK) {
-    /* The engine names the statement's line ("(SQL line 9)"); the statement is the whole
-     * file, so it is the file's line. */
-    int line = m->line;
-    const char *at = e2.message ? strstr(e2.message, "SQL line ") : NULL;
-    if (at) line = atoi(at + 9);
+    /* The engine gives the statement's line as a structured position; the statement is
+     * the whole file, so it is the file's line. */
+    int line = wr_error_sql_line(&e2) > 0 ? wr_error_sql_line(&e2) : m->line;
     pipeline_problem(p, m->file, line, m->name, NULL, NULL, NULL, "%s:%d: model %s does not plan: %s", m->file,
                      line, m->name, e2.message);
     weir_error_clear(&e2);

@@ -361,8 +361,7 @@ static void load_sql_models(wr_project *p, wr_engine *engine) {
     size_t nr = 0;
     if (wr_engine_sql_tables(engine, m->sql, &refs, &nr, &err) != WEIR_OK) {
       m->unparsable = true;
-      const char *at = err.message ? strstr(err.message, "line ") : NULL;
-      int line = at ? atoi(at + 5) : 0;
+      int line = wr_error_sql_line(&err); /* the parser's structured position */
       if (line > 0)
         pipeline_problem(p, m->file, line, m->name, NULL, NULL, NULL, "%s:%d: model %s: %s", m->file, line, m->name,
                          err.message);

@@ -22,6 +22,7 @@
 
 #include "pipeline/model_proc.h"
 #include "pipeline/pipeline.h"
+#include "lake/json_out.h"
 #include "lake/serial.h"
 #include "lake/stage.h"
 #include "util/buf.h"
@@ -55,7 +56,7 @@ int pipeline_project_check(weir_lake *lake, const char *project_dir, const char 
   if (rc) return rc;
   wr_project *p = NULL;
   if ((rc = load_and_plan(lake, project_dir, hash, false, &p, err))) return rc;
-  *out_json = lake_dump(pipeline_plan_json(p, refname, hash));
+  *out_json = wr_doc_dump(WR_DOC_PLAN, pipeline_plan_json(p, refname, hash));
   if (json_array_size(p->problems) > 0) rc = pipeline_plan_error(p, err);
   pipeline_project_free(p);
   return rc;
@@ -634,7 +635,7 @@ static int finish_json(run_ctx *rc, char **out_json) {
   if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) {
     decorate_run(run);
     json_object_set_new(run, "warnings", json_incref(rc->p->warnings));
-    *out_json = lake_dump(run);
+    *out_json = wr_doc_dump(WR_DOC_RUN, run);
   }
   weir_error_clear(&e);
   return WEIR_OK;
@@ -658,7 +659,7 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
   rc.unsandboxed = opts && opts->unsandboxed;
   if ((r = load_and_plan(lake, project_dir, rc.base, rc.unsandboxed, &rc.p, err))) return r;
   if (json_array_size(rc.p->problems) > 0 || (opts && opts->dry_run)) {
-    *out_json = lake_dump(pipeline_plan_json(rc.p, rc.branch, rc.base));
+    *out_json = wr_doc_dump(WR_DOC_PLAN, pipeline_plan_json(rc.p, rc.branch, rc.base));
     r = json_array_size(rc.p->problems) > 0 ? pipeline_plan_error(rc.p, err) : WEIR_OK;
     pipeline_project_free(rc.p);
     return r;
@@ -929,8 +930,8 @@ int pipeline_project_run(weir_lake *lake, const char *project_dir, const weir_ru
     json_t *run = json_loads(*out_json, 0, NULL);
     if (run) {
       json_object_set(run, "retried_runs", earlier);
-      free(*out_json);
-      *out_json = lake_dump(run);
+      weir_free(*out_json);
+      *out_json = wr_doc_dump(WR_DOC_RUN, run);
     }
   }
   json_decref(earlier);
@@ -947,7 +948,7 @@ int pipeline_run_list(weir_lake *lake, char **out_json, weir_error *err) {
   size_t i;
   json_t *run;
   json_array_foreach(runs, i, run) decorate_run(run);
-  *out_json = lake_dump(runs);
+  *out_json = wr_doc_dump(WR_DOC_RUN_LIST, runs);
   return WEIR_OK;
 }
 
@@ -959,6 +960,6 @@ int pipeline_run_show(weir_lake *lake, const char *run_id, char **out_json, weir
   if (rc == WEIR_ENOTFOUND) return wr_seterr(err, WEIR_ENOTFOUND, "run %s does not exist (see weir runs)", run_id);
   if (rc) return rc;
   decorate_run(run);
-  *out_json = lake_dump(run);
+  *out_json = wr_doc_dump(WR_DOC_RUN, run);
   return WEIR_OK;
 }

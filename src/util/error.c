@@ -67,6 +67,28 @@ void wr_error_add_detail(weir_error *err, json_t *item) {
   wr_error_set_details(err, arr);
 }
 
+void wr_error_add_sql_position(weir_error *err, const char *message, int line, int column) {
+  wr_error_add_detail(err, json_pack("{s:s,s:s,s:i,s:o}", "kind", "sql_position", "message", message ? message : "",
+                                     "line", line, "column", column > 0 ? json_integer(column) : json_null()));
+}
+
+int wr_error_sql_line(const weir_error *err) {
+  json_t *arr = err && err->details ? json_loads(err->details, 0, NULL) : NULL;
+  int line = 0;
+  size_t i;
+  json_t *d;
+  json_array_foreach(arr, i, d) {
+    const char *kind = json_string_value(json_object_get(d, "kind"));
+    json_t *l = json_object_get(d, "line");
+    if (kind && strcmp(kind, "sql_position") == 0 && json_is_integer(l)) {
+      line = (int)json_integer_value(l);
+      break;
+    }
+  }
+  json_decref(arr);
+  return line;
+}
+
 void wr_error_prefix(weir_error *err, const char *fmt, ...) {
   if (!err) return;
   va_list ap;

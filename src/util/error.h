@@ -29,6 +29,14 @@ void wr_error_add_detail(weir_error *err, json_t *item);
 /* Replaces err->details with `details` (a JSON array; stolen). */
 void wr_error_set_details(weir_error *err, json_t *details);
 
+/* Where in a SQL text an engine error is: the detail {"kind": "sql_position", "message",
+ * "line", "column"} the engine adds (line 1-based in the statement; column 1-based, or
+ * null when the engine does not say). Layers above read the position from here, never
+ * from the message's English. */
+void wr_error_add_sql_position(weir_error *err, const char *message, int line, int column);
+/* The line of the first sql_position detail of err, or 0 when it has none. */
+int wr_error_sql_line(const weir_error *err);
+
 /* Prepends "<prefix>: " to err->message, keeping the code and details. */
 void wr_error_prefix(weir_error *err, const char *fmt, ...) WEIR_PRINTF(2, 3);
 

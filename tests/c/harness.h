@@ -7,7 +7,13 @@
  *
  * A failing CHECK prints file:line with both values and marks the test failed; the test
  * goes on so one run shows every failure. `./test_x name` runs only tests whose name
- * contains `name`. Exit status is the number of failed tests (0 = all passed).
+ * contains `name`.
+ *
+ * Exit status: 0 when every test that ran passed, 1 when one failed, 2 when the run proves
+ * nothing: no test ran (none registered, or `name` matches none), more tests were
+ * registered than TEST_MAX holds, or the arguments are not understood. A test binary
+ * never exits 0 with a failure (the count of failures is printed, not returned: 256
+ * failures would otherwise read as success). tests/c/util/test_harness.c holds it to this.
  */
 #ifndef WEIR_TEST_HARNESS_H
 #define WEIR_TEST_HARNESS_H
@@ -26,9 +32,12 @@ typedef struct test_case {
   test_fn fn;
 } test_case;
 
+#ifndef TEST_MAX
 #define TEST_MAX 512
+#endif
 static test_case test_cases_[TEST_MAX];
 static int test_count_;
+static int test_dropped_; /* registrations past TEST_MAX: the run fails rather than skip them */
 static int test_failed_current_;
 static const char *test_current_name_;
 
@@ -36,6 +45,7 @@ static const char *test_current_name_;
   static void test_##name(void);                                                          \
   __attribute__((constructor)) static void test_register_##name(void) {                   \
     if (test_count_ < TEST_MAX) test_cases_[test_count_++] = (test_case){#name, test_##name}; \
+    else test_dropped_++;                                                                   \
   }                                                                                       \
   static void test_##name(void)
 
@@ -114,6 +124,15 @@ static inline const char *test_source_path(const char *rel) {
 
 #define TEST_MAIN()                                                                         \
   int main(int argc, char **argv) {                                                         \
+    if (argc > 2) {                                                                         \
+      fprintf(stderr, "usage: %s [NAME-SUBSTRING]\n", argv[0]);                              \
+      return 2;                                                                             \
+    }                                                                                       \
+    if (test_dropped_) {                                                                    \
+      fprintf(stderr, "%d tests registered past TEST_MAX (%d): raise it in harness.h\n",     \
+              test_dropped_, TEST_MAX);                                                     \
+      return 2;                                                                             \
+    }                                                                                       \
     int failed = 0, ran = 0;                                                                \
     for (int i = 0; i < test_count_; i++) {                                                 \
       if (argc > 1 && !strstr(test_cases_[i].name, argv[1])) continue;                      \
@@ -124,8 +143,13 @@ static inline const char *test_source_path(const char *rel) {
       if (test_failed_current_) failed++;                                                   \
       fprintf(stderr, "%s %s\n", test_failed_current_ ? "not ok" : "ok", test_cases_[i].name); \
     }                                                                                       \
+    if (ran == 0) {                                                                         \
+      if (argc > 1) fprintf(stderr, "no test matches \"%s\" (%d tests)\n", argv[1], test_count_); \
+      else fprintf(stderr, "no tests registered\n");                                        \
+      return 2;                                                                             \
+    }                                                                                       \
     fprintf(stderr, "%d of %d tests failed\n", failed, ran);                                \
-    return failed;                                                                          \
+    return failed ? 1 : 0;                                                                  \
   }
 
 #endif

@@ -292,7 +292,7 @@ class Actor(threading.Thread):
         """A hand-off point: record the branch head, let the scheduler run others."""
         rec = self.current
         before = self.h.head(rec.branch) if rec is not None else None
-        self.h.trace.append(f"actor{self.index} {('op%d ' % rec.n) if rec else ''}pauses at {point}")
+        self.h.trace.append(f"actor{self.index} {f'op{rec.n} ' if rec else ''}pauses at {point}")
         if not self.h.aborted:
             self.go.clear()
             self.h.back.put((self, point))
@@ -1375,13 +1375,13 @@ class Checker:
     def report(self) -> str:
         lines = [f"{len(self.problems)} problem(s):"] + [f"  - {p}" for p in self.problems]
         lines.append("operations:")
-        lines += [f"  {'setup' if r.actor < 0 else 'actor%d' % r.actor}: {r.short()}" for r in self.h.records]
+        lines += [f"  {'setup' if r.actor < 0 else f'actor{r.actor}'}: {r.short()}" for r in self.h.records]
         lines.append("branches: " + ", ".join(f"{b}@{hd[:10]}" for b, hd in sorted(self.branches.items())))
         lines.append("commits (oldest first):")
         for x in sorted(self.order, key=lambda x: self.commits[x].time):
             cm = self.commits[x]
-            tabs = ", ".join(f"{t.split('.')[1]}={self.origin.get(l, '?')[:6]}:{len(self.rows.get(l, ()))}r"
-                             f"/c{self.cv(l)}" for t, l in sorted(self.tables.get(x, {}).items()))
+            tabs = ", ".join(f"{t.split('.')[1]}={self.origin.get(loc, '?')[:6]}:{len(self.rows.get(loc, ()))}r"
+                             f"/c{self.cv(loc)}" for t, loc in sorted(self.tables.get(x, {}).items()))
             lines.append(f"  {x[:10]} <- {','.join(p[:10] for p in cm.parents) or '-'} {cm.message!r} [{tabs}]")
         lines.append("trace: " + " | ".join(self.h.trace))
         return "\n".join(lines)

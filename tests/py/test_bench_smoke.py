@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from conftest import BUILD, ROOT
 

@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from conftest import PG, TITANIC, weir, weir_json
+from conftest import PG, TITANIC, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -54,7 +54,7 @@ def test_lake_found_walking_up(tmp_path):
     sub.mkdir(parents=True)
     r = weir("branch", "--json", cwd=sub)
     assert r.returncode == 0, r.stderr
-    assert [b["name"] for b in json.loads(r.stdout)] == ["main"]
+    assert [b["name"] for b in json.loads(r.stdout)["branches"]] == ["main"]
 
 
 def test_no_lake_message_says_where_it_looked(tmp_path):
@@ -77,7 +77,7 @@ def test_json_errors_on_stdout(lake):
 
 def test_bad_table_name_refused_before_anything_is_touched(lake):
     before = sorted(p.relative_to(lake) for p in lake.rglob("*") if "catalog.db" not in p.name)
-    log_before = weir_json("log", lake=lake)
+    log_before = weir_list("log", lake=lake)
     for bad in ["../x", "a/b", "1x", "x.y.z", "", "a b"]:
         r = weir("import", TITANIC, "--table", bad, lake=lake)
         assert r.returncode == 2, (bad, r.stderr)
@@ -85,18 +85,18 @@ def test_bad_table_name_refused_before_anything_is_touched(lake):
     after = sorted(p.relative_to(lake) for p in lake.rglob("*") if "catalog.db" not in p.name)
     assert before == after
     assert not (lake.parent / "x").exists()
-    assert weir_json("log", lake=lake) == log_before
+    assert weir_list("log", lake=lake) == log_before
 
 
 def test_bad_branch_names_refused(lake):
     for bad in ["a..b", "-x", "a b", "a~1", "x:y", "x.lock", "run/mine"]:
         r = weir("branch", "create", bad, lake=lake)
         assert r.returncode == 2, (bad, r.stderr)
-    assert [b["name"] for b in weir_json("branch", lake=lake)] == ["main"]
+    assert [b["name"] for b in weir_list("branch", lake=lake)] == ["main"]
 
 
 def test_main_exists_with_one_commit(lake):
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert len(log) == 1
     c = log[0]
     assert set(c) >= {"hash", "parents", "time", "author", "message", "tables_changed"}
@@ -245,3 +245,32 @@ def test_a_lake_others_may_read_can_be_read(tmp_path):
             if not p.is_symlink():
                 p.chmod(stat.S_IMODE(p.stat().st_mode) | 0o200)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# ---- regressions: problems a first-time user found (each fails without its fix) ----
+
+
+def test_a_moved_lake_is_refused_with_a_reason(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert weir("init", a).returncode == 0
+    assert weir("import", TITANIC, "--table", "t", lake=a).returncode == 0
+    a.rename(b)
+    r = weir("tables", lake=b)
+    assert r.returncode == 1
+    assert f"was created at {a}" in r.stderr and "cannot be moved or copied" in r.stderr
+
+
+def test_init_refuses_an_empty_path(tmp_path):
+    r = weir("init", "", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "the lake path is empty" in r.stderr
+    assert not (tmp_path / ".weir").exists()
+
+
+def test_short_option_with_attached_value_and_contradictory_verbosity(titanic_lake):
+    r = weir("log", "-n1", "--json", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["commits"]) == 1
+    r = weir("-q", "-v", "log", lake=titanic_lake)
+    assert r.returncode == 2
+    assert "--quiet and --verbose" in r.stderr

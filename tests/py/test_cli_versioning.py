@@ -5,7 +5,7 @@ import pytest
 
 import json
 
-from conftest import TITANIC, count, weir, weir_json
+from conftest import TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -20,7 +20,7 @@ def first_class_csv(tmp_path):
 
 def test_branch_replace_merge_and_time_travel(titanic_lake, tmp_path):
     lake = titanic_lake
-    old = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    old = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
     assert weir("branch", "create", "dev", lake=lake).returncode == 0
     first = first_class_csv(tmp_path)
     r = weir("import", first, "--table", "titanic", "--mode", "replace", "--branch", "dev", lake=lake)
@@ -44,11 +44,11 @@ def test_conflict_lists_tables_and_writes_nothing(titanic_lake, tmp_path):
                  "--branch", b, lake=lake)
         assert r.returncode == 0, r.stderr
     assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
-    head = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    head = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
     r = weir("merge", "b", "--into", "main", lake=lake)
     assert r.returncode == 4, r.stderr
     assert "default.titanic" in r.stderr
-    assert weir_json("log", "-n", "1", lake=lake)[0]["hash"] == head
+    assert weir_list("log", "-n", "1", lake=lake)[0]["hash"] == head
     r = weir("merge", "b", "--into", "main", "--json", lake=lake)
     doc = json.loads(r.stdout)
     assert doc["error"]["code"] == "MergeConflict"
@@ -64,7 +64,7 @@ def test_three_way_merge_of_different_tables(titanic_lake, tmp_path):
     assert r.returncode == 0, r.stderr
     m = weir_json("merge", "x", "--into", "main", lake=lake)
     assert m["result"] == "merge"
-    names = [t["table"] for t in weir_json("tables", lake=lake)]
+    names = [t["table"] for t in weir_list("tables", lake=lake)]
     assert names == ["default.other", "default.third", "default.titanic"]
     c = weir_json("show", "main", lake=lake)
     assert len(c["parents"]) == 2
@@ -72,16 +72,16 @@ def test_three_way_merge_of_different_tables(titanic_lake, tmp_path):
 
 def test_revert_and_read_after_drop(titanic_lake, tmp_path):
     lake = titanic_lake
-    before = weir_json("log", "-n", "1", lake=lake)[0]["hash"]
-    init = weir_json("log", lake=lake)[-1]["hash"]
+    before = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
+    init = weir_list("log", lake=lake)[-1]["hash"]
     r = weir("revert", "titanic", "--to", init, lake=lake)   # titanic did not exist there: dropped
     assert r.returncode == 0, r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []
     assert count(lake, "SELECT count(*) FROM titanic", ref=before) == 891
     r = weir("revert", "titanic", "--to", before, lake=lake)
     assert r.returncode == 0, r.stderr
     assert count(lake, "SELECT count(*) FROM titanic") == 891
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert len(log) == 4   # init, import, revert (drop), revert (restore): history never rewritten
 
 
@@ -97,10 +97,10 @@ def test_tags_log_show_diff(titanic_lake, tmp_path):
     s = weir_json("show", "v1", lake=lake)
     assert [t["table"] for t in s["tables"]] == ["default.titanic"]
     assert s["tables"][0]["metadata_location"].endswith(".metadata.json")
-    log = weir_json("log", "--ref", "main", "-n", "2", lake=lake)
+    log = weir_list("log", "--ref", "main", "-n", "2", lake=lake)
     assert len(log) == 2
     assert log[0]["tables_changed"][0]["table"] == "default.t2"
-    tags = weir_json("tag", "list", lake=lake)
+    tags = weir_list("tag", "list", lake=lake)
     assert [t["name"] for t in tags] == ["v1"]
 
 
@@ -135,7 +135,7 @@ def test_a_strategy_resolves_conflicting_tables(titanic_lake, tmp_path, strategy
     assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
     m = weir_json("merge", "b", "--into", "main", "--strategy", strategy, lake=lake)
     assert m["result"] == "merge"
-    actions = {t["table"]: t["action"] for t in m["tables"]}
+    actions = {t["table"]: t["change"] for t in m["tables"]}
     assert actions["default.titanic"] == "conflict: " + strategy.replace("-", " ")
     assert actions["default.extra"] == "added"    # a one-sided change is taken either way
     assert count(lake, "SELECT count(*) FROM titanic") == rows
@@ -151,3 +151,85 @@ def test_an_unknown_strategy_is_a_usage_error(titanic_lake):
     r = weir("merge", "a", "--into", "main", "--strategy", "ours", lake=titanic_lake)
     assert r.returncode == 2
     assert 'unknown merge strategy "ours" (expected source-wins or target-wins)' in r.stderr
+
+
+# ---- regressions: problems a first-time user found (each fails without its fix) ----
+
+
+def test_refs_cannot_be_ambiguous(titanic_lake):
+    assert weir("tag", "create", "v1", lake=titanic_lake).returncode == 0
+    r = weir("branch", "create", "v1", lake=titanic_lake)
+    assert r.returncode == 1 and 'a tag named "v1" already exists' in r.stderr
+    r = weir("branch", "create", "deadbeef", lake=titanic_lake)
+    assert r.returncode == 2 and "reads as a commit hash" in r.stderr
+    r = weir("import", TITANIC, "--table", "x", "--branch", "v1", lake=titanic_lake)
+    assert r.returncode == 2 and '"v1" is a tag, not a branch' in r.stderr
+
+
+def test_revert_of_a_table_that_exists_nowhere(titanic_lake):
+    r = weir("revert", "nope", "--to", "main", lake=titanic_lake)
+    assert r.returncode == 1
+    assert "table default.nope exists neither on branch main nor at main" in r.stderr
+
+
+def test_log_n_zero_and_bare_tag(titanic_lake):
+    assert weir_list("log", "-n", "0", lake=titanic_lake) == []
+    weir("tag", "create", "t1", lake=titanic_lake)
+    r = weir("tag", lake=titanic_lake)
+    assert r.returncode == 0 and "t1" in r.stdout
+
+
+def test_reverting_a_run_that_published_nothing_says_so(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "contracts").mkdir()
+    (proj / "contracts" / "c.yml").write_text("contract:\n  name: Small\n  columns:\n    - {name: n, type: Int64, max: 1}\n")
+    (proj / "big.sql").write_text("-- weir: output_schema=Small\nSELECT count(*) AS n FROM titanic\n")
+    assert weir("run", proj, lake=titanic_lake).returncode == 3
+    run = weir_list("runs", lake=titanic_lake)[0]
+    r = weir("revert", "--run", run["run_id"], lake=titanic_lake)
+    assert r.returncode == 0
+    assert f"Nothing to revert: run {run['run_id']} published no tables" in r.stdout
+
+
+def test_table_names_that_differ_only_in_case_are_refused(titanic_lake):
+    r = weir("import", TITANIC, "--table", "Titanic", lake=titanic_lake)
+    assert r.returncode == 1
+    assert ("table default.Titanic would differ from table default.titanic on branch main only in case"
+            in r.stderr)
+
+
+def test_merge_of_case_twins_is_a_conflict(lake, tmp_path):
+    f = tmp_path / "a.csv"
+    f.write_text("a\n1\n")
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    assert weir("import", f, "--table", "T", "--branch", "dev", lake=lake).returncode == 0
+    assert weir("import", f, "--table", "t", lake=lake).returncode == 0
+    before = weir_list("log", "-n", "1", lake=lake)
+    r = weir("merge", "dev", "--into", "main", lake=lake)
+    assert r.returncode == 4
+    assert "default.T (main: added default.t, whose name differs only in case, dev: added)" in r.stderr
+    assert weir_list("log", "-n", "1", lake=lake) == before
+
+
+def test_tags_under_run_are_reserved_like_branches(lake):
+    r = weir("tag", "create", "run/xyz", lake=lake)
+    assert r.returncode == 2
+    assert 'invalid tag name "run/xyz": names under run/ are reserved for pipeline runs' in r.stderr
+
+
+def test_log_takes_the_ref_as_an_argument(titanic_lake):
+    assert weir("branch", "create", "dev", lake=titanic_lake).returncode == 0
+    r = weir("log", "dev", "-n", "1", "--json", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["commits"][0]["hash"] == weir_json("show", "dev", lake=titanic_lake)["hash"]
+    r = weir("log", "dev", "--ref", "main", lake=titanic_lake)
+    assert r.returncode == 2 and "give the ref once" in r.stderr
+
+
+def test_merge_message_on_a_fast_forward_is_reported_unused(titanic_lake):
+    assert weir("branch", "create", "dev", lake=titanic_lake).returncode == 0
+    assert weir("import", TITANIC, "--table", "t2", "--branch", "dev", lake=titanic_lake).returncode == 0
+    r = weir("merge", "dev", "--into", "main", "-m", "release", lake=titanic_lake)
+    assert r.returncode == 0
+    assert "note: --message was not used: a fast-forward makes no commit" in r.stderr

@@ -155,7 +155,7 @@ def test_merge_strategy_resolves_a_conflict(titanic_client):
         c.merge("b", into_branch="main")
     assert [x.table for x in e.value.conflicts] == ["default.titanic"]
     m = c.merge("b", into_branch="main", strategy="source-wins")
-    assert [(t.table, t.action) for t in m.tables] == [("default.titanic", "conflict: source wins")]
+    assert [(t.table, t.change) for t in m.tables] == [("default.titanic", "conflict: source wins")]
     assert c.query("SELECT count(*) AS n FROM titanic").column("n").to_pylist() == [2]
     with pytest.raises(weir.InvalidArgument, match="unknown merge strategy"):
         c.merge("a", into_branch="main", strategy="ours")  # type: ignore[arg-type]

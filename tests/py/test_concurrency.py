@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-import json
 import os
 import random
 import signal
 import subprocess
 import time
 
-from conftest import ROOT, TITANIC, count, weir, weir_bin, weir_json
+from conftest import TITANIC, count, weir, weir_bin, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -29,16 +28,16 @@ def test_eight_concurrent_imports_lose_no_commit(lake):
     for p in procs:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert len(log) == 10   # the first commit, the shared table's creation and eight imports
-    tables = {t["table"]: t["record_count"] for t in weir_json("tables", lake=lake)}
+    tables = {t["table"]: t["record_count"] for t in weir_list("tables", lake=lake)}
     assert tables == {"default.t0": 891, "default.t1": 891, "default.t2": 891, "default.t3": 891,
                       "default.shared": 5 * 891}
     assert count(lake, "SELECT count(*) FROM shared") == 5 * 891
 
 
 def _all_commits_readable(lake):
-    for c in weir_json("log", lake=lake):
+    for c in weir_list("log", lake=lake):
         for t in weir_json("show", c["hash"], lake=lake)["tables"]:
             n = count(lake, f"SELECT count(*) FROM {t['table']}", ref=c["hash"])
             assert n == t["record_count"], (c["hash"], t)
@@ -52,7 +51,7 @@ def test_killed_import_leaves_branches_valid(lake):
     duration = time.monotonic() - t0
     completed = 0
     iterations = 20
-    for i in range(iterations):
+    for _ in range(iterations):
         p = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "import", str(TITANIC), "--table", "base",
                               "--mode", "append"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         # Kill at a uniformly random instant of a typical import's lifetime.
@@ -62,15 +61,15 @@ def test_killed_import_leaves_branches_valid(lake):
             completed += 1
     # Most kills must land mid-import for this test to mean anything.
     assert completed < iterations // 2, f"{completed} of {iterations} imports finished before the kill"
-    branches = weir_json("branch", lake=lake)
+    branches = weir_list("branch", lake=lake)
     assert [b["name"] for b in branches] == ["main"]
     head = branches[0]["head"]
-    assert any(c["hash"] == head for c in weir_json("log", lake=lake))
+    assert any(c["hash"] == head for c in weir_list("log", lake=lake))
     n = count(lake, "SELECT count(*) FROM base")
     assert n % 891 == 0 and n >= 891
-    commits = len(weir_json("log", lake=lake))
+    commits = len(weir_list("log", lake=lake))
     assert n == 891 * (commits - 1)   # every commit is a whole import, none half-written
-    assert weir_json("tables", lake=lake)[0]["record_count"] == n
+    assert weir_list("tables", lake=lake)[0]["record_count"] == n
     _all_commits_readable(lake)
     # The lake still takes writes.
     assert weir("import", TITANIC, "--table", "after", lake=lake).returncode == 0

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 import weir as sdk
-from conftest import BUILD, TITANIC, weir, weir_bin, weir_json
+from conftest import BUILD, TITANIC, weir, weir_bin, weir_list
 from test_client_support import library_path
 
 pytestmark = pytest.mark.cli
@@ -129,12 +129,12 @@ def test_import_killed_at_each_step_is_before_or_after(titanic_lake, step):
 @pytest.mark.parametrize("step", BEFORE_COMMIT + ["fs.write"])
 def test_failing_disk_at_each_step_is_a_clear_error_and_changes_nothing(titanic_lake, step, fault, message):
     before = state(titanic_lake)
-    log = weir_json("log", lake=titanic_lake)
+    log = weir_list("log", lake=titanic_lake)
     r = faulty(titanic_lake, "import", TITANIC, "--table", "titanic", "--mode", "replace", failpoints=f"{step}:{fault}")
     assert r.returncode == 1, r.stderr
     assert message in r.stderr, r.stderr
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
-    assert state(titanic_lake) == before and weir_json("log", lake=titanic_lake) == log
+    assert state(titanic_lake) == before and weir_list("log", lake=titanic_lake) == log
     check_lake(titanic_lake)
 
 
@@ -163,7 +163,7 @@ def test_run_killed_while_publishing_leaves_all_or_nothing(titanic_lake, tmp_pat
     r = faulty(titanic_lake, "run", proj, failpoints=f"{step}:kill")
     assert r.returncode == -signal.SIGKILL, r.stderr
     tables = state(titanic_lake)["main"]
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     if step == "run.publish.after":
         # Published: the outputs, the status and the removal of run/<id> went together.
         assert tables == {"default.titanic": 891, "default.firsts": 216}

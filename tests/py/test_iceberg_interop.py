@@ -72,7 +72,7 @@ def _rows_of_arrow(t, columns: list[str]) -> list[tuple]:
         if pa.types.is_timestamp(col.type) and col.type.tz is not None:
             col = col.cast(pa.int64())  # instants as epoch micros (see _TYPES_SELECT)
         cols.append(col.to_pylist())
-    return sorted(zip(*cols), key=_key)
+    return sorted(zip(*cols, strict=True), key=_key)
 
 
 # Instants are compared as epoch microseconds (fetching TIMESTAMPTZ into Python would need
@@ -450,7 +450,7 @@ def test_time_travel_by_snapshot_inside_the_latest_metadata(tables, con):
     versions = tables["titanic"]["versions"]
     latest = versions[2]["metadata"]
     t = _static(latest)
-    for v, op in zip(versions[:2], ["create", "append"]):
+    for v, op in zip(versions[:2], ["create", "append"], strict=True):
         got = t.scan(snapshot_id=v["snapshot_id"]).to_arrow()
         assert got.num_rows == COUNTS[op]
         (n,) = con.execute(

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, TITANIC, count, weir, weir_json
+from conftest import GATED_MODEL, ROOT, TITANIC, count, release, start_weir, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -52,7 +52,7 @@ def test_example_runs_and_publishes_docs_and_lineage(titanic_lake):
     before = head(lake)
     r = weir("run", EXAMPLE, lake=lake)
     assert r.returncode == 0, r.stderr
-    tables = {t["table"]: t["record_count"] for t in weir_json("tables", lake=lake)}
+    tables = {t["table"]: t["record_count"] for t in weir_list("tables", lake=lake)}
     assert tables == {"default.titanic": 891, "default.f": 170, "default.g": 593, "default.h": 80,
                       "default.fare_sum": 1}
     assert count(lake, "SELECT fare_total FROM fare_sum") == 11646
@@ -67,11 +67,11 @@ def test_example_runs_and_publishes_docs_and_lineage(titanic_lake):
     assert {c["name"]: c["required"] for c in f["columns"]} == {"pid": True, "tclass": True, "Fare": True}
     # All outputs appeared at once: main moved from `before` to the result commit, and
     # the commit before the run still reads the old lake.
-    runs = weir_json("runs", lake=lake)
+    runs = weir_list("runs", lake=lake)
     assert runs[0]["status"] == "succeeded" and runs[0]["base_commit"] == before
     assert head(lake) == runs[0]["result_commit"]
-    assert [t["table"] for t in weir_json("tables", "--ref", before, lake=lake)] == ["default.titanic"]
-    assert "run/" + runs[0]["run_id"] not in [b["name"] for b in weir_json("branch", lake=lake)]
+    assert [t["table"] for t in weir_list("tables", "--ref", before, lake=lake)] == ["default.titanic"]
+    assert "run/" + runs[0]["run_id"] not in [b["name"] for b in weir_list("branch", lake=lake)]
     # Snapshot summaries carry the run and model.
     assert h["snapshot_summary"]["weir.run-id"] == runs[0]["run_id"]
     assert h["snapshot_summary"]["weir.model"] == "h"
@@ -87,9 +87,9 @@ def test_failing_model_leaves_target_unchanged_and_keeps_run_branch(titanic_lake
     assert "contract violation in model f (output, schema WomenByClass):" in r.stderr
     assert re.search(r'column "tclass" has 144 values outside the enum \[1, 2\] \(e\.g\. 3\)', r.stderr), r.stderr
     assert head(lake) == before
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     assert run["status"] == "failed"
-    assert "run/" + run["run_id"] in [b["name"] for b in weir_json("branch", lake=lake)]
+    assert "run/" + run["run_id"] in [b["name"] for b in weir_list("branch", lake=lake)]
     shown = weir("runs", "show", run["run_id"], lake=lake)
     assert shown.returncode == 0
     assert "f" in shown.stdout and "failed" in shown.stdout
@@ -115,7 +115,7 @@ def test_dropped_column_in_declared_output_fails_check_before_reading_data(titan
                      r'\(output schema CabinCostAnalysis\) does not declare', r.stderr), r.stderr
     r = weir("run", proj, lake=titanic_lake)
     assert r.returncode == 3
-    assert weir_json("runs", lake=titanic_lake) == []      # no run, no branch: nothing written
+    assert weir_list("runs", lake=titanic_lake) == []      # no run, no branch: nothing written
     assert head(titanic_lake) == before
 
 
@@ -262,7 +262,7 @@ def test_work_of_a_failed_run_cannot_be_merged_without_allow_partial(titanic_lak
     proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
     r = weir("run", proj, lake=lake)          # f succeeds on run/<id>, g fails
     assert r.returncode == 3
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     # Someone branches from the failed run's branch and tries to publish it.
     assert weir("branch", "create", "fix", "--from", "run/" + run["run_id"], lake=lake).returncode == 0
     r = weir("merge", "fix", "--into", "main", lake=lake)
@@ -278,7 +278,7 @@ def test_reverting_to_a_failed_runs_version_needs_allow_partial(titanic_lake, tm
     lake = titanic_lake
     proj = project(tmp_path, {"models.py": [('            pl.col("Pclass").alias("tclass"),\n', "")]})
     assert weir("run", proj, lake=lake).returncode == 3          # f committed on run/<id>, g failed
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     before = head(lake)
     r = weir("revert", "f", "--to", "run/" + run["run_id"], lake=lake)
     assert r.returncode == 1, r.stderr
@@ -294,13 +294,13 @@ def test_revert_a_run_and_refuse_partial_revert(titanic_lake):
     lake = titanic_lake
     before = head(lake)
     assert weir("run", EXAMPLE, lake=lake).returncode == 0
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     r = weir("revert", "h", "--to", before, lake=lake)
     assert r.returncode == 1
     assert run["run_id"] in r.stderr and "default.f" in r.stderr
     r = weir("revert", "--run", run["run_id"], lake=lake)
     assert r.returncode == 0, r.stderr
-    assert [t["table"] for t in weir_json("tables", lake=lake)] == ["default.titanic"]
+    assert [t["table"] for t in weir_list("tables", lake=lake)] == ["default.titanic"]
     assert weir("revert", "h", "--to", run["result_commit"], "--allow-partial", lake=lake).returncode == 0
     assert count(lake, "SELECT count(*) FROM h") == 80
 
@@ -309,7 +309,7 @@ def test_dry_run_writes_nothing(titanic_lake):
     before = head(titanic_lake)
     plan = weir_json("run", EXAMPLE, "--dry-run", lake=titanic_lake)
     assert [m["name"] for m in plan["models"]] == ["f", "fare_sum", "g", "h"]
-    assert head(titanic_lake) == before and weir_json("runs", lake=titanic_lake) == []
+    assert head(titanic_lake) == before and weir_list("runs", lake=titanic_lake) == []
     # The text output lists the plan too (it used to print "plan (0 models ...").
     r = weir("run", EXAMPLE, "--dry-run", lake=titanic_lake)
     assert r.returncode == 0, r.stderr
@@ -328,55 +328,16 @@ def test_append_materialization(titanic_lake, tmp_path):
 
 # ---- a run while others write to the target --------------------------------------------
 
-SLOW = '''\
-import time
-from typing import Annotated
-
-import pyarrow as pa
-
-import weir
-from weir import Int64, Model, Table, TableSchema
-
-
-class Out(TableSchema):
-    n: Int64
-
-
-@weir.model()
-def slow(src: Annotated[pa.Table, Model("titanic")]) -> Table[Out]:
-    """Waits, so that another writer can move the target meanwhile."""
-    time.sleep(float(__import__("os").environ.get("SLOW_SECONDS", "4")))
-    return pa.table({"n": pa.array([src.num_rows], pa.int64())})
-'''
-
-
-def _start_run(lake, proj):
-    import os
-    import subprocess
-    import time
-
-    from conftest import weir_bin
-
-    env = dict(os.environ, WEIR_AUTHOR="tester", WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
-    p = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "run", str(proj)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:   # wait until the run is recorded (its branch exists)
-        if any(r["status"] == "running" for r in weir_json("runs", lake=lake)):
-            return p
-        time.sleep(0.05)
-    raise AssertionError("the run did not start")
-
-
 def test_run_merges_three_way_when_target_moved(titanic_lake, tmp_path):
     proj = tmp_path / "slow"
     proj.mkdir()
-    (proj / "models.py").write_text(SLOW)
-    p = _start_run(titanic_lake, proj)
+    (proj / "models.py").write_text(GATED_MODEL)
+    p = start_weir("run", proj, lake=titanic_lake, until="model slow")
     assert weir("import", TITANIC, "--table", "meanwhile", lake=titanic_lake).returncode == 0
+    release(proj)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
-    tables = [t["table"] for t in weir_json("tables", lake=titanic_lake)]
+    tables = [t["table"] for t in weir_list("tables", lake=titanic_lake)]
     assert tables == ["default.meanwhile", "default.slow", "default.titanic"]
     assert len(weir_json("show", "main", lake=titanic_lake)["parents"]) == 2
 
@@ -384,16 +345,17 @@ def test_run_merges_three_way_when_target_moved(titanic_lake, tmp_path):
 def test_run_conflicting_with_target_fails_with_exit_4(titanic_lake, tmp_path):
     proj = tmp_path / "slow"
     proj.mkdir()
-    (proj / "models.py").write_text(SLOW)
-    p = _start_run(titanic_lake, proj)
+    (proj / "models.py").write_text(GATED_MODEL)
+    p = start_weir("run", proj, lake=titanic_lake, until="model slow")
     # Someone writes the table the run is about to publish.
     assert weir("import", TITANIC, "--table", "slow", lake=titanic_lake).returncode == 0
     theirs = weir_json("describe", "slow", lake=titanic_lake)["metadata_location"]
+    release(proj)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 4, err
     assert "default.slow" in err
     assert weir_json("describe", "slow", lake=titanic_lake)["metadata_location"] == theirs
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed"
 
 
@@ -430,23 +392,11 @@ def sleepy_project(proj, seconds: int):
 def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_path):
     # A SIGKILLed run used to stay "running" forever.
     import signal
-    import subprocess
-    import time
-
-    from conftest import weir_bin
 
     proj = sleepy_project(tmp_path / "slow", seconds=120)
-    p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = start_weir("run", proj, lake=titanic_lake, until="done first")  # first is on run/<id>
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:   # until model `first` is committed on run/<id>
-            runs = weir_json("runs", lake=titanic_lake)
-            if runs and any(m.get("model") == "first" for m in weir_json("runs", "show", runs[0]["run_id"],
-                                                                          lake=titanic_lake)["models"]):
-                break
-            time.sleep(0.2)
-        run = weir_json("runs", lake=titanic_lake)[0]
+        run = weir_list("runs", lake=titanic_lake)[0]
         assert run["status"] == "running"
     finally:
         p.send_signal(signal.SIGKILL)
@@ -455,7 +405,7 @@ def test_a_run_whose_process_was_killed_shows_as_interrupted(titanic_lake, tmp_p
     assert run["status"] == "interrupted"
     assert run["error"]["code"] == "Interrupted"
     assert "ended before the run finished" in run["error"]["message"]
-    assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
+    assert [t["table"] for t in weir_list("tables", lake=titanic_lake)] == ["default.titanic"]
     r = weir("merge", "run/" + run["run_id"], "--into", "main", lake=titanic_lake)
     assert r.returncode == 1 and "--allow-partial" in r.stderr
     r = weir("branch", "delete", "run/" + run["run_id"], lake=titanic_lake)
@@ -505,20 +455,22 @@ def test_a_model_without_output_schema_is_held_to_the_tables_stored_contract(tit
 def test_a_run_beaten_to_the_branch_by_another_says_so(titanic_lake, tmp_path):
     # The second of two concurrent runs failed at publishing with only "merge conflict".
     import subprocess
-    import time
 
-    from conftest import weir_bin
-
-    proj = sleepy_project(tmp_path / "twice", seconds=2)
-    p = subprocess.Popen([str(weir_bin()), "--lake", str(titanic_lake), "run", str(proj)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not weir_json("runs", lake=titanic_lake):
-        time.sleep(0.05)
-    second = weir("run", proj, lake=titanic_lake)
+    # Two copies of one project, each model gated by its own go file: both runs are inside
+    # model slow before either publishes; the first is let go, then the second.
+    one, two = tmp_path / "one", tmp_path / "two"
+    for proj in (one, two):
+        proj.mkdir()
+        (proj / "models.py").write_text(GATED_MODEL)
+    p = start_weir("run", one, lake=titanic_lake, until="model slow")
+    q = start_weir("run", two, lake=titanic_lake, until="model slow")
+    release(one)
     p.communicate(timeout=120)
+    release(two)
+    _, second_err = q.communicate(timeout=120)
+    second = subprocess.CompletedProcess(q.args, q.returncode, "", q.stderr_head + second_err)
     assert p.returncode == 0
-    first_id = [r for r in weir_json("runs", lake=titanic_lake) if r["status"] == "succeeded"][0]["run_id"]
+    first_id = [r for r in weir_list("runs", lake=titanic_lake) if r["status"] == "succeeded"][0]["run_id"]
     assert second.returncode == 4, second.stderr
     assert "while this run ran (run " + first_id + " published to it): run the project again" in second.stderr
 
@@ -844,3 +796,171 @@ def test_python_environments_are_built_before_any_model_runs(titanic_lake, tmp_p
     phases = [line.split()[0] for line in r.stderr.splitlines() if line.split()]
     assert "environment" in phases and "model" in phases
     assert max(i for i, ph in enumerate(phases) if ph == "environment") < phases.index("model"), r.stderr
+
+
+# ---- regressions: problems a first-time user found (each fails without its fix) ----
+
+
+def test_run_needs_a_folder(titanic_lake, tmp_path):
+    f = tmp_path / "model.sql"
+    f.write_text("SELECT 1 AS a\n")
+    r = weir("run", f, lake=titanic_lake)
+    assert r.returncode == 2 and "is a file" in r.stderr
+    r = weir("run", tmp_path / "nope", lake=titanic_lake)
+    assert r.returncode == 1 and "does not exist" in r.stderr
+    assert "run (null)" not in r.stdout
+
+
+def test_unstorable_sql_results_fail_at_plan_time(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "x.sql").write_text("SELECT [1, 2] AS a, 1 AS b, 2 AS b\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3
+    assert 'column "a" is INTEGER[] in the query, which weir cannot store' in r.stderr
+    assert 'the query returns two columns named "b"' in r.stderr
+
+
+SLOW = '''\
+import time
+from typing import Annotated
+
+import pyarrow as pa
+
+import weir
+from weir import Int64, Model, Table, TableSchema
+
+
+class Out(TableSchema):
+    n: Int64
+
+
+@weir.model()
+def slow(src: Annotated[pa.Table, Model("titanic")]) -> Table[Out]:
+    """Sleeps long enough to be interrupted."""
+    time.sleep(60)
+    return pa.table({"n": pa.array([src.num_rows], pa.int64())})
+'''
+
+
+def test_interrupting_a_run_records_it_and_leaves_the_target(titanic_lake, tmp_path):
+    import signal
+    import time
+
+
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "models.py").write_text(SLOW)
+    before = weir_json("show", "main", lake=titanic_lake)["hash"]
+    p = start_weir("run", proj, lake=titanic_lake, until="model slow")   # the run is starting the model
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert time.monotonic() - t0 < 10   # stopped promptly, not after the model's 60 s
+    assert p.returncode == 130, err   # as shells expect of a command stopped by Ctrl-C
+    assert "interrupted" in err
+    run = weir_list("runs", lake=titanic_lake)[0]
+    assert run["status"] == "failed"
+    assert run["error"]["code"] == "Interrupted"   # as a killed run's (was "WeirError")
+    assert weir_json("show", "main", lake=titanic_lake)["hash"] == before
+    assert "run/" + run["run_id"] in [b["name"] for b in weir_list("branch", lake=titanic_lake)]
+
+
+def test_failed_run_json_carries_the_run_record(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "contracts").mkdir()
+    (proj / "contracts" / "c.yml").write_text("contract:\n  name: Small\n  columns:\n    - {name: n, type: Int64, max: 1}\n")
+    (proj / "big.sql").write_text("-- weir: output_schema=Small\nSELECT count(*) AS n FROM titanic\n")
+    r = weir("run", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3
+    doc = json.loads(r.stdout)
+    assert doc["error"]["code"] == "ContractViolation"
+    assert doc["run"]["status"] == "failed"
+    assert doc["run"]["models"][0]["violations"][0]["kind"] == "range"
+
+
+def test_plan_warns_when_a_model_takes_over_an_imported_table(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "titanic_copy.sql").write_text("-- weir: name=titanic\nSELECT 1 AS a\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 0
+    assert "warning: titanic_copy.sql:1: model titanic will replace table default.titanic, which was last written by import (891 rows)" in r.stderr
+
+
+HIST = '''\
+from typing import Annotated
+import pyarrow as pa
+import weir
+from weir import {type}, Model, Table, TableSchema
+
+
+class Hist(TableSchema):
+    """Row counts."""
+    n: {type}
+
+
+@weir.model(materialization="APPEND")
+def hist(src: Annotated[pa.Table, Model("titanic")]) -> Table[Hist]:
+    """Appends the row count."""
+    return pa.table({{"n": pa.array([{value}], {arrow})}})
+'''
+
+
+def test_append_model_is_held_to_its_table(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "models.py").write_text(HIST.format(type="Int64", value="src.num_rows", arrow="pa.int64()"))
+    for _ in range(2):
+        assert weir("run", proj, lake=titanic_lake).returncode == 0
+    # The model's schema changes: planning refuses before anything runs...
+    (proj / "models.py").write_text(HIST.format(type="String", value="str(src.num_rows)", arrow="pa.large_string()"))
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert 'model hist appends to default.hist: column "n" is large_string in its output, the table has int64' in r.stderr
+    assert count(titanic_lake, "SELECT count(*) FROM hist WHERE n = 891") == 2
+
+
+def test_bare_model_names_in_a_project_namespace(titanic_lake, tmp_path):
+    proj = tmp_path / "ns"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("namespace: analytics\n")
+    (proj / "a.sql").write_text("SELECT PassengerId, Fare FROM titanic\n")
+    (proj / "b.sql").write_text("SELECT count(*) AS n FROM a\n")
+    assert weir("check", proj, lake=titanic_lake).returncode == 0
+    assert weir("run", proj, lake=titanic_lake).returncode == 0
+    assert count(titanic_lake, "SELECT n FROM analytics.b") == 891
+
+
+def test_sql_problems_name_the_line_once(titanic_lake, tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "x.sql").write_text("-- weir: name=x\n\n\nSELECT\n  nope_col\nFROM titanic\n")
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3 and "x.sql:5: model x does not plan" in r.stderr
+    (proj / "x.sql").write_text("-- weir: name=x\nSELECT\nFROM WHERE titanic\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    problems = json.loads(r.stdout)["error"]["details"]
+    assert len(problems) == 1 and problems[0]["line"] == 3
+
+
+def test_run_summary_lists_rules_under_a_header(titanic_lake):
+    r = weir("run", ROOT / "examples" / "titanic" / "project", lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index("model f rules:")
+    assert lines[at + 1].split() == ["rule", "on", "violation", "result", "rows"]
+    assert lines[at + 2].split() == ["tclass.enum", "fail", "passed"]
+
+
+def test_a_sql_models_error_line_comes_from_the_engines_position_not_its_message(titanic_lake, tmp_path):
+    # The planner read the line out of the engine's English ("SQL line N"): a column named
+    # "SQL line 99" moved the problem to line 99. The engine now gives it as a field.
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "f.sql").write_text('-- weir: name=f\n\nSELECT "SQL line 99"\nFROM titanic\n')
+    r = weir("check", proj, lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    assert "f.sql:3: model f does not plan" in r.stderr, r.stderr
+    assert "f.sql:99" not in r.stderr

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, ROOT, TITANIC, weir, weir_json
+from conftest import BUILD, ROOT, TITANIC, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -60,15 +60,15 @@ def state(lake: pathlib.Path) -> dict:
     """Everything a reader of the lake can see: every ref's head, every commit reachable
     from a ref with every table it holds and that table's rows (hashed), and every file
     of the warehouse with its contents (hashed)."""
-    refs = {b["name"]: b["head"] for b in weir_json("branch", lake=lake)}
-    refs |= {"tag:" + t["name"]: t["target"] for t in weir_json("tag", lake=lake)}
+    refs = {b["name"]: b["head"] for b in weir_list("branch", lake=lake)}
+    refs |= {"tag:" + t["name"]: t["target"] for t in weir_list("tag", lake=lake)}
     commits: dict[str, dict[str, str]] = {}
     for head in set(refs.values()):
-        for c in weir_json("log", head, lake=lake):
+        for c in weir_list("log", head, lake=lake):
             if c["hash"] in commits:
                 continue
             tables = {}
-            for t in weir_json("tables", "--ref", c["hash"], lake=lake):
+            for t in weir_list("tables", "--ref", c["hash"], lake=lake):
                 r = weir("query", f"SELECT * FROM {t['table']} ORDER BY ALL", "--ref", c["hash"], "--format", "csv",
                          lake=lake)
                 assert r.returncode == 0, f"{t['table']} at {c['hash'][:12]} cannot be read: {r.stderr}"
@@ -104,13 +104,13 @@ def protected(titanic_lake):
 def run_fails(lake: pathlib.Path, proj: pathlib.Path, *args: str, env=None) -> str:
     r = weir("run", proj, *args, lake=lake, env=env)
     assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     assert run["status"] == "failed"
     return r.stderr
 
 
 def sandbox_record(lake: pathlib.Path) -> dict:
-    run = weir_json("runs", "show", weir_json("runs", lake=lake)[0]["run_id"], lake=lake)
+    run = weir_json("runs", "show", weir_list("runs", lake=lake)[0]["run_id"], lake=lake)
     (g,) = [m for m in run["models"] if m["model"] == "g"]
     return g["sandbox"]
 
@@ -173,7 +173,7 @@ def test_reading_the_users_other_files_is_refused(protected, tmp_path):
         """)
     err = run_fails(protected, proj, env={"HOME": str(home)})
     assert f"model g tried to read {secret}: permission denied by the model sandbox" in err
-    assert "hunter2" not in err and "hunter2" not in open(weir_json("runs", "show", weir_json(
+    assert "hunter2" not in err and "hunter2" not in open(weir_json("runs", "show", weir_list(
         "runs", lake=protected)[0]["run_id"], lake=protected)["models"][0]["log"]).read()
     same_as_before(protected, before)
 
@@ -393,7 +393,7 @@ def test_unsandboxed_the_attack_works_so_the_tests_above_test_the_sandbox(tmp_pa
     assert not victim.exists()
     rec = sandbox_record(lake)
     assert rec["enabled"] is False and "unsandboxed" in rec["reason"]
-    r = weir("runs", "show", weir_json("runs", lake=lake)[0]["run_id"], lake=lake)
+    r = weir("runs", "show", weir_list("runs", lake=lake)[0]["run_id"], lake=lake)
     assert "unsandboxed" in r.stdout
 
 
@@ -417,7 +417,7 @@ def test_a_kernel_without_a_sandbox_is_refused_unless_unsandboxed(protected, tmp
     assert r.returncode == 1, r.stderr
     assert "weir cannot sandbox the Python files of" in r.stderr
     assert "injected failure at sandbox.unavailable" in r.stderr and "--unsandboxed" in r.stderr
-    assert weir_json("runs", lake=protected) == []   # refused before anything was written
+    assert weir_list("runs", lake=protected) == []   # refused before anything was written
     r = weir("check", proj, lake=protected, env=env, exe=cli)
     assert r.returncode == 1 and "--unsandboxed" in r.stderr
     same_as_before(protected, before)
@@ -461,7 +461,7 @@ def test_the_sdk_runs_unsandboxed_only_when_asked(tmp_path):
 def test_the_example_runs_sandboxed(protected):
     r = weir("run", ROOT / "examples" / "titanic" / "project", lake=protected)
     assert r.returncode == 0, r.stderr
-    run = weir_json("runs", "show", weir_json("runs", lake=protected)[0]["run_id"], lake=protected)
+    run = weir_json("runs", "show", weir_list("runs", lake=protected)[0]["run_id"], lake=protected)
     py = [m for m in run["models"] if m["language"] == "python"]
     assert py and all(m["sandbox"]["enabled"] for m in py)
     assert all(m["sandbox"]["peak_memory"] > 0 for m in py)

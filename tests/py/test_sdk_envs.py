@@ -13,7 +13,7 @@ import pytest
 
 from weir.envs import EnvError, env_key, find_interpreter, prepare, requirements
 
-VERSION = "%d.%d" % sys.version_info[:2]
+VERSION = "{}.{}".format(*sys.version_info[:2])
 
 
 @pytest.fixture

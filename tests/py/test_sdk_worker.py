@@ -188,7 +188,7 @@ def test_worker_in_a_prepared_environment(titanic_client, tmp_path, weir_env):  
     """The runner starts the model process with the interpreter weir.envs prepared."""
     from weir.envs import prepare
 
-    python, _ = prepare("%d.%d" % sys.version_info[:2], {"polars": "1.*"})
+    python, _ = prepare("{}.{}".format(*sys.version_info[:2]), {"polars": "1.*"})
     models = load_file(str(PROJECT), "models.py")
     job = job_for(titanic_client, PROJECT, "models.py", "g", [
         {"param": "lodgings", "table": "default.titanic", "ref": titanic_client.resolve("main"),

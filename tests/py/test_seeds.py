@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, TITANIC, count, weir, weir_json
+from conftest import ROOT, TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -50,7 +50,7 @@ def titanic(lake):
 
 
 def tables(lake) -> dict[str, int]:
-    return {t["table"]: t["record_count"] for t in weir_json("tables", lake=lake)}
+    return {t["table"]: t["record_count"] for t in weir_list("tables", lake=lake)}
 
 
 # ---- "Not Your Usual Type(s)", Listings 4-9 ---------------------------------------------
@@ -78,7 +78,7 @@ def test_typed_titanic_dag_publishes_the_four_tables(titanic):
     assert [(c["name"], c["type"], c["required"]) for c in described["columns"]] == [("fare_total", "int64", True)]
     assert described["contract"]["columns"][0]["cast"] == "exact"
     assert described["comment"] == "Compute the total fare for first- and second-class women passengers."
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     model = next(m for m in run["models"] if m["model"] == "fare_sum")
     assert model["report"]["casts"] == [{"column": "fare_total", "from": "double", "to": "int64", "cast": "exact"}]
     # Docs and lineage of Listing 4 reach the Iceberg metadata.
@@ -106,7 +106,7 @@ def test_listing_9_with_a_total_that_is_not_whole_names_the_row_and_value(titani
     assert r.returncode == 3, r.stderr
     assert ('  - column "fare_total" has 1 value of type double that does not convert exactly to int64 '
             "(row 0: 11645.5542)") in r.stderr
-    run = weir_json("runs", lake=titanic)[0]
+    run = weir_list("runs", lake=titanic)[0]
     v = next(m for m in run["models"] if m["model"] == "fare_sum")["violations"][0]
     assert (v["kind"], v["column"], v["cast"], v["count"], v["rows"], v["samples"]) == (
         "type", "fare_total", "exact", 1, [0], [11645.5542])
@@ -141,14 +141,14 @@ def test_listing_8_messages_are_weirs(titanic, tmp_path):
                            "                    Doc('Cost of tickets that cost more than average (by deck).')\n"
                            "    ]\n", "")]},
     ]
-    for i, (edits, line) in enumerate(zip(variants, expected)):
+    for i, (edits, line) in enumerate(zip(variants, expected, strict=True)):
         # Only h and the schemas: f and g are read from main, where the first run put them.
         proj = copy(SDK2, tmp_path / f"v{i}", edits)
         for other in ("listing05.sql", "listing06.py", "listing09.py"):
             (proj / other).unlink()
         r = weir("run", proj, lake=lake)
         assert r.returncode == 3, r.stderr
-        run_id = weir_json("runs", lake=lake)[0]["run_id"]
+        run_id = weir_list("runs", lake=lake)[0]["run_id"]
         got = r.stderr.replace(run_id, "<id>").splitlines()
         assert got == [header, line], got
 
@@ -245,13 +245,13 @@ def test_gitlake_listing_2_runs_on_listing_1(lake, tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[{'sum(_S)': Decimal('6')}]"  # 5) child as it was before the merge
     # 4) the run on dev_br was merged, then dev_br deleted; 6) child was reverted alone.
-    assert [b["name"] for b in weir_json("branch", lake=lake)] == ["main"]
+    assert [b["name"] for b in weir_list("branch", lake=lake)] == ["main"]
     assert count(lake, "SELECT SUM(_S) FROM parent") == 16
     assert count(lake, "SELECT SUM(_S) FROM child") == 6
-    log = weir_json("log", lake=lake)
+    log = weir_list("log", lake=lake)
     assert [c["tables_changed"] for c in log[:1]] == [[{"table": "default.child", "change": "changed"}]]
     assert before in [c["hash"] for c in log]
-    run = weir_json("runs", lake=lake)[0]
+    run = weir_list("runs", lake=lake)[0]
     assert run["status"] == "succeeded" and run["branch"] == "dev_br"
 
 
@@ -312,7 +312,7 @@ def test_blog_contract_reports_each_bad_row(lake, tmp_path):
         '  - column "currency" has 1 value not matching the pattern "^[A-Z]{3}$" (e.g. "usd")',
         '  - rule "no_duplicates" returned 1, expected <= 0',
     ], r.stderr
-    assert weir_json("tables", lake=lake) == []
+    assert weir_list("tables", lake=lake) == []
 
 
 def test_blog_freshness_rule_as_printed_names_the_dialect(lake, tmp_path):
@@ -337,4 +337,4 @@ def test_blog_freshness_rule_as_printed_names_the_dialect(lake, tmp_path):
     (proj / "t.sql").write_text("-- weir: output_schema=transactions\nSELECT 1::BIGINT AS transaction_id\n")
     r = weir("check", proj, lake=lake)
     assert r.returncode == 3
-    assert f'rule "freshness" does not compile' in r.stderr and f"write {ours}" in r.stderr
+    assert 'rule "freshness" does not compile' in r.stderr and f"write {ours}" in r.stderr

@@ -13,20 +13,19 @@ import test_client_support  # noqa: F401 - first: makes python/ importable witho
 import json
 import os
 import subprocess
-import textwrap
 import threading
 
 import pyarrow as pa
 import pytest
 
 import weir
-from conftest import ROOT, TITANIC, count, weir_bin, weir_json
+from conftest import ROOT, TITANIC, count, weir_bin, weir_json, weir_list
 from conftest import weir as cli
 from test_client_support import client, titanic_client, weir_env  # noqa: F401 - fixtures
 
 
 def head(lake) -> str:
-    return weir_json("log", "-n", "1", lake=lake)[0]["hash"]
+    return weir_list("log", "-n", "1", lake=lake)[0]["hash"]
 
 
 def data_files(lake) -> set[str]:
@@ -80,7 +79,7 @@ def test_expect_head_that_is_the_head_writes(titanic_lake, tmp_path):
 def test_expect_head_off_the_branch_is_refused(titanic_lake, tmp_path):
     assert cli("branch", "create", "dev", lake=titanic_lake).returncode == 0
     assert cli("import", TITANIC, "--table", "other", "--branch", "dev", lake=titanic_lake).returncode == 0
-    dev = weir_json("log", "dev", "-n", "1", lake=titanic_lake)[0]["hash"]
+    dev = weir_list("log", "dev", "-n", "1", lake=titanic_lake)[0]["hash"]
     before = head(titanic_lake)
     r = cli("import", TITANIC, "--table", "x", "--expect-head", dev, lake=titanic_lake)
     assert r.returncode == 4
@@ -348,9 +347,9 @@ def test_cli_run_whose_input_is_replaced_during_the_run_exits_4(titanic_lake, tm
     watchdog.join()
     assert p.returncode == 4, err
     assert "cannot publish" in err and "default.titanic" in err and "--retry" in err
-    assert [t["table"] for t in weir_json("tables", lake=titanic_lake)] == ["default.titanic"]
+    assert [t["table"] for t in weir_list("tables", lake=titanic_lake)] == ["default.titanic"]
     assert count(titanic_lake, "SELECT count(*) FROM titanic") == 10
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed" and run["error"]["code"] == "StaleRead"
 
     # --retry 1: the first attempt (10 rows: it waits at the gate) goes stale again; the

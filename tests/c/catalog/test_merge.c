@@ -28,7 +28,7 @@ TEST(fast_forward) {
   CHECK_STR(wr_json_str(o, "commit", ""), dev);
   CHECK_STR(fx_head(&f, "main"), dev);
   CHECK_INT(json_array_size(json_object_get(o, "tables")), 2);
-  CHECK_STR(wr_json_str(json_array_get(json_object_get(o, "tables"), 0), "action", ""), "added");
+  CHECK_STR(wr_json_str(json_array_get(json_object_get(o, "tables"), 0), "change", ""), "added");
   CHECK_INT(fx_count(&f, "main"), 3);
   json_decref(o);
   fx_free(&f);
@@ -101,7 +101,7 @@ TEST(three_way_without_conflict) {
   CHECK_OK(merge(&f, "dev", "main", false, false, NULL, &o, &err), &err);
   CHECK_STR(wr_json_str(o, "result", ""), "merge");
   char *tables = wr_json_canonical(json_object_get(o, "tables"));
-  CHECK_STR(tables, "[{\"action\":\"added\",\"table\":\"default.b\"},{\"action\":\"dropped\",\"table\":\"default.gone\"},{\"action\":\"changed\",\"table\":\"default.shared\"}]");
+  CHECK_STR(tables, "[{\"change\":\"added\",\"table\":\"default.b\"},{\"change\":\"dropped\",\"table\":\"default.gone\"},{\"change\":\"changed\",\"table\":\"default.shared\"}]");
   free(tables);
   CHECK(json_is_string(json_object_get(o, "base")));
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
@@ -410,7 +410,7 @@ TEST(merge_gives_up_when_the_target_keeps_moving) {
   race_setup(&f, 2);
   json_t *o = NULL;
   CHECK_OK(catalog_revert_table(f.cat, "default.m", before_m, "main", NULL, &o, &err), &err);
-  CHECK_STR(wr_json_str(o, "action", ""), "dropped");
+  CHECK_STR(wr_json_str(o, "change", ""), "dropped");
   race_teardown(&f);
   CHECK(fx_loc(&f, "main", "default.m") == NULL);
   CHECK_STR(fx_loc(&f, "main", "default.race1"), "default.race1");

@@ -21,7 +21,7 @@ TEST(revert_table_to_an_older_version_or_drop_or_re_add) {
   fx_set(&f, "main", "default.b", "/w/b1", NULL);
   json_t *o = NULL;
   CHECK_OK(revert(&f, "default.a", "good", false, &o, &err), &err);
-  CHECK_STR(wr_json_str(o, "action", ""), "changed");
+  CHECK_STR(wr_json_str(o, "change", ""), "changed");
   CHECK_STR(wr_json_str(o, "commit", ""), fx_head(&f, "main"));
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a1");
   CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
@@ -33,18 +33,18 @@ TEST(revert_table_to_an_older_version_or_drop_or_re_add) {
   json_decref(o);
   /* b did not exist at "good": dropped */
   CHECK_OK(revert(&f, "default.b", "good", false, &o, &err), &err);
-  CHECK_STR(wr_json_str(o, "action", ""), "dropped");
+  CHECK_STR(wr_json_str(o, "change", ""), "dropped");
   CHECK(fx_loc(&f, "main", "default.b") == NULL);
   json_decref(o);
   /* and back again from main~1 */
   CHECK_OK(revert(&f, "default.b", "main~1", false, &o, &err), &err);
-  CHECK_STR(wr_json_str(o, "action", ""), "added");
+  CHECK_STR(wr_json_str(o, "change", ""), "added");
   CHECK_STR(fx_loc(&f, "main", "default.b"), "/w/b1");
   json_decref(o);
   /* nothing to do: no commit */
   size_t n = fx_count(&f, "main");
   CHECK_OK(revert(&f, "default.a", "good", false, &o, &err), &err);
-  CHECK_STR(wr_json_str(o, "action", ""), "unchanged");
+  CHECK_STR(wr_json_str(o, "change", ""), "unchanged");
   CHECK_INT(fx_count(&f, "main"), n);
   json_decref(o);
   /* errors name what is missing */
@@ -216,7 +216,7 @@ TEST(revert_run_puts_every_table_back_in_one_commit) {
   CHECK_INT(fx_count(&f, "main"), n + 1);
   CHECK_STR(wr_json_str(o, "run_id", ""), "r1");
   char *t = wr_json_canonical(json_object_get(o, "tables"));
-  CHECK_STR(t, "[{\"action\":\"changed\",\"table\":\"default.a\"},{\"action\":\"dropped\",\"table\":\"default.b\"}]");
+  CHECK_STR(t, "[{\"change\":\"changed\",\"table\":\"default.a\"},{\"change\":\"dropped\",\"table\":\"default.b\"}]");
   free(t);
   CHECK_STR(fx_loc(&f, "main", "default.a"), "/w/a0");
   CHECK(fx_loc(&f, "main", "default.b") == NULL);

@@ -75,6 +75,12 @@ TEST(errors_say_what_weir_was_doing) {
   CHECK_INT(wr_engine_query_table(e, "SELECT 1\nFROM nowhere_at_all", &t, &err), WEIR_EENGINE);
   CHECK_CONTAINS(err.message, "cannot run query: Catalog Error: Table with name nowhere_at_all does not exist");
   CHECK_CONTAINS(err.message, "(SQL line 2)");
+  /* ... and given as a structured position, which the layers above read instead of the
+   * message (a column named "SQL line 99" cannot fool them). */
+  CHECK_INT(wr_error_sql_line(&err), 2);
+  CHECK_CONTAINS(err.details, "\"kind\":\"sql_position\"");
+  CHECK_INT(wr_engine_query_table(e, "SELECT \"SQL line 99\"\nFROM (SELECT 1 AS a)", &t, &err), WEIR_EENGINE);
+  CHECK_INT(wr_error_sql_line(&err), 1);
   /* Errors found while rows are produced come through the stream. One thread, so that
    * the failing rows are certainly computed after the first ones were delivered. */
   wr_engine_close(e);
