@@ -159,14 +159,14 @@ def test_init_without_a_path_uses_weir_lake(tmp_path):
     r = weir("init", cwd=tmp_path, env={"WEIR_LAKE": str(target)})
     assert r.returncode == 0, r.stderr
     assert (target / "catalog.db").exists() and not (tmp_path / ".weir").exists()
-    assert weir_json("branch", env={"WEIR_LAKE": str(target)})[0]["name"] == "main"
+    assert weir_list("branch", env={"WEIR_LAKE": str(target)})[0]["name"] == "main"
     # --lake and an argument still come first.
     other = tmp_path / "arg"
     assert weir("init", other, env={"WEIR_LAKE": str(target)}).returncode == 0 and (other / "catalog.db").exists()
 
 
 def test_no_advice_that_cannot_work(titanic_lake, tmp_path):
-    head = weir_json("log", "-n", "1", lake=titanic_lake)[0]["hash"]
+    head = weir_list("log", "-n", "1", lake=titanic_lake)[0]["hash"]
     # A commit hash is not a branch, and cannot be made one (names that read as hashes are refused).
     r = weir("merge", "main", "--into", head, lake=titanic_lake)
     assert r.returncode == 2, r.stderr

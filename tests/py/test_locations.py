@@ -11,7 +11,7 @@ import pathlib
 
 import pytest
 
-from conftest import TITANIC, weir, weir_json
+from conftest import TITANIC, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -41,7 +41,7 @@ def test_a_lake_path_with_a_space(tmp_path):
     assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
     assert weir("import", TITANIC, "--table", "titanic", "--mode", "append", lake=lake).returncode == 0
     assert _count(lake, "SELECT count(*) FROM titanic") == 1782
-    meta = weir_json("tables", lake=lake)[0]["metadata_location"]
+    meta = weir_list("tables", lake=lake)[0]["metadata_location"]
     doc = json.loads(pathlib.Path(meta).read_text())
     assert doc["location"] == f"file://{lake}/warehouse/default/titanic"
     assert doc["metadata-log"][0]["metadata-file"].startswith(f"file://{lake}/")
@@ -100,17 +100,17 @@ def _make_old_style(meta_path: str, codec: str = "null") -> None:
 @pytest.mark.parametrize("codec", ["null", "deflate"])
 def test_an_old_lake_with_scheme_less_paths_still_reads_and_writes(lake, codec):
     assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
-    meta = weir_json("tables", lake=lake)[0]["metadata_location"]
+    meta = weir_list("tables", lake=lake)[0]["metadata_location"]
     _make_old_style(meta, codec)
     assert _count(lake, "SELECT count(*), sum(PassengerId) FROM titanic") == 891
     r = weir("import", TITANIC, "--table", "titanic", "--mode", "append", lake=lake)
     assert r.returncode == 0, r.stderr
     assert _count(lake, "SELECT count(*) FROM titanic") == 1782
-    new = json.loads(pathlib.Path(weir_json("tables", lake=lake)[0]["metadata_location"]).read_text())
+    new = json.loads(pathlib.Path(weir_list("tables", lake=lake)[0]["metadata_location"]).read_text())
     assert new["location"].startswith("file:///")
     assert new["metadata-log"][-1]["metadata-file"] == "file://" + meta
     # Other engines read the mixed version (old manifests carried, new ones with URIs).
     from pyiceberg.table import StaticTable
 
-    latest = weir_json("tables", lake=lake)[0]["metadata_location"]
+    latest = weir_list("tables", lake=lake)[0]["metadata_location"]
     assert StaticTable.from_metadata(latest).scan().to_arrow().num_rows == 1782

@@ -661,7 +661,7 @@ def test_ctrl_c_stops_a_long_sql_statement(titanic_lake, tmp_path):
         watchdog.cancel()
     assert p.returncode == 130, err  # not -9: the watchdog did not have to kill it
     assert "model s (s.sql): interrupted" in err
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed" and run["error"]["code"] == "Interrupted"
     assert head(titanic_lake) == before
 
@@ -678,7 +678,7 @@ def test_run_timeout_stops_a_sql_model_and_publishes_nothing(titanic_lake, tmp_p
     assert p.returncode == 130, err  # Interrupted's exit code; not -9 from the watchdog
     assert ("model s (s.sql) was stopped: the run ran past its timeout of 0.5s (weir run --timeout SECONDS, "
             "Client.run(timeout=...))") in err, err
-    run = weir_json("runs", lake=titanic_lake)[0]
+    run = weir_list("runs", lake=titanic_lake)[0]
     assert run["status"] == "failed" and run["error"]["code"] == "Interrupted"
     assert head(titanic_lake) == before
     # The engine the statement ran on is pooled: the next statement is not hit by the interrupt.
@@ -708,7 +708,7 @@ def test_run_timeout_bounds_a_python_model_before_its_own_timeout(titanic_lake, 
     r = weir("run", proj, "--timeout", "2", lake=titanic_lake)
     assert r.returncode == 130, r.stderr
     assert "model slow (models.py) was stopped: the run ran past its timeout of 2s" in r.stderr, r.stderr
-    assert weir_json("runs", lake=titanic_lake)[0]["error"]["code"] == "Interrupted"
+    assert weir_list("runs", lake=titanic_lake)[0]["error"]["code"] == "Interrupted"
 
 
 def test_sql_reads_table_names_without_case(titanic_lake, tmp_path):
@@ -789,7 +789,7 @@ def test_python_environments_are_built_before_any_model_runs(titanic_lake, tmp_p
     assert "model g (models.py:68): cannot prepare the Python environment" in r.stderr, r.stderr
     assert "Python 3.4 is not installed" in r.stderr
     assert not re.search(r"^model ", r.stderr, re.M), r.stderr  # no model started
-    assert weir_json("runs", lake=titanic_lake) == [] and head(titanic_lake) == before
+    assert weir_list("runs", lake=titanic_lake) == [] and head(titanic_lake) == before
     # A good project: every environment phase comes before the first model.
     r = weir("-v", "run", EXAMPLE, lake=titanic_lake)
     assert r.returncode == 0, r.stderr

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 import weir
-from conftest import PG, TITANIC, count, new_catalog, weir as cli, weir_json
+from conftest import PG, TITANIC, count, new_catalog, weir as cli, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -117,5 +117,5 @@ def test_two_lakes_share_a_database_one_schema_each(tmp_path, catalog_base):
     assert cli("init", tmp_path / "a", "--catalog", a).returncode == 0
     assert cli("init", tmp_path / "b", "--catalog", b).returncode == 0
     assert cli("import", TITANIC, "--table", "t", lake=tmp_path / "a").returncode == 0
-    assert [t["table"] for t in weir_json("tables", lake=tmp_path / "a")] == ["default.t"]
-    assert weir_json("tables", lake=tmp_path / "b") == []
+    assert [t["table"] for t in weir_list("tables", lake=tmp_path / "a")] == ["default.t"]
+    assert weir_list("tables", lake=tmp_path / "b") == []

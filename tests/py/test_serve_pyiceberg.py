@@ -17,7 +17,7 @@ from pyiceberg.exceptions import BadRequestError, ForbiddenError, NoSuchTableErr
 from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
 from pyiceberg.typedef import Record
 
-from conftest import weir, weir_json
+from conftest import weir, weir_json, weir_list
 from serve_support import lake_files, make_titanic_lake, start_server, weir_rows
 
 
@@ -40,7 +40,7 @@ def by_id(rows):
 
 def test_reads_each_ref_as_weir_does(served):
     srv, tokens = served
-    head = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    head = weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"]
     for ref in ("main", "dev", "v1", head[:12]):
         t = catalog(srv, tokens["engine"], ref).load_table("default.titanic")
         got = by_id(t.scan().to_arrow().to_pylist())
@@ -56,18 +56,18 @@ def test_reads_each_ref_as_weir_does(served):
 def test_append_on_dev_is_one_weir_commit(served):
     srv, tokens = served
     weir("branch", "create", "append1", lake=srv.lake)
-    before_main = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    before_main = weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"]
     t = catalog(srv, tokens["engine"], "append1").load_table("default.titanic")
     new = t.scan(limit=3).to_arrow()
     new = new.set_column(0, new.schema.field(0), pa.array([1001, 1002, 1003], pa.int64()))
     t.append(new)
-    log = weir_json("log", "append1", "-n", "1", lake=srv.lake)[0]
+    log = weir_list("log", "append1", "-n", "1", lake=srv.lake)[0]
     assert log["author"] == "token:engine"
     assert [c["table"] for c in log["tables_changed"]] == ["default.titanic"]
     rows = weir_rows(srv.lake, "SELECT count(*) AS n, max(PassengerId) AS m FROM titanic", "append1")
     assert rows == [{"n": 894, "m": 1003}]
     # main did not move; the new rows read back through pyiceberg too.
-    assert weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"] == before_main
+    assert weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"] == before_main
     assert catalog(srv, tokens["engine"], "append1").load_table("default.titanic").scan().to_arrow().num_rows == 894
     # merged, main has them
     r = weir("merge", "append1", "--into", "main", lake=srv.lake)
@@ -93,7 +93,7 @@ def test_nulls_in_required_column_are_refused(served, with_stats):
     srv, tokens = served
     branch = f"nulls-{with_stats}"
     weir("branch", "create", branch, lake=srv.lake)
-    head = weir_json("log", branch, "-n", "1", lake=srv.lake)[0]["hash"]
+    head = weir_list("log", branch, "-n", "1", lake=srv.lake)[0]["hash"]
     t = catalog(srv, tokens["engine"], branch).load_table("default.titanic")
     path = _external_file(srv.lake, t, f"nulls-{with_stats}.parquet", "Name", [None, "x"])
     # pyiceberg itself refuses nulls for a required field; an engine that does not (or a
@@ -109,7 +109,7 @@ def test_nulls_in_required_column_are_refused(served, with_stats):
                 fa.append_data_file(df)
     msg = str(e.value)
     assert "ValidationException" in msg and 'column "Name"' in msg and "required" in msg
-    assert weir_json("log", branch, "-n", "1", lake=srv.lake)[0]["hash"] == head
+    assert weir_list("log", branch, "-n", "1", lake=srv.lake)[0]["hash"] == head
     assert weir_rows(srv.lake, "SELECT count(*) AS n FROM titanic", branch) == [{"n": 891}]
 
 
@@ -131,7 +131,7 @@ def test_range_and_enum_rules_are_refused(served):
 
 def test_tags_and_commits_are_read_only(served):
     srv, tokens = served
-    head = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    head = weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"]
     for ref in ("v1", head):
         t = catalog(srv, tokens["engine"], ref).load_table("default.titanic")
         with pytest.raises(ForbiddenError, match="read-only"):

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from conftest import TITANIC, pg_query, weir, weir_json
+from conftest import TITANIC, pg_query, weir, weir_json, weir_list
 from serve_support import make_titanic_lake, start_server
 
 
@@ -92,7 +92,7 @@ def test_restricted_tokens(served):
 
 def test_read_only_refs_refuse_writes(served):
     srv, tokens = served
-    head = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    head = weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"]
     for prefix in ("v1", head, head[:10], "dev~0"):
         s, d = call(srv, "POST", f"/v1/{prefix}/namespaces/default/tables/titanic", tokens["engine"],
                     {"requirements": [], "updates": []})
@@ -110,7 +110,7 @@ def test_malformed_bodies_are_400(served, raw):
     srv, tokens = served
     s, d = call(srv, "POST", "/v1/dev/namespaces/default/tables/titanic", tokens["engine"], raw=raw)
     assert_error(s, d, 400, "BadRequestException")
-    assert weir_json("log", "dev", "-n", "1", lake=srv.lake)[0]["message"].startswith("import")
+    assert weir_list("log", "dev", "-n", "1", lake=srv.lake)[0]["message"].startswith("import")
 
 
 def test_oversize_body_is_413(served):
@@ -133,14 +133,14 @@ def test_stale_requirement_is_409_and_writes_nothing(served):
     srv, tokens = served
     s, d = call(srv, "GET", "/v1/dev/namespaces/default/tables/titanic", tokens["engine"])
     uuid = d["metadata"]["table-uuid"]
-    head = weir_json("log", "dev", "-n", "1", lake=srv.lake)[0]["hash"]
+    head = weir_list("log", "dev", "-n", "1", lake=srv.lake)[0]["hash"]
     for req in ({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1},
                 {"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"},
                 {"type": "assert-current-schema-id", "current-schema-id": 99}):
         s, d = call(srv, "POST", "/v1/dev/namespaces/default/tables/titanic", tokens["engine"],
                     {"requirements": [req], "updates": [{"action": "set-properties", "updates": {"k": "v"}}]})
         assert_error(s, d, 409, "CommitFailedException")
-    assert weir_json("log", "dev", "-n", "1", lake=srv.lake)[0]["hash"] == head
+    assert weir_list("log", "dev", "-n", "1", lake=srv.lake)[0]["hash"] == head
     # A properties change whose requirements hold is one weir commit.
     s, d = call(srv, "POST", "/v1/dev/namespaces/default/tables/titanic", tokens["engine"],
                 {"requirements": [{"type": "assert-table-uuid", "uuid": uuid}],
@@ -179,13 +179,13 @@ def test_transaction_commits_several_tables_in_one_weir_commit(served):
     srv, tokens = served
     assert weir("branch", "create", "tx", lake=srv.lake).returncode == 0
     assert weir("import", TITANIC, "--table", "second", "--branch", "tx", lake=srv.lake).returncode == 0
-    before = weir_json("log", "tx", "-n", "1", lake=srv.lake)[0]["hash"]
+    before = weir_list("log", "tx", "-n", "1", lake=srv.lake)[0]["hash"]
     body = {"table-changes": [
         {"identifier": {"namespace": ["default"], "name": n}, "requirements": [],
          "updates": [{"action": "set-properties", "updates": {"batch": "1"}}]} for n in ("titanic", "second")]}
     s, _ = call(srv, "POST", "/v1/tx/transactions/commit", tokens["engine"], body)
     assert s == 204
-    log = weir_json("log", "tx", "-n", "2", lake=srv.lake)
+    log = weir_list("log", "tx", "-n", "2", lake=srv.lake)
     assert log[1]["hash"] == before and sorted(c["table"] for c in log[0]["tables_changed"]) == [
         "default.second", "default.titanic"]
 

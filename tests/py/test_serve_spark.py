@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from conftest import ROOT, weir, weir_json
+from conftest import ROOT, weir, weir_json, weir_list
 from serve_support import lake_files, make_titanic_lake, start_server, weir_rows
 
 JAR = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
@@ -71,13 +71,13 @@ def test_reads_main_and_dev_by_name(env):
 
 def test_insert_on_dev_then_merge_reaches_main(env):
     spark, srv = env
-    main_before = weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    main_before = weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"]
     spark.sql("INSERT INTO weir.default.titanic SELECT PassengerId + 1000, Survived, Pclass, Name, Sex, Age, SibSp, "
               "Parch, Ticket, Fare, Cabin, Embarked FROM weir.default.titanic WHERE PassengerId <= 2")
-    head = weir_json("log", "dev", "-n", "1", lake=srv.lake)[0]
+    head = weir_list("log", "dev", "-n", "1", lake=srv.lake)[0]
     assert head["author"] == "token:engine" and "REST commit" in head["message"]
     assert weir_rows(srv.lake, "SELECT count(*) AS n FROM titanic", "dev") == [{"n": 893}]
-    assert weir_json("log", "-n", "1", lake=srv.lake)[0]["hash"] == main_before
+    assert weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"] == main_before
     assert spark.sql("SELECT count(*) FROM weirmain.default.titanic").collect()[0][0] == 891
     r = weir("merge", "dev", "--into", "main", lake=srv.lake)
     assert r.returncode == 0, r.stderr
