@@ -269,6 +269,6 @@ done:
   iceberg_data_files_free(now, n_now);
   iceberg_data_files_free(before, n_before);
   json_decref(st.violations);
-  weir_contract_free(ct);
+  wr_contract_free(ct);
   return rc;
 }
