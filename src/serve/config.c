@@ -62,7 +62,7 @@ void rest_h_config(rest_ctx *c) {
   weir_error_clear(&err);
   if (!branch && !tag && lake_resolve(c->lake, ref, hash, &err) != WEIR_OK) {
     rest_respond_error(c->resp, 404, "NoSuchWarehouseException", NULL,
-                       "warehouse \"%s\": no such branch, tag or commit in lake %s", ref, weir_lake_path(c->lake));
+                       "warehouse \"%s\": no such branch, tag or commit in lake %s", ref, c->lake->path);
     weir_error_clear(&err);
     free(wh);
     return;
@@ -208,7 +208,7 @@ void rest_h_ns_load(rest_ctx *c, bool head_only) {
 void rest_h_ns_drop(rest_ctx *c) {
   if (!rest_require_branch(c)) return;
   weir_error err = {0};
-  if (weir_namespace_drop(c->lake, c->route->ns, &err)) {
+  if (lake_namespace_drop(c->lake, c->route->ns, &err)) {
     if (err.code == WEIR_EINVALIDARG)
       rest_respond_error(c->resp, 409, "NamespaceNotEmptyException", NULL, "%s", err.message);
     else

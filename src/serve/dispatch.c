@@ -106,7 +106,10 @@ void rest_dispatch(rest_server *srv, const rest_request *req, rest_response *res
   }
   /* Commits carry the token's name as their author. */
   char *author = wr_asprintf("token:%s", token.name);
-  weir_lake_set_author(lake, author, NULL);
+  if (author && *author) { /* as weir_lake_set_author, which lives above this module */
+    free(lake->author);
+    lake->author = wr_strdup(author);
+  }
   free(author);
   handle(&c);
 

@@ -29,9 +29,10 @@ struct weir_server {
 int rest_server_init(rest_server *srv, const char *lake_path, size_t max_body, weir_error *err) {
   memset(srv, 0, sizeof *srv);
   weir_lake *lake = NULL;
-  int rc = weir_lake_open(lake_path, NULL, &lake, err);
+  weir_lake_options defaults = WEIR_LAKE_OPTIONS_INIT;
+  int rc = lake_open(lake_path, &defaults, &lake, err);
   if (rc) return rc;
-  srv->lake_path = wr_strdup(weir_lake_path(lake));
+  srv->lake_path = wr_strdup(lake->path);
   srv->max_body = max_body ? max_body : REST_DEFAULT_MAX_BODY;
   srv->metrics = rest_metrics_new();
   pthread_mutex_init(&srv->mu, NULL);
@@ -40,7 +41,7 @@ int rest_server_init(rest_server *srv, const char *lake_path, size_t max_body, w
 }
 
 void rest_server_clear(rest_server *srv) {
-  for (size_t i = 0; i < srv->n_idle; i++) weir_lake_free(srv->idle[i]);
+  for (size_t i = 0; i < srv->n_idle; i++) lake_free(srv->idle[i]);
   free(srv->idle);
   rest_metrics_free(srv->metrics);
   free(srv->lake_path);
@@ -56,7 +57,8 @@ int rest_lake_get(rest_server *srv, weir_lake **out, weir_error *err) {
     *out = l;
     return WEIR_OK;
   }
-  return weir_lake_open(srv->lake_path, NULL, out, err);
+  weir_lake_options defaults = WEIR_LAKE_OPTIONS_INIT;
+  return lake_open(srv->lake_path, &defaults, out, err);
 }
 
 void rest_lake_put(rest_server *srv, weir_lake *lake) {

@@ -140,7 +140,7 @@ void rest_h_tbl_drop(rest_ctx *c) {
   if (!rest_route_table(c, table, sizeof table)) return;
   weir_error err = {0};
   char *out = NULL;
-  if (weir_table_drop(c->lake, table, c->ref.name, &out, &err)) {
+  if (lake_table_drop(c->lake, table, c->ref.name, &out, &err)) {
     rest_respond_weir_error(c->resp, &err, "NoSuchTableException");
     weir_error_clear(&err);
     return;
@@ -165,7 +165,7 @@ void rest_h_tbl_rename(rest_ctx *c) {
   json_decref(body);
   weir_error err = {0};
   char *out = NULL;
-  if (weir_table_rename(c->lake, from, to, c->ref.name, &out, &err)) {
+  if (lake_table_rename(c->lake, from, to, c->ref.name, &out, &err)) {
     rest_respond_weir_error(c->resp, &err, "NoSuchTableException");
     weir_error_clear(&err);
     return;
