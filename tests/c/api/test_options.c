@@ -116,14 +116,20 @@ TEST(lake_options_are_validated) {
   weir_error_clear(&err);
 
   weir_lake_options_init(&o, WEIR_LAKE_OPTIONS_VERSION);
-  o.catalog = "postgresql://localhost/weir";
+  /* Catalogs and warehouses of kinds weir has no backend for are refused by name. */
+  o.catalog = "mysql://localhost/weir";
   CHECK_INT(weir_lake_init(path, &o, &lake, &err), WEIR_EINVALIDARG);
-  CHECK_CONTAINS(err.message, "unsupported catalog");
+  CHECK_CONTAINS(err.message, "catalog 'mysql://localhost/weir' is not supported: give a postgresql:// URI");
+  weir_error_clear(&err);
+  o.catalog = "postgresql://weir:secret@localhost/weir";
+  CHECK_INT(weir_lake_init(path, &o, &lake, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "the catalog URI holds a password");
+  CHECK(strstr(err.message, "secret") == NULL);
   weir_error_clear(&err);
   o.catalog = NULL;
-  o.warehouse = "s3://bucket/prefix";
+  o.warehouse = "/somewhere/else";
   CHECK_INT(weir_lake_init(path, &o, &lake, &err), WEIR_EINVALIDARG);
-  CHECK_CONTAINS(err.message, "unsupported warehouse");
+  CHECK_CONTAINS(err.message, "give an object-store URI (s3://bucket/prefix)");
   weir_error_clear(&err);
   o.warehouse = NULL;
   o.threads = -2;
