@@ -44,6 +44,8 @@ class Server:
     s3: Any = field(default=None)  # the S3Server of a pg-s3 lake, else None
 
     def stop(self) -> None:
+        """Stops the server with SIGTERM and checks that it exited cleanly: under the
+        sanitizers a leak or an error found at exit is a non-zero status."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -51,6 +53,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                raise AssertionError("weir serve did not stop within 30 s of SIGTERM")
+        err = self.proc.stderr.read() if self.proc.stderr else ""
+        assert self.proc.returncode == 0, f"weir serve exited with {self.proc.returncode}: {err[-4000:]}"
 
 
 def start_server(lake: pathlib.Path, *extra: str, ready_timeout: float = 60.0) -> Server:
