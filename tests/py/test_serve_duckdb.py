@@ -56,3 +56,30 @@ def test_duckdb_reads_branches_through_the_rest_catalog(served):
     assert con.execute("SELECT count(*) FROM wdev.default.titanic").fetchall()[0][0] == 893
     assert con.execute("SELECT count(*) FROM wmain.default.titanic").fetchall()[0][0] == 891
     con.close()
+
+
+def test_duckdb_reads_with_vended_credentials(served, monkeypatch):
+    """With `weir serve --vend-credentials` DuckDB needs no S3 credentials of its own (no
+    secret, none in its environment): the loadTable config carries the server's (an S3
+    warehouse; a local one needs none)."""
+    import duckdb
+
+    from serve_support import start_server
+
+    srv, tokens = served
+    want = weir_rows(srv.lake, "SELECT count(*) AS n, sum(PassengerId) AS s FROM titanic", "main")[0]
+    vend = start_server(srv.lake, "--vend-credentials")
+    try:
+        # DuckDB's httpfs falls back on these variables; the server already has its own.
+        monkeypatch.delenv("AWS_ACCESS_KEY_ID", raising=False)
+        monkeypatch.delenv("AWS_SECRET_ACCESS_KEY", raising=False)
+        con = duckdb.connect()
+        for e in ("httpfs", "avro", "iceberg"):
+            con.execute(f"LOAD '{_ext(e)}'")
+        con.execute(f"CREATE SECRET weir_token (TYPE iceberg, TOKEN '{tokens['reader']}')")
+        con.execute(f"ATTACH 'main' AS wmain (TYPE iceberg, ENDPOINT '{vend.url}', SECRET weir_token)")
+        got = con.execute("SELECT count(*), sum(PassengerId) FROM wmain.default.titanic").fetchall()[0]
+        assert got == (want["n"], want["s"])
+        con.close()
+    finally:
+        vend.stop()
