@@ -26,6 +26,7 @@ int cmd_serve(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.host = cli_opt_value(cmd, args, "host");
   const char *port = cli_opt_value(cmd, args, "port");
   const char *threads = cli_opt_value(cmd, args, "threads");
+  o.vend_credentials = cli_flag(cmd, args, "vend-credentials");
   char *end = NULL;
   if (port) {
     long p = strtol(port, &end, 10);

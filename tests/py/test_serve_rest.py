@@ -14,6 +14,8 @@ import pytest
 from conftest import TITANIC, pg_query, weir, weir_json
 from serve_support import make_titanic_lake, start_server
 
+pytestmark = pytest.mark.cli  # the server is the weir binary: also run against the ASan build
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
