@@ -26,6 +26,7 @@ int cmd_serve(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.host = cli_opt_value(cmd, args, "host");
   const char *port = cli_opt_value(cmd, args, "port");
   const char *threads = cli_opt_value(cmd, args, "threads");
+  o.vend_credentials = cli_flag(cmd, args, "vend-credentials");
   char *end = NULL;
   if (port) {
     long p = strtol(port, &end, 10);
@@ -50,7 +51,11 @@ int cmd_serve(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   sigaction(SIGTERM, &sa, NULL);
   weir_error err = {0};
   weir_server *srv = NULL;
-  if (weir_server_start(ctx->lake_path, &o, &srv, &err)) return cli_report_error(ctx, &err);
+  /* As every command finds its lake: --lake, else $WEIR_LAKE, else the nearest ./.weir. */
+  const char *lake_path = ctx->lake_path;
+  const char *env = getenv("WEIR_LAKE");
+  if (!lake_path && env && *env) lake_path = env;
+  if (weir_server_start(lake_path, &o, &srv, &err)) return cli_report_error(ctx, &err);
   const char *host = o.host ? o.host : "127.0.0.1";
   /* The readiness line: scripts and tests wait for it (and read the port from it). */
   if (ctx->json)

@@ -73,6 +73,8 @@ static const cli_opt SERVE_OPTS[] = {
     {"host", 0, "ADDR", "address to listen on (default: 127.0.0.1, loopback only)"},
     {"port", 'p', "N", "TCP port (default: 8181; 0 picks a free one, printed on the readiness line)"},
     {"threads", 0, "N", "worker threads (default: 4)"},
+    {"vend-credentials", 0, NULL,
+     "hand engines the server's own S3 credentials in loadTable (default: engines use their own)"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt TOKEN_CREATE_OPTS[] = {
     {"name", 0, "N", "the token's name, recorded as the author of its commits (default: token-<id>)"},

@@ -756,6 +756,9 @@ typedef struct weir_serve_options {
   int port;               /* TCP port; 0 = any free port (weir_server_port tells which) */
   int threads;            /* worker threads; 0 = 4 */
   size_t max_body_bytes;  /* largest request body accepted (413 above); 0 = 8 MiB */
+  int vend_credentials;   /* non-zero: loadTable's config carries the S3 credentials the
+                             server itself resolved (s3.access-key-id, ...), for engines
+                             without AWS configuration of their own; 0 (default): never */
 } weir_serve_options;
 
 #define WEIR_SERVE_OPTIONS_VERSION 1

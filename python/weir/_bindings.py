@@ -196,6 +196,7 @@ class weir_serve_options(ctypes.Structure):
         ("port", c_int),
         ("threads", c_int),
         ("max_body_bytes", c_size_t),
+        ("vend_credentials", c_int),
     ]
 
 

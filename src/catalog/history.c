@@ -308,8 +308,8 @@ int catalog_first_parent_ancestor(wr_catalog *cat, const char *hash, int64_t n,
     if (h.n_parents == 0) {
       char s[13];
       return wr_seterr(err, WEIR_ENOTFOUND,
-                         "commit %s has only %lld first-parent ancestors, not %lld",
-                         catalog_short(hash, s), (long long)i, (long long)n);
+                         "commit %s has only %lld first-parent ancestor%s, not %lld",
+                         catalog_short(hash, s), (long long)i, i == 1 ? "" : "s", (long long)n);
     }
     memcpy(cur, h.parents[0], sizeof cur);
     rc = catalog_head_get(cat, cur, &h, err);

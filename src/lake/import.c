@@ -161,7 +161,14 @@ static int refuse_stale_base(import_ctx *ic, weir_error *err) {
                                   ic->opts->mode == WEIR_MODE_REPLACE ? "a replace never removes rows it did not read"
                                                                       : "this import would replace it unseen",
                                   err);
-  if (!rc) rc = catalog_serial_error(&r, "concurrent update", "run it again on the new head", err);
+  /* A create can only fail again on the table that exists now: say what can work. */
+  bool create = ic->opts->mode != WEIR_MODE_REPLACE;
+  if (!rc)
+    rc = catalog_serial_error(&r, "concurrent update",
+                              create ? "the table exists now: to add these rows to it, run it again with "
+                                       "--mode append (or --mode replace to replace it)"
+                                     : "run it again on the new head",
+                              err);
   catalog_serial_clear(&r);
   return rc;
 }

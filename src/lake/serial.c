@@ -60,6 +60,7 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
   catalog_serial_init(&r, branch, base, head);
   int rc = WEIR_OK;
   bool only_appends = true; /* every refusal is an append whose context changed */
+  bool created_elsewhere = false; /* a create lost to another writer's create */
   for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
     const lake_staged *s = &staged[i];
     wr_table_entry now;
@@ -79,6 +80,7 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
         what = "was dropped", why = "this write was computed against it";
       } else if (!s->based_on) {
         what = "was created by another writer", why = "this write would replace it unseen";
+        created_elsewhere = true;
       } else if (s->mode != WEIR_MODE_APPEND) {
         what = "changed", why = "a replace never removes rows it did not read";
       } else if (s->read_rows) {
@@ -110,7 +112,12 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
   }
   if (rc == WEIR_OK && json_array_size(r.items) > 0) {
     if (revalidate) *revalidate = only_appends;
-    rc = catalog_serial_error(&r, "concurrent update", "run it again on the new head", err);
+    /* Running a create again would only fail on the table that now exists: say what can work. */
+    rc = catalog_serial_error(&r, "concurrent update",
+                              created_elsewhere ? "the table exists now: to add these rows to it, run it again with "
+                                                  "--mode append (or --mode replace to replace it)"
+                                                : "run it again on the new head",
+                              err);
   }
   catalog_serial_clear(&r);
   return rc;

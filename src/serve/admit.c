@@ -123,9 +123,9 @@ static int read_and_validate(weir_lake *lake, const char *table, const weir_cont
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "SELECT * FROM read_parquet([");
   for (size_t i = 0; i < n; i++) {
-    const char *p = added[i].path;
-    if (strncmp(p, "file://", 7) == 0) p += 7;
-    char *q = wr_sql_string(p);
+    /* A location (manifest.c made it one): a local path or s3://, which the warehouse
+     * engine reads through httpfs with the lake's S3 secret. */
+    char *q = wr_sql_string(added[i].path);
     wr_buf_printf(&sql, "%s%s", i ? ", " : "", q);
     free(q);
   }

@@ -23,6 +23,8 @@
 
 #include "serve/serve.h"
 #include "util/clock.h"
+#include "storage/location.h"
+#include "storage/storage.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/uuid.h"
@@ -507,9 +509,9 @@ static int prepare(rest_ctx *c, const char *head, rest_table_change *ch, prepare
     wr_table_id id;
     wr_table_id_parse(ch->table, &id, NULL);
     char *tloc = lake_table_location(lake, &id);
-    char *mdir = wr_path_join(tloc, "metadata");
+    char *mdir = wr_location_join(tloc, "metadata");
     free(tloc);
-    if (wr_fs_mkdirs(mdir, &err) || iceberg_metadata_write(mdir, base, meta, &out->location, &err)) {
+    if (wr_storage_mkdirs(mdir, &err) || iceberg_metadata_write(mdir, base, meta, &out->location, &err)) {
       from_weir_error(rf, &err);
       weir_error_clear(&err);
       rc = -1;
@@ -598,7 +600,7 @@ void rest_commit(rest_ctx *c, rest_table_change *changes, size_t n, rest_respond
     weir_error err = {0};
     pp[0].next = NULL;
     if (iceberg_table_load(pp[0].location, &pp[0].next, &err) == WEIR_OK)
-      rest_respond_json(c->resp, 200, rest_load_result(c->lake, changes[0].table, pp[0].next));
+      rest_respond_json(c->resp, 200, rest_load_result(c, changes[0].table, pp[0].next));
     else
       rest_respond_weir_error(c->resp, &err, NULL);
     weir_error_clear(&err);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "serve/serve.h"
+#include "storage/location.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -45,6 +47,35 @@ static char *segment_escape(const char *s) {
   return wr_buf_detach(&b);
 }
 
+json_t *rest_fileio_config(rest_ctx *c, bool credentials) {
+  json_t *o = json_object();
+  if (!wr_location_is_remote(c->lake->warehouse)) return o;
+  wr_storage_s3_settings s;
+  weir_error err = {0};
+  if (wr_storage_s3_settings_get(&s, &err)) {
+    /* The lake opened, so the configuration resolved once; an engine without these
+     * properties still has its own AWS configuration. */
+    weir_error_clear(&err);
+    return o;
+  }
+  if (s.endpoint) {
+    json_object_set_new(o, "s3.endpoint", json_string(s.endpoint));
+    /* weir addresses a custom endpoint path-style (docs/storage.md): engines must too. */
+    json_object_set_new(o, "s3.path-style-access", json_string("true"));
+  }
+  if (s.region) {
+    json_object_set_new(o, "s3.region", json_string(s.region));    /* pyiceberg */
+    json_object_set_new(o, "client.region", json_string(s.region)); /* Java's S3FileIO */
+  }
+  if (credentials && s.access_key && s.secret_key) {
+    json_object_set_new(o, "s3.access-key-id", json_string(s.access_key));
+    json_object_set_new(o, "s3.secret-access-key", json_string(s.secret_key));
+    if (s.session_token) json_object_set_new(o, "s3.session-token", json_string(s.session_token));
+  }
+  wr_storage_s3_settings_clear(&s);
+  return o;
+}
+
 void rest_h_config(rest_ctx *c) {
   char *wh = rest_arg(c->req, "warehouse");
   const char *ref = wh && *wh ? wh : "main";
@@ -76,8 +107,10 @@ void rest_h_config(rest_ctx *c) {
   char *prefix = segment_escape(ref);
   json_t *endpoints = json_array();
   for (size_t i = 0; ENDPOINTS[i]; i++) json_array_append_new(endpoints, json_string(ENDPOINTS[i]));
-  json_t *doc = json_pack("{s:{},s:{s:s,s:s},s:o}", "defaults", "overrides", "prefix", prefix, "weir.ref-kind",
-                          branch ? "branch" : tag ? "tag" : "commit", "endpoints", endpoints);
+  /* Where the warehouse is, as defaults (an engine's own settings win: it may reach the
+   * bucket another way); never credentials, which only loadTable hands out, on opt-in. */
+  json_t *doc = json_pack("{s:o,s:{s:s,s:s},s:o}", "defaults", rest_fileio_config(c, false), "overrides", "prefix",
+                          prefix, "weir.ref-kind", branch ? "branch" : tag ? "tag" : "commit", "endpoints", endpoints);
   free(prefix);
   free(wh);
   rest_respond_json(c->resp, 200, doc);

@@ -200,6 +200,7 @@ int serve_server_start(const char *lake_path, const weir_serve_options *opts, we
   (void)sl;
   struct weir_server *s = wr_calloc(1, sizeof *s);
   int rc = rest_server_init(&s->core, lake_path, opts->max_body_bytes, err);
+  s->core.vend_credentials = opts->vend_credentials != 0;
   if (rc) {
     free(s);
     return rc;

@@ -158,6 +158,7 @@ char *rest_metrics_render(rest_metrics *m);
 typedef struct rest_server {
   char *lake_path;
   size_t max_body;
+  bool vend_credentials; /* loadTable hands engines weir's S3 credentials (--vend-credentials) */
   rest_metrics *metrics;
   pthread_mutex_t mu; /* guards the idle handles */
   weir_lake **idle;
@@ -224,7 +225,13 @@ void rest_h_tx_commit(rest_ctx *c);
 /* tables.c: {"metadata-location", "metadata", "config"} of a table version as loaded at
  * `ref`: weir's tags whose version of the table is a snapshot of this metadata are added
  * as Iceberg tag refs, so `VERSION AS OF 'tag'` works. New reference. */
-json_t *rest_load_result(weir_lake *lake, const char *table, const iceberg_table *t);
+json_t *rest_load_result(rest_ctx *c, const char *table, const iceberg_table *t);
+/* config.c: the FileIO properties engines need to reach the lake's warehouse themselves,
+ * as an object (new reference; empty for a local warehouse). For s3://: `s3.endpoint` (a
+ * custom endpoint only), `s3.path-style-access`, `s3.region` and `client.region`; with
+ * `credentials` also `s3.access-key-id`, `s3.secret-access-key` (and `s3.session-token`)
+ * of weir's own resolved configuration, when there are any. */
+json_t *rest_fileio_config(rest_ctx *c, bool credentials);
 /* A copy of the metadata document `doc` with those tag refs added. New reference. */
 json_t *rest_metadata_with_tags(weir_lake *lake, const char *table, const json_t *doc);
 /* "ns.name" of the route's namespace and table into out (2*255+2). */

@@ -35,9 +35,10 @@ bool rest_route_table(const rest_ctx *c, char *out, size_t size) {
   return true;
 }
 
-json_t *rest_load_result(weir_lake *lake, const char *table, const iceberg_table *t) {
-  json_t *meta = rest_metadata_with_tags(lake, table, t->json);
-  return json_pack("{s:s,s:o,s:{}}", "metadata-location", t->metadata_location, "metadata", meta, "config");
+json_t *rest_load_result(rest_ctx *c, const char *table, const iceberg_table *t) {
+  json_t *meta = rest_metadata_with_tags(c->lake, table, t->json);
+  return json_pack("{s:s,s:o,s:o}", "metadata-location", t->metadata_location, "metadata", meta, "config",
+                   rest_fileio_config(c, c->srv->vend_credentials));
 }
 
 json_t *rest_metadata_with_tags(weir_lake *lake, const char *table, const json_t *doc) {
@@ -130,7 +131,7 @@ void rest_h_tbl_load(rest_ctx *c, bool head_only) {
     return;
   }
   if (head_only) rest_respond_empty(c->resp);
-  else rest_respond_json(c->resp, 200, rest_load_result(c->lake, table, t));
+  else rest_respond_json(c->resp, 200, rest_load_result(c, table, t));
   iceberg_table_free(t);
 }
 
@@ -200,11 +201,10 @@ void rest_h_tbl_register(rest_ctx *c) {
     json_decref(body);
     return;
   }
-  const char *path = loc;
-  if (strncmp(path, "file://", 7) == 0) path += 7;
+  /* Any location URI weir reads (file:, s3:, a plain path): the storage layer opens it. */
   iceberg_table *t = NULL;
   weir_error err = {0};
-  if (iceberg_table_load(path, &t, &err)) {
+  if (iceberg_table_load(loc, &t, &err)) {
     rest_respond_error(c->resp, 400, "BadRequestException", NULL, "%s: %s", where, err.message);
     weir_error_clear(&err);
     json_decref(body);

@@ -283,3 +283,28 @@ int wr_storage_duckdb_secret_sql(const char *prefix, char **out, weir_error *err
   wr_s3_config_clear(&c);
   return WEIR_OK;
 }
+
+int wr_storage_s3_settings_get(wr_storage_s3_settings *out, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  wr_s3_config c;
+  int rc = wr_s3_config_get(&c, err);
+  if (rc) return rc;
+  /* Ownership moves field by field; what is left is freed with the copy. */
+  out->endpoint = c.endpoint, c.endpoint = NULL;
+  out->region = c.region, c.region = NULL;
+  out->access_key = c.access_key, c.access_key = NULL;
+  out->secret_key = c.secret_key, c.secret_key = NULL;
+  out->session_token = c.session_token, c.session_token = NULL;
+  wr_s3_config_clear(&c);
+  return WEIR_OK;
+}
+
+void wr_storage_s3_settings_clear(wr_storage_s3_settings *s) {
+  if (!s) return;
+  free(s->endpoint);
+  free(s->region);
+  free(s->access_key);
+  free(s->secret_key);
+  free(s->session_token);
+  memset(s, 0, sizeof *s);
+}

@@ -73,4 +73,22 @@ int wr_storage_probe_conditional_put(const char *prefix, bool *honoured, weir_er
  * SCOPE prefix)`. Caller frees. Contains credentials: never log it. */
 int wr_storage_duckdb_secret_sql(const char *prefix, char **out, weir_error *err);
 
+/* The S3 client settings weir resolved (the table under "S3 setup" in docs/storage.md),
+ * for handing to engines that read the warehouse themselves (weir serve's FileIO
+ * config). endpoint is NULL for AWS itself (a custom endpoint is addressed path-style);
+ * the credentials are NULL when none were found, session_token also when there is none.
+ * Strings are owned by *out: free with wr_storage_s3_settings_clear. Contains
+ * credentials: never log it. Errors: those of resolving the configuration (as at the
+ * first S3 request); missing credentials are NULL, not an error. Thread-safety: any thread. */
+typedef struct wr_storage_s3_settings {
+  char *endpoint;
+  char *region;
+  char *access_key;
+  char *secret_key;
+  char *session_token;
+} wr_storage_s3_settings;
+
+int wr_storage_s3_settings_get(wr_storage_s3_settings *out, weir_error *err);
+void wr_storage_s3_settings_clear(wr_storage_s3_settings *s);
+
 #endif

@@ -33,9 +33,9 @@ _pg_base: str | None = _CATALOG_MODE if _CATALOG_MODE.startswith("postgresql://"
 _schemas = itertools.count(1)
 
 
-def _start_pg() -> None:
+def _start_pg(force: bool = False) -> None:
     global _pg_server, _pg_base
-    if _pg_base is not None or not PG:
+    if _pg_base is not None or not (PG or force):
         return
     sys.path.insert(0, str(ROOT / "tests"))
     import pgserver  # noqa: E402
@@ -43,6 +43,8 @@ def _start_pg() -> None:
     try:
         _pg_server = pgserver.Server.start()
     except RuntimeError as e:  # never a skip: the run asked for PostgreSQL
+        if not PG:
+            pytest.fail(f"the PostgreSQL test server could not start: {e}")
         pytest.exit(f"WEIR_TEST_CATALOG={_CATALOG_MODE}: {e}", returncode=1)
     os.environ.update(_pg_server.env())  # the weir processes and this one find the password
     _pg_base = _pg_server.uri
@@ -54,6 +56,17 @@ def new_catalog() -> str | None:
     if not PG:
         return None
     _start_pg()
+    assert _pg_base is not None
+    sep = "&" if "?" in _pg_base else "?"
+    return f"{_pg_base}{sep}schema=t{os.getpid()}_{next(_schemas)}"
+
+
+def pg_catalog() -> str:
+    """A fresh PostgreSQL catalog schema whatever WEIR_TEST_CATALOG says: for the tests that
+    always run one lake on PostgreSQL (the shared-lake configurations). The session's
+    server is started at the first call and stopped at the end; one that cannot start
+    fails the test."""
+    _start_pg(force=True)
     assert _pg_base is not None
     sep = "&" if "?" in _pg_base else "?"
     return f"{_pg_base}{sep}schema=t{os.getpid()}_{next(_schemas)}"

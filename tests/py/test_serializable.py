@@ -21,6 +21,7 @@ import pytest
 import weir
 from conftest import ROOT, TITANIC, count, weir_bin, weir_json, weir_list
 from conftest import weir as cli
+from conftest import weir as cli
 from test_client_support import client, titanic_client, weir_env  # noqa: F401 - fixtures
 
 
@@ -432,3 +433,15 @@ def test_revert_run_that_would_change_a_contract_needs_the_flag(client, tmp_path
     reverted = client.revert_run(state, allow_contract_change=True)
     assert [t.table for t in reverted.tables] == ["default.summary"]
     assert client.get_table("summary").contract["name"] == "Legacy"
+
+
+def test_a_create_that_lost_to_another_create_says_what_can_work(lake):
+    """Found by a new user: the loser of two concurrent creates was told to "run it again
+    on the new head", where a create can only fail (the table exists now)."""
+    base = weir_json("show", "main", lake=lake)["hash"]
+    assert cli("import", TITANIC, "--table", "t", lake=lake).returncode == 0
+    r = cli("import", TITANIC, "--table", "t", "--expect-head", base, lake=lake)
+    assert r.returncode == 4, r.stderr
+    assert "this import would replace it unseen" in r.stderr
+    assert "the table exists now: to add these rows to it, run it again with --mode append (or --mode replace to replace it)" in r.stderr, r.stderr
+    assert count(lake, "SELECT count(*) FROM t") == 891

@@ -1,13 +1,17 @@
 """`weir serve` through pyiceberg's RestCatalog: reads at branches, tags and commits, an
 append that becomes a weir commit, and appends the table's contract refuses.
 
-One lake and one server for the module (titanic under its contract on main, branch dev,
+One lake and one server per setting (titanic under its contract on main, branch dev,
 tag v1); tests that write use dev or their own branch, so their order does not matter.
+Every test runs on a local lake and on one with its catalog on PostgreSQL and its
+warehouse on the loopback S3 server (serve_support.SETTINGS): pyiceberg then reads and
+writes data files in S3 with the FileIO settings the server's config hands it and its
+own credentials (the environment's).
 """
 from __future__ import annotations
 
-import os
-import pathlib
+import json
+import urllib.request
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,16 +22,12 @@ from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
 from pyiceberg.typedef import Record
 
 from conftest import weir, weir_json, weir_list
-from serve_support import lake_files, make_titanic_lake, start_server, weir_rows
+from serve_support import SETTINGS, lake_files, served_lake, start_server, weir_rows
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    lake = tmp_path_factory.mktemp("serve_pyiceberg") / "lake"
-    tokens = make_titanic_lake(lake)
-    srv = start_server(lake)
-    yield srv, tokens
-    srv.stop()
+@pytest.fixture(scope="module", params=SETTINGS)
+def served(request, tmp_path_factory):
+    yield from served_lake(request, tmp_path_factory, request.param)
 
 
 def catalog(srv, token, warehouse):
@@ -78,14 +78,17 @@ def test_append_on_dev_is_one_weir_commit(served):
     assert r.returncode == 0, r.stderr
 
 
-def _external_file(lake: pathlib.Path, table, name: str, column: str, values) -> str:
+def _external_file(table, name: str, column: str, values) -> tuple[str, int]:
+    """A Parquet file in the table's data folder (local or S3) written through the table's
+    FileIO, as an engine would; its URI and size."""
     rows = table.scan(limit=len(values)).to_arrow()
     d = rows.to_pydict()
     d[column] = values
     schema = pa.schema([pa.field(f.name, f.type, nullable=True) for f in rows.schema])
-    path = lake / "warehouse" / "default" / "titanic" / "data" / name
-    pq.write_table(pa.Table.from_pydict(d, schema=schema), path)
-    return str(path)
+    path = f"{table.location()}/data/{name}"
+    with table.io.new_output(path).create() as f:
+        pq.write_table(pa.Table.from_pydict(d, schema=schema), f)
+    return path, len(table.io.new_input(path))
 
 
 @pytest.mark.parametrize("with_stats", [True, False], ids=["from-statistics", "by-reading"])
@@ -95,12 +98,12 @@ def test_nulls_in_required_column_are_refused(served, with_stats):
     weir("branch", "create", branch, lake=srv.lake)
     head = weir_list("log", branch, "-n", "1", lake=srv.lake)[0]["hash"]
     t = catalog(srv, tokens["engine"], branch).load_table("default.titanic")
-    path = _external_file(srv.lake, t, f"nulls-{with_stats}.parquet", "Name", [None, "x"])
+    path, size = _external_file(t, f"nulls-{with_stats}.parquet", "Name", [None, "x"])
     # pyiceberg itself refuses nulls for a required field; an engine that does not (or a
     # file added by reference) is what the server must stop: a data file whose manifest
     # statistics say 1 null in Name, or that has no statistics and must be read.
     df = DataFile.from_args(content=DataFileContent.DATA, file_path=path, file_format=FileFormat.PARQUET,
-                            partition=Record(), record_count=2, file_size_in_bytes=os.path.getsize(path),
+                            partition=Record(), record_count=2, file_size_in_bytes=size,
                             null_value_counts={4: 1} if with_stats else None)
     df.spec_id = 0
     with pytest.raises(BadRequestError) as e:
@@ -140,14 +143,14 @@ def test_tags_and_commits_are_read_only(served):
 
 def test_expire_snapshots_is_refused_and_deletes_nothing(served):
     srv, tokens = served
-    before = lake_files(srv.lake)
+    before = lake_files(srv.lake, srv.s3)
     t = catalog(srv, tokens["engine"], "dev").load_table("default.titanic")
     sid = t.metadata.current_snapshot_id
     from pyiceberg.table.update import RemoveSnapshotsUpdate
     with pytest.raises(ForbiddenError, match="weir gc"):
         srv_cat = catalog(srv, tokens["engine"], "dev")
         srv_cat.commit_table(t, (), (RemoveSnapshotsUpdate(snapshot_ids=[sid]),))
-    assert lake_files(srv.lake) >= before
+    assert lake_files(srv.lake, srv.s3) >= before
 
 
 def test_create_list_drop_rename_through_the_catalog(served):
@@ -171,3 +174,47 @@ def test_create_list_drop_rename_through_the_catalog(served):
     # the table is gone from ddl only: main never had it, and ddl's history keeps it
     assert weir("tables", "--ref", "ddl~1", lake=srv.lake).stdout.count("orders2") == 1
     cat.drop_namespace("sales")
+
+
+def _get(srv, token, path):
+    req = urllib.request.Request(srv.url + path, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req) as r:
+        return json.loads(r.read())
+
+
+def test_the_config_gives_engines_the_warehouse_never_credentials(served):
+    srv, tokens = served
+    conf = _get(srv, tokens["engine"], "/v1/config?warehouse=dev")
+    load = _get(srv, tokens["engine"], "/v1/dev/namespaces/default/tables/titanic")
+    if srv.s3 is None:  # a local warehouse needs nothing
+        assert conf["defaults"] == {} and load["config"] == {}
+        return
+    want = {"s3.endpoint": srv.s3.endpoint, "s3.path-style-access": "true", "s3.region": "us-east-1",
+            "client.region": "us-east-1"}
+    assert conf["defaults"] == want
+    assert load["config"] == want  # no s3.access-key-id: not started with --vend-credentials
+    assert load["metadata-location"].startswith("s3://")
+    # pyiceberg's FileIO is configured from them.
+    t = catalog(srv, tokens["engine"], "dev").load_table("default.titanic")
+    assert t.io.properties["s3.endpoint"] == srv.s3.endpoint
+
+
+def test_vended_credentials_only_on_opt_in(served, monkeypatch):
+    srv, tokens = served
+    vend = start_server(srv.lake, "--vend-credentials")
+    try:
+        if srv.s3 is None:  # a local warehouse has nothing to vend
+            assert _get(vend, tokens["reader"], "/v1/main/namespaces/default/tables/titanic")["config"] == {}
+            return
+        load = _get(vend, tokens["reader"], "/v1/main/namespaces/default/tables/titanic")
+        assert load["config"]["s3.access-key-id"] == srv.s3.access_key
+        assert load["config"]["s3.secret-access-key"] == srv.s3.secret_key
+        # GET /v1/config never carries them (they are not scoped to a table).
+        assert "s3.access-key-id" not in _get(vend, tokens["reader"], "/v1/config?warehouse=main")["defaults"]
+        # An engine without credentials of its own reads with the vended ones.
+        monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+        monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+        t = catalog(vend, tokens["reader"], "main").load_table("default.titanic")
+        assert t.scan().to_arrow().num_rows == 891
+    finally:
+        vend.stop()

@@ -14,6 +14,8 @@ import pytest
 from conftest import TITANIC, pg_query, weir, weir_json, weir_list
 from serve_support import make_titanic_lake, start_server
 
+pytestmark = pytest.mark.cli  # the server is the weir binary: also run against the ASan build
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
@@ -198,3 +200,24 @@ def test_metrics_in_prometheus_format(served):
     assert 'weir_rest_requests_total{route="getConfig",code="401"}' in text
     assert 'weir_rest_request_duration_seconds_bucket{route="loadTable",le="+Inf"}' in text
     assert 'weir_rest_commits_total{result="conflict"}' in text
+
+
+def test_serve_finds_the_lake_through_weir_lake(tmp_path):
+    """Found by a new user: `weir serve` took only --lake, though its help (as every
+    command's) says $WEIR_LAKE is the default."""
+    import os
+    import signal
+    import subprocess
+
+    from conftest import weir_bin
+
+    lake = tmp_path / "lake"
+    assert weir("init", lake).returncode == 0
+    p = subprocess.Popen([str(weir_bin()), "serve", "--port", "0"], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, WEIR_LAKE=str(lake)))
+    assert p.stdout is not None
+    line = p.stdout.readline()  # the readiness line, or EOF when it exits
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert line.startswith("weir serve: listening on http://127.0.0.1:"), (line, err)
+    assert p.returncode == 0, err

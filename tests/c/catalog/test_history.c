@@ -151,6 +151,10 @@ TEST(first_parent_ancestor_walks_first_parents) {
   CHECK_INT(catalog_first_parent_ancestor(f.cat, m, 3, out, &err), WEIR_ENOTFOUND);
   CHECK_CONTAINS(err.message, "2 first-parent ancestors");
   weir_error_clear(&err);
+  /* one ancestor, not "1 ... ancestors" */
+  CHECK_INT(catalog_first_parent_ancestor(f.cat, a, 2, out, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "only 1 first-parent ancestor, not 2");
+  weir_error_clear(&err);
   fx_free(&f);
 }
 
