@@ -35,7 +35,7 @@ def main() -> None:
         sys.exit(1)
     env = dict(os.environ)
     env.setdefault("WEIR_PYTHON", sys.executable)
-    os.execve(exe, [str(exe), *sys.argv[1:]], env)
+    os.execve(exe, [str(exe), *sys.argv[1:]], env)  # noqa: S606 - the weir binary itself, no shell wanted
 
 
 if __name__ == "__main__":

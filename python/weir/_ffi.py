@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from weir import _bindings as B
+from weir import _bindings as B  # noqa: N812 - B, the generated bindings, read as a namespace
 from weir.errors import InvalidArgument, LibraryNotFound, Unsupported, WeirError, error_from_code
 
 __all__ = [
@@ -401,7 +401,7 @@ def export_stream(data: object) -> tuple[Any, object]:
     source: object = data
     if not hasattr(source, "__arrow_c_stream__") or isinstance(source, pa.RecordBatch):
         source = to_reader(data)
-    export: Callable[[], object] = getattr(source, "__arrow_c_stream__")
+    export: Callable[[], object] = source.__arrow_c_stream__
     capsule: object = export()
     address = _capsule_pointer(capsule, _STREAM_CAPSULE)
     return ctypes.cast(address, ctypes.POINTER(ArrowArrayStream)), (capsule, source)

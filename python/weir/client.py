@@ -307,7 +307,8 @@ class Client:
 
         Example:
             >>> client = weir.Client.init("/tmp/new-lake")        # doctest: +SKIP
-            >>> shared = weir.Client.init("/tmp/shared", catalog="postgresql://weir@db/lakes?schema=sales")  # doctest: +SKIP
+            >>> uri = "postgresql://weir@db/lakes?schema=sales"
+            >>> shared = weir.Client.init("/tmp/shared", catalog=uri)  # doctest: +SKIP
             >>> s3 = weir.Client.init("/tmp/s3-lake", warehouse="s3://bucket/lake")  # doctest: +SKIP
         """
         if catalog is not None and not isinstance(catalog, str):

@@ -363,11 +363,11 @@ def check(version: str, pip: Mapping[str, str] | None = None) -> str:
         True
     """
     reqs = requirements(pip or {})
-    for name, req in zip(sorted(pip or {}), reqs):
+    for name, req in zip(sorted(pip or {}), reqs, strict=True):
         _check_specifier(name, req)
     if not re.match(r"^3\.\d+(\.\d+)?$", version):
         raise EnvError(f"bad Python version {version!r}: use e.g. 3.11")
-    if _matches(version, "%d.%d.%d" % sys.version_info[:3]):
+    if _matches(version, "{}.{}.{}".format(*sys.version_info[:3])):
         return sys.executable
     short = ".".join(version.split(".")[:2])
     for cand in (f"python{short}", f"python{version}"):

@@ -72,7 +72,7 @@ def pg_catalog() -> str:
     return f"{_pg_base}{sep}schema=t{os.getpid()}_{next(_schemas)}"
 
 
-def pg_query(lake: "pathlib.Path | str", sql: str) -> list[tuple[str, ...]]:
+def pg_query(lake: pathlib.Path | str, sql: str) -> list[tuple[str, ...]]:
     """Runs SQL in a PostgreSQL lake's catalog schema (psql); rows as tuples of text."""
     import json
 
@@ -132,8 +132,9 @@ def weir_bin() -> pathlib.Path:
     return build_path("weir")
 
 
-def weir(*args: str, lake: "pathlib.Path | str | None" = None, cwd=None, env=None,  # noqa: A002 - input: subprocess.run's name
-         input: str | None = None, exe: "pathlib.Path | None" = None) -> subprocess.CompletedProcess:
+def weir(*args: str, lake: pathlib.Path | str | None = None, cwd=None, env=None,
+         input: str | None = None,  # noqa: A002 - subprocess.run's name
+         exe: pathlib.Path | None = None) -> subprocess.CompletedProcess:
     """Runs the CLI (`exe`, default the build's). With `lake`, passes --lake. Never raises
     on a non-zero exit."""
     cmd = [str(exe or weir_bin())]

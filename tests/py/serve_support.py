@@ -24,7 +24,8 @@ import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -53,7 +54,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-                raise AssertionError("weir serve did not stop within 30 s of SIGTERM")
+                raise AssertionError("weir serve did not stop within 30 s of SIGTERM") from None
         err = self.proc.stderr.read() if self.proc.stderr else ""
         assert self.proc.returncode == 0, f"weir serve exited with {self.proc.returncode}: {err[-4000:]}"
 

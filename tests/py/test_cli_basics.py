@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from conftest import PG, TITANIC, weir, weir_json, weir_list
+from conftest import PG, TITANIC, weir, weir_list
 
 pytestmark = pytest.mark.cli
 

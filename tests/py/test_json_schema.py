@@ -142,7 +142,7 @@ def sdk_docs(built: dict[str, Any]) -> None:
         lib = _ffi.load_library()
         stream, reader = _ffi.export_stream(pa.table({"x": [1, 2]}))
         try:
-            text, err = lib.call_out("weir_worker_stage_output", client._h(), ctypes.byref(stream),
+            text, err = lib.call_out("weir_worker_stage_output", client._h(), stream,
                                      _ffi.enc(json.dumps({"table": "default.staged_demo", "model": "m"})))
         finally:
             _ffi.release_stream(stream)

@@ -11,7 +11,7 @@ import pathlib
 
 import pytest
 
-from conftest import TITANIC, weir, weir_json, weir_list
+from conftest import TITANIC, weir, weir_list
 
 pytestmark = pytest.mark.cli
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import subprocess
 
 import pytest
 
 import weir
-from conftest import PG, TITANIC, count, new_catalog, weir as cli, weir_json, weir_list
+from conftest import PG, TITANIC, count, new_catalog, weir as cli, weir_list
 
 pytestmark = pytest.mark.cli
 

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from conftest import ROOT, weir, weir_json, weir_list
+from conftest import ROOT, weir, weir_list
 from serve_support import lake_files, make_titanic_lake, start_server, weir_rows
 
 JAR = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
@@ -51,7 +51,7 @@ def spark_rows(spark, sql):
 
 def same(a, b):
     assert len(a) == len(b)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         for c in COLUMNS:
             u, v = x[c], y[c]
             if isinstance(u, float) and isinstance(v, float):
