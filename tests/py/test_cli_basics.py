@@ -217,19 +217,31 @@ def test_a_lake_others_may_read_can_be_read(tmp_path):
         assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
         for p in [lake / "lake.json", *lake.rglob("*.json"), *lake.rglob("*.avro")]:
             assert stat.S_IMODE(p.stat().st_mode) & 0o044 == 0o044, p  # the umask's mode, as data files
+        from conftest import ROOT, weir_bin
+
+        exe, env = weir_bin(), dict(os.environ, WEIR_AUTHOR="reader")
         if os.geteuid() == 0:
             setpriv = shutil.which("setpriv")
             assert setpriv, "setpriv is needed to read the lake as another user"
             prefix = [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+            # The other user may not reach the build tree (a clone in a 0700 folder, as CI's):
+            # it runs a copy of the CLI and its libraries from the readable base.
+            bindir = base / "bin"
+            bindir.mkdir()
+            libs = [*exe.parent.glob("libweir.so*"), *(ROOT / ".deps" / "duckdb" / "lib").glob("libduckdb.so*")]
+            for f in [exe, *libs]:
+                shutil.copy2(f, bindir / f.name, follow_symlinks=True)
+                (bindir / f.name).chmod(0o755)
+            exe = bindir / exe.name
+            env["LD_LIBRARY_PATH"] = str(bindir)
         else:
             prefix = []
             for p in [lake, *lake.rglob("*")]:
                 p.chmod(stat.S_IMODE(p.stat().st_mode) & ~0o222)
-        from conftest import weir_bin
 
         def as_reader(*args):
-            return subprocess.run([*prefix, str(weir_bin()), "--lake", str(lake), *args], capture_output=True,
-                                  text=True, env=dict(os.environ, WEIR_AUTHOR="reader"))
+            return subprocess.run([*prefix, str(exe), "--lake", str(lake), *args], capture_output=True,
+                                  text=True, env=env)
 
         r = as_reader("query", "SELECT count(*) AS n FROM titanic", "--json")
         assert r.returncode == 0, r.stderr
