@@ -158,11 +158,11 @@ def test_init_without_a_path_uses_weir_lake(tmp_path):
     target = tmp_path / "from-env"
     r = weir("init", cwd=tmp_path, env={"WEIR_LAKE": str(target)})
     assert r.returncode == 0, r.stderr
-    assert (target / "catalog.db").exists() and not (tmp_path / ".weir").exists()
+    assert (target / "lake.json").exists() and not (tmp_path / ".weir").exists()
     assert weir_json("branch", env={"WEIR_LAKE": str(target)})[0]["name"] == "main"
     # --lake and an argument still come first.
     other = tmp_path / "arg"
-    assert weir("init", other, env={"WEIR_LAKE": str(target)}).returncode == 0 and (other / "catalog.db").exists()
+    assert weir("init", other, env={"WEIR_LAKE": str(target)}).returncode == 0 and (other / "lake.json").exists()
 
 
 def test_no_advice_that_cannot_work(titanic_lake, tmp_path):
@@ -201,6 +201,7 @@ def test_describe_shows_the_contract(lake):
     assert "contract" not in weir("describe", "plain", lake=lake).stdout
 
 
+@pytest.mark.skipif(PG, reason="who may read a PostgreSQL catalog is the server's roles, not the files' modes")
 def test_a_lake_others_may_read_can_be_read(tmp_path):
     """Issue 15: metadata files and lake.json were 0600, and opening the catalog needed
     write access (its -wal/-shm files). Read as another user (root reads anything, so the
