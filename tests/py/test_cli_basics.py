@@ -158,11 +158,11 @@ def test_init_without_a_path_uses_weir_lake(tmp_path):
     target = tmp_path / "from-env"
     r = weir("init", cwd=tmp_path, env={"WEIR_LAKE": str(target)})
     assert r.returncode == 0, r.stderr
-    assert (target / "catalog.db").exists() and not (tmp_path / ".weir").exists()
+    assert (target / "lake.json").exists() and not (tmp_path / ".weir").exists()
     assert weir_list("branch", env={"WEIR_LAKE": str(target)})[0]["name"] == "main"
     # --lake and an argument still come first.
     other = tmp_path / "arg"
-    assert weir("init", other, env={"WEIR_LAKE": str(target)}).returncode == 0 and (other / "catalog.db").exists()
+    assert weir("init", other, env={"WEIR_LAKE": str(target)}).returncode == 0 and (other / "lake.json").exists()
 
 
 def test_no_advice_that_cannot_work(titanic_lake, tmp_path):
@@ -201,6 +201,7 @@ def test_describe_shows_the_contract(lake):
     assert "contract" not in weir("describe", "plain", lake=lake).stdout
 
 
+@pytest.mark.skipif(PG, reason="who may read a PostgreSQL catalog is the server's roles, not the files' modes")
 def test_a_lake_others_may_read_can_be_read(tmp_path):
     """Issue 15: metadata files and lake.json were 0600, and opening the catalog needed
     write access (its -wal/-shm files). Read as another user (root reads anything, so the
@@ -217,19 +218,31 @@ def test_a_lake_others_may_read_can_be_read(tmp_path):
         assert weir("import", TITANIC, "--table", "titanic", lake=lake).returncode == 0
         for p in [lake / "lake.json", *lake.rglob("*.json"), *lake.rglob("*.avro")]:
             assert stat.S_IMODE(p.stat().st_mode) & 0o044 == 0o044, p  # the umask's mode, as data files
+        from conftest import ROOT, weir_bin
+
+        exe, env = weir_bin(), dict(os.environ, WEIR_AUTHOR="reader")
         if os.geteuid() == 0:
             setpriv = shutil.which("setpriv")
             assert setpriv, "setpriv is needed to read the lake as another user"
             prefix = [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+            # The other user may not reach the build tree (a clone in a 0700 folder, as CI's):
+            # it runs a copy of the CLI and its libraries from the readable base.
+            bindir = base / "bin"
+            bindir.mkdir()
+            libs = [*exe.parent.glob("libweir.so*"), *(ROOT / ".deps" / "duckdb" / "lib").glob("libduckdb.so*")]
+            for f in [exe, *libs]:
+                shutil.copy2(f, bindir / f.name, follow_symlinks=True)
+                (bindir / f.name).chmod(0o755)
+            exe = bindir / exe.name
+            env["LD_LIBRARY_PATH"] = str(bindir)
         else:
             prefix = []
             for p in [lake, *lake.rglob("*")]:
                 p.chmod(stat.S_IMODE(p.stat().st_mode) & ~0o222)
-        from conftest import weir_bin
 
         def as_reader(*args):
-            return subprocess.run([*prefix, str(weir_bin()), "--lake", str(lake), *args], capture_output=True,
-                                  text=True, env=dict(os.environ, WEIR_AUTHOR="reader"))
+            return subprocess.run([*prefix, str(exe), "--lake", str(lake), *args], capture_output=True,
+                                  text=True, env=env)
 
         r = as_reader("query", "SELECT count(*) AS n FROM titanic", "--json")
         assert r.returncode == 0, r.stderr
