@@ -287,7 +287,8 @@ typedef struct weir_merge_options {
  * Merges `source` (any ref) into branch `into` as docs/versioning.md describes:
  * fast-forward, already up to date, or a three-way merge at table level against the
  * merge base. *out_json: {result: "fast-forward"|"merge"|"up-to-date", commit, base,
- * tables: [...]}.
+ * tables: [...]}. A table both sides only appended to since the merge base is combined
+ * into one new version holding both sides' rows (action "merged: appends"), not a conflict.
  * Errors: WEIR_ECONFLICT with details listing every conflicting table and what each
  * side did (nothing is written), unless opts->strategy resolves them; WEIR_EINVALIDARG
  * for an unknown strategy; WEIR_EPARTIAL when the source history holds commits of

@@ -587,7 +587,8 @@ class Client:
         ``strategy`` resolves tables changed on both sides: ``"source-wins"`` takes the
         source's version, ``"target-wins"`` keeps the target's (such tables are listed
         with action ``"conflict: source wins"`` / ``"conflict: target wins"``); None (the
-        default) fails the merge on any conflict.
+        default) fails the merge on any conflict. A table both sides only appended to since
+        the merge base is no conflict: it holds both sides' rows (action ``"merged: appends"``).
 
         ``expect_head`` is the head of ``into_branch`` the merge was reviewed against (a
         commit hash or ref). If the branch has moved past it, the merge is refused when a

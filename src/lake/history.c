@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lake/lake.h"
+#include "lake/merge_appends.h"
 #include "lake/serial.h"
 #include "util/clock.h"
 #include "util/json.h"
@@ -295,6 +296,8 @@ int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
   req.author = lake->author;
   req.no_ff = opts && opts->no_ff;
   req.allow_partial = opts && opts->allow_partial;
+  req.combine = lake_merge_appends; /* both sides only appended: keep both (merge_appends.c) */
+  req.combine_ctx = lake;
   const char *strategy = opts ? opts->strategy : NULL;
   if (!strategy || !*strategy) req.strategy = WEIR_MERGE_FAIL_ON_CONFLICT;
   else if (strcmp(strategy, "source-wins") == 0) req.strategy = WEIR_MERGE_SOURCE_WINS;

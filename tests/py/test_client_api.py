@@ -225,3 +225,18 @@ def test_library_loading(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import weir, sys; assert 'weir.client' not in sys.modules"],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
+
+
+def test_merge_combines_appends_on_both_sides(client):
+    """Client.merge: a table both sides only appended to keeps both sides' rows (issue 16)."""
+    import pyarrow as pa
+
+    client.import_data("events", pa.table({"id": pa.array([1, 2], pa.int64())}))
+    client.create_branch("feed")
+    client.import_data("events", pa.table({"id": pa.array([3], pa.int64())}), mode="append", branch="feed")
+    client.import_data("events", pa.table({"id": pa.array([4], pa.int64())}), mode="append")
+    m = client.merge("feed", into="main")
+    assert m.result == "merge"
+    assert [(t.table, t.action) for t in m.tables] == [("default.events", "merged: appends")]
+    assert sorted(client.query("SELECT id FROM events").column("id").to_pylist()) == [1, 2, 3, 4]
+    assert client.get_commit("main").properties == {"merged_appends": "default.events"}
