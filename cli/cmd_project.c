@@ -66,19 +66,27 @@ int cmd_check(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     weir_free(out);
     return cli_report_error(ctx, &err);
   }
+  json_t *plan = json_loads(out, 0, NULL);
   if (ctx->json) {
     cli_print_json_text(out);
-    return 0;
+    int code = cli_breaking_exit(json_object_get(plan, "breaking_changes"), cli_flag(cmd, args, "allow-breaking"),
+                                 "check");
+    json_decref(plan);
+    return code;
   }
-  json_t *plan = json_loads(out, 0, NULL);
   weir_free(out);
   print_warnings(ctx, plan);
   if (ctx->verbosity >= 0) {
     print_plan(plan);
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(plan, "breaking_changes"), i, d) cli_print_breaking(d, "");
     printf("ok: the project plans against %s\n", cli_opt_value(cmd, args, "ref") ? cli_opt_value(cmd, args, "ref") : "main");
   }
+  int code = cli_breaking_exit(json_object_get(plan, "breaking_changes"), cli_flag(cmd, args, "allow-breaking"),
+                               "check");
   json_decref(plan);
-  return 0;
+  return code;
 }
 
 /* A run record for people. `with_errors`: also print each failed model's error (not

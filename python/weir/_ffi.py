@@ -130,6 +130,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_contract_free": (None, [c_void_p]),
     "weir_contract_validate": (c_int, [c_void_p, _STREAM, _STREAM, _OUT, _ERR]),
     "weir_project_check": (c_int, [c_void_p, c_char_p, c_char_p, _OUT, _ERR]),
+    "weir_contract_diff": (c_int, [c_void_p, c_void_p, _OUT, _ERR]),
+    "weir_project_readers": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, _OUT, _ERR]),
     "weir_project_run": (c_int, [c_void_p, c_char_p, ctypes.POINTER(RunOptions), _OUT, _ERR]),
     "weir_run_list": (c_int, [c_void_p, _OUT, _ERR]),
     "weir_run_show": (c_int, [c_void_p, c_char_p, _OUT, _ERR]),

@@ -152,6 +152,14 @@ int wr_engine_sql_shape(wr_engine *e, const char *sql, bool expression, weir_err
 int wr_engine_sql_tables(wr_engine *e, const char *sql, wr_sql_table_ref **out,
                            size_t *n, weir_error *err);
 
+/* The columns `sql` (one SELECT, or with `expression` one expression over a row) refers to
+ * by name, by DuckDB's parser: *names a new array of distinct names (first spelling kept,
+ * compared case-insensitively, as SQL folds them), *star set when it selects `*` (every
+ * column of some input). Over-approximates per table: a name is not resolved to the table
+ * that holds it. Errors: WEIR_EINPUT (does not parse). Runs nothing. */
+int wr_engine_sql_columns(wr_engine *e, const char *sql, bool expression, json_t **names, bool *star,
+                          weir_error *err);
+
 /* Creates an empty table `ns.name` (schema created if missing) with the columns of
  * `schema` (weir types mapped to DuckDB types, NOT NULL for required columns), so that
  * queries can be planned against it without data. */

@@ -297,6 +297,67 @@ done:
   return rc;
 }
 
+/* ---- columns ---------------------------------------------------------------------------- */
+
+static void add_name(json_t *names, const char *name) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(names, i, v) if (strcasecmp(json_string_value(v), name) == 0) return;
+  json_array_append_new(names, json_string(name));
+}
+
+/* Every column reference under `v`: a COLUMN_REF's last name part (the column; earlier
+ * parts qualify it), a join's USING columns; a STAR (`*`, `t.*`, COLUMNS(*)) reads all. */
+static void walk_columns(const json_t *v, json_t *names, bool *star) {
+  if (json_is_array(v)) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(v, i, x) walk_columns(x, names, star);
+    return;
+  }
+  if (!json_is_object(v)) return;
+  const char *cls = wr_json_str(v, "class", "");
+  if (strcmp(cls, "COLUMN_REF") == 0) {
+    const json_t *parts = json_object_get(v, "column_names");
+    const json_t *last = json_array_get(parts, json_array_size(parts) ? json_array_size(parts) - 1 : 0);
+    if (json_is_string(last)) add_name(names, json_string_value(last));
+  } else if (strcmp(cls, "STAR") == 0) {
+    *star = true;
+  }
+  const json_t *using = json_object_get(v, "using_columns");
+  if (json_is_array(using)) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(using, i, x) if (json_is_string(x)) add_name(names, json_string_value(x));
+  }
+  const char *k;
+  const json_t *x;
+  json_object_foreach((json_t *)v, k, x) if (json_is_object(x) || json_is_array(x)) walk_columns(x, names, star);
+}
+
+int wr_engine_sql_columns(wr_engine *e, const char *sql, bool expression, json_t **names, bool *star,
+                          weir_error *err) {
+  *names = NULL;
+  *star = false;
+  wr_eng_settle(e);
+  char *whole = expression ? wr_asprintf("SELECT %s", sql) : wr_strdup(sql);
+  size_t *map = NULL;
+  char *text = wr_eng_sql_text(whole, &map);
+  json_t *ast = NULL;
+  int rc = serialize(e, text, &ast, err);
+  if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
+  if (rc == WEIR_OK) {
+    *names = json_array();
+    walk_columns(json_object_get(ast, "statements"), *names, star);
+  }
+  json_decref(ast);
+  free(map);
+  free(text);
+  free(whole);
+  return rc;
+}
+
 /* ---- describe -------------------------------------------------------------------------- */
 
 int wr_engine_describe(wr_engine *e, const char *sql, wr_schema *out, weir_error *err) {

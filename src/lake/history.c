@@ -316,6 +316,70 @@ int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
   return WEIR_OK;
 }
 
+/* The stored contract of a table version, or NULL (none, or unreadable: nothing to diff). */
+static weir_contract *version_contract(weir_lake *lake, const wr_table_entry *e) {
+  iceberg_table *t = NULL;
+  weir_error ignore = {0};
+  weir_contract *c = NULL;
+  if (lake_metadata(lake, e->metadata_location, &t, &ignore) == WEIR_OK) {
+    bool stored = false;
+    c = lake_table_type(t, e->table, &stored);
+    if (!stored) {
+      weir_contract_free(c);
+      c = NULL;
+    }
+  }
+  iceberg_table_free(t);
+  weir_error_clear(&ignore);
+  return c;
+}
+
+int weir_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,
+                                weir_error *err) {
+  *out_json = NULL;
+  if (!into) into = "main";
+  char hi[WEIR_HASH_HEX_SIZE], hs[WEIR_HASH_HEX_SIZE], hb[WEIR_HASH_HEX_SIZE];
+  int rc = lake_branch_head(lake, into, hi, err);
+  if (!rc) rc = lake_resolve(lake, source, hs, err);
+  bool found = false;
+  if (!rc) rc = catalog_merge_base(lake->cat, hi, hs, hb, &found, err);
+  if (rc) return rc;
+  wr_table_entry *st = NULL;
+  size_t ns = 0;
+  if ((rc = catalog_tables(lake->cat, hs, &st, &ns, err))) return rc;
+  json_t *out = json_array();
+  for (size_t i = 0; i < ns && !rc; i++) {
+    wr_table_entry iv, bv;
+    weir_error ignore = {0};
+    bool has_i = catalog_table_get(lake->cat, hi, st[i].table, &iv, &ignore) == WEIR_OK;
+    weir_error_clear(&ignore);
+    bool has_b = found && catalog_table_get(lake->cat, hb, st[i].table, &bv, &ignore) == WEIR_OK;
+    weir_error_clear(&ignore);
+    /* What the merge takes from the source: a version the source changed since the base,
+     * replacing a different one on `into`. */
+    bool taken = has_i && (!has_b || strcmp(bv.metadata_location, st[i].metadata_location) != 0) &&
+                 strcmp(iv.metadata_location, st[i].metadata_location) != 0;
+    if (taken) {
+      weir_contract *old = version_contract(lake, &iv), *new_ = version_contract(lake, &st[i]);
+      if (old && new_) {
+        json_t *d = wr_contract_diff(old, new_);
+        if (json_is_true(json_object_get(d, "breaking"))) {
+          json_object_set_new(d, "table", json_string(st[i].table));
+          json_array_append(out, d);
+        }
+        json_decref(d);
+      }
+      weir_contract_free(old);
+      weir_contract_free(new_);
+    }
+    if (has_i) wr_table_entry_clear(&iv);
+    if (has_b) wr_table_entry_clear(&bv);
+  }
+  wr_table_entries_free(st, ns);
+  *out_json = lake_dump(out);
+  return WEIR_OK;
+}
+
 /* ---- reverts: contracts only move forward ----------------------------------------------- */
 
 /* The stored contract (the table property weir.contract) of a table version; NULL when it
