@@ -54,7 +54,12 @@ static const cli_opt REVERT_OPTS[] = {
     {NULL, 0, NULL, NULL}};
 static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan against (default: main)"},
                                      {"allow-breaking", 0, NULL, "accept breaking contract changes (exit 0)"},
+                                     {"explain", 0, NULL, "also show what the plan proved: each SQL model's non-null columns"},
                                      {NULL, 0, NULL, NULL}};
+static const cli_opt MCP_OPTS[] = {
+    {"ref", 'r', "R", "the ref reads default to (default: main)"},
+    {"protect", 0, "B", "also refuse writes to branch B (main always is)"},
+    {NULL, 0, NULL, NULL}};
 static const cli_opt CONTRACT_DIFF_OPTS[] = {
     {"table", 't', "T", "the table the contracts are of (default: from TABLE@REF)"},
     {"project", 'p', "DIR", "name the models of this project that read what breaks (default: ./ if a project)"},
@@ -142,6 +147,12 @@ const cli_command CLI_COMMANDS[] = {
      "weir run examples/titanic/project --ref main", RUN_OPTS, 1, 1, cmd_run},
     {"runs", "", "list runs with status, branch and result commit", NULL, "weir runs", NO_OPTS, 0, 0,
      cmd_runs_list},
+    {"mcp", "", "serve the lake to agents: the Model Context Protocol over stdio",
+     "Tools: list_tables, describe_table, query (read-only, at any ref, with a row limit),\n"
+     "list_branches, list_commits, diff, create_branch, check_project, run_project (never on\n"
+     "a protected branch); resources weir://tables and weir://tables/{table}. Runs the\n"
+     "Python module weir.mcp_server ($WEIR_PYTHON, default python3) over the official MCP SDK.",
+     "weir mcp --lake ./lake --ref main", MCP_OPTS, 0, 0, cmd_mcp},
     {"contract diff", "OLD NEW", "classify what changing a contract breaks, and name the models that read it",
      "OLD and NEW are contract files (.yml, .yaml, .json) or TABLE@REF for a table's stored\n"
      "contract. Every change is breaking for consumers (column dropped or renamed, type\n"

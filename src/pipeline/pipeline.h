@@ -59,6 +59,8 @@ typedef struct pipeline_model {
   json_t *exact_casts;   /* columns the plan casts exactly (declared cast "exact"): [{column,
                             from (the type being narrowed, null when only the run knows), to,
                             input (null for the output, else the parameter or table)}] */
+  json_t *nullability;   /* SQL models: what the plan proved of each output column's
+                            nullability (wr_engine_sql_nullability), or NULL */
 } pipeline_model;
 
 typedef struct wr_project {
