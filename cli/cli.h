@@ -123,6 +123,7 @@ int cmd_runs_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_runs_show(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_contract_diff(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_mcp(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_lsp(cli_ctx *, const cli_command *, cli_parsed *);
 
 /* Prints a contract diff document (weir_contract_diff, plus table and readers) for people,
  * each line after `prefix`; returns whether it is breaking. */

@@ -57,6 +57,10 @@ static int exec_module(cli_ctx *ctx, const char *module, const char *ref, const 
   return 1;
 }
 
+int cmd_lsp(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  return exec_module(ctx, "weir.lsp_server", cli_opt_value(cmd, args, "ref"), NULL, 0);
+}
+
 int cmd_mcp(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   const char *protect = cli_opt_value(cmd, args, "protect");
   const char *extra[2] = {"--protect", protect};

@@ -153,6 +153,12 @@ const cli_command CLI_COMMANDS[] = {
      "a protected branch); resources weir://tables and weir://tables/{table}. Runs the\n"
      "Python module weir.mcp_server ($WEIR_PYTHON, default python3) over the official MCP SDK.",
      "weir mcp --lake ./lake --ref main", MCP_OPTS, 0, 0, cmd_mcp},
+    {"lsp", "", "a language server for weir projects (LSP over stdio)",
+     "Diagnostics on open and save for SQL models, YAML contracts and Python schemas and\n"
+     "models, from the planner of weir check; hover (a table's doc, a column's type,\n"
+     "nullability, doc and lineage); completion of table and column names at --ref. Runs\n"
+     "the Python module weir.lsp_server ($WEIR_PYTHON, default python3) on pygls.",
+     "weir lsp --lake ./lake", REF_OPTS, 0, 0, cmd_lsp},
     {"contract diff", "OLD NEW", "classify what changing a contract breaks, and name the models that read it",
      "OLD and NEW are contract files (.yml, .yaml, .json) or TABLE@REF for a table's stored\n"
      "contract. Every change is breaking for consumers (column dropped or renamed, type\n"
