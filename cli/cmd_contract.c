@@ -139,6 +139,7 @@ int cmd_contract_diff(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (project && table && json_is_true(json_object_get(doc, "breaking"))) {
     weir_lake *lake;
     if ((rc = cli_lake(ctx, &lake))) {
+      weir_free(text);
       code = rc;
       goto done;
     }
