@@ -538,6 +538,12 @@ static void nrel_add(nrel *r, const char *name, nval v) {
 
 /* Moves every relation of `from` to the end of `to`. */
 static void nscope_take(nscope *to, nscope *from) {
+  if (from->n == 0) { /* nothing to move (from->rels may be NULL: memcpy must not see it) */
+    to->opaque = to->opaque || from->opaque;
+    free(from->rels);
+    memset(from, 0, sizeof *from);
+    return;
+  }
   to->rels = wr_realloc(to->rels, (to->n + from->n + 1) * sizeof *to->rels);
   memcpy(to->rels + to->n, from->rels, from->n * sizeof *from->rels);
   to->n += from->n;
