@@ -138,6 +138,17 @@ int cmd_namespace_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_contract_diff(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_mcp(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_lsp(cli_ctx *, const cli_command *, cli_parsed *);
+
+/* Prints a contract diff document (weir_contract_diff, plus table and readers) for people,
+ * each line after `prefix`; returns whether it is breaking. */
+bool cli_print_breaking(const json_t *diff, const char *prefix);
+/* The exit code for breaking changes `changes` (diff documents): 3 when one breaks and
+ * `allow` is false, or breaks without a higher major version (whatever `allow`), with
+ * the reason on stderr naming `what`; else 0. */
+int cli_breaking_exit(const json_t *changes, bool allow, const char *what);
 
 /* Human report of contract warnings/drops in a report object, on stderr. */
 void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what);

@@ -278,6 +278,37 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   json_t *r;
+  /* Contracts the merge would change on `into` in a way that breaks their readers: named
+   * with the models of --project that read what breaks; refused (exit 3, nothing merged)
+   * unless --allow-breaking (and a higher major version, always). */
+  if ((rc = weir_branch_merge_contracts(lake, args->pos[0], into, &out, &err))) return cli_report_error(ctx, &err);
+  json_t *bc = json_loads(out, 0, NULL);
+  weir_free(out);
+  out = NULL;
+  const char *project = cli_opt_value(cmd, args, "project");
+  size_t bi;
+  json_t *bd;
+  json_array_foreach(bc, bi, bd) {
+    if (!project) break;
+    char *dtext = json_dumps(bd, JSON_COMPACT), *readers = NULL;
+    rc = weir_project_readers(lake, project, into, json_string_value(json_object_get(bd, "table")), dtext, &readers,
+                              &err);
+    free(dtext);
+    if (rc) {
+      json_decref(bc);
+      return cli_report_error(ctx, &err);
+    }
+    json_object_set_new(bd, "readers", json_loads(readers, 0, NULL));
+    weir_free(readers);
+  }
+  if (json_array_size(bc) && !ctx->json) json_array_foreach(bc, bi, bd) cli_print_breaking(bd, "");
+  int bcode = cli_breaking_exit(bc, cli_flag(cmd, args, "allow-breaking"), "merge");
+  if (bcode) {
+    if (ctx->json) cli_print_json(json_pack("{s:O}", "breaking_changes", bc));
+    json_decref(bc);
+    return bcode;
+  }
+  json_decref(bc);
   rc = weir_branch_merge(lake, args->pos[0], into, &o, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &r)) >= 0) return rc;
   if (ctx->verbosity >= 0) {

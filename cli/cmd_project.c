@@ -16,7 +16,26 @@ static void print_warnings(cli_ctx *ctx, const json_t *doc) {
     fprintf(stderr, "warning: %s\n", json_string_value(json_object_get(w, "message")));
 }
 
-static void print_plan(const json_t *plan) {
+/* What NOT NULL inference proved of a SQL model's columns (weir check --explain). */
+static void print_nullability(const json_t *m) {
+  const json_t *nn = json_object_get(m, "nullability");
+  if (!json_is_array(nn)) return;
+  size_t i, k = 0;
+  json_t *c;
+  printf("     proven non-null:");
+  json_array_foreach(nn, i, c) if (strcmp(json_string_value(json_object_get(c, "state")), "non-null") == 0)
+      printf("%s %s", k++ ? "," : "", json_string_value(json_object_get(c, "column")));
+  printf("%s\n", k ? "" : " (none)");
+  json_array_foreach(nn, i, c) if (strcmp(json_string_value(json_object_get(c, "state")), "nullable") == 0) {
+    json_t *line = json_object_get(c, "line");
+    printf("     may be null: %s (%s%s%lld: %s)\n", json_string_value(json_object_get(c, "column")),
+           json_string_value(json_object_get(c, "expression")), json_is_integer(line) ? ", line " : "",
+           json_is_integer(line) ? (long long)json_integer_value(line) : 0LL,
+           json_string_value(json_object_get(c, "why")));
+  }
+}
+
+static void print_plan(const json_t *plan, bool explain) {
   size_t i;
   json_t *m;
   size_t nm = json_array_size(json_object_get(plan, "models"));
@@ -38,6 +57,7 @@ static void print_plan(const json_t *plan) {
     }
     if (contract) printf(" -> %s", contract);
     printf("\n");
+    if (explain) print_nullability(m);
     /* Columns declared cast "exact": narrowed at run time, failing on any value that does
      * not convert without loss. */
     size_t j;
@@ -66,19 +86,27 @@ int cmd_check(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     weir_free(out);
     return cli_report_error(ctx, &err);
   }
+  json_t *plan = json_loads(out, 0, NULL);
   if (ctx->json) {
     cli_print_json_text(out);
-    return 0;
+    int code = cli_breaking_exit(json_object_get(plan, "breaking_changes"), cli_flag(cmd, args, "allow-breaking"),
+                                 "check");
+    json_decref(plan);
+    return code;
   }
-  json_t *plan = json_loads(out, 0, NULL);
   weir_free(out);
   print_warnings(ctx, plan);
   if (ctx->verbosity >= 0) {
-    print_plan(plan);
+    print_plan(plan, cli_flag(cmd, args, "explain"));
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(plan, "breaking_changes"), i, d) cli_print_breaking(d, "");
     printf("ok: the project plans against %s\n", cli_opt_value(cmd, args, "ref") ? cli_opt_value(cmd, args, "ref") : "main");
   }
+  int code = cli_breaking_exit(json_object_get(plan, "breaking_changes"), cli_flag(cmd, args, "allow-breaking"),
+                               "check");
   json_decref(plan);
-  return 0;
+  return code;
 }
 
 /* A run record for people. `with_errors`: also print each failed model's error (not
@@ -258,7 +286,7 @@ int cmd_run(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_free(out);
   print_warnings(ctx, run);
   if (ctx->verbosity >= 0) {
-    if (o.dry_run) print_plan(run);
+    if (o.dry_run) print_plan(run, false);
     else {
       print_run(ctx, run, true);
       printf("\nRows written:\n");

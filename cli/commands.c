@@ -44,6 +44,8 @@ static const cli_opt MERGE_OPTS[] = {
     {"no-ff", 0, NULL, "create a merge commit even when a fast-forward is possible"},
     {"allow-partial", 0, NULL, "merge even if the source holds work of a failed run"},
     {"strategy", 0, "S", "resolve conflicting tables: source-wins or target-wins (default: fail)"},
+    {"allow-breaking", 0, NULL, "merge even if it brings breaking contract changes (major version raised)"},
+    {"project", 'p', "DIR", "name the models of this project that read what a contract change breaks"},
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt REVERT_OPTS[] = {
@@ -56,7 +58,19 @@ static const cli_opt REVERT_OPTS[] = {
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan against (default: main)"},
+                                     {"allow-breaking", 0, NULL, "accept breaking contract changes (exit 0)"},
+                                     {"explain", 0, NULL, "also show what the plan proved: each SQL model's non-null columns"},
                                      {NULL, 0, NULL, NULL}};
+static const cli_opt MCP_OPTS[] = {
+    {"ref", 'r', "R", "the ref reads default to (default: main)"},
+    {"protect", 0, "B", "also refuse writes to branch B (main always is)"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt CONTRACT_DIFF_OPTS[] = {
+    {"table", 't', "T", "the table the contracts are of (default: from TABLE@REF)"},
+    {"project", 'p', "DIR", "name the models of this project that read what breaks (default: ./ if a project)"},
+    {"ref", 'r', "R", "plan the project at this ref (default: NEW's ref, or main)"},
+    {"allow-breaking", 0, NULL, "exit 0 on a breaking change that raises the major version"},
+    {NULL, 0, NULL, NULL}};
 static const cli_opt RUN_OPTS[] = {
     {"ref", 'r', "B", "branch to run on (default: main)"},
     {"dry-run", 0, NULL, "plan and show what would run; run nothing"},
@@ -163,6 +177,29 @@ const cli_command CLI_COMMANDS[] = {
      "weir run examples/titanic/project --ref main", RUN_OPTS, 1, 1, cmd_run},
     {"runs", "", "list runs with status, branch and result commit", NULL, "weir runs", NO_OPTS, 0, 0,
      cmd_runs_list},
+    {"mcp", "", "serve the lake to agents: the Model Context Protocol over stdio",
+     "Tools: list_tables, describe_table, query (read-only, at any ref, with a row limit),\n"
+     "list_branches, list_commits, diff, create_branch, check_project, run_project (never on\n"
+     "a protected branch); resources weir://tables and weir://tables/{table}. Runs the\n"
+     "Python module weir.mcp_server ($WEIR_PYTHON, default python3) over the official MCP SDK.",
+     "weir mcp --lake ./lake --ref main", MCP_OPTS, 0, 0, cmd_mcp},
+    {"lsp", "", "a language server for weir projects (LSP over stdio)",
+     "Diagnostics on open and save for SQL models, YAML contracts and Python schemas and\n"
+     "models, from the planner of weir check; hover (a table's doc, a column's type,\n"
+     "nullability, doc and lineage); completion of table and column names at --ref. Runs\n"
+     "the Python module weir.lsp_server ($WEIR_PYTHON, default python3) on pygls.",
+     "weir lsp --lake ./lake", REF_OPTS, 0, 0, cmd_lsp},
+    {"contract diff", "OLD NEW", "classify what changing a contract breaks, and name the models that read it",
+     "OLD and NEW are contract files (.yml, .yaml, .json) or TABLE@REF for a table's stored\n"
+     "contract. Every change is breaking for consumers (column dropped or renamed, type\n"
+     "narrowed, nullable where required, enum values changed, rules changed), for producers\n"
+     "(required column added, enum values removed, type narrowed, rule tightened) or for\n"
+     "nobody (nullable column added, type widened, docs). With a project, the models that\n"
+     "read the affected columns are named, downstream ones too. Exit 3 on a breaking change\n"
+     "unless --allow-breaking; a breaking change without a higher major version is exit 3\n"
+     "either way.",
+     "weir contract diff events@main contracts/events.yml --project pipeline/", CONTRACT_DIFF_OPTS, 2, 2,
+     cmd_contract_diff},
     {"runs list", "", "list runs with status, branch and result commit", NULL, "weir runs list", NO_OPTS, 0,
      0, cmd_runs_list},
     {"serve", "", "serve the lake as an Apache Iceberg REST catalog (Spark, pyiceberg, DuckDB, Trino)",

@@ -414,7 +414,8 @@ WEIR_API int weir_merge_options_init(weir_merge_options *opts, unsigned int vers
  * Merges `source` (any ref) into branch `into` as docs/versioning.md describes:
  * fast-forward, already up to date, or a three-way merge at table level against the
  * merge base. *out_json: {result: "fast-forward"|"merge"|"up-to-date", commit, base,
- * tables: [...]}.
+ * tables: [...]}. A table both sides only appended to since the merge base is combined
+ * into one new version holding both sides' rows (action "merged: appends"), not a conflict.
  * Errors: WEIR_ECONFLICT with details listing every conflicting table and what each
  * side did (nothing is written), unless opts->strategy resolves them; WEIR_EINVALIDARG
  * for an unknown strategy; WEIR_EPARTIAL when the source history holds commits of
@@ -423,6 +424,18 @@ WEIR_API int weir_merge_options_init(weir_merge_options *opts, unsigned int vers
  */
 WEIR_API int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err);
+
+/**
+ * The breaking contract changes merging `source` (any ref) into branch `into` (NULL =
+ * "main") would make: for every table the merge would take from the source (changed
+ * there since the merge base, different on `into`), whose stored contract on `into` the
+ * source's version breaks, a weir_contract_diff document plus {table}. *out_json: that
+ * array (empty when none). Writes nothing; `weir merge` refuses such a merge unless
+ * --allow-breaking (pair with weir_project_readers for the models affected).
+ * Errors: WEIR_ENOTFOUND (ref or branch).
+ */
+WEIR_API int weir_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,
+                                         weir_error *err);
 
 /* ====================================================================================
  * Tables
@@ -598,6 +611,17 @@ WEIR_API char *weir_contract_to_json(const weir_contract *contract);
 WEIR_API void weir_contract_free(weir_contract *contract);
 
 /**
+ * Classifies every difference between `old_contract` and `new_contract` by whom it can
+ * break (docs/contracts.md, "Breaking changes"). *out_json (weir_free): {old: {name,
+ * version}, new: {...}, breaking, breaks_consumers, breaks_producers, version_ok (false
+ * when a breaking change does not raise the major version), version_message, changes:
+ * [{change, column, message, breaks: ["consumers", "producers"]}], affected_columns,
+ * table_wide}. Reads nothing; thread-safe. Errors: WEIR_EINVALIDARG (a NULL contract).
+ */
+WEIR_API int weir_contract_diff(const weir_contract *old_contract, const weir_contract *new_contract,
+                                char **out_json, weir_error *err);
+
+/**
  * Validates an Arrow stream against a contract, as the output of a model or an import:
  * missing, unknown and uncastable columns, nulls in required columns, and every quality
  * rule with its mode. Widening casts are applied. The input stream is consumed and
@@ -626,6 +650,19 @@ WEIR_API int weir_contract_validate(const weir_contract *contract, struct ArrowA
  */
 WEIR_API int weir_project_check(weir_lake *lake, const char *project_dir, const char *ref,
                        char **out_json, weir_error *err);
+
+/**
+ * The models of project `project_dir` (planned at `ref`, NULL = "main", whether or not it
+ * plans cleanly) that read what a contract change of `table` affects: `diff_json` is a
+ * weir_contract_diff document (its affected_columns, or every column when table_wide).
+ * Directly (the columns a SQL model's query names, a Python model's columns= or
+ * projection schema and filter) or downstream through their outputs' lineage.
+ * *out_json: [{model, file, line, table, columns, via (null, or the model whose output
+ * carries the change)}]. Errors: as weir_project_check's loading; WEIR_EINPUT (diff_json
+ * is not such a document). Thread-safety: as every call on one lake handle.
+ */
+WEIR_API int weir_project_readers(weir_lake *lake, const char *project_dir, const char *ref, const char *table,
+                                  const char *diff_json, char **out_json, weir_error *err);
 
 typedef struct weir_run_options {
   unsigned int version; /* WEIR_RUN_OPTIONS_VERSION */

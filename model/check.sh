@@ -47,11 +47,12 @@ VARIANTS=(
   "LITERAL_REVERT_RULE             RunAtomicityAcrossRevert"
   "BROKEN_REVERT_RESTORES_CONTRACT ContractNeverRegresses"
   "BROKEN_APPEND_ANY_CONTRACT      RowsMatchContract"
+  "BROKEN_MERGE_ANY_CHANGE         RowsMatchContract"
 )
 
 WITNESSES=(PublishAfterMainMoved PublishRefusedStale PublishRefusedConflict LeakRefused
            PartialMergeAccepted AppendRebased AppendRefused ReplaceConflict RevertRefusedRun
-           RevertRefusedContract RevertRun)
+           RevertRefusedContract RevertRun AppendsMerged)
 
 # pan's options: -w20, a hash table of 2^20 slots (the model has ~0.6M states; collapse
 # compression keeps them in ~60 MB); -m depth bound far above the ~90 steps any run of

@@ -6,17 +6,17 @@
  *   spin -a weir.pml && cc -O1 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -w20 -N AllProperties
  *
  * The world: three tables (S is read by a pipeline run, P and C are written by it),
- * three branches (main, the run's run/1, an agent's dev), one tag (v0, the first
- * commit), one transactional run and two other actors:
+ * four branches (main, the run's run/1, an agent's dev, and feed, cut from v0), one tag
+ * (v0, the first commit), one transactional run and two other actors:
  *
  *   Runner  runs the pipeline S -> P -> C on main through run/1. It may be killed, or a
  *           model may fail, at any step.
- *   Writer  one write on main (import S, replace/append/re-contract P, replace C),
- *           concurrent with everything else.
+ *   Writer  one write on main (import S, replace/append/re-contract P, replace C), or an
+ *           append to P on feed, concurrent with everything else.
  *   Agent   two operations: writes on main, the Alloy scenario (branch dev from the run's
  *           branch, fix C there, merge dev into main), reverts of a table to the tag,
  *           the run's branch or the run's result, `revert --run`, with or without
- *           allow-partial.
+ *           allow-partial, and merging feed into main (the append-aware merge).
  *
  * Every catalog transaction is one indivisible step (d_step; atomic where the step also
  * chooses what to do): actors interleave between transactions,
@@ -42,10 +42,11 @@
 #define P      1       /* parent: written by the run's first model */
 #define C      2       /* child: written by the run's second model */
 
-#define NB     3       /* branches */
+#define NB     4       /* branches */
 #define MAIN   0
 #define RUNB   1       /* run/1 */
 #define DEV    2       /* the agent's branch */
+#define FEED   3       /* a branch cut from commit 0 that the Writer may append to */
 
 #define TAG_V0 0       /* tag v0 = commit 0; a tag never moves (no operation writes it) */
 
@@ -103,6 +104,9 @@ bool  cpx[MAXC*NT];    /* ghost: this entry was put there by an allow-partial re
 /* Table versions. vrun is the provenance weir records for each version (the run that
  * wrote it); the failed-run mark is that run's status. */
 short vrows[MAXV];     /* ghost: row batches held (batch i = the rows version i's write added) */
+short vanc[MAXV];      /* the versions this one descends from by appends alone (itself
+                        * included): what weir reads from the Iceberg snapshot chain (every
+                        * snapshot since an "append", or an append-aware merge's) */
 byte  vcon[MAXV];      /* stored contract version */
 bool  vok[MAXV];       /* ghost: every row validated against vcon */
 byte  vrun[MAXV];
@@ -152,6 +156,7 @@ ltl AllProperties { [] !(viol_NoLostUpdate || viol_NoStalePublication ||
 bool saw_PublishAfterMainMoved, saw_PublishRefusedStale, saw_PublishRefusedConflict;
 bool saw_LeakRefused, saw_PartialMergeAccepted, saw_AppendRebased, saw_AppendRefused;
 bool saw_ReplaceConflict, saw_RevertRefusedRun, saw_RevertRefusedContract, saw_RevertRun;
+bool saw_AppendsMerged;
 ltl Witness_PublishAfterMainMoved   { [] !saw_PublishAfterMainMoved }
 ltl Witness_PublishRefusedStale     { [] !saw_PublishRefusedStale }
 ltl Witness_PublishRefusedConflict  { [] !saw_PublishRefusedConflict }
@@ -163,6 +168,7 @@ ltl Witness_ReplaceConflict         { [] !saw_ReplaceConflict }
 ltl Witness_RevertRefusedRun        { [] !saw_RevertRefusedRun }
 ltl Witness_RevertRefusedContract   { [] !saw_RevertRefusedContract }
 ltl Witness_RevertRun               { [] !saw_RevertRun }
+ltl Witness_AppendsMerged           { [] !saw_AppendsMerged }
 #else
 #define SAW(x) skip
 #endif
@@ -170,7 +176,7 @@ ltl Witness_RevertRun               { [] !saw_RevertRun }
 /* Scratch for the inside of one atomic step. Hidden: not part of the state, so they must
  * never carry a value from one step to the next. */
 hidden byte h_i, h_u, h_new, h_nv, h_cur, h_old, h_s, h_g, h_b, h_v, h_tv, h_r, h_res;
-hidden byte h_ff, h_ours, h_theirs, h_any, h_take;
+hidden byte h_ff, h_ours, h_theirs, h_any, h_take, h_comb;
 
 #define E(c, t)      ((c)*NT + (t))
 #define SEEN(c, t)   (vrows[ctab[E(c, t)]] | ckill[E(c, t)])
@@ -284,11 +290,16 @@ inline move(b) {
 /* Merge src into main (`weir merge`, and a run's publication). part: allow-partial.
  * runid: the run that publishes (its own versions are exempt from the aborted-work rule),
  * 0 for a plain merge. base: the commit to merge three-way against, NONE for the merge
- * base of the two heads. Result in h_res; on OK, main has moved. */
-inline merge_into_main(src, part, runid, base) {
+ * base of the two heads. comb: the append-aware merge (a user's merge; a run's
+ * publication does not combine): a table both sides changed since the base is combined
+ * into a new version holding both sides' rows when each side descends from the base's
+ * version by appends alone. Result in h_res; on OK, main has moved. */
+#define APPENDS(v, b) ((vanc[v] & (1 << (b))) != 0)
+inline merge_into_main(src, part, runid, base, comb) {
   h_s = head[src];
   h_g = head[MAIN];
   h_res = OK;
+  h_comb = 0;                                              /* bit set of tables to combine */
   if
   :: base == NONE && (canc[h_g] & (1 << h_s)) -> h_res = UPTODATE  /* source already reachable */
   :: else ->
@@ -310,7 +321,19 @@ inline merge_into_main(src, part, runid, base) {
        h_ours = (ctab[E(h_g, h_i)] != ctab[E(h_b, h_i)]);
        h_theirs = (ctab[E(h_s, h_i)] != ctab[E(h_b, h_i)]);
        if
-       :: h_ours && h_theirs && ctab[E(h_g, h_i)] != ctab[E(h_s, h_i)] -> h_res = CONFLICT
+       :: h_ours && h_theirs && ctab[E(h_g, h_i)] != ctab[E(h_s, h_i)] ->
+#ifdef BROKEN_MERGE_ANY_CHANGE
+          if                                   /* combines whatever both sides did */
+          :: comb -> h_comb = h_comb | (1 << h_i); h_take = 1
+          :: else -> h_res = CONFLICT
+          fi
+#else
+          if
+          :: comb && APPENDS(ctab[E(h_g, h_i)], ctab[E(h_b, h_i)]) && APPENDS(ctab[E(h_s, h_i)], ctab[E(h_b, h_i)]) ->
+             h_comb = h_comb | (1 << h_i); h_take = 1
+          :: else -> h_res = CONFLICT
+          fi
+#endif
        :: h_theirs && !h_ours -> h_take = 1
        :: else
        fi;
@@ -349,6 +372,20 @@ inline merge_into_main(src, part, runid, base) {
                 ctab[E(h_new, h_i)] = ctab[E(h_s, h_i)];  /* changed on the source side only */
                 crev[E(h_new, h_i)] = crev[E(h_s, h_i)];
                 cpx[E(h_new, h_i)] = cpx[E(h_s, h_i)]
+             :: (h_comb & (1 << h_i)) != 0 ->            /* both appended: one new version */
+                mk_version();
+                h_v = ctab[E(h_g, h_i)];
+                h_tv = ctab[E(h_s, h_i)];
+                vrows[h_nv] = vrows[h_v] | vrows[h_tv];
+                vcon[h_nv] = vcon[h_v];
+                /* the source's rows were validated against its contract */
+                vok[h_nv] = vok[h_v] && vok[h_tv] && vcon[h_v] == vcon[h_tv];
+                vrun[h_nv] = runid;
+                vanc[h_nv] = vanc[h_v] | vanc[h_tv] | (1 << h_nv);
+                ctab[E(h_new, h_i)] = h_nv;
+                crev[E(h_new, h_i)] = 0;
+                cpx[E(h_new, h_i)] = 0;
+                SAW(saw_AppendsMerged)
              :: else                                      /* target's, or the same on both */
              fi;
              ckill[E(h_new, h_i)] = ckill[E(h_g, h_i)] | ckill[E(h_s, h_i)]
@@ -412,6 +449,7 @@ inline write_commit(b, t, mode, base, rv, rcon) {
      if
      :: mode == W_REPLACE ->
         vrows[h_nv] = (1 << h_nv);
+        vanc[h_nv] = (1 << h_nv);
         vcon[h_nv] = rcon;
         ckill[E(h_new, t)] = ckill[E(h_new, t)] | vrows[rv]
      :: mode == W_APPEND ->
@@ -421,9 +459,11 @@ inline write_commit(b, t, mode, base, rv, rcon) {
         vrows[h_nv] = vrows[h_v] | (1 << h_nv);   /* appended onto the current snapshot */
 #endif
         vcon[h_nv] = vcon[h_v];
+        vanc[h_nv] = vanc[h_v] | (1 << h_nv);
         vok[h_nv] = vok[h_v] && (rcon == vcon[h_v])
      :: mode == W_CONTRACT ->
         vrows[h_nv] = vrows[rv];
+        vanc[h_nv] = (1 << h_nv);
         vcon[h_nv] = rcon + 1
      fi;
      ctab[E(h_new, t)] = h_nv;
@@ -577,6 +617,7 @@ inline run_model(t) {
   rread[t] = h_v;
   mk_version();
   vrows[h_nv] = (1 << h_nv);
+  vanc[h_nv] = (1 << h_nv);
   vcon[h_nv] = vcon[h_v];
   vok[h_nv] = 1;
   vrun[h_nv] = RUN;
@@ -656,9 +697,9 @@ proctype Runner() {
         * later change on main to a table the run wrote would silently win over the run's
         * output (BROKEN_MERGE_BASE_ONLY). */
 #ifdef BROKEN_MERGE_BASE_ONLY
-       merge_into_main(RUNB, 0, RUN, NONE)
+       merge_into_main(RUNB, 0, RUN, NONE, 0)
 #else
-       merge_into_main(RUNB, 0, RUN, rbase)
+       merge_into_main(RUNB, 0, RUN, rbase, 0)
 #endif
     :: else
     fi;
@@ -728,13 +769,14 @@ inline say_write(who, b, t, mode) {
   say_table(t);
   if
   :: b == MAIN -> printf(" on main")
+  :: b == FEED -> printf(" on feed")
   :: else -> printf(" on dev")
   fi
 }
 
-/* A concurrent writer on main. */
+/* A concurrent writer on main (or appending on feed). */
 proctype Writer() {
-  byte k, t, mode, base, rv, rcon;
+  byte k, t, mode, base, rv, rcon, wb;
   do
   :: k < WRITER_OPS ->
      atomic {
@@ -742,23 +784,24 @@ proctype Writer() {
        :: t = S; mode = W_REPLACE      /* an import that replaces the source */
        :: t = P; mode = W_REPLACE
        :: t = P; mode = W_APPEND
+       :: t = P; mode = W_APPEND; wb = FEED   /* appends on another branch, merged later */
        :: t = P; mode = W_CONTRACT
        :: t = C; mode = W_REPLACE
        fi;
-       write_begin(MAIN, t, base, rv, rcon);
+       write_begin(wb, t, base, rv, rcon);
        printf("@@ Writer: starts to ");
-       say_write(0, MAIN, t, mode);
+       say_write(0, wb, t, mode);
        printf(" (base %d)\n", base)
      }
      d_step {
-       write_commit(MAIN, t, mode, base, rv, rcon);
+       write_commit(wb, t, mode, base, rv, rcon);
        printf("@@ Writer: commits ");
-       say_write(0, MAIN, t, mode);
+       say_write(0, wb, t, mode);
        printf(": ");
        say_res();
        printf(" -> main at %d\n", head[MAIN]);
        monitor_state();
-       k++; t = 0; mode = 0; base = 0; rv = 0; rcon = 0
+       k++; t = 0; mode = 0; base = 0; rv = 0; rcon = 0; wb = MAIN
      }
   :: else -> break
   od
@@ -770,12 +813,14 @@ proctype Writer() {
 #define A_MERGE      4   /* merge dev into main */
 #define A_REVERT     5
 #define A_REVERT_RUN 6
+#define A_MERGE_FEED 7   /* merge feed into main */
 
 inline say_agent_op() {
   if
   :: op == A_WRITE || op == A_DEV_FIX -> say_write(1, (op == A_WRITE -> MAIN : DEV), t, mode)
   :: op == A_DEV_BRANCH -> printf("branch dev from run/1")
   :: op == A_MERGE -> printf("merge dev into main")
+  :: op == A_MERGE_FEED -> printf("merge feed into main")
   :: op == A_REVERT -> printf("revert "); say_table(t); printf(" --to %d", R)
   :: op == A_REVERT_RUN -> printf("revert --run 1")
   fi;
@@ -800,6 +845,7 @@ proctype Agent() {
        :: op = A_DEV_BRANCH
        :: op = A_MERGE; part = 0
        :: op = A_MERGE; part = 1
+       :: op = A_MERGE_FEED
        :: op = A_DEV_FIX; t = C; mode = W_REPLACE
        :: op = A_REVERT; t = P
        :: op = A_REVERT; t = C
@@ -847,9 +893,10 @@ proctype Agent() {
           fi
        :: op == A_MERGE ->
           if
-          :: alive[DEV] -> merge_into_main(DEV, part, 0, NONE)
+          :: alive[DEV] -> merge_into_main(DEV, part, 0, NONE, 1)
           :: else -> h_res = REFUSED
           fi
+       :: op == A_MERGE_FEED -> merge_into_main(FEED, 0, 0, NONE, 1)
        :: op == A_REVERT -> revert_commit(t, R, part, base, rv)
        :: op == A_REVERT_RUN ->
 #ifdef BROKEN_REVERT_RUN_SPLIT
@@ -913,6 +960,7 @@ init {
     /* commit 0 (tag v0): S, P, C at versions 0, 1, 2, contract 0, written by no run */
     for (h_i : 0 .. NT-1) {
       vrows[h_i] = (1 << h_i);
+      vanc[h_i] = (1 << h_i);
       vcon[h_i] = 0;
       vok[h_i] = 1;
       vrun[h_i] = 0;
@@ -925,6 +973,8 @@ init {
     nc = 1;
     head[MAIN] = 0;
     alive[MAIN] = 1;
+    head[FEED] = 0;
+    alive[FEED] = 1;
     run Runner();
     run Writer();
     run Agent()

@@ -53,6 +53,9 @@ from weir.records import (
     ChangedTable,
     CommitTable,
     Conflict,
+    ContractChange,
+    ContractDiff,
+    ContractReader,
     Diff,
     ImportResult,
     MergeResult,
@@ -119,7 +122,7 @@ __all__ = [
     # client and records
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
-    "RunState", "ModelResult", "Violation", "Plan", "PlanProblem",
+    "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     # errors
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",

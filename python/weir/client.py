@@ -50,6 +50,7 @@ from weir.errors import InvalidArgument, InvalidName, NotFound, PlanError, WeirE
 from weir.records import (
     Branch,
     Commit,
+    ContractDiff,
     Diff,
     ImportResult,
     MergeResult,
@@ -668,8 +669,9 @@ class Client:
 
         ``strategy`` resolves tables changed on both sides: ``"source-wins"`` takes the
         source's version, ``"target-wins"`` keeps the target's (such tables are listed
-        with action ``"conflict: source wins"`` / ``"conflict: target wins"``); None (the
-        default) fails the merge on any conflict.
+        with change ``"conflict: source wins"`` / ``"conflict: target wins"``); None (the
+        default) fails the merge on any conflict. A table both sides only appended to since
+        the merge base is no conflict: it holds both sides' rows (change ``"merged: appends"``).
 
         ``expect_head`` is the head of ``into_branch`` the merge was reviewed against (a
         commit hash or ref). If the branch has moved past it, the merge is refused when a
@@ -978,6 +980,76 @@ class Client:
             plan = Plan.from_json(doc, problems=err.details if not doc["problems"] else ())
             return dataclasses.replace(plan, ok=False)
         raise err
+
+    def contract_diff(self, old: object, new: object, *, table: str | None = None,
+                      project: str | os.PathLike[str] | None = None, ref: RefLike | None = None) -> ContractDiff:
+        """What changing contract ``old`` to ``new`` breaks, and, with ``project``, which of
+        its models read the affected columns (directly or downstream), as ``weir contract
+        diff`` reports (docs/contracts.md, "Breaking changes").
+
+        ``old`` and ``new`` are each a TableSchema class, a contract IR dict, a contract file
+        (YAML or IR JSON), or ``"TABLE@REF"`` (``"TABLE"``: at main) for a table's stored
+        contract. ``table`` names the table the readers are looked up for (default: the
+        ``TABLE`` of ``new`` or ``old``); ``ref`` where the project is planned (default:
+        that side's ref, else main). A breaking change is reported, not raised: check
+        ``.breaking`` and ``.version_ok``.
+
+        Raises:
+            NotFound: a table, ref or project that does not exist, or a table without a
+            stored contract. InvalidInput: a malformed contract.
+
+        Example:
+            >>> d = client.contract_diff("titanic@main", "contracts/titanic_v2.yml",
+            ...                          project="examples/titanic/project")   # doctest: +SKIP
+            >>> [(r.model, r.columns) for r in d.readers]                        # doctest: +SKIP
+            [('g', ('Cabin',)), ('h', ('Cabin', 'cabin_level'))]
+        """
+        handles: list[ctypes.c_void_p] = []
+        sides: list[tuple[str, str] | None] = []
+        try:
+            for c in (old, new):
+                h = ctypes.c_void_p()
+                spec = None
+                if isinstance(c, os.PathLike) or (isinstance(c, str) and os.path.exists(c)):
+                    path = os.fspath(cast("str | os.PathLike[str]", c))
+                    self._lib.call("weir_contract_load", _ffi.enc(path), ctypes.byref(h))
+                elif isinstance(c, str):
+                    name, _, at = c.partition("@")
+                    spec = (name, at or "main")
+                    doc = self.get_table(name, ref=spec[1]).raw
+                    ir = doc.get("contract")
+                    if not isinstance(ir, Mapping):
+                        raise NotFound(f"{c}: table {name} has no stored contract at {spec[1]} (and no file has that name)")
+                    text = json.dumps(ir).encode()
+                    self._lib.call("weir_contract_parse", text, len(text), b"json", _ffi.enc(c), ctypes.byref(h))
+                elif is_schema(c):
+                    text = json.dumps(cast("type[TableSchema]", c).to_ir()).encode()
+                    self._lib.call("weir_contract_parse", text, len(text), b"json", _ffi.enc(cast("type", c).__name__),
+                                   ctypes.byref(h))
+                elif isinstance(c, Mapping):
+                    text = json.dumps(dict(cast("Mapping[str, Any]", c))).encode()
+                    self._lib.call("weir_contract_parse", text, len(text), b"json", b"<contract>", ctypes.byref(h))
+                else:
+                    raise InvalidArgument(f"a contract is a TableSchema class, an IR dict, a contract file or "
+                                          f"'TABLE@REF', not {c!r}")
+                handles.append(h)
+                sides.append(spec)
+            diff_text = self._lib.call_json("weir_contract_diff", handles[0], handles[1])
+        finally:
+            for h in handles:
+                self._lib.fn("weir_contract_free")(h)
+        doc = cast("dict[str, Any]", diff_text)
+        target = table or (sides[1][0] if sides[1] else sides[0][0] if sides[0] else None)
+        if target:
+            doc["table"] = target
+        if project is not None and target and doc.get("breaking"):
+            at = ref if ref is not None else (sides[1][1] if sides[1] else sides[0][1] if sides[0] else "main")
+            text, err = self._out("weir_project_readers", _ffi.enc(_path(project, "project")), _enc_ref(at, optional=True),
+                                  _ffi.enc(target), json.dumps(doc).encode())
+            if err is not None:
+                raise err
+            doc["readers"] = json.loads(text) if text else []
+        return ContractDiff.from_json(doc)
 
     def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main", *,
             dry_run: bool = False, expect_head: RefLike | None = None, retries: int = 0,

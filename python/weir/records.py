@@ -1228,3 +1228,106 @@ class RunState:
         return cls(run_id=None, status="planned", branch=branch, base_commit=_Fields(d, "plan").text("commit"),
                    models=tuple(ModelResult(model=m.name, status="planned", raw=m.raw) for m in plan.models),
                    plan=plan, raw=plan.raw)
+
+
+@dataclass(frozen=True)
+class ContractChange:
+    """One difference between two contracts: ``change`` (``"column_dropped"``,
+    ``"type_narrowed"``, ``"nullable"``, ``"enum_values_removed"``, ``"rule_tightened"``,
+    ``"column_added"``, ``"doc_changed"``, ...), the ``column`` (None for the table), a
+    ``message`` for people, and whom it ``breaks`` (``"consumers"``, ``"producers"``; empty
+    when nobody).
+
+    Example:
+        >>> ContractChange("column_dropped", "x", "column x dropped", ("consumers",)).breaks
+        ('consumers',)
+    """
+
+    change: str
+    column: str | None
+    message: str
+    breaks: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ContractChange:
+        """From one entry of a contract diff's ``changes``.
+
+        Example:
+            >>> ContractChange.from_json({"change": "nullable", "column": "x", "breaks": ["consumers"]}).change
+            'nullable'
+        """
+        return cls(change=str(d.get("change", "")), column=d.get("column"), message=str(d.get("message", "")),
+                   breaks=tuple(str(b) for b in cast("list[Any]", d.get("breaks") or [])))
+
+
+@dataclass(frozen=True)
+class ContractReader:
+    """A model that reads what a contract change affects: the ``table`` it reads, the
+    affected ``columns`` it reads there, and ``via``, the model whose output carries the
+    change downstream (None when it reads the changed table itself).
+
+    Example:
+        >>> ContractReader("g", "models.py", 69, "default.titanic", ("Cabin",)).via is None
+        True
+    """
+
+    model: str
+    file: str
+    line: int
+    table: str
+    columns: tuple[str, ...] = ()
+    via: str | None = None
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ContractReader:
+        """From one entry of a contract diff's ``readers``.
+
+        Example:
+            >>> ContractReader.from_json({"model": "h", "columns": ["Cabin"], "via": "g"}).via
+            'g'
+        """
+        return cls(model=str(d.get("model", "")), file=str(d.get("file", "")), line=int(d.get("line") or 0),
+                   table=str(d.get("table", "")), columns=tuple(str(c) for c in cast("list[Any]", d.get("columns") or [])),
+                   via=d.get("via"))
+
+
+@dataclass(frozen=True)
+class ContractDiff:
+    """What changing a contract breaks (docs/contracts.md, "Breaking changes").
+
+    ``version_ok`` is False when a breaking change does not raise the contract's major
+    version. ``readers`` lists the models of the project given that read the affected
+    columns, downstream ones too.
+
+    Example:
+        >>> d = ContractDiff.from_json({"breaking": True, "changes": [{"change": "column_dropped",
+        ...     "column": "x", "message": "column x dropped", "breaks": ["consumers"]}]})
+        >>> d.breaking, d.changes[0].breaks
+        (True, ('consumers',))
+    """
+
+    breaking: bool
+    breaks_consumers: bool = False
+    breaks_producers: bool = False
+    version_ok: bool = True
+    version_message: str | None = None
+    changes: tuple[ContractChange, ...] = ()
+    affected_columns: tuple[str, ...] = ()
+    readers: tuple[ContractReader, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ContractDiff:
+        """From a ``weir_contract_diff`` document (plus ``readers``).
+
+        Example:
+            >>> ContractDiff.from_json({"breaking": False}).version_ok
+            True
+        """
+        return cls(breaking=bool(d.get("breaking")), breaks_consumers=bool(d.get("breaks_consumers")),
+                   breaks_producers=bool(d.get("breaks_producers")), version_ok=bool(d.get("version_ok", True)),
+                   version_message=d.get("version_message"),
+                   changes=tuple(ContractChange.from_json(c) for c in cast("list[Any]", d.get("changes") or [])),
+                   affected_columns=tuple(str(c) for c in cast("list[Any]", d.get("affected_columns") or [])),
+                   readers=tuple(ContractReader.from_json(r) for r in cast("list[Any]", d.get("readers") or [])),
+                   raw=dict(d))

@@ -29,6 +29,12 @@ int weir_branch_merge(weir_lake *lake, const char *source, const char *into, con
   return lake_branch_merge(lake, source, into, opts, out_json, err);
 }
 
+int weir_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,
+                                weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_branch_merge_contracts");
+  return lake_branch_merge_contracts(lake, source, into, out_json, err);
+}
+
 int weir_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_branch_protect");
   return lake_branch_protect(lake, branch, on, err);

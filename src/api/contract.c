@@ -24,3 +24,8 @@ void weir_contract_free(weir_contract *contract) {
 int weir_contract_validate(const weir_contract *contract, struct ArrowArrayStream *in, struct ArrowArrayStream *out_valid, char **out_report_json, weir_error *err) {
   return lake_contract_validate(contract, in, out_valid, out_report_json, err);
 }
+
+int weir_contract_diff(const weir_contract *old_contract, const weir_contract *new_contract, char **out_json,
+                       weir_error *err) {
+  return lake_contract_diff(old_contract, new_contract, out_json, err);
+}

@@ -244,6 +244,16 @@ typedef enum wr_merge_strategy {
   WEIR_MERGE_TARGET_WINS
 } wr_merge_strategy;
 
+/* Combines a table both sides of a merge changed, differently, since the merge base: called
+ * inside the merge's read snapshot with the three versions (none NULL). Sets *combined and
+ * fills `out` (its strings owned by the caller of catalog_merge, freed with the plan: heap
+ * copies) with a new version holding both sides' changes, or leaves *combined false to
+ * let the change stay a conflict. An error refuses the merge. The lake's implementation
+ * is the append-aware merge (src/lake/merge_appends.c). */
+typedef int (*catalog_merge_combine_fn)(const char *table, const wr_table_entry *base, const wr_table_entry *ours,
+                                        const wr_table_entry *theirs, void *ctx, wr_table_change *out,
+                                        bool *combined, weir_error *err);
+
 typedef struct wr_merge_request {
   const char *source;      /* any ref */
   const char *into;        /* a branch */
@@ -265,6 +275,9 @@ typedef struct wr_merge_request {
                               (WEIR_ECONCURRENT, nothing written) if any table it would
                               change on `into` changed since, or if it is not in into's
                               history */
+  catalog_merge_combine_fn combine; /* may be NULL: every table changed on both sides
+                              differently is a conflict (or a strategy's to resolve) */
+  void *combine_ctx;
 } wr_merge_request;
 
 /* Merges as docs/versioning.md says (fast-forward, up to date, or three-way at table
@@ -272,7 +285,9 @@ typedef struct wr_merge_request {
  * source_commit, into, into_commit, tables: [{table, action}]} where result is
  * "fast-forward", "merge" or "up-to-date", commit is into's new head, into_commit its head
  * before, base the merge base (null if none), and tables what changed on `into` (action
- * "added", "changed" or "dropped"). Errors: WEIR_ECONFLICT with err->details = every
+ * "added", "changed" or "dropped", or "merged: appends" for a table req->combine
+ * combined; the merge commit then carries the property merged_appends, the comma-separated
+ * tables). Errors: WEIR_ECONFLICT with err->details = every
  * conflicting table as {table, base, ours, theirs, base_metadata, ours_metadata,
  * theirs_metadata}: base is the merge-base commit, ours (into) and theirs (source) are
  * what each side did ("added", "changed", "dropped"), the *_metadata the versions' metadata

@@ -230,6 +230,18 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
     } else {
       const tree_diff_item *o = &ours[i++], *t = &theirs[j++];
       if (catalog_same_version(o->b, t->b)) continue; /* same result on both sides */
+      /* Before any strategy: a combination keeps both sides' work, so no side has to win. */
+      if (req->combine && o->a && o->b && t->b) {
+        wr_table_change c = {0};
+        bool combined = false;
+        if ((rc = req->combine(o->table, o->a, o->b, t->b, req->combine_ctx, &c, &combined, err))) break;
+        if (combined) {
+          p->changes = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+          p->changes[p->n_changes++] = c;
+          json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change", "merged: appends"));
+          continue;
+        }
+      }
       if (req->strategy == WEIR_MERGE_TARGET_WINS) {
         /* into keeps its version: nothing to apply, but say so. */
         json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change",
@@ -364,6 +376,16 @@ static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out
         props = json_pack("{s:s,s:s}", "merge_strategy",
                           req->strategy == WEIR_MERGE_SOURCE_WINS ? "source-wins" : "target-wins",
                           "resolved_conflicts", wr_buf_cstr(&resolved));
+      /* Tables whose appends on both sides were combined, likewise: the new versions are
+       * the merge's own, and `weir show` says why. */
+      wr_buf appended = WEIR_BUF_INIT;
+      json_array_foreach(p.tables, ti, tv) if (strcmp(wr_json_str(tv, "change", ""), "merged: appends") == 0)
+          wr_buf_printf(&appended, "%s%s", appended.len ? "," : "", wr_json_str(tv, "table", ""));
+      if (appended.len) {
+        if (!props) props = json_object();
+        json_object_set_new(props, "merged_appends", json_string(wr_buf_cstr(&appended)));
+      }
+      wr_buf_free(&appended);
       wr_commit_request cr = {
           .branch = req->into,
           .expected_head = p.into_head,

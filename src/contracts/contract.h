@@ -122,6 +122,14 @@ void wr_contract_schema(const weir_contract *c, wr_schema *out);
  * schema used as the contract of an append). */
 weir_contract *wr_contract_from_schema(const wr_schema *s, const char *name);
 
+/* What changing contract `old` to `new_` breaks (diff.c, docs/contracts.md "Breaking
+ * changes"): {old: {name, version}, new: {...}, breaking, breaks_consumers,
+ * breaks_producers, version_ok (false when a breaking change does not raise the major
+ * version), version_message, changes: [{change, column, message, breaks: ["consumers",
+ * "producers"]}], affected_columns (old columns a consumer-breaking change touches),
+ * table_wide (a table rule changed: every reader is affected)}. New reference. */
+json_t *wr_contract_diff(const weir_contract *old, const weir_contract *new_);
+
 /* True when the contract has SQL (a check or a table rule): validating it needs an engine,
  * which should have no file access (the lake lends a sealed one). */
 bool wr_contract_has_sql(const weir_contract *c);

@@ -170,6 +170,33 @@ int wr_engine_sql_shape(wr_engine *e, const char *sql, bool expression, weir_err
 int wr_engine_sql_tables(wr_engine *e, const char *sql, wr_sql_table_ref **out,
                            size_t *n, weir_error *err);
 
+/* The columns `sql` (one SELECT, or with `expression` one expression over a row) refers to
+ * by name, by DuckDB's parser: *names a new array of distinct names (first spelling kept,
+ * compared case-insensitively, as SQL folds them), *star set when it selects `*` (every
+ * column of some input). Over-approximates per table: a name is not resolved to the table
+ * that holds it. Errors: WEIR_EINPUT (does not parse). Runs nothing. */
+int wr_engine_sql_columns(wr_engine *e, const char *sql, bool expression, json_t **names, bool *star,
+                          weir_error *err);
+
+/* An input a query may name: `name` (and `schema`, NULL for the default), with columns. */
+typedef struct wr_sql_input {
+  const char *schema;
+  const char *name;
+  const wr_schema *columns; /* required flags are the declared nullability */
+  bool unknown_nullable;    /* a column not required is of unknown nullability (an input
+                               whose schema was inferred), not nullable */
+} wr_sql_input;
+
+/* Which output columns of one SELECT can be NULL, by DuckDB's parser and the inputs'
+ * declared nullability (the rules are at the function, sql_analysis.c). *out: a new
+ * array, one entry per output column in order: {column, state: "non-null" | "nullable"
+ * | "unknown"} plus, when nullable, {expression (the select-list item, rendered), why,
+ * line, column_number (where the nullable value comes from, 1-based in `sql`; null when
+ * unknown)}; *out NULL when the query is not one the analysis follows (a set operation,
+ * SELECT * over an input it does not know, ...). Errors: WEIR_EINPUT (does not parse). */
+int wr_engine_sql_nullability(wr_engine *e, const char *sql, const wr_sql_input *inputs, size_t n_inputs,
+                              json_t **out, weir_error *err);
+
 /* Creates an empty table `ns.name` (schema created if missing) with the columns of
  * `schema` (weir types mapped to DuckDB types, NOT NULL for required columns), so that
  * queries can be planned against it without data. */

@@ -297,6 +297,67 @@ done:
   return rc;
 }
 
+/* ---- columns ---------------------------------------------------------------------------- */
+
+static void add_name(json_t *names, const char *name) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(names, i, v) if (strcasecmp(json_string_value(v), name) == 0) return;
+  json_array_append_new(names, json_string(name));
+}
+
+/* Every column reference under `v`: a COLUMN_REF's last name part (the column; earlier
+ * parts qualify it), a join's USING columns; a STAR (`*`, `t.*`, COLUMNS(*)) reads all. */
+static void walk_columns(const json_t *v, json_t *names, bool *star) {
+  if (json_is_array(v)) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(v, i, x) walk_columns(x, names, star);
+    return;
+  }
+  if (!json_is_object(v)) return;
+  const char *cls = wr_json_str(v, "class", "");
+  if (strcmp(cls, "COLUMN_REF") == 0) {
+    const json_t *parts = json_object_get(v, "column_names");
+    const json_t *last = json_array_get(parts, json_array_size(parts) ? json_array_size(parts) - 1 : 0);
+    if (json_is_string(last)) add_name(names, json_string_value(last));
+  } else if (strcmp(cls, "STAR") == 0) {
+    *star = true;
+  }
+  const json_t *using = json_object_get(v, "using_columns");
+  if (json_is_array(using)) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(using, i, x) if (json_is_string(x)) add_name(names, json_string_value(x));
+  }
+  const char *k;
+  const json_t *x;
+  json_object_foreach((json_t *)v, k, x) if (json_is_object(x) || json_is_array(x)) walk_columns(x, names, star);
+}
+
+int wr_engine_sql_columns(wr_engine *e, const char *sql, bool expression, json_t **names, bool *star,
+                          weir_error *err) {
+  *names = NULL;
+  *star = false;
+  wr_eng_settle(e);
+  char *whole = expression ? wr_asprintf("SELECT %s", sql) : wr_strdup(sql);
+  size_t *map = NULL;
+  char *text = wr_eng_sql_text(whole, &map);
+  json_t *ast = NULL;
+  int rc = serialize(e, text, &ast, err);
+  if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
+  if (rc == WEIR_OK) {
+    *names = json_array();
+    walk_columns(json_object_get(ast, "statements"), *names, star);
+  }
+  json_decref(ast);
+  free(map);
+  free(text);
+  free(whole);
+  return rc;
+}
+
 /* ---- describe -------------------------------------------------------------------------- */
 
 int wr_engine_describe(wr_engine *e, const char *sql, wr_schema *out, weir_error *err) {
@@ -383,5 +444,569 @@ int wr_engine_create_empty(wr_engine *e, const char *ns, const char *name,
   int rc = wr_eng_run(e, wr_buf_cstr(&sql), what, err);
   free(what);
   wr_buf_free(&sql);
+  return rc;
+}
+
+/* ---- nullability ------------------------------------------------------------------------- */
+
+/*
+ * Which output columns of a SELECT can be NULL, from the inputs' declared nullability and
+ * the query's shape (DuckDB's AST; docs/engine.md, "NOT NULL inference"). Three answers per
+ * expression: proven non-null, may be null (a nullable input column, the outer side of a
+ * join, NULL itself, a CASE without ELSE, ... can reach it), and unknown (a construct this
+ * analysis does not follow: a subquery expression, a set operation, a table function, an
+ * unknown function over non-null arguments). Only "may be null" is ever reported; unknown
+ * keeps today's behaviour (checked on the data at run time), so the analysis can only
+ * find problems, never invent them from what it does not understand.
+ *
+ * Rules: a column reference takes its column's state in the FROM scope; the nullable side
+ * of a LEFT/RIGHT/FULL join makes every column of that side nullable; WHERE conjuncts (and
+ * an inner join's ON conjuncts) that are `x IS NOT NULL`, a comparison, IN or BETWEEN of a
+ * column make it non-null below them (a NULL there is never true); count() is non-null;
+ * other aggregates follow their argument under GROUP BY (a group has rows) and are unknown
+ * without one (an empty input gives NULL); COALESCE is non-null when one argument is;
+ * CASE is non-null when every branch (ELSE included: none is NULL) is; arithmetic,
+ * comparisons and CAST are null exactly when an argument is; TRY_CAST and NULLIF may be.
+ */
+
+typedef enum nstate { NS_NONNULL = 0, NS_NULLABLE = 1, NS_UNKNOWN = 2 } nstate;
+
+typedef struct nval {
+  nstate s;
+  char *why;     /* NS_NULLABLE: what can make it null, for the message (owned) */
+  size_t loc;    /* where that is (offset in the parsed text), or -1 */
+} nval;
+
+typedef struct ncol {
+  char *name;
+  nval v;
+} ncol;
+
+typedef struct nrel {
+  char *name;    /* alias or table name; "" for a join's USING columns */
+  ncol *cols;
+  size_t n;
+} nrel;
+
+typedef struct nscope {
+  nrel *rels;
+  size_t n;
+  bool opaque;   /* a FROM item was not followed: unknown columns are not errors */
+} nscope;
+
+typedef struct nctx {
+  const wr_sql_input *inputs;
+  size_t n_inputs;
+  const json_t *ctes[16];  /* cte_map arrays in scope, innermost last */
+  size_t n_ctes;
+  int depth;
+} nctx;
+
+static nval nv(nstate s, const char *why, size_t loc) {
+  nval v = {s, why ? wr_strdup(why) : NULL, loc};
+  return v;
+}
+
+static void nscope_free(nscope *sc) {
+  for (size_t i = 0; i < sc->n; i++) {
+    for (size_t j = 0; j < sc->rels[i].n; j++) {
+      free(sc->rels[i].cols[j].name);
+      free(sc->rels[i].cols[j].v.why);
+    }
+    free(sc->rels[i].cols);
+    free(sc->rels[i].name);
+  }
+  free(sc->rels);
+  memset(sc, 0, sizeof *sc);
+}
+
+static nrel *nscope_add(nscope *sc, const char *name) {
+  sc->rels = wr_realloc(sc->rels, (sc->n + 1) * sizeof *sc->rels);
+  nrel *r = &sc->rels[sc->n++];
+  r->name = wr_strdup(name ? name : "");
+  r->cols = NULL;
+  r->n = 0;
+  return r;
+}
+
+static void nrel_add(nrel *r, const char *name, nval v) {
+  r->cols = wr_realloc(r->cols, (r->n + 1) * sizeof *r->cols);
+  r->cols[r->n].name = wr_strdup(name);
+  r->cols[r->n].v = v;
+  r->n++;
+}
+
+/* Moves every relation of `from` to the end of `to`. */
+static void nscope_take(nscope *to, nscope *from) {
+  if (from->n == 0) { /* nothing to move (from->rels may be NULL: memcpy must not see it) */
+    to->opaque = to->opaque || from->opaque;
+    free(from->rels);
+    memset(from, 0, sizeof *from);
+    return;
+  }
+  to->rels = wr_realloc(to->rels, (to->n + from->n + 1) * sizeof *to->rels);
+  memcpy(to->rels + to->n, from->rels, from->n * sizeof *from->rels);
+  to->n += from->n;
+  to->opaque = to->opaque || from->opaque;
+  free(from->rels);
+  memset(from, 0, sizeof *from);
+}
+
+/* A short rendering of an expression for messages ("b.x", "coalesce(...)", "CASE"). */
+static void render(const json_t *e, wr_buf *b) {
+  const char *cls = wr_json_str(e, "class", "");
+  if (strcmp(cls, "COLUMN_REF") == 0) {
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(e, "column_names"), i, p) wr_buf_printf(b, "%s%s", i ? "." : "", json_string_value(p));
+  } else if (strcmp(cls, "CONSTANT") == 0) {
+    const json_t *val = json_object_get(e, "value"), *x = json_object_get(val, "value");
+    if (json_is_true(json_object_get(val, "is_null"))) wr_buf_puts(b, "NULL");
+    else if (json_is_integer(x)) wr_buf_printf(b, "%lld", (long long)json_integer_value(x));
+    else if (json_is_real(x) && json_real_value(x) == (double)(long long)json_real_value(x))
+      wr_buf_printf(b, "%lld", (long long)json_real_value(x)); /* integers arrive as reals */
+    else if (json_is_real(x)) wr_buf_printf(b, "%g", json_real_value(x));
+    else if (json_is_string(x)) wr_buf_printf(b, "'%s'", json_string_value(x));
+    else wr_buf_puts(b, "a constant");
+  } else if (strcmp(cls, "FUNCTION") == 0) {
+    const char *fn = wr_json_str(e, "function_name", "?");
+    const json_t *ch = json_object_get(e, "children");
+    if (json_is_true(json_object_get(e, "is_operator")) && json_array_size(ch) == 2) {
+      render(json_array_get(ch, 0), b);
+      wr_buf_printf(b, " %s ", fn);
+      render(json_array_get(ch, 1), b);
+    } else {
+      wr_buf_printf(b, "%s(", fn);
+      size_t i;
+      const json_t *c;
+      json_array_foreach(ch, i, c) {
+        if (i) wr_buf_puts(b, ", ");
+        render(c, b);
+      }
+      wr_buf_puts(b, ")");
+    }
+  } else if (strcmp(cls, "CAST") == 0) {
+    wr_buf_puts(b, json_is_true(json_object_get(e, "try_cast")) ? "TRY_CAST(" : "CAST(");
+    render(json_object_get(e, "child"), b);
+    wr_buf_puts(b, " AS ...)");
+  } else if (strcmp(cls, "CASE") == 0) {
+    wr_buf_puts(b, "CASE ... END");
+  } else if (strcmp(wr_json_str(e, "type", ""), "OPERATOR_COALESCE") == 0) {
+    wr_buf_puts(b, "COALESCE(...)");
+  } else {
+    wr_buf_puts(b, "an expression");
+  }
+}
+
+static char *render_s(const json_t *e) {
+  wr_buf b = WEIR_BUF_INIT;
+  render(e, &b);
+  char *s = wr_strdup(wr_buf_cstr(&b));
+  wr_buf_free(&b);
+  return s;
+}
+
+/* The column a reference names, or NULL (not found, or ambiguous without a qualifier). */
+static ncol *lookup(nscope *sc, const json_t *ref) {
+  const json_t *parts = json_object_get(ref, "column_names");
+  size_t np = json_array_size(parts);
+  if (np == 0) return NULL;
+  const char *col = json_string_value(json_array_get(parts, np - 1));
+  const char *rel = np >= 2 ? json_string_value(json_array_get(parts, np - 2)) : NULL;
+  for (size_t i = 0; i < sc->n; i++) {
+    if (rel && strcasecmp(sc->rels[i].name, rel) != 0) continue;
+    for (size_t j = 0; j < sc->rels[i].n; j++)
+      if (strcasecmp(sc->rels[i].cols[j].name, col) == 0) return &sc->rels[i].cols[j];
+  }
+  return NULL;
+}
+
+static bool is_agg(const char *fn) {
+  static const char *const aggs[] = {"sum", "min", "max", "avg", "mean", "first", "last", "any_value", "arg_min",
+                                     "arg_max", "median", "mode", "string_agg", "group_concat", "bool_and",
+                                     "bool_or", "product", "fsum", "favg", "stddev", "variance", "list", NULL};
+  for (size_t i = 0; aggs[i]; i++)
+    if (strcasecmp(fn, aggs[i]) == 0) return true;
+  return false;
+}
+
+/* Functions that are NULL exactly when an argument is (for non-null arguments they return
+ * a value): arithmetic, and common scalar functions. */
+static bool is_strict(const char *fn) {
+  static const char *const fns[] = {"+", "-", "*", "/", "||", "abs", "round", "floor", "ceil", "ceiling", "upper",
+                                    "lower", "ucase", "lcase", "length", "strlen", "trim", "ltrim", "rtrim",
+                                    "substring", "substr", "year", "month", "day", "hour", "minute", "second",
+                                    "date_trunc", "sign", "sqrt", "ln", "log", "exp", "power", "pow", "left",
+                                    "right", "replace", "reverse", "lpad", "rpad", "strftime", NULL};
+  for (size_t i = 0; fns[i]; i++)
+    if (strcasecmp(fn, fns[i]) == 0) return true;
+  return false;
+}
+
+static nval neval(nctx *cx, nscope *sc, const json_t *e, bool grouped);
+
+/* Null when any argument may be: the first such argument's reason. */
+static nval strict_of(nctx *cx, nscope *sc, const json_t *args, bool grouped, bool nonnull_if_all) {
+  nval out = nv(nonnull_if_all ? NS_NONNULL : NS_UNKNOWN, NULL, (size_t)-1);
+  size_t i;
+  const json_t *a;
+  json_array_foreach(args, i, a) {
+    nval v = neval(cx, sc, a, grouped);
+    if (v.s == NS_NULLABLE && out.s != NS_NULLABLE) {
+      free(out.why);
+      out = v;
+      continue;
+    }
+    if (v.s == NS_UNKNOWN && out.s == NS_NONNULL) out.s = NS_UNKNOWN;
+    free(v.why);
+  }
+  return out;
+}
+
+static nval coalesce_of(nctx *cx, nscope *sc, const json_t *args, bool grouped, const json_t *e) {
+  bool all_nullable = json_array_size(args) > 0;
+  size_t i;
+  const json_t *a;
+  json_array_foreach(args, i, a) {
+    nval v = neval(cx, sc, a, grouped);
+    free(v.why);
+    if (v.s == NS_NONNULL) return nv(NS_NONNULL, NULL, (size_t)-1);
+    if (v.s != NS_NULLABLE) all_nullable = false;
+  }
+  return all_nullable ? nv(NS_NULLABLE, "every argument of COALESCE may be null", location_of(e))
+                      : nv(NS_UNKNOWN, NULL, (size_t)-1);
+}
+
+static nval neval(nctx *cx, nscope *sc, const json_t *e, bool grouped) {
+  const char *cls = wr_json_str(e, "class", "");
+  const char *type = wr_json_str(e, "type", "");
+  if (strcmp(cls, "COLUMN_REF") == 0) {
+    ncol *c = lookup(sc, e);
+    if (!c) return nv(NS_UNKNOWN, NULL, (size_t)-1);
+    nval v = nv(c->v.s, c->v.why, c->v.loc);
+    if (v.s == NS_NULLABLE && v.loc == (size_t)-1) v.loc = location_of(e);
+    return v;
+  }
+  if (strcmp(cls, "CONSTANT") == 0)
+    return json_is_true(json_object_get(json_object_get(e, "value"), "is_null")) ? nv(NS_NULLABLE, "NULL", location_of(e))
+                                                                                  : nv(NS_NONNULL, NULL, (size_t)-1);
+  if (strcmp(cls, "CAST") == 0) {
+    nval v = neval(cx, sc, json_object_get(e, "child"), grouped);
+    if (json_is_true(json_object_get(e, "try_cast")) && v.s == NS_NONNULL) {
+      v.s = NS_NULLABLE;
+      v.why = wr_strdup("TRY_CAST gives NULL for a value that does not convert");
+      v.loc = location_of(e);
+    }
+    return v;
+  }
+  if (strcmp(type, "OPERATOR_IS_NULL") == 0 || strcmp(type, "OPERATOR_IS_NOT_NULL") == 0 ||
+      strcmp(type, "COMPARE_DISTINCT_FROM") == 0 || strcmp(type, "COMPARE_NOT_DISTINCT_FROM") == 0)
+    return nv(NS_NONNULL, NULL, (size_t)-1);
+  if (strcmp(type, "OPERATOR_COALESCE") == 0) return coalesce_of(cx, sc, json_object_get(e, "children"), grouped, e);
+  if (strcmp(cls, "COMPARISON") == 0) {
+    json_t *args = json_pack("[OO]", json_object_get(e, "left"), json_object_get(e, "right"));
+    nval v = strict_of(cx, sc, args, grouped, true);
+    json_decref(args);
+    return v;
+  }
+  if (strcmp(cls, "OPERATOR") == 0 || strcmp(cls, "CONJUNCTION") == 0)
+    return strict_of(cx, sc, json_object_get(e, "children"), grouped, true);
+  if (strcmp(cls, "CASE") == 0) {
+    nval out = nv(NS_NONNULL, NULL, (size_t)-1);
+    json_t *branches = json_array();
+    size_t i;
+    const json_t *ck;
+    json_array_foreach(json_object_get(e, "case_checks"), i, ck) json_array_append(branches, json_object_get(ck, "then_expr"));
+    const json_t *el = json_object_get(e, "else_expr");
+    bool no_else = !el || (strcmp(wr_json_str(el, "class", ""), "CONSTANT") == 0 &&
+                           json_is_true(json_object_get(json_object_get(el, "value"), "is_null")) &&
+                           location_of(el) == (size_t)-1);
+    if (no_else) {
+      json_decref(branches);
+      return nv(NS_NULLABLE, "a CASE without ELSE gives NULL when no WHEN matches", location_of(e));
+    }
+    json_array_append(branches, (json_t *)el);
+    free(out.why);
+    out = strict_of(cx, sc, branches, grouped, true);
+    json_decref(branches);
+    return out;
+  }
+  if (strcmp(cls, "FUNCTION") == 0) {
+    const char *fn = wr_json_str(e, "function_name", "");
+    const json_t *args = json_object_get(e, "children");
+    if (strcasecmp(fn, "count_star") == 0 || strcasecmp(fn, "count") == 0) return nv(NS_NONNULL, NULL, (size_t)-1);
+    if (strcasecmp(fn, "coalesce") == 0 || strcasecmp(fn, "ifnull") == 0) return coalesce_of(cx, sc, args, grouped, e);
+    if (strcasecmp(fn, "nullif") == 0) return nv(NS_NULLABLE, "NULLIF gives NULL when its arguments are equal", location_of(e));
+    if (is_agg(fn)) {
+      nval v = strict_of(cx, sc, args, grouped, true);
+      if (!grouped && v.s == NS_NONNULL) v.s = NS_UNKNOWN; /* no GROUP BY: an empty input gives NULL */
+      return v;
+    }
+    if (is_strict(fn)) return strict_of(cx, sc, args, grouped, true);
+    return nv(NS_UNKNOWN, NULL, (size_t)-1);
+  }
+  if (strcmp(cls, "WINDOW") == 0) {
+    const char *fn = wr_json_str(e, "function_name", "");
+    if (strcasecmp(fn, "row_number") == 0 || strcasecmp(fn, "rank") == 0 || strcasecmp(fn, "dense_rank") == 0 ||
+        strcasecmp(fn, "count_star") == 0)
+      return nv(NS_NONNULL, NULL, (size_t)-1);
+  }
+  return nv(NS_UNKNOWN, NULL, (size_t)-1);
+}
+
+/* A WHERE or inner ON conjunct that is never true for a NULL column makes it non-null. */
+static void set_nonnull(nscope *sc, const json_t *e) {
+  if (strcmp(wr_json_str(e, "class", ""), "COLUMN_REF") != 0) return;
+  ncol *c = lookup(sc, e);
+  if (!c) return;
+  c->v.s = NS_NONNULL;
+  free(c->v.why);
+  c->v.why = NULL;
+}
+
+static void apply_filter(nscope *sc, const json_t *e) {
+  if (!json_is_object(e)) return;
+  const char *cls = wr_json_str(e, "class", "");
+  const char *type = wr_json_str(e, "type", "");
+  size_t i;
+  const json_t *c;
+  if (strcmp(type, "CONJUNCTION_AND") == 0) {
+    json_array_foreach(json_object_get(e, "children"), i, c) apply_filter(sc, c);
+  } else if (strcmp(type, "OPERATOR_IS_NOT_NULL") == 0) {
+    json_array_foreach(json_object_get(e, "children"), i, c) set_nonnull(sc, c);
+  } else if (strcmp(cls, "COMPARISON") == 0 && strcmp(type, "COMPARE_DISTINCT_FROM") != 0 &&
+             strcmp(type, "COMPARE_NOT_DISTINCT_FROM") != 0) {
+    set_nonnull(sc, json_object_get(e, "left"));
+    set_nonnull(sc, json_object_get(e, "right"));
+  } else if (strcmp(type, "COMPARE_IN") == 0) {
+    set_nonnull(sc, json_array_get(json_object_get(e, "children"), 0));
+  } else if (strcmp(cls, "BETWEEN") == 0) {
+    set_nonnull(sc, json_object_get(e, "input"));
+  }
+}
+
+static bool select_cols(nctx *cx, const json_t *node, nrel *out);
+
+static const json_t *find_cte(nctx *cx, const char *name) {
+  for (size_t k = cx->n_ctes; k-- > 0;) {
+    size_t i;
+    const json_t *m;
+    json_array_foreach(cx->ctes[k], i, m) if (strcasecmp(wr_json_str(m, "key", ""), name) == 0)
+        return json_object_get(json_object_get(json_object_get(m, "value"), "query"), "node");
+  }
+  return NULL;
+}
+
+/* Column aliases `t AS u(a, b)` rename the relation's first columns. */
+static void rename_cols(nrel *r, const json_t *node) {
+  size_t i;
+  const json_t *a;
+  json_array_foreach(json_object_get(node, "column_name_alias"), i, a) if (i < r->n && json_is_string(a)) {
+    free(r->cols[i].name);
+    r->cols[i].name = wr_strdup(json_string_value(a));
+  }
+}
+
+/* Makes every column of sc nullable: the outer side of a join. */
+static void outer_side(nscope *sc, const char *join) {
+  for (size_t i = 0; i < sc->n; i++)
+    for (size_t j = 0; j < sc->rels[i].n; j++) {
+      ncol *c = &sc->rels[i].cols[j];
+      if (c->v.s == NS_NULLABLE) continue;
+      free(c->v.why);
+      c->v.why = wr_asprintf("%s%s%s comes from the nullable side of a %s JOIN (no match gives NULL)", sc->rels[i].name,
+                             *sc->rels[i].name ? "." : "", c->name, join);
+      c->v.s = NS_NULLABLE;
+      c->v.loc = (size_t)-1;
+    }
+}
+
+static ncol *find_in(nscope *sc, const char *name) {
+  for (size_t i = 0; i < sc->n; i++)
+    for (size_t j = 0; j < sc->rels[i].n; j++)
+      if (strcasecmp(sc->rels[i].cols[j].name, name) == 0) return &sc->rels[i].cols[j];
+  return NULL;
+}
+
+static void from_item(nctx *cx, const json_t *t, nscope *sc) {
+  const char *type = wr_json_str(t, "type", "");
+  const char *alias = wr_json_str(t, "alias", "");
+  if (strcmp(type, "EMPTY") == 0) return;
+  if (strcmp(type, "BASE_TABLE") == 0) {
+    const char *name = wr_json_str(t, "table_name", "");
+    const char *schema = wr_json_str(t, "schema_name", "");
+    const json_t *cte = *schema ? NULL : find_cte(cx, name);
+    nrel *r = nscope_add(sc, *alias ? alias : name);
+    if (cte) {
+      if (!select_cols(cx, cte, r)) sc->opaque = true;
+      rename_cols(r, t);
+      return;
+    }
+    for (size_t i = 0; i < cx->n_inputs; i++) {
+      const wr_sql_input *in = &cx->inputs[i];
+      if (strcasecmp(in->name, name) != 0 || (*schema && (!in->schema || strcasecmp(in->schema, schema) != 0)))
+        continue;
+      for (size_t k = 0; k < in->columns->n_fields; k++) {
+        const wr_field *f = &in->columns->fields[k];
+        char *why = f->required ? NULL : wr_asprintf("column %s of %s is nullable", f->name, name);
+        nstate s = f->required ? NS_NONNULL : in->unknown_nullable ? NS_UNKNOWN : NS_NULLABLE;
+        nrel_add(r, f->name, nv(s, s == NS_NULLABLE ? why : NULL, (size_t)-1));
+        free(why);
+      }
+      rename_cols(r, t);
+      return;
+    }
+    sc->opaque = true;
+    return;
+  }
+  if (strcmp(type, "SUBQUERY") == 0) {
+    nrel *r = nscope_add(sc, alias);
+    if (!select_cols(cx, json_object_get(json_object_get(t, "subquery"), "node"), r)) sc->opaque = true;
+    rename_cols(r, t);
+    return;
+  }
+  if (strcmp(type, "JOIN") == 0) {
+    nscope l = {0}, r = {0};
+    from_item(cx, json_object_get(t, "left"), &l);
+    from_item(cx, json_object_get(t, "right"), &r);
+    const char *jt = wr_json_str(t, "join_type", "INNER");
+    /* USING columns, merged as the engine merges them: first, so that unqualified
+     * references find them. */
+    nscope u = {0};
+    const json_t *using = json_object_get(t, "using_columns");
+    if (json_array_size(using)) {
+      nrel *ur = nscope_add(&u, "");
+      size_t i;
+      const json_t *c;
+      json_array_foreach(using, i, c) {
+        ncol *a = find_in(&l, json_string_value(c)), *b = find_in(&r, json_string_value(c));
+        nval v = nv(NS_UNKNOWN, NULL, (size_t)-1);
+        const ncol *pick = strcmp(jt, "LEFT") == 0 ? a : strcmp(jt, "RIGHT") == 0 ? b : NULL;
+        if (pick) v = nv(pick->v.s, pick->v.why, pick->v.loc);
+        else if ((a && a->v.s == NS_NONNULL) || (b && b->v.s == NS_NONNULL)) v.s = NS_NONNULL;
+        else if (a && b && a->v.s == NS_NULLABLE && b->v.s == NS_NULLABLE) v = nv(NS_NULLABLE, a->v.why, a->v.loc);
+        nrel_add(ur, json_string_value(c), v);
+      }
+    }
+    if (strcmp(jt, "LEFT") == 0) outer_side(&r, "LEFT");
+    else if (strcmp(jt, "RIGHT") == 0) outer_side(&l, "RIGHT");
+    else if (strcmp(jt, "OUTER") == 0 || strcmp(jt, "FULL") == 0) {
+      outer_side(&l, "FULL");
+      outer_side(&r, "FULL");
+    }
+    nscope_take(sc, &u);
+    nscope_take(sc, &l);
+    nscope_take(sc, &r);
+    if (strcmp(jt, "INNER") == 0) apply_filter(sc, json_object_get(t, "condition"));
+    return;
+  }
+  sc->opaque = true; /* table functions, PIVOT, ... */
+}
+
+/* The output columns of a SELECT node into `out` (names: alias, else the referenced
+ * column, else ""). False when the node is not one this analysis follows. */
+static bool select_cols(nctx *cx, const json_t *node, nrel *out) {
+  if (!node || strcmp(wr_json_str(node, "type", ""), "SELECT_NODE") != 0 || cx->depth > 32) return false;
+  if (cx->n_ctes >= sizeof cx->ctes / sizeof cx->ctes[0]) return false;
+  cx->depth++;
+  cx->ctes[cx->n_ctes++] = json_object_get(json_object_get(node, "cte_map"), "map");
+  nscope sc = {0};
+  from_item(cx, json_object_get(node, "from_table"), &sc);
+  apply_filter(&sc, json_object_get(node, "where_clause"));
+  bool grouped = json_array_size(json_object_get(node, "group_expressions")) > 0;
+  bool ok = true;
+  size_t i;
+  const json_t *e;
+  json_array_foreach(json_object_get(node, "select_list"), i, e) {
+    if (strcmp(wr_json_str(e, "class", ""), "STAR") == 0) {
+      const char *rel = wr_json_str(e, "relation_name", "");
+      if (sc.opaque || json_array_size(json_object_get(e, "exclude_list")) ||
+          json_array_size(json_object_get(e, "replace_list")) || json_is_true(json_object_get(e, "columns"))) {
+        ok = false;
+        break;
+      }
+      /* `*` over a USING join shows each merged column once, from the USING list (the
+       * scope's first relation, named ""). */
+      nscope merged = {sc.n && !*sc.rels[0].name ? &sc.rels[0] : NULL, sc.n && !*sc.rels[0].name ? 1 : 0, false};
+      for (size_t r = 0; r < sc.n; r++) {
+        if (*rel && strcasecmp(sc.rels[r].name, rel) != 0) continue;
+        for (size_t k = 0; k < sc.rels[r].n; k++) {
+          if (!*rel && *sc.rels[r].name && find_in(&merged, sc.rels[r].cols[k].name)) continue;
+          const ncol *c = &sc.rels[r].cols[k];
+          nrel_add(out, c->name, nv(c->v.s, c->v.why, c->v.loc));
+        }
+      }
+      continue;
+    }
+    nval v = neval(cx, &sc, e, grouped);
+    const char *alias = wr_json_str(e, "alias", "");
+    const char *name = alias;
+    if (!*name && strcmp(wr_json_str(e, "class", ""), "COLUMN_REF") == 0) {
+      const json_t *parts = json_object_get(e, "column_names");
+      name = json_string_value(json_array_get(parts, json_array_size(parts) - 1));
+    }
+    if (v.s == NS_NULLABLE && v.loc == (size_t)-1) v.loc = location_of(e);
+    nrel_add(out, name ? name : "", v);
+    /* The expression itself, for messages: kept in why's prefix. */
+    ncol *c = &out->cols[out->n - 1];
+    if (c->v.s == NS_NULLABLE) {
+      char *expr = render_s(e);
+      char *why = wr_asprintf("%s\x1f%s", expr, c->v.why ? c->v.why : "it may be null");
+      free(c->v.why);
+      c->v.why = why;
+      free(expr);
+    }
+  }
+  nscope_free(&sc);
+  cx->n_ctes--;
+  cx->depth--;
+  return ok;
+}
+
+int wr_engine_sql_nullability(wr_engine *e, const char *sql, const wr_sql_input *inputs, size_t n_inputs,
+                              json_t **out, weir_error *err) {
+  *out = NULL;
+  wr_eng_settle(e);
+  position_map pm = {sql, NULL, 0};
+  char *text = wr_eng_sql_text(sql, &pm.map);
+  pm.text_len = strlen(text);
+  json_t *ast = NULL;
+  int rc = serialize(e, text, &ast, err);
+  if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
+  if (rc == WEIR_OK && json_array_size(json_object_get(ast, "statements")) == 1) {
+    nctx cx = {inputs, n_inputs, {0}, 0, 0};
+    nrel r = {0};
+    const json_t *node = json_object_get(json_array_get(json_object_get(ast, "statements"), 0), "node");
+    if (select_cols(&cx, node, &r)) {
+      *out = json_array();
+      for (size_t i = 0; i < r.n; i++) {
+        const ncol *c = &r.cols[i];
+        json_t *o = json_pack("{s:s,s:s}", "column", c->name, "state",
+                              c->v.s == NS_NONNULL ? "non-null" : c->v.s == NS_NULLABLE ? "nullable" : "unknown");
+        if (c->v.s == NS_NULLABLE) {
+          const char *sep = c->v.why ? strchr(c->v.why, '\x1f') : NULL;
+          char *expr = sep ? wr_strndup(c->v.why, (size_t)(sep - c->v.why)) : wr_strdup(c->name);
+          json_object_set_new(o, "expression", json_string(expr));
+          json_object_set_new(o, "why", json_string(sep ? sep + 1 : c->v.why ? c->v.why : "it may be null"));
+          free(expr);
+          int line = 0, col = 0;
+          if (c->v.loc != (size_t)-1) line_col(&pm, c->v.loc, &line, &col);
+          json_object_set_new(o, "line", line ? json_integer(line) : json_null());
+          json_object_set_new(o, "column_number", col ? json_integer(col) : json_null());
+        }
+        json_array_append_new(*out, o);
+      }
+    }
+    for (size_t i = 0; i < r.n; i++) {
+      free(r.cols[i].name);
+      free(r.cols[i].v.why);
+    }
+    free(r.cols);
+    free(r.name);
+  }
+  json_decref(ast);
+  free(pm.map);
+  free(text);
   return rc;
 }

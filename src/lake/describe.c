@@ -87,6 +87,14 @@ int lake_table_describe(weir_lake *lake, const char *table, const char *ref, cha
 
 /* ---- public contract functions (over the contracts module) --------------------------- */
 
+int lake_contract_diff(const weir_contract *old_contract, const weir_contract *new_contract, char **out_json,
+                       weir_error *err) {
+  *out_json = NULL;
+  if (!old_contract || !new_contract) return wr_seterr(err, WEIR_EINVALIDARG, "weir_contract_diff needs two contracts");
+  *out_json = lake_dump(wr_contract_diff(old_contract, new_contract));
+  return WEIR_OK;
+}
+
 int lake_contract_load(const char *path, weir_contract **out, weir_error *err) {
   return wr_contract_load_file(path, out, err);
 }

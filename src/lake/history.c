@@ -7,6 +7,7 @@
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
+#include "lake/merge_appends.h"
 #include "lake/serial.h"
 #include "util/clock.h"
 #include "util/json.h"
@@ -275,6 +276,8 @@ int lake_branch_merge(weir_lake *lake, const char *source, const char *into,
   req.author = lake->author;
   req.no_ff = opts && opts->no_ff;
   req.allow_partial = opts && opts->allow_partial;
+  req.combine = lake_merge_appends; /* both sides only appended: keep both (merge_appends.c) */
+  req.combine_ctx = lake;
   const char *strategy = opts ? opts->strategy : NULL;
   if (!strategy || !*strategy) req.strategy = WEIR_MERGE_FAIL_ON_CONFLICT;
   else if (strcmp(strategy, "source-wins") == 0) req.strategy = WEIR_MERGE_SOURCE_WINS;
@@ -290,6 +293,70 @@ int lake_branch_merge(weir_lake *lake, const char *source, const char *into,
   json_t *res = NULL;
   if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
   *out_json = wr_doc_dump(WR_DOC_MERGE, res);
+  return WEIR_OK;
+}
+
+/* The stored contract of a table version, or NULL (none, or unreadable: nothing to diff). */
+static weir_contract *version_contract(weir_lake *lake, const wr_table_entry *e) {
+  iceberg_table *t = NULL;
+  weir_error ignore = {0};
+  weir_contract *c = NULL;
+  if (lake_metadata(lake, e->metadata_location, &t, &ignore) == WEIR_OK) {
+    bool stored = false;
+    c = lake_table_type(t, e->table, &stored);
+    if (!stored) {
+      weir_contract_free(c);
+      c = NULL;
+    }
+  }
+  iceberg_table_free(t);
+  weir_error_clear(&ignore);
+  return c;
+}
+
+int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,
+                                weir_error *err) {
+  *out_json = NULL;
+  if (!into) into = "main";
+  char hi[WEIR_HASH_HEX_SIZE], hs[WEIR_HASH_HEX_SIZE], hb[WEIR_HASH_HEX_SIZE];
+  int rc = lake_branch_head(lake, into, hi, err);
+  if (!rc) rc = lake_resolve(lake, source, hs, err);
+  bool found = false;
+  if (!rc) rc = catalog_merge_base(lake->cat, hi, hs, hb, &found, err);
+  if (rc) return rc;
+  wr_table_entry *st = NULL;
+  size_t ns = 0;
+  if ((rc = catalog_tables(lake->cat, hs, &st, &ns, err))) return rc;
+  json_t *out = json_array();
+  for (size_t i = 0; i < ns && !rc; i++) {
+    wr_table_entry iv, bv;
+    weir_error ignore = {0};
+    bool has_i = catalog_table_get(lake->cat, hi, st[i].table, &iv, &ignore) == WEIR_OK;
+    weir_error_clear(&ignore);
+    bool has_b = found && catalog_table_get(lake->cat, hb, st[i].table, &bv, &ignore) == WEIR_OK;
+    weir_error_clear(&ignore);
+    /* What the merge takes from the source: a version the source changed since the base,
+     * replacing a different one on `into`. */
+    bool taken = has_i && (!has_b || strcmp(bv.metadata_location, st[i].metadata_location) != 0) &&
+                 strcmp(iv.metadata_location, st[i].metadata_location) != 0;
+    if (taken) {
+      weir_contract *old = version_contract(lake, &iv), *new_ = version_contract(lake, &st[i]);
+      if (old && new_) {
+        json_t *d = wr_contract_diff(old, new_);
+        if (json_is_true(json_object_get(d, "breaking"))) {
+          json_object_set_new(d, "table", json_string(st[i].table));
+          json_array_append(out, d);
+        }
+        json_decref(d);
+      }
+      weir_contract_free(old);
+      weir_contract_free(new_);
+    }
+    if (has_i) wr_table_entry_clear(&iv);
+    if (has_b) wr_table_entry_clear(&bv);
+  }
+  wr_table_entries_free(st, ns);
+  *out_json = lake_dump(out);
   return WEIR_OK;
 }
 

@@ -79,6 +79,8 @@ int lake_tag_delete(weir_lake *lake, const char *name, weir_error *err);
 int lake_tag_list(weir_lake *lake, char **out_json, weir_error *err);
 int lake_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
                       char **out_json, weir_error *err);
+int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,
+                                weir_error *err);
 int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 int lake_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json, weir_error *err);
 int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref, const char *branch,
@@ -95,6 +97,8 @@ int lake_query_run_text(weir_lake *lake, const char *sql, const char *ref, struc
 int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format, const char *path,
                       int64_t *rows_out, weir_error *err);
 int lake_contract_load(const char *path, weir_contract **out, weir_error *err);
+int lake_contract_diff(const weir_contract *old_contract, const weir_contract *new_contract, char **out_json,
+                       weir_error *err);
 int lake_contract_parse(const char *text, size_t len, const char *format, const char *origin, weir_contract **out,
                         weir_error *err);
 char *lake_contract_to_json(const weir_contract *contract);

@@ -60,6 +60,8 @@ typedef struct pipeline_model {
   json_t *exact_casts;   /* columns the plan casts exactly (declared cast "exact"): [{column,
                             from (the type being narrowed, null when only the run knows), to,
                             input (null for the output, else the parameter or table)}] */
+  json_t *nullability;   /* SQL models: what the plan proved of each output column's
+                            nullability (wr_engine_sql_nullability), or NULL */
 } pipeline_model;
 
 typedef struct wr_project {
@@ -124,6 +126,16 @@ const weir_contract *pipeline_schema(const wr_project *p, const char *name);
 int pipeline_plan(weir_lake *lake, wr_project *p, const char *hash, weir_error *err);
 
 /* The plan as JSON: {ok, project, ref, commit, models: [...], problems: [...]}. */
+/* The models of `p` (planned) that read `affected` columns (names; all of them when
+ * `all`) of `table`, directly or downstream through their outputs (impact.c), except the
+ * model named `except` (NULL: none): [{model, file, line, table, columns, via (the model
+ * whose output carries the change, null when read directly)}]. New reference. */
+json_t *pipeline_readers(wr_project *p, const char *table, const json_t *affected, bool all, const char *except);
+/* The breaking contract changes of a planned project at commit `hash`: every model whose
+ * declared output contract breaks the stored contract of its table there, each the
+ * wr_contract_diff document plus {table, model, file, line, readers (pipeline_readers)}.
+ * *out a new array (empty when none). Errors: reading the table's metadata. */
+int pipeline_breaking_changes(weir_lake *lake, wr_project *p, const char *hash, json_t **out, weir_error *err);
 json_t *pipeline_plan_json(const wr_project *p, const char *ref, const char *hash);
 
 /* Fills err with WEIR_EPLAN and a message listing every problem. */
@@ -201,6 +213,8 @@ const char *pipeline_library_path(weir_lake *lake);
  * weir_run_show (src/api/ checks the arguments and the options version first). */
 int pipeline_project_check(weir_lake *lake, const char *project_dir, const char *ref, char **out_json,
                            weir_error *err);
+int pipeline_project_readers(weir_lake *lake, const char *project_dir, const char *ref, const char *table,
+                             const char *diff_json, char **out_json, weir_error *err);
 int pipeline_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts, char **out_json,
                          weir_error *err);
 int pipeline_run_list(weir_lake *lake, char **out_json, weir_error *err);

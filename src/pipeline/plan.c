@@ -414,6 +414,71 @@ static void check_projection(wr_project *p, pipeline_model *m, const model_input
 
 /* Infers a SQL model's result columns from empty tables shaped like its inputs, and
  * checks them against the output contract. */
+/* NOT NULL inference (wr_engine_sql_nullability) over the model's inputs as planned:
+ * m->nullability, aligned with `inferred` (the query's columns), or left NULL when the
+ * query is not one the analysis follows. Never an error: it only adds knowledge. */
+static void infer_nullability(weir_lake *lake, wr_project *p, pipeline_model *m, const char *hash, table_cache *tc,
+                              const wr_schema *inferred) {
+  wr_sql_input *ins = wr_calloc(m->n_inputs ? m->n_inputs : 1, sizeof *ins);
+  char **names = wr_calloc(m->n_inputs ? m->n_inputs : 1, sizeof *names);
+  wr_schema *copies = wr_calloc(m->n_inputs ? m->n_inputs : 1, sizeof *copies);
+  size_t n = 0;
+  for (size_t k = 0; k < m->n_inputs; k++) {
+    const model_input *in = &m->inputs[k];
+    const wr_schema *schema = NULL;
+    bool unknown = false;
+    if (in->producer >= 0) {
+      const pipeline_model *prod = &p->models[in->producer];
+      schema = &prod->planned;
+      if (!prod->planned_declared) {
+        /* An inferred schema promises nothing about nulls: what the producer's own
+         * inference proved non-null is required, the rest unknown. */
+        wr_schema_copy(&copies[n], schema);
+        for (size_t c = 0; c < copies[n].n_fields; c++) {
+          const json_t *nn = json_array_get(prod->nullability, c);
+          copies[n].fields[c].required = nn && strcmp(wr_json_str(nn, "state", ""), "non-null") == 0;
+        }
+        schema = &copies[n];
+        unknown = true;
+      }
+    } else {
+      weir_error ignore = {0};
+      int rc = WEIR_OK;
+      iceberg_table *t = cached_table(lake, tc, hash, in->table, &ignore, &rc);
+      weir_error_clear(&ignore);
+      if (!t) continue;
+      schema = &t->schema;
+    }
+    /* As written ("raw.orders": schema raw, name orders; "titanic": no schema). */
+    const char *dot = strrchr(in->name, '.');
+    names[n] = dot ? wr_strndup(in->name, (size_t)(dot - in->name)) : NULL;
+    ins[n].schema = names[n];
+    ins[n].name = dot ? dot + 1 : in->name;
+    ins[n].columns = schema;
+    ins[n].unknown_nullable = unknown;
+    n++;
+  }
+  json_t *out = NULL;
+  weir_error ignore = {0};
+  if (wr_engine_sql_nullability(p->engine, m->sql, ins, n, &out, &ignore) == WEIR_OK && out &&
+      json_array_size(out) == inferred->n_fields) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(out, i, o) json_object_set_new(o, "column", json_string(inferred->fields[i].name));
+    json_decref(m->nullability);
+    m->nullability = json_incref(out);
+  }
+  json_decref(out);
+  weir_error_clear(&ignore);
+  for (size_t k = 0; k < n; k++) {
+    free(names[k]);
+    wr_schema_clear(&copies[k]);
+  }
+  free(copies);
+  free(names);
+  free(ins);
+}
+
 static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, const char *hash,
                           table_cache *tc, weir_error *err) {
   if (m->unparsable) return WEIR_OK;
@@ -490,6 +555,7 @@ static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, con
                        "docs/types.md; cast it, e.g. to VARCHAR)",
                        m->file, L, m->name, f->name, f->doc ? f->doc : "of a type with no weir name");
   }
+  infer_nullability(lake, p, m, hash, tc, &inferred);
   if (!m->output) {
     wr_schema_clear(&m->planned);
     m->planned = inferred;
@@ -538,6 +604,20 @@ static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, con
                        type_text(inferred.fields[c].type, t2, sizeof t2),
                        "%s:%d: model %s: the query returns column \"%s\", which output schema %s does not declare",
                        m->file, L, m->name, inferred.fields[c].name, m->output->name);
+  }
+  /* A required output column fed by an expression that may be null: the run would refuse
+   * its first NULL; the plan says so now, at the expression. */
+  for (size_t c = 0; c < m->output->n_columns && m->nullability; c++) {
+    const wr_field *want = &m->output->columns[c].field;
+    long idx = wr_schema_find(&inferred, want->name);
+    const json_t *nn = idx >= 0 ? json_array_get(m->nullability, (size_t)idx) : NULL;
+    if (!want->required || strcmp(wr_json_str(nn, "state", ""), "nullable") != 0) continue;
+    int line = (int)wr_json_int(nn, "line", 0);
+    if (line <= 0) line = L;
+    pipeline_problem(p, m->file, line, m->name, want->name, "required", "may be null",
+                     "%s:%d: model %s: required column \"%s\" (output schema %s) is fed by %s, which may be null: %s",
+                     m->file, line, m->name, want->name, m->output->name, wr_json_str(nn, "expression", "?"),
+                     wr_json_str(nn, "why", "?"));
   }
   wr_schema_clear(&inferred);
 done:
@@ -890,6 +970,7 @@ json_t *pipeline_plan_json(const wr_project *p, const char *ref, const char *has
     json_object_set_new(mo, "inputs", ins);
     json_object_set_new(mo, "columns", m->planned_known ? wr_schema_to_json(&m->planned) : json_null());
     json_object_set_new(mo, "exact_casts", m->exact_casts ? json_incref(m->exact_casts) : json_array());
+    if (m->nullability) json_object_set_new(mo, "nullability", json_incref(m->nullability));
     if (m->python) json_object_set_new(mo, "python", json_incref(m->python));
     if (m->lang == MODEL_PYTHON) /* what its sandbox allows (docs/sandbox.md), defaults filled in */
       json_object_set_new(mo, "sandbox",

@@ -62,6 +62,7 @@ static void model_clear(pipeline_model *m) {
   free(m->table);
   wr_schema_clear(&m->planned);
   json_decref(m->exact_casts);
+  json_decref(m->nullability);
 }
 
 void pipeline_project_free(wr_project *p) {

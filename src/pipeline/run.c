@@ -56,9 +56,49 @@ int pipeline_project_check(weir_lake *lake, const char *project_dir, const char 
   if (rc) return rc;
   wr_project *p = NULL;
   if ((rc = load_and_plan(lake, project_dir, hash, false, &p, err))) return rc;
-  *out_json = wr_doc_dump(WR_DOC_PLAN, pipeline_plan_json(p, refname, hash));
+  json_t *plan = pipeline_plan_json(p, refname, hash);
+  /* Contract changes the project would make to its output tables, and who they break:
+   * reported, not a problem (the caller decides: `weir check` exits 3 unless
+   * --allow-breaking). */
+  json_t *breaking = NULL;
+  if ((rc = pipeline_breaking_changes(lake, p, hash, &breaking, err))) {
+    json_decref(plan);
+    pipeline_project_free(p);
+    return rc;
+  }
+  json_object_set_new(plan, "breaking_changes", breaking);
+  *out_json = wr_doc_dump(WR_DOC_PLAN, plan);
   if (json_array_size(p->problems) > 0) rc = pipeline_plan_error(p, err);
   pipeline_project_free(p);
+  return rc;
+}
+
+int pipeline_project_readers(weir_lake *lake, const char *project_dir, const char *ref, const char *table,
+                         const char *diff_json, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  if (!table || !diff_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_project_readers needs a table and a diff");
+  json_t *diff = json_loads(diff_json, 0, NULL);
+  const json_t *affected = json_object_get(diff, "affected_columns");
+  if (!json_is_array(affected)) {
+    json_decref(diff);
+    return wr_seterr(err, WEIR_EINPUT, "the contract diff has no affected_columns (not a weir_contract_diff document)");
+  }
+  const char *refname = ref ? ref : "main";
+  char hash[WEIR_HASH_HEX_SIZE];
+  wr_table_id id;
+  char full[2 * WEIR_NAME_MAX + 2];
+  int rc = wr_table_id_parse(table, &id, err);
+  if (!rc) {
+    wr_table_id_format(&id, full, sizeof full);
+    rc = lake_resolve(lake, refname, hash, err);
+  }
+  wr_project *p = NULL;
+  if (!rc) rc = load_and_plan(lake, project_dir, hash, false, &p, err);
+  if (!rc) {
+    *out_json = lake_dump(pipeline_readers(p, full, affected, json_is_true(json_object_get(diff, "table_wide")), NULL));
+    pipeline_project_free(p);
+  }
+  json_decref(diff);
   return rc;
 }
 

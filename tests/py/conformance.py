@@ -813,10 +813,39 @@ class Checker:
                 return self.by_n.get(int(run.project[2:]))
         return None
 
-    def three_way(self, ours: str, theirs: str, base: str | None, strategy: str | None):
-        """The merge rule at table level: (expected tables, conflicting tables)."""
+    def appended_only(self, table: str, v: str | None, bv: str | None, depth: int = 64) -> bool:
+        """Whether version `v` of `table` descends from `bv` by appends alone: each version on
+        the way was written by an append over the version its commit's parent had (a replace
+        over an empty version with the same contract removes nothing, and Iceberg records it
+        as an append), or by an append-aware merge of two such versions."""
+        if v == bv:
+            return True
+        if v is None or bv is None or depth == 0:
+            return False
+        x = self.origin.get(v)
+        cm = self.commits.get(x or "")
+        if cm is None or not cm.parents:
+            return False
+        prevs = [self.at(q, table) for q in cm.parents]
+        if len(cm.parents) == 2:
+            # A merge wrote it only by combining the two sides' appends.
+            return v not in prevs and any(self.appended_only(table, q, bv, depth - 1) for q in prevs)
+        rec = self.op_of(cm)
+        prev = prevs[0]
+        if rec is None or prev is None:
+            return False
+        if rec.kind == "append" or (rec.kind in ("replace", "contract", "run") and not self.rows.get(prev)
+                                    and self.cv(v) == self.cv(prev)):
+            return self.appended_only(table, prev, bv, depth - 1)
+        return False
+
+    def three_way(self, ours: str, theirs: str, base: str | None, strategy: str | None, combine: bool = True):
+        """The merge rule at table level: (expected tables, conflicting tables). With
+        `combine` (a user's merge; a run's publication does not combine), a table both sides
+        only appended to since the base, under the same contract, is a new version holding
+        the base's rows and both sides' appends, whatever the strategy."""
         o, t, b = self.tables[ours], self.tables[theirs], self.tables.get(base or "", {})
-        exp: dict[str, Keep] = {}
+        exp: dict[str, Keep | New] = {}
         conflicts = []
         for name in sorted(set(o) | set(t) | set(b)):
             ov, tv, bv = o.get(name), t.get(name), b.get(name)
@@ -824,6 +853,12 @@ class Checker:
                 exp[name] = Keep(tv)
             elif tv == bv or ov == tv:
                 exp[name] = Keep(ov)
+            elif (combine and bv is not None and ov is not None and tv is not None
+                  and self.cv(ov) == self.cv(bv) == self.cv(tv)
+                  and self.appended_only(name, ov, bv) and self.appended_only(name, tv, bv)):
+                theirs_added = Counter(self.rows.get(tv, ())) - Counter(self.rows.get(bv, ()))
+                exp[name] = New(sorted_rows(list(self.rows.get(ov, ())) + list(theirs_added.elements())),
+                                self.cv(ov))
             elif strategy == "source-wins":
                 exp[name] = Keep(tv)
             elif strategy == "target-wins":
@@ -832,6 +867,10 @@ class Checker:
                 conflicts.append(name)
                 exp[name] = Keep(ov)
         return exp, conflicts
+
+    def changes(self, e: "Keep | New", cur: str | None) -> bool:
+        """Whether the expectation `e` changes a table whose version is `cur`."""
+        return isinstance(e, New) or e.loc != cur
 
     def compare(self, x: str, exp: dict[str, Keep | New], quiet: bool = False) -> list[str]:
         real = self.tables[x]
@@ -926,11 +965,13 @@ class Checker:
                 self.fail(f"{where}: its merge base {self.name(reported)} is not a best common ancestor of its "
                           f"parents (those are {[b[:10] for b in bases]})")
             self.check_merge(x, ps, [reported] if reported else bases or [None], rec.strategy, where)
+            if (cm.properties or {}).get("merged_appends"):
+                self.coverage["merge combined both sides' appends"] += 1
             self.coverage["three-way merge commit"] += 1
             if rec.decided and ps[0] != rec.decided:
                 exp, _ = self.three_way(ps[0], ps[1], reported or (bases[0] if bases else None), rec.strategy)
                 for t, e in exp.items():
-                    if e.loc != self.at(ps[0], t) and self.at(rec.decided, t) != self.at(ps[0], t):
+                    if self.changes(e, self.at(ps[0], t)) and self.at(rec.decided, t) != self.at(ps[0], t):
                         self.fail(f"{where}: it changed {t} on {rec.branch}, which changed since its expected "
                                   f"head {self.name(rec.decided)}")
         elif rec.kind == "run":
@@ -955,7 +996,7 @@ class Checker:
                     self.fail(f"{where}: run {run_id} published, but its record says {run.status}")
                 if base not in self.lcas(ps[0], ps[1]):
                     self.fail(f"{where}: the run's base {self.name(base)} is not the merge base of the publish")
-                self.check_merge(x, ps, [base], None, where)
+                self.check_merge(x, ps, [base], None, where, combine=False)
                 self.coverage["run published over a moved branch"] += 1
                 if self.at(ps[0], "default.t0") != self.at(base, "default.t0"):
                     self.fail(f"{where}: run {run_id} published although its input default.t0 changed on "
@@ -1019,10 +1060,10 @@ class Checker:
         elif changed:
             self.coverage["revert changed a stored contract (allowed)"] += 1
 
-    def check_merge(self, x, ps, bases, strategy, where) -> None:
+    def check_merge(self, x, ps, bases, strategy, where, combine: bool = True) -> None:
         results = []
         for b in bases:
-            exp, conflicts = self.three_way(ps[0], ps[1], b, strategy)
+            exp, conflicts = self.three_way(ps[0], ps[1], b, strategy, combine)
             diffs = self.compare(x, exp, quiet=True)
             if conflicts:
                 diffs.append(f"{', '.join(conflicts)} changed on both sides since {self.name(b)}, and a merge "
@@ -1258,7 +1299,7 @@ class Checker:
                 for b in self.lcas(end, src_end) or [None]:
                     exp, cf = self.three_way(end, src_end, b, rec.strategy)
                     conflicts |= set(cf)
-                    changes |= {x for x, k in exp.items() if k.loc != self.at(end, x)}
+                    changes |= {x for x, k in exp.items() if self.changes(k, self.at(end, x))}
                 if e == "MergeConflict":
                     if not conflicts or rec.strategy:
                         self.fail(f"{where}: MergeConflict, but no table changed on both sides of {rec.source} and "

@@ -377,3 +377,36 @@ def test_ctrl_c_interrupts_client_run_and_raises_keyboard_interrupt(titanic_clie
     doc = json.loads(out)
     assert doc["raised"].startswith("run ") and "interrupted" in doc["raised"], doc
     assert doc["status"] == "failed" and doc["code"] == "Interrupted", doc
+def test_merge_combines_appends_on_both_sides(client):
+    """Client.merge: a table both sides only appended to keeps both sides' rows (issue 16)."""
+    import pyarrow as pa
+
+    client.import_data("events", pa.table({"id": pa.array([1, 2], pa.int64())}))
+    client.create_branch("feed")
+    client.import_data("events", pa.table({"id": pa.array([3], pa.int64())}), mode="append", branch="feed")
+    client.import_data("events", pa.table({"id": pa.array([4], pa.int64())}), mode="append")
+    m = client.merge("feed", into="main")
+    assert m.result == "merge"
+    assert [(t.table, t.change) for t in m.tables] == [("default.events", "merged: appends")]
+    assert sorted(client.query("SELECT id FROM events").column("id").to_pylist()) == [1, 2, 3, 4]
+    assert client.get_commit("main").properties == {"merged_appends": "default.events"}
+
+
+def test_contract_diff_classifies_and_names_readers(titanic_client, tmp_path):
+    """Client.contract_diff: the SDK equivalent of `weir contract diff` (issue 16)."""
+    import weir
+
+    class Old(weir.TableSchema):
+        id: weir.Int64
+        x: weir.Int64
+
+    class New(weir.TableSchema):
+        id: weir.Int64
+
+    d = titanic_client.contract_diff(Old, New)
+    assert d.breaking and d.breaks_consumers and not d.version_ok
+    assert [(c.change, c.column, c.breaks) for c in d.changes] == [("column_dropped", "x", ("consumers",)),
+                                                                  ("docs_changed", None, ())]  # the name
+    assert titanic_client.contract_diff(Old, Old).changes == ()
+    with pytest.raises(weir.NotFound):
+        titanic_client.contract_diff("titanic@main", New)  # imported without a contract

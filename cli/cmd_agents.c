@@ -1,0 +1,68 @@
+/*
+ * cmd_agents.c -- `weir mcp` and `weir lsp`: the servers for agents and editors, written in
+ * Python over the SDK (python/weir/mcp_server.py, python/weir/lsp_server.py). The CLI finds
+ * the lake, then replaces itself with the interpreter running the module, so the server
+ * owns stdin and stdout (the protocol's channel) and its exit status is the command's.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Points the SDK at the libweir beside this binary (a build tree), unless told otherwise:
+ * the server must run the same library as the CLI that started it. */
+static void library_beside_binary(void) {
+  if (getenv("WEIR_LIBRARY")) return;
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return;
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (!slash) return;
+  *slash = 0;
+  char lib[PATH_MAX + 16];
+  snprintf(lib, sizeof lib, "%s/libweir.so", self);
+  if (access(lib, R_OK) == 0) setenv("WEIR_LIBRARY", lib, 1);
+}
+
+static int exec_module(cli_ctx *ctx, const char *module, const char *ref, const char *const *extra, int n_extra) {
+  weir_lake *lake;
+  int rc = cli_lake(ctx, &lake);
+  if (rc) return rc;
+  const char *python = getenv("WEIR_PYTHON");
+  if (!python || !*python) python = "python3";
+  const char *argv[16];
+  int k = 0;
+  argv[k++] = python;
+  argv[k++] = "-m";
+  argv[k++] = module;
+  argv[k++] = "--lake";
+  argv[k++] = weir_lake_path(lake);
+  if (ref) {
+    argv[k++] = "--ref";
+    argv[k++] = ref;
+  }
+  for (int i = 0; i < n_extra && k < 15; i++) argv[k++] = extra[i];
+  argv[k] = NULL;
+  library_beside_binary();
+  fflush(stdout);
+  fflush(stderr);
+  execvp(python, (char *const *)argv);
+  fprintf(stderr, "error: cannot start %s -m %s: %s (set WEIR_PYTHON to an interpreter with the weir SDK)\n", python,
+          module, strerror(errno));
+  return 1;
+}
+
+int cmd_lsp(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  return exec_module(ctx, "weir.lsp_server", cli_opt_value(cmd, args, "ref"), NULL, 0);
+}
+
+int cmd_mcp(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  const char *protect = cli_opt_value(cmd, args, "protect");
+  const char *extra[2] = {"--protect", protect};
+  return exec_module(ctx, "weir.mcp_server", cli_opt_value(cmd, args, "ref"), extra, protect ? 2 : 0);
+}

@@ -1,0 +1,172 @@
+/*
+ * merge_appends.c -- the append-aware merge (docs/versioning.md, "Merge"): a table that
+ * both sides of a merge changed since the merge base is not a conflict when both sides
+ * only appended to it. The merge then writes one new Iceberg version of the table: the
+ * target's version (the base's files plus the target's appends, its manifests carried
+ * forward as they are) plus one manifest of the files the source appended since the base.
+ *
+ * "Only appended" is read from the Iceberg metadata, never guessed from the files:
+ *   - the three versions are one table (same table-uuid) with the same schema (names,
+ *     types, nullability, field ids), partition spec, stored contract and every other
+ *     table property (a comment or lineage changed on one side is a change of the table,
+ *     so it stays a conflict);
+ *   - from each side's current snapshot, the parent-snapshot-id chain reaches the base's
+ *     current snapshot through snapshots whose operation is "append" only (a replace is an
+ *     "overwrite"; weir writes "append" for a replace only when nothing was live, which
+ *     removes nothing), or through a snapshot an earlier append-aware merge wrote, whose
+ *     source version (summary weir.merged-from) reaches it so. A chain that leaves the
+ *     snapshots the metadata still lists (weir.metadata.snapshots-max) cannot be proven
+ *     and stays a conflict;
+ *   - every data file of the base is still live on each side (belt and braces: an append
+ *     never removes one).
+ * Rows are therefore exactly base + target's appends + source's appends, each validated
+ * against the same contract when it was written; the combination needs no validation.
+ * The new version's files are immutable and written before the merge's commit: a merge
+ * that loses its compare-and-swap leaves them as orphans, like any write.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lake/lake.h"
+#include "lake/merge_appends.h"
+#include "lake/serial.h"
+#include "util/json.h"
+
+/* The snapshot `id` of a metadata document, or NULL when it no longer lists it. */
+static const json_t *snapshot_of(const iceberg_table *t, int64_t id) {
+  size_t i;
+  const json_t *s;
+  json_array_foreach(json_object_get(t->json, "snapshots"), i, s)
+      if (wr_json_int(s, "snapshot-id", -2) == id) return s;
+  return NULL;
+}
+
+/* True when `side` descends from `base` through appends only: its snapshot chain reaches
+ * the base's current snapshot (or its start, when the base had none) through snapshots
+ * whose operation is "append". A snapshot this merge wrote (summary weir.merged-from: the
+ * source version it took files from) holds that version's files plus appends to its
+ * parent, so reaching the base through the source version counts too: merging the same
+ * branches again combines again. `depth` bounds that recursion. */
+static bool appended_only(weir_lake *lake, const iceberg_table *base, const iceberg_table *side, int depth) {
+  int64_t at = side->current_snapshot_id;
+  /* Each step moves to a parent; the chain is no longer than the snapshots listed. */
+  size_t bound = json_array_size(json_object_get(side->json, "snapshots")) + 1;
+  while (bound-- > 0) {
+    if (at == base->current_snapshot_id) return true;
+    if (at < 0) return false; /* started before the base's snapshot: not a descendant */
+    const json_t *s = snapshot_of(side, at);
+    if (!s) return false;
+    const json_t *summary = json_object_get(s, "summary");
+    if (strcmp(wr_json_str(summary, "operation", ""), "append") != 0) return false;
+    const char *from = wr_json_str(summary, "weir.merged-from", NULL);
+    if (from && depth > 0) {
+      iceberg_table *src = NULL;
+      weir_error ignore = {0};
+      bool via = lake_metadata(lake, from, &src, &ignore) == WEIR_OK && appended_only(lake, base, src, depth - 1);
+      iceberg_table_free(src);
+      weir_error_clear(&ignore);
+      if (via) return true;
+    }
+    json_t *parent = json_object_get(s, "parent-snapshot-id");
+    at = json_is_integer(parent) ? json_integer_value(parent) : -1;
+  }
+  return false;
+}
+
+static bool same_props(const iceberg_table *a, const iceberg_table *b) {
+  const json_t *x = a->properties, *y = b->properties;
+  if (!x || !y) return !x == !y || json_object_size(x ? x : y) == 0;
+  return json_equal(x, y);
+}
+
+static int cmp_path(const void *a, const void *b) {
+  return strcmp(((const iceberg_data_file *)a)->path, ((const iceberg_data_file *)b)->path);
+}
+
+static bool has_path(const iceberg_data_file *sorted, size_t n, const char *path) {
+  iceberg_data_file key = {.path = (char *)path};
+  return bsearch(&key, sorted, n, sizeof key, cmp_path) != NULL;
+}
+
+/* Files of `side` not in the base (sorted by path), or *ok false when a base file is not
+ * live on the side. */
+static int added_files(const iceberg_data_file *base, size_t nb, const iceberg_table *side, iceberg_data_file **out,
+                       size_t *n_out, bool *ok, weir_error *err) {
+  *out = NULL;
+  *n_out = 0;
+  iceberg_data_file *files = NULL;
+  size_t n = 0;
+  int rc = iceberg_table_data_files(side, &files, &n, err);
+  if (rc) return rc;
+  qsort(files, n, sizeof *files, cmp_path);
+  size_t live = 0;
+  for (size_t i = 0; i < nb; i++) live += has_path(files, n, base[i].path);
+  *ok = live == nb;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (*ok && !has_path(base, nb, files[i].path)) files[k++] = files[i];
+    else iceberg_data_file_clear(&files[i]);
+  }
+  *out = files;
+  *n_out = k;
+  return WEIR_OK;
+}
+
+int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_table_entry *ours,
+                       const wr_table_entry *theirs, void *ctx, wr_table_change *out, bool *combined,
+                       weir_error *err) {
+  weir_lake *lake = ctx;
+  *combined = false;
+  memset(out, 0, sizeof *out);
+  iceberg_table *b = NULL, *o = NULL, *t = NULL;
+  iceberg_data_file *bf = NULL, *tf = NULL, *of = NULL;
+  size_t nb = 0, nt = 0, no = 0;
+  int rc;
+  if ((rc = lake_metadata(lake, base->metadata_location, &b, err)) ||
+      (rc = lake_metadata(lake, ours->metadata_location, &o, err)) ||
+      (rc = lake_metadata(lake, theirs->metadata_location, &t, err)))
+    goto done;
+  if (!b->table_uuid || !o->table_uuid || !t->table_uuid || strcmp(b->table_uuid, o->table_uuid) != 0 ||
+      strcmp(b->table_uuid, t->table_uuid) != 0)
+    goto done;
+  if (!lake_same_write_context(b, o) || !lake_same_write_context(b, t) || !same_props(b, o) || !same_props(b, t))
+    goto done;
+  if (!appended_only(lake, b, o, 16) || !appended_only(lake, b, t, 16)) goto done;
+  if ((rc = iceberg_table_data_files(b, &bf, &nb, err))) goto done;
+  qsort(bf, nb, sizeof *bf, cmp_path);
+  bool ok_o = false, ok_t = false;
+  if ((rc = added_files(bf, nb, o, &of, &no, &ok_o, err)) || (rc = added_files(bf, nb, t, &tf, &nt, &ok_t, err)))
+    goto done;
+  if (!ok_o || !ok_t) goto done;
+  /* The target's version already holds base + its appends; one more append snapshot adds
+   * the source's files. The summary says where they came from, for people and readers. */
+  json_t *summary = json_pack("{s:s,s:s}", "weir.merged", "appends", "weir.merged-from", t->metadata_location);
+  iceberg_write_request w = {0};
+  w.table_location = o->location;
+  w.prev = o;
+  w.op = ICEBERG_OP_APPEND;
+  w.schema = &o->schema;
+  w.files = tf;
+  w.n_files = nt;
+  w.summary = summary;
+  iceberg_write_result r = {0};
+  rc = iceberg_write_version(&w, &r, err);
+  json_decref(summary);
+  if (rc) {
+    wr_error_prefix(err, "merging the appends to %s", table);
+    goto done;
+  }
+  out->table = wr_strdup(table);
+  out->metadata_location = r.metadata_location; /* ownership moves to the merge plan */
+  out->snapshot_id = r.snapshot_id;
+  out->record_count = r.record_count;
+  *combined = true;
+done:
+  iceberg_data_files_free(bf, nb);
+  iceberg_data_files_free(of, no);
+  iceberg_data_files_free(tf, nt);
+  iceberg_table_free(b);
+  iceberg_table_free(o);
+  iceberg_table_free(t);
+  return rc;
+}
