@@ -305,7 +305,7 @@ static weir_contract *version_contract(weir_lake *lake, const wr_table_entry *e)
     bool stored = false;
     c = lake_table_type(t, e->table, &stored);
     if (!stored) {
-      weir_contract_free(c);
+      wr_contract_free(c);
       c = NULL;
     }
   }
@@ -349,8 +349,8 @@ int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char 
         }
         json_decref(d);
       }
-      weir_contract_free(old);
-      weir_contract_free(new_);
+      wr_contract_free(old);
+      wr_contract_free(new_);
     }
     if (has_i) wr_table_entry_clear(&iv);
     if (has_b) wr_table_entry_clear(&bv);

@@ -148,11 +148,11 @@ int pipeline_breaking_changes(weir_lake *lake, wr_project *p, const char *hash, 
     weir_contract *old = lake_table_type(t, m->table, &stored);
     iceberg_table_free(t);
     if (!stored) {
-      weir_contract_free(old);
+      wr_contract_free(old);
       continue;
     }
     json_t *diff = wr_contract_diff(old, m->output);
-    weir_contract_free(old);
+    wr_contract_free(old);
     if (!json_is_true(json_object_get(diff, "breaking"))) {
       json_decref(diff);
       continue;
