@@ -17,6 +17,7 @@ crash, leak, UB report, timeout or failed regression input fails the run. The ex
 is 0 only when nothing was found.
 """
 import argparse
+import base64
 import glob
 import os
 import re
@@ -100,6 +101,34 @@ def fuzz(binary, target, seconds, check, work, artifacts, env, log):
     return execs, execs / elapsed, found
 
 
+def found_files(artifacts, found):
+    """The reproducers of this run's findings (their names start with the kinds counted)."""
+    return sorted(os.path.join(artifacts, n) for n in os.listdir(artifacts)
+                  if n.split("-", 1)[0] in found)
+
+
+def report(log_path, artifacts, files):
+    """Prints what a finding was, so that a CI log alone is enough to reproduce and fix it
+    (the build folder of a CI machine is gone when its output is read): the sanitizer's or
+    the harness's report from the log, and each reproducer (up to 4 KiB) as base64 with
+    its SHA-1 name, to be decoded into tests/fuzz/regressions/<target>/."""
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    start = next((i for i, ln in enumerate(lines)
+                  if "==ERROR" in ln or "fuzz: broken promise" in ln or "deadly signal" in ln
+                  or "runtime error:" in ln or "ERROR: libFuzzer" in ln), None)
+    if start is None:
+        start = max(0, len(lines) - 40)
+    print("\n".join("  | " + ln for ln in lines[start:start + 60]))
+    for path in files:
+        data = open(path, "rb").read()
+        if len(data) <= 4096:
+            print(f"  reproducer {os.path.basename(path)} ({len(data)} bytes, base64):")
+            print("  " + base64.b64encode(data).decode("ascii"))
+        else:
+            print(f"  reproducer {os.path.basename(path)}: {len(data)} bytes (too long to print)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("targets", nargs="*", help=f"targets to run (default: all of {', '.join(TARGETS)})")
@@ -157,6 +186,7 @@ def main():
         if found:
             print(f"fuzz: {t}: reproducers in {artifacts}/ (log: {log_path}); replay one with "
                   f"{os.path.join(args.build, 'fuzz_' + t)} FILE")
+            report(log_path, artifacts, found_files(artifacts, found))
     if bad:
         print("fuzz: FAILED: findings above (docs/fuzzing.md says how to turn one into a regression)")
         return 1
