@@ -3,6 +3,7 @@
  */
 #include "lake/lake.h"
 
+#include <dirent.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,6 +250,23 @@ static char *enclosing_lake(const char *abs) {
   return NULL;
 }
 
+/* How many entries (up to 2) the folder `dir` holds besides "." and "..", with the first
+ * one's name in *first (caller frees); 0 when it is empty, missing or unreadable (then the
+ * lake's own creation reports why). */
+static size_t first_entries(const char *dir, char **first) {
+  *first = NULL;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  size_t n = 0;
+  struct dirent *e;
+  while (n < 2 && (e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (n++ == 0) *first = wr_strdup(e->d_name);
+  }
+  closedir(d);
+  return n;
+}
+
 /* Why `abs` cannot hold a lake, as advice that can work; NULL when it
  * can. Caller frees. */
 static char *not_a_lake_place(const char *abs) {
@@ -263,6 +281,21 @@ static char *not_a_lake_place(const char *abs) {
     return why;
   }
   return NULL;
+}
+
+/* Why a new lake cannot be made at `abs` though it is a place for one (not_a_lake_place):
+ * NULL when it can. A lake owns its folder (catalog.db, lake.json, warehouse/): mixed with
+ * other files it could not be told apart from them, and `weir gc` or a drop would be
+ * unsafe near them. Caller frees. */
+static char *not_a_new_lake_place(const char *abs) {
+  char *first = NULL;
+  size_t n = first_entries(abs, &first);
+  if (n == 0) return NULL;
+  char *why = wr_asprintf("the folder is not empty (it holds %s%s): a lake needs a new or empty folder (give "
+                          "a new folder's path, or none for ./%s)",
+                          first, n > 1 ? " and more" : "", LAKE_DIR_NAME);
+  free(first);
+  return why;
 }
 
 int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
@@ -283,6 +316,7 @@ int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, 
     goto done;
   }
   char *why = not_a_lake_place(abs);
+  if (!why) why = not_a_new_lake_place(abs);
   if (why) {
     rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot create a lake at %s: %s", abs, why);
     free(why);

@@ -187,6 +187,16 @@ def test_no_advice_that_cannot_work(titanic_lake, tmp_path):
     r = weir("init", inner / "x")
     assert r.returncode == 2 and f"inside the lake at {titanic_lake}" in r.stderr, r.stderr
     assert not (inner / "x").exists()
+    # A folder that already holds files is not one either: a lake owns its folder.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "models.py").write_text("# mine\n")
+    r = weir("init", project)
+    assert r.returncode == 2 and "the folder is not empty (it holds models.py)" in r.stderr, r.stderr
+    assert sorted(p.name for p in project.iterdir()) == ["models.py"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert weir("init", empty).returncode == 0 and (empty / "lake.json").exists()
 
 
 def test_describe_shows_the_contract(lake):

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from conftest import BUILD, ROOT, TITANIC, build_path, weir, weir_json
+from conftest import BUILD, ROOT, TITANIC, build_path, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -45,6 +45,10 @@ def w(s3, *args, lake=None, **extra_env):
 
 def wj(s3, *args, lake=None):
     return weir_json(*args, lake=lake, env=s3.env())
+
+
+def wl(s3, *args, lake=None):
+    return weir_list(*args, lake=lake, env=s3.env())
 
 
 def count(s3, lake, sql, ref=None):
@@ -83,7 +87,7 @@ def test_every_import_mode_and_queries(s3, prefix, s3_lake):
     r = w(s3, "import", sub, "--table", "titanic", lake=s3_lake)  # create: exists
     assert r.returncode == 1 and "already exists" in r.stderr
     # Everything is in the bucket under the prefix, with full s3:// locations.
-    (t,) = wj(s3, "tables", lake=s3_lake)
+    (t,) = wl(s3, "tables", lake=s3_lake)
     assert t["metadata_location"].startswith(prefix + "/default/titanic/metadata/")
     key_prefix = prefix.split("/", 3)[3]
     keys = s3.keys(key_prefix + "/")
@@ -135,7 +139,7 @@ def test_a_pipeline_runs_on_an_s3_lake(s3, s3_lake):
     assert w(s3, "import", TITANIC, "--table", "titanic", lake=s3_lake).returncode == 0
     r = w(s3, "run", EXAMPLE, lake=s3_lake)
     assert r.returncode == 0, r.stderr
-    tables = {t["table"]: t["record_count"] for t in wj(s3, "tables", lake=s3_lake)}
+    tables = {t["table"]: t["record_count"] for t in wl(s3, "tables", lake=s3_lake)}
     assert tables == {"default.titanic": 891, "default.f": 170, "default.g": 593, "default.h": 80,
                       "default.fare_sum": 1}
     assert count(s3, s3_lake, "SELECT fare_total FROM fare_sum") == 11646
@@ -160,7 +164,7 @@ def test_pyiceberg_and_duckdb_read_the_tables_at_s3(s3, s3_lake):
 
     assert w(s3, "import", TITANIC, "--table", "titanic", lake=s3_lake).returncode == 0
     assert w(s3, "import", TITANIC, "--table", "titanic", "--mode", "append", lake=s3_lake).returncode == 0
-    meta = wj(s3, "tables", lake=s3_lake)[0]["metadata_location"]
+    meta = wl(s3, "tables", lake=s3_lake)[0]["metadata_location"]
     t = StaticTable.from_metadata(meta, properties={
         "s3.endpoint": s3.endpoint, "s3.access-key-id": s3.access_key, "s3.secret-access-key": s3.secret_key,
         "s3.region": "us-east-1"})
