@@ -22,6 +22,28 @@ static const char *skip_blanks(const char *p) {
   return p;
 }
 
+/* True for comment text `c` that is a header with its colon missing or misplaced:
+ * "weir name=f", "weir  materialization = APPEND", "weir :name=f". A plain comment that
+ * starts with the word weir ("weir computes x = y") is not one: after "weir" must come one
+ * identifier and then '='. Read as a comment, such a line would silently change the model
+ * (its name, or REPLACE instead of APPEND). */
+static bool looks_like_header_without_colon(const char *c) {
+  if (strncasecmp(c, "weir", 4) != 0) return false;
+  const char *k = c + 4;
+  if (*k != ' ' && *k != '\t' && *k != ':') return false;
+  k = skip_blanks(k);
+  if (*k == ':') {
+    /* "weir :" -- a colon after blanks is a misplaced one; "weir:" itself is fine. */
+    if (c[4] == ':') return false;
+    return true;
+  }
+  const char *id = k;
+  while ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_') k++;
+  if (k == id) return false;
+  k = skip_blanks(k);
+  return *k == '=';
+}
+
 int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
                              pipeline_model *m) {
   memset(m, 0, sizeof *m);
@@ -50,7 +72,13 @@ int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
     }
     if (is_comment) {
       const char *c = skip_blanks(q + 2);
-      if (strncasecmp(c, "weir:", 5) == 0) {
+      if (looks_like_header_without_colon(c)) {
+        pipeline_problem(p, file, line, m->name, NULL, "-- weir: key=value", q,
+                         "%s:%d: \"%s\" reads as a weir header missing its colon (write -- weir: key=value; "
+                         "a plain comment must not start with \"weir key=\")",
+                         file, line, q);
+        bad = true;
+      } else if (strncasecmp(c, "weir:", 5) == 0) {
         const char *kv = skip_blanks(c + 5);
         const char *eq = strchr(kv, '=');
         size_t klen = eq ? (size_t)(eq - kv) : 0;

@@ -213,6 +213,29 @@ def test_plan_reports_every_problem_with_file_and_line(titanic_lake, tmp_path):
     assert all(p["file"] for p in problems)
 
 
+def test_a_header_line_missing_its_colon_is_a_problem(titanic_lake, tmp_path):
+    """`-- weir name=f` was read as a plain comment: the model silently took its file's
+    name (and `-- weir materialization=APPEND` silently replaced). A comment that merely
+    starts with the word stays a comment."""
+    proj = tmp_path / "colon"
+    proj.mkdir()
+    (proj / "a.sql").write_text("-- weir name=f\nSELECT 1 AS x\n")
+    (proj / "b.sql").write_text("-- weir: name=g\n--  weir materialization = APPEND\nSELECT 1 AS x\n")
+    (proj / "c.sql").write_text("-- weir :name=h\nSELECT 1 AS x\n")
+    (proj / "ok.sql").write_text("-- weir computes x = 1 here\n-- weirdly = fine\nSELECT 1 AS x\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    msgs = sorted(p["message"] for p in json.loads(r.stdout)["error"]["details"])
+    assert msgs == [
+        'a.sql:1: "-- weir name=f" reads as a weir header missing its colon (write -- weir: key=value; '
+        'a plain comment must not start with "weir key=")',
+        'b.sql:2: "--  weir materialization = APPEND" reads as a weir header missing its colon (write -- '
+        'weir: key=value; a plain comment must not start with "weir key=")',
+        'c.sql:1: "-- weir :name=h" reads as a weir header missing its colon (write -- weir: key=value; '
+        'a plain comment must not start with "weir key=")',
+    ], msgs
+
+
 def test_every_cycle_is_reported(titanic_lake, tmp_path):
     # Only the first cycle found used to be reported.
     proj = tmp_path / "cycles"
