@@ -12,6 +12,7 @@
 #include "catalog/tree.h"
 #include "util/buf.h"
 #include "util/failpoint.h"
+#include "util/names.h"
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/json.h"
@@ -382,6 +383,18 @@ static int resolve_base(wr_catalog *cat, const char *ref, const char *base,
       wr_buf_free(&b);
       return WEIR_EINVALIDARG;
     }
+  }
+  /* A name no branch or tag can ever have ("a..b", "bad name") is a mistake in the
+   * command, not something that may exist later: a usage error (exit 2) saying why, not
+   * "not found" (exit 1), which a script may read as "not yet". */
+  weir_error why = {0};
+  if (wr_ref_name_check(base, "branch or tag", &why) != WEIR_OK) {
+    const char *reason = strstr(why.message, ": ");
+    wr_seterr(err, WEIR_EINVALIDNAME,
+              "ref '%s' can never exist: it is not a commit hash, and no branch or tag can have that name%s", ref,
+              reason ? reason : "");
+    weir_error_clear(&why);
+    return WEIR_EINVALIDNAME;
   }
   return wr_seterr(err, WEIR_ENOTFOUND,
                      "ref '%s' not found: no branch, tag or commit (hash or prefix of at least "

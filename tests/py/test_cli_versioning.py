@@ -123,6 +123,18 @@ def test_unknown_ref(titanic_lake):
     assert "nope" in r.stderr
 
 
+@pytest.mark.parametrize("ref, why", [("a..b", 'it contains ".."'), ("bad name", "it contains a space"),
+                                      ("main@{", 'it contains "@{"')])
+def test_a_ref_that_can_never_exist_is_a_usage_error(titanic_lake, ref, why):
+    """A ref no branch or tag can ever be named is a mistake in the command (exit 2), not
+    "not found" (exit 1), which a script waiting for a branch may read as "not yet"."""
+    for args in (("tables", "--ref", ref), ("log", ref), ("query", "SELECT 1", "--ref", ref)):
+        r = weir(*args, lake=titanic_lake)
+        assert r.returncode == 2, (args, r.stderr)
+        assert f"ref '{ref}' can never exist: it is not a commit hash, and no branch or tag can have that name: {why}" \
+            in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("strategy, rows", [("source-wins", 891), ("target-wins", 216)])
 def test_a_strategy_resolves_conflicting_tables(titanic_lake, tmp_path, strategy, rows):
     lake = titanic_lake
