@@ -1287,8 +1287,8 @@ class ContractReader:
             'g'
         """
         return cls(model=str(d.get("model", "")), file=str(d.get("file", "")), line=int(d.get("line") or 0),
-                   table=str(d.get("table", "")), columns=tuple(str(c) for c in cast("list[Any]", d.get("columns") or [])),
-                   via=d.get("via"))
+                   table=str(d.get("table", "")),
+                   columns=tuple(str(c) for c in cast("list[Any]", d.get("columns") or [])), via=d.get("via"))
 
 
 @dataclass(frozen=True)
