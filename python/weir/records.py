@@ -183,8 +183,8 @@ def parse_time(value: object) -> dt.datetime | None:
 class TableChange:
     """One table a commit, merge or revert touched, and its ``change``: ``"added"``,
     ``"changed"``, ``"dropped"``, ``"unchanged"``, or for a merge strategy's resolution
-    ``"conflict: source wins"`` / ``"conflict: target wins"`` (the one word every document
-    uses, docs/json.md).
+    ``"conflict: source wins"`` / ``"conflict: target wins"``, or ``"merged: appends"`` for a
+    table both sides only appended to (the one word every document uses, docs/json.md).
 
     Example:
         >>> TableChange.from_json({"table": "default.f", "change": "added"}).change
