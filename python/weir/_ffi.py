@@ -27,7 +27,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -401,7 +401,9 @@ def export_stream(data: object) -> tuple[Any, object]:
     source: object = data
     if not hasattr(source, "__arrow_c_stream__") or isinstance(source, pa.RecordBatch):
         source = to_reader(data)
-    export: Callable[[], object] = source.__arrow_c_stream__
+    # Casts: pyarrow's own annotation of the method is partly untyped, and
+    # any producer's method takes an optional requested schema and returns a capsule.
+    export = cast("Callable[[], object]", cast(Any, source).__arrow_c_stream__)
     capsule: object = export()
     address = _capsule_pointer(capsule, _STREAM_CAPSULE)
     return ctypes.cast(address, ctypes.POINTER(ArrowArrayStream)), (capsule, source)
