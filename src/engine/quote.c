@@ -140,9 +140,9 @@ static size_t opaque_len(const char *s, size_t i, size_t total) {
  * type: DuckDB's macros and C functions cannot turn a string into a type, but
  * cast_to_type() can cast to the type of a value. So the call gets `, CAST(NULL AS TYPE)`
  * before its closing parenthesis, here, where every piece of user SQL passes. Only a
- * string literal made of the characters of a type name (letters, digits, _, (, ), ',',
- * space) is copied into the text: anything else is left alone, and the macro's
- * two-argument form says what is wrong. */
+ * string literal made of the characters of a type name (letters, digits, _, space, and
+ * commas only inside balanced parentheses) is copied into the text: anything else is left
+ * alone, and the macro's two-argument form says what is wrong. */
 
 static bool type_text_char(unsigned char c) {
   return isalnum(c) || c == '_' || c == '(' || c == ')' || c == ',' || c == ' ';
@@ -169,8 +169,14 @@ static size_t checked_cast_close(const char *s, size_t open, size_t n, size_t *t
         while (a < b && isspace((unsigned char)s[a])) a++;
         while (b > a && isspace((unsigned char)s[b - 1])) b--;
         if (b - a < 3 || s[a] != '\'' || s[b - 1] != '\'' || opaque_len(s, a, n) != b - a) return 0;
-        for (size_t k = a + 1; k + 1 < b; k++)
+        /* A type's parentheses nest (DECIMAL(10,2)): the text cannot close the CAST. */
+        int nest = 0;
+        for (size_t k = a + 1; k + 1 < b; k++) {
           if (!type_text_char((unsigned char)s[k])) return 0;
+          nest += s[k] == '(' ? 1 : s[k] == ')' ? -1 : 0;
+          if (nest < 0 || (nest == 0 && s[k] == ',')) return 0;
+        }
+        if (nest != 0) return 0;
         *type_at = a + 1;
         *type_len = b - a - 2;
         return i;
