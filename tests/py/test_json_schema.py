@@ -9,7 +9,6 @@ this file covers every schema in docs/schema/.
 """
 from __future__ import annotations
 
-import ctypes
 import json
 import pathlib
 import shutil

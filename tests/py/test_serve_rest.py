@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from conftest import TITANIC, pg_query, weir, weir_json, weir_list
+from conftest import TITANIC, pg_query, weir, weir_list
 from serve_support import make_titanic_lake, start_server
 
 pytestmark = pytest.mark.cli  # the server is the weir binary: also run against the ASan build
