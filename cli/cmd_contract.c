@@ -151,8 +151,10 @@ int cmd_contract_diff(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       code = cli_report_error(ctx, &err);
       goto done;
     }
-    json_object_set_new(doc, "readers", json_loads(readers, 0, NULL));
+    json_t *rdoc = json_loads(readers, 0, NULL);
     weir_free(readers);
+    json_object_set(doc, "readers", json_object_get(rdoc, "readers"));
+    json_decref(rdoc);
   }
   weir_free(text);
   if (ctx->json) {

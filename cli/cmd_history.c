@@ -282,9 +282,11 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
    * with the models of --project that read what breaks; refused (exit 3, nothing merged)
    * unless --allow-breaking (and a higher major version, always). */
   if ((rc = weir_branch_merge_contracts(lake, args->pos[0], into, &out, &err))) return cli_report_error(ctx, &err);
-  json_t *bc = json_loads(out, 0, NULL);
+  json_t *bdoc = json_loads(out, 0, NULL);
   weir_free(out);
   out = NULL;
+  json_t *bc = json_incref(json_object_get(bdoc, "breaking_changes"));
+  json_decref(bdoc);
   const char *project = cli_opt_value(cmd, args, "project");
   size_t bi;
   json_t *bd;
@@ -298,8 +300,10 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       json_decref(bc);
       return cli_report_error(ctx, &err);
     }
-    json_object_set_new(bd, "readers", json_loads(readers, 0, NULL));
+    json_t *rdoc = json_loads(readers, 0, NULL);
     weir_free(readers);
+    json_object_set(bd, "readers", json_object_get(rdoc, "readers"));
+    json_decref(rdoc);
   }
   if (json_array_size(bc) && !ctx->json) json_array_foreach(bc, bi, bd) cli_print_breaking(bd, "");
   int bcode = cli_breaking_exit(bc, cli_flag(cmd, args, "allow-breaking"), "merge");

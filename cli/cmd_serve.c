@@ -106,9 +106,10 @@ int cmd_token_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  json_t *arr;
+  json_t *doc;
   rc = weir_token_list(lake, &out, &err);
-  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  const json_t *arr = json_object_get(doc, "tokens");
   const char *h[] = {"token", "access", "refs", "created", "revoked"};
   cli_table t;
   cli_table_init(&t, 5, h);
@@ -124,7 +125,7 @@ int cmd_token_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (json_array_size(arr) == 0) printf("(no tokens)\n");
   else cli_table_print(&t, stdout);
   cli_table_free(&t);
-  json_decref(arr);
+  json_decref(doc);
   return 0;
 }
 
@@ -168,9 +169,12 @@ int cmd_namespace_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args)
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
   weir_error err = {0};
-  if (weir_namespace_create(lake, args->pos[0], &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) cli_print_json(json_pack("{s:s,s:b}", "namespace", args->pos[0], "created", 1));
-  else if (ctx->verbosity >= 0) printf("Created namespace %s\n", args->pos[0]);
+  char *out = NULL;
+  json_t *doc;
+  rc = weir_namespace_create(lake, args->pos[0], &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  if (ctx->verbosity >= 0) printf("Created namespace %s\n", json_string_value(json_object_get(doc, "namespace")));
+  json_decref(doc);
   return 0;
 }
 
@@ -180,9 +184,10 @@ int cmd_namespace_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
-  json_t *arr;
+  json_t *doc;
   rc = weir_namespace_list(lake, cli_opt_value(cmd, args, "ref"), &out, &err);
-  if ((rc = cli_json_result(ctx, rc, &err, out, &arr)) >= 0) return rc;
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  const json_t *arr = json_object_get(doc, "namespaces");
   const char *h[] = {"namespace", "tables", "created"};
   cli_table t;
   cli_table_init(&t, 3, h);
@@ -197,7 +202,7 @@ int cmd_namespace_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   }
   cli_table_print(&t, stdout);
   cli_table_free(&t);
-  json_decref(arr);
+  json_decref(doc);
   return 0;
 }
 
@@ -207,9 +212,12 @@ int cmd_namespace_drop(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
   weir_error err = {0};
-  if (weir_namespace_drop(lake, args->pos[0], &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) cli_print_json(json_pack("{s:s,s:b}", "namespace", args->pos[0], "dropped", 1));
-  else if (ctx->verbosity >= 0) printf("Dropped namespace %s\n", args->pos[0]);
+  char *out = NULL;
+  json_t *doc;
+  rc = weir_namespace_drop(lake, args->pos[0], &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  if (ctx->verbosity >= 0) printf("Dropped namespace %s\n", json_string_value(json_object_get(doc, "namespace")));
+  json_decref(doc);
   return 0;
 }
 

@@ -429,8 +429,9 @@ WEIR_API int weir_branch_merge(weir_lake *lake, const char *source, const char *
  * The breaking contract changes merging `source` (any ref) into branch `into` (NULL =
  * "main") would make: for every table the merge would take from the source (changed
  * there since the merge base, different on `into`), whose stored contract on `into` the
- * source's version breaks, a weir_contract_diff document plus {table}. *out_json: that
- * array (empty when none). Writes nothing; `weir merge` refuses such a merge unless
+ * source's version breaks, a weir_contract_diff document plus {table}. *out_json
+ * (merge_contracts.schema.json): {schema_version, breaking_changes: [...]} (empty when
+ * none). Writes nothing; `weir merge` refuses such a merge unless
  * --allow-breaking (pair with weir_project_readers for the models affected).
  * Errors: WEIR_ENOTFOUND (ref or branch).
  */
@@ -612,8 +613,8 @@ WEIR_API void weir_contract_free(weir_contract *contract);
 
 /**
  * Classifies every difference between `old_contract` and `new_contract` by whom it can
- * break (docs/contracts.md, "Breaking changes"). *out_json (weir_free): {old: {name,
- * version}, new: {...}, breaking, breaks_consumers, breaks_producers, version_ok (false
+ * break (docs/contracts.md, "Breaking changes"). *out_json (weir_free;
+ * contract_diff.schema.json): {schema_version, old: {name, version}, new: {...}, breaking, breaks_consumers, breaks_producers, version_ok (false
  * when a breaking change does not raise the major version), version_message, changes:
  * [{change, column, message, breaks: ["consumers", "producers"]}], affected_columns,
  * table_wide}. Reads nothing; thread-safe. Errors: WEIR_EINVALIDARG (a NULL contract).
@@ -657,8 +658,10 @@ WEIR_API int weir_project_check(weir_lake *lake, const char *project_dir, const 
  * weir_contract_diff document (its affected_columns, or every column when table_wide).
  * Directly (the columns a SQL model's query names, a Python model's columns= or
  * projection schema and filter) or downstream through their outputs' lineage.
- * *out_json: [{model, file, line, table, columns, via (null, or the model whose output
- * carries the change)}]. Errors: as weir_project_check's loading; WEIR_EINPUT (diff_json
+ * *out_json (readers.schema.json): {schema_version, readers: [{model, file, line, table,
+ * columns, via (null, or the model whose output carries the change)}]}. The diff_json may
+ * be a weir_contract_diff document or one entry of a weir_branch_merge_contracts list.
+ * Errors: as weir_project_check's loading; WEIR_EINPUT (diff_json
  * is not such a document). Thread-safety: as every call on one lake handle.
  */
 WEIR_API int weir_project_readers(weir_lake *lake, const char *project_dir, const char *ref, const char *table,
@@ -724,29 +727,35 @@ WEIR_API int weir_run_show(weir_lake *lake, const char *run_id, char **out_json,
  * ==================================================================================== */
 
 /** Drops `table` from branch `branch` (NULL = "main") as one commit; older commits keep
- *  it (time travel), and its files stay until garbage collection. *out_json: {commit,
- *  table, branch, action: "dropped"}. Errors: WEIR_ENOTFOUND, WEIR_EINVALIDARG (a
- *  protected branch), WEIR_ECONCURRENT. */
+ *  it (time travel), and its files stay until garbage collection. *out_json
+ *  (docs/schema/table_drop.schema.json): {schema_version, commit, table, branch, change:
+ *  "dropped"}. Errors: WEIR_ENOTFOUND, WEIR_EINVALIDARG (a protected branch),
+ *  WEIR_ECONCURRENT. */
 WEIR_API int weir_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json,
                              weir_error *err);
 
 /** Renames `table` to `new_name` on `branch` (NULL = "main") as one commit. The table
  *  keeps its identity: the same Iceberg table (table-uuid, snapshots, metadata file),
  *  contract and lineage; the commit's properties record weir.rename_from/rename_to.
- *  *out_json: {commit, table, new_name, branch}. Errors: WEIR_ENOTFOUND, WEIR_EEXISTS
- *  (new_name taken), WEIR_EINVALIDNAME, WEIR_EINVALIDARG (protected branch). */
+ *  *out_json (table_rename.schema.json): {schema_version, commit, table, new_name, branch}.
+ *  Errors: WEIR_ENOTFOUND, WEIR_EEXISTS (new_name taken), WEIR_EINVALIDNAME,
+ *  WEIR_EINVALIDARG (protected branch). */
 WEIR_API int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                                char **out_json, weir_error *err);
 
-/** Creates namespace `ns` (an identifier), lake-wide. Errors: WEIR_EEXISTS,
- *  WEIR_EINVALIDNAME. A table's namespace exists while the table does, created or not. */
-WEIR_API int weir_namespace_create(weir_lake *lake, const char *ns, weir_error *err);
+/** Creates namespace `ns` (an identifier), lake-wide. *out_json (may be NULL: no
+ *  document; namespace.schema.json): {schema_version, namespace, change: "added"}.
+ *  Errors: WEIR_EEXISTS, WEIR_EINVALIDNAME. A table's namespace exists while the table
+ *  does, created or not. */
+WEIR_API int weir_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
 /** Namespaces at `ref` (NULL = "main"): "default", every created one and every one a table
- *  at ref is in. *out_json: JSON array of {name, created, tables}, sorted by name. */
+ *  at ref is in. *out_json (namespace_list.schema.json): {schema_version, namespaces:
+ *  [{name, created, tables}]}, sorted by name. */
 WEIR_API int weir_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
-/** Drops created namespace `ns`. Refused (WEIR_EINVALIDARG, naming them) while a table at
- *  the head of any branch is in it; WEIR_ENOTFOUND when it was never created. */
-WEIR_API int weir_namespace_drop(weir_lake *lake, const char *ns, weir_error *err);
+/** Drops created namespace `ns`. *out_json (may be NULL): {schema_version, namespace,
+ *  change: "dropped"}. Refused (WEIR_EINVALIDARG, naming them) while a table at the head
+ *  of any branch is in it; WEIR_ENOTFOUND when it was never created. */
+WEIR_API int weir_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
 
 /* ====================================================================================
  * Access: tokens and protected branches (docs/serve.md)
@@ -767,12 +776,14 @@ typedef struct weir_token_options {
  *  NULL. WEIR_EINVALIDARG for a version this library does not know. */
 WEIR_API int weir_token_options_init(weir_token_options *opts, unsigned int version);
 
-/** Makes a bearer token for `weir serve`. *out_json: {name, token, read_only, branches,
- *  created}: `token` is the secret, shown this once (the catalog keeps its SHA-256 only).
- *  Errors: WEIR_EEXISTS (name taken), WEIR_EINVALIDNAME, WEIR_EINVALIDARG. */
+/** Makes a bearer token for `weir serve`. *out_json (token.schema.json): {schema_version,
+ *  name, token, read_only, branches, created}: `token` is the secret, shown this once (the
+ *  catalog keeps its SHA-256 only). Errors: WEIR_EEXISTS (name taken), WEIR_EINVALIDNAME,
+ *  WEIR_EINVALIDARG. */
 WEIR_API int weir_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json,
                                weir_error *err);
-/** Every token: JSON array of {name, read_only, branches, created, revoked} (no secrets). */
+/** Every token (token_list.schema.json): {schema_version, tokens: [{name, read_only,
+ *  branches, created, revoked}]} (no secrets). */
 WEIR_API int weir_token_list(weir_lake *lake, char **out_json, weir_error *err);
 /** Revokes token `name` for good. Errors: WEIR_ENOTFOUND. */
 WEIR_API int weir_token_revoke(weir_lake *lake, const char *name, weir_error *err);

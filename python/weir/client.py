@@ -1039,7 +1039,7 @@ class Client:
         finally:
             for h in handles:
                 self._lib.fn("weir_contract_free")(h)
-        doc = cast("dict[str, Any]", diff_text)
+        doc = dict(cast("dict[str, Any]", document(diff_text, "contract diff")))
         target = table or (sides[1][0] if sides[1] else sides[0][0] if sides[0] else None)
         if target:
             doc["table"] = target
@@ -1049,7 +1049,7 @@ class Client:
                                   _enc_ref(at, optional=True), _ffi.enc(target), json.dumps(doc).encode())
             if err is not None:
                 raise err
-            doc["readers"] = json.loads(text) if text else []
+            doc["readers"] = document(json.loads(text or "null"), "contract readers", "readers")
         return ContractDiff.from_json(doc)
 
     def run(self, project_dir: str | os.PathLike[str], ref: BranchLike | None = "main", *,

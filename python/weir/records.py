@@ -1249,15 +1249,20 @@ class ContractChange:
     breaks: tuple[str, ...] = ()
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ContractChange:
+    def from_json(cls, d: object) -> ContractChange:
         """From one entry of a contract diff's ``changes``.
 
+        Raises:
+            RecordError: a key is missing or of another type.
+
         Example:
-            >>> ContractChange.from_json({"change": "nullable", "column": "x", "breaks": ["consumers"]}).change
+            >>> ContractChange.from_json({"change": "nullable", "column": "x", "message": "column x: nullable",
+            ...                           "breaks": ["consumers"]}).change
             'nullable'
         """
-        return cls(change=str(d.get("change", "")), column=d.get("column"), message=str(d.get("message", "")),
-                   breaks=tuple(str(b) for b in cast("list[Any]", d.get("breaks") or [])))
+        f = _Fields(d, "contract change")
+        return cls(change=f.text("change"), column=f.opt_text("column"), message=f.text("message"),
+                   breaks=f.texts("breaks"))
 
 
 @dataclass(frozen=True)
@@ -1279,16 +1284,20 @@ class ContractReader:
     via: str | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ContractReader:
-        """From one entry of a contract diff's ``readers``.
+    def from_json(cls, d: object) -> ContractReader:
+        """From one entry of a ``weir_project_readers`` document's ``readers``.
+
+        Raises:
+            RecordError: a key is missing or of another type.
 
         Example:
-            >>> ContractReader.from_json({"model": "h", "columns": ["Cabin"], "via": "g"}).via
+            >>> ContractReader.from_json({"model": "h", "file": "models.py", "line": 9, "table": "default.g",
+            ...                           "columns": ["Cabin"], "via": "g"}).via
             'g'
         """
-        return cls(model=str(d.get("model", "")), file=str(d.get("file", "")), line=int(d.get("line") or 0),
-                   table=str(d.get("table", "")),
-                   columns=tuple(str(c) for c in cast("list[Any]", d.get("columns") or [])), via=d.get("via"))
+        f = _Fields(d, "contract reader")
+        return cls(model=f.text("model"), file=f.text("file"), line=f.integer("line"), table=f.text("table"),
+                   columns=f.texts("columns"), via=f.opt_text("via"))
 
 
 @dataclass(frozen=True)
@@ -1300,8 +1309,10 @@ class ContractDiff:
     columns, downstream ones too.
 
     Example:
-        >>> d = ContractDiff.from_json({"breaking": True, "changes": [{"change": "column_dropped",
-        ...     "column": "x", "message": "column x dropped", "breaks": ["consumers"]}]})
+        >>> d = ContractDiff.from_json({"breaking": True, "breaks_consumers": True, "breaks_producers": False,
+        ...     "version_ok": True, "version_message": None, "affected_columns": ["x"], "table_wide": False,
+        ...     "changes": [{"change": "column_dropped", "column": "x", "message": "column x dropped",
+        ...                  "breaks": ["consumers"]}]})
         >>> d.breaking, d.changes[0].breaks
         (True, ('consumers',))
     """
@@ -1317,17 +1328,25 @@ class ContractDiff:
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ContractDiff:
-        """From a ``weir_contract_diff`` document (plus ``readers``).
+    def from_json(cls, d: object) -> ContractDiff:
+        """From a ``weir_contract_diff`` document, or one entry of a
+        ``weir_branch_merge_contracts`` list (``readers``, when present, as
+        ``weir_project_readers`` gives them; absent: none were asked for).
+
+        Raises:
+            RecordError: a key the schema requires is missing or of another type.
 
         Example:
-            >>> ContractDiff.from_json({"breaking": False}).version_ok
-            True
+            >>> ContractDiff.from_json({"breaking": False})
+            Traceback (most recent call last):
+            ...
+            weir.records.RecordError: contract diff: no key 'breaks_consumers' in the document (keys: breaking)
         """
-        return cls(breaking=bool(d.get("breaking")), breaks_consumers=bool(d.get("breaks_consumers")),
-                   breaks_producers=bool(d.get("breaks_producers")), version_ok=bool(d.get("version_ok", True)),
-                   version_message=d.get("version_message"),
-                   changes=tuple(ContractChange.from_json(c) for c in cast("list[Any]", d.get("changes") or [])),
-                   affected_columns=tuple(str(c) for c in cast("list[Any]", d.get("affected_columns") or [])),
-                   readers=tuple(ContractReader.from_json(r) for r in cast("list[Any]", d.get("readers") or [])),
-                   raw=dict(d))
+        f = _Fields(d, "contract diff")
+        return cls(breaking=f.flag("breaking"), breaks_consumers=f.flag("breaks_consumers"),
+                   breaks_producers=f.flag("breaks_producers"), version_ok=f.flag("version_ok"),
+                   version_message=f.opt_text("version_message"),
+                   changes=tuple(ContractChange.from_json(c) for c in f.array("changes")),
+                   affected_columns=f.texts("affected_columns"),
+                   readers=tuple(ContractReader.from_json(r) for r in f.array("readers")) if f.has("readers") else (),
+                   raw=dict(f.raw))

@@ -74,6 +74,23 @@ static int set_config(duckdb_config cfg, const char *key, const char *value, wei
   return WEIR_OK;
 }
 
+/* weir_checked_cast(expr, 'TYPE') (docs/engine.md, "Checked casts"): the cast, or an
+ * error naming the value, its type and the target type when the value would change.
+ * wr_eng_sql_text adds the third argument, a NULL of the target type, to every call
+ * written with a type literal: cast_to_type(v, target) casts to target's type, and
+ * cast_to_type(c, v) back to v's. Exact means the round trip gives the value back
+ * (IS NOT DISTINCT FROM: NaN is NaN); a cast that fails (300 to TINYINT) is inexact too,
+ * through try(). The value is evaluated once: it becomes the lambda's argument. The
+ * two-argument form is reached only when the type is not a literal the rewrite accepts,
+ * and says so. */
+#define CHECKED_CAST_MACRO                                                                                    \
+  "CREATE OR REPLACE MACRO weir_checked_cast(x, t) AS error('weir_checked_cast: the target type must be a "  \
+  "string literal naming a type, such as ''INTEGER'' or ''DECIMAL(10,2)'''), "                              \
+  "(x, t, target) AS list_transform([x], lambda v: CASE WHEN v IS NULL THEN cast_to_type(v, target) "       \
+  "WHEN try(cast_to_type(cast_to_type(v, target), v)) IS NOT DISTINCT FROM v THEN cast_to_type(v, target) " \
+  "ELSE error(format('weir_checked_cast: {} value {} does not convert exactly to {}', typeof(v), "          \
+  "CAST(v AS VARCHAR), t)) END)[1]"
+
 int wr_engine_open(const wr_engine_options *opts, wr_engine **out, weir_error *err) {
   *out = NULL;
   if (opts && opts->threads < 0)
@@ -122,6 +139,7 @@ int wr_engine_open(const wr_engine_options *opts, wr_engine **out, weir_error *e
   /* TimeZone belongs to the ICU extension, which registers it only once the database is
    * up, so it cannot go in the configuration above. */
   rc = wr_eng_run(e, "SET GLOBAL TimeZone = 'UTC'", "cannot open the SQL engine", err);
+  if (!rc) rc = wr_eng_run(e, CHECKED_CAST_MACRO, "cannot open the SQL engine: cannot define weir_checked_cast", err);
   if (!rc) rc = wr_eng_scan_install(e, err);
   if (rc) {
     wr_engine_close(e);

@@ -197,6 +197,19 @@ typedef struct wr_sql_input {
 int wr_engine_sql_nullability(wr_engine *e, const char *sql, const wr_sql_input *inputs, size_t n_inputs,
                               json_t **out, weir_error *err);
 
+/* The narrowing CASTs of one SELECT (docs/engine.md, "Checked casts"): explicit CAST (or
+ * `::`) expressions, found by DuckDB's parser, whose operand's type DuckDB's binder (the
+ * unoptimised logical plan, json_serialize_plan) gives, and whose target holds fewer
+ * values: nanoseconds to microseconds and coarser timestamps, timestamps to dates,
+ * floating point or decimals to integers, DOUBLE to FLOAT, a decimal to fewer digits or a
+ * smaller scale, an integer to a smaller integer or an unsigned one, VARCHAR to any other
+ * type. TRY_CAST and weir_checked_cast are not narrowing casts here (they say what
+ * happens to a value that does not fit). *out: a new array of {line, column_number (1-based
+ * in `sql`), expression and operand (rendered), from, to (DuckDB type names), why}, in the order of
+ * the text; empty when the query does not bind (the caller reports that) or the plan
+ * cannot be serialised. Errors: WEIR_EINPUT (does not parse). Runs nothing. */
+int wr_engine_sql_casts(wr_engine *e, const char *sql, json_t **out, weir_error *err);
+
 /* Creates an empty table `ns.name` (schema created if missing) with the columns of
  * `schema` (weir types mapped to DuckDB types, NOT NULL for required columns), so that
  * queries can be planned against it without data. */

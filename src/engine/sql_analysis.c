@@ -1010,3 +1010,247 @@ int wr_engine_sql_nullability(wr_engine *e, const char *sql, const wr_sql_input 
   free(text);
   return rc;
 }
+
+/* ---- narrowing casts ---------------------------------------------------------------------- */
+
+/*
+ * Which explicit casts can change a value (docs/engine.md, "Checked casts"). The parser's
+ * AST gives the casts the text writes (CAST, ::) with their positions and target types;
+ * it cannot give an operand's type, which depends on the inputs. The binder can: DuckDB's
+ * json_serialize_plan gives the logical plan before optimisation, whose BOUND_CAST nodes
+ * keep the query_location of the expression they were bound from and their child's
+ * return type. A bound cast is the text's when location and target type agree, which
+ * leaves out the casts the binder adds itself (implicit casts carry their operand's
+ * location, never a CAST node's) and those of macros weir defines (weir_checked_cast's
+ * body is bound from the macro's text, and the typed NULL weir adds to its call is no
+ * operand). A constant's cast is not reported: the value is in the text.
+ */
+
+typedef struct cast_site {
+  size_t loc;
+  const json_t *node; /* the parser's CAST node */
+} cast_site;
+
+typedef struct cast_sites {
+  cast_site *v;
+  size_t n, cap;
+} cast_sites;
+
+static void collect_casts(const json_t *v, cast_sites *out) {
+  if (json_is_array(v)) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(v, i, x) collect_casts(x, out);
+    return;
+  }
+  if (!json_is_object(v)) return;
+  if (strcmp(wr_json_str(v, "class", ""), "CAST") == 0 && !json_is_true(json_object_get(v, "try_cast"))) {
+    const json_t *child = json_object_get(v, "child");
+    /* A constant's cast is the value the author wrote ('2024-01-01'::DATE), and the
+     * typed NULL weir adds to weir_checked_cast's calls is one. */
+    bool constant = strcmp(wr_json_str(child, "class", ""), "CONSTANT") == 0;
+    size_t loc = location_of(v);
+    if (!constant && loc != (size_t)-1) {
+      if (out->n == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 8;
+        out->v = wr_realloc(out->v, out->cap * sizeof *out->v);
+      }
+      out->v[out->n].loc = loc;
+      out->v[out->n].node = v;
+      out->n++;
+    }
+  }
+  const char *k;
+  const json_t *x;
+  json_object_foreach((json_t *)v, k, x) if (json_is_object(x) || json_is_array(x)) collect_casts(x, out);
+}
+
+/* DuckDB's name of a serialised type ("INTEGER", "DECIMAL(5,2)"). */
+static void type_name_of(const json_t *t, char *buf, size_t n) {
+  const char *id = wr_json_str(t, "id", "?");
+  const json_t *info = json_object_get(t, "type_info");
+  if (strcmp(id, "DECIMAL") == 0 && json_is_object(info))
+    snprintf(buf, n, "DECIMAL(%lld,%lld)", (long long)wr_json_int(info, "width", 18),
+             (long long)wr_json_int(info, "scale", 3));
+  else snprintf(buf, n, "%s", id);
+}
+
+/* Integer types: bits and signedness; 0 for other types. */
+static int int_bits(const char *id, bool *is_signed) {
+  static const struct {
+    const char *id;
+    int bits;
+    bool is_signed;
+  } ints[] = {{"TINYINT", 8, true},    {"SMALLINT", 16, true},  {"INTEGER", 32, true},  {"BIGINT", 64, true},
+              {"HUGEINT", 128, true},  {"UTINYINT", 8, false},  {"USMALLINT", 16, false}, {"UINTEGER", 32, false},
+              {"UBIGINT", 64, false}, {"UHUGEINT", 128, false}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (strcmp(id, ints[i].id) == 0) {
+      *is_signed = ints[i].is_signed;
+      return ints[i].bits;
+    }
+  return 0;
+}
+
+/* Decimal digits an integer type needs (its largest magnitude's). */
+static int int_digits(int bits) { return bits == 8 ? 3 : bits == 16 ? 5 : bits == 32 ? 10 : bits == 64 ? 20 : 39; }
+
+/* Fractional-second digits of a time point type; -1 for a date, -2 for other types. */
+static int time_digits(const char *id) {
+  if (strcmp(id, "TIMESTAMP_NS") == 0) return 9;
+  if (strcmp(id, "TIMESTAMP") == 0 || strcmp(id, "TIMESTAMP WITH TIME ZONE") == 0) return 6;
+  if (strcmp(id, "TIMESTAMP_MS") == 0) return 3;
+  if (strcmp(id, "TIMESTAMP_S") == 0) return 0;
+  if (strcmp(id, "DATE") == 0) return -1;
+  return -2;
+}
+
+/* Why a cast from `from` to `to` can change or refuse a value, or NULL when every value
+ * converts exactly (widening, or a change of representation such as BIGINT to DOUBLE,
+ * which docs/types.md does not call narrowing). */
+static const char *narrowing(const json_t *from, const json_t *to, char *buf, size_t n) {
+  const char *f = wr_json_str(from, "id", ""), *t = wr_json_str(to, "id", "");
+  const json_t *fi = json_object_get(from, "type_info"), *ti = json_object_get(to, "type_info");
+  bool fs = false, ts = false;
+  int fb = int_bits(f, &fs), tb = int_bits(t, &ts);
+  bool f_float = strcmp(f, "FLOAT") == 0 || strcmp(f, "DOUBLE") == 0;
+  bool f_dec = strcmp(f, "DECIMAL") == 0, t_dec = strcmp(t, "DECIMAL") == 0;
+  long long fw = wr_json_int(fi, "width", 18), fsc = wr_json_int(fi, "scale", 3);
+  long long tw = wr_json_int(ti, "width", 18), tsc = wr_json_int(ti, "scale", 3);
+  int fd = time_digits(f), td = time_digits(t);
+  if (strcmp(f, "VARCHAR") == 0 && strcmp(t, "VARCHAR") != 0)
+    snprintf(buf, n, "text converts only when it spells a value of %s, and another spelling (' 7' or '007' for "
+                     "7) does not come back the same", t);
+  else if (tb && (f_float || (f_dec && fsc > 0)))
+    snprintf(buf, n, "fractions are rounded away, and values beyond %s's range fail", t);
+  else if (tb && fb && (ts ? (fs ? tb < fb : tb <= fb) : (fs || tb < fb)))
+    snprintf(buf, n, "values beyond %s's range fail", t);
+  else if (tb && f_dec && fw - fsc > int_digits(tb) - 1)
+    snprintf(buf, n, "values beyond %s's range fail", t);
+  else if (strcmp(f, "DOUBLE") == 0 && strcmp(t, "FLOAT") == 0)
+    snprintf(buf, n, "digits beyond FLOAT's precision (about 7) are rounded away");
+  else if (f_float && t_dec)
+    snprintf(buf, n, "digits beyond the scale %lld are rounded away, and values beyond %lld integer digits fail", tsc,
+             tw - tsc);
+  else if (f_dec && t_dec && tsc < fsc)
+    snprintf(buf, n, "digits beyond the scale %lld are rounded away", tsc);
+  else if (f_dec && t_dec && tw - tsc < fw - fsc)
+    snprintf(buf, n, "values beyond %lld integer digits fail", tw - tsc);
+  else if (fb && t_dec && tw - tsc < int_digits(fb))
+    snprintf(buf, n, "values beyond %lld integer digits fail", tw - tsc);
+  else if (fd >= 0 && td == -1)
+    snprintf(buf, n, "the time of day is dropped");
+  else if (fd >= 0 && strcmp(t, "TIME") == 0)
+    snprintf(buf, n, "the date is dropped");
+  else if (fd >= 0 && td >= 0 && td < fd)
+    snprintf(buf, n, "%s", td == 6 ? "sub-microsecond digits are dropped"
+                           : td == 3 ? "sub-millisecond digits are dropped"
+                                     : "fractions of a second are dropped");
+  else return NULL;
+  return buf;
+}
+
+/* The plan's casts, by location: (location, child return type, return type). */
+static void collect_bound_casts(const json_t *v, json_t *out) {
+  if (json_is_array(v)) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(v, i, x) collect_bound_casts(x, out);
+    return;
+  }
+  if (!json_is_object(v)) return;
+  if (strcmp(wr_json_str(v, "expression_class", ""), "BOUND_CAST") == 0 &&
+      !json_is_true(json_object_get(v, "try_cast"))) {
+    size_t loc = location_of(v);
+    const json_t *child = json_object_get(json_object_get(v, "child"), "return_type");
+    if (!child) child = json_object_get(json_object_get(json_object_get(v, "child"), "value"), "type");
+    if (loc != (size_t)-1 && child)
+      json_array_append_new(out, json_pack("{s:I,s:O,s:O}", "loc", (json_int_t)loc, "from", child, "to",
+                                           json_object_get(v, "return_type")));
+  }
+  const char *k;
+  const json_t *x;
+  json_object_foreach((json_t *)v, k, x) if (json_is_object(x) || json_is_array(x)) collect_bound_casts(x, out);
+}
+
+static json_t *serialize_plan(wr_engine *e, const char *text) {
+  duckdb_prepared_statement ps = NULL;
+  duckdb_result res;
+  bool have_res = false;
+  json_t *out = NULL;
+  if (duckdb_prepare(e->conn, "SELECT json_serialize_plan($1::VARCHAR)", &ps) == DuckDBError) goto done;
+  duckdb_bind_varchar(ps, 1, text);
+  have_res = true;
+  if (duckdb_execute_prepared(ps, &res) == DuckDBError) goto done;
+  duckdb_data_chunk ch = duckdb_fetch_chunk(res);
+  if (!ch) goto done;
+  if (duckdb_data_chunk_get_size(ch) == 1) {
+    duckdb_string_t *s = duckdb_vector_get_data(duckdb_data_chunk_get_vector(ch, 0));
+    out = json_loadb(duckdb_string_t_data(s), duckdb_string_t_length(*s), JSON_DECODE_INT_AS_REAL, NULL);
+  }
+  duckdb_destroy_data_chunk(&ch);
+done:
+  if (have_res) duckdb_destroy_result(&res);
+  duckdb_destroy_prepare(&ps);
+  return out;
+}
+
+int wr_engine_sql_casts(wr_engine *e, const char *sql, json_t **out, weir_error *err) {
+  *out = NULL;
+  wr_eng_settle(e);
+  position_map pm = {sql, NULL, 0};
+  char *text = wr_eng_sql_text(sql, &pm.map);
+  pm.text_len = strlen(text);
+  json_t *ast = NULL, *plan = NULL, *bound = json_array();
+  cast_sites sites = {0};
+  int rc = serialize(e, text, &ast, err);
+  if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
+  if (rc) goto done;
+  *out = json_array();
+  collect_casts(json_object_get(ast, "statements"), &sites);
+  if (sites.n == 0) goto done;
+  plan = serialize_plan(e, text);
+  if (!plan || json_is_true(json_object_get(plan, "error"))) goto done;
+  collect_bound_casts(json_object_get(plan, "plans"), bound);
+  /* In the order of the text: insertion sort over a handful of casts. */
+  for (size_t i = 1; i < sites.n; i++)
+    for (size_t j = i; j > 0 && sites.v[j].loc < sites.v[j - 1].loc; j--) {
+      cast_site t = sites.v[j];
+      sites.v[j] = sites.v[j - 1];
+      sites.v[j - 1] = t;
+    }
+  for (size_t i = 0; i < sites.n; i++) {
+    const json_t *to = json_object_get(sites.v[i].node, "cast_type");
+    size_t k;
+    const json_t *b;
+    json_array_foreach(bound, k, b) {
+      if ((size_t)wr_json_int(b, "loc", -1) != sites.v[i].loc) continue;
+      if (strcmp(wr_json_str(json_object_get(b, "to"), "id", "?"), wr_json_str(to, "id", "!")) != 0) continue;
+      char why[256], from_name[64], to_name[64];
+      const json_t *bto = json_object_get(b, "to");
+      if (!narrowing(json_object_get(b, "from"), bto, why, sizeof why)) break;
+      type_name_of(json_object_get(b, "from"), from_name, sizeof from_name);
+      type_name_of(bto, to_name, sizeof to_name);
+      char *operand = render_s(json_object_get(sites.v[i].node, "child"));
+      wr_buf r = WEIR_BUF_INIT;
+      wr_buf_printf(&r, "CAST(%s AS %s)", operand, to_name);
+      int line = 0, col = 0;
+      line_col(&pm, sites.v[i].loc, &line, &col);
+      json_array_append_new(*out, json_pack("{s:i,s:i,s:s,s:s,s:s,s:s,s:s}", "line", line, "column_number", col,
+                                            "expression", wr_buf_cstr(&r), "operand", operand, "from", from_name,
+                                            "to", to_name, "why", why));
+      wr_buf_free(&r);
+      free(operand);
+      break;
+    }
+  }
+done:
+  free(sites.v);
+  json_decref(bound);
+  json_decref(plan);
+  json_decref(ast);
+  free(pm.map);
+  free(text);
+  return rc;
+}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/json_out.h"
 #include "lake/lake.h"
 #include "util/clock.h"
 #include "util/json.h"
@@ -32,7 +33,7 @@ int lake_token_create(weir_lake *lake, const weir_token_options *opts, char **ou
   json_object_set_new(o, "created", time_json(r.created_us));
   catalog_token_row_clear(&r);
   memset(secret, 0, sizeof secret);
-  *out_json = lake_dump(o);
+  *out_json = wr_doc_dump(WR_DOC_TOKEN, o);
   return WEIR_OK;
 }
 
@@ -53,7 +54,7 @@ int lake_token_list(weir_lake *lake, char **out_json, weir_error *err) {
     json_array_append_new(arr, o);
   }
   catalog_token_rows_free(rows, n);
-  *out_json = lake_dump(arr);
+  *out_json = wr_doc_dump(WR_DOC_TOKEN_LIST, arr);
   return WEIR_OK;
 }
 

@@ -91,7 +91,7 @@ int lake_contract_diff(const weir_contract *old_contract, const weir_contract *n
                        weir_error *err) {
   *out_json = NULL;
   if (!old_contract || !new_contract) return wr_seterr(err, WEIR_EINVALIDARG, "weir_contract_diff needs two contracts");
-  *out_json = lake_dump(wr_contract_diff(old_contract, new_contract));
+  *out_json = wr_doc_dump(WR_DOC_CONTRACT_DIFF, wr_contract_diff(old_contract, new_contract));
   return WEIR_OK;
 }
 

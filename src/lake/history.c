@@ -356,7 +356,7 @@ int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char 
     if (has_b) wr_table_entry_clear(&bv);
   }
   wr_table_entries_free(st, ns);
-  *out_json = lake_dump(out);
+  *out_json = wr_doc_dump(WR_DOC_MERGE_CONTRACTS, out);
   return WEIR_OK;
 }
 

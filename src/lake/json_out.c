@@ -32,6 +32,15 @@ static const struct {
     [WR_DOC_RUN_LIST] = {"run_list", "runs"},
     [WR_DOC_STAGED] = {"staged", NULL},
     [WR_DOC_PROGRESS] = {"progress", NULL},
+    [WR_DOC_TOKEN] = {"token", NULL},
+    [WR_DOC_TOKEN_LIST] = {"token_list", "tokens"},
+    [WR_DOC_NAMESPACE] = {"namespace", NULL},
+    [WR_DOC_NAMESPACE_LIST] = {"namespace_list", "namespaces"},
+    [WR_DOC_TABLE_DROP] = {"table_drop", NULL},
+    [WR_DOC_TABLE_RENAME] = {"table_rename", NULL},
+    [WR_DOC_CONTRACT_DIFF] = {"contract_diff", NULL},
+    [WR_DOC_MERGE_CONTRACTS] = {"merge_contracts", "breaking_changes"},
+    [WR_DOC_READERS] = {"readers", "readers"},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

@@ -5,7 +5,8 @@
  * Invariants this module keeps (docs/json.md):
  *   - A document is a JSON object whose first key is "schema_version" (an integer,
  *     WEIR_JSON_SCHEMA_VERSION): a list is never a bare array but an object holding the
- *     array under one named key ("commits", "branches", "tags", "tables", "runs"), so that
+ *     array under one named key ("commits", "branches", "tags", "tables", "runs",
+ *     "tokens", "namespaces", "breaking_changes", "readers"), so that
  *     the version, and keys added later, have a place.
  *   - Each kind has one JSON Schema, docs/schema/<name>.schema.json, that the tests
  *     (tests/py/test_json_schema.py) validate real outputs against. A change of shape
@@ -42,6 +43,15 @@ typedef enum wr_doc_kind {
   WR_DOC_RUN_LIST,       /* weir_run_list: {"runs": [...]} */
   WR_DOC_STAGED,         /* weir_worker_stage_output */
   WR_DOC_PROGRESS,       /* a weir_progress_fn event */
+  WR_DOC_TOKEN,          /* weir_token_create */
+  WR_DOC_TOKEN_LIST,     /* weir_token_list: {"tokens": [...]} */
+  WR_DOC_NAMESPACE,      /* weir_namespace_create, weir_namespace_drop */
+  WR_DOC_NAMESPACE_LIST, /* weir_namespace_list: {"namespaces": [...]} */
+  WR_DOC_TABLE_DROP,     /* weir_table_drop */
+  WR_DOC_TABLE_RENAME,   /* weir_table_rename */
+  WR_DOC_CONTRACT_DIFF,  /* weir_contract_diff */
+  WR_DOC_MERGE_CONTRACTS, /* weir_branch_merge_contracts: {"breaking_changes": [...]} */
+  WR_DOC_READERS,        /* weir_project_readers: {"readers": [...]} */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

@@ -265,12 +265,6 @@ int lake_namespaces_at(weir_lake *lake, const char *hash, json_t **out, weir_err
 /* Tables in namespace `ns` at the head of any branch: [{branch, table}] (caller decrefs). */
 int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_error *err);
 
-/* The documents of tokens, namespaces and table drop/rename (access.c, manage.c), which
- * are not in the JSON layer yet (src/lake/json_out.h): serialised as they are, without a
- * schema_version. Steals doc; caller frees with weir_free(). */
-char *lake_dump(json_t *doc);
-
-
 /* Access and table management (src/lake/access.c, manage.c), behind src/api/token.c,
  * namespace.c, table.c and branch.c. */
 int lake_token_create(weir_lake *lake, const weir_token_options *opts, char **out_json, weir_error *err);
@@ -280,8 +274,8 @@ int lake_branch_protect(weir_lake *lake, const char *branch, int on, weir_error 
 int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err);
 int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                       char **out_json, weir_error *err);
-int lake_namespace_create(weir_lake *lake, const char *ns, weir_error *err);
+int lake_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
 int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
-int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err);
+int lake_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lake/json_out.h"
 #include "lake/lake.h"
 #include "util/json.h"
 
@@ -123,8 +124,8 @@ int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char
   free(msg);
   if (rc) return rc;
   if (out_json)
-    *out_json = lake_dump(json_pack("{s:s,s:s,s:s,s:s}", "commit", hash, "table", full, "branch", d.branch,
-                                    "action", "dropped"));
+    *out_json = wr_doc_dump(WR_DOC_TABLE_DROP, json_pack("{s:s,s:s,s:s,s:s}", "commit", hash, "table", full,
+                                                         "branch", d.branch, "change", "dropped"));
   return WEIR_OK;
 }
 
@@ -148,15 +149,23 @@ int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, 
   json_decref(props);
   if (rc) return rc;
   if (out_json)
-    *out_json = lake_dump(json_pack("{s:s,s:s,s:s,s:s}", "commit", hash, "table", fa, "new_name", fb, "branch",
-                                    d.branch));
+    *out_json = wr_doc_dump(WR_DOC_TABLE_RENAME, json_pack("{s:s,s:s,s:s,s:s}", "commit", hash, "table", fa,
+                                                           "new_name", fb, "branch", d.branch));
   return WEIR_OK;
 }
 
 /* ---- namespaces --------------------------------------------------------------------- */
 
-int lake_namespace_create(weir_lake *lake, const char *ns, weir_error *err) {
-  return catalog_namespace_create(lake->cat, ns, NULL, err);
+/* {namespace, change: "added" | "dropped"}: the result of a namespace's creation or drop. */
+static char *namespace_doc(const char *ns, const char *change) {
+  return wr_doc_dump(WR_DOC_NAMESPACE, json_pack("{s:s,s:s}", "namespace", ns, "change", change));
+}
+
+int lake_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir_error *err) {
+  if (out_json) *out_json = NULL;
+  int rc = catalog_namespace_create(lake->cat, ns, NULL, err);
+  if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "added");
+  return rc;
 }
 
 int lake_namespaces_at(weir_lake *lake, const char *hash, json_t **out, weir_error *err) {
@@ -215,7 +224,7 @@ int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_
   if (rc) return rc;
   json_t *arr = NULL;
   if ((rc = lake_namespaces_at(lake, hash, &arr, err))) return rc;
-  *out_json = lake_dump(arr);
+  *out_json = wr_doc_dump(WR_DOC_NAMESPACE_LIST, arr);
   return WEIR_OK;
 }
 
@@ -238,7 +247,8 @@ int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_er
   return rc;
 }
 
-int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err) {
+int lake_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err) {
+  if (out_json) *out_json = NULL;
   int rc = wr_ident_check(ns, "namespace", err);
   if (rc) return rc;
   json_t *held = NULL;
@@ -256,11 +266,7 @@ int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err) {
     return WEIR_EINVALIDARG;
   }
   json_decref(held);
-  return catalog_namespace_delete(lake->cat, ns, err);
-}
-
-char *lake_dump(json_t *doc) {
-  char *s = wr_json_pretty(doc);
-  json_decref(doc);
-  return s;
+  rc = catalog_namespace_delete(lake->cat, ns, err);
+  if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "dropped");
+  return rc;
 }

@@ -479,6 +479,34 @@ static void infer_nullability(weir_lake *lake, wr_project *p, pipeline_model *m,
   free(ins);
 }
 
+/* A narrowing CAST in the query (wr_engine_sql_casts: the operand's type by DuckDB's
+ * binder) converts some values to others silently: a warning at its line, with the checked
+ * form that fails the run instead. Never an error: the cast may be meant, and a cast the
+ * analysis cannot place is simply not warned about. The model's SQL is the whole file, so
+ * the engine's lines are the file's. */
+static void warn_narrowing_casts(wr_project *p, const pipeline_model *m, wr_engine *engine) {
+  json_t *casts = NULL;
+  weir_error ignore = {0};
+  if (wr_engine_sql_casts(engine, m->sql, &casts, &ignore) == WEIR_OK) {
+    size_t i;
+    const json_t *c;
+    json_array_foreach(casts, i, c) {
+      int line = (int)wr_json_int(c, "line", m->line);
+      const char *expr = wr_json_str(c, "expression", "?");
+      char *msg = wr_asprintf("%s:%d: model %s: %s narrows %s to %s: %s (weir_checked_cast(%s, '%s') fails "
+                              "the run on a value that would change instead)",
+                              m->file, line, m->name, expr, wr_json_str(c, "from", "?"),
+                              wr_json_str(c, "to", "?"), wr_json_str(c, "why", "?"), wr_json_str(c, "operand", "?"),
+                              wr_json_str(c, "to", "?"));
+      json_array_append_new(p->warnings, json_pack("{s:s,s:i,s:s,s:s}", "file", m->file, "line", line, "model",
+                                                   m->name, "message", msg));
+      free(msg);
+    }
+  }
+  json_decref(casts);
+  weir_error_clear(&ignore);
+}
+
 static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, const char *hash,
                           table_cache *tc, weir_error *err) {
   if (m->unparsable) return WEIR_OK;
@@ -532,6 +560,7 @@ static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, con
     weir_error_clear(&e2);
     goto done;
   }
+  warn_narrowing_casts(p, m, engine);
   /* Problems with the result are reported at the header naming the output schema (or
    * the model's first line). */
   int L = m->output_line > 0 ? m->output_line : (m->line > 0 ? m->line : 1);

@@ -95,7 +95,8 @@ int pipeline_project_readers(weir_lake *lake, const char *project_dir, const cha
   wr_project *p = NULL;
   if (!rc) rc = load_and_plan(lake, project_dir, hash, false, &p, err);
   if (!rc) {
-    *out_json = lake_dump(pipeline_readers(p, full, affected, json_is_true(json_object_get(diff, "table_wide")), NULL));
+    *out_json = wr_doc_dump(WR_DOC_READERS, pipeline_readers(p, full, affected,
+                                                              json_is_true(json_object_get(diff, "table_wide")), NULL));
     pipeline_project_free(p);
   }
   json_decref(diff);

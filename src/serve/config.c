@@ -241,7 +241,7 @@ void rest_h_ns_load(rest_ctx *c, bool head_only) {
 void rest_h_ns_drop(rest_ctx *c) {
   if (!rest_require_branch(c)) return;
   weir_error err = {0};
-  if (lake_namespace_drop(c->lake, c->route->ns, &err)) {
+  if (lake_namespace_drop(c->lake, c->route->ns, NULL, &err)) {
     if (err.code == WEIR_EINVALIDARG)
       rest_respond_error(c->resp, 409, "NamespaceNotEmptyException", NULL, "%s", err.message);
     else

@@ -19,7 +19,8 @@ from referencing import Registry, Resource
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "docs" / "schema"
 #: Documents whose body is a list, and the key that holds it.
 LIST_KEYS = {"commit_log": "commits", "branch_list": "branches", "tag_list": "tags", "table_list": "tables",
-             "run_list": "runs"}
+             "run_list": "runs", "token_list": "tokens", "namespace_list": "namespaces",
+             "merge_contracts": "breaking_changes", "readers": "readers"}
 
 
 @functools.cache
@@ -48,13 +49,15 @@ def validate(doc: object, name: str) -> None:
         f"  at {'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:300]}" for e in errors[:10])
 
 
-_SUBCOMMANDS = {"branch", "tag", "runs"}
+_SUBCOMMANDS = {"branch", "tag", "runs", "token", "namespace", "table", "contract"}
 _BY_COMMAND = {
     "init": "init", "import": "import", "tables": "table_list", "describe": "table", "log": "commit_log",
     "show": "commit", "diff": "diff", "merge": "merge", "check": "plan", "runs": "run_list", "runs list": "run_list",
     "runs show": "run", "branch": "branch_list", "branch list": "branch_list", "branch create": "branch_create",
     "branch delete": "ref_delete", "tag": "tag_list", "tag list": "tag_list", "tag create": "tag_create",
-    "tag delete": "ref_delete",
+    "tag delete": "ref_delete", "token create": "token", "token list": "token_list", "namespace create": "namespace",
+    "namespace drop": "namespace", "namespace list": "namespace_list", "table drop": "table_drop",
+    "table rename": "table_rename", "contract diff": "contract_diff",
 }
 
 

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from conftest import ROOT, TITANIC, weir
+from conftest import ROOT, TITANIC, weir, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -185,11 +185,11 @@ def test_merge_refuses_a_breaking_contract_change_and_names_the_readers(lake, tm
     (proj / "contracts" / "a.yml").write_text(_a("2", True))
     r = weir("run", proj, "--ref", "dev", lake=lake)
     assert r.returncode == 0, r.stderr
-    head = json.loads(weir("log", "-n", "1", "--json", lake=lake).stdout)["commits"][0]["hash"]
+    head = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
     r = weir("merge", "dev", "--into", "main", "--project", proj, lake=lake)
     assert r.returncode == 3, r.stderr
     assert "column x: nullable (was required)" in r.stdout and "model b (b.sql:" in r.stdout
-    assert json.loads(weir("log", "-n", "1", "--json", lake=lake).stdout)["commits"][0]["hash"] == head  # nothing merged
+    assert weir_list("log", "-n", "1", lake=lake)[0]["hash"] == head  # nothing merged
     doc = json.loads(weir("merge", "dev", "--into", "main", "--json", lake=lake).stdout)
     assert [d["table"] for d in doc["breaking_changes"]] == ["default.a"]
     r = weir("merge", "dev", "--into", "main", "--allow-breaking", lake=lake)

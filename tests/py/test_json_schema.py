@@ -24,6 +24,7 @@ from weir import _ffi
 from weir.records import (
     Branch,
     Commit,
+    ContractDiff,
     ImportResult,
     MergeResult,
     RecordError,
@@ -87,7 +88,38 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["conflict"] = conflict_doc(lake)
     docs["run_error"] = failed_run_doc(lake, lake.parent)
     docs["ref_delete"] = cli_doc(lake, "tag", "delete", "v1")
+    docs["token"] = cli_doc(lake, "token", "create", "--name", "reader", "--read-only", "--branches", "dev*")
+    docs["token_list"] = cli_doc(lake, "token", "list")
+    docs["namespace"] = cli_doc(lake, "namespace", "create", "raw")
+    docs["namespace_list"] = cli_doc(lake, "namespace", "list")
+    docs["namespace_drop"] = cli_doc(lake, "namespace", "drop", "raw")
+    assert cli("import", str(TITANIC), "--table", "scratch", lake=lake).returncode == 0
+    docs["table_rename"] = cli_doc(lake, "table", "rename", "scratch", "scratch2")
+    docs["table_drop"] = cli_doc(lake, "table", "drop", "scratch2")
+    docs["contract_diff"], docs["merge_contracts"] = contract_docs(lake, lake.parent)
     return {"lake": lake, "docs": docs}
+
+
+def contract_docs(lake: pathlib.Path, tmp: pathlib.Path) -> tuple[Any, Any]:
+    """`weir contract diff` (with the readers of a project) and a merge refused for a
+    breaking contract change (the breaking changes, each with its readers)."""
+    v1, v2 = tmp / "c1.yml", tmp / "c2.yml"
+    v1.write_text('contract:\n  name: c\n  version: "1"\n  columns:\n    - {name: x, type: Int64}\n')
+    v2.write_text('contract:\n  name: c\n  version: "2"\n  columns:\n    - {name: x, type: Int64, nullable: true}\n')
+    (tmp / "c.csv").write_text("x\n1\n")
+    assert cli("import", str(tmp / "c.csv"), "--table", "c", "--contract", str(v1), lake=lake).returncode == 0
+    proj = tmp / "creader"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("name: creader\n")
+    (proj / "r.sql").write_text("-- weir: name=r\nSELECT x FROM c\n")
+    diff = cli_doc(lake, "contract", "diff", "c@main", str(v2), "--project", str(proj), code=3)
+    assert diff["breaking"] and [r["model"] for r in diff["readers"]] == ["r"]
+    assert cli("branch", "create", "cb", lake=lake).returncode == 0
+    assert cli("import", str(tmp / "c.csv"), "--table", "c", "--mode", "replace", "--contract", str(v2),
+               "--branch", "cb", lake=lake).returncode == 0
+    refused = cli_doc(lake, "merge", "cb", "--into", "main", "--project", str(proj), name="merge_contracts", code=3)
+    assert [(d["table"], [r["model"] for r in d["readers"]]) for d in refused["breaking_changes"]] == [("default.c", ["r"])]
+    return diff, refused
 
 
 def conflict_doc(lake: pathlib.Path) -> Any:
@@ -123,7 +155,11 @@ def test_every_cli_document_matches_its_schema(built: dict[str, Any]) -> None:
     assert docs["merge"]["tables"] and all("change" in t and "action" not in t for t in docs["merge"]["tables"])
     assert docs["table_revert"]["change"] in ("changed", "unchanged")
     for name, key in LIST_KEYS.items():
-        assert isinstance(docs[name][key], list), name
+        if name != "readers":  # no command prints it alone: the SDK's (sdk_docs)
+            assert isinstance(docs[name][key], list), name
+    assert docs["table_drop"]["change"] == "dropped" and "action" not in docs["table_drop"]
+    assert [t["name"] for t in docs["token_list"]["tokens"]] == ["reader"] and "token" in docs["token"]
+    assert docs["namespace"]["change"] == "added" and docs["namespace_drop"]["change"] == "dropped"
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +184,15 @@ def sdk_docs(built: dict[str, Any]) -> None:
             del reader
         assert err is None, err
         check(json.loads(text or "null"), "staged")
+        # the library's own contract documents, as the SDK receives them
+        check(json.loads(lib.call_out("weir_branch_merge_contracts", client._h(), b"cb", b"main")[0] or "null"),
+              "merge_contracts")
+        d = client.contract_diff("c@main", lake.parent / "c2.yml")
+        check(dict(d.raw), "contract_diff")  # the library's document, plus the table the SDK adds
+        text, err = lib.call_out("weir_project_readers", client._h(), _ffi.enc(str(lake.parent / "creader")),
+                                 b"main", b"c", json.dumps(dict(d.raw)).encode())
+        assert err is None, err
+        check(json.loads(text or "null"), "readers")
     assert events, "an import reports progress"
     for e in events:
         check(e, "progress")
@@ -194,6 +239,24 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert ImportResult.from_json(document(docs["import"], "import")).rows_written == 891
     assert RunState.from_json(document(docs["run"], "run")).success()
     assert not RunState.from_json(docs["run_error"]["run"]).success()
+
+
+def test_contract_documents_decode_strictly(built: dict[str, Any]) -> None:
+    docs = built["docs"]
+    d = ContractDiff.from_json(document(docs["contract_diff"], "contract diff"))
+    assert d.breaking and [(r.model, r.columns) for r in d.readers] == [("r", ("x",))]
+    [m] = [ContractDiff.from_json(e) for e in document(docs["merge_contracts"], "merge contracts", "breaking_changes")]
+    assert m.changes[0].change == "nullable" and m.readers[0].model == "r"
+    broken = json.loads(json.dumps(docs["contract_diff"]))
+    del broken["changes"][0]["breaks"]
+    with pytest.raises(RecordError, match="contract change: no key 'breaks'"):
+        ContractDiff.from_json(broken)
+    broken = json.loads(json.dumps(docs["contract_diff"]))
+    broken["readers"][0]["line"] = "3"
+    with pytest.raises(RecordError, match="contract reader: key 'line'"):
+        ContractDiff.from_json(broken)
+    with pytest.raises(RecordError, match="no key 'readers'"):
+        document({"schema_version": 1}, "contract readers", "readers")
 
 
 @pytest.mark.parametrize("mutate", ["missing", "renamed", "retyped"])

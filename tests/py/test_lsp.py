@@ -159,3 +159,26 @@ def test_diagnostics_on_open_and_save_hover_and_completion(project):
         assert labels["Age"]["detail"] == "default.titanic: Float64, nullable"
     finally:
         rpc.close()
+
+
+def test_a_narrowing_cast_is_a_warning_at_its_line(project):
+    """The plan's warning for a narrowing CAST (docs/engine.md, "Narrowing casts") is a
+    Warning diagnostic on the cast's line; the checked form has none."""
+    lake, proj = project
+    j = proj / "k.sql"
+    j.write_text("-- weir: name=k\nSELECT PassengerId,\n  CAST(Fare AS INTEGER) AS fare\nFROM titanic\n")
+    uri = j.resolve().as_uri()
+    rpc = Rpc(lake)
+    try:
+        rpc.request("initialize", {"processId": None, "rootUri": proj.as_uri(), "capabilities": {}})
+        rpc.send("initialized", {}, request=False)
+        rpc.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "sql", "version": 1,
+                                                           "text": j.read_text()}}, request=False)
+        [d] = rpc.diagnostics(uri)
+        assert "CAST(Fare AS INTEGER) narrows DOUBLE to INTEGER" in d["message"], d
+        assert d["severity"] == 2 and d["range"]["start"]["line"] == 2
+        j.write_text("-- weir: name=k\nSELECT PassengerId,\n  weir_checked_cast(Fare, 'INTEGER') AS fare\nFROM titanic\n")
+        rpc.send("textDocument/didSave", {"textDocument": {"uri": uri}}, request=False)
+        assert rpc.diagnostics(uri) == []
+    finally:
+        rpc.close()

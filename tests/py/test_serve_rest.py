@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from conftest import TITANIC, pg_query, weir, weir_json, weir_list
+from conftest import TITANIC, pg_query, weir, weir_list
 from serve_support import make_titanic_lake, start_server
 
 pytestmark = pytest.mark.cli  # the server is the weir binary: also run against the ASan build
@@ -65,7 +65,7 @@ def test_revoked_token_is_refused(served):
     assert call(srv, "GET", "/v1/config", tok)[0] == 200
     assert weir("token", "revoke", "temp", lake=srv.lake).returncode == 0
     assert_error(*call(srv, "GET", "/v1/config", tok), 401, "NotAuthorizedException")
-    listed = {t["name"]: t for t in weir_json("token", "list", lake=srv.lake)}
+    listed = {t["name"]: t for t in weir_list("token", "list", lake=srv.lake)}
     assert listed["temp"]["revoked"] and "token" not in listed["temp"]
     # Stored hashed only, on either backend.
     if (srv.lake / "catalog.db").exists():

@@ -1,6 +1,7 @@
 /* SQL analysis: the tables a query reads (DuckDB's parser, CTE scoping, positions) and
  * the types it returns (without reading data), and empty planning tables. */
 #include "engine_test_util.h"
+#include "util/json.h"
 
 /* The refs as "schema.name@line:col" joined by spaces. */
 static char *refs_text(wr_engine *e, const char *sql, int *rc_out) {
@@ -219,6 +220,89 @@ TEST(dialect_hint_for_bare_date_parts) {
                               "column \"hours_worked\" not found") == NULL);
   CHECK(wr_sql_dialect_hint("SELECT my_datediff(hour, a, b) FROM t", "column \"hour\" not found") == NULL);
   CHECK(wr_sql_dialect_hint("SELECT DATEDIFF(hour, a", "column \"hour\" not found") == NULL);
+}
+
+/* The narrowing casts as "line:col from>to" (col: the CAST keyword, or the `::`) joined by spaces. */
+static char *casts_text(wr_engine *e, const char *sql) {
+  json_t *casts = NULL;
+  weir_error err = {0};
+  wr_buf b = WEIR_BUF_INIT;
+  if (wr_engine_sql_casts(e, sql, &casts, &err) != WEIR_OK) {
+    wr_buf_printf(&b, "ERROR: %s", err.message);
+  } else {
+    size_t i;
+    const json_t *c;
+    json_array_foreach(casts, i, c)
+      wr_buf_printf(&b, "%s%d:%d %s>%s", i ? " " : "", (int)wr_json_int(c, "line", 0),
+                    (int)wr_json_int(c, "column_number", 0), wr_json_str(c, "from", "?"), wr_json_str(c, "to", "?"));
+  }
+  json_decref(casts);
+  weir_error_clear(&err);
+  return wr_buf_detach(&b);
+}
+
+#define CHECK_CASTS(e, sql, want)          \
+  do {                                     \
+    char *got_ = casts_text(e, sql);       \
+    CHECK_STR(got_, want);                 \
+    free(got_);                            \
+  } while (0)
+
+TEST(narrowing_casts_by_the_binder) {
+  wr_engine *e = tu_open();
+  weir_error err = {0};
+  CHECK_OK(wr_engine_exec(e, "CREATE TABLE t (d DOUBLE, ns TIMESTAMP_NS, ts TIMESTAMP, dec DECIMAL(10,3), "
+                             "big BIGINT, i INTEGER, s VARCHAR)", &err), &err);
+  CHECK_CASTS(e, "SELECT CAST(d AS INTEGER), ns::TIMESTAMP,\n  CAST(dec AS DECIMAL(10,1)), CAST(big AS INTEGER), "
+                 "CAST(s AS DATE), CAST(ts AS DATE) FROM t",
+              "1:8 DOUBLE>INTEGER 1:30 TIMESTAMP_NS>TIMESTAMP 2:3 DECIMAL(10,3)>DECIMAL(10,1) 2:31 BIGINT>INTEGER "
+              "2:53 VARCHAR>DATE 2:70 TIMESTAMP>DATE");
+  /* Where the query hides them: WHERE, subqueries, CTEs. */
+  CHECK_CASTS(e, "WITH c AS (SELECT CAST(d AS INTEGER) AS x FROM t) SELECT x FROM c WHERE x > "
+                 "(SELECT max(CAST(big AS SMALLINT)) FROM t)",
+              "1:19 DOUBLE>INTEGER 1:89 BIGINT>SMALLINT");
+  /* Widening, representation changes, constants, TRY_CAST and checked casts: none. */
+  CHECK_CASTS(e, "SELECT CAST(i AS BIGINT), CAST(big AS DOUBLE), CAST(ts AS TIMESTAMP_NS), CAST(d AS VARCHAR), "
+                 "CAST(dec AS DECIMAL(12,3)), CAST(i AS DECIMAL(10,0)), '2024-01-01'::DATE, CAST(1.5 AS INTEGER), "
+                 "TRY_CAST(d AS INTEGER), weir_checked_cast(d, 'INTEGER'), i + big FROM t",
+              "");
+  /* A query that does not bind: nothing to say (the plan reports it). */
+  CHECK_CASTS(e, "SELECT CAST(nope AS INTEGER) FROM t", "");
+  wr_engine_close(e);
+}
+
+/* weir_checked_cast: the macro every engine defines, with the type argument weir's
+ * rewrite adds to each call. */
+TEST(checked_casts_round_trip) {
+  wr_engine *e = tu_open();
+  weir_error err = {0};
+  CHECK(tu_double(e, "SELECT weir_checked_cast(2.0::DOUBLE, 'INTEGER')") == 2);
+  CHECK(tu_double(e, "SELECT weir_checked_cast(CAST(2.5 AS DECIMAL(5,2)), 'DECIMAL(4,1)') * 10") == 25);
+  /* Nested calls, strings and comments holding the name or parentheses are left alone. */
+  CHECK(tu_double(e, "SELECT weir_checked_cast(weir_checked_cast(length('weir_checked_cast(x, ''INTEGER'')') "
+                     "/* ) */ * 1.0, 'BIGINT'), 'INTEGER')") == 31);
+  double v = 0;
+  bool is_null = false;
+  CHECK_OK(wr_engine_query_double(e, "SELECT WEIR_CHECKED_CAST(NULL::DOUBLE, 'integer')", &v, &is_null, &err), &err);
+  CHECK(is_null);
+  CHECK(wr_engine_query_double(e, "SELECT weir_checked_cast(1.5::DOUBLE, 'INTEGER')", &v, &is_null, &err) ==
+        WEIR_EENGINE);
+  CHECK(strstr(err.message, "DOUBLE value 1.5 does not convert exactly to INTEGER") != NULL);
+  weir_error_clear(&err);
+  CHECK(wr_engine_query_double(e, "SELECT weir_checked_cast(300, 'TINYINT')", &v, &is_null, &err) == WEIR_EENGINE);
+  CHECK(strstr(err.message, "value 300 does not convert exactly to TINYINT") != NULL);
+  weir_error_clear(&err);
+  /* A type that is not a literal: the two-argument form says what is wrong. */
+  CHECK(wr_engine_query_double(e, "SELECT weir_checked_cast(1, 'INT' || 'EGER')", &v, &is_null, &err) ==
+        WEIR_EENGINE);
+  CHECK(strstr(err.message, "must be a string literal naming a type") != NULL);
+  weir_error_clear(&err);
+  /* Nor is text that would close the CAST weir adds. */
+  CHECK(wr_engine_query_double(e, "SELECT weir_checked_cast(1, 'INTEGER), (SELECT 2')", &v, &is_null, &err) ==
+        WEIR_EENGINE);
+  CHECK(strstr(err.message, "must be a string literal naming a type") != NULL);
+  weir_error_clear(&err);
+  wr_engine_close(e);
 }
 
 TEST_MAIN()
