@@ -42,6 +42,8 @@ typedef enum wr_doc_kind {
   WR_DOC_RUN_LIST,       /* weir_run_list: {"runs": [...]} */
   WR_DOC_STAGED,         /* weir_worker_stage_output */
   WR_DOC_PROGRESS,       /* a weir_progress_fn event */
+  WR_DOC_PROTECTION,     /* weir_branch_protection */
+  WR_DOC_STATUS,         /* weir_lake_status: {"tables": [...], ...} */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

@@ -138,6 +138,11 @@ json_t *pipeline_readers(wr_project *p, const char *table, const json_t *affecte
 int pipeline_breaking_changes(weir_lake *lake, wr_project *p, const char *hash, json_t **out, weir_error *err);
 json_t *pipeline_plan_json(const wr_project *p, const char *ref, const char *hash);
 
+/* weir_branch_merge with the merge gate (gate.c): the checks `into` requires plus
+ * opts->checks, planned at the merged state inside the merge's transaction. */
+int pipeline_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
+                          char **out_json, weir_error *err);
+
 /* Fills err with WEIR_EPLAN and a message listing every problem. */
 int pipeline_plan_error(const wr_project *p, weir_error *err);
 

@@ -788,6 +788,20 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     int64_t ended = wr_now_us();
     json_t *rec = model_record(m, mr == WEIR_OK ? "succeeded" : "failed", started, ended, &res,
                                mr == WEIR_OK ? commit : NULL, &merr);
+    if (mr == WEIR_OK) {
+      /* The freshness of the output as written (docs/contracts.md, "Freshness SLA"): the
+       * version this commit wrote is the one the run publishes, so its last change and
+       * SLA are those `weir status` reports after the run. Best effort: a record without
+       * it is still the run's record. */
+      wr_table_entry e;
+      json_t *fresh = NULL;
+      weir_error fe = {0};
+      if (catalog_table_get(lake->cat, commit, m->table, &e, &fe) == WEIR_OK) {
+        if (lake_table_freshness(lake, &e, ended, &fresh, &fe) == WEIR_OK) json_object_set_new(rec, "freshness", fresh);
+        wr_table_entry_clear(&e);
+      }
+      weir_error_clear(&fe);
+    }
     if (m->lang == MODEL_PYTHON) {
       /* Where what the model printed went, and what held it. */
       char *log = wr_asprintf("%s/%s.log", rc.run_dir, m->name);
