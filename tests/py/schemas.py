@@ -55,6 +55,7 @@ _BY_COMMAND = {
     "runs show": "run", "branch": "branch_list", "branch list": "branch_list", "branch create": "branch_create",
     "branch delete": "ref_delete", "tag": "tag_list", "tag list": "tag_list", "tag create": "tag_create",
     "tag delete": "ref_delete",
+    "branch protect": "protection", "branch unprotect": "protection", "status": "status",
 }
 
 
