@@ -1104,7 +1104,8 @@ class Client:
                     doc = self.get_table(name, ref=spec[1]).raw
                     ir = doc.get("contract")
                     if not isinstance(ir, Mapping):
-                        raise NotFound(f"{c}: table {name} has no stored contract at {spec[1]} (and no file has that name)")
+                        raise NotFound(f"{c}: table {name} has no stored contract at {spec[1]} "
+                                       "(and no file has that name)")
                     text = json.dumps(ir).encode()
                     self._lib.call("weir_contract_parse", text, len(text), b"json", _ffi.enc(c), ctypes.byref(h))
                 elif is_schema(c):
@@ -1129,7 +1130,8 @@ class Client:
             doc["table"] = target
         if project is not None and target and doc.get("breaking"):
             at = ref if ref is not None else (sides[1][1] if sides[1] else sides[0][1] if sides[0] else "main")
-            text, err = self._out("weir_project_readers", _ffi.enc(_path(project, "project")), _enc_ref(at, optional=True),
+            text, err = self._out("weir_project_readers", _ffi.enc(_path(project, "project")),
+                                  _enc_ref(at, optional=True),
                                   _ffi.enc(target), json.dumps(doc).encode())
             if err is not None:
                 raise err

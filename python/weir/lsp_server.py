@@ -107,7 +107,8 @@ class WeirLanguageServer(LanguageServer):
             plan = self.client.check(proj, ref=self.ref)
             problems: list[dict[str, object]] = [
                 {"file": p.file, "line": p.line, "column": p.column, "message": p.message} for p in plan.problems]
-            warnings = [dict(cast("Mapping[str, object]", w)) for w in cast("list[object]", plan.raw.get("warnings") or [])]
+            warnings = [dict(cast("Mapping[str, object]", w))
+                        for w in cast("list[object]", plan.raw.get("warnings") or [])]
         except weir.WeirError as e:
             problems = [{"file": None, "line": 1, "message": str(e)}]
             warnings: list[dict[str, object]] = []

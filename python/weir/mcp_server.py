@@ -82,7 +82,8 @@ def table_doc(info: weir.TableInfo) -> str:
     lines = [f"# {info.table}", ""]
     if info.comment:
         lines += [info.comment, ""]
-    lines += [f"{info.record_count} rows at {info.ref} ({info.commit[:12]}).", "", "| column | type | nullable | doc | lineage |",
+    lines += [f"{info.record_count} rows at {info.ref} ({info.commit[:12]}).", "",
+              "| column | type | nullable | doc | lineage |",
               "| --- | --- | --- | --- | --- |"]
     for c in info.columns:
         lines.append(f"| {c.name} | {c.weir_type} | {'no' if c.required else 'yes'} | {c.doc or ''} | "

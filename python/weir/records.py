@@ -21,7 +21,8 @@ __all__ = [
     "Commit", "CommitTable", "TableChange", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable",
     "TableSummary", "TableInfo", "Column", "Diff", "TableDiff", "RevertResult", "ImportResult",
     "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
-    "PlanProblem", "BranchProtection", "RequiredCheck", "TableFreshness", "LakeStatus", "parse_time", "RecordError", "document", "SCHEMA_VERSION",
+    "PlanProblem", "BranchProtection", "RequiredCheck", "TableFreshness", "LakeStatus", "parse_time",
+    "RecordError", "document", "SCHEMA_VERSION",
 ]
 
 #: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
@@ -1287,7 +1288,8 @@ class ContractReader:
             'g'
         """
         return cls(model=str(d.get("model", "")), file=str(d.get("file", "")), line=int(d.get("line") or 0),
-                   table=str(d.get("table", "")), columns=tuple(str(c) for c in cast("list[Any]", d.get("columns") or [])),
+                   table=str(d.get("table", "")),
+                   columns=tuple(str(c) for c in cast("list[Any]", d.get("columns") or [])),
                    via=d.get("via"))
 
 

@@ -218,6 +218,37 @@ static int gate_check(weir_lake *lake, const json_t *merged, void *ctx, weir_err
   return rc;
 }
 
+int pipeline_gate_prepare(weir_lake *lake, const char *source, const char *into, pipeline_gate **out,
+                          weir_error *err) {
+  *out = NULL;
+  gate_ctx *g = wr_calloc(1, sizeof *g);
+  g->source = source;
+  g->into = into;
+  char **req = NULL;
+  size_t n_req = 0;
+  int rc = catalog_branch_checks(lake->cat, into, &req, &n_req, err);
+  for (size_t i = 0; rc == WEIR_OK && i < n_req; i++) gate_add(g, req[i], true);
+  catalog_strv_free(req, n_req);
+  if (rc == WEIR_OK && g->n) rc = gate_load(lake, g, err);
+  if (rc || g->n == 0) {
+    gate_free(g);
+    free(g);
+    return rc;
+  }
+  *out = (pipeline_gate *)g;
+  return WEIR_OK;
+}
+
+int pipeline_gate_check(weir_lake *lake, pipeline_gate *gate, const json_t *merged, weir_error *err) {
+  return gate_check(lake, merged, gate, err);
+}
+
+void pipeline_gate_free(pipeline_gate *gate) {
+  if (!gate) return;
+  gate_free((gate_ctx *)gate);
+  free(gate);
+}
+
 int pipeline_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
                           char **out_json, weir_error *err) {
   *out_json = NULL;

@@ -850,11 +850,16 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     json_t *merged = NULL;
     weir_error e2 = {0};
     char target_head[WEIR_HASH_HEX_SIZE] = "";
+    pipeline_gate *gate = NULL;
     r = WEIR_FAILPOINT("run.publish.before", &e2);
+    /* The target's merge gate (gate.c), loaded before the lock, checked under it. */
+    if (r == WEIR_OK) r = pipeline_gate_prepare(lake, rc.run_branch, rc.branch, &gate, &e2);
     if (r == WEIR_OK) r = catalog_tx_begin(lake->cat, true, &e2);
     if (r == WEIR_OK) r = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, rc.branch, target_head, &e2);
     if (r == WEIR_OK) r = check_read_set(&rc, target_head, &e2);
     if (r == WEIR_OK) r = catalog_merge(lake->cat, &mreq, &merged, &e2);
+    if (r == WEIR_OK && gate) r = pipeline_gate_check(lake, gate, merged, &e2);
+    pipeline_gate_free(gate);
     if (r == WEIR_OK) {
       const char *result = wr_json_str(merged, "commit", NULL);
       r = catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_SUCCEEDED, result, NULL, &e2);

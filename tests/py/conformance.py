@@ -868,7 +868,7 @@ class Checker:
                 exp[name] = Keep(ov)
         return exp, conflicts
 
-    def changes(self, e: "Keep | New", cur: str | None) -> bool:
+    def changes(self, e: Keep | New, cur: str | None) -> bool:
         """Whether the expectation `e` changes a table whose version is `cur`."""
         return isinstance(e, New) or e.loc != cur
 

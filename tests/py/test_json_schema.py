@@ -9,7 +9,6 @@ this file covers every schema in docs/schema/.
 """
 from __future__ import annotations
 
-import ctypes
 import json
 import pathlib
 import shutil
@@ -24,8 +23,10 @@ from conftest import ROOT, TITANIC, weir as cli
 from weir import _ffi
 from weir.records import (
     Branch,
+    BranchProtection,
     Commit,
     ImportResult,
+    LakeStatus,
     MergeResult,
     RecordError,
     RunState,
@@ -88,6 +89,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["conflict"] = conflict_doc(lake)
     docs["run_error"] = failed_run_doc(lake, lake.parent)
     docs["ref_delete"] = cli_doc(lake, "tag", "delete", "v1")
+    docs["status"] = cli_doc(lake, "status")
+    docs["protection"] = cli_doc(lake, "branch", "protect", "c1", "--require-check", str(PROJECT))
     return {"lake": lake, "docs": docs}
 
 
@@ -195,6 +198,8 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert ImportResult.from_json(document(docs["import"], "import")).rows_written == 891
     assert RunState.from_json(document(docs["run"], "run")).success()
     assert not RunState.from_json(docs["run_error"]["run"]).success()
+    assert LakeStatus.from_json(document(docs["status"], "status")).tables
+    assert BranchProtection.from_json(document(docs["protection"], "protection")).require_checks
 
 
 @pytest.mark.parametrize("mutate", ["missing", "renamed", "retyped"])

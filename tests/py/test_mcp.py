@@ -9,7 +9,7 @@ import os
 import anyio
 import pytest
 
-from conftest import ROOT, TITANIC, weir, weir_bin, weir_json, weir_list
+from conftest import ROOT, TITANIC, weir, weir_bin, weir_list
 
 pytestmark = pytest.mark.cli
 

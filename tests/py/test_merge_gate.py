@@ -221,3 +221,22 @@ def test_agents_see_the_catalogs_protection(gated):
         client.protect_branch("release")
         assert is_protected(client, "release")
         assert not is_protected(client, "no-such-branch")
+
+
+def test_a_run_publishing_to_a_gated_branch_is_gated(gated):
+    """A run publishes by a merge: into a gated main it commits only if the gate passes."""
+    lake, proj, tmp = gated["lake"], gated["proj"], gated["tmp"]
+    writer = tmp / "writer"
+    writer.mkdir()
+    (writer / "events.sql").write_text("-- weir: name=events\nSELECT 7::BIGINT AS id\n")
+    _ok("branch", "protect", "main", "--require-check", proj, lake=lake)
+    before = _head(lake)
+    r = weir("run", writer, "--json", lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert "model down" in r.stderr and "merge gate of main" in r.stderr
+    assert _head(lake) == before
+    run = weir_json("runs", lake=lake)["runs"][0]
+    assert run["status"] == "failed"
+    _ok("branch", "protect", "main", "--require-check", writer, lake=lake)  # a gate the run passes
+    r = _ok("run", writer, lake=lake)
+    assert _head(lake) != before

@@ -4,7 +4,6 @@ problem naming the expression and its line; `weir check --explain` shows what is
 from __future__ import annotations
 
 import json
-import pathlib
 
 import pytest
 
