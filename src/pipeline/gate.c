@@ -14,7 +14,9 @@
  *   - The projects are loaded (discovered) before the transaction: discovery runs
  *     project code in a sandbox and must not hold the catalog's write lock. The checks
  *     the branch requires are read again under the lock; if they changed since, the
- *     merge is refused (WEIR_ECONCURRENT) rather than judged by a stale gate.
+ *     merge is refused (WEIR_ECONCURRENT) rather than judged by a stale gate. A merge
+ *     into a protected branch without checks takes the same path (so a gate set while it
+ *     runs is not skipped); a gate needs protection, so other merges keep theirs.
  *   - A required project is stored as given; a relative path is resolved against the
  *     lake folder (lake_check_path), so every client (any working folder, `weir serve`)
  *     checks the same folder. A project given on demand is a path as the caller wrote it.
@@ -184,6 +186,7 @@ static int gate_check(weir_lake *lake, const json_t *merged, void *ctx, weir_err
                      "the checks branch %s requires changed while merging %s into it (nothing was merged): merge "
                      "again",
                      g->into, g->source);
+  if (g->n == 0) return WEIR_OK; /* still no gate: the merge is what it was */
   const char *result = wr_json_str(merged, "result", "");
   if (strcmp(result, "up-to-date") == 0) return WEIR_OK; /* nothing changes */
   const char *commit = wr_json_str(merged, "commit", NULL);
@@ -230,7 +233,9 @@ int pipeline_gate_prepare(weir_lake *lake, const char *source, const char *into,
   for (size_t i = 0; rc == WEIR_OK && i < n_req; i++) gate_add(g, req[i], true);
   catalog_strv_free(req, n_req);
   if (rc == WEIR_OK && g->n) rc = gate_load(lake, g, err);
-  if (rc || g->n == 0) {
+  bool prot = g->n > 0;
+  if (rc == WEIR_OK && !prot) rc = catalog_branch_protected(lake->cat, into, &prot, err);
+  if (rc || !prot) { /* unprotected: no gate can apply (see the file's comment) */
     gate_free(g);
     free(g);
     return rc;
@@ -267,7 +272,15 @@ int pipeline_branch_merge(weir_lake *lake, const char *source, const char *into,
     }
     gate_add(&g, opts->checks[i], false);
   }
-  if (g.n == 0) return lake_branch_merge(lake, source, into, opts, out_json, err);
+  if (g.n == 0) {
+    /* No gate now. Into a protected branch (the only kind that can have one) the merge
+     * still runs in one transaction that reads the checks again under the lock, so a gate
+     * set meanwhile is not skipped; other merges keep their short write transaction. */
+    bool prot = false;
+    if ((rc = catalog_branch_protected(lake->cat, into, &prot, err))) return rc;
+    if (!prot) return lake_branch_merge(lake, source, into, opts, out_json, err);
+    return lake_branch_merge_gated(lake, source, into, opts, gate_check, &g, out_json, err);
+  }
   rc = gate_load(lake, &g, err);
   if (rc == WEIR_OK) rc = lake_branch_merge_gated(lake, source, into, opts, gate_check, &g, out_json, err);
   gate_free(&g);

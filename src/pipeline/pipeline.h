@@ -144,7 +144,7 @@ int pipeline_branch_merge(weir_lake *lake, const char *source, const char *into,
                           char **out_json, weir_error *err);
 
 /* The gate of merges into `into` for a caller that merges itself (a run publishing):
- * prepare loads the projects `into` requires (*out NULL when it requires none), outside
+ * prepare loads the projects `into` requires (*out NULL when `into` is not protected), outside
  * any transaction; check runs inside the caller's write transaction after its merge
  * (`merged`: the merge document); a failure means roll back. `source` is borrowed for
  * messages. */

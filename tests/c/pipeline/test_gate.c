@@ -81,15 +81,21 @@ static catalog_backend_ops race_ops;
 static const catalog_backend_ops *real_ops;
 static wr_catalog *racer;
 static int race_left;
+static const char *race_gate; /* NULL: the racer merges drop into main; else it sets this gate */
 
 static int racing_begin(catalog_backend *be, bool write, weir_error *err) {
   if (write && race_left > 0) {
     race_left--;
-    wr_merge_request req = {.source = "drop", .into = "main", .message = "racer"};
-    json_t *out = NULL;
     weir_error e = {0};
-    CHECK_OK(catalog_merge(racer, &req, &out, &e), &e);
-    json_decref(out);
+    if (race_gate) {
+      const char *checks[] = {race_gate};
+      CHECK_OK(catalog_branch_require_checks(racer, "main", checks, 1, &e), &e);
+    } else {
+      wr_merge_request req = {.source = "drop", .into = "main", .message = "racer"};
+      json_t *out = NULL;
+      CHECK_OK(catalog_merge(racer, &req, &out, &e), &e);
+      json_decref(out);
+    }
     weir_error_clear(&e);
   }
   return real_ops->begin(be, write, err);
@@ -132,6 +138,29 @@ TEST(the_gate_plans_the_state_the_merge_commits_not_the_head_it_first_read) {
   CHECK_OK(weir_ref_resolve(f.lake, "main", after, &err), &err);
   CHECK_STR(after, drop);
   CHECK(strcmp(after, before) != 0);
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
+TEST(a_gate_set_while_a_merge_into_a_protected_branch_runs_is_not_skipped) {
+  fixture f = fx_new();
+  weir_error err = {0};
+  CHECK_OK(weir_branch_protect(f.lake, "main", 1, &err), &err);
+  char before[WEIR_HASH_HEX_SIZE], after[WEIR_HASH_HEX_SIZE];
+  CHECK_OK(weir_ref_resolve(f.lake, "main", before, &err), &err);
+  race_gate = f.project;
+  race_setup(&f);
+  char *out = NULL;
+  CHECK_INT(weir_branch_merge(f.lake, "drop", "main", NULL, &out, &err), WEIR_ECONCURRENT);
+  CHECK_INT(race_left, 0);
+  CHECK_CONTAINS(err.message, "checks branch main requires changed");
+  race_teardown(&f);
+  race_gate = NULL;
+  CHECK_OK(weir_ref_resolve(f.lake, "main", after, &err), &err);
+  CHECK_STR(after, before);
+  /* Merging again judges it by the gate now set: drop drops the column down reads. */
+  CHECK_INT(weir_branch_merge(f.lake, "drop", "main", NULL, &out, &err), WEIR_EPLAN);
+  weir_free(out);
   weir_error_clear(&err);
   fx_free(&f);
 }
