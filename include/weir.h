@@ -830,10 +830,13 @@ WEIR_API int weir_status_options_init(weir_status_options *opts, unsigned int ve
  * Every table at opts->ref with its last change and freshness SLA. *out_json (weir_free):
  * {schema_version, ref, commit, now, ok (no SLA breached), breached (count), tables:
  * [{table, last_change: {commit, time}, sla: {freshness, seconds} or null, age_seconds,
- * status: "fresh" | "breached" | "no_sla"}]}. The last change of a table is the commit
- * time of the newest commit in the ref's history that changed it (its first-parent walk;
- * a merge that brought the table counts). A table is breached when its age exceeds its
- * contract's sla.freshness ("30 minutes", "1 hour", "2 days", ...). Reads only.
+ * status: "fresh" | "breached" | "no_sla" | "unknown"}]}, sorted by table; ages in whole
+ * seconds. The last change of a table is the commit that wrote its current version (the
+ * catalog's provenance: a merge keeps the time the data was written on its branch, a
+ * revert to an older version brings that version's time back); "unknown" when no
+ * provenance is recorded. A table is breached when its age exceeds its contract's
+ * sla.freshness ("30 minutes", "1 hour", "2 days", ...). Reads only; one catalog lookup
+ * per table, no history walk. Thread-safety: as every call on one handle.
  * Errors: WEIR_ENOTFOUND (ref), WEIR_EINVALIDARG (a stored sla.freshness that does not
  * parse, naming the table).
  */
