@@ -132,6 +132,8 @@ def test_a_run_records_its_outputs_freshness(lake, tmp_path):
     f = model["freshness"]
     assert f["table"] == "default.out" and f["status"] == "fresh" and f["sla"]["seconds"] == 3600
     assert f["last_change"]["commit"] == model["commit"]
+    text = weir("runs", "show", run["run_id"], lake=lake).stdout
+    assert "freshness      default.out: fresh (sla 1 hour)" in text
     # what the run recorded is what status reports after it
     (row,) = [t for t in weir_json("status", lake=lake)["tables"] if t["table"] == "default.out"]
     assert row["last_change"] == f["last_change"]
