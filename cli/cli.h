@@ -15,6 +15,7 @@
 
 #define CLI_MAX_OPTS 24
 #define CLI_MAX_POS 8
+#define CLI_MAX_MULTI 32
 
 /* One option a command accepts. */
 typedef struct cli_opt {
@@ -28,6 +29,9 @@ typedef struct cli_parsed {
   const char *pos[CLI_MAX_POS];
   int n_pos;
   const char *values[CLI_MAX_OPTS]; /* by index in the command's option table; flags "1" */
+  int multi_opt[CLI_MAX_MULTI];      /* every value given to an option, in order (values[] */
+  const char *multi[CLI_MAX_MULTI];  /* keeps the last): read with cli_opt_values */
+  int n_multi;
 } cli_parsed;
 
 typedef struct cli_ctx {
@@ -56,6 +60,9 @@ typedef struct cli_command {
 /* The option value by long name, or NULL. */
 const char *cli_opt_value(const cli_command *cmd, const cli_parsed *args, const char *name);
 bool cli_flag(const cli_command *cmd, const cli_parsed *args, const char *name);
+/* Every value of a repeatable option (--check A --check B), in order: up to `max` into
+ * out; returns how many there are. */
+size_t cli_opt_values(const cli_command *cmd, const cli_parsed *args, const char *name, const char **out, size_t max);
 
 /* Opens the lake (once). Prints the error and returns its exit code on failure. */
 int cli_lake(cli_ctx *ctx, weir_lake **out);
@@ -138,6 +145,7 @@ int cmd_namespace_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_status(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_contract_diff(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_mcp(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_lsp(cli_ctx *, const cli_command *, cli_parsed *);

@@ -275,6 +275,9 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.allow_partial = cli_flag(cmd, args, "allow-partial");
   o.strategy = cli_opt_value(cmd, args, "strategy");
   o.expect_head = cli_opt_value(cmd, args, "expect-head");
+  const char *checks[CLI_MAX_MULTI];
+  o.n_checks = cli_opt_values(cmd, args, "check", checks, CLI_MAX_MULTI);
+  o.checks = o.n_checks ? checks : NULL;
   weir_error err = {0};
   char *out = NULL;
   json_t *r;

@@ -349,6 +349,16 @@ int cmd_runs_show(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   rc = weir_run_show(lake, args->pos[0], &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &run)) >= 0) return rc;
   print_run(ctx, run, true);
+  /* The outputs' freshness SLAs as written (docs/contracts.md, "Freshness SLA"). */
+  size_t mi;
+  json_t *m;
+  json_array_foreach(json_object_get(run, "models"), mi, m) {
+    json_t *f = json_object_get(m, "freshness");
+    json_t *sla = json_object_get(f, "sla");
+    if (json_is_object(sla))
+      printf("  freshness      %s: %s (sla %s)\n", json_string_value(json_object_get(f, "table")),
+             json_string_value(json_object_get(f, "status")), json_string_value(json_object_get(sla, "freshness")));
+  }
   json_t *e = json_object_get(run, "error");
   const char *emsg = json_string_value(json_object_get(e, "message"));
   if (emsg) printf("\nerror: %s\n", emsg);

@@ -141,26 +141,37 @@ int cmd_token_revoke(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   return 0;
 }
 
-static int protect(cli_ctx *ctx, cli_parsed *args, int on) {
+static int protect(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args, int on) {
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
   weir_error err = {0};
-  if (weir_branch_protect(lake, args->pos[0], on, &err)) return cli_report_error(ctx, &err);
-  if (ctx->json) cli_print_json(json_pack("{s:s,s:b}", "branch", args->pos[0], "protected", on));
-  else if (ctx->verbosity >= 0)
+  const char *checks[CLI_MAX_MULTI];
+  size_t n = on ? cli_opt_values(cmd, args, "require-check", checks, CLI_MAX_MULTI) : 0;
+  if (n ? weir_branch_require_checks(lake, args->pos[0], checks, n, &err)
+        : weir_branch_protect(lake, args->pos[0], on, &err))
+    return cli_report_error(ctx, &err);
+  char *out = NULL;
+  json_t *doc = NULL;
+  rc = weir_branch_protection(lake, args->pos[0], &out, &err);
+  if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
+  if (ctx->verbosity >= 0) {
     printf(on ? "Branch %s is protected: it takes only merges\n" : "Branch %s is no longer protected\n", args->pos[0]);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(doc, "require_checks"), i, c)
+        printf("  merges must pass: weir check %s\n", json_string_value(json_object_get(c, "path")));
+  }
+  json_decref(doc);
   return 0;
 }
 
 int cmd_branch_protect(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  (void)cmd;
-  return protect(ctx, args, 1);
+  return protect(ctx, cmd, args, 1);
 }
 
 int cmd_branch_unprotect(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  (void)cmd;
-  return protect(ctx, args, 0);
+  return protect(ctx, cmd, args, 0);
 }
 
 int cmd_namespace_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {

@@ -21,6 +21,14 @@ static const cli_opt IMPORT_OPTS[] = {
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {NULL, 0, NULL, NULL}};
 
+static const cli_opt PROTECT_OPTS[] = {
+    {"require-check", 0, "PROJECT", "gate merges on this project's plan at the merged state (repeatable)"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt STATUS_OPTS[] = {
+    {"ref", 'r', "R", "ref to read (default: main)"},
+    {"now", 0, "TIME", "judge freshness at TIME, UTC ISO 8601 (2026-12-01T09:00:00Z; default: now)"},
+    {NULL, 0, NULL, NULL}};
+
 static const cli_opt REF_OPTS[] = {{"ref", 'r', "R", "ref to read (default: main)"}, {NULL, 0, NULL, NULL}};
 
 static const cli_opt QUERY_OPTS[] = {
@@ -47,6 +55,7 @@ static const cli_opt MERGE_OPTS[] = {
     {"allow-breaking", 0, NULL, "merge even if it brings breaking contract changes (major version raised)"},
     {"project", 'p', "DIR", "name the models of this project that read what a contract change breaks"},
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
+    {"check", 0, "PROJECT", "merge only if this project plans at the merged state (repeatable; merge gate)"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt REVERT_OPTS[] = {
     {"to", 0, "R", "the ref whose version of the table to restore"},
@@ -216,7 +225,12 @@ const cli_command CLI_COMMANDS[] = {
     {"token revoke", "NAME", "revoke a token for good", NULL, "weir token revoke spark", NO_OPTS, 1, 1,
      cmd_token_revoke},
     {"branch protect", "NAME", "let a branch change only by merges (no direct commits from CLI, SDK or REST)",
-     NULL, "weir branch protect main", NO_OPTS, 1, 1, cmd_branch_protect},
+     "With --require-check PROJECT (repeatable) every merge into the branch is gated: it\n"
+     "commits only if each project plans at the merged state and every table it changes\n"
+     "holds data its contract accepts (exit 3 otherwise, nothing merged). A relative\n"
+     "PROJECT is stored as given and resolved against the lake folder. The projects given\n"
+     "replace those required before; weir branch unprotect drops them.",
+     "weir branch protect main --require-check ../pipeline", PROTECT_OPTS, 1, 1, cmd_branch_protect},
     {"branch unprotect", "NAME", "let a protected branch take direct commits again", NULL,
      "weir branch unprotect main", NO_OPTS, 1, 1, cmd_branch_unprotect},
     {"namespace create", "NS", "create a namespace", NULL, "weir namespace create sales", NO_OPTS, 1, 1,
@@ -229,6 +243,10 @@ const cli_command CLI_COMMANDS[] = {
      BRANCH_OPT, 1, 1, cmd_table_drop},
     {"table rename", "TABLE NEW", "rename a table as a commit; it keeps its identity, contract and lineage", NULL,
      "weir table rename titanic passengers", BRANCH_OPT, 2, 2, cmd_table_rename},
+    {"status", "", "every table with its last change and freshness SLA; exit 3 when one is breached",
+     "A table's last change is the commit that wrote its current version; its SLA is its\n"
+     "contract's sla: {freshness: \"1 hour\"}. --now judges freshness at another time.",
+     "weir status --ref main", STATUS_OPTS, 0, 0, cmd_status},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
 };

@@ -261,6 +261,10 @@ int main(int argc, char **argv) {
         else if (a[1] != '-' && a[2]) args.values[index] = a + 2;
         else if (i + 1 < argc && argv[i + 1]) args.values[index] = argv[++i];
         else return cli_usage_error(&ctx, cmd, "option --%s needs a value (%s)", o->name, o->metavar);
+        if (args.n_multi == CLI_MAX_MULTI)
+          return cli_usage_error(&ctx, cmd, "too many option values (at most %d)", CLI_MAX_MULTI);
+        args.multi_opt[args.n_multi] = index;
+        args.multi[args.n_multi++] = args.values[index];
       } else {
         args.values[index] = "1";
       }
@@ -285,6 +289,19 @@ const char *cli_opt_value(const cli_command *cmd, const cli_parsed *args, const 
   for (int i = 0; cmd->opts && cmd->opts[i].name; i++)
     if (strcmp(cmd->opts[i].name, name) == 0) return args->values[i];
   return NULL;
+}
+
+size_t cli_opt_values(const cli_command *cmd, const cli_parsed *args, const char *name, const char **out, size_t max) {
+  int index = -1;
+  for (int i = 0; cmd->opts && cmd->opts[i].name; i++)
+    if (strcmp(cmd->opts[i].name, name) == 0) index = i;
+  size_t n = 0;
+  for (int i = 0; i < args->n_multi; i++)
+    if (args->multi_opt[i] == index) {
+      if (n < max) out[n] = args->multi[i];
+      n++;
+    }
+  return n;
 }
 
 bool cli_flag(const cli_command *cmd, const cli_parsed *args, const char *name) {

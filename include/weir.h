@@ -402,9 +402,13 @@ typedef struct weir_merge_options {
                            NULL. If `into` moved past it, the merge is refused
                            (WEIR_ECONCURRENT, nothing written) when a table it would change
                            on `into` changed since, or when it is not in into's history */
+  const char *const *checks; /* projects (folders; n_checks of them) whose plan must pass at
+                           the merged state, on top of those `into` requires (merge gate,
+                           docs/versioning.md); NULL = none beyond the required ones */
+  size_t n_checks;
 } weir_merge_options;
 
-#define WEIR_MERGE_OPTIONS_VERSION 1
+#define WEIR_MERGE_OPTIONS_VERSION 2
 #define WEIR_MERGE_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_MERGE_OPTIONS_VERSION)
 /** Fills *opts with the defaults of `version` (WEIR_MERGE_OPTIONS_VERSION): every field zero or NULL.
  *  Returns WEIR_OK, or WEIR_EINVALIDARG for a version this library does not know. */
@@ -421,6 +425,15 @@ WEIR_API int weir_merge_options_init(weir_merge_options *opts, unsigned int vers
  * for an unknown strategy; WEIR_EPARTIAL when the source history holds commits of
  * a run that did not succeed (details name the runs) and allow_partial is 0;
  * WEIR_ECONCURRENT if `into` kept moving; WEIR_ENOTFOUND.
+ * Merge gate (docs/versioning.md, "Merge gate"): when `into` requires checks
+ * (weir_branch_require_checks) or opts->checks names projects, the merge is computed and
+ * committed in one catalog write transaction, and before it commits every such project is
+ * planned (stage 2) at the merged commit and every table the merge changes is validated
+ * against its stored contract there; any failure rolls the merge back (nothing written)
+ * with WEIR_EPLAN (details: the plan problems, each with its project) or WEIR_ECONTRACT
+ * (details: the violations, each with its table), the message naming the model or table.
+ * A project folder that does not exist is WEIR_ENOTFOUND. The write lock is held while
+ * the gate plans, so the result it checked is exactly the state committed.
  */
 WEIR_API int weir_branch_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err);
@@ -793,6 +806,52 @@ WEIR_API int weir_token_revoke(weir_lake *lake, const char *name, weir_error *er
  *  revert, a REST commit), which is refused with WEIR_EINVALIDARG and details
  *  [{kind: "protected_branch", branch}]. Errors: WEIR_ENOTFOUND. */
 WEIR_API int weir_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err);
+
+/** Protects branch `branch` and makes the `n` (> 0) projects `projects` (folders, stored as
+ *  given; a relative path is resolved against the lake folder when a merge runs) the ones
+ *  whose plan gates every merge into it (weir_branch_merge), replacing those it required.
+ *  weir_branch_protect(lake, branch, 0, err) drops them with the protection.
+ *  Errors: WEIR_ENOTFOUND (branch), WEIR_EINVALIDARG (n == 0, an empty path). */
+WEIR_API int weir_branch_require_checks(weir_lake *lake, const char *branch, const char *const *projects, size_t n,
+                                        weir_error *err);
+/** The protection of branch `branch`: *out_json (weir_free) {schema_version, branch,
+ *  protected, require_checks: [{project (as stored), path (resolved against the lake
+ *  folder)}]}. Reads only; thread-safe per handle as every reader. Errors: WEIR_ENOTFOUND
+ *  (no such branch). */
+WEIR_API int weir_branch_protection(weir_lake *lake, const char *branch, char **out_json, weir_error *err);
+
+/* ====================================================================================
+ * Freshness (docs/contracts.md, "Freshness SLA")
+ * ==================================================================================== */
+
+typedef struct weir_status_options {
+  unsigned int version; /* WEIR_STATUS_OPTIONS_VERSION */
+  const char *ref;      /* the ref whose tables are listed; NULL = "main" */
+  int64_t now_us;       /* the time freshness is judged at, microseconds since the Unix
+                           epoch (UTC); 0 = the clock's now. Lets tests and "what if"
+                           questions fix the time: the library reads no environment */
+} weir_status_options;
+
+#define WEIR_STATUS_OPTIONS_VERSION 1
+#define WEIR_STATUS_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_STATUS_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (every field zero or NULL). */
+WEIR_API int weir_status_options_init(weir_status_options *opts, unsigned int version);
+
+/**
+ * Every table at opts->ref with its last change and freshness SLA. *out_json (weir_free):
+ * {schema_version, ref, commit, now, ok (no SLA breached), breached (count), tables:
+ * [{table, last_change: {commit, time}, sla: {freshness, seconds} or null, age_seconds,
+ * status: "fresh" | "breached" | "no_sla" | "unknown"}]}, sorted by table; ages in whole
+ * seconds. The last change of a table is the commit that wrote its current version (the
+ * catalog's provenance: a merge keeps the time the data was written on its branch, a
+ * revert to an older version brings that version's time back); "unknown" when no
+ * provenance is recorded. A table is breached when its age exceeds its contract's
+ * sla.freshness ("30 minutes", "1 hour", "2 days", ...). Reads only; one catalog lookup
+ * per table, no history walk. Thread-safety: as every call on one handle.
+ * Errors: WEIR_ENOTFOUND (ref), WEIR_EINVALIDARG (a stored sla.freshness that does not
+ * parse, naming the table).
+ */
+WEIR_API int weir_lake_status(weir_lake *lake, const weir_status_options *opts, char **out_json, weir_error *err);
 
 /* ====================================================================================
  * The Iceberg REST catalog server (docs/serve.md)

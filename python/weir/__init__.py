@@ -48,6 +48,7 @@ from weir.errors import (
 from weir.model import Filter, Model, Table, model, python
 from weir.records import (
     Branch,
+    BranchProtection,
     Column,
     Commit,
     ChangedTable,
@@ -58,14 +59,17 @@ from weir.records import (
     ContractReader,
     Diff,
     ImportResult,
+    LakeStatus,
     MergeResult,
     ModelResult,
     Plan,
     PlanProblem,
+    RequiredCheck,
     RevertResult,
     RunState,
     TableChange,
     TableDiff,
+    TableFreshness,
     TableInfo,
     TableSummary,
     Tag,
@@ -123,6 +127,7 @@ __all__ = [
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
+    "BranchProtection", "RequiredCheck", "LakeStatus", "TableFreshness",
     # errors
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",

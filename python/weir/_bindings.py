@@ -18,11 +18,12 @@ WEIR_JSON_SCHEMA_VERSION = 1
 WEIR_LAKE_OPTIONS_VERSION = 1
 WEIR_HASH_HEX_SIZE = 65
 WEIR_BRANCH_FORCE = 1
-WEIR_MERGE_OPTIONS_VERSION = 1
+WEIR_MERGE_OPTIONS_VERSION = 2
 WEIR_REVERT_OPTIONS_VERSION = 1
 WEIR_IMPORT_OPTIONS_VERSION = 1
 WEIR_RUN_OPTIONS_VERSION = 1
 WEIR_TOKEN_OPTIONS_VERSION = 1
+WEIR_STATUS_OPTIONS_VERSION = 1
 WEIR_SERVE_OPTIONS_VERSION = 1
 # weir_error_code
 WEIR_OK = 0
@@ -137,6 +138,8 @@ class weir_merge_options(ctypes.Structure):
         ("allow_partial", c_int),
         ("strategy", c_char_p),
         ("expect_head", c_char_p),
+        ("checks", POINTER(c_void_p)),
+        ("n_checks", c_size_t),
     ]
 
 class weir_revert_options(ctypes.Structure):
@@ -185,6 +188,15 @@ class weir_token_options(ctypes.Structure):
         ("name", c_char_p),
         ("read_only", c_int),
         ("branches", c_char_p),
+    ]
+
+class weir_status_options(ctypes.Structure):
+    """``weir_status_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("ref", c_char_p),
+        ("now_us", c_int64),
     ]
 
 class weir_serve_options(ctypes.Structure):
@@ -262,6 +274,10 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_token_list": (c_int, [c_void_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_token_revoke": (c_int, [c_void_p, c_char_p, POINTER(weir_error)]),
     "weir_branch_protect": (c_int, [c_void_p, c_char_p, c_int, POINTER(weir_error)]),
+    "weir_branch_require_checks": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), c_size_t, POINTER(weir_error)]),
+    "weir_branch_protection": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_status_options_init": (c_int, [POINTER(weir_status_options), c_uint]),
+    "weir_lake_status": (c_int, [c_void_p, POINTER(weir_status_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_serve_options_init": (c_int, [POINTER(weir_serve_options), c_uint]),
     "weir_server_start": (c_int, [c_char_p, POINTER(weir_serve_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_server_port": (c_int, [c_void_p]),
@@ -275,4 +291,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_serve_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options",)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import datetime as dt
 import json
 import operator
 import os
@@ -40,7 +41,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 import pyarrow as pa
@@ -49,10 +50,12 @@ from weir import _ffi
 from weir.errors import InvalidArgument, InvalidName, NotFound, PlanError, WeirError
 from weir.records import (
     Branch,
+    BranchProtection,
     Commit,
     ContractDiff,
     Diff,
     ImportResult,
+    LakeStatus,
     MergeResult,
     Plan,
     PlanProblem,
@@ -585,20 +588,84 @@ class Client:
         n = _enc_branch(name, "name", target=False)
         self._call("weir_branch_delete", n, ctypes.c_uint(1 if _flag(force, "force") else 0))
 
-    def protect_branch(self, name: BranchLike, *, protected: bool = True) -> None:
+    def protect_branch(self, name: BranchLike, *, protected: bool = True,
+                       require_check: Sequence[str | os.PathLike[str]] | None = None) -> None:
         """Protects a branch (``protected=False``: unprotects it).
 
         A protected branch changes only by merges (``merge``, runs publishing), never by a
         direct commit: imports, reverts and REST commits to it are refused with
         ``InvalidArgument``, whichever client makes them (CLI, SDK or ``weir serve``).
 
+        ``require_check`` (a non-empty list of project folders) also gates every merge into
+        the branch (docs/versioning.md, "Merge gate"): the merge commits only if each
+        project plans at the merged state and every table it changes holds data its
+        contract accepts; otherwise ``PlanError`` / ``ContractViolation``, nothing merged.
+        The projects replace those required before and are stored as given: a relative
+        one is resolved against the lake folder (not the current directory).
+        Unprotecting drops them.
+
+        Raises:
+            NotFound: no such branch, or a project folder that does not exist.
+            InvalidArgument: an empty list or path, or ``require_check`` with
+            ``protected=False``. TypeError: ``name`` is not a str or Branch.
+
+        Example:
+            >>> client.protect_branch("main")          # doctest: +SKIP
+            >>> client.protect_branch("main", require_check=["/src/pipeline"])   # doctest: +SKIP
+        """
+        n = _enc_branch(name, "name", target=False)
+        if require_check is None:
+            self._call("weir_branch_protect", n, ctypes.c_int(1 if protected else 0))
+            return
+        if not protected:
+            raise InvalidArgument("require_check= needs protected=True (unprotecting drops the checks)")
+        if isinstance(require_check, (str, bytes, os.PathLike)):
+            raise TypeError("require_check must be a list of project folders, not one path")
+        paths = [_enc(os.fspath(p) if isinstance(p, os.PathLike) else p, "require_check") for p in require_check]
+        if not paths:
+            raise InvalidArgument("require_check must name at least one project")
+        arr = (ctypes.c_char_p * len(paths))(*paths)
+        self._call("weir_branch_require_checks", n, ctypes.cast(arr, ctypes.POINTER(ctypes.c_void_p)),
+                   ctypes.c_size_t(len(paths)))
+
+    def branch_protection(self, name: BranchLike) -> BranchProtection:
+        """Whether branch ``name`` is protected, and the projects gating merges into it.
+
         Raises:
             NotFound: no such branch. TypeError: ``name`` is not a str or Branch.
 
         Example:
-            >>> client.protect_branch("main")          # doctest: +SKIP
+            >>> client.branch_protection("main").protected          # doctest: +SKIP
+            True
         """
-        self._call("weir_branch_protect", _enc_branch(name, "name", target=False), ctypes.c_int(1 if protected else 0))
+        doc = self._json("weir_branch_protection", _enc_branch(name, "name", target=False))
+        return BranchProtection.from_json(document(doc, "branch protection"))
+
+    def status(self, *, ref: RefLike | None = None, now: dt.datetime | None = None) -> LakeStatus:
+        """Every table at ``ref`` (None: main) with its last change and freshness SLA
+        (docs/contracts.md, "Freshness SLA"), judged at ``now`` (None: the clock's now; an
+        aware datetime, or a naive one meaning UTC).
+
+        Raises:
+            NotFound: no such ref. InvalidArgument: a stored ``sla.freshness`` that is not a
+            duration (naming the table). TypeError: ``now`` is not a datetime.
+
+        Example:
+            >>> [t.table for t in client.status().breached]          # doctest: +SKIP
+            []
+        """
+        now_us = 0
+        if now is not None:
+            if not isinstance(now, dt.datetime):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise TypeError(f"now must be a datetime, not {_got(now)}")
+            aware = now if now.tzinfo else now.replace(tzinfo=dt.timezone.utc)
+            delta = aware - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+            now_us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+            if now_us <= 0:
+                raise InvalidArgument("now must be after 1970-01-01")
+        opts = _ffi.options(_ffi.StatusOptions, ref=_enc_ref(ref, "ref", optional=True), now_us=now_us)
+        doc = self._json("weir_lake_status", ctypes.byref(opts))
+        return LakeStatus.from_json(document(doc, "lake status"))
 
     def get_tags(self) -> list[Tag]:
         """All tags, sorted by name.
@@ -659,7 +726,8 @@ class Client:
     def merge(self, source_ref: RefLike, into_branch: BranchLike | None = None, *, into: BranchLike | None = None,
               message: str | None = None, no_ff: bool = False, allow_partial: bool = False,
               strategy: Literal["source-wins", "target-wins"] | None = None,
-              expect_head: RefLike | None = None) -> MergeResult:
+              expect_head: RefLike | None = None,
+              check: Sequence[str | os.PathLike[str]] | None = None) -> MergeResult:
         """Merges ``source_ref`` into branch ``into_branch`` (None: main): fast-forward
         when possible (unless ``no_ff``), else a three-way merge at table level.
 
@@ -677,7 +745,15 @@ class Client:
         commit hash or ref). If the branch has moved past it, the merge is refused when a
         table it would change there changed since (nothing is written).
 
+        ``check`` names project folders whose plan must pass at the merged state, on top of
+        those the target requires (``protect_branch(..., require_check=...)``): the merge
+        gate plans them and validates every table the merge changes against its stored
+        contract inside the merge's transaction, and commits only if all pass.
+
         Raises:
+            PlanError: a project of the gate does not plan at the merged state (the message
+                and ``.problems`` name the model); nothing was written.
+            ContractViolation: a table the merge changes holds data its contract refuses.
             MergeConflict: tables changed on both sides (``.conflicts`` lists them), and
                 no ``strategy``; nothing was written.
             InvalidArgument: an unknown strategy.
@@ -702,6 +778,15 @@ class Client:
                             allow_partial=1 if _flag(allow_partial, "allow_partial") else 0,
                             strategy=_enc(strategy, "strategy", optional=True),
                             expect_head=_enc_ref(expect_head, "expect_head", optional=True))
+        keep: Any = None
+        if check is not None:
+            if isinstance(check, (str, bytes, os.PathLike)):
+                raise TypeError("check must be a list of project folders, not one path")
+            paths = [_path(p, "check").encode() for p in check]
+            if paths:
+                keep = (ctypes.c_char_p * len(paths))(*paths)
+                opts.checks = ctypes.cast(keep, ctypes.POINTER(ctypes.c_void_p))
+                opts.n_checks = len(paths)
         doc = self._json("weir_branch_merge", _enc_ref(source_ref, "source_ref"),
                          _enc_branch(target, what, optional=True), ctypes.byref(opts))
         return MergeResult.from_json(document(doc, "merge result"))

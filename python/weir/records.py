@@ -21,7 +21,8 @@ __all__ = [
     "Commit", "CommitTable", "TableChange", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable",
     "TableSummary", "TableInfo", "Column", "Diff", "TableDiff", "RevertResult", "ImportResult",
     "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
-    "PlanProblem", "parse_time", "RecordError", "document", "SCHEMA_VERSION",
+    "PlanProblem", "BranchProtection", "RequiredCheck", "TableFreshness", "LakeStatus", "parse_time",
+    "RecordError", "document", "SCHEMA_VERSION",
 ]
 
 #: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
@@ -1350,3 +1351,153 @@ class ContractDiff:
                    affected_columns=f.texts("affected_columns"),
                    readers=tuple(ContractReader.from_json(r) for r in f.array("readers")) if f.has("readers") else (),
                    raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class RequiredCheck:
+    """A project whose plan gates merges into a protected branch: ``project`` as stored,
+    ``path`` the folder it names (a relative project is resolved against the lake folder).
+
+    Example:
+        >>> RequiredCheck.from_json({"project": "../p", "path": "/lake/../p"}).project
+        '../p'
+    """
+
+    project: str
+    path: str
+
+    @classmethod
+    def from_json(cls, d: object) -> RequiredCheck:
+        """From an entry of ``require_checks`` (``weir_branch_protection``).
+
+        Example:
+            >>> RequiredCheck.from_json({"project": "/p", "path": "/p"}).path
+            '/p'
+        """
+        f = _Fields(d, "required check")
+        return cls(project=f.text("project"), path=f.text("path"))
+
+
+@dataclass(frozen=True)
+class BranchProtection:
+    """A branch's protection (``weir_branch_protection``): whether it takes only merges, and
+    the projects every merge into it must plan with (the merge gate).
+
+    Example:
+        >>> BranchProtection.from_json({"branch": "main", "protected": True, "require_checks": []}).protected
+        True
+    """
+
+    branch: str
+    protected: bool
+    require_checks: tuple[RequiredCheck, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> BranchProtection:
+        """From a ``weir_branch_protection`` document.
+
+        Example:
+            >>> BranchProtection.from_json({"branch": "dev", "protected": False, "require_checks": []}).branch
+            'dev'
+        """
+        f = _Fields(d, "branch protection")
+        return cls(branch=f.text("branch"), protected=f.flag("protected"),
+                   require_checks=tuple(RequiredCheck.from_json(c) for c in f.array("require_checks")),
+                   raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class TableFreshness:
+    """One table of :class:`LakeStatus`: its last change (the commit that wrote its current
+    version, and when), its freshness SLA in seconds (None without one), its age in
+    seconds at the status's ``now`` and ``status``: ``"fresh"``, ``"breached"``,
+    ``"no_sla"`` or ``"unknown"`` (no provenance for its version).
+
+    Example:
+        >>> TableFreshness.from_json({"table": "default.t", "last_change": None, "sla": None,
+        ...                           "age_seconds": None, "status": "no_sla"}).breached
+        False
+    """
+
+    table: str
+    status: str
+    last_commit: str | None = None
+    last_change: dt.datetime | None = None
+    sla: str | None = None
+    sla_seconds: int | None = None
+    age_seconds: int | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @property
+    def breached(self) -> bool:
+        """Whether the table is older than its SLA allows.
+
+        Example:
+            >>> TableFreshness(table="t", status="breached").breached
+            True
+        """
+        return self.status == "breached"
+
+    @classmethod
+    def from_json(cls, d: object) -> TableFreshness:
+        """From an entry of ``tables`` (``weir_lake_status``) or a run's ``freshness``.
+
+        Example:
+            >>> TableFreshness.from_json({"table": "t", "status": "fresh", "age_seconds": 5,
+            ...     "last_change": {"commit": "ab", "time": "2026-01-01T00:00:00.000000Z"},
+            ...     "sla": {"freshness": "1 hour", "seconds": 3600}}).sla_seconds
+            3600
+        """
+        f = _Fields(d, "table freshness")
+        lc = f.opt_mapping("last_change")
+        sla = f.opt_mapping("sla")
+        lf = _Fields(lc, "last change") if lc is not None else None
+        sf = _Fields(sla, "sla") if sla is not None else None
+        return cls(table=f.text("table"), status=f.text("status"),
+                   last_commit=lf.text("commit") if lf else None,
+                   last_change=parse_time(lf.text("time")) if lf else None,
+                   sla=sf.text("freshness") if sf else None, sla_seconds=sf.integer("seconds") if sf else None,
+                   age_seconds=f.opt_integer("age_seconds"), raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class LakeStatus:
+    """Every table at a ref with its freshness (``weir_lake_status``, ``weir status``).
+
+    Example:
+        >>> LakeStatus.from_json({"ref": "main", "commit": "ab", "now": "2026-01-01T00:00:00.000000Z",
+        ...     "ok": True, "breached": 0, "tables": []}).ok
+        True
+    """
+
+    ref: str
+    commit: str
+    now: dt.datetime | None
+    ok: bool
+    tables: tuple[TableFreshness, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @property
+    def breached(self) -> tuple[TableFreshness, ...]:
+        """The tables whose SLA is breached.
+
+        Example:
+            >>> LakeStatus(ref="main", commit="ab", now=None, ok=True).breached
+            ()
+        """
+        return tuple(t for t in self.tables if t.breached)
+
+    @classmethod
+    def from_json(cls, d: object) -> LakeStatus:
+        """From a ``weir_lake_status`` document.
+
+        Example:
+            >>> LakeStatus.from_json({"ref": "dev", "commit": "ab", "now": None, "ok": False,
+            ...     "breached": 1, "tables": []}).ref
+            'dev'
+        """
+        f = _Fields(d, "lake status")
+        f.integer("breached")
+        return cls(ref=f.text("ref"), commit=f.text("commit"), now=parse_time(f.get("now")), ok=f.flag("ok"),
+                   tables=tuple(TableFreshness.from_json(t) for t in f.array("tables")), raw=dict(f.raw))

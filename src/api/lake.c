@@ -95,3 +95,13 @@ void weir_lake_set_progress(weir_lake *lake, weir_progress_fn fn, void *ctx) {
 void weir_lake_interrupt(weir_lake *lake) {
   if (lake) atomic_store(&lake->interrupted, 1);
 }
+
+int weir_status_options_init(weir_status_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_STATUS_OPTIONS_VERSION);
+}
+
+int weir_lake_status(weir_lake *lake, const weir_status_options *opts, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_lake_status");
+  API_CHECK_OPTS(opts, "weir_status_options", WEIR_STATUS_OPTIONS_VERSION);
+  return lake_status(lake, opts, out_json, err);
+}

@@ -121,7 +121,45 @@ int catalog_branch_protect(wr_catalog *cat, const char *branch, bool on, weir_er
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
   if (rc == WEIR_ENOTFOUND) rc = wr_seterr(err, WEIR_ENOTFOUND, "branch %s not found", branch);
   if (rc == WEIR_OK) rc = cat->be->ops->protect_set(cat->be, branch, on, wr_now_us(), err);
+  /* A gate without protection would gate nothing (a direct commit skips merges): off
+   * drops the branch's checks with its protection. */
+  if (rc == WEIR_OK && !on) rc = cat->be->ops->checks_set(cat->be, branch, NULL, 0, wr_now_us(), err);
   return catalog_tx_end(cat, rc, err);
+}
+
+int catalog_branch_require_checks(wr_catalog *cat, const char *branch, const char *const *projects, size_t n,
+                                  weir_error *err) {
+  if (!branch || !*branch) return wr_seterr(err, WEIR_EINVALIDARG, "empty branch name");
+  for (size_t i = 0; i < n; i++)
+    if (!projects[i] || !*projects[i])
+      return wr_seterr(err, WEIR_EINVALIDARG, "--require-check: empty project path (argument %zu)", i + 1);
+  /* Each project once, in the order given (the gate reports them in that order). */
+  const char **uniq = wr_calloc(n ? n : 1, sizeof *uniq);
+  size_t nu = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < nu && !seen; j++) seen = strcmp(uniq[j], projects[i]) == 0;
+    if (!seen) uniq[nu++] = projects[i];
+  }
+  int rc = catalog_tx_begin(cat, true, err);
+  if (rc) {
+    free(uniq);
+    return rc;
+  }
+  char head[WEIR_HASH_LEN + 1];
+  int64_t now = wr_now_us();
+  rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, branch, head, err);
+  if (rc == WEIR_ENOTFOUND) rc = wr_seterr(err, WEIR_ENOTFOUND, "branch %s not found", branch);
+  if (rc == WEIR_OK) rc = cat->be->ops->protect_set(cat->be, branch, true, now, err);
+  if (rc == WEIR_OK) rc = cat->be->ops->checks_set(cat->be, branch, uniq, nu, now, err);
+  free(uniq);
+  return catalog_tx_end(cat, rc, err);
+}
+
+int catalog_branch_checks(wr_catalog *cat, const char *branch, char ***projects, size_t *n, weir_error *err) {
+  *projects = NULL;
+  *n = 0;
+  return cat->be->ops->checks_get(cat->be, branch, projects, n, err);
 }
 
 int catalog_branch_protected(wr_catalog *cat, const char *branch, bool *on, weir_error *err) {

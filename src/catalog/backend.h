@@ -155,6 +155,11 @@ typedef struct catalog_backend_ops {
   int (*protect_set)(catalog_backend *be, const char *branch, bool on, int64_t now_us,
                      weir_error *err);
   int (*protect_get)(catalog_backend *be, const char *branch, bool *on, weir_error *err);
+  /* The projects gating merges into `branch`: set replaces them all (n = 0 clears), get
+   * returns them in the order they were given (*projects owned, n may be 0). */
+  int (*checks_set)(catalog_backend *be, const char *branch, const char *const *projects, size_t n,
+                    int64_t now_us, weir_error *err);
+  int (*checks_get)(catalog_backend *be, const char *branch, char ***projects, size_t *n, weir_error *err);
   /* Namespaces: put inserts (WEIR_EEXISTS when there) or, with replace, rewrites the
    * properties (a JSON object of strings, as text) of an existing one. */
   int (*namespace_put)(catalog_backend *be, const char *name, const char *properties, bool replace,

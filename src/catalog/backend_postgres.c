@@ -103,6 +103,9 @@ enum {
   ST_PROTECT_ON,
   ST_PROTECT_OFF,
   ST_PROTECT_GET,
+  ST_CHECKS_CLEAR,
+  ST_CHECKS_ADD,
+  ST_CHECKS_GET,
   ST_NS_INSERT,
   ST_NS_UPDATE,
   ST_NS_GET,
@@ -186,6 +189,10 @@ static const char *const SQL[ST_COUNT] = {
     [ST_PROTECT_ON] = "INSERT INTO protected_branches (name, created_us) VALUES ($1, $2) ON CONFLICT DO NOTHING",
     [ST_PROTECT_OFF] = "DELETE FROM protected_branches WHERE name = $1",
     [ST_PROTECT_GET] = "SELECT 1 FROM protected_branches WHERE name = $1",
+    [ST_CHECKS_CLEAR] = "DELETE FROM branch_checks WHERE branch = $1",
+    [ST_CHECKS_ADD] = "INSERT INTO branch_checks (branch, project, position, created_us) VALUES ($1, $2, $3, $4)"
+                      " ON CONFLICT DO NOTHING",
+    [ST_CHECKS_GET] = "SELECT project FROM branch_checks WHERE branch = $1 ORDER BY position",
     [ST_NS_INSERT] = "INSERT INTO namespaces (name, properties, created_us) VALUES ($1, $2, $3)"
                      " ON CONFLICT DO NOTHING",
     [ST_NS_UPDATE] = "UPDATE namespaces SET properties = $2 WHERE name = $1",
@@ -979,6 +986,39 @@ static int pg_protect_get(catalog_backend *be, const char *branch, bool *on, wei
   return WEIR_OK;
 }
 
+static int pg_checks_set(catalog_backend *be, const char *branch, const char *const *projects, size_t n,
+                         int64_t now_us, weir_error *err) {
+  pg_backend *b = PB(be);
+  {
+    const char *v[1] = {branch};
+    EXEC(b, ST_CHECKS_CLEAR, 1, v, "clearing a branch's merge checks");
+    PQclear(r);
+  }
+  char now[32];
+  snprintf(now, sizeof now, "%lld", (long long)now_us);
+  for (size_t i = 0; i < n; i++) {
+    char pos[32];
+    snprintf(pos, sizeof pos, "%zu", i);
+    const char *v[4] = {branch, projects[i], pos, now};
+    EXEC(b, ST_CHECKS_ADD, 4, v, "recording a branch's merge check");
+    PQclear(r);
+  }
+  return WEIR_OK;
+}
+
+static int pg_checks_get(catalog_backend *be, const char *branch, char ***projects, size_t *n, weir_error *err) {
+  pg_backend *b = PB(be);
+  const char *v[1] = {branch};
+  EXEC(b, ST_CHECKS_GET, 1, v, "reading a branch's merge checks");
+  size_t len = (size_t)PQntuples(r);
+  char **s = wr_calloc(len ? len : 1, sizeof *s);
+  for (size_t i = 0; i < len; i++) s[i] = val(r, (int)i, 0);
+  PQclear(r);
+  *projects = s;
+  *n = len;
+  return WEIR_OK;
+}
+
 static int pg_namespace_put(catalog_backend *be, const char *name, const char *properties, bool replace,
                             int64_t now_us, weir_error *err) {
   pg_backend *b = PB(be);
@@ -1069,6 +1109,8 @@ static const catalog_backend_ops POSTGRES_OPS = {
     .token_revoke = pg_token_revoke,
     .protect_set = pg_protect_set,
     .protect_get = pg_protect_get,
+    .checks_set = pg_checks_set,
+    .checks_get = pg_checks_get,
     .namespace_put = pg_namespace_put,
     .namespace_get = pg_namespace_get,
     .namespace_list = pg_namespace_list,

@@ -62,6 +62,9 @@ enum {
   ST_PROTECT_ON,
   ST_PROTECT_OFF,
   ST_PROTECT_GET,
+  ST_CHECKS_CLEAR,
+  ST_CHECKS_ADD,
+  ST_CHECKS_GET,
   ST_NS_INSERT,
   ST_NS_UPDATE,
   ST_NS_GET,
@@ -133,6 +136,10 @@ static const char *const SQL[ST_COUNT] = {
     [ST_PROTECT_ON] = "INSERT INTO protected_branches (name, created_us) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
     [ST_PROTECT_OFF] = "DELETE FROM protected_branches WHERE name = ?1",
     [ST_PROTECT_GET] = "SELECT 1 FROM protected_branches WHERE name = ?1",
+    [ST_CHECKS_CLEAR] = "DELETE FROM branch_checks WHERE branch = ?1",
+    [ST_CHECKS_ADD] = "INSERT INTO branch_checks (branch, project, position, created_us) VALUES (?1, ?2, ?3, ?4)"
+                      " ON CONFLICT DO NOTHING",
+    [ST_CHECKS_GET] = "SELECT project FROM branch_checks WHERE branch = ?1 ORDER BY position",
     [ST_NS_INSERT] = "INSERT INTO namespaces (name, properties, created_us) VALUES (?1, ?2, ?3)"
                      " ON CONFLICT DO NOTHING",
     [ST_NS_UPDATE] = "UPDATE namespaces SET properties = ?2 WHERE name = ?1",
@@ -954,6 +961,32 @@ static int sq_protect_get(catalog_backend *be, const char *branch, bool *on, wei
   return WEIR_OK;
 }
 
+static int sq_checks_set(catalog_backend *be, const char *branch, const char *const *projects, size_t n,
+                         int64_t now_us, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_CHECKS_CLEAR, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, branch);
+  int rc = run_stmt(b, s, "clearing a branch's merge checks", err);
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
+    if (!(s = stmt(b, ST_CHECKS_ADD, err))) return err ? err->code : WEIR_ECATALOG;
+    bind_text(s, 1, branch);
+    bind_text(s, 2, projects[i]);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)i);
+    sqlite3_bind_int64(s, 4, now_us);
+    rc = run_stmt(b, s, "recording a branch's merge check", err);
+  }
+  return rc;
+}
+
+static int sq_checks_get(catalog_backend *be, const char *branch, char ***projects, size_t *n, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_CHECKS_GET, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, branch);
+  return read_strings(b, s, "reading a branch's merge checks", projects, n, err);
+}
+
 static int sq_namespace_put(catalog_backend *be, const char *name, const char *properties, bool replace,
                             int64_t now_us, weir_error *err) {
   sqlite_backend *b = SB(be);
@@ -1045,6 +1078,8 @@ static const catalog_backend_ops SQLITE_OPS = {
     .token_revoke = sq_token_revoke,
     .protect_set = sq_protect_set,
     .protect_get = sq_protect_get,
+    .checks_set = sq_checks_set,
+    .checks_get = sq_checks_get,
     .namespace_put = sq_namespace_put,
     .namespace_get = sq_namespace_get,
     .namespace_list = sq_namespace_list,

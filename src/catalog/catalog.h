@@ -418,6 +418,16 @@ bool catalog_token_allows_ref(const catalog_token_row *t, const char *ref, bool 
  * must exist (WEIR_ENOTFOUND). */
 int catalog_branch_protect(wr_catalog *cat, const char *branch, bool on, weir_error *err);
 int catalog_branch_protected(wr_catalog *cat, const char *branch, bool *on, weir_error *err);
+/* Protects `branch` and makes `projects` (n > 0; paths stored as given, duplicates kept
+ * once) the projects whose plan gates every merge into it, replacing any it had, in one
+ * transaction. Unprotecting (catalog_branch_protect off) drops them. Errors as
+ * catalog_branch_protect, WEIR_EINVALIDARG for an empty path. */
+int catalog_branch_require_checks(wr_catalog *cat, const char *branch, const char *const *projects, size_t n,
+                                  weir_error *err);
+/* The projects gating merges into `branch` (*projects owned, free with catalog_strv_free;
+ * n 0 when none). Read in the caller's transaction when one is open, so that a merge
+ * reads the gate under the same lock it commits under. */
+int catalog_branch_checks(wr_catalog *cat, const char *branch, char ***projects, size_t *n, weir_error *err);
 
 /* Namespaces created explicitly (a table's namespace exists while the table does, with
  * or without a row here). Properties are a JSON object of strings. */

@@ -109,6 +109,19 @@ static const char *const STEP4[] = {
     " created_us BIGINT NOT NULL)",
     NULL};
 
+/* Merge gates (docs/versioning.md, "Merge gate"): the projects whose plan must pass on the
+ * merged state before a merge into a protected branch commits. A project is stored as
+ * given (a path; a relative one is resolved against the lake folder when a merge runs),
+ * one row per (branch, project). Unprotecting a branch deletes its rows. */
+static const char *const STEP5[] = {
+    "CREATE TABLE branch_checks ("
+    " branch TEXT NOT NULL,"
+    " project TEXT NOT NULL,"
+    " position INTEGER NOT NULL,"
+    " created_us BIGINT NOT NULL,"
+    " PRIMARY KEY (branch, project))",
+    NULL};
+
 /* PostgreSQL compares TEXT by the database's collation (often a language's, such as
  * en_US.UTF-8), while the catalog relies on bytewise order of hashes: a prefix lookup is
  * the range [prefix, prefix || 'g') of the primary key. The commit hash is therefore
@@ -133,6 +146,7 @@ static const catalog_migration MIGRATIONS[] = {
     {2, "pipeline runs and per-model records", STEP2, NULL, NULL},
     {3, "the process that runs a run", STEP3, NULL, NULL},
     {4, "access tokens, protected branches, namespaces", STEP4, NULL, NULL},
+    {5, "merge gates: projects checked before a merge into a protected branch", STEP5, NULL, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
@@ -64,4 +65,57 @@ int lake_token_revoke(weir_lake *lake, const char *name, weir_error *err) {
 
 int lake_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err) {
   return catalog_branch_protect(lake->cat, branch, on != 0, err);
+}
+
+int lake_branch_require_checks(weir_lake *lake, const char *branch, const char *const *projects, size_t n,
+                               weir_error *err) {
+  if (n == 0 || !projects)
+    return wr_seterr(err, WEIR_EINVALIDARG, "require checks on %s: no project given", branch ? branch : "(null)");
+  /* A gate on a folder that is not there would refuse every merge: said now, not then. */
+  for (size_t i = 0; i < n; i++) {
+    if (!projects[i] || !*projects[i]) continue; /* the catalog names it */
+    char *dir = lake_check_path(lake, projects[i]);
+    struct stat st;
+    bool ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    int rc = ok ? WEIR_OK
+                : wr_seterr(err, WEIR_ENOTFOUND,
+                            "--require-check %s: %s is not a folder (a relative project is resolved against the "
+                            "lake folder %s)",
+                            projects[i], dir, lake->path);
+    free(dir);
+    if (rc) return rc;
+  }
+  return catalog_branch_require_checks(lake->cat, branch, projects, n, err);
+}
+
+char *lake_check_path(const weir_lake *lake, const char *project) {
+  char *joined = project[0] == '/' ? wr_strdup(project) : wr_asprintf("%s/%s", lake->path, project);
+  char *real = realpath(joined, NULL); /* "lake/../p" reads better as "/…/p"; kept as is when missing */
+  if (!real) return joined;
+  free(joined);
+  char *out = wr_strdup(real);
+  free(real);
+  return out;
+}
+
+int lake_branch_protection(weir_lake *lake, const char *branch, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  char head[WEIR_HASH_HEX_SIZE];
+  int rc = lake_branch_head(lake, branch, head, err);
+  if (rc) return rc;
+  bool on = false;
+  char **projects = NULL;
+  size_t n = 0;
+  if ((rc = catalog_branch_protected(lake->cat, branch, &on, err))) return rc;
+  if ((rc = catalog_branch_checks(lake->cat, branch, &projects, &n, err))) return rc;
+  json_t *checks = json_array();
+  for (size_t i = 0; i < n; i++) {
+    char *path = lake_check_path(lake, projects[i]);
+    json_array_append_new(checks, json_pack("{s:s,s:s}", "project", projects[i], "path", path));
+    free(path);
+  }
+  catalog_strv_free(projects, n);
+  *out_json = wr_doc_dump(WR_DOC_PROTECTION, json_pack("{s:s,s:b,s:o}", "branch", branch, "protected", on,
+                                                      "require_checks", checks));
+  return WEIR_OK;
 }

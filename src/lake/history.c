@@ -264,6 +264,11 @@ int lake_tag_list(weir_lake *lake, char **out_json, weir_error *err) {
 
 int lake_branch_merge(weir_lake *lake, const char *source, const char *into,
                const weir_merge_options *opts, char **out_json, weir_error *err) {
+  return lake_branch_merge_gated(lake, source, into, opts, NULL, NULL, out_json, err);
+}
+
+int lake_branch_merge_gated(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
+                            lake_merge_gate_fn gate, void *gate_ctx, char **out_json, weir_error *err) {
   *out_json = NULL;
   if (!into) into = "main"; /* "" is refused by lake_branch_head */
   char head[WEIR_HASH_HEX_SIZE];
@@ -291,7 +296,22 @@ int lake_branch_merge(weir_lake *lake, const char *source, const char *into,
     req.expected_head = expected;
   }
   json_t *res = NULL;
-  if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
+  if (!gate) {
+    if ((rc = catalog_merge(lake->cat, &req, &res, err))) return rc;
+  } else {
+    /* One write transaction from plan to commit: the gate checks the merged state under
+     * the lock that commits it, so no writer can slip in between (the merge's branch
+     * move is still a compare-and-swap against the head it was computed from). */
+    if ((rc = catalog_tx_begin(lake->cat, true, err))) return rc;
+    rc = catalog_merge(lake->cat, &req, &res, err);
+    if (rc == WEIR_OK) rc = gate(lake, res, gate_ctx, err);
+    if (rc == WEIR_OK) rc = catalog_tx_commit(lake->cat, err);
+    else catalog_tx_rollback(lake->cat);
+    if (rc) {
+      json_decref(res);
+      return rc;
+    }
+  }
   *out_json = wr_doc_dump(WR_DOC_MERGE, res);
   return WEIR_OK;
 }

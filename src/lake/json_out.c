@@ -41,6 +41,8 @@ static const struct {
     [WR_DOC_CONTRACT_DIFF] = {"contract_diff", NULL},
     [WR_DOC_MERGE_CONTRACTS] = {"merge_contracts", "breaking_changes"},
     [WR_DOC_READERS] = {"readers", "readers"},
+    [WR_DOC_PROTECTION] = {"protection", NULL},
+    [WR_DOC_STATUS] = {"status", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

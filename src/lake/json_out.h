@@ -52,6 +52,8 @@ typedef enum wr_doc_kind {
   WR_DOC_CONTRACT_DIFF,  /* weir_contract_diff */
   WR_DOC_MERGE_CONTRACTS, /* weir_branch_merge_contracts: {"breaking_changes": [...]} */
   WR_DOC_READERS,        /* weir_project_readers: {"readers": [...]} */
+  WR_DOC_PROTECTION,     /* weir_branch_protection */
+  WR_DOC_STATUS,         /* weir_lake_status: {"tables": [...], ...} */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

@@ -79,6 +79,13 @@ int lake_tag_delete(weir_lake *lake, const char *name, weir_error *err);
 int lake_tag_list(weir_lake *lake, char **out_json, weir_error *err);
 int lake_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
                       char **out_json, weir_error *err);
+/* The merge gate's hook (pipeline/gate.c): called inside the merge's write transaction,
+ * after the merge is applied but before it commits, with the merge document (`merged`:
+ * result, commit, into_commit, tables). A non-zero return rolls the merge back. */
+typedef int (*lake_merge_gate_fn)(weir_lake *lake, const json_t *merged, void *ctx, weir_error *err);
+/* lake_branch_merge with a gate (NULL: none, the plain merge). */
+int lake_branch_merge_gated(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
+                            lake_merge_gate_fn gate, void *gate_ctx, char **out_json, weir_error *err);
 int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,
                                 weir_error *err);
 int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
@@ -271,6 +278,22 @@ int lake_token_create(weir_lake *lake, const weir_token_options *opts, char **ou
 int lake_token_list(weir_lake *lake, char **out_json, weir_error *err);
 int lake_token_revoke(weir_lake *lake, const char *name, weir_error *err);
 int lake_branch_protect(weir_lake *lake, const char *branch, int on, weir_error *err);
+int lake_branch_require_checks(weir_lake *lake, const char *branch, const char *const *projects, size_t n,
+                               weir_error *err);
+int lake_branch_protection(weir_lake *lake, const char *branch, char **out_json, weir_error *err);
+/* A project path of a merge gate as a folder: absolute as given, else against the lake
+ * folder. Caller frees. */
+char *lake_check_path(const weir_lake *lake, const char *project);
+
+/* ---- freshness (status.c) ---- */
+/* Parses a freshness SLA ("90 seconds", "30 minutes", "1 hour", "2 days", "1 week"; a
+ * number and a unit, singular or plural, also "1h", "30m", "45s", "2d") into seconds.
+ * WEIR_EINVALIDARG naming `what` otherwise. */
+int lake_parse_duration(const char *text, const char *what, int64_t *seconds, weir_error *err);
+/* The freshness of `table` (entry `e`) at `now_us`: {table, last_change: {commit, time},
+ * sla, age_seconds, status}. New reference in *out. */
+int lake_table_freshness(weir_lake *lake, const wr_table_entry *e, int64_t now_us, json_t **out, weir_error *err);
+int lake_status(weir_lake *lake, const weir_status_options *opts, char **out_json, weir_error *err);
 int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err);
 int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                       char **out_json, weir_error *err);

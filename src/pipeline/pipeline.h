@@ -138,6 +138,22 @@ json_t *pipeline_readers(wr_project *p, const char *table, const json_t *affecte
 int pipeline_breaking_changes(weir_lake *lake, wr_project *p, const char *hash, json_t **out, weir_error *err);
 json_t *pipeline_plan_json(const wr_project *p, const char *ref, const char *hash);
 
+/* weir_branch_merge with the merge gate (gate.c): the checks `into` requires plus
+ * opts->checks, planned at the merged state inside the merge's transaction. */
+int pipeline_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts,
+                          char **out_json, weir_error *err);
+
+/* The gate of merges into `into` for a caller that merges itself (a run publishing):
+ * prepare loads the projects `into` requires (*out NULL when `into` is not protected), outside
+ * any transaction; check runs inside the caller's write transaction after its merge
+ * (`merged`: the merge document); a failure means roll back. `source` is borrowed for
+ * messages. */
+typedef struct pipeline_gate pipeline_gate;
+int pipeline_gate_prepare(weir_lake *lake, const char *source, const char *into, pipeline_gate **out,
+                          weir_error *err);
+int pipeline_gate_check(weir_lake *lake, pipeline_gate *gate, const json_t *merged, weir_error *err);
+void pipeline_gate_free(pipeline_gate *gate);
+
 /* Fills err with WEIR_EPLAN and a message listing every problem. */
 int pipeline_plan_error(const wr_project *p, weir_error *err);
 

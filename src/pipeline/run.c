@@ -789,6 +789,20 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     int64_t ended = wr_now_us();
     json_t *rec = model_record(m, mr == WEIR_OK ? "succeeded" : "failed", started, ended, &res,
                                mr == WEIR_OK ? commit : NULL, &merr);
+    if (mr == WEIR_OK) {
+      /* The freshness of the output as written (docs/contracts.md, "Freshness SLA"): the
+       * version this commit wrote is the one the run publishes, so its last change and
+       * SLA are those `weir status` reports after the run. Best effort: a record without
+       * it is still the run's record. */
+      wr_table_entry e;
+      json_t *fresh = NULL;
+      weir_error fe = {0};
+      if (catalog_table_get(lake->cat, commit, m->table, &e, &fe) == WEIR_OK) {
+        if (lake_table_freshness(lake, &e, ended, &fresh, &fe) == WEIR_OK) json_object_set_new(rec, "freshness", fresh);
+        wr_table_entry_clear(&e);
+      }
+      weir_error_clear(&fe);
+    }
     if (m->lang == MODEL_PYTHON) {
       /* Where what the model printed went, and what held it. */
       char *log = wr_asprintf("%s/%s.log", rc.run_dir, m->name);
@@ -837,11 +851,16 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     json_t *merged = NULL;
     weir_error e2 = {0};
     char target_head[WEIR_HASH_HEX_SIZE] = "";
+    pipeline_gate *gate = NULL;
     r = WEIR_FAILPOINT("run.publish.before", &e2);
+    /* The target's merge gate (gate.c), loaded before the lock, checked under it. */
+    if (r == WEIR_OK) r = pipeline_gate_prepare(lake, rc.run_branch, rc.branch, &gate, &e2);
     if (r == WEIR_OK) r = catalog_tx_begin(lake->cat, true, &e2);
     if (r == WEIR_OK) r = catalog_ref_get(lake->cat, WEIR_REF_BRANCH, rc.branch, target_head, &e2);
     if (r == WEIR_OK) r = check_read_set(&rc, target_head, &e2);
     if (r == WEIR_OK) r = catalog_merge(lake->cat, &mreq, &merged, &e2);
+    if (r == WEIR_OK && gate) r = pipeline_gate_check(lake, gate, merged, &e2);
+    pipeline_gate_free(gate);
     if (r == WEIR_OK) {
       const char *result = wr_json_str(merged, "commit", NULL);
       r = catalog_run_finish(lake->cat, rc.run_id, WEIR_RUN_SUCCEEDED, result, NULL, &e2);

@@ -58,6 +58,7 @@ _BY_COMMAND = {
     "tag delete": "ref_delete", "token create": "token", "token list": "token_list", "namespace create": "namespace",
     "namespace drop": "namespace", "namespace list": "namespace_list", "table drop": "table_drop",
     "table rename": "table_rename", "contract diff": "contract_diff",
+    "branch protect": "protection", "branch unprotect": "protection", "status": "status",
 }
 
 

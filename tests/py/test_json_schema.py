@@ -23,9 +23,11 @@ from conftest import ROOT, TITANIC, weir as cli
 from weir import _ffi
 from weir.records import (
     Branch,
+    BranchProtection,
     Commit,
     ContractDiff,
     ImportResult,
+    LakeStatus,
     MergeResult,
     RecordError,
     RunState,
@@ -97,6 +99,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["table_rename"] = cli_doc(lake, "table", "rename", "scratch", "scratch2")
     docs["table_drop"] = cli_doc(lake, "table", "drop", "scratch2")
     docs["contract_diff"], docs["merge_contracts"] = contract_docs(lake, lake.parent)
+    docs["status"] = cli_doc(lake, "status")
+    docs["protection"] = cli_doc(lake, "branch", "protect", "c1", "--require-check", str(PROJECT))
     return {"lake": lake, "docs": docs}
 
 
@@ -239,6 +243,8 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert ImportResult.from_json(document(docs["import"], "import")).rows_written == 891
     assert RunState.from_json(document(docs["run"], "run")).success()
     assert not RunState.from_json(docs["run_error"]["run"]).success()
+    assert LakeStatus.from_json(document(docs["status"], "status")).tables
+    assert BranchProtection.from_json(document(docs["protection"], "protection")).require_checks
 
 
 def test_contract_documents_decode_strictly(built: dict[str, Any]) -> None:

@@ -177,6 +177,34 @@ def test_protected_branch_takes_only_merges(served, tmp_path):
     assert weir("import", TITANIC, "--table", "t3", "--branch", "prot", lake=srv.lake).returncode == 0
 
 
+def test_a_gated_branch_takes_no_rest_commit_and_only_merges_that_pass(served, tmp_path):
+    """The merge gate (docs/versioning.md) cannot be bypassed through the REST catalog: a
+    gated branch is protected, so a REST commit to it is refused; a merge that breaks the
+    required project's plan is refused too (exit 3), one that does not goes through."""
+    srv, tokens = served
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "reads.sql").write_text("-- weir: name=reads\nSELECT name, fare FROM people\n")
+    (tmp_path / "people.csv").write_text("name,fare\nann,1.5\n")
+    (tmp_path / "nofare.csv").write_text("name\nbob\n")
+    (tmp_path / "more.csv").write_text("name,fare\ncid,2.5\n")
+    for args in (("branch", "create", "gated"), ("import", tmp_path / "people.csv", "--table", "people", "--branch",
+                                                 "gated"),
+                 ("branch", "create", "nofare", "--from", "gated"), ("branch", "create", "more", "--from", "gated"),
+                 ("branch", "protect", "gated", "--require-check", str(proj)),
+                 ("import", tmp_path / "nofare.csv", "--table", "people", "--mode", "replace", "--branch", "nofare"),
+                 ("import", tmp_path / "more.csv", "--table", "people", "--mode", "append", "--branch", "more")):
+        r = weir(*args, lake=srv.lake)
+        assert r.returncode == 0, r.stderr
+    s, d = call(srv, "POST", "/v1/gated/namespaces/default/tables/people", tokens["engine"],
+                {"requirements": [], "updates": [{"action": "set-properties", "updates": {"a": "b"}}]})
+    assert_error(s, d, 403, "ForbiddenException")
+    r = weir("merge", "nofare", "--into", "gated", lake=srv.lake)
+    assert r.returncode == 3 and "model reads" in r.stderr, r.stderr
+    r = weir("merge", "more", "--into", "gated", lake=srv.lake)
+    assert r.returncode == 0, r.stderr
+
+
 def test_transaction_commits_several_tables_in_one_weir_commit(served):
     srv, tokens = served
     assert weir("branch", "create", "tx", lake=srv.lake).returncode == 0

@@ -185,4 +185,45 @@ TEST(ambiguous_prefix_lists_candidates) {
   fx_free(&f);
 }
 
+/* The merge gate's records (access.c, migration 5): required checks replace each other,
+ * keep their order, are stored once each, and go with the protection. */
+TEST(branch_checks_replace_keep_order_and_go_with_protection) {
+  fx f = fx_new();
+  weir_error err = {0};
+  char **v = NULL;
+  size_t n = 9;
+  CHECK_OK(catalog_branch_checks(f.cat, "main", &v, &n, &err), &err);
+  CHECK_INT(n, 0);
+  catalog_strv_free(v, n);
+  const char *first[] = {"../b", "/abs/a", "../b"};
+  CHECK_OK(catalog_branch_require_checks(f.cat, "main", first, 3, &err), &err);
+  bool on = false;
+  CHECK_OK(catalog_branch_protected(f.cat, "main", &on, &err), &err);
+  CHECK(on);
+  CHECK_OK(catalog_branch_checks(f.cat, "main", &v, &n, &err), &err);
+  CHECK_INT(n, 2);
+  if (n == 2) {
+    CHECK_STR(v[0], "../b");
+    CHECK_STR(v[1], "/abs/a");
+  }
+  catalog_strv_free(v, n);
+  const char *second[] = {"c"};
+  CHECK_OK(catalog_branch_require_checks(f.cat, "main", second, 1, &err), &err);
+  CHECK_OK(catalog_branch_protect(f.cat, "main", true, &err), &err); /* protect again: checks stay */
+  CHECK_OK(catalog_branch_checks(f.cat, "main", &v, &n, &err), &err);
+  CHECK_INT(n, 1);
+  if (n == 1) CHECK_STR(v[0], "c");
+  catalog_strv_free(v, n);
+  const char *empty[] = {""};
+  CHECK_INT(catalog_branch_require_checks(f.cat, "main", empty, 1, &err), WEIR_EINVALIDARG);
+  CHECK_INT(catalog_branch_require_checks(f.cat, "nope", second, 1, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "nope");
+  CHECK_OK(catalog_branch_protect(f.cat, "main", false, &err), &err);
+  CHECK_OK(catalog_branch_checks(f.cat, "main", &v, &n, &err), &err);
+  CHECK_INT(n, 0);
+  catalog_strv_free(v, n);
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
 TEST_MAIN()
