@@ -88,6 +88,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["conflict"] = conflict_doc(lake)
     docs["run_error"] = failed_run_doc(lake, lake.parent)
     docs["ref_delete"] = cli_doc(lake, "tag", "delete", "v1")
+    docs["compact"] = cli_doc(lake, "compact", "titanic", "--dry-run")
     return {"lake": lake, "docs": docs}
 
 
