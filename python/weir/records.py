@@ -894,6 +894,57 @@ class ImportResult:
 
 
 @dataclass(frozen=True)
+class CompactResult:
+    """What a compaction rewrote: ``files_rewritten`` small files (``rows_rewritten`` rows,
+    ``bytes_rewritten`` bytes) into ``files_written`` files, as ``commit`` on ``branch``;
+    ``compacted`` is False (and ``commit`` None) for a dry run or when there was nothing
+    worth rewriting (``reason`` says why). Sizes in bytes; a dry run's ``files_written``
+    and ``bytes_written`` are estimates.
+
+    Example:
+        >>> client.compact("events").files_after                   # doctest: +SKIP
+        1
+    """
+
+    table: str
+    branch: str
+    base: str
+    dry_run: bool
+    compacted: bool
+    reason: str | None
+    commit: str | None
+    target_file_size: int
+    files_before: int
+    files_after: int
+    files_rewritten: int
+    files_written: int
+    rows_rewritten: int
+    bytes_rewritten: int
+    bytes_written: int
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> CompactResult:
+        """Builds the record from ``weir_table_compact`` JSON.
+
+        Example:
+            >>> CompactResult.from_json({"table": "default.t", "branch": "main", "base": "ab" * 32,
+            ...     "dry_run": True, "compacted": False, "reason": None, "commit": None,
+            ...     "target_file_size": 134217728, "files_before": 3, "files_after": 1, "files_rewritten": 3,
+            ...     "files_written": 1, "rows_rewritten": 3, "bytes_rewritten": 900, "bytes_written": 900}).files_after
+            1
+        """
+        f = _Fields(d, "compact result")
+        return cls(table=f.text("table"), branch=f.text("branch"), base=f.text("base"), dry_run=f.flag("dry_run"),
+                   compacted=f.flag("compacted"), reason=f.opt_text("reason"), commit=f.opt_text("commit"),
+                   target_file_size=f.integer("target_file_size"), files_before=f.integer("files_before"),
+                   files_after=f.integer("files_after"), files_rewritten=f.integer("files_rewritten"),
+                   files_written=f.integer("files_written"), rows_rewritten=f.integer("rows_rewritten"),
+                   bytes_rewritten=f.integer("bytes_rewritten"), bytes_written=f.integer("bytes_written"),
+                   raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
 class ModelResult:
     """One model of a run: its status (``succeeded``, ``failed``, ``skipped``, ...), the
     table it wrote, rows, commit on the run branch, timings, error and violations.

@@ -155,6 +155,8 @@ static int refuse_stale_base(import_ctx *ic, weir_error *err) {
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_branch_head(ic->lake, ic->branch, head, err);
   if (rc || strcmp(head, ic->head) == 0) return rc;
+  bool same_rows = false; /* only compactions since: the replace sees what it would have */
+  if ((rc = lake_table_only_compacted(ic->lake, ic->table, ic->head, head, &same_rows, err)) || same_rows) return rc;
   catalog_serial_report r;
   catalog_serial_init(&r, ic->branch, ic->head, head);
   rc = catalog_serial_check_table(ic->lake->cat, &r, ic->table, false,

@@ -187,6 +187,18 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
   return rc;
 }
 
+int lake_table_only_compacted(weir_lake *lake, const char *table, const char *base, const char *head, bool *out,
+                              weir_error *err) {
+  *out = false;
+  iceberg_table *then = NULL, *later = NULL;
+  int rc = lake_table_at(lake, base, table, true, &then, err);
+  if (rc == WEIR_OK) rc = lake_table_at(lake, head, table, true, &later, err);
+  if (rc == WEIR_OK && then && later) *out = only_compacted(then, later);
+  iceberg_table_free(then);
+  iceberg_table_free(later);
+  return rc;
+}
+
 int lake_write_base(weir_lake *lake, const char *branch, const char *expect_head, char out[WEIR_HASH_HEX_SIZE],
                     weir_error *err) {
   char head[WEIR_HASH_HEX_SIZE];
