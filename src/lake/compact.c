@@ -26,6 +26,7 @@
 #include "lake/lake.h"
 #include "storage/storage.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/uuid.h"
@@ -145,6 +146,13 @@ static int write_files(weir_lake *lake, const wr_table_id *id, const iceberg_tab
   return rc;
 }
 
+/* Deletes the data files a compaction wrote and did not commit. */
+static void remove_files(const lake_staged *s) {
+  weir_error ignore = {0};
+  for (size_t i = 0; i < s->n_files; i++) wr_storage_delete(s->files[i].path, &ignore);
+  weir_error_clear(&ignore);
+}
+
 int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
                        weir_error *err) {
   *out_json = NULL;
@@ -188,6 +196,10 @@ int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_op
     for (size_t i = 0; i < p.n_small; i++) s.removed[i] = wr_strdup(p.files[p.small[i]].path);
     s.n_removed = p.n_small;
     if ((rc = write_files(lake, &id, t, &p, target, &s, err))) goto done;
+    if ((rc = WEIR_FAILPOINT("compact.data.after", err))) {
+      remove_files(&s);
+      goto done;
+    }
     lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", "commit", "table", full, "rows", (json_int_t)s.rows));
     char *msg = opts && opts->message ? NULL
                                       : wr_asprintf("compact %s: %zu files into %zu", full, p.n_small, s.n_files);
@@ -201,10 +213,11 @@ int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_op
     json_decref(props);
     free(msg);
     if (rc) {
-      /* Its files belong to no commit: remove them now rather than leave orphans. */
-      weir_error ignore = {0};
-      for (size_t i = 0; i < s.n_files; i++) wr_storage_delete(s.files[i].path, &ignore);
-      weir_error_clear(&ignore);
+      /* Refused (the serializable rules, or the compare-and-swap lost every time): its
+       * files belong to no commit, so they go now rather than wait for garbage
+       * collection. After any other error the commit's outcome is not known for sure
+       * (a catalog that failed after its COMMIT): the files stay, as every write's do. */
+      if (rc == WEIR_ECONCURRENT) remove_files(&s);
       goto done;
     }
   }
