@@ -846,8 +846,8 @@ WEIR_API int weir_compact_options_init(weir_compact_options *opts, unsigned int 
  *  ids, codec and statistics as any weir write; the contract is not validated again, no
  *  row changed). Older commits keep their files, so reads at them are unchanged. Appends
  *  committed on the branch meanwhile are kept: the compaction lands on top of them. It is
- *  refused with WEIR_ECONCURRENT (nothing committed; its new files are orphans until
- *  garbage collection) when another writer replaced or deleted a file it rewrote, or
+ *  refused with WEIR_ECONCURRENT (nothing committed; the files it wrote are removed)
+ *  when another writer replaced or deleted a file it rewrote, or
  *  changed the table's schema or contract. Fewer small files than opts->min_files is no
  *  commit (`compacted` false, with a `reason`). opts may be NULL (the defaults).
  *  *out_json: {table, branch, base, dry_run, compacted, reason, commit, target_file_size,

@@ -177,10 +177,13 @@ def test_target_file_size_splits_the_output(tmp_path: pathlib.Path) -> None:
     with weir.Client.init(lake) as c:
         big = pa.table({"id": pa.array(range(200_000), pa.int64()),
                         "s": pa.array([f"value-{i * 7919 % 100003}" for i in range(200_000)])})
-        for k in range(4):
-            c.import_data("t", big.slice(k * 50_000, 50_000), mode="create" if k == 0 else "append")
-        r = c.compact("t", target_file_size=400 * 1024)
-        assert r.compacted and r.files_rewritten == 4 and r.files_written >= 2
+        for k in range(8):
+            c.import_data("t", big.slice(k * 25_000, 25_000), mode="create" if k == 0 else "append")
+        # Each input file is well under 3/4 of the target; DuckDB starts a new file once one
+        # passes the target, checked after each row group (122,880 rows, more than 200 KiB
+        # here): the 200,000 rows make at least two files.
+        r = c.compact("t", target_file_size=200 * 1024)
+        assert r.compacted and r.files_rewritten == 8 and r.files_written >= 2
         assert rows_of(c.query("SELECT * FROM t")) == rows_of(big)
 
 
