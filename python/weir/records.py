@@ -873,6 +873,10 @@ class ImportResult:
     violations: tuple[Violation, ...] = ()
     rules: tuple[RuleResult, ...] = ()
     report: Mapping[str, Any] | None = field(default=None, hash=False)
+    #: An append to a table whose ``weir.compact.min-files`` threshold it passed: the
+    #: compaction committed right after it (None otherwise; a compaction that failed is
+    #: ``raw["compaction"]["error"]``, and the append is committed all the same).
+    compaction: CompactResult | None = None
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
@@ -890,7 +894,13 @@ class ImportResult:
         return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
                    rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
                    quarantine_table=f.opt_text("quarantine_table"), violations=_report_violations(report),
-                   rules=_report_rules(report), report=report, raw=dict(f.raw))
+                   rules=_report_rules(report), report=report, compaction=_compaction(f.opt_mapping("compaction") if f.has("compaction") else None),
+                   raw=dict(f.raw))
+
+
+def _compaction(d: Mapping[str, Any] | None) -> CompactResult | None:
+    """An import's ``compaction``: the compaction's record, or None (none, or it failed)."""
+    return None if d is None or "error" in d else CompactResult.from_json({"schema_version": 1, **d})
 
 
 @dataclass(frozen=True)

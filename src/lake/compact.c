@@ -18,7 +18,14 @@
  *      replaced or deleted one of them refuses it.
  * No contract is validated: no row changes, and the schema (names, types, field ids) and
  * every table property stay exactly as they were.
+ *
+ * On a threshold: a table whose properties set weir.compact.min-files = N is compacted
+ * right after an import appends to it and leaves more than N small files there, as a
+ * commit of its own (lake_compact_after_append). The append is committed whatever
+ * happens to the compaction, which an import's result reports.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +40,8 @@
 
 #define DEFAULT_TARGET ((int64_t)128 * 1024 * 1024)
 #define DEFAULT_MIN_FILES 2
+/* Table property: after an append leaves more than this many small files, compact. */
+#define PROP_AUTO_MIN_FILES "weir.compact.min-files"
 
 typedef struct compact_plan {
   iceberg_data_file *files; /* every live data file at the base */
@@ -153,9 +162,10 @@ static void remove_files(const lake_staged *s) {
   weir_error_clear(&ignore);
 }
 
-int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
-                       weir_error *err) {
-  *out_json = NULL;
+/* The compaction itself; *out: the document's body (caller decrefs). */
+static int compact(weir_lake *lake, const char *table, const weir_compact_options *opts, const char *why_msg,
+                   json_t **out, weir_error *err) {
+  *out = NULL;
   const char *branch = opts && opts->branch ? opts->branch : "main";
   int64_t target = opts && opts->target_file_size ? opts->target_file_size : DEFAULT_TARGET;
   int64_t min_files = opts && opts->min_files ? opts->min_files : DEFAULT_MIN_FILES;
@@ -202,7 +212,8 @@ int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_op
     }
     lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", "commit", "table", full, "rows", (json_int_t)s.rows));
     char *msg = opts && opts->message ? NULL
-                                      : wr_asprintf("compact %s: %zu files into %zu", full, p.n_small, s.n_files);
+                                      : wr_asprintf("compact %s: %zu files into %zu%s", full, p.n_small, s.n_files,
+                                                    why_msg ? why_msg : "");
     json_t *props = json_pack("{s:s}", "weir.compact", full);
     lake_commit_request cr = {0};
     cr.branch = branch;
@@ -248,11 +259,56 @@ int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_op
     json_object_set_new(o, "rows_rewritten", json_integer(would ? p.small_rows : 0));
     json_object_set_new(o, "bytes_rewritten", json_integer(would ? p.small_bytes : 0));
     json_object_set_new(o, "bytes_written", json_integer(would ? written_bytes : 0));
-    *out_json = wr_doc_dump(WR_DOC_COMPACT, o);
+    *out = o;
   }
 done:
   lake_staged_clear(&s);
   plan_clear(&p);
   iceberg_table_free(t);
   return rc;
+}
+
+int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
+                       weir_error *err) {
+  *out_json = NULL;
+  json_t *o = NULL;
+  int rc = compact(lake, table, opts, NULL, &o, err);
+  if (rc == WEIR_OK) *out_json = wr_doc_dump(WR_DOC_COMPACT, o);
+  return rc;
+}
+
+/* The threshold a table version sets (weir.compact.min-files: a whole number >= 1), or 0. */
+static int64_t auto_threshold(const iceberg_table *t) {
+  const char *v = json_string_value(json_object_get(t->properties, PROP_AUTO_MIN_FILES));
+  if (!v || !*v) return 0;
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  return *end == 0 && n >= 1 ? (int64_t)n : 0;
+}
+
+json_t *lake_compact_after_append(weir_lake *lake, const char *table, const char *branch) {
+  char head[WEIR_HASH_HEX_SIZE];
+  weir_error err = {0};
+  iceberg_table *t = NULL;
+  json_t *out = NULL;
+  int64_t n = 0;
+  if (lake_branch_head(lake, branch, head, &err) == WEIR_OK && lake_table_at(lake, head, table, true, &t, &err) == WEIR_OK &&
+      t)
+    n = auto_threshold(t);
+  iceberg_table_free(t);
+  if (n > 0 && n < INT64_MAX) {
+    weir_compact_options o = WEIR_COMPACT_OPTIONS_INIT;
+    o.branch = branch;
+    o.min_files = n + 1; /* more than N small files */
+    char why[64];
+    snprintf(why, sizeof why, " (%s %lld)", PROP_AUTO_MIN_FILES, (long long)n);
+    json_t *doc = NULL;
+    if (compact(lake, table, &o, why, &doc, &err) != WEIR_OK)
+      out = json_pack("{s:o}", "error", wr_json_error(&err));
+    else if (json_is_true(json_object_get(doc, "compacted")))
+      out = json_incref(doc);
+    json_decref(doc);
+  }
+  weir_error_clear(&err);
+  return out;
 }

@@ -137,6 +137,10 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   json_object_set_new(o, "quarantine_table",
                       res.n_staged > 1 ? json_string(res.staged[1].table) : json_null());
   json_object_set_new(o, "report", res.report ? json_incref(res.report) : json_null());
+  if (opts->mode == WEIR_MODE_APPEND) {
+    json_t *compaction = lake_compact_after_append(lake, ic->table, ic->branch);
+    json_object_set_new(o, "compaction", compaction ? compaction : json_null());
+  }
   *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
 
 done:

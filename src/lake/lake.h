@@ -89,6 +89,12 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch, con
                     char **out_json, weir_error *err);
 int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
                        weir_error *err);
+/* After an import appended to `table` on `branch`: when the table's version at the head
+ * sets weir.compact.min-files = N and has more than N small files, compacts it (a commit
+ * of its own). Returns the compaction's document body when one was committed,
+ * {"error": {code, message, details}} when it failed (the append stays committed), or
+ * NULL when there was nothing to do. Never fails the caller. Caller decrefs. */
+json_t *lake_compact_after_append(weir_lake *lake, const char *table, const char *branch);
 int lake_table_import(weir_lake *lake, const char *file, const weir_import_options *opts, char **out_json,
                       weir_error *err);
 int lake_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream, const weir_import_options *opts,

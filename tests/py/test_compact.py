@@ -288,3 +288,48 @@ def test_a_compaction_of_files_another_compaction_took_is_refused(tmp_path: path
         p.finish()
     assert isinstance(p.error, weir.ConcurrentUpdate), p.error
     assert table_rows(lake) == [(i, f"n{i}") for i in range(5)]
+
+
+# ---- on a threshold: weir.compact.min-files ------------------------------------------------
+
+def test_an_append_past_the_tables_threshold_compacts_it(tmp_path: pathlib.Path) -> None:
+    """The property is set as any Iceberg engine sets one: through `weir serve`
+    (pyiceberg's set_properties, a commit of its own). An append that leaves more than N
+    small files is followed by a compaction commit; one that does not is left alone."""
+    from pyiceberg.catalog import load_catalog
+    from serve_support import start_server
+
+    lake = small_lake(tmp_path, 2)
+    r = cli("token", "create", "--name", "engine", lake=lake)
+    assert r.returncode == 0, r.stderr
+    srv = start_server(lake)
+    try:
+        cat = load_catalog("weir", type="rest", uri=srv.url, warehouse="main", token=r.stdout.strip())
+        t = cat.load_table("default.t")
+        with t.transaction() as tx:
+            tx.set_properties({"weir.compact.min-files": "3"})
+    finally:
+        srv.stop()
+    f = tmp_path / "more.csv"
+    f.write_text("id,name\n10,x\n")
+    d = weir_json("import", f, "--table", "t", "--mode", "append", lake=lake)
+    assert d["compaction"] is None  # 3 small files: not more than 3
+    head = weir_list("log", lake=lake)[0]
+    assert head["hash"] == d["commit"]
+    r = cli("import", f, "--table", "t", "--mode", "append", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert "Compacted default.t (weir.compact.min-files): 4 files into 1" in r.stdout
+    log = weir_list("log", lake=lake)
+    assert "compact default.t: 4 files into 1 (weir.compact.min-files 3)" in log[0]["message"]
+    assert log[1]["message"].startswith("import more.csv")
+    assert table_rows(lake) == [(0, "n0"), (1, "n1"), (10, "x"), (10, "x")]
+    with weir.Client(lake) as c:
+        res = c.import_data("t", pa.table({"id": [11], "name": ["y"]}), mode="append")
+        assert res.compaction is None  # 2 files now
+        c.import_data("t", pa.table({"id": [12], "name": ["y"]}), mode="append")
+        res = c.import_data("t", pa.table({"id": [13], "name": ["y"]}), mode="append")
+        assert res.compaction is not None and res.compaction.files_rewritten == 4 and res.compaction.commit
+        assert c.get_branch("main").head == res.compaction.commit
+        assert c.get_commit(res.compaction.commit).parents == (res.commit,)
+        props = metadata(c, "t")["properties"]
+        assert props["weir.compact.min-files"] == "3"  # the compaction keeps every property
