@@ -894,7 +894,8 @@ class ImportResult:
         return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
                    rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
                    quarantine_table=f.opt_text("quarantine_table"), violations=_report_violations(report),
-                   rules=_report_rules(report), report=report, compaction=_compaction(f.opt_mapping("compaction") if f.has("compaction") else None),
+                   rules=_report_rules(report), report=report,
+                   compaction=_compaction(f.opt_mapping("compaction") if f.has("compaction") else None),
                    raw=dict(f.raw))
 
 
