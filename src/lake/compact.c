@@ -193,6 +193,15 @@ static int compact(weir_lake *lake, const char *table, const weir_compact_option
   bool dry = opts && opts->dry_run;
   if (rc) goto done;
   if (!reason && !dry) {
+    /* A protected branch would refuse the commit: say so before writing any file. */
+    bool prot = false;
+    if ((rc = catalog_branch_protected(lake->cat, branch, &prot, err))) goto done;
+    if (prot) {
+      rc = wr_seterr(err, WEIR_EINVALIDARG,
+                     "branch %s is protected: it takes only merges (compact a branch and merge it into %s); "
+                     "nothing was written", branch, branch);
+      goto done;
+    }
     lake_progress(lake, json_pack("{s:s,s:s,s:I,s:I}", "phase", "compact", "table", full, "files",
                                   (json_int_t)p.n_small, "bytes", (json_int_t)p.small_bytes));
     s.table = wr_strdup(full);

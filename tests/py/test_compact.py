@@ -170,6 +170,11 @@ def test_dry_run_and_min_files_write_nothing(tmp_path: pathlib.Path) -> None:
     assert r.returncode == 2 and "--target-file-size" in r.stderr
     r = cli("compact", "nosuch", lake=lake)
     assert r.returncode == 1 and "nosuch" in r.stderr
+    assert cli("branch", "protect", "main", lake=lake).returncode == 0
+    r = cli("compact", "t", lake=lake)
+    assert r.returncode == 2 and "protected" in r.stderr
+    assert weir_list("log", lake=lake)[0]["hash"] == head
+    assert len(list((lake / "warehouse" / "default" / "t" / "data").glob("*.parquet"))) == 3
 
 
 def test_target_file_size_splits_the_output(tmp_path: pathlib.Path) -> None:
