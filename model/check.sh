@@ -54,7 +54,8 @@ VARIANTS=(
 
 WITNESSES=(PublishAfterMainMoved PublishRefusedStale PublishRefusedConflict LeakRefused
            PartialMergeAccepted AppendRebased AppendRefused ReplaceConflict RevertRefusedRun
-           RevertRefusedContract RevertRun AppendsMerged CompactRebased CompactRefused WriteOverCompaction)
+           RevertRefusedContract RevertRun AppendsMerged CompactRebased CompactRefused WriteOverCompaction
+           AppendsMergedOverCompaction)
 
 # pan's options: -w20, a hash table of 2^20 slots (the model has ~0.6M states; collapse
 # compression keeps them in ~60 MB); -m depth bound far above the ~90 steps any run of

@@ -110,6 +110,8 @@ short vanc[MAXV];      /* the versions this one descends from by appends alone (
                         * included): what weir reads from the Iceberg snapshot chain (every
                         * snapshot since an "append", or an append-aware merge's) */
 byte  vcon[MAXV];      /* stored contract version */
+short vcanc[MAXV];     /* the versions this one descends from by appends and compactions
+                        * (itself included): a merge target may have been compacted */
 byte  vsame[MAXV];     /* the version whose rows this one holds through compactions alone
                         * (itself when its write changed rows): what weir reads from the
                         * snapshot chain (every snapshot since a compaction's "replace") */
@@ -163,6 +165,7 @@ ltl AllProperties { [] !(viol_NoLostUpdate || viol_NoStalePublication ||
 bool saw_PublishAfterMainMoved, saw_PublishRefusedStale, saw_PublishRefusedConflict;
 bool saw_LeakRefused, saw_PartialMergeAccepted, saw_AppendRebased, saw_AppendRefused;
 bool saw_ReplaceConflict, saw_RevertRefusedRun, saw_RevertRefusedContract, saw_RevertRun;
+bool saw_AppendsMergedOverCompaction;
 bool saw_AppendsMerged, saw_CompactRebased, saw_CompactRefused, saw_WriteOverCompaction;
 ltl Witness_PublishAfterMainMoved   { [] !saw_PublishAfterMainMoved }
 ltl Witness_PublishRefusedStale     { [] !saw_PublishRefusedStale }
@@ -176,6 +179,7 @@ ltl Witness_RevertRefusedRun        { [] !saw_RevertRefusedRun }
 ltl Witness_RevertRefusedContract   { [] !saw_RevertRefusedContract }
 ltl Witness_RevertRun               { [] !saw_RevertRun }
 ltl Witness_AppendsMerged           { [] !saw_AppendsMerged }
+ltl Witness_AppendsMergedOverCompaction { [] !saw_AppendsMergedOverCompaction }
 ltl Witness_CompactRebased          { [] !saw_CompactRebased }
 ltl Witness_CompactRefused          { [] !saw_CompactRefused }
 ltl Witness_WriteOverCompaction     { [] !saw_WriteOverCompaction }
@@ -285,7 +289,8 @@ inline mk_version() {
   assert(nv < MAXV);
   h_nv = nv;
   nv++;
-  vsame[h_nv] = h_nv
+  vsame[h_nv] = h_nv;
+  vcanc[h_nv] = (1 << h_nv)
 }
 
 /* Moves branch b to h_new; when b is main, runs the move monitor. */
@@ -306,6 +311,7 @@ inline move(b) {
  * into a new version holding both sides' rows when each side descends from the base's
  * version by appends alone. Result in h_res; on OK, main has moved. */
 #define APPENDS(v, b) ((vanc[v] & (1 << (b))) != 0)
+#define APPENDS_OR_COMPACTED(v, b) ((vcanc[v] & (1 << (b))) != 0)
 inline merge_into_main(src, part, runid, base, comb) {
   h_s = head[src];
   h_g = head[MAIN];
@@ -340,7 +346,8 @@ inline merge_into_main(src, part, runid, base, comb) {
           fi
 #else
           if
-          :: comb && APPENDS(ctab[E(h_g, h_i)], ctab[E(h_b, h_i)]) && APPENDS(ctab[E(h_s, h_i)], ctab[E(h_b, h_i)]) ->
+          :: comb && APPENDS_OR_COMPACTED(ctab[E(h_g, h_i)], ctab[E(h_b, h_i)]) &&
+             APPENDS(ctab[E(h_s, h_i)], ctab[E(h_b, h_i)]) ->
              h_comb = h_comb | (1 << h_i); h_take = 1
           :: else -> h_res = CONFLICT
           fi
@@ -393,6 +400,11 @@ inline merge_into_main(src, part, runid, base, comb) {
                 vok[h_nv] = vok[h_v] && vok[h_tv] && vcon[h_v] == vcon[h_tv];
                 vrun[h_nv] = runid;
                 vanc[h_nv] = vanc[h_v] | vanc[h_tv] | (1 << h_nv);
+                vcanc[h_nv] = vcanc[h_v] | vanc[h_tv] | (1 << h_nv);
+                if
+                :: !APPENDS(h_v, ctab[E(h_b, h_i)]) -> SAW(saw_AppendsMergedOverCompaction)
+                :: else
+                fi;
                 ctab[E(h_new, h_i)] = h_nv;
                 crev[E(h_new, h_i)] = 0;
                 cpx[E(h_new, h_i)] = 0;
@@ -482,6 +494,7 @@ inline write_commit(b, t, mode, base, rv, rcon) {
 #endif
         vcon[h_nv] = vcon[h_v];
         vanc[h_nv] = vanc[h_v] | (1 << h_nv);
+        vcanc[h_nv] = vcanc[h_v] | (1 << h_nv);
         vok[h_nv] = vok[h_v] && (rcon == vcon[h_v])
      :: mode == W_CONTRACT ->
         vrows[h_nv] = vrows[rv];
@@ -498,6 +511,7 @@ inline write_commit(b, t, mode, base, rv, rcon) {
         vrows[h_nv] = vrows[h_v];
 #endif
         vanc[h_nv] = (1 << h_nv);
+        vcanc[h_nv] = vcanc[h_v] | (1 << h_nv);
         vsame[h_nv] = vsame[h_v];
         vcon[h_nv] = vcon[h_v];
         vok[h_nv] = vok[h_v];
@@ -899,6 +913,7 @@ proctype Agent() {
        :: op = A_WRITE; t = P; mode = W_REPLACE
        :: op = A_WRITE; t = P; mode = W_APPEND
        :: op = A_WRITE; t = P; mode = W_CONTRACT
+       :: op = A_WRITE; t = P; mode = W_COMPACT
        fi;
        if
        :: op == A_REVERT ->
@@ -1009,6 +1024,7 @@ init {
       vanc[h_i] = (1 << h_i);
       vcon[h_i] = 0;
       vsame[h_i] = h_i;
+      vcanc[h_i] = (1 << h_i);
       vok[h_i] = 1;
       vrun[h_i] = 0;
       ctab[E(0, h_i)] = h_i;

@@ -338,3 +338,33 @@ def test_an_append_past_the_tables_threshold_compacts_it(tmp_path: pathlib.Path)
         assert c.get_commit(res.compaction.commit).parents == (res.commit,)
         props = metadata(c, "t")["properties"]
         assert props["weir.compact.min-files"] == "3"  # the compaction keeps every property
+
+
+def test_a_branch_of_appends_merges_into_a_compacted_target(tmp_path: pathlib.Path) -> None:
+    """Compacting main does not make a feature branch's appends conflict: the merge puts
+    the branch's appended files on top of the compacted version. Compacted on the source
+    side instead, the table is a conflict (the source's files are not only new rows)."""
+    lake = small_lake(tmp_path, 3)
+    assert cli("branch", "create", "feed", lake=lake).returncode == 0
+    assert cli("branch", "create", "feed2", lake=lake).returncode == 0
+    f = tmp_path / "feed.csv"
+    f.write_text("id,name\n50,feed\n")
+    for b in ("feed", "feed2"):
+        r = cli("import", f, "--table", "t", "--mode", "append", "--branch", b, lake=lake)
+        assert r.returncode == 0, r.stderr
+    g = tmp_path / "main.csv"
+    g.write_text("id,name\n60,main\n")
+    assert cli("import", g, "--table", "t", "--mode", "append", lake=lake).returncode == 0
+    assert weir_json("compact", "t", lake=lake)["files_rewritten"] == 4
+    r = cli("merge", "feed", "--into", "main", "--json", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["tables"] == [{"table": "default.t", "change": "merged: appends"}]
+    assert table_rows(lake) == [(0, "n0"), (1, "n1"), (2, "n2"), (50, "feed"), (60, "main")]
+    with weir.Client(lake) as c:
+        assert len(live_files(c.get_table("t").metadata_location)) == 2
+    # The source compacted: a conflict, nothing written.
+    head = weir_list("log", lake=lake)[0]["hash"]
+    assert weir_json("compact", "t", "--branch", "feed2", lake=lake)["compacted"]
+    r = cli("merge", "feed2", "--into", "main", lake=lake)
+    assert r.returncode == 4 and "default.t" in r.stderr
+    assert weir_list("log", lake=lake)[0]["hash"] == head
