@@ -146,6 +146,7 @@ int cmd_namespace_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_status(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_compact(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_contract_diff(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_mcp(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_lsp(cli_ctx *, const cli_command *, cli_parsed *);

@@ -107,6 +107,17 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       if (q) printf("; %lld row%s quarantined in %s", q, q == 1 ? "" : "s",
                     json_string_value(json_object_get(res, "quarantine_table")));
       printf("\n");
+      json_t *cp = json_object_get(res, "compaction");
+      if (json_is_true(json_object_get(cp, "compacted")))
+        printf("Compacted %s (weir.compact.min-files): %lld files into %lld (commit %s)\n",
+               json_string_value(json_object_get(cp, "table")),
+               (long long)json_integer_value(json_object_get(cp, "files_rewritten")),
+               (long long)json_integer_value(json_object_get(cp, "files_written")),
+               cli_short(json_string_value(json_object_get(cp, "commit")), s));
+      else if (json_object_get(cp, "error"))
+        fprintf(stderr, "weir: warning: the append is committed, but compacting %s after it failed: %s\n",
+                json_string_value(json_object_get(res, "table")),
+                json_string_value(json_object_get(json_object_get(cp, "error"), "message")));
     }
   }
   json_decref(res);

@@ -104,6 +104,13 @@ static const cli_opt TOKEN_CREATE_OPTS[] = {
     {"read-only", 0, NULL, "the token may read, never write"},
     {"branches", 0, "PATTERN", "refs the token reaches, as a glob over branch and tag names (e.g. 'dev*')"},
     {NULL, 0, NULL, NULL}};
+static const cli_opt COMPACT_OPTS[] = {
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"target-file-size", 0, "SIZE", "size of each rewritten file, about (default 128MB; K, M, G are 1024-based)"},
+    {"min-files", 0, "N", "compact only when the table has at least N small files (default 2)"},
+    {"message", 'm', "TEXT", "commit message (default: \"compact TABLE: N files into M\")"},
+    {"dry-run", 0, NULL, "say what would be rewritten, write nothing"},
+    {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
                                      {NULL, 0, NULL, NULL}};
 
@@ -247,6 +254,12 @@ const cli_command CLI_COMMANDS[] = {
      "A table's last change is the commit that wrote its current version; its SLA is its\n"
      "contract's sla: {freshness: \"1 hour\"}. --now judges freshness at another time.",
      "weir status --ref main", STATUS_OPTS, 0, 0, cmd_status},
+    {"compact", "TABLE", "rewrite a table's small data files into large ones, as a commit that changes no row",
+     "Files smaller than 3/4 of the target size are rewritten into files of about that size\n"
+     "(same schema, field ids, codec and statistics), as one Iceberg \"replace\" snapshot;\n"
+     "older commits keep their files. Appends committed meanwhile are kept; a write that\n"
+     "replaced or deleted a rewritten file refuses the compaction (exit 4, nothing lost).",
+     "weir compact events --target-file-size 128MB", COMPACT_OPTS, 1, 1, cmd_compact},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
 };

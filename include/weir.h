@@ -887,6 +887,49 @@ WEIR_API int weir_server_port(const weir_server *srv);
 /** Stops the server (finishing requests in flight) and frees it. NULL-safe. */
 WEIR_API void weir_server_stop(weir_server *srv);
 
+/* ====================================================================================
+ * Compaction (docs/versioning.md, "Compaction")
+ * ==================================================================================== */
+
+typedef struct weir_compact_options {
+  unsigned int version;       /* WEIR_COMPACT_OPTIONS_VERSION */
+  const char *branch;         /* NULL = "main" */
+  int64_t target_file_size;   /* bytes each rewritten file is about (the engine starts a new
+                                 file past it); 0 = 128 MiB. A file smaller than 3/4 of it
+                                 is "small" and is rewritten */
+  int64_t min_files;          /* compact only when the table has at least this many small
+                                 files; 0 = 2 (two small files are the fewest worth joining) */
+  int dry_run;                /* non-zero: report what would be rewritten, write nothing */
+  const char *message;        /* commit message; NULL = "compact TABLE: N files into M" */
+} weir_compact_options;
+
+#define WEIR_COMPACT_OPTIONS_VERSION 1
+#define WEIR_COMPACT_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_COMPACT_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_COMPACT_OPTIONS_VERSION): every field
+ *  zero or NULL. Returns WEIR_OK, or WEIR_EINVALIDARG for a version this library does not
+ *  know. */
+WEIR_API int weir_compact_options_init(weir_compact_options *opts, unsigned int version);
+
+/** Rewrites the small data files of `table` on opts->branch into files of about
+ *  opts->target_file_size, as one commit that changes no row: an Iceberg "replace"
+ *  snapshot that deletes the rewritten files and adds the new ones (same schema, field
+ *  ids, codec and statistics as any weir write; the contract is not validated again, no
+ *  row changed). Older commits keep their files, so reads at them are unchanged. Appends
+ *  committed on the branch meanwhile are kept: the compaction lands on top of them. It is
+ *  refused with WEIR_ECONCURRENT (nothing committed; the files it wrote are removed)
+ *  when another writer replaced or deleted a file it rewrote, or
+ *  changed the table's schema or contract. Fewer small files than opts->min_files is no
+ *  commit (`compacted` false, with a `reason`). opts may be NULL (the defaults).
+ *  *out_json: {table, branch, base, dry_run, compacted, reason, commit, target_file_size,
+ *  files_before, files_after, files_rewritten, files_written, rows_rewritten,
+ *  bytes_rewritten, bytes_written} (sizes in bytes; with dry_run, files_written and
+ *  bytes_written are estimates). Emits progress events {phase: "compact"} before writing
+ *  and {phase: "commit"} before committing. Errors: WEIR_ENOTFOUND (table or branch),
+ *  WEIR_EINVALIDARG (negative sizes, a protected branch), WEIR_ECONCURRENT, WEIR_EENGINE.
+ *  Thread-safety: as every call on one lake handle (one thread at a time). */
+WEIR_API int weir_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts,
+                                char **out_json, weir_error *err);
+
 #ifdef __cplusplus
 }
 #endif

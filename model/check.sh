@@ -32,7 +32,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/weir-model.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 PROPERTIES=(NoLostUpdate NoStalePublication MainCleanFromFailedRuns RunAtomicityAcrossRevert
-            ContractNeverRegresses RowsMatchContract RunPublishesAllOutputs)
+            ContractNeverRegresses RowsMatchContract RunPublishesAllOutputs CompactionChangesNoRow)
 
 # variant (the define) and the properties it must break (comma-separated)
 VARIANTS=(
@@ -48,11 +48,14 @@ VARIANTS=(
   "BROKEN_REVERT_RESTORES_CONTRACT ContractNeverRegresses"
   "BROKEN_APPEND_ANY_CONTRACT      RowsMatchContract"
   "BROKEN_MERGE_ANY_CHANGE         RowsMatchContract"
+  "BROKEN_COMPACT_FROM_BASE        CompactionChangesNoRow,NoLostUpdate"
+  "BROKEN_COMPACT_NO_FILE_CHECK    CompactionChangesNoRow"
 )
 
 WITNESSES=(PublishAfterMainMoved PublishRefusedStale PublishRefusedConflict LeakRefused
            PartialMergeAccepted AppendRebased AppendRefused ReplaceConflict RevertRefusedRun
-           RevertRefusedContract RevertRun AppendsMerged)
+           RevertRefusedContract RevertRun AppendsMerged CompactRebased CompactRefused WriteOverCompaction
+           AppendsMergedOverCompaction)
 
 # pan's options: -w20, a hash table of 2^20 slots (the model has ~0.6M states; collapse
 # compression keeps them in ~60 MB); -m depth bound far above the ~90 steps any run of

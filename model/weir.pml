@@ -74,6 +74,8 @@
 #define W_REPLACE  1
 #define W_APPEND   2
 #define W_CONTRACT 3   /* a write that names a new contract (same rows, re-validated) */
+#define W_COMPACT  4   /* a compaction: the table's files rewritten, no row changed; its read
+                        * set is exactly the files it rewrites */
 
 /* results of a transaction (h_res) */
 #define OK        0
@@ -108,6 +110,11 @@ short vanc[MAXV];      /* the versions this one descends from by appends alone (
                         * included): what weir reads from the Iceberg snapshot chain (every
                         * snapshot since an "append", or an append-aware merge's) */
 byte  vcon[MAXV];      /* stored contract version */
+short vcanc[MAXV];     /* the versions this one descends from by appends and compactions
+                        * (itself included): a merge target may have been compacted */
+byte  vsame[MAXV];     /* the version whose rows this one holds through compactions alone
+                        * (itself when its write changed rows): what weir reads from the
+                        * snapshot chain (every snapshot since a compaction's "replace") */
 bool  vok[MAXV];       /* ghost: every row validated against vcon */
 byte  vrun[MAXV];
 bool  vexempt[MAXV];   /* ghost: entered main through an allow-partial operation */
@@ -133,6 +140,7 @@ bool viol_RunAtomicityAcrossRevert;
 bool viol_ContractNeverRegresses;
 bool viol_RowsMatchContract;
 bool viol_RunPublishesAllOutputs;
+bool viol_CompactionChangesNoRow;
 
 ltl NoLostUpdate              { [] !viol_NoLostUpdate }
 ltl NoStalePublication        { [] !viol_NoStalePublication }
@@ -141,12 +149,13 @@ ltl RunAtomicityAcrossRevert  { [] !viol_RunAtomicityAcrossRevert }
 ltl ContractNeverRegresses    { [] !viol_ContractNeverRegresses }
 ltl RowsMatchContract         { [] !viol_RowsMatchContract }
 ltl RunPublishesAllOutputs    { [] !viol_RunPublishesAllOutputs }
+ltl CompactionChangesNoRow    { [] !viol_CompactionChangesNoRow }
 /* Their conjunction, for one search of the correct model (each is an invariant, so one
  * search of the conjunction proves them all). */
 ltl AllProperties { [] !(viol_NoLostUpdate || viol_NoStalePublication ||
                          viol_MainCleanFromFailedRuns || viol_RunAtomicityAcrossRevert ||
                          viol_ContractNeverRegresses || viol_RowsMatchContract ||
-                         viol_RunPublishesAllOutputs) }
+                         viol_RunPublishesAllOutputs || viol_CompactionChangesNoRow) }
 
 /* Witnesses (built with -DWITNESS only): events the correct model must be able to reach,
  * each as a formula that must FAIL. They keep the properties from holding vacuously, by
@@ -156,7 +165,8 @@ ltl AllProperties { [] !(viol_NoLostUpdate || viol_NoStalePublication ||
 bool saw_PublishAfterMainMoved, saw_PublishRefusedStale, saw_PublishRefusedConflict;
 bool saw_LeakRefused, saw_PartialMergeAccepted, saw_AppendRebased, saw_AppendRefused;
 bool saw_ReplaceConflict, saw_RevertRefusedRun, saw_RevertRefusedContract, saw_RevertRun;
-bool saw_AppendsMerged;
+bool saw_AppendsMergedOverCompaction;
+bool saw_AppendsMerged, saw_CompactRebased, saw_CompactRefused, saw_WriteOverCompaction;
 ltl Witness_PublishAfterMainMoved   { [] !saw_PublishAfterMainMoved }
 ltl Witness_PublishRefusedStale     { [] !saw_PublishRefusedStale }
 ltl Witness_PublishRefusedConflict  { [] !saw_PublishRefusedConflict }
@@ -169,6 +179,10 @@ ltl Witness_RevertRefusedRun        { [] !saw_RevertRefusedRun }
 ltl Witness_RevertRefusedContract   { [] !saw_RevertRefusedContract }
 ltl Witness_RevertRun               { [] !saw_RevertRun }
 ltl Witness_AppendsMerged           { [] !saw_AppendsMerged }
+ltl Witness_AppendsMergedOverCompaction { [] !saw_AppendsMergedOverCompaction }
+ltl Witness_CompactRebased          { [] !saw_CompactRebased }
+ltl Witness_CompactRefused          { [] !saw_CompactRefused }
+ltl Witness_WriteOverCompaction     { [] !saw_WriteOverCompaction }
 #else
 #define SAW(x) skip
 #endif
@@ -274,7 +288,9 @@ inline mk_commit(par, par2) {
 inline mk_version() {
   assert(nv < MAXV);
   h_nv = nv;
-  nv++
+  nv++;
+  vsame[h_nv] = h_nv;
+  vcanc[h_nv] = (1 << h_nv)
 }
 
 /* Moves branch b to h_new; when b is main, runs the move monitor. */
@@ -295,6 +311,7 @@ inline move(b) {
  * into a new version holding both sides' rows when each side descends from the base's
  * version by appends alone. Result in h_res; on OK, main has moved. */
 #define APPENDS(v, b) ((vanc[v] & (1 << (b))) != 0)
+#define APPENDS_OR_COMPACTED(v, b) ((vcanc[v] & (1 << (b))) != 0)
 inline merge_into_main(src, part, runid, base, comb) {
   h_s = head[src];
   h_g = head[MAIN];
@@ -329,7 +346,8 @@ inline merge_into_main(src, part, runid, base, comb) {
           fi
 #else
           if
-          :: comb && APPENDS(ctab[E(h_g, h_i)], ctab[E(h_b, h_i)]) && APPENDS(ctab[E(h_s, h_i)], ctab[E(h_b, h_i)]) ->
+          :: comb && APPENDS_OR_COMPACTED(ctab[E(h_g, h_i)], ctab[E(h_b, h_i)]) &&
+             APPENDS(ctab[E(h_s, h_i)], ctab[E(h_b, h_i)]) ->
              h_comb = h_comb | (1 << h_i); h_take = 1
           :: else -> h_res = CONFLICT
           fi
@@ -382,6 +400,11 @@ inline merge_into_main(src, part, runid, base, comb) {
                 vok[h_nv] = vok[h_v] && vok[h_tv] && vcon[h_v] == vcon[h_tv];
                 vrun[h_nv] = runid;
                 vanc[h_nv] = vanc[h_v] | vanc[h_tv] | (1 << h_nv);
+                vcanc[h_nv] = vcanc[h_v] | vanc[h_tv] | (1 << h_nv);
+                if
+                :: !APPENDS(h_v, ctab[E(h_b, h_i)]) -> SAW(saw_AppendsMergedOverCompaction)
+                :: else
+                fi;
                 ctab[E(h_new, h_i)] = h_nv;
                 crev[E(h_new, h_i)] = 0;
                 cpx[E(h_new, h_i)] = 0;
@@ -411,7 +434,9 @@ inline write_begin(b, t, base, rv, rcon) {
 }
 
 /* Phase 2: one catalog transaction. mode: W_REPLACE (rows computed from what was read),
- * W_APPEND (blind: rows added to whatever the table holds), W_CONTRACT. */
+ * W_APPEND (blind: rows added to whatever the table holds), W_CONTRACT, W_COMPACT (the
+ * files read rewritten: rebased when the head's version still holds every one of them,
+ * i.e. descends from the version read by appends alone, else refused). */
 inline write_commit(b, t, mode, base, rv, rcon) {
 #ifdef BROKEN_NO_CAS
   h_cur = base;              /* builds on the base and overwrites the head, whatever it is now */
@@ -431,11 +456,20 @@ inline write_commit(b, t, mode, base, rv, rcon) {
      :: else
      fi
 #endif
+  :: mode == W_COMPACT ->
+#ifndef BROKEN_COMPACT_NO_FILE_CHECK
+     if
+     :: (vanc[h_v] & (1 << rv)) == 0 -> h_res = CONFLICT; SAW(saw_CompactRefused)
+     :: else
+     fi
+#endif
   :: else ->
-     /* replace and contract changes conflict if the table changed since the base */
+     /* replace and contract changes conflict if the table changed since the base, unless
+      * only compactions changed it (the same rows) */
 #ifndef BROKEN_NO_TABLE_CHECK
      if
-     :: h_v != rv -> h_res = CONFLICT; SAW(saw_ReplaceConflict)
+     :: h_v != rv && vsame[h_v] != vsame[rv] -> h_res = CONFLICT; SAW(saw_ReplaceConflict)
+     :: h_v != rv && vsame[h_v] == vsame[rv] -> SAW(saw_WriteOverCompaction)
      :: else
      fi
 #endif
@@ -460,11 +494,35 @@ inline write_commit(b, t, mode, base, rv, rcon) {
 #endif
         vcon[h_nv] = vcon[h_v];
         vanc[h_nv] = vanc[h_v] | (1 << h_nv);
+        vcanc[h_nv] = vcanc[h_v] | (1 << h_nv);
         vok[h_nv] = vok[h_v] && (rcon == vcon[h_v])
      :: mode == W_CONTRACT ->
         vrows[h_nv] = vrows[rv];
         vanc[h_nv] = (1 << h_nv);
         vcon[h_nv] = rcon + 1
+     :: mode == W_COMPACT ->
+        /* an Iceberg replace over the head's version: its files minus the ones read, plus
+         * their rewrite. Not an append (vanc), the same rows (vsame), the same contract. */
+#ifdef BROKEN_COMPACT_FROM_BASE
+        vrows[h_nv] = vrows[rv];                   /* the table as read, over the head */
+#elif defined(BROKEN_COMPACT_NO_FILE_CHECK)
+        vrows[h_nv] = vrows[h_v] | vrows[rv];      /* the rewritten files come back */
+#else
+        vrows[h_nv] = vrows[h_v];
+#endif
+        vanc[h_nv] = (1 << h_nv);
+        vcanc[h_nv] = vcanc[h_v] | (1 << h_nv);
+        vsame[h_nv] = vsame[h_v];
+        vcon[h_nv] = vcon[h_v];
+        vok[h_nv] = vok[h_v];
+        if
+        :: vrows[h_nv] != vrows[h_v] -> viol_CompactionChangesNoRow = 1
+        :: else
+        fi;
+        if
+        :: h_v != rv -> SAW(saw_CompactRebased)
+        :: else
+        fi
      fi;
      ctab[E(h_new, t)] = h_nv;
      crev[E(h_new, t)] = 0;
@@ -765,6 +823,7 @@ inline say_write(who, b, t, mode) {
   :: mode == W_REPLACE -> printf("replace ")
   :: mode == W_APPEND -> printf("append to ")
   :: mode == W_CONTRACT -> printf("new contract for ")
+  :: mode == W_COMPACT -> printf("compact ")
   fi;
   say_table(t);
   if
@@ -786,6 +845,7 @@ proctype Writer() {
        :: t = P; mode = W_APPEND
        :: t = P; mode = W_APPEND; wb = FEED   /* appends on another branch, merged later */
        :: t = P; mode = W_CONTRACT
+       :: t = P; mode = W_COMPACT
        :: t = C; mode = W_REPLACE
        fi;
        write_begin(wb, t, base, rv, rcon);
@@ -853,6 +913,7 @@ proctype Agent() {
        :: op = A_WRITE; t = P; mode = W_REPLACE
        :: op = A_WRITE; t = P; mode = W_APPEND
        :: op = A_WRITE; t = P; mode = W_CONTRACT
+       :: op = A_WRITE; t = P; mode = W_COMPACT
        fi;
        if
        :: op == A_REVERT ->
@@ -962,6 +1023,8 @@ init {
       vrows[h_i] = (1 << h_i);
       vanc[h_i] = (1 << h_i);
       vcon[h_i] = 0;
+      vsame[h_i] = h_i;
+      vcanc[h_i] = (1 << h_i);
       vok[h_i] = 1;
       vrun[h_i] = 0;
       ctab[E(0, h_i)] = h_i;

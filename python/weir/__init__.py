@@ -47,6 +47,7 @@ from weir.errors import (
 )
 from weir.model import Filter, Model, Table, model, python
 from weir.records import (
+    CompactResult,
     Branch,
     BranchProtection,
     Column,
@@ -126,6 +127,7 @@ __all__ = [
     # client and records
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
+    "CompactResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     "BranchProtection", "RequiredCheck", "LakeStatus", "TableFreshness",
     # errors

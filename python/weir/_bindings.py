@@ -25,6 +25,7 @@ WEIR_RUN_OPTIONS_VERSION = 1
 WEIR_TOKEN_OPTIONS_VERSION = 1
 WEIR_STATUS_OPTIONS_VERSION = 1
 WEIR_SERVE_OPTIONS_VERSION = 1
+WEIR_COMPACT_OPTIONS_VERSION = 1
 # weir_error_code
 WEIR_OK = 0
 WEIR_EGENERIC = 1
@@ -211,6 +212,18 @@ class weir_serve_options(ctypes.Structure):
         ("vend_credentials", c_int),
     ]
 
+class weir_compact_options(ctypes.Structure):
+    """``weir_compact_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("branch", c_char_p),
+        ("target_file_size", c_int64),
+        ("min_files", c_int64),
+        ("dry_run", c_int),
+        ("message", c_char_p),
+    ]
+
 
 # ---- functions: name -> (restype, argtypes) ----
 SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
@@ -282,6 +295,8 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_server_start": (c_int, [c_char_p, POINTER(weir_serve_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_server_port": (c_int, [c_void_p]),
     "weir_server_stop": (None, [c_void_p]),
+    "weir_compact_options_init": (c_int, [POINTER(weir_compact_options), c_uint]),
+    "weir_table_compact": (c_int, [c_void_p, c_char_p, POINTER(weir_compact_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_worker_scan": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_worker_stage_output": (c_int, [c_void_p, POINTER(ArrowArrayStream), c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
 }
@@ -291,4 +306,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options",)

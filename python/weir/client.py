@@ -49,6 +49,7 @@ import pyarrow as pa
 from weir import _ffi
 from weir.errors import InvalidArgument, InvalidName, NotFound, PlanError, WeirError
 from weir.records import (
+    CompactResult,
     Branch,
     BranchProtection,
     Commit,
@@ -886,6 +887,42 @@ class Client:
         doc = self._json("weir_run_revert", _ffi.enc(rid), _enc_branch(into_branch, "into_branch", optional=True),
                          ctypes.byref(opts))
         return RevertResult.from_json(document(doc, "revert result"))
+
+    def compact(self, table: str, *, branch: BranchLike | None = None, target_file_size: int = 128 * 1024 * 1024,
+                min_files: int | None = None, dry_run: bool = False, message: str | None = None) -> CompactResult:
+        """Rewrites the small data files of ``table`` on ``branch`` (None: main) into files
+        of about ``target_file_size`` bytes, as one commit that changes no row (an Iceberg
+        ``replace`` snapshot; older commits keep their files). A file smaller than 3/4 of
+        the target is small; with fewer than ``min_files`` small ones (None: 2) nothing is
+        written and ``compacted`` is False. ``dry_run=True`` only reports what would be
+        rewritten. Appends committed meanwhile are kept (the compaction lands on top of
+        them). Progress events: ``{"phase": "compact"}`` before writing,
+        ``{"phase": "commit"}`` before committing.
+
+        Raises:
+            ConcurrentUpdate: another write replaced or deleted a file this compaction
+                rewrote, or changed the table's schema or contract (nothing committed).
+            NotFound: no such table or branch. InvalidArgument: a size or count below 1,
+                a protected branch. TypeError: an argument of the wrong type.
+
+        Example:
+            >>> client.compact("events", target_file_size=64 * 1024 * 1024).files_after   # doctest: +SKIP
+            1
+        """
+        if isinstance(target_file_size, bool) or not isinstance(target_file_size, int):
+            raise TypeError("target_file_size must be an int (bytes)")
+        if target_file_size < 1:
+            raise InvalidArgument(f"target_file_size must be at least 1 byte, not {target_file_size}")
+        if min_files is not None and (isinstance(min_files, bool) or not isinstance(min_files, int)):
+            raise TypeError("min_files must be an int or None")
+        if min_files is not None and min_files < 1:
+            raise InvalidArgument(f"min_files must be at least 1, not {min_files}")
+        opts = _ffi.options(_ffi.CompactOptions, branch=_enc_branch(branch, "branch", optional=True),
+                            target_file_size=target_file_size, min_files=min_files or 0,
+                            dry_run=1 if _flag(dry_run, "dry_run") else 0,
+                            message=_enc(message, "message", optional=True))
+        doc = self._json("weir_table_compact", _enc(table, "table", name=True), ctypes.byref(opts))
+        return CompactResult.from_json(document(doc, "compact result"))
 
     # ---- reading data ----------------------------------------------------------------------------
 

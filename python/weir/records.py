@@ -874,6 +874,10 @@ class ImportResult:
     violations: tuple[Violation, ...] = ()
     rules: tuple[RuleResult, ...] = ()
     report: Mapping[str, Any] | None = field(default=None, hash=False)
+    #: An append to a table whose ``weir.compact.min-files`` threshold it passed: the
+    #: compaction committed right after it (None otherwise; a compaction that failed is
+    #: ``raw["compaction"]["error"]``, and the append is committed all the same).
+    compaction: CompactResult | None = None
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
@@ -891,7 +895,65 @@ class ImportResult:
         return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
                    rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
                    quarantine_table=f.opt_text("quarantine_table"), violations=_report_violations(report),
-                   rules=_report_rules(report), report=report, raw=dict(f.raw))
+                   rules=_report_rules(report), report=report,
+                   compaction=_compaction(f.opt_mapping("compaction") if f.has("compaction") else None),
+                   raw=dict(f.raw))
+
+
+def _compaction(d: Mapping[str, Any] | None) -> CompactResult | None:
+    """An import's ``compaction``: the compaction's record, or None (none, or it failed)."""
+    return None if d is None or "error" in d else CompactResult.from_json({"schema_version": 1, **d})
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    """What a compaction rewrote: ``files_rewritten`` small files (``rows_rewritten`` rows,
+    ``bytes_rewritten`` bytes) into ``files_written`` files, as ``commit`` on ``branch``;
+    ``compacted`` is False (and ``commit`` None) for a dry run or when there was nothing
+    worth rewriting (``reason`` says why). Sizes in bytes; a dry run's ``files_written``
+    and ``bytes_written`` are estimates.
+
+    Example:
+        >>> client.compact("events").files_after                   # doctest: +SKIP
+        1
+    """
+
+    table: str
+    branch: str
+    base: str
+    dry_run: bool
+    compacted: bool
+    reason: str | None
+    commit: str | None
+    target_file_size: int
+    files_before: int
+    files_after: int
+    files_rewritten: int
+    files_written: int
+    rows_rewritten: int
+    bytes_rewritten: int
+    bytes_written: int
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> CompactResult:
+        """Builds the record from ``weir_table_compact`` JSON.
+
+        Example:
+            >>> CompactResult.from_json({"table": "default.t", "branch": "main", "base": "ab" * 32,
+            ...     "dry_run": True, "compacted": False, "reason": None, "commit": None,
+            ...     "target_file_size": 134217728, "files_before": 3, "files_after": 1, "files_rewritten": 3,
+            ...     "files_written": 1, "rows_rewritten": 3, "bytes_rewritten": 900, "bytes_written": 900}).files_after
+            1
+        """
+        f = _Fields(d, "compact result")
+        return cls(table=f.text("table"), branch=f.text("branch"), base=f.text("base"), dry_run=f.flag("dry_run"),
+                   compacted=f.flag("compacted"), reason=f.opt_text("reason"), commit=f.opt_text("commit"),
+                   target_file_size=f.integer("target_file_size"), files_before=f.integer("files_before"),
+                   files_after=f.integer("files_after"), files_rewritten=f.integer("files_rewritten"),
+                   files_written=f.integer("files_written"), rows_rewritten=f.integer("rows_rewritten"),
+                   bytes_rewritten=f.integer("bytes_rewritten"), bytes_written=f.integer("bytes_written"),
+                   raw=dict(f.raw))
 
 
 @dataclass(frozen=True)

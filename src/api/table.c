@@ -1,5 +1,5 @@
 /*
- * table.c -- weir_table_*: listing, describing, importing into and reverting tables.
+ * table.c -- weir_table_*: listing, describing, importing into, reverting and compacting tables.
  */
 #include "api/api.h"
 #include "lake/lake.h"
@@ -50,4 +50,16 @@ int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, 
                       char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_rename");
   return lake_table_rename(lake, table, new_name, branch, out_json, err);
+}
+
+int weir_compact_options_init(weir_compact_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_COMPACT_OPTIONS_VERSION);
+}
+
+int weir_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
+                       weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_compact");
+  API_CHECK_OPTS(opts, "weir_compact_options", WEIR_COMPACT_OPTIONS_VERSION);
+  if (!table || !out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_compact: table and out_json are required");
+  return lake_table_compact(lake, table, opts, out_json, err);
 }

@@ -212,6 +212,18 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
                             const iceberg_manifest_info *info, iceberg_manifest_file **list,
                             size_t *n, char **written, weir_error *err);
 
+/* For a replace snapshot (manifest_remove.c): turns the files `removed` of the manifests
+ * in *list (the previous version's) into DELETED entries of a new manifest written in
+ * meta_dir for snapshot info->snapshot_id, carrying the other files of those manifests as
+ * EXISTING; manifests without a removed file stay as they are. *removed_records and
+ * *removed_size: what the removed files held. *written: the new manifest's path (caller
+ * frees; delete it if the write fails later). WEIR_ECONCURRENT when a removed file is not
+ * live in the list (another writer replaced or deleted it): nothing is written. */
+int iceberg_manifests_remove(const char *meta_dir, const iceberg_manifest_info *info,
+                             iceberg_manifest_file **list, size_t *n, const char *const *removed,
+                             size_t n_removed, int64_t *removed_records, int64_t *removed_size,
+                             char **written, weir_error *err);
+
 typedef struct iceberg_manifest_list_info {
   int64_t snapshot_id;
   int64_t parent_snapshot_id;  /* -1 when none */

@@ -57,7 +57,11 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
   if (!req->table_location || (req->table_location[0] != '/' && !wr_location_is_remote(req->table_location)))
     return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write: the table location \"%s\" is neither "
                        "an absolute path nor an s3:// URI", req->table_location ? req->table_location : "");
-  if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE)
+  if (req->op == ICEBERG_OP_REPLACE && (!req->prev || req->n_removed == 0 || req->n_files == 0))
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "Iceberg write to %s: a replace needs a previous version, files to remove and files to add",
+                     req->table_location);
+  if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE && req->op != ICEBERG_OP_REPLACE)
     return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: unknown operation %d",
                        req->table_location, (int)req->op);
   const wr_schema *s = req->schema;
@@ -354,6 +358,8 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
 
   char *meta_dir = wr_location_join(req->table_location, "metadata");
   char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL, *merged_path = NULL;
+  char *rewritten_path = NULL;
+  int64_t removed_records = 0, removed_bytes = 0;
   bool wrote_manifest = false, wrote_list = false;
   json_t *schema_json = NULL, *meta = NULL;
   iceberg_manifest_file *list = NULL;
@@ -389,7 +395,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     if (req->schema->fields[i].field_id > last_column_id) last_column_id = req->schema->fields[i].field_id;
 
   /* Manifests: the previous ones carried forward on append, then the new one. */
-  if (req->op == ICEBERG_OP_APPEND && prev && prev->manifest_list) {
+  if ((req->op == ICEBERG_OP_APPEND || req->op == ICEBERG_OP_REPLACE) && prev && prev->manifest_list) {
     rc = iceberg_manifest_list_read(prev->manifest_list, &list, &n_list, err);
     if (rc != WEIR_OK) goto done;
   }
@@ -400,7 +406,15 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   {
     char *schema_text = wr_json_compact(schema_json);
     iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL};
-    if (n_list > 0 && req->n_files > 0)
+    if (req->op == ICEBERG_OP_REPLACE) {
+      rc = iceberg_manifests_remove(meta_dir, &info, &list, &n_list, req->removed, req->n_removed,
+                                    &removed_records, &removed_bytes, &rewritten_path, err);
+      if (rc == WEIR_OK && removed_records != added_records)
+        rc = wr_seterr(err, WEIR_EINVALIDARG,
+                       "Iceberg replace of %s: the new files hold %lld rows but the files they replace %lld; "
+                       "a replace changes no row",
+                       req->table_location, (long long)added_records, (long long)removed_records);
+    } else if (n_list > 0 && req->n_files > 0)
       rc = iceberg_manifests_merge(meta_dir, prev->properties, &info, &list, &n_list,
                                    &merged_path, err);
     if (rc == WEIR_OK && req->n_files > 0) {
@@ -437,12 +451,16 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   if (overwrite) {
     deleted_files = before.files, deleted_records = before.records, removed_size = before.size;
     memset(&after, 0, sizeof after);
+  } else if (req->op == ICEBERG_OP_REPLACE) {
+    deleted_files = (int64_t)req->n_removed, deleted_records = removed_records, removed_size = removed_bytes;
+    after.files -= deleted_files, after.records -= deleted_records, after.size -= removed_size;
   }
   after.files += (int64_t)req->n_files;
   after.records += added_records;
   after.size += added_size;
   const char *operation = "append";
   if (overwrite && deleted_files > 0) operation = req->n_files > 0 ? "overwrite" : "delete";
+  if (req->op == ICEBERG_OP_REPLACE) operation = "replace";
   json_t *summary = json_object();
   set_str(summary, "operation", operation);
   set_num(summary, "added-data-files", (int64_t)req->n_files);
@@ -514,6 +532,7 @@ done:
     if (wrote_list) wr_storage_delete(list_path, &ignore);
     if (wrote_manifest) wr_storage_delete(manifest_path, &ignore);
     if (merged_path) wr_storage_delete(merged_path, &ignore);
+    if (rewritten_path) wr_storage_delete(rewritten_path, &ignore);
     weir_error_clear(&ignore);
   }
   iceberg_manifest_files_free(list, n_list);
@@ -522,6 +541,7 @@ done:
   free(meta_dir);
   free(manifest_path);
   free(merged_path);
+  free(rewritten_path);
   free(list_path);
   free(metadata_path);
   return rc;

@@ -137,6 +137,10 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   json_object_set_new(o, "quarantine_table",
                       res.n_staged > 1 ? json_string(res.staged[1].table) : json_null());
   json_object_set_new(o, "report", res.report ? json_incref(res.report) : json_null());
+  if (opts->mode == WEIR_MODE_APPEND) {
+    json_t *compaction = lake_compact_after_append(lake, ic->table, ic->branch);
+    json_object_set_new(o, "compaction", compaction ? compaction : json_null());
+  }
   *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
 
 done:
@@ -155,6 +159,8 @@ static int refuse_stale_base(import_ctx *ic, weir_error *err) {
   char head[WEIR_HASH_HEX_SIZE];
   int rc = lake_branch_head(ic->lake, ic->branch, head, err);
   if (rc || strcmp(head, ic->head) == 0) return rc;
+  bool same_rows = false; /* only compactions since: the replace sees what it would have */
+  if ((rc = lake_table_only_compacted(ic->lake, ic->table, ic->head, head, &same_rows, err)) || same_rows) return rc;
   catalog_serial_report r;
   catalog_serial_init(&r, ic->branch, ic->head, head);
   rc = catalog_serial_check_table(ic->lake->cat, &r, ic->table, false,

@@ -43,6 +43,7 @@ static const struct {
     [WR_DOC_READERS] = {"readers", "readers"},
     [WR_DOC_PROTECTION] = {"protection", NULL},
     [WR_DOC_STATUS] = {"status", NULL},
+    [WR_DOC_COMPACT] = {"compact", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

@@ -54,6 +54,7 @@ typedef enum wr_doc_kind {
   WR_DOC_READERS,        /* weir_project_readers: {"readers": [...]} */
   WR_DOC_PROTECTION,     /* weir_branch_protection */
   WR_DOC_STATUS,         /* weir_lake_status: {"tables": [...], ...} */
+  WR_DOC_COMPACT,        /* weir_table_compact */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

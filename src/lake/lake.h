@@ -94,6 +94,14 @@ int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref, co
                       const weir_revert_options *opts, char **out_json, weir_error *err);
 int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch, const weir_revert_options *opts,
                     char **out_json, weir_error *err);
+int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
+                       weir_error *err);
+/* After an import appended to `table` on `branch`: when the table's version at the head
+ * sets weir.compact.min-files = N and has more than N small files, compacts it (a commit
+ * of its own). Returns the compaction's document body when one was committed,
+ * {"error": {code, message, details}} when it failed (the append stays committed), or
+ * NULL when there was nothing to do. Never fails the caller. Caller decrefs. */
+json_t *lake_compact_after_append(weir_lake *lake, const char *table, const char *branch);
 int lake_table_import(weir_lake *lake, const char *file, const weir_import_options *opts, char **out_json,
                       weir_error *err);
 int lake_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream, const weir_import_options *opts,
@@ -163,6 +171,12 @@ typedef struct lake_staged {
   bool read_rows;              /* validation read the table's rows (an append's `unique`
                                   rule): the append is not blind, so a concurrent change of
                                   the table refuses it (serial.h) */
+  char **removed;              /* a compaction (mode REPLACE, n_removed > 0): the data files
+                                  of based_on that `files` rewrite, row for row. Committed
+                                  as an Iceberg "replace" snapshot over the head's version,
+                                  which must still hold every one of them (serial.h): the
+                                  write's read set is exactly these files */
+  size_t n_removed;
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);
@@ -181,6 +195,10 @@ typedef struct lake_stage_request {
   json_t *summary;             /* borrowed: extra snapshot summary entries */
   const char *base_commit;     /* commit whose version of the table ids build on */
 } lake_stage_request;
+
+/* The Iceberg entry (path, counts, per-column stats by field id) of a Parquet file the
+ * engine wrote with `schema`'s columns, from the statistics it returned. */
+void lake_data_file_from_parquet(const wr_parquet_file *pf, const wr_schema *schema, iceberg_data_file *df);
 
 /* Writes `data` (already validated and cast to its schema) as Parquet files of the table
  * and fills `out`. Field ids continue those of the table at base_commit. */

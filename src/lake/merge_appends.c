@@ -18,7 +18,10 @@
  *     snapshots the metadata still lists (weir.metadata.snapshots-max) cannot be proven
  *     and stays a conflict;
  *   - every data file of the base is still live on each side (belt and braces: an append
- *     never removes one).
+ *     never removes one), except on the target when it was compacted since the base: a
+ *     compaction's "replace" (weir.operation "compact") in the target's chain rewrote files
+ *     without changing a row, so the target still holds base + its appends. The source
+ *     must have appended only (its added files are then exactly its new rows).
  * Rows are therefore exactly base + target's appends + source's appends, each validated
  * against the same contract when it was written; the combination needs no validation.
  * The new version's files are immutable and written before the merge's commit: a merge
@@ -47,7 +50,8 @@ static const json_t *snapshot_of(const iceberg_table *t, int64_t id) {
  * source version it took files from) holds that version's files plus appends to its
  * parent, so reaching the base through the source version counts too: merging the same
  * branches again combines again. `depth` bounds that recursion. */
-static bool appended_only(weir_lake *lake, const iceberg_table *base, const iceberg_table *side, int depth) {
+static bool appended_only(weir_lake *lake, const iceberg_table *base, const iceberg_table *side, int depth,
+                          bool *compacted) {
   int64_t at = side->current_snapshot_id;
   /* Each step moves to a parent; the chain is no longer than the snapshots listed. */
   size_t bound = json_array_size(json_object_get(side->json, "snapshots")) + 1;
@@ -57,12 +61,15 @@ static bool appended_only(weir_lake *lake, const iceberg_table *base, const iceb
     const json_t *s = snapshot_of(side, at);
     if (!s) return false;
     const json_t *summary = json_object_get(s, "summary");
-    if (strcmp(wr_json_str(summary, "operation", ""), "append") != 0) return false;
+    bool compaction = strcmp(wr_json_str(summary, "operation", ""), "replace") == 0 &&
+                      strcmp(wr_json_str(summary, "weir.operation", ""), "compact") == 0;
+    if (compaction && compacted) *compacted = true;
+    else if (strcmp(wr_json_str(summary, "operation", ""), "append") != 0) return false;
     const char *from = wr_json_str(summary, "weir.merged-from", NULL);
     if (from && depth > 0) {
       iceberg_table *src = NULL;
       weir_error ignore = {0};
-      bool via = lake_metadata(lake, from, &src, &ignore) == WEIR_OK && appended_only(lake, base, src, depth - 1);
+      bool via = lake_metadata(lake, from, &src, &ignore) == WEIR_OK && appended_only(lake, base, src, depth - 1, compacted);
       iceberg_table_free(src);
       weir_error_clear(&ignore);
       if (via) return true;
@@ -131,13 +138,18 @@ int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_t
     goto done;
   if (!lake_same_write_context(b, o) || !lake_same_write_context(b, t) || !same_props(b, o) || !same_props(b, t))
     goto done;
-  if (!appended_only(lake, b, o, 16) || !appended_only(lake, b, t, 16)) goto done;
+  /* The target may also have been compacted since the base (same rows, other files): its
+   * version still holds the base's rows and its appends, and the source's appended files
+   * go on top of it. The source must have only appended, so that the files it added are
+   * exactly its new rows. */
+  bool o_compacted = false;
+  if (!appended_only(lake, b, o, 16, &o_compacted) || !appended_only(lake, b, t, 16, NULL)) goto done;
   if ((rc = iceberg_table_data_files(b, &bf, &nb, err))) goto done;
   qsort(bf, nb, sizeof *bf, cmp_path);
   bool ok_o = false, ok_t = false;
   if ((rc = added_files(bf, nb, o, &of, &no, &ok_o, err)) || (rc = added_files(bf, nb, t, &tf, &nt, &ok_t, err)))
     goto done;
-  if (!ok_o || !ok_t) goto done;
+  if ((!ok_o && !o_compacted) || !ok_t) goto done;
   /* The target's version already holds base + its appends; one more append snapshot adds
    * the source's files. The summary says where they came from, for people and readers. */
   json_t *summary = json_pack("{s:s,s:s}", "weir.merged", "appends", "weir.merged-from", t->metadata_location);

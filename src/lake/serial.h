@@ -30,6 +30,12 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
                       const lake_staged *staged, size_t n, const char *const *reads, size_t n_reads,
                       bool *revalidate, weir_error *err);
 
+/* *out: `table` changed between commits base and head only through compactions (every
+ * snapshot in between is a compaction's "replace", its type and properties kept), so it
+ * holds the same rows at both; false when it is missing at either. */
+int lake_table_only_compacted(weir_lake *lake, const char *table, const char *base, const char *head, bool *out,
+                              weir_error *err);
+
 /* Two versions of a table take the same appended files: equal schema (names, types,
  * nullability, field ids), partition spec and stored contract. */
 bool lake_same_write_context(const iceberg_table *a, const iceberg_table *b);

@@ -32,6 +32,8 @@ void lake_staged_clear(lake_staged *s) {
   json_decref(s->properties);
   json_decref(s->summary);
   free(s->based_on);
+  for (size_t i = 0; i < s->n_removed; i++) free(s->removed[i]);
+  free(s->removed);
   memset(s, 0, sizeof *s);
 }
 
@@ -50,8 +52,7 @@ static const char *stat_text(const json_t *cs, const char *key, char *buf, size_
 }
 
 /* Iceberg stats for one Parquet file, from the statistics DuckDB reports while writing. */
-static void file_stats(const wr_parquet_file *pf, const wr_schema *schema,
-                       iceberg_data_file *df) {
+void lake_data_file_from_parquet(const wr_parquet_file *pf, const wr_schema *schema, iceberg_data_file *df) {
   df->path = wr_strdup(pf->path);
   df->record_count = pf->record_count;
   df->file_size = pf->file_size;
@@ -137,7 +138,7 @@ int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
 
   out->files = wr_calloc(n_pfiles ? n_pfiles : 1, sizeof *out->files);
   for (size_t i = 0; i < n_pfiles; i++) {
-    file_stats(&pfiles[i], &out->schema, &out->files[i]);
+    lake_data_file_from_parquet(&pfiles[i], &out->schema, &out->files[i]);
     out->rows += pfiles[i].record_count;
   }
   out->n_files = n_pfiles;
@@ -264,6 +265,9 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       w.table_location = location;
       w.prev = prev;
       w.op = (s->mode == WEIR_MODE_APPEND && prev) ? ICEBERG_OP_APPEND : ICEBERG_OP_OVERWRITE;
+      if (s->n_removed > 0) w.op = ICEBERG_OP_REPLACE;
+      w.removed = (const char *const *)s->removed;
+      w.n_removed = s->n_removed;
       w.schema = &s->schema;
       w.files = s->files;
       w.n_files = s->n_files;
@@ -338,6 +342,11 @@ json_t *lake_staged_to_json(const lake_staged *s) {
   json_object_set_new(o, "summary", json_incref(s->summary));
   json_object_set_new(o, "based_on", wr_json_str_or_null(s->based_on));
   json_object_set_new(o, "read_rows", json_boolean(s->read_rows));
+  if (s->n_removed > 0) {
+    json_t *rm = json_array();
+    for (size_t i = 0; i < s->n_removed; i++) json_array_append_new(rm, json_string(s->removed[i]));
+    json_object_set_new(o, "removed", rm);
+  }
   json_t *files = json_array();
   for (size_t i = 0; i < s->n_files; i++) {
     const iceberg_data_file *f = &s->files[i];
@@ -384,6 +393,10 @@ int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err) {
   out->summary = json_is_object(sm) ? json_deep_copy(sm) : json_object();
   out->based_on = wr_strdup(wr_json_str(j, "based_on", NULL));
   out->read_rows = json_is_true(json_object_get(j, "read_rows"));
+  json_t *rm = json_object_get(j, "removed");
+  out->n_removed = json_array_size(rm);
+  out->removed = out->n_removed ? wr_calloc(out->n_removed, sizeof *out->removed) : NULL;
+  for (size_t i = 0; i < out->n_removed; i++) out->removed[i] = wr_strdup(json_string_value(json_array_get(rm, i)));
   json_t *files = json_object_get(j, "files");
   size_t nf = json_array_size(files);
   out->files = wr_calloc(nf ? nf : 1, sizeof *out->files);

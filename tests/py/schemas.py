@@ -59,6 +59,7 @@ _BY_COMMAND = {
     "namespace drop": "namespace", "namespace list": "namespace_list", "table drop": "table_drop",
     "table rename": "table_rename", "contract diff": "contract_diff",
     "branch protect": "protection", "branch unprotect": "protection", "status": "status",
+    "compact": "compact",
 }
 
 

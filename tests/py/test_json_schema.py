@@ -101,6 +101,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["contract_diff"], docs["merge_contracts"] = contract_docs(lake, lake.parent)
     docs["status"] = cli_doc(lake, "status")
     docs["protection"] = cli_doc(lake, "branch", "protect", "c1", "--require-check", str(PROJECT))
+    docs["compact"] = cli_doc(lake, "compact", "titanic", "--dry-run")
     return {"lake": lake, "docs": docs}
 
 

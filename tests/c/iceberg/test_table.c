@@ -65,7 +65,7 @@ static iceberg_table *write_version(const char *loc, const iceberg_table *prev, 
                             const char *props, const char *summary, int64_t time_ms) {
   json_t *p = props ? json_loads(props, 0, NULL) : NULL;
   json_t *sm = summary ? json_loads(summary, 0, NULL) : NULL;
-  iceberg_write_request req = {loc, prev, op, s, files, n, p, sm, time_ms};
+  iceberg_write_request req = {loc, prev, op, s, files, n, p, sm, time_ms, NULL, 0};
   iceberg_write_result res;
   weir_error err = {0};
   iceberg_table *t = NULL;
@@ -599,7 +599,7 @@ TEST(write_errors) {
   wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   add(&s, "b", LONG, true, NULL);
-  iceberg_write_request req = {dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0};
+  iceberg_write_request req = {dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0, NULL, 0};
   iceberg_write_result res;
   weir_error err = {0};
   CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
