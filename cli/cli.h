@@ -14,7 +14,7 @@
 #include "weir.h"
 
 #define CLI_MAX_OPTS 24
-#define CLI_MAX_POS 8
+#define CLI_MAX_POS 64 /* weir import --register takes many files */
 
 /* One option a command accepts. */
 typedef struct cli_opt {
@@ -137,6 +137,8 @@ int cmd_namespace_create(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_drop(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_table_register(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_import_register(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_contract_diff(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_mcp(cli_ctx *, const cli_command *, cli_parsed *);

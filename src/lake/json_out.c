@@ -32,6 +32,7 @@ static const struct {
     [WR_DOC_RUN_LIST] = {"run_list", "runs"},
     [WR_DOC_STAGED] = {"staged", NULL},
     [WR_DOC_PROGRESS] = {"progress", NULL},
+    [WR_DOC_REGISTER] = {"register", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

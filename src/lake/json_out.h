@@ -42,6 +42,7 @@ typedef enum wr_doc_kind {
   WR_DOC_RUN_LIST,       /* weir_run_list: {"runs": [...]} */
   WR_DOC_STAGED,         /* weir_worker_stage_output */
   WR_DOC_PROGRESS,       /* a weir_progress_fn event */
+  WR_DOC_REGISTER,       /* weir_table_register, weir_table_register_files */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

@@ -284,4 +284,14 @@ int lake_namespace_create(weir_lake *lake, const char *ns, weir_error *err);
 int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 int lake_namespace_drop(weir_lake *lake, const char *ns, weir_error *err);
 
+/* External data (register.c): adopting an Iceberg table another engine wrote, and adding
+ * Parquet files to a table, both by reference (the files stay where they are). */
+int lake_table_register(weir_lake *lake, const char *table, const char *metadata,
+                        const weir_register_options *opts, char **out_json, weir_error *err);
+int lake_table_register_files(weir_lake *lake, const char *table, const char *const *paths, size_t n_paths,
+                              const weir_register_options *opts, char **out_json, weir_error *err);
+/* The folders outside the warehouse that warehouse engines may read (LAKE/external-locations,
+ * one absolute folder or URI prefix a line; "" when none). Caller frees. */
+char *lake_external_grants(const weir_lake *lake);
+
 #endif
