@@ -59,6 +59,7 @@ from weir.records import (
     Diff,
     ImportResult,
     MergeResult,
+    RegisterResult,
     ModelResult,
     Plan,
     PlanProblem,
@@ -123,6 +124,7 @@ __all__ = [
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
+    "RegisterResult",
     # errors
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",

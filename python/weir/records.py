@@ -20,7 +20,7 @@ from typing import Any, cast
 __all__ = [
     "Commit", "CommitTable", "TableChange", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable",
     "TableSummary", "TableInfo", "Column", "Diff", "TableDiff", "RevertResult", "ImportResult",
-    "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
+    "RegisterResult", "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
     "PlanProblem", "parse_time", "RecordError", "document", "SCHEMA_VERSION",
 ]
 
@@ -891,6 +891,39 @@ class ImportResult:
                    rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
                    quarantine_table=f.opt_text("quarantine_table"), violations=_report_violations(report),
                    rules=_report_rules(report), report=report, raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class RegisterResult:
+    """What a registration committed: external data adopted by reference (``mode``
+    ``"create"`` for a whole Iceberg table, ``"append"`` for Parquet files), the metadata
+    file registered (``source``; None for files), how many data files and rows the
+    table now references that way, and the contract report when data was validated.
+
+    Example:
+        >>> RegisterResult.from_json({"commit": "ab" * 32, "branch": "main", "table": "default.t",
+        ...                           "mode": "create", "source": "/x/v1.metadata.json", "files": 2,
+        ...                           "rows": 10, "report": None}).rows
+        10
+    """
+
+    commit: str
+    table: str
+    branch: str
+    mode: str
+    source: str | None
+    files: int
+    rows: int
+    report: Mapping[str, Any] | None = field(default=None, hash=False)
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> RegisterResult:
+        """Builds the record from ``weir_table_register(_files)`` JSON."""
+        f = _Fields(d, "register result")
+        return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
+                   source=f.opt_text("source"), files=f.integer("files"), rows=f.integer("rows"),
+                   report=f.opt_mapping("report"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)

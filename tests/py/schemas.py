@@ -48,13 +48,13 @@ def validate(doc: object, name: str) -> None:
         f"  at {'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:300]}" for e in errors[:10])
 
 
-_SUBCOMMANDS = {"branch", "tag", "runs"}
+_SUBCOMMANDS = {"branch", "tag", "runs", "table"}
 _BY_COMMAND = {
     "init": "init", "import": "import", "tables": "table_list", "describe": "table", "log": "commit_log",
     "show": "commit", "diff": "diff", "merge": "merge", "check": "plan", "runs": "run_list", "runs list": "run_list",
     "runs show": "run", "branch": "branch_list", "branch list": "branch_list", "branch create": "branch_create",
     "branch delete": "ref_delete", "tag": "tag_list", "tag list": "tag_list", "tag create": "tag_create",
-    "tag delete": "ref_delete",
+    "tag delete": "ref_delete", "table register": "register",
 }
 
 
@@ -71,6 +71,8 @@ def cli_schema(args: list[str]) -> str | None:
         return "query_output" if "--output" in args or "-o" in args else None
     if cmd == "revert":
         return "run_revert" if "--run" in args else "table_revert"
+    if cmd == "import" and "--register" in args:
+        return "register"
     if cmd == "run":
         return "plan" if "--dry-run" in args else "run"
     return _BY_COMMAND.get(cmd)

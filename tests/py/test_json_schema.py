@@ -28,6 +28,7 @@ from weir.records import (
     ImportResult,
     MergeResult,
     RecordError,
+    RegisterResult,
     RunState,
     TableChange,
     TableInfo,
@@ -88,6 +89,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["conflict"] = conflict_doc(lake)
     docs["run_error"] = failed_run_doc(lake, lake.parent)
     docs["ref_delete"] = cli_doc(lake, "tag", "delete", "v1")
+    titanic_meta = json.loads(cli("describe", "titanic", "--json", lake=lake).stdout)["metadata_location"]
+    docs["register"] = cli_doc(lake, "table", "register", "titanic_copy", "--metadata", titanic_meta)
     return {"lake": lake, "docs": docs}
 
 
@@ -194,6 +197,7 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert TableInfo.from_json(document(docs["table"], "table")).columns
     assert ImportResult.from_json(document(docs["import"], "import")).rows_written == 891
     assert RunState.from_json(document(docs["run"], "run")).success()
+    assert RegisterResult.from_json(document(docs["register"], "register")).rows == 891
     assert not RunState.from_json(docs["run_error"]["run"]).success()
 
 
