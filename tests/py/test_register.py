@@ -184,7 +184,7 @@ def spark_table(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     spark.sparkContext.setLogLevel("ERROR")
     try:
         spark.sql("CREATE TABLE hc.db.orders (id BIGINT NOT NULL, item STRING, qty INT, price DECIMAL(10, 2), "
-                  "day DATE, at TIMESTAMP) USING iceberg TBLPROPERTIES ('format-version'='2')")
+                  "d DATE, ts TIMESTAMP) USING iceberg TBLPROPERTIES ('format-version'='2')")
         spark.sql("INSERT INTO hc.db.orders VALUES (1, 'apple', 3, 1.25, DATE '2024-01-02', "
                   "TIMESTAMP '2024-01-02 10:00:00'), (2, NULL, 1, 9.99, DATE '2024-01-03', NULL)")
         spark.sql("INSERT INTO hc.db.orders VALUES (3, 'pear', NULL, 0.50, NULL, TIMESTAMP '2024-01-04 00:00:01')")
@@ -206,12 +206,12 @@ def test_spark_hadoop_table_registered_queried_branched_merged(lake: pathlib.Pat
     doc = weir_json("table", "register", "sales.orders", "--metadata", table_dir, "--branch", "dev", lake=lake)
     assert doc["source"] == str(table_dir / "metadata" / f"v{hint}.metadata.json")
     assert (doc["branch"], doc["files"], doc["rows"]) == ("dev", 2, 3)
-    got = rows(lake, "SELECT id, item, qty, price::VARCHAR AS price, day::VARCHAR AS day, at::VARCHAR AS at "
+    got = rows(lake, "SELECT id, item, qty, price::VARCHAR AS price, d::VARCHAR AS d, ts::VARCHAR AS ts "
                      "FROM sales.orders ORDER BY id", "dev")
     assert got == [
-        {"id": 1, "item": "apple", "qty": 3, "price": "1.25", "day": "2024-01-02", "at": "2024-01-02 10:00:00+00"},
-        {"id": 2, "item": None, "qty": 1, "price": "9.99", "day": "2024-01-03", "at": None},
-        {"id": 3, "item": "pear", "qty": None, "price": "0.50", "day": None, "at": "2024-01-04 00:00:01+00"}]
+        {"id": 1, "item": "apple", "qty": 3, "price": "1.25", "d": "2024-01-02", "ts": "2024-01-02 10:00:00+00"},
+        {"id": 2, "item": None, "qty": 1, "price": "9.99", "d": "2024-01-03", "ts": None},
+        {"id": 3, "item": "pear", "qty": None, "price": "0.50", "d": None, "ts": "2024-01-04 00:00:01+00"}]
     assert [r["id"] for r in spark_table["rows"]] == [1, 2, 3]
     assert cli("query", "SELECT 1 FROM sales.orders", lake=lake).returncode != 0  # not on main yet
     desc = weir_json("describe", "sales.orders", "--ref", "dev", lake=lake)
