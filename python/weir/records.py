@@ -919,7 +919,14 @@ class RegisterResult:
 
     @classmethod
     def from_json(cls, d: object) -> RegisterResult:
-        """Builds the record from ``weir_table_register(_files)`` JSON."""
+        """Builds the record from ``weir_table_register(_files)`` JSON.
+
+        Example:
+            >>> RegisterResult.from_json({"commit": "ab" * 32, "branch": "dev", "table": "default.t",
+            ...                           "mode": "append", "source": None, "files": 1, "rows": 2,
+            ...                           "report": None}).mode
+            'append'
+        """
         f = _Fields(d, "register result")
         return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
                    source=f.opt_text("source"), files=f.integer("files"), rows=f.integer("rows"),
