@@ -233,8 +233,8 @@ static int check_required_by_data(wr_engine *engine, const wr_schema *schema, co
     snprintf(key, sizeof key, "c%zu", i);
     json_int_t nulls = json_integer_value(json_object_get(row, key));
     if (nulls > 0)
-      rc = wr_seterr(err, WEIR_EINPUT, "%s: column \"%s\" is required but its data holds %lld nulls", what,
-                     schema->fields[i].name, (long long)nulls);
+      rc = wr_seterr(err, WEIR_EINPUT, "%s: column \"%s\" is required but its data holds %lld null%s", what,
+                     schema->fields[i].name, (long long)nulls, nulls == 1 ? "" : "s");
   }
   json_decref(rows);
   free(view);
@@ -444,9 +444,9 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
         const iceberg_column_stats *cs = stats_of(&files[i], f->field_id);
         if (cs && cs->null_count > 0)
           rc = wr_seterr(err, WEIR_EINPUT,
-                         "cannot register %s: column \"%s\" is required, but data file %s holds %lld nulls "
+                         "cannot register %s: column \"%s\" is required, but data file %s holds %lld null%s "
                          "(by its manifest)",
-                         loc, f->name, files[i].path, (long long)cs->null_count);
+                         loc, f->name, files[i].path, (long long)cs->null_count, cs->null_count == 1 ? "" : "s");
         else if (!cs || cs->null_count < 0)
           missing = true;
       }
@@ -628,8 +628,8 @@ static int footer_file(wr_engine *engine, const char *path, const char *table, c
     if (f->required) {
       if (cs->null_count > 0)
         rc = wr_seterr(err, WEIR_EINPUT,
-                       "cannot register %s into %s: column \"%s\" is required, but the file's footer counts %lld nulls",
-                       path, table, f->name, (long long)cs->null_count);
+                       "cannot register %s into %s: column \"%s\" is required, but the file's footer counts %lld null%s",
+                       path, table, f->name, (long long)cs->null_count, cs->null_count == 1 ? "" : "s");
       else if (strcmp(wr_json_str(col, "repetition_type", ""), "REQUIRED") != 0)
         rc = wr_seterr(err, WEIR_EINPUT,
                        "cannot register %s into %s: column \"%s\" is required, but its Parquet field is optional "

@@ -292,7 +292,7 @@ def test_required_column_with_nulls_by_the_manifests_is_refused(lake: pathlib.Pa
     lying.write_text(json.dumps(meta))
     h = head(lake)
     r = cli("table", "register", "liar", "--metadata", lying, lake=lake)
-    assert r.returncode == 1 and 'column "name" is required' in r.stderr and "nulls" in r.stderr, r.stderr
+    assert r.returncode == 1 and 'column "name" is required' in r.stderr and "holds 1 null (by its manifest)" in r.stderr, r.stderr
     assert head(lake) == h
 
 
@@ -379,7 +379,7 @@ def test_import_register_refuses_incompatible_files(ids_lake: pathlib.Path, tmp_
         schema, cols, want = pa.schema([pa.field("id:foo", pa.int64(), nullable=False)]), [[5]], "no Iceberg field id"
     elif case == "nulls":
         schema, cols, want = (pa.schema([field("id_x3Afoo", pa.int64(), fid["id:foo"], True)]), [[5, None]],
-                              'column "id:foo" is required, but the file\'s footer counts 1 nulls')
+                              'column "id:foo" is required, but the file\'s footer counts 1 null')
     elif case == "optional":
         schema, cols, want = (pa.schema([field("id_x3Afoo", pa.int64(), fid["id:foo"], True)]), [[5]],
                               'column "id:foo" is required, but its Parquet field is optional')
@@ -419,3 +419,37 @@ def test_import_of_a_metadata_file_points_to_table_register(lake: pathlib.Path, 
     r = cli("import", renamed, "--table", "people", lake=lake)
     assert r.returncode == 1 and "weir table register" in r.stderr, r.stderr
     assert weir_list("tables", lake=lake) == []
+
+
+def test_missing_statistics_mean_unknown_and_the_data_decides(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """A writer that records no column metrics (write.metadata.metrics.default=none): the
+    null counts of a required column are unknown, so the files are read."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    cat = SqlCatalog("nostats", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file://{tmp_path}")
+    cat.create_namespace("db")
+    t = cat.create_table("db.bare", Schema(NestedField(1, "id", LongType(), required=True),
+                                           NestedField(2, "note", StringType())),
+                         properties={"write.metadata.metrics.default": "none"})
+    t.append(pa.table({"id": pa.array([1, 2], pa.int64()), "note": ["a", None]},
+                      schema=pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("note", pa.string())])))
+    meta = t.metadata_location.removeprefix("file://")
+    from pyiceberg.table import StaticTable
+
+    entries = [f.file for f in StaticTable.from_metadata(meta).scan().plan_files()]
+    assert entries and all(not e.null_value_counts for e in entries), "the writer recorded null counts"
+    doc = weir_json("table", "register", "bare", "--metadata", meta, lake=lake)
+    assert doc["rows"] == 2
+    # The same files under a metadata file that calls `note` required: the data has a null.
+    m = json.loads(pathlib.Path(meta).read_text())
+    for s in m["schemas"]:
+        for f in s["fields"]:
+            f["required"] = True
+    lying = tmp_path / "v9.metadata.json"
+    lying.write_text(json.dumps(m))
+    h = head(lake)
+    r = cli("table", "register", "liar", "--metadata", lying, lake=lake)
+    assert r.returncode == 1 and 'column "note" is required but its data holds 1 null' in r.stderr, r.stderr
+    assert head(lake) == h
