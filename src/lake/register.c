@@ -352,6 +352,37 @@ static int check_external(const iceberg_table *t, const char *source, weir_error
   return WEIR_OK;
 }
 
+/* Every data file carries Iceberg field ids: weir reads table files by field id, and a
+ * file without them (added under a name mapping) would read as nulls. One pass over the
+ * footers only. */
+static int check_field_ids(wr_engine *engine, const iceberg_data_file *files, size_t n, const char *source,
+                           weir_error *err) {
+  if (n == 0) return WEIR_OK;
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT file_name, name FROM parquet_schema([");
+  for (size_t i = 0; i < n; i++) {
+    char *q = wr_sql_string(files[i].path);
+    wr_buf_printf(&sql, "%s%s", i ? ", " : "", q);
+    free(q);
+  }
+  wr_buf_puts(&sql, "]) WHERE field_id IS NULL AND coalesce(num_children, 0) = 0 LIMIT 1");
+  json_t *rows = NULL;
+  int rc = wr_engine_query_json(engine, wr_buf_cstr(&sql), &rows, err);
+  wr_buf_free(&sql);
+  if (rc) {
+    wr_error_prefix(err, "cannot register %s: reading its data files' footers", source);
+    return rc;
+  }
+  const json_t *row = json_array_get(rows, 0);
+  if (row)
+    rc = wr_seterr(err, WEIR_EUNSUPPORTED,
+                   "cannot register %s: data file %s has no Iceberg field id for column \"%s\" (written under "
+                   "a name mapping?); weir reads table files by field id",
+                   source, wr_json_str(row, "file_name", "?"), wr_json_str(row, "name", "?"));
+  json_decref(rows);
+  return rc;
+}
+
 int lake_table_register(weir_lake *lake, const char *table, const char *metadata,
                         const weir_register_options *opts, char **out_json, weir_error *err) {
   *out_json = NULL;
@@ -425,6 +456,7 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
   }
 
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_OPEN, &engine, err))) goto done;
+  if ((rc = check_field_ids(engine, files, n, loc, err))) goto done;
   subject = wr_asprintf("registration of %s as %s", loc, c.table);
   if (c.contract) {
     char *s2 = wr_asprintf("%s (contract %s)", subject, c.contract->name ? c.contract->name : "unnamed");

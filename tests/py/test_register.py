@@ -453,3 +453,23 @@ def test_missing_statistics_mean_unknown_and_the_data_decides(lake: pathlib.Path
     r = cli("table", "register", "liar", "--metadata", lying, lake=lake)
     assert r.returncode == 1 and 'column "note" is required but its data holds 1 null' in r.stderr, r.stderr
     assert head(lake) == h
+
+
+def test_table_with_files_without_field_ids_is_refused(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """pyiceberg's add_files adopts Parquet files without field ids under a name mapping:
+    weir reads by field id, so such a table is refused, naming the file and column."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField
+
+    cat = SqlCatalog("mapped", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file://{tmp_path}")
+    cat.create_namespace("db")
+    t = cat.create_table("db.mapped", Schema(NestedField(1, "id", LongType())))
+    plain = tmp_path / "plain.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), plain)
+    t.add_files([str(plain)])
+    h = head(lake)
+    r = cli("table", "register", "mapped", "--metadata", t.metadata_location, lake=lake)
+    assert r.returncode == 1, r.stderr
+    assert f"data file {plain} has no Iceberg field id for column \"id\"" in r.stderr, r.stderr
+    assert head(lake) == h
