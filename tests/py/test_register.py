@@ -473,3 +473,22 @@ def test_table_with_files_without_field_ids_is_refused(lake: pathlib.Path, tmp_p
     assert r.returncode == 1, r.stderr
     assert f"data file {plain} has no Iceberg field id for column \"id\"" in r.stderr, r.stderr
     assert head(lake) == h
+
+
+def test_projects_read_a_registered_table(lake: pathlib.Path, pyice: dict[str, Any], tmp_path: pathlib.Path) -> None:
+    """SQL and (sandboxed) Python models read the external files of a registered table."""
+    assert cli("table", "register", "people", "--metadata", pyice["metadata"], lake=lake).returncode == 0
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "weir_project.yml").write_text("name: reg\nnamespace: default\n")
+    (proj / "doubled.sql").write_text("-- weir: name=doubled\n-- weir: materialization=REPLACE\n"
+                                      "SELECT id, score * 2 AS s2 FROM people\n")
+    (proj / "models.py").write_text(
+        "from typing import Annotated\nimport pyarrow as pa\nimport weir\n"
+        "from weir import Int64, Model, Table, TableSchema\n\n\nclass Ids(TableSchema):\n    id: Int64\n\n\n"
+        "@weir.model\ndef ids(src: Annotated[pa.Table, Model(\"people\")]) -> Table[Ids]:\n"
+        "    return src.select([\"id\"])\n")
+    r = cli("run", proj, lake=lake)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert rows(lake, "SELECT sum(s2) AS t FROM doubled") == [{"t": sum(i / 2 for i in range(1, 7))}]
+    assert rows(lake, "SELECT count(*) AS n FROM ids") == [{"n": 6}]
