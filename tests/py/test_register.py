@@ -15,6 +15,7 @@ import decimal
 import hashlib
 import json
 import pathlib
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -167,9 +168,9 @@ def test_sdk_register_table_and_files(lake: pathlib.Path, pyice: dict[str, Any])
 # ---- Spark (Hadoop catalog) -------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def spark_table(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A table written by real Spark with Iceberg's Hadoop catalog; the session is stopped
-    before the tests run (one session for the module)."""
+def spark_table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A table written by real Spark with Iceberg's Hadoop catalog, and the session (one for
+    the module), which later reads what weir wrote."""
     assert JAR.exists(), f"{JAR} is missing: run scripts/bootstrap.sh"
     from pyspark.sql import SparkSession
 
@@ -192,9 +193,9 @@ def spark_table(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         spark.sql("INSERT INTO hc.db.tagged VALUES (1, array('a', 'b'))")
         spark_rows = sorted((r.asDict() for r in spark.sql("SELECT * FROM hc.db.orders").collect()),
                             key=lambda r: r["id"])
+        yield {"dir": wh / "db" / "orders", "tagged": wh / "db" / "tagged", "rows": spark_rows, "spark": spark}
     finally:
         spark.stop()
-    return {"dir": wh / "db" / "orders", "tagged": wh / "db" / "tagged", "rows": spark_rows}
 
 
 def test_spark_hadoop_table_registered_queried_branched_merged(lake: pathlib.Path, spark_table: dict[str, Any]) -> None:
@@ -235,6 +236,11 @@ def test_spark_hadoop_table_registered_queried_branched_merged(lake: pathlib.Pat
     t = StaticTable.from_metadata(metadata_of(lake, "sales.orders"))
     assert sorted(t.scan().to_arrow().select(["id", "item"]).to_pylist(), key=lambda x: x["id"]) == rows(
         lake, "SELECT id, item FROM sales.orders ORDER BY id")
+    # Spark reads the metadata file weir wrote: the same rows, the external files and weir's.
+    spark = spark_table["spark"]
+    got = sorted((r.asDict() for r in spark.read.format("iceberg").load(metadata_of(lake, "sales.orders"))
+                  .select("id", "item").collect()), key=lambda x: x["id"])
+    assert got == rows(lake, "SELECT id, item FROM sales.orders ORDER BY id")
     assert tree_hashes(table_dir) == before
 
 
