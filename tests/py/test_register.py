@@ -498,3 +498,18 @@ def test_projects_read_a_registered_table(lake: pathlib.Path, pyice: dict[str, A
     assert r.returncode == 0, r.stdout + r.stderr
     assert rows(lake, "SELECT sum(s2) AS t FROM doubled") == [{"t": sum(i / 2 for i in range(1, 7))}]
     assert rows(lake, "SELECT count(*) AS n FROM ids") == [{"n": 6}]
+
+
+def test_another_format_version_is_refused(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField
+
+    cat = SqlCatalog("v1", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file://{tmp_path}")
+    cat.create_namespace("db")
+    t = cat.create_table("db.old", Schema(NestedField(1, "id", LongType())), properties={"format-version": "1"})
+    t.append(pa.table({"id": pa.array([1], pa.int64())}))
+    h = head(lake)
+    r = cli("table", "register", "old", "--metadata", t.metadata_location, lake=lake)
+    assert r.returncode == 1 and "format-version 1" in r.stderr and "format-version 2" in r.stderr, r.stderr
+    assert head(lake) == h
