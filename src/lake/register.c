@@ -125,6 +125,12 @@ static int reg_prepare(reg_ctx *c, weir_lake *lake, const char *table, const wei
   int rc = wr_table_id_parse(table, &c->id, err);
   if (rc) return rc;
   wr_table_id_format(&c->id, c->table, sizeof c->table);
+  size_t nl = strlen(c->id.name);
+  if (nl >= 12 && strcmp(c->id.name + nl - 12, "__quarantine") == 0)
+    return wr_seterr(err, WEIR_EINVALIDNAME,
+                     "invalid table name \"%s\": names ending in __quarantine are kept for rows rejected by "
+                     "contracts",
+                     table);
   c->branch = opts && opts->branch ? opts->branch : "main";
   if ((rc = lake_branch_head(lake, c->branch, c->head, err))) return rc;
   if (opts && opts->contract_path && (rc = wr_contract_load_file(opts->contract_path, &c->contract, err)))

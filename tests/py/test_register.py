@@ -267,6 +267,8 @@ def test_missing_and_non_iceberg_files_are_refused(lake: pathlib.Path, tmp_path:
     assert r.returncode == 1 and "version-hint.text" in r.stderr
     r = cli("table", "register", "t", lake=lake)
     assert r.returncode == 2 and "--metadata" in r.stderr
+    r = cli("table", "register", "t__quarantine", "--metadata", other, lake=lake)
+    assert r.returncode == 2 and "__quarantine" in r.stderr, r.stderr
     assert head(lake) == h
     assert weir_list("tables", lake=lake) == []
 
