@@ -170,6 +170,13 @@ static bool needs_data(const weir_contract *c) {
   return false;
 }
 
+static bool has_unique(const weir_contract *c) {
+  for (size_t i = 0; c && i < c->n_columns; i++)
+    for (size_t k = 0; k < c->columns[i].n_rules; k++)
+      if (c->columns[i].rules[k].kind == WEIR_RULE_UNIQUE) return true;
+  return false;
+}
+
 /* Reads the files' rows and validates them against `contract`. Referenced files cannot
  * be filtered, so rows a drop-mode rule would quarantine refuse the whole registration. */
 static int validate_data(reg_ctx *c, wr_engine *engine, const weir_contract *contract, const wr_schema *schema,
@@ -764,7 +771,18 @@ int lake_table_register_files(weir_lake *lake, const char *table, const char *co
                                 k->name ? k->name : "unnamed");
     json_decref(report);
     report = NULL;
-    rc = validate_data(&c, engine, k, &prev->schema, st.files, st.n_files, subject, &report, err);
+    if (has_unique(k)) {
+      /* A `unique` rule holds across the table: the rows it has and the files added are
+       * validated together, and the append is then not blind (it read the table, serial.h). */
+      iceberg_data_file *all = wr_calloc(n_have + st.n_files, sizeof *all);
+      memcpy(all, have, n_have * sizeof *all);
+      memcpy(all + n_have, st.files, st.n_files * sizeof *all);
+      rc = validate_data(&c, engine, k, &prev->schema, all, n_have + st.n_files, subject, &report, err);
+      free(all); /* shallow: the entries belong to `have` and `st` */
+      st.read_rows = true;
+    } else {
+      rc = validate_data(&c, engine, k, &prev->schema, st.files, st.n_files, subject, &report, err);
+    }
     free(subject);
   }
   if (rc) goto done;

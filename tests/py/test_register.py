@@ -515,3 +515,22 @@ def test_another_format_version_is_refused(lake: pathlib.Path, tmp_path: pathlib
     r = cli("table", "register", "old", "--metadata", t.metadata_location, lake=lake)
     assert r.returncode == 1 and "format-version 1" in r.stderr and "format-version 2" in r.stderr, r.stderr
     assert head(lake) == h
+
+
+def test_a_unique_rule_holds_across_the_table_and_the_files(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    src = tmp_path / "seed.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), src)
+    contract = tmp_path / "u.yml"
+    contract.write_text("contract:\n  name: U\n  columns:\n    - {name: id, type: Int64, unique: true}\n")
+    assert cli("import", src, "--table", "u", "--contract", contract, lake=lake).returncode == 0
+    fid = {c["name"]: c["field_id"] for c in weir_json("describe", "u", lake=lake)["columns"]}
+    dup, fresh = tmp_path / "dup.parquet", tmp_path / "fresh.parquet"
+    for path, ids in ((dup, [2, 3]), (fresh, [3, 4])):
+        pq.write_table(pa.table([pa.array(ids, pa.int64())], schema=pa.schema([field("id", pa.int64(), fid["id"], False)])),
+                       path)
+    h = head(lake)
+    r = cli("import", dup, "--table", "u", "--register", lake=lake)
+    assert r.returncode == 3 and "column \"id\" has 1 duplicate value (e.g. 2)" in r.stderr, r.stderr
+    assert head(lake) == h
+    assert weir_json("import", fresh, "--table", "u", "--register", lake=lake)["rows"] == 2
+    assert [x["id"] for x in rows(lake, "SELECT id FROM u ORDER BY id")] == [1, 2, 3, 4]
