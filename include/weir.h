@@ -865,7 +865,8 @@ WEIR_API int weir_table_register(weir_lake *lake, const char *table, const char 
  * table's (or be an Iceberg promotion: int to long, float to double). A required column
  * must be a REQUIRED Parquet field whose footer reports no nulls. The table's stored
  * contract (and opts->contract_path, when given) is checked by reading the files' data
- * when it has rules beyond types and nullability. Statistics (value and null counts,
+ * when it has rules beyond types and nullability (a `unique` rule over the table's rows
+ * and the files together). Statistics (value and null counts,
  * sizes) come from the Parquet footers; bounds are not recorded.
  * *out_json: {commit, branch, table, mode: "append", source: null, files, rows, report}.
  * Errors: WEIR_ENOTFOUND (a missing file or table), WEIR_EINPUT naming the file and
