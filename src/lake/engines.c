@@ -20,8 +20,9 @@
  * Warehouse engines also read the folders of registered external tables and files
  * (register.c: LAKE/external-locations, granted by `weir table register` and `weir import
  * --register`). A grant made after an engine was restricted cannot be added to it (DuckDB
- * locks its configuration), so the pool remembers the grants each warehouse engine was
- * opened with ("generation") and closes, rather than keeps, an engine of an older one.
+ * locks its configuration), so the pool remembers how long the grants text was that each
+ * warehouse engine was opened with (the file only grows: its length names its version)
+ * and closes, rather than keeps, an engine opened with fewer grants than the newest seen.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -35,11 +36,11 @@ struct lake_engine_pool {
   int refs;                 /* the lake handle + engines lent out */
   wr_engine *idle[LAKE_ENGINE_KINDS]; /* one idle engine of each kind */
   char *warehouse;
-  char *grants;             /* the grants text current warehouse engines were opened with */
-  uint64_t generation;      /* bumped when the grants change */
-  struct lent { wr_engine *e; uint64_t gen; } *lent; /* warehouse engines lent out */
+  size_t grants_len;        /* the longest grants text seen: what current engines have */
+  struct lent { wr_engine *e; size_t len; } *lent; /* warehouse engines lent out, and
+                                                     the grants length each was opened with */
   size_t n_lent;
-  uint64_t idle_gen;        /* generation of idle[LAKE_ENGINE_WAREHOUSE] */
+  size_t idle_len;          /* grants length of idle[LAKE_ENGINE_WAREHOUSE] */
 };
 
 lake_engine_pool *lake_engine_pool_new(const char *warehouse) {
@@ -58,7 +59,6 @@ static void pool_unref(lake_engine_pool *p) {
   for (int k = 0; k < LAKE_ENGINE_KINDS; k++) wr_engine_close(p->idle[k]);
   pthread_mutex_destroy(&p->mu);
   free(p->warehouse);
-  free(p->grants);
   free(p->lent);
   free(p);
 }
@@ -72,18 +72,15 @@ int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, wei
   int k = (int)kind;
   bool warehouse = kind == LAKE_ENGINE_WAREHOUSE;
   char *grants = warehouse ? lake_external_grants(lake) : NULL;
+  size_t len = grants ? strlen(grants) : 0;
   wr_engine *stale = NULL;
-  uint64_t gen = 0;
   pthread_mutex_lock(&p->mu);
-  if (warehouse && strcmp(grants, p->grants ? p->grants : "") != 0) {
-    free(p->grants);
-    p->grants = wr_strdup(grants);
-    p->generation++;
-  }
-  gen = p->generation;
+  if (warehouse && len > p->grants_len) p->grants_len = len;
   *out = p->idle[k];
   p->idle[k] = NULL;
-  if (warehouse && *out && p->idle_gen != gen) stale = *out, *out = NULL;
+  /* An idle engine with fewer grants than the newest cannot read every table. */
+  if (warehouse && *out && p->idle_len < p->grants_len) stale = *out, *out = NULL;
+  size_t out_len = warehouse && *out ? p->idle_len : len;
   p->refs++;
   pthread_mutex_unlock(&p->mu);
   wr_engine_close(stale);
@@ -91,18 +88,12 @@ int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, wei
   if (!*out) {
     rc = lake_engine_open(lake, out, err);
     if (rc == WEIR_OK && kind != LAKE_ENGINE_OPEN) {
-      /* The warehouse, then one granted folder a line. */
-      size_t n = 1, lines = 1;
-      for (const char *c = grants; c && *c; c++) lines += *c == '\n';
-      const char **dirs = wr_calloc(lines + 1, sizeof *dirs);
-      dirs[0] = p->warehouse;
+      /* The warehouse, then the granted folders (external.c). */
       char *copy = warehouse ? wr_strdup(grants) : NULL;
-      for (char *line = copy, *next; line && *line && n <= lines; line = next) {
-        next = strchr(line, '\n');
-        if (next) *next++ = 0;
-        else next = line + strlen(line);
-        if (*line == '/' || strstr(line, "://")) dirs[n++] = line;
-      }
+      size_t cap = lake_external_count(copy);
+      const char **dirs = wr_calloc(cap + 1, sizeof *dirs);
+      dirs[0] = p->warehouse;
+      size_t n = 1 + (copy ? lake_external_split(copy, dirs + 1, cap) : 0);
       rc = wr_engine_restrict_files(*out, dirs, warehouse ? n : 0, err);
       free(copy);
       free(dirs);
@@ -112,7 +103,7 @@ int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, wei
     pthread_mutex_lock(&p->mu);
     p->lent = wr_realloc(p->lent, (p->n_lent + 1) * sizeof *p->lent);
     p->lent[p->n_lent].e = *out;
-    p->lent[p->n_lent++].gen = gen;
+    p->lent[p->n_lent++].len = out_len;
     pthread_mutex_unlock(&p->mu);
   }
   free(grants);
@@ -130,17 +121,19 @@ void lake_engine_put_pool(lake_engine_pool *p, wr_engine *engine, lake_engine_ki
   pthread_mutex_lock(&p->mu);
   wr_engine *spare = NULL;
   bool current = true;
+  size_t len = 0;
   if (kind == LAKE_ENGINE_WAREHOUSE) {
     for (size_t i = 0; i < p->n_lent; i++)
       if (p->lent[i].e == engine) {
-        current = p->lent[i].gen == p->generation;
+        len = p->lent[i].len;
+        current = len >= p->grants_len;
         p->lent[i] = p->lent[--p->n_lent];
         break;
       }
   }
   if (!p->idle[k] && current) {
     p->idle[k] = engine;
-    if (kind == LAKE_ENGINE_WAREHOUSE) p->idle_gen = p->generation;
+    if (kind == LAKE_ENGINE_WAREHOUSE) p->idle_len = len;
   } else {
     spare = engine;
   }

@@ -155,18 +155,12 @@ int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_d
   /* The warehouse, `extra_dir`, and the folders of registered external data (register.c),
    * which the tables this engine reads may reference. */
   char *grants = lake_external_grants(lake);
-  size_t lines = 2;
-  for (const char *c = grants; *c; c++) lines += *c == '\n';
-  const char **dirs = wr_calloc(lines + 1, sizeof *dirs);
+  size_t cap = lake_external_count(grants);
+  const char **dirs = wr_calloc(cap + 2, sizeof *dirs);
   size_t n = 0;
   dirs[n++] = lake->warehouse;
   if (extra_dir) dirs[n++] = extra_dir;
-  for (char *line = grants, *next; *line && n < lines + 1; line = next) {
-    next = strchr(line, '\n');
-    if (next) *next++ = 0;
-    else next = line + strlen(line);
-    if (*line == '/' || strstr(line, "://")) dirs[n++] = line;
-  }
+  n += lake_external_split(grants, dirs + n, cap);
   int rc = wr_engine_restrict_files(engine, dirs, n, err);
   free(dirs);
   free(grants);

@@ -17,17 +17,13 @@
  *     views, engine/attach.c) reads them: a Parquet column's physical name (Avro-sanitised
  *     `id_x3Afoo` for `id:foo`, or a name changed by a rename) does not matter.
  *   - The folders holding the adopted files are granted to the lake's warehouse engines
- *     (LAKE/external-locations, one folder a line, appended with O_APPEND), since those
- *     engines may otherwise read only the warehouse (engines.c). The grant is made
- *     before the commit: a grant whose commit then failed gives access to a folder no
- *     table names, never a table whose files cannot be read.
+ *     (external.c) before the commit: a grant whose commit then failed gives access to a
+ *     folder no table names, never a table whose files cannot be read.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
@@ -36,75 +32,6 @@
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/uuid.h"
-
-#define GRANTS_FILE "external-locations"
-
-/* ---- grants -------------------------------------------------------------------------- */
-
-char *lake_external_grants(const weir_lake *lake) {
-  char *path = wr_asprintf("%s/%s", lake->path, GRANTS_FILE);
-  char *text = NULL;
-  size_t len = 0;
-  weir_error ignore = {0};
-  if (!wr_fs_exists(path) || wr_fs_read(path, &text, &len, &ignore) != WEIR_OK) {
-    weir_error_clear(&ignore);
-    free(path);
-    return wr_strdup("");
-  }
-  free(path);
-  return text;
-}
-
-/* Grants folder `dir` (absolute, with a trailing '/') unless it is in the warehouse or
- * granted already. */
-static int grant_dir(weir_lake *lake, const char *dir, weir_error *err) {
-  size_t wl = strlen(lake->warehouse);
-  if (strncmp(dir, lake->warehouse, wl) == 0 && (dir[wl] == '/' || dir[wl] == 0)) return WEIR_OK;
-  char *have = lake_external_grants(lake);
-  char *line = wr_asprintf("%s\n", dir);
-  bool known = strncmp(have, line, strlen(line)) == 0;
-  if (!known) {
-    char *nl = wr_asprintf("\n%s", line);
-    known = strstr(have, nl) != NULL;
-    free(nl);
-  }
-  free(have);
-  int rc = WEIR_OK;
-  if (!known) {
-    char *path = wr_asprintf("%s/%s", lake->path, GRANTS_FILE);
-    /* One write(2) of a short line with O_APPEND: concurrent grants never interleave. */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    size_t n = strlen(line);
-    if (fd < 0 || write(fd, line, n) != (ssize_t)n || fsync(fd) != 0)
-      rc = wr_seterr(err, WEIR_EIO, "cannot record the external folder %s in %s: %s", dir, path, strerror(errno));
-    if (fd >= 0) close(fd);
-    free(path);
-  }
-  free(line);
-  return rc;
-}
-
-/* The folder of a data file location, with a trailing '/'. */
-static char *folder_of(const char *loc) {
-  char *d = wr_location_dirname(loc);
-  char *r = wr_asprintf("%s/", d);
-  free(d);
-  return r;
-}
-
-static int grant_files(weir_lake *lake, const char *root, const iceberg_data_file *files, size_t n,
-                       weir_error *err) {
-  char *r = root ? wr_asprintf("%s/", root) : NULL;
-  int rc = r ? grant_dir(lake, r, err) : WEIR_OK;
-  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
-    if (r && strncmp(files[i].path, r, strlen(r)) == 0) continue;
-    char *d = folder_of(files[i].path);
-    rc = grant_dir(lake, d, err);
-    free(d);
-  }
-  free(r);
-  return rc;
-}
 
 /* ---- shared -------------------------------------------------------------------------- */
 
@@ -535,7 +462,7 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
     st.summary = json_pack("{s:s,s:s}", "weir.operation", "register", "weir.registered-from", uri);
     free(uri);
   }
-  if ((rc = grant_files(lake, ext->location, st.files, st.n_files, err))) goto done;
+  if ((rc = lake_external_grant(lake, ext->location, st.files, st.n_files, err))) goto done;
   {
     char *msg = opts && opts->message ? NULL : wr_asprintf("register %s as %s", wr_path_basename(loc), c.table);
     lake_commit_request cr = {0};
@@ -796,7 +723,7 @@ int lake_table_register_files(weir_lake *lake, const char *table, const char *co
   st.based_on = wr_strdup(prev->metadata_location);
   st.properties = json_object();
   st.summary = json_pack("{s:s,s:I}", "weir.operation", "register-files", "weir.registered-files", (json_int_t)st.n_files);
-  if ((rc = grant_files(lake, NULL, st.files, st.n_files, err))) goto done;
+  if ((rc = lake_external_grant(lake, NULL, st.files, st.n_files, err))) goto done;
   {
     char *msg = opts && opts->message ? NULL
                                       : wr_asprintf("register %zu Parquet file%s into %s", st.n_files,
