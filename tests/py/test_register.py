@@ -534,3 +534,11 @@ def test_a_unique_rule_holds_across_the_table_and_the_files(lake: pathlib.Path, 
     assert head(lake) == h
     assert weir_json("import", fresh, "--table", "u", "--register", lake=lake)["rows"] == 2
     assert [x["id"] for x in rows(lake, "SELECT id FROM u ORDER BY id")] == [1, 2, 3, 4]
+
+
+def test_a_client_reads_a_table_another_process_registered(lake: pathlib.Path, pyice: dict[str, Any]) -> None:
+    """The client's idle SQL engine was restricted before the grant: it is not reused."""
+    client = weir.Client(lake)
+    assert client.query("SELECT 1 AS x").to_pylist() == [{"x": 1}]
+    assert cli("table", "register", "people", "--metadata", pyice["metadata"], lake=lake).returncode == 0
+    assert client.query("SELECT count(*) AS n FROM people").to_pylist() == [{"n": 6}]
