@@ -16,6 +16,7 @@
 #define CLI_MAX_OPTS 24
 #define CLI_MAX_POS 8
 #define CLI_MAX_MULTI 32
+#define CLI_MAX_POS 64 /* weir import --register takes many files */
 
 /* One option a command accepts. */
 typedef struct cli_opt {
@@ -144,6 +145,8 @@ int cmd_namespace_create(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_drop(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_drop(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_table_register(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_import_register(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_status(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_compact(cli_ctx *, const cli_command *, cli_parsed *);

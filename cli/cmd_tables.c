@@ -70,6 +70,9 @@ void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what
 }
 
 int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
+  if (cli_flag(cmd, args, "register")) return cmd_import_register(ctx, cmd, args);
+  if (args->n_pos > 1)
+    return cli_usage_error(ctx, cmd, "weir import takes one FILE (several only with --register)");
   weir_import_options o = WEIR_IMPORT_OPTIONS_INIT;
   o.table = cli_opt_value(cmd, args, "table");
   if (!o.table) return cli_usage_error(ctx, cmd, "weir import needs --table T");

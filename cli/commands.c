@@ -19,6 +19,7 @@ static const cli_opt IMPORT_OPTS[] = {
     {"message", 'm', "M", "commit message"},
     {"format", 0, "FMT", "csv, parquet or jsonl (default: from the file extension)"},
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
+    {"register", 0, NULL, "add the Parquet FILEs to the existing table by reference (no copy), as one append"},
     {NULL, 0, NULL, NULL}};
 
 static const cli_opt PROTECT_OPTS[] = {
@@ -114,6 +115,13 @@ static const cli_opt COMPACT_OPTS[] = {
 static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
                                      {NULL, 0, NULL, NULL}};
 
+static const cli_opt TABLE_REGISTER_OPTS[] = {
+    {"metadata", 0, "FILE_OR_URI", "the external table's metadata file, or its folder (required)"},
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"contract", 'c', "C.yml", "check the table's data against this contract, and store it with the table"},
+    {"message", 'm', "M", "commit message"},
+    {NULL, 0, NULL, NULL}};
+
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
      "PATH defaults to --lake, else $WEIR_LAKE, else ./.weir, which later commands find by\n"
@@ -134,8 +142,11 @@ const cli_command CLI_COMMANDS[] = {
      "to TABLE__quarantine in the same commit; warn-mode rules only report.\n"
      "If another writer changed the table on the branch meanwhile, a replace is refused\n"
      "(exit 4: it would remove rows it never read), and an append lands on the newer\n"
-     "version when its schema and contract are unchanged, else is validated again.",
-     "weir import titanic.csv --table titanic --contract contracts/titanic.yml", IMPORT_OPTS, 1, 1,
+     "version when its schema and contract are unchanged, else is validated again.\n"
+     "With --register, FILE... are Parquet files appended to the existing table by\n"
+     "reference (not copied), matched by Iceberg field id; an Iceberg metadata file is\n"
+     "refused with a pointer to weir table register.",
+     "weir import titanic.csv --table titanic --contract contracts/titanic.yml", IMPORT_OPTS, 1, CLI_MAX_POS,
      cmd_import},
     {"tables", "", "list tables at a ref with row counts", NULL, "weir tables --ref dev", REF_OPTS, 0, 0,
      cmd_tables},
@@ -260,6 +271,16 @@ const cli_command CLI_COMMANDS[] = {
      "older commits keep their files. Appends committed meanwhile are kept; a write that\n"
      "replaced or deleted a rewritten file refuses the compaction (exit 4, nothing lost).",
      "weir compact events --target-file-size 128MB", COMPACT_OPTS, 1, 1, cmd_compact},
+    {"table register", "TABLE --metadata FILE_OR_URI",
+     "adopt an Iceberg table another engine wrote, its files referenced in place, as one commit",
+     "FILE_OR_URI is the table's metadata file (path, file:// or s3:// URI) or, for a Hadoop\n"
+     "catalog table, its folder (metadata/version-hint.text names the version). Nothing of\n"
+     "the external table is modified: weir writes its own metadata listing the external\n"
+     "data files. Refused before anything is written: another format version, a column of\n"
+     "a type weir does not store, a partitioned table, delete files, nulls in a required\n"
+     "column, data that breaks --contract.",
+     "weir table register events --metadata /data/spark/db/events --contract events.yml",
+     TABLE_REGISTER_OPTS, 1, 1, cmd_table_register},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
 };

@@ -930,6 +930,66 @@ WEIR_API int weir_compact_options_init(weir_compact_options *opts, unsigned int 
 WEIR_API int weir_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts,
                                 char **out_json, weir_error *err);
 
+/* ====================================================================================
+ * External data: tables and files other engines wrote, adopted by reference
+ * ==================================================================================== */
+
+typedef struct weir_register_options {
+  unsigned int version;       /* WEIR_REGISTER_OPTIONS_VERSION */
+  const char *branch;         /* NULL = "main" */
+  const char *contract_path;  /* YAML or JSON contract the data must meet (stored with the
+                                 table by weir_table_register), or NULL */
+  const char *message;        /* commit message; NULL = "register ..." */
+} weir_register_options;
+
+#define WEIR_REGISTER_OPTIONS_VERSION 1
+#define WEIR_REGISTER_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_REGISTER_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_REGISTER_OPTIONS_VERSION): every field
+ *  NULL. WEIR_EINVALIDARG for a version this library does not know. */
+WEIR_API int weir_register_options_init(weir_register_options *opts, unsigned int version);
+
+/**
+ * Adopts the Iceberg table whose metadata file is `metadata` (a path, a file:// or s3://
+ * URI, or a table folder holding metadata/version-hint.text, as Hadoop catalogs write)
+ * as the new table `table` on opts->branch, as one commit. Its data files are referenced
+ * where they are; no file of the external table is written or modified: weir writes its
+ * own metadata file (in the table's folder under the warehouse) whose snapshot lists the
+ * external data files with the statistics of the external manifests. The folder of the
+ * external table is granted to the lake's SQL engines (LAKE/external-locations).
+ * Checked before anything is written: format-version 2; every column of a type weir
+ * stores (WEIR_EUNSUPPORTED naming the column and its Iceberg type otherwise); no
+ * partitioning and no delete files; required columns hold no nulls (by the manifests'
+ * null counts, reading the data where a count is missing); with opts->contract_path, the
+ * data read and validated against the contract (WEIR_ECONTRACT), which is then stored
+ * with the table.
+ * *out_json: {commit, branch, table, mode: "create", source, files, rows, report}.
+ * Errors: WEIR_ENOTFOUND (no such file), WEIR_EINPUT (not an Iceberg metadata file, with
+ * what is wrong), WEIR_EEXISTS (the table exists on the branch), WEIR_EUNSUPPORTED,
+ * WEIR_ECONTRACT. Nothing is committed on error.
+ */
+WEIR_API int weir_table_register(weir_lake *lake, const char *table, const char *metadata,
+                                 const weir_register_options *opts, char **out_json, weir_error *err);
+
+/**
+ * Appends the Parquet files `paths[0..n_paths)` (absolute paths or URIs) to the existing
+ * table `table` by reference, as one append commit: the files are not copied. Each file's
+ * columns are matched to the table's by Iceberg field id (so a physical name such as
+ * `id_x3Afoo` carrying the field id of `id:foo` is that column); types must equal the
+ * table's (or be an Iceberg promotion: int to long, float to double). A required column
+ * must be a REQUIRED Parquet field whose footer reports no nulls. The table's stored
+ * contract (and opts->contract_path, when given) is checked by reading the files' data
+ * when it has rules beyond types and nullability (a `unique` rule over the table's rows
+ * and the files together). Statistics (value and null counts,
+ * sizes) come from the Parquet footers; bounds are not recorded.
+ * *out_json: {commit, branch, table, mode: "append", source: null, files, rows, report}.
+ * Errors: WEIR_ENOTFOUND (a missing file or table), WEIR_EINPUT naming the file and
+ * column (no field ids, a column of another type, nulls in a required column), WEIR_ECONTRACT.
+ * Nothing is committed on error.
+ */
+WEIR_API int weir_table_register_files(weir_lake *lake, const char *table, const char *const *paths,
+                                       size_t n_paths, const weir_register_options *opts, char **out_json,
+                                       weir_error *err);
+
 #ifdef __cplusplus
 }
 #endif

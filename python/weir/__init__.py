@@ -62,6 +62,7 @@ from weir.records import (
     ImportResult,
     LakeStatus,
     MergeResult,
+    RegisterResult,
     ModelResult,
     Plan,
     PlanProblem,
@@ -130,6 +131,7 @@ __all__ = [
     "CompactResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     "BranchProtection", "RequiredCheck", "LakeStatus", "TableFreshness",
+    "RegisterResult",
     # errors
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",

@@ -26,6 +26,7 @@ WEIR_TOKEN_OPTIONS_VERSION = 1
 WEIR_STATUS_OPTIONS_VERSION = 1
 WEIR_SERVE_OPTIONS_VERSION = 1
 WEIR_COMPACT_OPTIONS_VERSION = 1
+WEIR_REGISTER_OPTIONS_VERSION = 1
 # weir_error_code
 WEIR_OK = 0
 WEIR_EGENERIC = 1
@@ -224,6 +225,16 @@ class weir_compact_options(ctypes.Structure):
         ("message", c_char_p),
     ]
 
+class weir_register_options(ctypes.Structure):
+    """``weir_register_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("branch", c_char_p),
+        ("contract_path", c_char_p),
+        ("message", c_char_p),
+    ]
+
 
 # ---- functions: name -> (restype, argtypes) ----
 SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
@@ -297,6 +308,9 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_server_stop": (None, [c_void_p]),
     "weir_compact_options_init": (c_int, [POINTER(weir_compact_options), c_uint]),
     "weir_table_compact": (c_int, [c_void_p, c_char_p, POINTER(weir_compact_options), POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_register_options_init": (c_int, [POINTER(weir_register_options), c_uint]),
+    "weir_table_register": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(weir_register_options), POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_table_register_files": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), c_size_t, POINTER(weir_register_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_worker_scan": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_worker_stage_output": (c_int, [c_void_p, POINTER(ArrowArrayStream), c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
 }
@@ -306,4 +320,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options",)

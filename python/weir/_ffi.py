@@ -53,6 +53,7 @@ ImportOptions = B.weir_import_options
 RunOptions = B.weir_run_options
 StatusOptions = B.weir_status_options
 CompactOptions = B.weir_compact_options
+RegisterOptions = B.weir_register_options
 PROGRESS_FN = B.weir_progress_fn
 
 _VERSIONS: dict[type[ctypes.Structure], int] = {
@@ -60,6 +61,7 @@ _VERSIONS: dict[type[ctypes.Structure], int] = {
     RevertOptions: B.WEIR_REVERT_OPTIONS_VERSION, ImportOptions: B.WEIR_IMPORT_OPTIONS_VERSION,
     RunOptions: B.WEIR_RUN_OPTIONS_VERSION, StatusOptions: B.WEIR_STATUS_OPTIONS_VERSION,
     CompactOptions: B.WEIR_COMPACT_OPTIONS_VERSION,
+    RegisterOptions: B.WEIR_REGISTER_OPTIONS_VERSION,
 }
 
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))

@@ -60,6 +60,7 @@ from weir.records import (
     MergeResult,
     Plan,
     PlanProblem,
+    RegisterResult,
     RevertResult,
     RunError,
     RunState,
@@ -1074,6 +1075,77 @@ class Client:
         finally:
             if tmpdir is not None:
                 tmpdir.cleanup()
+
+    # ---- external data by reference --------------------------------------------------------
+
+    def register_table(self, table: str, metadata: str | os.PathLike[str], *, branch: BranchLike | None = None,
+                       contract: str | os.PathLike[str] | None = None,
+                       message: str | None = None) -> RegisterResult:
+        """Adopts the Iceberg table another engine wrote (pyiceberg, Spark, ...) as the new
+        table ``table`` on ``branch`` (None: main), as one commit, its data files
+        referenced where they are. The external table's files are never written: weir
+        writes its own metadata listing them (docs/iceberg.md, "External tables").
+
+        Args:
+            table: ``namespace.name`` or ``name``; must not exist on the branch.
+            metadata: the external table's metadata file (a path or a ``file://`` /
+                ``s3://`` URI), or its folder when ``metadata/version-hint.text`` names
+                the version (Hadoop catalogs).
+            branch: the branch to commit on.
+            contract: a YAML/JSON contract file: the data is read and validated against
+                it, and it is stored with the table.
+            message: the commit message.
+
+        Raises:
+            NotFound: no such metadata file or branch. InvalidInput: not an Iceberg
+            metadata file, or a required column with nulls. Unsupported: a column of a
+            type weir does not store (the message names it), a partitioned table.
+            AlreadyExists: the table exists. ContractViolation: the data breaks
+            ``contract``. Nothing is committed on error.
+
+        Example:
+            >>> client.register_table("events", "/data/events/metadata/v3.metadata.json")  # doctest: +SKIP
+        """
+        opts = _ffi.options(_ffi.RegisterOptions, branch=_enc_branch(branch, optional=True),
+                            contract_path=_ffi.enc(None if contract is None else _path(contract, "contract")),
+                            message=_enc(message, "message", optional=True))
+        meta = metadata if isinstance(metadata, str) and "://" in metadata else _path(metadata, "metadata")
+        doc = self._json("weir_table_register", _enc(table, "table", name=True), _ffi.enc(meta),
+                         ctypes.byref(opts))
+        return RegisterResult.from_json(document(doc, "register result"))
+
+    def register_files(self, table: str, paths: Sequence[str | os.PathLike[str]], *,
+                       branch: BranchLike | None = None, contract: str | os.PathLike[str] | None = None,
+                       message: str | None = None) -> RegisterResult:
+        """Appends existing Parquet files to ``table`` by reference (no copy), as one
+        append commit on ``branch`` (None: main).
+
+        Columns are matched by Iceberg field id (``PARQUET:field_id``): a file without field
+        ids is refused (import it by copy with ``import_data``). Types must equal the
+        table's (or widen int to long, float to double); a required column must be a
+        required Parquet field whose footer counts no nulls. The table's stored contract,
+        and ``contract`` when given, are checked by reading the data when they have rules
+        statistics cannot decide.
+
+        Raises:
+            NotFound: a missing file, table or branch. InvalidInput: an incompatible file
+            (the message names the file and the column). AlreadyExists: a file the table
+            already references. ContractViolation. Nothing is committed on error.
+
+        Example:
+            >>> client.register_files("events", ["/data/part-0.parquet"], branch="dev")  # doctest: +SKIP
+        """
+        if isinstance(paths, (str, os.PathLike)):
+            raise TypeError("paths must be a sequence of file paths, not a single path")
+        files = [_path(p, "paths") for p in paths]
+        arr = (ctypes.c_char_p * max(len(files), 1))(*[_ffi.enc(f) for f in files])
+        opts = _ffi.options(_ffi.RegisterOptions, branch=_enc_branch(branch, optional=True),
+                            contract_path=_ffi.enc(None if contract is None else _path(contract, "contract")),
+                            message=_enc(message, "message", optional=True))
+        doc = self._json("weir_table_register_files", _enc(table, "table", name=True),
+                         ctypes.cast(arr, ctypes.POINTER(ctypes.c_void_p)), len(files),
+                         ctypes.byref(opts))
+        return RegisterResult.from_json(document(doc, "register result"))
 
     # ---- projects and runs -------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ __all__ = [
     "Violation", "RuleResult", "ModelResult", "RunError", "RunState", "Plan", "PlannedModel",
     "PlanProblem", "BranchProtection", "RequiredCheck", "TableFreshness", "LakeStatus", "parse_time",
     "RecordError", "document", "SCHEMA_VERSION",
+    "RegisterResult",
 ]
 
 #: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
@@ -954,6 +955,46 @@ class CompactResult:
                    files_written=f.integer("files_written"), rows_rewritten=f.integer("rows_rewritten"),
                    bytes_rewritten=f.integer("bytes_rewritten"), bytes_written=f.integer("bytes_written"),
                    raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class RegisterResult:
+    """What a registration committed: external data adopted by reference (``mode``
+    ``"create"`` for a whole Iceberg table, ``"append"`` for Parquet files), the metadata
+    file registered (``source``; None for files), how many data files and rows the
+    table now references that way, and the contract report when data was validated.
+
+    Example:
+        >>> RegisterResult.from_json({"commit": "ab" * 32, "branch": "main", "table": "default.t",
+        ...                           "mode": "create", "source": "/x/v1.metadata.json", "files": 2,
+        ...                           "rows": 10, "report": None}).rows
+        10
+    """
+
+    commit: str
+    table: str
+    branch: str
+    mode: str
+    source: str | None
+    files: int
+    rows: int
+    report: Mapping[str, Any] | None = field(default=None, hash=False)
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> RegisterResult:
+        """Builds the record from ``weir_table_register(_files)`` JSON.
+
+        Example:
+            >>> RegisterResult.from_json({"commit": "ab" * 32, "branch": "dev", "table": "default.t",
+            ...                           "mode": "append", "source": None, "files": 1, "rows": 2,
+            ...                           "report": None}).mode
+            'append'
+        """
+        f = _Fields(d, "register result")
+        return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
+                   source=f.opt_text("source"), files=f.integer("files"), rows=f.integer("rows"),
+                   report=f.opt_mapping("report"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)

@@ -63,3 +63,21 @@ int weir_table_compact(weir_lake *lake, const char *table, const weir_compact_op
   if (!table || !out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_compact: table and out_json are required");
   return lake_table_compact(lake, table, opts, out_json, err);
 }
+
+int weir_register_options_init(weir_register_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_REGISTER_OPTIONS_VERSION);
+}
+
+int weir_table_register(weir_lake *lake, const char *table, const char *metadata,
+                        const weir_register_options *opts, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_register");
+  API_CHECK_OPTS(opts, "weir_register_options", WEIR_REGISTER_OPTIONS_VERSION);
+  return lake_table_register(lake, table, metadata, opts, out_json, err);
+}
+
+int weir_table_register_files(weir_lake *lake, const char *table, const char *const *paths, size_t n_paths,
+                              const weir_register_options *opts, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_register_files");
+  API_CHECK_OPTS(opts, "weir_register_options", WEIR_REGISTER_OPTIONS_VERSION);
+  return lake_table_register_files(lake, table, paths, n_paths, opts, out_json, err);
+}

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
@@ -254,6 +255,30 @@ done:
   return rc;
 }
 
+/* An Iceberg metadata file given as data (weir import x.metadata.json) would be read as
+ * one JSON-lines row and fail, or load, in ways that say nothing about the mistake: it is
+ * recognised by name, or for a .json file by content (a JSON object holding
+ * format-version and table-uuid, which every Iceberg metadata file has). */
+static bool is_iceberg_metadata(const char *file) {
+  size_t n = strlen(file);
+  if (n >= 14 && strcmp(file + n - 14, ".metadata.json") == 0) return true;
+  if (n < 5 || strcmp(file + n - 5, ".json") != 0) return false;
+  struct stat sb; /* a large .json file is data: metadata files are small */
+  if (stat(file, &sb) != 0 || sb.st_size > (16 << 20)) return false;
+  char *text = NULL;
+  size_t len = 0;
+  weir_error ignore = {0};
+  bool yes = false;
+  if (wr_fs_read(file, &text, &len, &ignore) == WEIR_OK) {
+    json_t *j = json_loadb(text, len, 0, NULL);
+    yes = json_is_object(j) && json_object_get(j, "format-version") && json_object_get(j, "table-uuid");
+    json_decref(j);
+  }
+  weir_error_clear(&ignore);
+  free(text);
+  return yes;
+}
+
 int lake_table_import(weir_lake *lake, const char *file, const weir_import_options *opts,
                 char **out_json, weir_error *err) {
   *out_json = NULL;
@@ -269,6 +294,13 @@ int lake_table_import(weir_lake *lake, const char *file, const weir_import_optio
   if (!file || !wr_fs_exists(file)) {
     wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
+  }
+  if (is_iceberg_metadata(file)) {
+    wr_contract_free(ic.contract);
+    return wr_seterr(err, WEIR_EINPUT,
+                     "cannot import %s: it is an Iceberg table metadata file, not data; to adopt that table "
+                     "with its data files in place, run: weir table register %s --metadata %s",
+                     file, ic.table, file);
   }
   for (int attempt = 0;; attempt++) {
     rc = import_file(&ic, file, fmt, out_json, err);

@@ -44,6 +44,7 @@ static const struct {
     [WR_DOC_PROTECTION] = {"protection", NULL},
     [WR_DOC_STATUS] = {"status", NULL},
     [WR_DOC_COMPACT] = {"compact", NULL},
+    [WR_DOC_REGISTER] = {"register", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

@@ -55,6 +55,7 @@ typedef enum wr_doc_kind {
   WR_DOC_PROTECTION,     /* weir_branch_protection */
   WR_DOC_STATUS,         /* weir_lake_status: {"tables": [...], ...} */
   WR_DOC_COMPACT,        /* weir_table_compact */
+  WR_DOC_REGISTER,       /* weir_table_register, weir_table_register_files */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

@@ -319,4 +319,23 @@ int lake_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir
 int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 int lake_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
 
+/* External data (register.c): adopting an Iceberg table another engine wrote, and adding
+ * Parquet files to a table, both by reference (the files stay where they are). */
+int lake_table_register(weir_lake *lake, const char *table, const char *metadata,
+                        const weir_register_options *opts, char **out_json, weir_error *err);
+int lake_table_register_files(weir_lake *lake, const char *table, const char *const *paths, size_t n_paths,
+                              const weir_register_options *opts, char **out_json, weir_error *err);
+/* The folders outside the warehouse that warehouse engines may read (external.c:
+ * LAKE/external-locations, one absolute folder or URI prefix a line; "" when none).
+ * Caller frees. */
+char *lake_external_grants(const weir_lake *lake);
+/* Grants the folder `root` (may be NULL) and the folder of every file of `files` not
+ * under it, unless inside the warehouse or granted already. Errors: WEIR_EIO. */
+int lake_external_grant(weir_lake *lake, const char *root, const iceberg_data_file *files, size_t n,
+                        weir_error *err);
+/* At most how many folders `grants` (lake_external_grants' text) lists, and the folders
+ * themselves: splits `grants` in place into dirs[0..return), at most `cap`. */
+size_t lake_external_count(const char *grants);
+size_t lake_external_split(char *grants, const char **dirs, size_t cap);
+
 #endif

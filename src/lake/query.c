@@ -152,8 +152,19 @@ fail:
 }
 
 int lake_restrict_engine(weir_lake *lake, wr_engine *engine, const char *extra_dir, weir_error *err) {
-  const char *dirs[2] = {lake->warehouse, extra_dir};
-  return wr_engine_restrict_files(engine, dirs, extra_dir ? 2 : 1, err);
+  /* The warehouse, `extra_dir`, and the folders of registered external data (register.c),
+   * which the tables this engine reads may reference. */
+  char *grants = lake_external_grants(lake);
+  size_t cap = lake_external_count(grants);
+  const char **dirs = wr_calloc(cap + 2, sizeof *dirs);
+  size_t n = 0;
+  dirs[n++] = lake->warehouse;
+  if (extra_dir) dirs[n++] = extra_dir;
+  n += lake_external_split(grants, dirs + n, cap);
+  int rc = wr_engine_restrict_files(engine, dirs, n, err);
+  free(dirs);
+  free(grants);
+  return rc;
 }
 
 int lake_query_run(weir_lake *lake, const char *sql, const char *ref, struct ArrowArrayStream *out,

@@ -60,6 +60,7 @@ _BY_COMMAND = {
     "table rename": "table_rename", "contract diff": "contract_diff",
     "branch protect": "protection", "branch unprotect": "protection", "status": "status",
     "compact": "compact",
+    "table register": "register",
 }
 
 
@@ -76,6 +77,8 @@ def cli_schema(args: list[str]) -> str | None:
         return "query_output" if "--output" in args or "-o" in args else None
     if cmd == "revert":
         return "run_revert" if "--run" in args else "table_revert"
+    if cmd == "import" and "--register" in args:
+        return "register"
     if cmd == "run":
         return "plan" if "--dry-run" in args else "run"
     return _BY_COMMAND.get(cmd)

@@ -30,6 +30,7 @@ from weir.records import (
     LakeStatus,
     MergeResult,
     RecordError,
+    RegisterResult,
     RunState,
     TableChange,
     TableInfo,
@@ -102,6 +103,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["status"] = cli_doc(lake, "status")
     docs["protection"] = cli_doc(lake, "branch", "protect", "c1", "--require-check", str(PROJECT))
     docs["compact"] = cli_doc(lake, "compact", "titanic", "--dry-run")
+    titanic_meta = json.loads(cli("describe", "titanic", "--json", lake=lake).stdout)["metadata_location"]
+    docs["register"] = cli_doc(lake, "table", "register", "titanic_copy", "--metadata", titanic_meta)
     return {"lake": lake, "docs": docs}
 
 
@@ -243,6 +246,7 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert TableInfo.from_json(document(docs["table"], "table")).columns
     assert ImportResult.from_json(document(docs["import"], "import")).rows_written == 891
     assert RunState.from_json(document(docs["run"], "run")).success()
+    assert RegisterResult.from_json(document(docs["register"], "register")).rows == 891
     assert not RunState.from_json(docs["run_error"]["run"]).success()
     assert LakeStatus.from_json(document(docs["status"], "status")).tables
     assert BranchProtection.from_json(document(docs["protection"], "protection")).require_checks
