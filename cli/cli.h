@@ -14,7 +14,6 @@
 #include "weir.h"
 
 #define CLI_MAX_OPTS 24
-#define CLI_MAX_POS 8
 #define CLI_MAX_MULTI 32
 #define CLI_MAX_POS 64 /* weir import --register takes many files */
 
