@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog/catalog_internal.h"
@@ -389,6 +390,33 @@ static int resolve_base(wr_catalog *cat, const char *ref, const char *base,
                      ref);
 }
 
+/* A commit gc marked may have lost its files: it resolves for nobody (no read, no new ref,
+ * no merge can name it), with a message that says what happened rather than "not found".
+ * Refs never point at a marked commit (gc marks none a ref names, and this check keeps
+ * new refs off them), so only hashes and REF~N reach here marked. */
+static int check_not_expired(wr_catalog *cat, const char *ref, const char *hash, weir_error *err) {
+  int64_t when = 0;
+  char *reason = NULL;
+  bool found = false;
+  int rc = catalog_commit_expiry(cat, hash, &when, &reason, &found, err);
+  if (rc || !found) return rc;
+  char date[32];
+  time_t secs = (time_t)(when / 1000000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  bool expired = strcmp(reason, "expired") == 0;
+  rc = wr_seterr(err, WEIR_ENOTFOUND,
+                 "commit %.12s (%s) was %s by gc on %s: its files may be deleted, so it can no longer be read%s",
+                 hash, ref, expired ? "expired" : "collected", date,
+                 expired ? " (weir gc --expire-before)" : " (no branch or tag reached it)");
+  json_t *d = json_pack("[{s:s,s:s,s:s,s:I}]", "commit", hash, "ref", ref, "reason", reason, "expired_us",
+                        (json_int_t)when);
+  wr_error_set_details(err, d);
+  free(reason);
+  return rc;
+}
+
 int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
                     weir_error *err) {
   if (!ref || !*ref) return wr_seterr(err, WEIR_EINVALIDARG, "empty ref");
@@ -422,12 +450,15 @@ int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1
   char *base = wr_strndup(ref, base_len);
   int rc = resolve_base(cat, ref, base, out, err);
   free(base);
-  if (rc || steps == 0) return rc;
-  char anc[WEIR_HASH_LEN + 1];
-  rc = catalog_first_parent_ancestor(cat, out, steps, anc, err);
-  if (rc == WEIR_ENOTFOUND) wr_error_prefix(err, "ref '%s' not found", ref);
-  if (!rc) memcpy(out, anc, sizeof anc);
-  return rc;
+  if (rc) return rc;
+  if (steps > 0) {
+    char anc[WEIR_HASH_LEN + 1];
+    rc = catalog_first_parent_ancestor(cat, out, steps, anc, err);
+    if (rc == WEIR_ENOTFOUND) wr_error_prefix(err, "ref '%s' not found", ref);
+    if (rc) return rc;
+    memcpy(out, anc, sizeof anc);
+  }
+  return check_not_expired(cat, ref, out, err);
 }
 
 /* ---- commits ------------------------------------------------------------------------ */

@@ -109,6 +109,20 @@ static const char *const STEP4[] = {
     " created_us BIGINT NOT NULL)",
     NULL};
 
+/* Garbage collection (docs/gc.md): commits whose files gc may delete. A commit is marked
+ * when gc finds no ref reaching it (reason "unreachable": a deleted branch's) or when
+ * `--expire-before` expires it (reason "expired": older than the cut-off and named by no
+ * tag or branch head). The commit row stays (log and merge bases walk through it); reading
+ * its tables is refused, naming the date. Marks are never removed: once gc ran, the files
+ * may be gone. */
+static const char *const STEP5[] = {
+    "CREATE TABLE expired_commits ("
+    " hash TEXT PRIMARY KEY REFERENCES commits(hash),"
+    " expired_us BIGINT NOT NULL,"
+    " reason TEXT NOT NULL)",
+    NULL};
+static const char *const STEP5_CLUSTERED[] = {"expired_commits", NULL};
+
 /* PostgreSQL compares TEXT by the database's collation (often a language's, such as
  * en_US.UTF-8), while the catalog relies on bytewise order of hashes: a prefix lookup is
  * the range [prefix, prefix || 'g') of the primary key. The commit hash is therefore
@@ -133,6 +147,7 @@ static const catalog_migration MIGRATIONS[] = {
     {2, "pipeline runs and per-model records", STEP2, NULL, NULL},
     {3, "the process that runs a run", STEP3, NULL, NULL},
     {4, "access tokens, protected branches, namespaces", STEP4, NULL, NULL},
+    {5, "commits expired or collected by gc", STEP5, STEP5_CLUSTERED, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {

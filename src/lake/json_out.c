@@ -32,6 +32,8 @@ static const struct {
     [WR_DOC_RUN_LIST] = {"run_list", "runs"},
     [WR_DOC_STAGED] = {"staged", NULL},
     [WR_DOC_PROGRESS] = {"progress", NULL},
+    [WR_DOC_GC] = {"gc", NULL},
+    [WR_DOC_BRANCH_PRUNE] = {"branch_prune", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

@@ -42,6 +42,8 @@ typedef enum wr_doc_kind {
   WR_DOC_RUN_LIST,       /* weir_run_list: {"runs": [...]} */
   WR_DOC_STAGED,         /* weir_worker_stage_output */
   WR_DOC_PROGRESS,       /* a weir_progress_fn event */
+  WR_DOC_GC,             /* weir_lake_gc */
+  WR_DOC_BRANCH_PRUNE,   /* weir_branch_prune */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 
