@@ -58,7 +58,10 @@ from weir.records import (
     ContractReader,
     Diff,
     ImportResult,
+    GcFile,
+    GcResult,
     MergeResult,
+    PrunedBranch,
     ModelResult,
     Plan,
     PlanProblem,
@@ -120,7 +123,7 @@ __all__ = [
     # models
     "Table", "Model", "Filter", "model", "python",
     # client and records
-    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
+    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "GcResult", "GcFile", "PrunedBranch", "Conflict", "ChangedTable", "TableSummary",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     # errors

@@ -51,12 +51,15 @@ MergeOptions = B.weir_merge_options
 RevertOptions = B.weir_revert_options
 ImportOptions = B.weir_import_options
 RunOptions = B.weir_run_options
+GcOptions = B.weir_gc_options
+PruneOptions = B.weir_prune_options
 PROGRESS_FN = B.weir_progress_fn
 
 _VERSIONS: dict[type[ctypes.Structure], int] = {
     LakeOptions: B.WEIR_LAKE_OPTIONS_VERSION, MergeOptions: B.WEIR_MERGE_OPTIONS_VERSION,
     RevertOptions: B.WEIR_REVERT_OPTIONS_VERSION, ImportOptions: B.WEIR_IMPORT_OPTIONS_VERSION,
-    RunOptions: B.WEIR_RUN_OPTIONS_VERSION,
+    RunOptions: B.WEIR_RUN_OPTIONS_VERSION, GcOptions: B.WEIR_GC_OPTIONS_VERSION,
+    PruneOptions: B.WEIR_PRUNE_OPTIONS_VERSION,
 }
 
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
