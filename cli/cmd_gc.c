@@ -41,13 +41,21 @@ static int64_t parse_time_or_ago(const char *s) {
   memset(&tm, 0, sizeof tm);
   const char *p = strptime(s, "%Y-%m-%d", &tm);
   if (p) {
+    long frac = 0;
     if (*p == 'T' || *p == ' ') {
       p = strptime(p + 1, "%H:%M:%S", &tm);
       if (!p) return -1;
+      if (*p == '.') { /* up to microseconds, as weir prints times */
+        int digits = 0;
+        for (p++; isdigit((unsigned char)*p); p++)
+          if (digits < 6) frac = frac * 10 + (*p - '0'), digits++;
+        if (!digits) return -1;
+        while (digits < 6) frac *= 10, digits++;
+      }
     }
     if (*p == 'Z') p++;
     if (*p) return -1;
-    return (int64_t)timegm(&tm) * 1000000;
+    return (int64_t)timegm(&tm) * 1000000 + frac;
   }
   int64_t d = parse_duration(s);
   if (d < 0) return -1;

@@ -123,7 +123,8 @@ __all__ = [
     # models
     "Table", "Model", "Filter", "model", "python",
     # client and records
-    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "GcResult", "GcFile", "PrunedBranch", "Conflict", "ChangedTable", "TableSummary",
+    "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
+    "GcResult", "GcFile", "PrunedBranch",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     # errors

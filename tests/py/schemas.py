@@ -54,7 +54,7 @@ _BY_COMMAND = {
     "show": "commit", "diff": "diff", "merge": "merge", "check": "plan", "runs": "run_list", "runs list": "run_list",
     "runs show": "run", "branch": "branch_list", "branch list": "branch_list", "branch create": "branch_create",
     "branch delete": "ref_delete", "tag": "tag_list", "tag list": "tag_list", "tag create": "tag_create",
-    "tag delete": "ref_delete",
+    "tag delete": "ref_delete", "gc": "gc", "branch prune": "branch_prune",
 }
 
 

@@ -88,6 +88,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["conflict"] = conflict_doc(lake)
     docs["run_error"] = failed_run_doc(lake, lake.parent)
     docs["ref_delete"] = cli_doc(lake, "tag", "delete", "v1")
+    docs["branch_prune"] = cli_doc(lake, "branch", "prune", "--runs")
+    docs["gc"] = cli_doc(lake, "gc", "--grace", "0", "--expire-before", "0s")
+    docs["commit_log_expired"] = cli_doc(lake, "log")
+    assert any("expired" in c for c in docs["commit_log_expired"]["commits"])
     return {"lake": lake, "docs": docs}
 
 
