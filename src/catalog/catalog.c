@@ -280,6 +280,8 @@ int catalog_ref_create(wr_catalog *cat, wr_ref_kind kind, const char *name,
   rc = catalog_head_get(cat, target, &h, err);
   if (rc == WEIR_ENOTFOUND)
     wr_seterr(err, rc, "cannot create %s '%s': commit %s not found", kind_word(kind), name, target);
+  /* Under the write lock, so gc cannot mark the commit between this check and the insert. */
+  if (!rc) rc = catalog_check_not_expired(cat, target, target, err);
   if (!rc) rc = cat->be->ops->ref_create(cat->be, kind, name, target, wr_now_us(), err);
   return catalog_tx_end(cat, rc, err);
 }
@@ -297,7 +299,10 @@ int catalog_ref_delete(wr_catalog *cat, wr_ref_kind kind, const char *name,
 static int branch_cas_locked(wr_catalog *cat, const char *name, const char *expected,
                              const char *target, weir_error *err) {
   bool swapped = false;
-  int rc = cat->be->ops->ref_cas(cat->be, name, expected, target, wr_now_us(), &swapped, err);
+  /* A branch never moves to a commit gc marked (a fast-forward planned before gc ran). */
+  int rc = catalog_check_not_expired(cat, target, target, err);
+  if (rc) return rc;
+  rc = cat->be->ops->ref_cas(cat->be, name, expected, target, wr_now_us(), &swapped, err);
   if (rc || swapped) return rc;
   char cur[WEIR_HASH_LEN + 1];
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, name, cur, err);
@@ -394,7 +399,7 @@ static int resolve_base(wr_catalog *cat, const char *ref, const char *base,
  * no merge can name it), with a message that says what happened rather than "not found".
  * Refs never point at a marked commit (gc marks none a ref names, and this check keeps
  * new refs off them), so only hashes and REF~N reach here marked. */
-static int check_not_expired(wr_catalog *cat, const char *ref, const char *hash, weir_error *err) {
+int catalog_check_not_expired(wr_catalog *cat, const char *ref, const char *hash, weir_error *err) {
   int64_t when = 0;
   char *reason = NULL;
   bool found = false;
@@ -458,7 +463,7 @@ int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1
     if (rc) return rc;
     memcpy(out, anc, sizeof anc);
   }
-  return check_not_expired(cat, ref, out, err);
+  return catalog_check_not_expired(cat, ref, out, err);
 }
 
 /* ---- commits ------------------------------------------------------------------------ */
@@ -557,6 +562,8 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
       return wr_seterr(err, rc, "committing to branch '%s': second parent %s not found",
                          req->branch, req->second_parent);
     if (rc) return rc;
+    /* A merge planned before gc marked its source must not resurrect it. */
+    if ((rc = catalog_check_not_expired(cat, req->second_parent, req->second_parent, err))) return rc;
     if (p2.generation > gen) gen = p2.generation;
   }
 
