@@ -1346,6 +1346,10 @@ class GcFile:
 
     ``kind`` is ``"data"``, ``"manifest"``, ``"manifest_list"``, ``"metadata"`` or
     ``"temporary"``; ``bytes`` its size; ``modified`` its last modification (UTC).
+
+    Example:
+        >>> [f.kind for f in client.gc(dry_run=True).files]   # doctest: +SKIP
+        ['metadata', 'data']
     """
 
     location: str
@@ -1453,7 +1457,13 @@ class PrunedBranch:
 
     @classmethod
     def from_json(cls, d: object) -> PrunedBranch:
-        """Builds the record from an entry of ``weir_branch_prune``'s ``branches``."""
+        """Builds the record from an entry of ``weir_branch_prune``'s ``branches``.
+
+        Example:
+            >>> PrunedBranch.from_json({"name": "run/r2", "head": "cd" * 32, "run_id": "r2", "status": None,
+            ...                         "updated": "2026-01-01T00:00:00.000000Z"}).status is None
+            True
+        """
         f = _Fields(d, "pruned branch")
         return cls(name=f.text("name"), head=f.text("head"), run_id=f.text("run_id"), status=f.opt_text("status"),
                    updated=parse_time(f.text("updated")))
