@@ -359,6 +359,43 @@ def test_orphans_of_a_killed_or_refused_import_are_deleted_exactly(history, faul
     ok("import", TITANIC, "--table", "titanic", "--mode", "append", lake=lake)  # the lake goes on
 
 
+FAULTS = [f"{point}:{action}" for point in ("stage.data.after", "iceberg.manifest.before", "iceberg.manifest.after",
+                                             "iceberg.metadata.before", "iceberg.metadata.after",
+                                             "catalog.commit.before")
+          for action in ("kill", "error")]
+
+
+@needs_failpoints
+def test_randomized_kills_and_refusals_then_gc_deletes_exactly_their_files(history):
+    """Seeded random imports, each killed or failed at a random step or left to finish,
+    on random branches: gc then deletes exactly the files the failed ones left (each
+    measured as the warehouse after it minus before it), nothing else."""
+    import random
+
+    assert failpoints_built()
+    lake = history
+    seed = int(os.environ.get("WEIR_KILL_SEED", "1313"))
+    rng = random.Random(seed)
+    n = int(os.environ.get("WEIR_GC_KILL_ITERATIONS", "16"))
+    orphans: set[str] = set()
+    for i in range(n):
+        before = warehouse_files(lake)
+        fault = rng.choice([*FAULTS, None])
+        branch = rng.choice(["main", "dev"])
+        table = rng.choice(["titanic", "other"])
+        env = {"WEIR_FAILPOINTS": fault, "ASAN_OPTIONS": "detect_leaks=0"} if fault else None
+        r = weir("import", TITANIC, "--table", table, "--mode", "append", "--branch", branch, lake=lake, env=env)
+        assert (r.returncode == 0) == (fault is None), f"seed {seed} step {i} {fault}: {r.returncode} {r.stderr}"
+        if fault:
+            orphans |= warehouse_files(lake) - before
+    assert orphans, f"seed {seed}: the faults left files behind"
+    age_all(lake)
+    doc = gc(lake, "--grace", "0")
+    assert deleted(doc) == orphans, f"seed {seed}"
+    assert warehouse_files(lake) == reachable(lake)
+    every_ref_reads(lake)
+
+
 @needs_failpoints
 def test_a_commit_stopped_mid_write_keeps_its_files_through_gc(history):
     """A writer stopped after its metadata file (failpoint stop), gc runs with the default
