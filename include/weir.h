@@ -862,7 +862,8 @@ WEIR_API int weir_gc_options_init(weir_gc_options *opts, unsigned int version);
  * Errors: WEIR_EINVALIDARG (options); WEIR_ENOTFOUND/WEIR_EINPUT when a live metadata
  * file, manifest list or manifest cannot be read (then nothing is deleted); WEIR_EIO
  * when a listing or a deletion fails (files deleted before it stay deleted: each was
- * unreferenced); the catalog's errors. Thread-safety: as any call on the handle.
+ * unreferenced); the catalog's errors. Thread-safety: as any call on the handle (one thread
+ * at a time); other handles and processes may read and write the lake meanwhile.
  */
 WEIR_API int weir_lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_error *err);
 
@@ -890,7 +891,9 @@ WEIR_API int weir_prune_options_init(weir_prune_options *opts, unsigned int vers
  * branches: [{name, head, run_id, status, updated}]} (docs/schema/branch_prune.schema.json):
  * the branches deleted (or, with dry_run, that would be); status is the run's ("failed",
  * "interrupted", "succeeded") or null when the run has no record.
- * Errors: WEIR_EINVALIDARG (runs not set, bad options); the catalog's.
+ * Errors: WEIR_EINVALIDARG (runs not set, bad options); the catalog's. Thread-safety: as
+ * any call on the handle (one thread at a time; other handles and processes may write
+ * meanwhile: the catalog's writer lock orders them).
  */
 WEIR_API int weir_branch_prune(weir_lake *lake, const weir_prune_options *opts, char **out_json, weir_error *err);
 

@@ -440,6 +440,12 @@ def test_prune_deletes_only_run_branches_matching_the_filters(titanic_lake, tmp_
     assert p.returncode == 4
     failed = run_branches()
     assert len(failed) == 1
+    # gc never deletes a failed run's branch nor its files: that is prune's job.
+    age_all(lake)
+    gc(lake, "--grace", "0")
+    assert run_branches() == failed
+    assert warehouse_files(lake) == reachable(lake)
+    every_ref_reads(lake)  # the run branch's tables too
     ok("branch", "create", "dev", lake=lake)
     ok("branch", "create", "runner", lake=lake)  # not under run/
     # A run whose model waits: alive, its branch survives every prune.
