@@ -411,10 +411,12 @@ int catalog_check_not_expired(wr_catalog *cat, const char *ref, const char *hash
   gmtime_r(&secs, &tm);
   strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm);
   bool expired = strcmp(reason, "expired") == 0;
+  /* Name the ref as given unless it is (a prefix of) the hash itself. */
+  bool is_hash = strncmp(hash, ref, strlen(ref)) == 0;
   rc = wr_seterr(err, WEIR_ENOTFOUND,
-                 "commit %.12s (%s) was %s by gc on %s: its files may be deleted, so it can no longer be read%s",
-                 hash, ref, expired ? "expired" : "collected", date,
-                 expired ? " (weir gc --expire-before)" : " (no branch or tag reached it)");
+                 "commit %.12s was %s by gc on %s%s%s: its files may be deleted, so it can no longer be read (%s)",
+                 hash, expired ? "expired" : "collected", date, is_hash ? "" : "; it is ", is_hash ? "" : ref,
+                 expired ? "weir gc --expire-before" : "no branch or tag reached it");
   json_t *d = json_pack("[{s:s,s:s,s:s,s:I}]", "commit", hash, "ref", ref, "reason", reason, "expired_us",
                         (json_int_t)when);
   wr_error_set_details(err, d);
