@@ -568,6 +568,7 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
     if ((rc = catalog_check_not_expired(cat, req->second_parent, req->second_parent, err))) return rc;
     if (p2.generation > gen) gen = p2.generation;
   }
+  if (req->copies_from && (rc = catalog_check_not_expired(cat, req->copies_from, req->copies_from, err))) return rc;
 
   wr_commit_rec c = {0};
   tree_applied *applied = NULL;

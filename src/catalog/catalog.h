@@ -180,6 +180,10 @@ typedef struct wr_commit_request {
   json_t *properties;          /* borrowed object of strings, or NULL */
   const char *run_id;          /* set when a pipeline run writes this commit */
   int64_t time_us;             /* 0 = now */
+  const char *copies_from;     /* a full hash or NULL: the commit whose table versions the
+                                  changes copy (a revert's target); refused inside the
+                                  commit's transaction if gc marked it, as its files may be
+                                  gone (gc.c) */
 } wr_commit_request;
 
 /* Writes one commit whose first parent is `expected_head` and whose table map is that

@@ -101,6 +101,17 @@ TEST(expiry_spares_heads_and_tags) {
   CHECK_STR(out, tagged);
   CHECK_OK(catalog_resolve(f.cat, "main", out, &err), &err);
   CHECK_STR(out, head);
+  /* A revert to it is refused, also when it resolved the commit before gc marked it (the
+   * commit copying its versions checks inside its transaction). */
+  json_t *rev = NULL;
+  CHECK_INT(catalog_revert_table(f.cat, "default.a", old, "main", NULL, &rev, &err), WEIR_ENOTFOUND);
+  CHECK_CONTAINS(err.message, "was expired by gc on");
+  wr_table_change c = {"default.a", "/w/a2", 1, 10};
+  wr_commit_request req = {.branch = "main", .expected_head = head, .changes = &c, .n_changes = 1,
+                           .message = "revert planned before gc", .copies_from = old};
+  char hash[65];
+  CHECK_INT(catalog_commit(f.cat, &req, hash, &err), WEIR_ENOTFOUND);
+  CHECK_STR(fx_head(&f, "main"), head);
   /* History still walks through the expired commits. */
   CHECK_INT(fx_count(&f, "main"), 4);
   /* A write goes on from the head. */
