@@ -311,16 +311,17 @@ void wr_s3_response_clear(wr_s3_response *r) {
 
 /* ---- listing ---------------------------------------------------------------------------- */
 
-/* "2026-12-01T21:26:08.000Z" (ListObjectsV2's LastModified) as UTC microseconds; 0 when
- * it does not parse (the object then counts as new: gc keeps it). */
+/* "2026-12-01T21:26:08.000Z" (ListObjectsV2's LastModified) as UTC microseconds;
+ * INT64_MAX when it is missing or does not parse, so that the object counts as new and gc
+ * keeps it (an unknown age is never old enough). */
 static int64_t parse_iso_time(const char *t) {
-  if (!t) return 0;
+  if (!t) return INT64_MAX;
   struct tm tm;
   memset(&tm, 0, sizeof tm);
   int frac_digits = 0;
   long frac = 0;
   const char *p = strptime(t, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!p) return 0;
+  if (!p) return INT64_MAX;
   if (*p == '.')
     for (p++; *p >= '0' && *p <= '9'; p++)
       if (frac_digits < 6) frac = frac * 10 + (*p - '0'), frac_digits++;

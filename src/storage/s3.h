@@ -35,7 +35,7 @@ void wr_s3_response_clear(wr_s3_response *r);
 typedef struct wr_s3_object {
   char *location;
   int64_t size;
-  int64_t mtime_us; /* UTC microseconds; 0 when the server's time did not parse */
+  int64_t mtime_us; /* UTC microseconds; INT64_MAX when the server gave none that parses */
 } wr_s3_object;
 /* Every object under `prefix`, in S3's (byte) order, with size and modification time. */
 int wr_s3_list_objects(const char *bucket, const char *prefix, wr_s3_object **out, size_t *n, weir_error *err);

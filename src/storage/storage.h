@@ -54,7 +54,8 @@ int wr_storage_list(const char *prefix, char ***out, size_t *n, weir_error *err)
 void wr_storage_list_free(char **v, size_t n);
 
 /* One object of a listing: its location, size in bytes and last modification time (UTC
- * microseconds: the file's mtime locally, S3's LastModified). */
+ * microseconds: the file's mtime locally, S3's LastModified; INT64_MAX when the server gave
+ * no time that parses, so an object of unknown age is never taken as old). */
 typedef struct wr_storage_object {
   char *location;
   int64_t size;
