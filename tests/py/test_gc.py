@@ -324,6 +324,33 @@ def test_gc_concurrent_with_writers_loses_nothing(history):
     every_ref_reads(lake)
 
 
+def test_gc_in_the_middle_of_an_import_keeps_what_it_is_about_to_commit(history):
+    """The hand-off is the import's progress event "commit": its data files are written, its
+    metadata not yet. A gc run there (another handle) keeps the young data files and deletes
+    an old orphan; the import then commits and reads back whole."""
+    lake = history
+    table = lake / "warehouse" / "default" / "titanic" / "data"
+    orphan = table / f"{uuid.uuid4()}.parquet"
+    shutil.copy(next(table.glob("*.parquet")), orphan)
+    age_all(lake)
+    reports: list[sdk.GcResult] = []
+    with sdk.Client(lake, library=library_path()) as writer, sdk.Client(lake, library=library_path()) as collector:
+        def on_progress(event: dict) -> None:
+            if event.get("phase") == "commit" and not reports:
+                reports.append(collector.gc())
+
+        writer.set_progress(on_progress)
+        writer.import_data("titanic", writer.query("SELECT * FROM titanic LIMIT 7"), mode="append")
+    assert len(reports) == 1
+    r = reports[0]
+    assert {f.location for f in r.files} == {str(orphan)}
+    assert r.kept_young >= 1, "the import's staged data file was kept"
+    every_ref_reads(lake)
+    with sdk.Client(lake, library=library_path()) as c:
+        assert c.get_table("titanic").record_count == 2 * 891 + 7
+    assert reachable(lake) <= warehouse_files(lake)
+
+
 # ---- orphans of killed and refused writes (failpoint build) ---------------------------------
 
 def failpoints_built() -> bool:
