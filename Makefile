@@ -93,7 +93,7 @@ test-py:
 # of make test: make test-py-pg PG_TESTS="test_pipeline" runs it.
 PG_TESTS ?= test_cli_basics test_cli_import test_cli_versioning test_client_api test_client_errors \
             test_client_flow test_concurrency test_serializable test_postgres_catalog \
-            test_serve_rest test_serve_pyiceberg test_merge_gate test_status
+            test_serve_rest test_serve_pyiceberg test_merge_gate test_status test_gc
 test-py-pg:
 	WEIR_TEST_CATALOG=postgresql WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest $(PG_TESTS:%=tests/py/%.py) -q
 

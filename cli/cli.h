@@ -139,6 +139,8 @@ int cmd_token_create(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_token_list(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_token_revoke(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_branch_protect(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_gc(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_branch_prune(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_branch_unprotect(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_create(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_namespace_list(cli_ctx *, const cli_command *, cli_parsed *);

@@ -133,8 +133,15 @@ static void print_commit(const json_t *c, bool full) {
     json_array_foreach(parents, i, p) printf(" %s", full ? json_string_value(p) : cli_short(json_string_value(p), s));
     printf("\n");
   }
-  printf("author  %s\ndate    %s\n\n    %s\n", json_string_value(json_object_get(c, "author")), tm,
-         json_string_value(json_object_get(c, "message")));
+  printf("author  %s\ndate    %s\n", json_string_value(json_object_get(c, "author")), tm);
+  json_t *expired = json_object_get(c, "expired");
+  if (expired) {
+    char et[40];
+    human_time(json_string_value(json_object_get(expired, "time")), et, sizeof et);
+    printf("expired %s by gc (%s): its tables can no longer be read\n", et,
+           json_string_value(json_object_get(expired, "reason")));
+  }
+  printf("\n    %s\n", json_string_value(json_object_get(c, "message")));
   json_t *props = json_object_get(c, "properties");
   const char *key;
   json_t *v;

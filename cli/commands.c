@@ -121,6 +121,19 @@ static const cli_opt TABLE_REGISTER_OPTS[] = {
     {"contract", 'c', "C.yml", "check the table's data against this contract, and store it with the table"},
     {"message", 'm', "M", "commit message"},
     {NULL, 0, NULL, NULL}};
+static const cli_opt GC_OPTS[] = {
+    {"dry-run", 0, NULL, "list what would be deleted and marked; change nothing"},
+    {"grace", 0, "DURATION", "keep unreferenced files younger than this (default: 1h; 0: none), e.g. 30m, 1h, 7d"},
+    {"expire-before", 0, "TIME",
+     "also expire commits older than TIME (2026-11-30, 2026-11-30T12:00:00Z, or an age such as 90d) that no "
+     "branch head or tag names"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt PRUNE_OPTS[] = {
+    {"runs", 0, NULL, "prune run branches (run/<id>); required"},
+    {"failed", 0, NULL, "only branches of runs that failed or were interrupted"},
+    {"older-than", 0, "DURATION", "only branches whose head last moved longer ago than this, e.g. 7d"},
+    {"dry-run", 0, NULL, "list what would be deleted; delete nothing"},
+    {NULL, 0, NULL, NULL}};
 
 const cli_command CLI_COMMANDS[] = {
     {"init", "[PATH]", "create a lake (catalog, warehouse, and an empty first commit on main)",
@@ -281,6 +294,18 @@ const cli_command CLI_COMMANDS[] = {
      "column, data that breaks --contract.",
      "weir table register events --metadata /data/spark/db/events --contract events.yml",
      TABLE_REGISTER_OPTS, 1, 1, cmd_table_register},
+    {"gc", "", "delete warehouse files no branch, tag or unexpired commit reaches",
+     "Deletes data files, manifests, manifest lists, metadata files and temporary files\n"
+     "that no commit reachable from a branch or tag references: orphans of interrupted or\n"
+     "refused writes, and the files only deleted branches reached. Files younger than the\n"
+     "grace period are kept (a writer may be about to commit them). Commits no ref reaches\n"
+     "are marked collected; with --expire-before, older commits no head or tag names are\n"
+     "expired: neither can be read afterwards, and weir log shows them so. See docs/gc.md.",
+     "weir gc --dry-run", GC_OPTS, 0, 0, cmd_gc},
+    {"branch prune", "--runs", "delete the run/<id> branches of finished runs",
+     "A failed or interrupted run keeps its branch for inspection; this deletes such\n"
+     "branches (never the branch of a run still running). Their files go at the next gc.",
+     "weir branch prune --runs --failed --older-than 7d", PRUNE_OPTS, 0, 0, cmd_branch_prune},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
 };

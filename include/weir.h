@@ -990,6 +990,86 @@ WEIR_API int weir_table_register_files(weir_lake *lake, const char *table, const
                                        size_t n_paths, const weir_register_options *opts, char **out_json,
                                        weir_error *err);
 
+/* ====================================================================================
+ * Garbage collection and branch pruning (docs/gc.md)
+ * ==================================================================================== */
+
+/** weir_gc_options.grace_us value that collects unreferenced files whatever their age. */
+#define WEIR_GC_NO_GRACE ((int64_t)-1)
+
+typedef struct weir_gc_options {
+  unsigned int version;     /* WEIR_GC_OPTIONS_VERSION */
+  int dry_run;              /* non-zero: report what would be deleted and marked; change nothing */
+  int64_t grace_us;         /* files modified less than this long ago are kept, referenced or
+                               not (a concurrent writer may be about to commit them);
+                               microseconds; 0 = one hour; WEIR_GC_NO_GRACE = none */
+  int64_t expire_before_us; /* UTC microseconds, or 0 = expire nothing: commits older than
+                               this that no branch head or tag names are expired (no longer
+                               readable, shown as expired by weir_commit_log) and their
+                               files become collectable */
+} weir_gc_options;
+
+#define WEIR_GC_OPTIONS_VERSION 1
+#define WEIR_GC_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_GC_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_GC_OPTIONS_VERSION): every field zero.
+ *  WEIR_EINVALIDARG for a version this library does not know. */
+WEIR_API int weir_gc_options_init(weir_gc_options *opts, unsigned int version);
+
+/**
+ * Deletes the warehouse files (data files, manifests, manifest lists, metadata files, and
+ * temporary files of interrupted writes) that no live commit reaches: a live commit is
+ * one a branch or tag reaches that gc has not marked. Reached means named by the commit's
+ * table map (a metadata file), or by any snapshot of such a metadata file (its manifest
+ * list, the manifests that lists, the data and delete files they list). Files modified
+ * within the grace period are kept. Every commit no ref reaches is marked "unreachable",
+ * and with expire_before_us every older commit no head or tag names "expired": resolving
+ * a marked commit then fails with WEIR_ENOTFOUND saying when gc marked it. Files outside
+ * the warehouse and files of other kinds are never deleted. The catalog is read, and the
+ * marks written, in one write transaction (writers wait for it, not for the deletions);
+ * docs/gc.md gives the argument that a commit racing gc loses no file.
+ * *out_json (weir_free): {schema_version, dry_run, grace_us, cutoff, expire_before,
+ * deleted: {data|manifest|manifest_list|metadata|temporary: {files, bytes}}, total:
+ * {files, bytes}, kept: {reachable, young, other}, commits: {live, expired, unreachable,
+ * marked: [{commit, reason}]}, files: [{location, kind, bytes, modified}]} (docs/schema/
+ * gc.schema.json); with dry_run, deleted and files say what would be deleted.
+ * Errors: WEIR_EINVALIDARG (options); WEIR_ENOTFOUND/WEIR_EINPUT when a live metadata
+ * file, manifest list or manifest cannot be read (then nothing is deleted); WEIR_EIO
+ * when a listing or a deletion fails (files deleted before it stay deleted: each was
+ * unreferenced); the catalog's errors. Thread-safety: as any call on the handle (one thread
+ * at a time); other handles and processes may read and write the lake meanwhile.
+ */
+WEIR_API int weir_lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_error *err);
+
+typedef struct weir_prune_options {
+  unsigned int version;   /* WEIR_PRUNE_OPTIONS_VERSION */
+  int runs;               /* must be non-zero: prune run branches (run/<id>), today the only
+                             kind that can be pruned */
+  int failed_only;        /* non-zero: only branches of runs that failed or were interrupted */
+  int64_t older_than_us;  /* microseconds, 0 = any age: only branches whose head moved last
+                             longer ago than this */
+  int dry_run;            /* non-zero: report, delete nothing */
+} weir_prune_options;
+
+#define WEIR_PRUNE_OPTIONS_VERSION 1
+#define WEIR_PRUNE_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_PRUNE_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_PRUNE_OPTIONS_VERSION): every field zero.
+ *  WEIR_EINVALIDARG for a version this library does not know. */
+WEIR_API int weir_prune_options_init(weir_prune_options *opts, unsigned int version);
+
+/**
+ * Deletes run branches (run/<id>) matching the options, in one catalog write transaction.
+ * The branch of a run still running (its process alive) is never deleted. Their commits
+ * become unreachable; the next weir_lake_gc marks them and deletes their files. Run
+ * records stay (weir_run_show). *out_json (weir_free): {schema_version, dry_run,
+ * branches: [{name, head, run_id, status, updated}]} (docs/schema/branch_prune.schema.json):
+ * the branches deleted (or, with dry_run, that would be); status is the run's ("failed",
+ * "interrupted", "succeeded") or null when the run has no record.
+ * Errors: WEIR_EINVALIDARG (runs not set, bad options); the catalog's. Thread-safety: as
+ * any call on the handle (one thread at a time; other handles and processes may write
+ * meanwhile: the catalog's writer lock orders them).
+ */
+WEIR_API int weir_branch_prune(weir_lake *lake, const weir_prune_options *opts, char **out_json, weir_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,8 @@ WEIR_STATUS_OPTIONS_VERSION = 1
 WEIR_SERVE_OPTIONS_VERSION = 1
 WEIR_COMPACT_OPTIONS_VERSION = 1
 WEIR_REGISTER_OPTIONS_VERSION = 1
+WEIR_GC_OPTIONS_VERSION = 1
+WEIR_PRUNE_OPTIONS_VERSION = 1
 # weir_error_code
 WEIR_OK = 0
 WEIR_EGENERIC = 1
@@ -235,6 +237,27 @@ class weir_register_options(ctypes.Structure):
         ("message", c_char_p),
     ]
 
+class weir_gc_options(ctypes.Structure):
+    """``weir_gc_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("dry_run", c_int),
+        ("grace_us", c_int64),
+        ("expire_before_us", c_int64),
+    ]
+
+class weir_prune_options(ctypes.Structure):
+    """``weir_prune_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("runs", c_int),
+        ("failed_only", c_int),
+        ("older_than_us", c_int64),
+        ("dry_run", c_int),
+    ]
+
 
 # ---- functions: name -> (restype, argtypes) ----
 SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
@@ -311,6 +334,10 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_register_options_init": (c_int, [POINTER(weir_register_options), c_uint]),
     "weir_table_register": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(weir_register_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_table_register_files": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), c_size_t, POINTER(weir_register_options), POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_gc_options_init": (c_int, [POINTER(weir_gc_options), c_uint]),
+    "weir_lake_gc": (c_int, [c_void_p, POINTER(weir_gc_options), POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_prune_options_init": (c_int, [POINTER(weir_prune_options), c_uint]),
+    "weir_branch_prune": (c_int, [c_void_p, POINTER(weir_prune_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_worker_scan": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_worker_stage_output": (c_int, [c_void_p, POINTER(ArrowArrayStream), c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
 }
@@ -320,4 +347,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options",)

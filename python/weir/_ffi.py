@@ -54,6 +54,8 @@ RunOptions = B.weir_run_options
 StatusOptions = B.weir_status_options
 CompactOptions = B.weir_compact_options
 RegisterOptions = B.weir_register_options
+GcOptions = B.weir_gc_options
+PruneOptions = B.weir_prune_options
 PROGRESS_FN = B.weir_progress_fn
 
 _VERSIONS: dict[type[ctypes.Structure], int] = {
@@ -62,6 +64,7 @@ _VERSIONS: dict[type[ctypes.Structure], int] = {
     RunOptions: B.WEIR_RUN_OPTIONS_VERSION, StatusOptions: B.WEIR_STATUS_OPTIONS_VERSION,
     CompactOptions: B.WEIR_COMPACT_OPTIONS_VERSION,
     RegisterOptions: B.WEIR_REGISTER_OPTIONS_VERSION,
+    GcOptions: B.WEIR_GC_OPTIONS_VERSION, PruneOptions: B.WEIR_PRUNE_OPTIONS_VERSION,
 }
 
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))

@@ -53,6 +53,8 @@ from weir.records import (
     Branch,
     BranchProtection,
     Commit,
+    GcResult,
+    PrunedBranch,
     ContractDiff,
     Diff,
     ImportResult,
@@ -70,6 +72,7 @@ from weir.records import (
     document,
 )
 from weir.limits import parse_duration
+
 from weir.schema import TableSchema, is_schema
 
 __all__ = ["Client", "RefLike", "BranchLike", "ImportMode"]
@@ -80,6 +83,15 @@ RefLike = str | Branch | Tag | Commit
 BranchLike = str | Branch
 ImportMode = Literal["create", "append", "replace"]
 _MODES: dict[str, int] = {"create": 0, "append": 1, "replace": 2}
+
+
+def _micros(d: dt.timedelta, what: str) -> int:
+    """Whole microseconds of a timedelta (TypeError for anything else)."""
+    if not isinstance(d, dt.timedelta):
+        raise TypeError(f"{what} must be a datetime.timedelta, not {type(d).__name__}")
+    if d < dt.timedelta(0):
+        raise InvalidArgument(f"{what}={d!r}: a duration cannot be negative")
+    return (d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds
 
 
 def _got(value: object) -> str:
@@ -589,6 +601,83 @@ class Client:
         """
         n = _enc_branch(name, "name", target=False)
         self._call("weir_branch_delete", n, ctypes.c_uint(1 if _flag(force, "force") else 0))
+
+    def prune_branches(self, *, runs: bool = True, failed: bool = False,
+                       older_than: dt.timedelta | None = None, dry_run: bool = False) -> list[PrunedBranch]:
+        """Deletes run branches (``run/<id>``), as ``weir branch prune --runs``.
+
+        A failed or interrupted run keeps its branch for inspection (a successful one
+        deletes its own); the branch of a run still running is never deleted. Their files
+        go at the next ``gc``.
+
+        Args:
+            runs: prune run branches, today the only kind (must be True).
+            failed: only branches of runs that failed or were interrupted.
+            older_than: only branches whose head last moved longer ago than this.
+            dry_run: report, delete nothing.
+
+        Returns:
+            The branches deleted (or that would be), in name order.
+
+        Raises:
+            InvalidArgument: ``runs=False``, or a negative ``older_than``.
+            TypeError: an argument of the wrong type.
+
+        Example:
+            >>> [b.name for b in client.prune_branches(failed=True, older_than=dt.timedelta(days=7))]  # doctest: +SKIP
+            ['run/3f9c2a1b']
+        """
+        opts = _ffi.options(_ffi.PruneOptions, runs=1 if _flag(runs, "runs") else 0,
+                            failed_only=1 if _flag(failed, "failed") else 0,
+                            older_than_us=_micros(older_than, "older_than") if older_than is not None else 0,
+                            dry_run=1 if _flag(dry_run, "dry_run") else 0)
+        doc = self._json("weir_branch_prune", ctypes.byref(opts))
+        return [PrunedBranch.from_json(b) for b in document(doc, "branch prune", "branches")]
+
+    def gc(self, *, dry_run: bool = False, grace: dt.timedelta = dt.timedelta(hours=1),
+           expire_before: dt.datetime | None = None) -> GcResult:
+        """Deletes the warehouse files no branch, tag or unexpired commit reaches, as ``weir gc``.
+
+        Orphans of interrupted or refused writes and the files only deleted branches
+        reached are deleted; a file younger than ``grace`` is kept, referenced or not (a
+        writer may be about to commit it). Commits no ref reaches are marked collected.
+        With ``expire_before`` (an aware datetime, or naive meaning UTC), commits older
+        than it that no branch head or tag names are expired: reading one raises
+        ``NotFound`` saying when gc expired it, and ``get_commits`` shows it with
+        ``expired`` set. docs/gc.md says why a concurrent writer loses nothing.
+
+        Args:
+            dry_run: report what would be deleted and marked; change nothing.
+            grace: keep files modified less than this long ago (``timedelta(0)``: none).
+            expire_before: expire commits older than this, or None.
+
+        Raises:
+            InvalidArgument: a negative ``grace``, ``expire_before`` in the future.
+            NotFound, InputError: a live table version's metadata cannot be read (nothing
+            is deleted then). StorageError: a listing or deletion failed.
+            TypeError: an argument of the wrong type.
+
+        Example:
+            >>> r = client.gc(dry_run=True)                     # doctest: +SKIP
+            >>> r.total_files, r.kept_reachable                 # doctest: +SKIP
+            (0, 12)
+        """
+        if not isinstance(grace, dt.timedelta):
+            raise TypeError(f"grace must be a datetime.timedelta, not {type(grace).__name__}")
+        if grace < dt.timedelta(0):
+            raise InvalidArgument(f"grace={grace!r}: a grace period cannot be negative")
+        g = _micros(grace, "grace")
+        before = 0
+        if expire_before is not None:
+            if not isinstance(expire_before, dt.datetime):
+                raise TypeError(f"expire_before must be a datetime.datetime, not {type(expire_before).__name__}")
+            when = expire_before if expire_before.tzinfo else expire_before.replace(tzinfo=dt.timezone.utc)
+            before = _micros(when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc), "expire_before")
+            if before <= 0:
+                raise InvalidArgument(f"expire_before={expire_before!r}: a time after 1970")
+        opts = _ffi.options(_ffi.GcOptions, dry_run=1 if _flag(dry_run, "dry_run") else 0,
+                            grace_us=g if g > 0 else -1, expire_before_us=before)
+        return GcResult.from_json(document(self._json("weir_lake_gc", ctypes.byref(opts)), "gc"))
 
     def protect_branch(self, name: BranchLike, *, protected: bool = True,
                        require_check: Sequence[str | os.PathLike[str]] | None = None) -> None:

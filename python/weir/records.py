@@ -24,6 +24,7 @@ __all__ = [
     "PlanProblem", "BranchProtection", "RequiredCheck", "TableFreshness", "LakeStatus", "parse_time",
     "RecordError", "document", "SCHEMA_VERSION",
     "RegisterResult",
+    "GcFile", "GcResult", "PrunedBranch",
 ]
 
 #: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
@@ -262,6 +263,10 @@ class Commit:
     tables_changed: tuple[TableChange, ...] = ()
     tables: tuple[CommitTable, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+    expired: dt.datetime | None = None
+    """When ``Client.gc`` marked the commit (its tables can no longer be read), else None."""
+    expired_reason: str | None = None
+    """``"expired"`` (older than ``expire_before``) or ``"unreachable"`` (no ref reached it)."""
 
     @property
     def short_hash(self) -> str:
@@ -295,11 +300,13 @@ class Commit:
         """
         f = _Fields(d, "commit")
         props = {str(k): str(v) for k, v in f.mapping("properties").items()}
+        ex = _Fields(f.mapping("expired"), "commit expired") if f.has("expired") else None
         return cls(hash=f.text("hash"), parents=f.texts("parents"), time=parse_time(f.text("time")),
                    author=f.text("author"), message=f.text("message"), properties=props,
                    tables_changed=tuple(TableChange.from_json(x) for x in f.array("tables_changed")),
                    tables=tuple(CommitTable.from_json(x) for x in f.array("tables")) if f.has("tables") else (),
-                   raw=dict(f.raw))
+                   raw=dict(f.raw), expired=parse_time(ex.text("time")) if ex else None,
+                   expired_reason=ex.text("reason") if ex else None)
 
 
 @dataclass(frozen=True)
@@ -1604,3 +1611,132 @@ class LakeStatus:
         f.integer("breached")
         return cls(ref=f.text("ref"), commit=f.text("commit"), now=parse_time(f.get("now")), ok=f.flag("ok"),
                    tables=tuple(TableFreshness.from_json(t) for t in f.array("tables")), raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class GcFile:
+    """One file ``Client.gc`` deleted (or with ``dry_run`` would delete).
+
+    ``kind`` is ``"data"``, ``"manifest"``, ``"manifest_list"``, ``"metadata"`` or
+    ``"temporary"``; ``bytes`` its size; ``modified`` its last modification (UTC).
+
+    Example:
+        >>> [f.kind for f in client.gc(dry_run=True).files]   # doctest: +SKIP
+        ['metadata', 'data']
+    """
+
+    location: str
+    kind: str
+    bytes: int
+    modified: dt.datetime | None
+
+    @classmethod
+    def from_json(cls, d: object) -> GcFile:
+        """Builds the record from an entry of ``weir_lake_gc``'s ``files``.
+
+        Example:
+            >>> GcFile.from_json({"location": "/w/d.parquet", "kind": "data", "bytes": 3,
+            ...                   "modified": "2026-01-01T00:00:00.000000Z"}).kind
+            'data'
+        """
+        f = _Fields(d, "gc file")
+        return cls(location=f.text("location"), kind=f.text("kind"), bytes=f.integer("bytes"),
+                   modified=parse_time(f.text("modified")))
+
+
+@dataclass(frozen=True)
+class GcResult:
+    """What ``Client.gc`` did (docs/gc.md, docs/schema/gc.schema.json).
+
+    ``deleted`` maps each kind to ``(files, bytes)``; ``files`` lists them one by one.
+    ``kept_reachable``, ``kept_young`` and ``kept_other`` count the warehouse files kept
+    because a live commit reaches them, because they are younger than the grace period,
+    and because gc does not know their kind. ``expired`` and ``unreachable`` count the
+    commits marked now; ``marked`` names them with their reason.
+
+    Example:
+        >>> client.gc(dry_run=True).total_files       # doctest: +SKIP
+        0
+    """
+
+    dry_run: bool
+    grace: dt.timedelta
+    cutoff: dt.datetime | None
+    expire_before: dt.datetime | None
+    deleted: Mapping[str, tuple[int, int]]
+    total_files: int
+    total_bytes: int
+    kept_reachable: int
+    kept_young: int
+    kept_other: int
+    live_commits: int
+    expired: int
+    unreachable: int
+    marked: tuple[tuple[str, str], ...]
+    files: tuple[GcFile, ...]
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> GcResult:
+        """Builds the record from a ``weir_lake_gc`` document.
+
+        Example:
+            >>> z = {"files": 0, "bytes": 0}
+            >>> GcResult.from_json({"schema_version": 1, "dry_run": True, "grace_us": 0,
+            ...     "cutoff": "2026-01-01T00:00:00.000000Z", "expire_before": None,
+            ...     "deleted": {k: z for k in ("data", "manifest", "manifest_list", "metadata", "temporary")},
+            ...     "total": z, "kept": {"reachable": 1, "young": 0, "other": 0},
+            ...     "commits": {"live": 1, "expired": 0, "unreachable": 0, "marked": []}, "files": []}).kept_reachable
+            1
+        """
+        f = _Fields(d, "gc result")
+        deleted: dict[str, tuple[int, int]] = {}
+        for kind, v in f.mapping("deleted").items():
+            c = _Fields(v, f"gc deleted {kind}")
+            deleted[str(kind)] = (c.integer("files"), c.integer("bytes"))
+        total = _Fields(f.mapping("total"), "gc total")
+        kept = _Fields(f.mapping("kept"), "gc kept")
+        commits = _Fields(f.mapping("commits"), "gc commits")
+        marked = tuple((_Fields(m, "gc marked").text("commit"), _Fields(m, "gc marked").text("reason"))
+                       for m in commits.array("marked"))
+        before = f.opt_text("expire_before")
+        return cls(dry_run=f.flag("dry_run"), grace=dt.timedelta(microseconds=f.integer("grace_us")),
+                   cutoff=parse_time(f.text("cutoff")), expire_before=parse_time(before) if before else None,
+                   deleted=deleted, total_files=total.integer("files"), total_bytes=total.integer("bytes"),
+                   kept_reachable=kept.integer("reachable"), kept_young=kept.integer("young"),
+                   kept_other=kept.integer("other"), live_commits=commits.integer("live"),
+                   expired=commits.integer("expired"), unreachable=commits.integer("unreachable"), marked=marked,
+                   files=tuple(GcFile.from_json(x) for x in f.array("files")), raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class PrunedBranch:
+    """A run branch ``Client.prune_branches`` deleted (or with ``dry_run`` would delete).
+
+    ``status`` is the run's (``"failed"``, ``"interrupted"``, ``"succeeded"``) or None
+    when the run has no record.
+
+    Example:
+        >>> PrunedBranch.from_json({"name": "run/r1", "head": "ab" * 32, "run_id": "r1", "status": "failed",
+        ...                         "updated": "2026-01-01T00:00:00.000000Z"}).run_id
+        'r1'
+    """
+
+    name: str
+    head: str
+    run_id: str
+    status: str | None
+    updated: dt.datetime | None
+
+    @classmethod
+    def from_json(cls, d: object) -> PrunedBranch:
+        """Builds the record from an entry of ``weir_branch_prune``'s ``branches``.
+
+        Example:
+            >>> PrunedBranch.from_json({"name": "run/r2", "head": "cd" * 32, "run_id": "r2", "status": None,
+            ...                         "updated": "2026-01-01T00:00:00.000000Z"}).status is None
+            True
+        """
+        f = _Fields(d, "pruned branch")
+        return cls(name=f.text("name"), head=f.text("head"), run_id=f.text("run_id"), status=f.opt_text("status"),
+                   updated=parse_time(f.text("updated")))

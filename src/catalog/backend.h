@@ -168,6 +168,17 @@ typedef struct catalog_backend_ops {
                        weir_error *err);
   int (*namespace_list)(catalog_backend *be, char ***names, size_t *n, weir_error *err);
   int (*namespace_delete)(catalog_backend *be, const char *name, bool *found, weir_error *err);
+
+  /* ---- garbage collection (gc.c) ---- */
+  /* Every commit hash, in no particular order. */
+  int (*commit_all)(catalog_backend *be, char ***hashes, size_t *n, weir_error *err);
+  /* Marks a commit expired (insert-if-absent: the first mark, its time and reason, stays). */
+  int (*expiry_put)(catalog_backend *be, const char *hash, int64_t expired_us, const char *reason,
+                    weir_error *err);
+  /* The mark of a commit: *found false when it has none (then *expired_us and *reason
+   * untouched); *reason owned by the caller. */
+  int (*expiry_get)(catalog_backend *be, const char *hash, int64_t *expired_us, char **reason, bool *found,
+                    weir_error *err);
 } catalog_backend_ops;
 
 struct catalog_backend {

@@ -110,6 +110,9 @@ enum {
   ST_NS_UPDATE,
   ST_NS_GET,
   ST_NS_LIST,
+  ST_COMMIT_ALL,
+  ST_EXPIRY_PUT,
+  ST_EXPIRY_GET,
   ST_NS_DELETE,
   ST_COUNT
 };
@@ -199,6 +202,10 @@ static const char *const SQL[ST_COUNT] = {
     [ST_NS_GET] = "SELECT properties FROM namespaces WHERE name = $1",
     [ST_NS_LIST] = "SELECT name FROM namespaces ORDER BY name COLLATE \"C\"",
     [ST_NS_DELETE] = "DELETE FROM namespaces WHERE name = $1",
+    [ST_COMMIT_ALL] = "SELECT hash FROM commits",
+    [ST_EXPIRY_PUT] = "INSERT INTO expired_commits (hash, expired_us, reason) VALUES ($1, $2, $3)"
+                      " ON CONFLICT DO NOTHING",
+    [ST_EXPIRY_GET] = "SELECT expired_us, reason FROM expired_commits WHERE hash = $1",
 };
 
 /* The first key of the lake's advisory lock: "weir" in ASCII. The second is the schema's
@@ -1070,6 +1077,44 @@ static int pg_namespace_delete(catalog_backend *be, const char *name, bool *foun
   return WEIR_OK;
 }
 
+static int pg_commit_all(catalog_backend *be, char ***hashes, size_t *n, weir_error *err) {
+  pg_backend *b = PB(be);
+  EXEC(b, ST_COMMIT_ALL, 0, NULL, "listing commits");
+  size_t len = (size_t)PQntuples(r);
+  char **s = wr_calloc(len ? len : 1, sizeof *s);
+  for (size_t i = 0; i < len; i++) s[i] = val(r, (int)i, 0);
+  PQclear(r);
+  *hashes = s;
+  *n = len;
+  return WEIR_OK;
+}
+
+static int pg_expiry_put(catalog_backend *be, const char *hash, int64_t expired_us, const char *reason,
+                         weir_error *err) {
+  pg_backend *b = PB(be);
+  char when[32];
+  snprintf(when, sizeof when, "%lld", (long long)expired_us);
+  const char *v[3] = {hash, when, reason};
+  EXEC(b, ST_EXPIRY_PUT, 3, v, "recording an expired commit");
+  PQclear(r);
+  return WEIR_OK;
+}
+
+static int pg_expiry_get(catalog_backend *be, const char *hash, int64_t *expired_us, char **reason, bool *found,
+                         weir_error *err) {
+  pg_backend *b = PB(be);
+  *found = false;
+  const char *v[1] = {hash};
+  EXEC(b, ST_EXPIRY_GET, 1, v, "reading an expired commit");
+  if (PQntuples(r) > 0) {
+    *found = true;
+    *expired_us = val_i64(r, 0, 0);
+    *reason = val(r, 0, 1);
+  }
+  PQclear(r);
+  return WEIR_OK;
+}
+
 static const catalog_backend_ops POSTGRES_OPS = {
     .name = "postgresql",
     .close = pg_close,
@@ -1114,6 +1159,9 @@ static const catalog_backend_ops POSTGRES_OPS = {
     .namespace_put = pg_namespace_put,
     .namespace_get = pg_namespace_get,
     .namespace_list = pg_namespace_list,
+    .commit_all = pg_commit_all,
+    .expiry_put = pg_expiry_put,
+    .expiry_get = pg_expiry_get,
     .namespace_delete = pg_namespace_delete,
 };
 

@@ -70,6 +70,9 @@ enum {
   ST_NS_GET,
   ST_NS_LIST,
   ST_NS_DELETE,
+  ST_COMMIT_ALL,
+  ST_EXPIRY_PUT,
+  ST_EXPIRY_GET,
   ST_COUNT
 };
 
@@ -146,6 +149,10 @@ static const char *const SQL[ST_COUNT] = {
     [ST_NS_GET] = "SELECT properties FROM namespaces WHERE name = ?1",
     [ST_NS_LIST] = "SELECT name FROM namespaces ORDER BY name",
     [ST_NS_DELETE] = "DELETE FROM namespaces WHERE name = ?1",
+    [ST_COMMIT_ALL] = "SELECT hash FROM commits",
+    [ST_EXPIRY_PUT] = "INSERT INTO expired_commits (hash, expired_us, reason) VALUES (?1, ?2, ?3)"
+                      " ON CONFLICT DO NOTHING",
+    [ST_EXPIRY_GET] = "SELECT expired_us, reason FROM expired_commits WHERE hash = ?1",
 };
 
 typedef struct sqlite_backend {
@@ -1039,6 +1046,42 @@ static int sq_namespace_delete(catalog_backend *be, const char *name, bool *foun
   return WEIR_OK;
 }
 
+static int sq_commit_all(catalog_backend *be, char ***hashes, size_t *n, weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_COMMIT_ALL, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  return read_strings(b, s, "listing commits", hashes, n, err);
+}
+
+static int sq_expiry_put(catalog_backend *be, const char *hash, int64_t expired_us, const char *reason,
+                         weir_error *err) {
+  sqlite_backend *b = SB(be);
+  sqlite3_stmt *s = stmt(b, ST_EXPIRY_PUT, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, hash);
+  sqlite3_bind_int64(s, 2, expired_us);
+  bind_text(s, 3, reason);
+  return run_stmt(b, s, "recording an expired commit", err);
+}
+
+static int sq_expiry_get(catalog_backend *be, const char *hash, int64_t *expired_us, char **reason, bool *found,
+                         weir_error *err) {
+  sqlite_backend *b = SB(be);
+  *found = false;
+  sqlite3_stmt *s = stmt(b, ST_EXPIRY_GET, err);
+  if (!s) return err ? err->code : WEIR_ECATALOG;
+  bind_text(s, 1, hash);
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    *found = true;
+    *expired_us = sqlite3_column_int64(s, 0);
+    *reason = col_text(s, 1);
+  }
+  done(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return dberr(b, rc, "reading an expired commit", err);
+  return WEIR_OK;
+}
+
 static const catalog_backend_ops SQLITE_OPS = {
     .name = "sqlite",
     .close = sq_close,
@@ -1083,6 +1126,9 @@ static const catalog_backend_ops SQLITE_OPS = {
     .namespace_put = sq_namespace_put,
     .namespace_get = sq_namespace_get,
     .namespace_list = sq_namespace_list,
+    .commit_all = sq_commit_all,
+    .expiry_put = sq_expiry_put,
+    .expiry_get = sq_expiry_get,
     .namespace_delete = sq_namespace_delete,
 };
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog/catalog_internal.h"
@@ -280,6 +281,8 @@ int catalog_ref_create(wr_catalog *cat, wr_ref_kind kind, const char *name,
   rc = catalog_head_get(cat, target, &h, err);
   if (rc == WEIR_ENOTFOUND)
     wr_seterr(err, rc, "cannot create %s '%s': commit %s not found", kind_word(kind), name, target);
+  /* Under the write lock, so gc cannot mark the commit between this check and the insert. */
+  if (!rc) rc = catalog_check_not_expired(cat, target, target, err);
   if (!rc) rc = cat->be->ops->ref_create(cat->be, kind, name, target, wr_now_us(), err);
   return catalog_tx_end(cat, rc, err);
 }
@@ -297,7 +300,10 @@ int catalog_ref_delete(wr_catalog *cat, wr_ref_kind kind, const char *name,
 static int branch_cas_locked(wr_catalog *cat, const char *name, const char *expected,
                              const char *target, weir_error *err) {
   bool swapped = false;
-  int rc = cat->be->ops->ref_cas(cat->be, name, expected, target, wr_now_us(), &swapped, err);
+  /* A branch never moves to a commit gc marked (a fast-forward planned before gc ran). */
+  int rc = catalog_check_not_expired(cat, target, target, err);
+  if (rc) return rc;
+  rc = cat->be->ops->ref_cas(cat->be, name, expected, target, wr_now_us(), &swapped, err);
   if (rc || swapped) return rc;
   char cur[WEIR_HASH_LEN + 1];
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, name, cur, err);
@@ -402,6 +408,35 @@ static int resolve_base(wr_catalog *cat, const char *ref, const char *base,
                      ref);
 }
 
+/* A commit gc marked may have lost its files: it resolves for nobody (no read, no new ref,
+ * no merge can name it), with a message that says what happened rather than "not found".
+ * Refs never point at a marked commit (gc marks none a ref names, and this check keeps
+ * new refs off them), so only hashes and REF~N reach here marked. */
+int catalog_check_not_expired(wr_catalog *cat, const char *ref, const char *hash, weir_error *err) {
+  int64_t when = 0;
+  char *reason = NULL;
+  bool found = false;
+  int rc = catalog_commit_expiry(cat, hash, &when, &reason, &found, err);
+  if (rc || !found) return rc;
+  char date[32];
+  time_t secs = (time_t)(when / 1000000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  bool expired = strcmp(reason, "expired") == 0;
+  /* Name the ref as given unless it is (a prefix of) the hash itself. */
+  bool is_hash = strncmp(hash, ref, strlen(ref)) == 0;
+  rc = wr_seterr(err, WEIR_ENOTFOUND,
+                 "commit %.12s was %s by gc on %s%s%s: its files may be deleted, so it can no longer be read (%s)",
+                 hash, expired ? "expired" : "collected", date, is_hash ? "" : "; it is ", is_hash ? "" : ref,
+                 expired ? "weir gc --expire-before" : "no branch or tag reached it");
+  json_t *d = json_pack("[{s:s,s:s,s:s,s:I}]", "commit", hash, "ref", ref, "reason", reason, "expired_us",
+                        (json_int_t)when);
+  wr_error_set_details(err, d);
+  free(reason);
+  return rc;
+}
+
 int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
                     weir_error *err) {
   if (!ref || !*ref) return wr_seterr(err, WEIR_EINVALIDARG, "empty ref");
@@ -435,12 +470,15 @@ int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1
   char *base = wr_strndup(ref, base_len);
   int rc = resolve_base(cat, ref, base, out, err);
   free(base);
-  if (rc || steps == 0) return rc;
-  char anc[WEIR_HASH_LEN + 1];
-  rc = catalog_first_parent_ancestor(cat, out, steps, anc, err);
-  if (rc == WEIR_ENOTFOUND) wr_error_prefix(err, "ref '%s' not found", ref);
-  if (!rc) memcpy(out, anc, sizeof anc);
-  return rc;
+  if (rc) return rc;
+  if (steps > 0) {
+    char anc[WEIR_HASH_LEN + 1];
+    rc = catalog_first_parent_ancestor(cat, out, steps, anc, err);
+    if (rc == WEIR_ENOTFOUND) wr_error_prefix(err, "ref '%s' not found", ref);
+    if (rc) return rc;
+    memcpy(out, anc, sizeof anc);
+  }
+  return catalog_check_not_expired(cat, ref, out, err);
 }
 
 /* ---- commits ------------------------------------------------------------------------ */
@@ -539,8 +577,11 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
       return wr_seterr(err, rc, "committing to branch '%s': second parent %s not found",
                          req->branch, req->second_parent);
     if (rc) return rc;
+    /* A merge planned before gc marked its source must not resurrect it. */
+    if ((rc = catalog_check_not_expired(cat, req->second_parent, req->second_parent, err))) return rc;
     if (p2.generation > gen) gen = p2.generation;
   }
+  if (req->copies_from && (rc = catalog_check_not_expired(cat, req->copies_from, req->copies_from, err))) return rc;
 
   wr_commit_rec c = {0};
   tree_applied *applied = NULL;

@@ -180,6 +180,10 @@ typedef struct wr_commit_request {
   json_t *properties;          /* borrowed object of strings, or NULL */
   const char *run_id;          /* set when a pipeline run writes this commit */
   int64_t time_us;             /* 0 = now */
+  const char *copies_from;     /* a full hash or NULL: the commit whose table versions the
+                                  changes copy (a revert's target); refused inside the
+                                  commit's transaction if gc marked it, as its files may be
+                                  gone (gc.c) */
 } wr_commit_request;
 
 /* Writes one commit whose first parent is `expected_head` and whose table map is that
@@ -375,6 +379,32 @@ int catalog_same_version_at(wr_catalog *cat, const char *table, const char *a, c
 /* A named base must be the branch's head or in its history: WEIR_ECONCURRENT otherwise. */
 int catalog_base_check(wr_catalog *cat, const char *branch, const char *base, const char *head,
                        weir_error *err);
+
+/* ---- garbage collection (gc.c, docs/gc.md) ------------------------------------------ */
+
+/* What gc may keep and what it marked, read in one catalog snapshot. */
+typedef struct catalog_gc_plan {
+  char **metadata;      /* metadata locations of every table version a live commit names:
+                           sorted, distinct, owned */
+  size_t n_metadata;
+  size_t live;          /* commits reachable from a ref and not marked */
+  size_t expired;       /* commits marked now as "expired" (older than the cut-off) */
+  size_t unreachable;   /* commits marked now as "unreachable" (no ref reaches them) */
+  json_t *marked;       /* [{commit, reason}] of the commits marked now (owned) */
+} catalog_gc_plan;
+
+/* Reads the live set and marks (with `record`; a dry run marks nothing and reports what it
+ * would) every commit no ref reaches and, when expire_before_us > 0, every reachable
+ * commit older than it that no branch head or tag names. `record` runs in one write
+ * transaction (the lake's writer lock: no ref moves while the set is read and the marks
+ * are written), a dry run in one read snapshot. Errors: the catalog's. */
+int catalog_gc_plan_make(wr_catalog *cat, int64_t expire_before_us, bool record, catalog_gc_plan *out,
+                         weir_error *err);
+void catalog_gc_plan_clear(catalog_gc_plan *p);
+/* The gc mark of a commit: *found false when it has none. *reason (may be NULL) owned by
+ * the caller: "expired" or "unreachable". */
+int catalog_commit_expiry(wr_catalog *cat, const char *hash, int64_t *expired_us, char **reason, bool *found,
+                          weir_error *err);
 
 /* ---- access: tokens, protected branches, namespaces (access.c) ---------------------- */
 

@@ -62,6 +62,11 @@ int catalog_read_end(wr_catalog *cat, bool opened, int rc, weir_error *err);
  * WEIR_ENOTFOUND naming the hash. */
 int catalog_head_get(wr_catalog *cat, const char *hash, commit_head *out, weir_error *err);
 
+/* WEIR_ENOTFOUND ("commit X (ref) was expired/collected by gc on DATE", details) when gc
+ * marked `hash` (gc.c); WEIR_OK otherwise. Resolution, ref creation, branch moves and merge
+ * parents call it inside their transactions, so no ref or commit can name a marked commit. */
+int catalog_check_not_expired(wr_catalog *cat, const char *ref, const char *hash, weir_error *err);
+
 /* True if `s` is a full lowercase 64-digit hex hash. */
 bool catalog_is_full_hash(const char *s);
 /* First 12 digits of a hash, for messages. */

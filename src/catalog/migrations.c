@@ -121,6 +121,19 @@ static const char *const STEP5[] = {
     " created_us BIGINT NOT NULL,"
     " PRIMARY KEY (branch, project))",
     NULL};
+/* Garbage collection (docs/gc.md): commits whose files gc may delete. A commit is marked
+ * when gc finds no ref reaching it (reason "unreachable": a deleted branch's) or when
+ * `--expire-before` expires it (reason "expired": older than the cut-off and named by no
+ * tag or branch head). The commit row stays (log and merge bases walk through it); reading
+ * its tables is refused, naming the date. Marks are never removed: once gc ran, the files
+ * may be gone. */
+static const char *const STEP6[] = {
+    "CREATE TABLE expired_commits ("
+    " hash TEXT PRIMARY KEY REFERENCES commits(hash),"
+    " expired_us BIGINT NOT NULL,"
+    " reason TEXT NOT NULL)",
+    NULL};
+static const char *const STEP6_CLUSTERED[] = {"expired_commits", NULL};
 
 /* PostgreSQL compares TEXT by the database's collation (often a language's, such as
  * en_US.UTF-8), while the catalog relies on bytewise order of hashes: a prefix lookup is
@@ -147,6 +160,7 @@ static const catalog_migration MIGRATIONS[] = {
     {3, "the process that runs a run", STEP3, NULL, NULL},
     {4, "access tokens, protected branches, namespaces", STEP4, NULL, NULL},
     {5, "merge gates: projects checked before a merge into a protected branch", STEP5, NULL, NULL},
+    {6, "commits expired or collected by gc", STEP6, STEP6_CLUSTERED, NULL},
 };
 
 const catalog_migration *catalog_migrations(size_t *n) {

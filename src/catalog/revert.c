@@ -246,7 +246,8 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
                                .changes = &c,
                                .n_changes = 1,
                                .message = message ? message : msg,
-                               .properties = props};
+                               .properties = props,
+                               .copies_from = to};
     rc = catalog_commit(cat, &req, commit, err);
     if (rc == WEIR_ECONCURRENT) *retry = branch_moved(cat, branch, head);
     json_decref(props);
@@ -368,7 +369,8 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
                                .changes = changes,
                                .n_changes = n,
                                .message = message ? message : msg,
-                               .properties = props};
+                               .properties = props,
+                               .copies_from = run->base_commit};
     rc = catalog_commit(cat, &req, commit, err);
     if (rc == WEIR_ECONCURRENT) *retry = branch_moved(cat, branch, head);
     json_decref(props);

@@ -124,6 +124,18 @@ iceberg_table *iceberg_table_ref(iceberg_table *t);
 int iceberg_table_data_files(const iceberg_table *t, iceberg_data_file **out, size_t *n,
                              weir_error *err);
 
+/* What iceberg_table_reach reports a file as. */
+enum { ICEBERG_REACH_MANIFEST_LIST = 0, ICEBERG_REACH_MANIFEST = 1, ICEBERG_REACH_DATA = 2 };
+/* Called with each file reached (a location as the metadata writes it: a URI or a path)
+ * and what it is; returns true to read it and report what it reaches in turn (manifest
+ * lists and manifests; a caller returns false for one it has already read), ignored for
+ * data files. */
+typedef bool (*iceberg_reach_fn)(const char *location, int kind, void *ctx);
+/* Every file any snapshot of `t` reaches: manifest lists, their manifests, and every data
+ * or delete file entry of those (all statuses), plus statistics files. Errors: those of
+ * reading a manifest list or manifest (WEIR_ENOTFOUND, WEIR_EINPUT). */
+int iceberg_table_reach(const iceberg_table *t, iceberg_reach_fn fn, void *ctx, weir_error *err);
+
 /*
  * Gives every column of `schema` a field id: a column whose name the previous version
  * `prev` has keeps that column's id (so readers track it across versions) when its type

@@ -24,6 +24,16 @@ static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, weir_error *
   json_t *changes = NULL;
   *rc = catalog_commit_changes(lake->cat, c->hash, &changes, err);
   json_object_set_new(o, "tables_changed", changes ? changes : json_array());
+  /* A commit gc marked: shown as such (its tables can no longer be read). */
+  if (*rc == WEIR_OK) {
+    int64_t when = 0;
+    char *reason = NULL;
+    bool found = false;
+    *rc = catalog_commit_expiry(lake->cat, c->hash, &when, &reason, &found, err);
+    if (*rc == WEIR_OK && found)
+      json_object_set_new(o, "expired", json_pack("{s:o,s:s}", "time", wr_json_time(when), "reason", reason));
+    free(reason);
+  }
   return o;
 }
 

@@ -45,6 +45,8 @@ static const struct {
     [WR_DOC_STATUS] = {"status", NULL},
     [WR_DOC_COMPACT] = {"compact", NULL},
     [WR_DOC_REGISTER] = {"register", NULL},
+    [WR_DOC_GC] = {"gc", NULL},
+    [WR_DOC_BRANCH_PRUNE] = {"branch_prune", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

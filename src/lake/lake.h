@@ -124,6 +124,9 @@ int lake_worker_scan(weir_lake *lake, const char *table, const char *ref, const 
 int lake_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json,
                              char **out_json, weir_error *err);
 
+int lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_error *err);
+int lake_branch_prune(weir_lake *lake, const weir_prune_options *opts, char **out_json, weir_error *err);
+
 /* Reports a progress event (a JSON object, stolen) if a callback is set. */
 void lake_progress(weir_lake *lake, json_t *event);
 

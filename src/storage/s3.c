@@ -15,6 +15,7 @@
  *     backoff and jitter (100 ms doubling). 4xx answers are final: retrying a denied or
  *     missing request cannot change it.
  */
+#define _GNU_SOURCE /* strptime, timegm */
 #include "storage/s3.h"
 
 #include <curl/curl.h>
@@ -310,10 +311,28 @@ void wr_s3_response_clear(wr_s3_response *r) {
 
 /* ---- listing ---------------------------------------------------------------------------- */
 
-int wr_s3_list(const char *bucket, const char *prefix, char ***out, size_t *n, weir_error *err) {
+/* "2026-12-01T21:26:08.000Z" (ListObjectsV2's LastModified) as UTC microseconds;
+ * INT64_MAX when it is missing or does not parse, so that the object counts as new and gc
+ * keeps it (an unknown age is never old enough). */
+static int64_t parse_iso_time(const char *t) {
+  if (!t) return INT64_MAX;
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  int frac_digits = 0;
+  long frac = 0;
+  const char *p = strptime(t, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!p) return INT64_MAX;
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++)
+      if (frac_digits < 6) frac = frac * 10 + (*p - '0'), frac_digits++;
+  while (frac_digits < 6) frac *= 10, frac_digits++;
+  return (int64_t)timegm(&tm) * 1000000 + frac;
+}
+
+int wr_s3_list_objects(const char *bucket, const char *prefix, wr_s3_object **out, size_t *n, weir_error *err) {
   *out = NULL;
   *n = 0;
-  char **v = NULL;
+  wr_s3_object *v = NULL;
   size_t count = 0, cap = 0;
   char *token = NULL;
   int rc = WEIR_OK;
@@ -336,16 +355,28 @@ int wr_s3_list(const char *bucket, const char *prefix, char ***out, size_t *n, w
       wr_error_prefix(err, "listing s3://%s/%s", bucket, prefix);
       break;
     }
+    /* One <Contents> element per object: its Key, LastModified and Size. */
     const char *p = wr_buf_cstr(&resp.body);
     const char *after;
-    char *key;
-    while ((key = wr_s3_xml_text(p, "Key", &after))) {
-      if (count == cap) {
-        cap = cap ? 2 * cap : 16;
-        v = wr_realloc(v, cap * sizeof *v);
+    char *contents;
+    while ((contents = wr_s3_xml_text(p, "Contents", &after))) {
+      char *key = wr_s3_xml_text(contents, "Key", NULL);
+      if (key) {
+        if (count == cap) {
+          cap = cap ? 2 * cap : 16;
+          v = wr_realloc(v, cap * sizeof *v);
+        }
+        char *mod = wr_s3_xml_text(contents, "LastModified", NULL);
+        char *size = wr_s3_xml_text(contents, "Size", NULL);
+        v[count].location = wr_asprintf("s3://%s/%s", bucket, key);
+        v[count].mtime_us = parse_iso_time(mod);
+        v[count].size = size ? strtoll(size, NULL, 10) : 0;
+        count++;
+        free(mod);
+        free(size);
+        free(key);
       }
-      v[count++] = wr_asprintf("s3://%s/%s", bucket, key);
-      free(key);
+      free(contents);
       p = after;
     }
     char *trunc = wr_s3_xml_text(wr_buf_cstr(&resp.body), "IsTruncated", NULL);
@@ -358,10 +389,25 @@ int wr_s3_list(const char *bucket, const char *prefix, char ***out, size_t *n, w
   }
   free(token);
   if (rc) {
-    for (size_t i = 0; i < count; i++) free(v[i]);
+    for (size_t i = 0; i < count; i++) free(v[i].location);
     free(v);
     return rc;
   }
+  *out = v;
+  *n = count;
+  return WEIR_OK;
+}
+
+int wr_s3_list(const char *bucket, const char *prefix, char ***out, size_t *n, weir_error *err) {
+  *out = NULL;
+  *n = 0;
+  wr_s3_object *objs = NULL;
+  size_t count = 0;
+  int rc = wr_s3_list_objects(bucket, prefix, &objs, &count, err);
+  if (rc) return rc;
+  char **v = wr_calloc(count ? count : 1, sizeof *v);
+  for (size_t i = 0; i < count; i++) v[i] = objs[i].location;
+  free(objs);
   *out = v;
   *n = count;
   return WEIR_OK;

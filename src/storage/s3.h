@@ -5,6 +5,7 @@
 #ifndef WEIR_STORAGE_S3_H
 #define WEIR_STORAGE_S3_H
 
+#include <stdint.h>
 #include "storage/s3_internal.h"
 
 typedef struct wr_s3_request_args {
@@ -30,6 +31,14 @@ int wr_s3_request(const wr_s3_request_args *a, wr_s3_response *resp, weir_error 
 int wr_s3_status_error(const wr_s3_request_args *a, const wr_s3_response *resp, const wr_s3_config *c,
                        weir_error *err);
 void wr_s3_response_clear(wr_s3_response *r);
+/* One listed object (ListObjectsV2): "s3://bucket/key", Size, LastModified. */
+typedef struct wr_s3_object {
+  char *location;
+  int64_t size;
+  int64_t mtime_us; /* UTC microseconds; INT64_MAX when the server gave none that parses */
+} wr_s3_object;
+/* Every object under `prefix`, in S3's (byte) order, with size and modification time. */
+int wr_s3_list_objects(const char *bucket, const char *prefix, wr_s3_object **out, size_t *n, weir_error *err);
 /* Every key under `prefix` as "s3://bucket/key", in S3's (byte) order. */
 int wr_s3_list(const char *bucket, const char *prefix, char ***out, size_t *n, weir_error *err);
 /* A copy of the process-wide configuration (resolved on first use). */

@@ -191,6 +191,73 @@ void wr_storage_list_free(char **v, size_t n) {
   free(v);
 }
 
+static int cmp_obj(const void *a, const void *b) {
+  return strcmp(((const wr_storage_object *)a)->location, ((const wr_storage_object *)b)->location);
+}
+
+static void list_local_objects(const char *dir, wr_storage_object **v, size_t *n, size_t *cap) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char *full = wr_path_join(dir, e->d_name);
+    struct stat st;
+    if (lstat(full, &st) != 0) { /* gone meanwhile */
+      free(full);
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      list_local_objects(full, v, n, cap);
+      free(full);
+      continue;
+    }
+    if (*n == *cap) {
+      *cap = *cap ? 2 * *cap : 16;
+      *v = wr_realloc(*v, *cap * sizeof **v);
+    }
+    (*v)[*n].location = full;
+    (*v)[*n].size = (int64_t)st.st_size;
+    (*v)[*n].mtime_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+    (*n)++;
+  }
+  closedir(d);
+}
+
+int wr_storage_list_objects(const char *prefix, wr_storage_object **out, size_t *n, weir_error *err) {
+  *out = NULL;
+  *n = 0;
+  wr_location l;
+  int rc = parse(prefix, &l, err);
+  if (rc) return rc;
+  if (l.kind == WR_LOCATION_LOCAL) {
+    size_t cap = 0;
+    list_local_objects(l.path, out, n, &cap);
+  } else {
+    char *p = *l.key ? wr_location_join(l.key, "") : wr_strdup("");
+    wr_s3_object *objs = NULL;
+    size_t count = 0;
+    rc = wr_s3_list_objects(l.bucket, p, &objs, &count, err);
+    free(p);
+    if (rc == WEIR_OK) {
+      /* Same layout: wr_s3_object and wr_storage_object hold the same three fields. */
+      *out = wr_calloc(count ? count : 1, sizeof **out);
+      for (size_t i = 0; i < count; i++)
+        (*out)[i] = (wr_storage_object){objs[i].location, objs[i].size, objs[i].mtime_us};
+      *n = count;
+      free(objs);
+    }
+  }
+  if (rc == WEIR_OK && *n > 1) qsort(*out, *n, sizeof **out, cmp_obj);
+  wr_location_clear(&l);
+  return rc;
+}
+
+void wr_storage_objects_free(wr_storage_object *v, size_t n) {
+  for (size_t i = 0; i < n; i++) free(v[i].location);
+  free(v);
+}
+
 int wr_storage_mkdirs(const char *loc, weir_error *err) {
   if (wr_location_is_remote(loc)) return WEIR_OK;
   return wr_fs_mkdirs(loc, err);

@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "util/error.h"
 
 /* Reads a whole object; *out is NUL-terminated (not counted in *len, which may be NULL)
@@ -51,6 +52,21 @@ int wr_storage_delete(const char *loc, weir_error *err);
  * starting with prefix + "/"), sorted. Caller frees with wr_storage_list_free. */
 int wr_storage_list(const char *prefix, char ***out, size_t *n, weir_error *err);
 void wr_storage_list_free(char **v, size_t n);
+
+/* One object of a listing: its location, size in bytes and last modification time (UTC
+ * microseconds: the file's mtime locally, S3's LastModified; INT64_MAX when the server gave
+ * no time that parses, so an object of unknown age is never taken as old). */
+typedef struct wr_storage_object {
+  char *location;
+  int64_t size;
+  int64_t mtime_us;
+} wr_storage_object;
+
+/* wr_storage_list with each object's size and modification time (what gc's grace period
+ * is measured on), sorted by location. Locally, files that vanish while the folder is read
+ * are left out. Caller frees with wr_storage_objects_free. Errors as wr_storage_list. */
+int wr_storage_list_objects(const char *prefix, wr_storage_object **out, size_t *n, weir_error *err);
+void wr_storage_objects_free(wr_storage_object *v, size_t n);
 
 /* Makes a folder (and its parents) locally; nothing on S3, whose prefixes need none. */
 int wr_storage_mkdirs(const char *loc, weir_error *err);

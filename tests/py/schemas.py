@@ -61,6 +61,7 @@ _BY_COMMAND = {
     "branch protect": "protection", "branch unprotect": "protection", "status": "status",
     "compact": "compact",
     "table register": "register",
+    "gc": "gc", "branch prune": "branch_prune",
 }
 
 

@@ -105,6 +105,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["compact"] = cli_doc(lake, "compact", "titanic", "--dry-run")
     titanic_meta = json.loads(cli("describe", "titanic", "--json", lake=lake).stdout)["metadata_location"]
     docs["register"] = cli_doc(lake, "table", "register", "titanic_copy", "--metadata", titanic_meta)
+    docs["branch_prune"] = cli_doc(lake, "branch", "prune", "--runs")
+    docs["gc"] = cli_doc(lake, "gc", "--grace", "0", "--expire-before", "0s")
+    docs["commit_log_expired"] = cli_doc(lake, "log")
+    assert any("expired" in c for c in docs["commit_log_expired"]["commits"])
     return {"lake": lake, "docs": docs}
 
 
