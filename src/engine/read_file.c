@@ -577,7 +577,54 @@ static int read_jsonl_file(wr_engine *e, const char *path, wr_arrow_table *out, 
   return rc;
 }
 
+/* Refuses a Parquet file with two top-level columns whose names differ only in case
+ * ("column" and "COLUMN"): DuckDB's names are case-insensitive and it would read them as
+ * "column" and "COLUMN_1", a column nobody named. The names come from the footer
+ * (parquet_schema: the root, then every field depth first, each group followed by its
+ * children), before DuckDB renames anything. When the footer cannot be read, the read
+ * says why. */
+static int parquet_check_names(wr_engine *e, const char *path, weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT name, num_children FROM parquet_schema(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_putc(&sql, ')');
+  json_t *rows = NULL;
+  int rc = WEIR_OK;
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &rows, NULL) == WEIR_OK && json_array_size(rows) > 1) {
+    size_t n = json_array_size(rows);
+    const char **top = wr_calloc(n, sizeof *top);
+    size_t n_top = 0;
+    /* Walk the flattened tree: `pending` counts the nodes still to skip inside the
+     * current top-level group. */
+    long long pending = 0;
+    for (size_t i = 1; i < n; i++) {
+      json_t *r = json_array_get(rows, i);
+      long long kids = json_integer_value(json_object_get(r, "num_children"));
+      if (pending > 0) {
+        pending += kids - 1;
+        continue;
+      }
+      top[n_top++] = json_string_value(json_object_get(r, "name"));
+      pending = kids;
+    }
+    for (size_t i = 0; i < n_top && !rc; i++)
+      for (size_t j = 0; j < i && !rc; j++)
+        if (top[i] && top[j] && strcasecmp(top[i], top[j]) == 0)
+          rc = wr_seterr(err, WEIR_EINPUT,
+                         "cannot read %s: columns \"%s\" and \"%s\" %s (columns %zu and %zu); SQL engines "
+                         "cannot tell them apart: rename one",
+                         path, top[j], top[i], strcmp(top[i], top[j]) ? "differ only in case" : "have the same name",
+                         j + 1, i + 1);
+    free(top);
+  }
+  json_decref(rows);
+  wr_buf_free(&sql);
+  return rc;
+}
+
 static int read_parquet_file(wr_engine *e, const char *path, wr_arrow_table *out, weir_error *err) {
+  int nrc = parquet_check_names(e, path, err);
+  if (nrc) return nrc;
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "SELECT * FROM read_parquet(");
   wr_eng_put_string(&sql, path);

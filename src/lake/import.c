@@ -3,6 +3,7 @@
  * given contract, the table's own schema on append, or an inferred one), stage the table
  * and its quarantine, commit both at once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +253,18 @@ static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_opt
   if (opts->expect_head && opts->mode != WEIR_MODE_APPEND && (rc = refuse_stale_base(ic, err))) return rc;
   if (opts->contract_path && (rc = wr_contract_load_file(opts->contract_path, &ic->contract, err)))
     return rc;
+  /* Types a table cannot store are refused now, before any data file is written. */
+  for (size_t i = 0; ic->contract && i < ic->contract->n_columns; i++) {
+    const wr_contract_column *c = &ic->contract->columns[i];
+    if (c->field.type.id != WEIR_TYPE_DATE64 && c->field.type.id != WEIR_TYPE_ANY) continue;
+    char line[32] = "";
+    if (c->line) snprintf(line, sizeof line, ":%d", c->line);
+    return wr_seterr(err, WEIR_EUNSUPPORTED, "%s%s: column \"%s\" is %s, which an Iceberg table cannot store (%s)",
+                     opts->contract_path, line, c->field.name,
+                     c->field.type.id == WEIR_TYPE_ANY ? "Any" : "Date64",
+                     c->field.type.id == WEIR_TYPE_ANY ? "declare its type" : "declare it Date32: date64 values at "
+                                                                             "midnight convert exactly");
+  }
   return WEIR_OK;
 }
 
