@@ -892,12 +892,6 @@ class ImportResult:
         """
         f = _Fields(d, "import result")
         report = f.opt_mapping("report")
-        warnings = f.raw.get("warnings", [])
-        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
-            raise DecodeError(f"import result: warnings must be a list of strings, not {warnings!r}")
-        committed = f.raw.get("committed", True)
-        if not isinstance(committed, bool):
-            raise DecodeError(f"import result: committed must be a bool, not {committed!r}")
         return cls(commit=f.opt_text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
                    rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
                    quarantine_table=f.opt_text("quarantine_table"),
