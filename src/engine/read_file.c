@@ -287,7 +287,10 @@ static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d,
       wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"bl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"bv%zu\", ",
                     wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
       wr_buf_clear(&cond);
-      wr_buf_printf(&cond, "regexp_full_match(%s, '" INT_TEXT "') AND TRY_CAST(trim(%s) AS DECIMAL(38, 0)) IS NULL", cn, cn);
+      /* More than 38 significant digits, counted rather than cast: a failing TRY_CAST to
+       * DECIMAL costs DuckDB an exception per value (measured 50x slower). */
+      wr_buf_printf(&cond, "regexp_full_match(%s, '" INT_TEXT "') AND length(ltrim(ltrim(trim(%s), '+-'), '0')) > 38",
+                    cn, cn);
       wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"hl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"hv%zu\"",
                     wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
     } else {
