@@ -2,6 +2,8 @@
  * cmd_tables.c -- init, import, tables, describe, query.
  */
 #define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,22 @@ void cli_print_report_notes(cli_ctx *ctx, const json_t *report, const char *what
   }
 }
 
+/* "4194304", "4096K", "4M", "1G" -> bytes; false unless positive and whole. */
+static bool parse_byte_size(const char *text, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end == text || errno || v <= 0) return false;
+  long long unit = 1;
+  if (*end == 'K' || *end == 'k') unit = 1024, end++;
+  else if (*end == 'M' || *end == 'm') unit = 1024 * 1024, end++;
+  else if (*end == 'G' || *end == 'g') unit = 1024 * 1024 * 1024, end++;
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end || v > INT64_MAX / unit) return false;
+  *out = (int64_t)(v * unit);
+  return true;
+}
+
 int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (cli_flag(cmd, args, "register")) return cmd_import_register(ctx, cmd, args);
   if (args->n_pos > 1)
@@ -84,6 +102,13 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.message = cli_opt_value(cmd, args, "message");
   o.format = cli_opt_value(cmd, args, "format");
   o.expect_head = cli_opt_value(cmd, args, "expect-head");
+  o.delimiter = cli_opt_value(cmd, args, "delimiter");
+  o.quote = cli_opt_value(cmd, args, "quote");
+  o.date_format = cli_opt_value(cmd, args, "date-format");
+  o.timestamp_format = cli_opt_value(cmd, args, "timestamp-format");
+  const char *mls = cli_opt_value(cmd, args, "max-line-size");
+  if (mls && !parse_byte_size(mls, &o.max_line_size))
+    return cli_usage_error(ctx, cmd, "invalid --max-line-size \"%s\" (expected bytes, e.g. 4194304 or 4M)", mls);
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
@@ -95,12 +120,18 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   json_t *res = json_loads(out, 0, NULL);
   char what[600];
   snprintf(what, sizeof what, "import into %s", json_string_value(json_object_get(res, "table")));
+  size_t wi;
+  json_t *w;
+  json_array_foreach(json_object_get(res, "warnings"), wi, w) fprintf(stderr, "warning: %s\n", json_string_value(w));
   cli_print_report_notes(ctx, json_object_get(res, "report"), what);
   if (ctx->json) {
     cli_print_json_text(out);
   } else {
     weir_free(out);
-    if (ctx->verbosity >= 0) {
+    if (ctx->verbosity >= 0 && json_is_false(json_object_get(res, "committed"))) {
+      printf("Nothing imported into %s on %s (no commit): %s\n", json_string_value(json_object_get(res, "table")),
+             json_string_value(json_object_get(res, "branch")), json_string_value(json_object_get(res, "reason")));
+    } else if (ctx->verbosity >= 0) {
       char s[13];
       long long q = (long long)json_integer_value(json_object_get(res, "rows_quarantined"));
       long long written = (long long)json_integer_value(json_object_get(res, "rows_written"));

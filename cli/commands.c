@@ -19,6 +19,11 @@ static const cli_opt IMPORT_OPTS[] = {
     {"message", 'm', "M", "commit message"},
     {"format", 0, "FMT", "csv, parquet or jsonl (default: from the file extension)"},
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
+    {"delimiter", 0, "C", "CSV field separator, one character ('\\t' or tab for a tab; default: tab for .tsv, else comma)"},
+    {"quote", 0, "C", "CSV quote character, escaped by doubling (default: \")"},
+    {"date-format", 0, "FMT", "CSV dates in this strptime format, e.g. %d/%m/%Y (default: ISO; ambiguous dates are refused)"},
+    {"timestamp-format", 0, "FMT", "CSV timestamps in this strptime format, e.g. \"%d/%m/%Y %H:%M:%S\""},
+    {"max-line-size", 0, "BYTES", "longest CSV line accepted, in bytes (K, M or G suffix; default: 2M)"},
     {"register", 0, NULL, "add the Parquet FILEs to the existing table by reference (no copy), as one append"},
     {NULL, 0, NULL, NULL}};
 

@@ -530,6 +530,16 @@ typedef struct weir_import_options {
                                  validated at it and refused (WEIR_ECONCURRENT, nothing
                                  written) if the table changed on the branch since. NULL =
                                  the head when the import starts */
+  /* How a CSV file is read (ignored for Parquet and JSON lines): */
+  const char *delimiter;        /* the field separator, one character ("\t" for tab); NULL =
+                                   tab for .tsv, else comma. A file read as one column whose
+                                   every line holds ';', tab or '|' gets a warning */
+  const char *quote;            /* the quote character, escaped by doubling; NULL = '"' */
+  const char *date_format;      /* strptime format of date values ("%d/%m/%Y"); NULL = ISO, or
+                                   a format DuckDB detects; a date whose day and month read
+                                   either way (01/02/2024) is then refused (WEIR_EINPUT) */
+  const char *timestamp_format; /* the same for timestamps ("%d/%m/%Y %H:%M:%S") */
+  int64_t max_line_size;        /* the longest line, in bytes; 0 = DuckDB's default (2 MiB) */
 } weir_import_options;
 
 #define WEIR_IMPORT_OPTIONS_VERSION 1

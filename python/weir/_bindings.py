@@ -169,6 +169,11 @@ class weir_import_options(ctypes.Structure):
         ("message", c_char_p),
         ("format", c_char_p),
         ("expect_head", c_char_p),
+        ("delimiter", c_char_p),
+        ("quote", c_char_p),
+        ("date_format", c_char_p),
+        ("timestamp_format", c_char_p),
+        ("max_line_size", c_int64),
     ]
 
 class weir_run_options(ctypes.Structure):

@@ -1073,8 +1073,16 @@ class Client:
                     mode: ImportMode = "create",
                     contract: str | os.PathLike[str] | type | Mapping[str, Any] | None = None,
                     message: str | None = None, format: Literal["csv", "parquet", "jsonl"] | None = None,  # noqa: A002
-                    expect_head: RefLike | None = None) -> ImportResult:
+                    expect_head: RefLike | None = None, delimiter: str | None = None,
+                    quote: str | None = None, date_format: str | None = None,
+                    timestamp_format: str | None = None, max_line_size: int | None = None) -> ImportResult:
         """Loads data into ``table`` as one commit on ``branch`` (None: main).
+
+        Values are imported exactly or refused, never changed: CSV integers beyond Int64
+        become ``Decimal(38, 0)`` (refused when longer), a date whose day and month read
+        either way (``01/02/2024``) is refused unless ``date_format`` says which, a quoted
+        ``""`` is an empty string. An append of no rows commits nothing
+        (``.committed`` is False, ``.reason`` says why).
 
         Args:
             table: ``namespace.name`` or ``name``.
@@ -1093,6 +1101,14 @@ class Client:
                 starts. Either way, a replace of a table another writer changed meanwhile
                 is refused (it would remove rows it never read); an append lands on the
                 newer version when its schema and contract are unchanged.
+            delimiter: the CSV field separator, one character (``"\\t"`` for tab).
+                Default: tab for ``.tsv``, else comma. A file read as one column whose
+                every line holds ``;``, a tab or ``|`` is imported with a warning
+                (``.warnings``).
+            quote: the CSV quote character (escaped by doubling). Default ``"``.
+            date_format: the strptime format of CSV dates, e.g. ``"%d/%m/%Y"``.
+            timestamp_format: the strptime format of CSV timestamps.
+            max_line_size: the longest CSV line accepted, in bytes (default 2 MiB).
 
         Raises:
             ContractViolation: the data breaks the contract (``.violations``).
@@ -1119,6 +1135,14 @@ class Client:
         message_c = _enc(message, "message", optional=True)
         format_c = _enc(format, "format", optional=True)
         expect_c = _enc_ref(expect_head, "expect_head", optional=True)
+        delimiter_c = _enc(delimiter, "delimiter", optional=True)
+        quote_c = _enc(quote, "quote", optional=True)
+        date_format_c = _enc(date_format, "date_format", optional=True)
+        timestamp_format_c = _enc(timestamp_format, "timestamp_format", optional=True)
+        if max_line_size is not None and (not isinstance(max_line_size, int) or isinstance(max_line_size, bool)):
+            raise TypeError(f"max_line_size must be an int (bytes), not {_got(max_line_size)}")
+        if max_line_size is not None and max_line_size <= 0:
+            raise InvalidArgument(f"max_line_size must be positive (bytes), not {max_line_size}")
         contract_file: str | None = None
         ir: dict[str, Any] | None = None
         if contract is not None:
@@ -1150,7 +1174,9 @@ class Client:
                     json.dump(ir, fh)
             opts = _ffi.options(_ffi.ImportOptions, table=table_c, branch=branch_c, mode=_MODES[mode],
                                 contract_path=_ffi.enc(contract_file), message=message_c, format=format_c,
-                                expect_head=expect_c)
+                                expect_head=expect_c, delimiter=delimiter_c, quote=quote_c,
+                                date_format=date_format_c, timestamp_format=timestamp_format_c,
+                                max_line_size=max_line_size or 0)
             if reader is None:
                 doc = self._json("weir_table_import", _ffi.enc(data_file), ctypes.byref(opts))
             else:

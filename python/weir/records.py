@@ -867,12 +867,14 @@ def _report_rules(report: Mapping[str, Any] | None) -> tuple[RuleResult, ...]:
 @dataclass(frozen=True)
 class ImportResult:
     """What an import wrote: the commit, rows written and quarantined, the contract report.
+    An append of no rows commits nothing: ``committed`` is False, ``commit`` None and
+    ``reason`` says why. ``warnings`` are notes about the input (a likely delimiter).
 
     Example:
         >>> client.import_data("t", "t.csv").rows_written           # doctest: +SKIP
     """
 
-    commit: str
+    commit: str | None
     table: str
     branch: str | None
     mode: str
@@ -880,6 +882,9 @@ class ImportResult:
     rows_quarantined: int
     quarantine_table: str | None
     violations: tuple[Violation, ...] = ()
+    committed: bool = True
+    reason: str | None = None
+    warnings: tuple[str, ...] = ()
     rules: tuple[RuleResult, ...] = ()
     report: Mapping[str, Any] | None = field(default=None, hash=False)
     #: An append to a table whose ``weir.compact.min-files`` threshold it passed: the
@@ -900,9 +905,12 @@ class ImportResult:
         """
         f = _Fields(d, "import result")
         report = f.opt_mapping("report")
-        return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
+        return cls(commit=f.opt_text("commit"), table=f.text("table"), branch=f.text("branch"), mode=f.text("mode"),
                    rows_written=f.integer("rows_written"), rows_quarantined=f.integer("rows_quarantined"),
-                   quarantine_table=f.opt_text("quarantine_table"), violations=_report_violations(report),
+                   quarantine_table=f.opt_text("quarantine_table"),
+                   committed=f.flag("committed") if f.has("committed") else True,
+                   reason=f.opt_text("reason") if f.has("reason") else None,
+                   warnings=f.texts("warnings") if f.has("warnings") else (), violations=_report_violations(report),
                    rules=_report_rules(report), report=report,
                    compaction=_compaction(f.opt_mapping("compaction") if f.has("compaction") else None),
                    raw=dict(f.raw))

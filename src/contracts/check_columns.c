@@ -65,7 +65,11 @@ void wc_plan_columns(const weir_contract *c, const struct ArrowSchema *in, const
     const struct ArrowSchema *field = in->children[cp->in_idx];
     cp->cast = wr_cast_check(field, col->field.type, &cp->narrowing);
     bool exact_possible = cp->cast == WEIR_CAST_REFUSE && wr_cast_exact(field, col->field.type);
-    if (exact_possible && col->cast == WEIR_CAST_MODE_EXACT) {
+    /* A date64 is milliseconds that Iceberg stores only as a Date32 day: the cast is
+     * checked always, not only when declared (a value off midnight is a violation). */
+    bool date64_day = exact_possible && col->field.type.id == WEIR_TYPE_DATE32 &&
+                      strcmp(field->dictionary ? field->dictionary->format : field->format, "tdm") == 0;
+    if (exact_possible && (col->cast == WEIR_CAST_MODE_EXACT || date64_day)) {
       /* Declared cast "exact": the narrowing cast is applied, and each value that does
        * not convert exactly is reported (cast.c, wc_cast_exact_column). */
       cp->cast = WEIR_CAST_WIDEN;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "contracts/internal.h"
 #include "util/buf.h"
@@ -331,6 +332,12 @@ static int check_names(ir_ctx *x, const weir_contract *c) {
         }
         return wr_seterr(x->err, WEIR_EINPUT, "%s: duplicate column \"%s\" (columns[%zu] and columns[%zu])",
                            x->origin, c->columns[i].field.name, j, i);
+      } else if (strcasecmp(c->columns[i].field.name, c->columns[j].field.name) == 0) {
+        /* SQL names are case-insensitive: DuckDB and Spark could not tell the two apart. */
+        return wr_seterr(x->err, WEIR_EINPUT,
+                         "%s: columns \"%s\" and \"%s\" differ only in case, which SQL engines cannot tell "
+                         "apart: rename one",
+                         x->origin, c->columns[j].field.name, c->columns[i].field.name);
       }
   /* Rule names identify rules in reports and in `_weir_rule`: two rules with one name
    * would make both ambiguous. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "contracts/internal.h"
@@ -632,6 +633,12 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
       if (!strcmp(c->columns[i].field.name, c->columns[j].field.name))
         rc = yerr(x, col_at[i], "duplicate column \"%s\" (first declared at line %d)",
                   c->columns[i].field.name, c->columns[j].line);
+      /* SQL names are case-insensitive: DuckDB and Spark could not tell the two apart. */
+      else if (!strcasecmp(c->columns[i].field.name, c->columns[j].field.name))
+        rc = yerr(x, col_at[i],
+                  "columns \"%s\" and \"%s\" (line %d) differ only in case, which SQL engines cannot tell "
+                  "apart: rename one",
+                  c->columns[i].field.name, c->columns[j].field.name, c->columns[j].line);
   }
 
   yaml_node_t *rules = NULL;

@@ -120,6 +120,28 @@ int wr_engine_read_file(wr_engine *e, const char *path, wr_file_format format,
 int wr_engine_read_file_typed(wr_engine *e, const char *path, wr_file_format format,
                                 const wr_schema *hint, wr_arrow_table *out, weir_error *err);
 
+/* How a file is read: declared types and, for CSV, the dialect. Zero = the default of each
+ * field. */
+typedef struct wr_read_options {
+  const wr_schema *hint;        /* declared column types (see wr_engine_read_file_typed) */
+  char delimiter;               /* CSV field separator; 0 = tab for .tsv, else comma */
+  char quote;                   /* CSV quote character (escaped by doubling); 0 = '"' */
+  const char *date_format;      /* CSV: strptime format of date values ("%d/%m/%Y"); NULL = ISO
+                                   dates, or another unambiguous format DuckDB detects */
+  const char *timestamp_format; /* CSV: the same for timestamps */
+  long long max_line_size;      /* CSV: longest line in bytes; 0 = DuckDB's default (2 MiB) */
+  json_t *warnings;             /* optional, borrowed: an array that receives warnings (strings)
+                                   about the file, e.g. a likely delimiter of a one-column CSV */
+} wr_read_options;
+
+/* wr_engine_read_file with options (NULL = defaults). CSV values are read exactly or
+ * refused, never silently changed: integers beyond Int64 become Decimal(38, 0) when they
+ * fit (else WEIR_EINPUT naming column and line), a date whose day and month can be read
+ * either way is refused unless date_format says which, a quoted "" is an empty string
+ * (only an empty unquoted field is NULL). */
+int wr_engine_read_file_opts(wr_engine *e, const char *path, wr_file_format format,
+                             const wr_read_options *opts, wr_arrow_table *out, weir_error *err);
+
 /* One Parquet file written by wr_engine_write_parquet. */
 typedef struct wr_parquet_file {
   char *path;            /* absolute */

@@ -52,7 +52,7 @@ char wr_csv_delimiter(const char *path) {
 
 /* ---- the header row ----------------------------------------------------------------- */
 
-void wr_csv_header_parse(const char *data, size_t len, char delim, wr_csv_header *out) {
+void wr_csv_header_parse(const char *data, size_t len, char delim, char quote, wr_csv_header *out) {
   out->names = NULL;
   out->n = 0;
   if (len > WEIR_CSV_HEADER_MAX) len = WEIR_CSV_HEADER_MAX;
@@ -64,15 +64,15 @@ void wr_csv_header_parse(const char *data, size_t len, char delim, wr_csv_header
   for (; i < len && !done; i++) {
     char c = data[i];
     if (in_quote) {
-      if (c != '"')
+      if (c != quote)
         wr_buf_putc(&field, c);
-      else if (i + 1 < len && data[i + 1] == '"')
-        wr_buf_putc(&field, '"'), i++;
+      else if (i + 1 < len && data[i + 1] == quote)
+        wr_buf_putc(&field, quote), i++;
       else
         in_quote = false;
       continue;
     }
-    if (c == '"') {
+    if (c == quote) {
       in_quote = true;
     } else if (c == delim || c == '\n' || c == '\r') {
       out->names = wr_realloc(out->names, (out->n + 1) * sizeof *out->names);
@@ -142,4 +142,31 @@ bool wr_csv_reword_error(const char *path, const char *m, wr_buf *out) {
       wr_buf_append(out, m, strcspn(m, "\n"));
   }
   return true;
+}
+
+/* ---- a delimiter the user probably meant ------------------------------------------------ */
+
+char wr_csv_likely_delimiter(const char *data, size_t len) {
+  static const char candidates[] = {';', '\t', '|'};
+  if (len > WEIR_CSV_HEADER_MAX) len = WEIR_CSV_HEADER_MAX;
+  for (size_t k = 0; k < sizeof candidates; k++) {
+    size_t lines = 0;
+    bool every = true;
+    size_t start = 0;
+    while (start < len && every) {
+      const char *nl = memchr(data + start, '\n', len - start);
+      size_t end = nl ? (size_t)(nl - data) : len;
+      /* A line cut by the prefix's end proves nothing either way: stop there. */
+      if (!nl && lines > 0 && len == WEIR_CSV_HEADER_MAX) break;
+      size_t n = end - start;
+      if (n > 0 && data[start + n - 1] == '\r') n--;
+      if (n > 0) {
+        if (!memchr(data + start, candidates[k], n)) every = false;
+        lines++;
+      }
+      start = end + 1;
+    }
+    if (every && lines >= 2) return candidates[k];
+  }
+  return 0;
 }

@@ -31,14 +31,14 @@ bool wr_file_format_from_path(const char *path, wr_file_format *out);
 char wr_csv_delimiter(const char *path);
 
 /* The first record of a CSV file's bytes, split with the fixed dialect (delimiter `delim`,
- * double quotes, quotes escaped by doubling), a UTF-8 byte order mark skipped. Only the
+ * quote character `quote`, quotes escaped by doubling), a UTF-8 byte order mark skipped. Only the
  * first WEIR_CSV_HEADER_MAX bytes of `data` are looked at. */
 typedef struct wr_csv_header {
   char **names; /* the fields, unquoted (owned) */
   size_t n;
 } wr_csv_header;
 
-void wr_csv_header_parse(const char *data, size_t len, char delim, wr_csv_header *out);
+void wr_csv_header_parse(const char *data, size_t len, char delim, char quote, wr_csv_header *out);
 void wr_csv_header_clear(wr_csv_header *h);
 /* Refuses a header DuckDB would rewrite: an empty first line, an empty name, a repeated
  * name. Messages name `path`, "line 1" and the fields. */
@@ -47,5 +47,10 @@ int wr_csv_header_check(const wr_csv_header *h, const char *path, weir_error *er
 /* Rewords a DuckDB CSV error message as "<path> line N: <reason>" into out; false (out
  * untouched) when the message names no line. */
 bool wr_csv_reword_error(const char *path, const char *duckdb_message, wr_buf *out);
+
+/* When a file read as one column holds a common delimiter (';', tab, '|') on every line of
+ * its first WEIR_CSV_HEADER_MAX bytes (at least one line besides the header), that
+ * delimiter; else 0. Such a file is most likely not comma-separated: the caller warns. */
+char wr_csv_likely_delimiter(const char *data, size_t len);
 
 #endif

@@ -39,11 +39,47 @@
 
 /* ---- CSV ---------------------------------------------------------------------------- */
 
-static void csv_options(wr_buf *b, const char *path, char delim) {
+/* The dialect of one read: fixed by the caller or by default, never sniffed. */
+typedef struct csv_dialect {
+  char delim, quote;
+  const char *date_format, *timestamp_format;
+  long long max_line_size;
+} csv_dialect;
+
+static void put_char(wr_buf *b, char c) {
+  if (c == '\t') {
+    wr_buf_puts(b, "'\\t'");
+    return;
+  }
+  char s[2] = {c, 0};
+  wr_eng_put_string(b, s);
+}
+
+/* allow_quoted_nulls = false: a quoted "" is the empty string, only an empty unquoted
+ * field is NULL (DuckDB's default reads both as NULL, which loses the difference). */
+static void csv_options(wr_buf *b, const char *path, const csv_dialect *d) {
   wr_eng_put_string(b, path);
-  wr_buf_printf(b, ", delim = %s, quote = '\"', escape = '\"', strict_mode = true, "
-                     "null_padding = false, ignore_errors = false, skip = 0, comment = ''",
-                  delim == '\t' ? "'\\t'" : "','");
+  wr_buf_puts(b, ", delim = ");
+  put_char(b, d->delim);
+  wr_buf_puts(b, ", quote = ");
+  put_char(b, d->quote);
+  wr_buf_puts(b, ", escape = ");
+  put_char(b, d->quote);
+  wr_buf_puts(b, ", strict_mode = true, null_padding = false, ignore_errors = false, skip = 0, comment = '', "
+                 "allow_quoted_nulls = false");
+  if (d->max_line_size > 0) {
+    /* DuckDB reads in buffers that must hold the longest line. */
+    long long buffer = d->max_line_size * 2 > 16 * 1024 * 1024 ? d->max_line_size * 2 : 16 * 1024 * 1024;
+    wr_buf_printf(b, ", max_line_size = %lld, buffer_size = %lld", d->max_line_size, buffer);
+  }
+  if (d->date_format) {
+    wr_buf_puts(b, ", dateformat = ");
+    wr_eng_put_string(b, d->date_format);
+  }
+  if (d->timestamp_format) {
+    wr_buf_puts(b, ", timestampformat = ");
+    wr_eng_put_string(b, d->timestamp_format);
+  }
 }
 
 /* The regular expression a text value must match for DuckDB's cast to the type to be
@@ -90,8 +126,8 @@ static const char *exact_text_pattern(const weir_type *t, char *buf, size_t size
  * contract, and the validator reports the type it has (a column with 1.5 in it is double,
  * not int64), as it does for the same data in Parquet or JSON. Columns the file lacks are
  * left for the validator to report. */
-static void csv_types_clause(wr_engine *e, const char *path, char delim, const wr_schema *hint,
-                             wr_buf *out) {
+static void csv_types_clause(wr_engine *e, const char *path, const csv_dialect *delim, const wr_schema *hint,
+                             json_t *out) {
   if (!hint || hint->n_fields == 0) return;
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "DESCRIBE SELECT * FROM read_csv(");
@@ -141,19 +177,13 @@ static void csv_types_clause(wr_engine *e, const char *path, char delim, const w
     }
     json_decref(rows);
   }
-  bool any = false;
   for (size_t i = 0; i < n; i++) {
     if (!hinted[i]) continue;
     const char *name = json_string_value(json_object_get(json_array_get(cols, i), "column_name"));
     char t[64];
     wr_type_duckdb_name(hint->fields[field[i]].type, t, sizeof t);
-    wr_buf_puts(out, any ? ", " : ", types = {");
-    wr_eng_put_string(out, name);
-    wr_buf_puts(out, ": ");
-    wr_eng_put_string(out, t);
-    any = true;
+    json_object_set_new(out, name, json_string(t));
   }
-  if (any) wr_buf_putc(out, '}');
   free(field);
   free(hinted);
   wr_buf_free(&check);
@@ -161,7 +191,211 @@ static void csv_types_clause(wr_engine *e, const char *path, char delim, const w
   wr_buf_free(&sql);
 }
 
-static int csv_attempt(wr_engine *e, const char *path, char delim, const char *sample,
+/* ", types = {'a': 'DOUBLE', ...}" from {"a": "DOUBLE", ...}; nothing when empty. */
+static void types_option(const json_t *types, wr_buf *out) {
+  const char *k;
+  json_t *v;
+  bool any = false;
+  json_object_foreach((json_t *)types, k, v) {
+    wr_buf_puts(out, any ? ", " : ", types = {");
+    wr_eng_put_string(out, k);
+    wr_buf_puts(out, ": ");
+    wr_eng_put_string(out, json_string_value(v));
+    any = true;
+  }
+  if (any) wr_buf_putc(out, '}');
+}
+
+/* `fmt` with %d and %m swapped ("%d/%m/%Y" -> "%m/%d/%Y"); false when it lacks either,
+ * or names one twice. */
+static bool swapped_format(const char *fmt, char *out, size_t size) {
+  if (!fmt || strlen(fmt) >= size) return false;
+  int d = 0, m = 0;
+  size_t i = 0;
+  for (; fmt[i]; i++) {
+    out[i] = fmt[i];
+    if (fmt[i] == '%' && (fmt[i + 1] == 'd' || fmt[i + 1] == 'm')) {
+      out[i + 1] = fmt[i + 1] == 'd' ? 'm' : 'd';
+      fmt[i + 1] == 'd' ? d++ : m++;
+      i++;
+    }
+  }
+  out[i] = 0;
+  return d == 1 && m == 1;
+}
+
+#define INT_TEXT "\\s*[+-]?[0-9]+\\s*"
+
+/* The checks that keep inferred CSV columns exact. DuckDB's inference reads a column of
+ * integers beyond Int64 as DOUBLE (rounding 12345678901234567890 to 1.2345678901234567e+19)
+ * and picks one reading of a date like 01/02/2024 without a word. With the whole file
+ * sniffed (sniff_csv: the columns' types and the date and timestamp formats it detected),
+ * one more scan of the file as text finds, for each column not declared by `types`:
+ *  - DOUBLE: whether every value is an integer (then Decimal(38, 0) holds them exactly,
+ *    unless one has more than 38 digits: refused) and the first integer beyond Int64 in a
+ *    column with fractional values (Float64 would round it: refused);
+ *  - DATE / TIMESTAMP read in a format with day and month numbers (not ISO): whether every
+ *    value also reads with day and month swapped, and the first whose two readings differ
+ *    (refused unless the caller named the format).
+ * Adds the Decimal columns to `types`. Returns WEIR_OK, or WEIR_EINPUT naming file, line,
+ * column and value. When the sniff or the scan itself fails, the read reports what is
+ * wrong with the file. Lines count the header as line 1 and each record as one line. */
+static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d, json_t *types,
+                           weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT Columns, DateFormat, TimestampFormat FROM sniff_csv(");
+  csv_options(&sql, path, d);
+  wr_buf_puts(&sql, ", header = true, sample_size = -1");
+  types_option(types, &sql);
+  wr_buf_putc(&sql, ')');
+  json_t *rows = NULL;
+  int rc = WEIR_OK;
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &rows, NULL) != WEIR_OK) goto done;
+  json_t *row = json_array_get(rows, 0);
+  json_t *cols = json_object_get(row, "Columns");
+  if (json_is_string(cols)) { /* a LIST of STRUCTs may come back as JSON text */
+    json_t *parsed = json_loads(json_string_value(cols), 0, NULL);
+    json_object_set_new(row, "Columns", parsed ? parsed : json_array());
+    cols = json_object_get(row, "Columns");
+  }
+  const char *date_fmt = d->date_format ? NULL : json_string_value(json_object_get(row, "DateFormat"));
+  const char *ts_fmt = d->timestamp_format ? NULL : json_string_value(json_object_get(row, "TimestampFormat"));
+  char date_swap[128], ts_swap[128];
+  bool date_ambiguous = swapped_format(date_fmt, date_swap, sizeof date_swap);
+  bool ts_ambiguous = swapped_format(ts_fmt, ts_swap, sizeof ts_swap);
+
+  wr_buf q = WEIR_BUF_INIT;
+  size_t n_checks = 0;
+  size_t i;
+  json_t *c;
+  json_array_foreach(cols, i, c) {
+    const char *name = json_string_value(json_object_get(c, "name"));
+    const char *type = json_string_value(json_object_get(c, "type"));
+    if (!name || !type || json_object_get(types, name)) continue;
+    bool dbl = strcmp(type, "DOUBLE") == 0;
+    bool date = strcmp(type, "DATE") == 0 && date_ambiguous;
+    bool ts = strcmp(type, "TIMESTAMP") == 0 && ts_ambiguous;
+    if (!dbl && !date && !ts) continue;
+    wr_buf col = WEIR_BUF_INIT, cond = WEIR_BUF_INIT;
+    wr_eng_put_ident(&col, name);
+    const char *cn = wr_buf_cstr(&col);
+    wr_buf_puts(&q, n_checks++ ? ", " : "SELECT ");
+    if (dbl) {
+      wr_buf_printf(&q, "count(*) FILTER (WHERE %s IS NOT NULL AND NOT regexp_full_match(%s, '" INT_TEXT "')) AS \"f%zu\", ",
+                    cn, cn, i);
+      wr_buf_printf(&cond, "regexp_full_match(%s, '" INT_TEXT "') AND TRY_CAST(trim(%s) AS BIGINT) IS NULL", cn, cn);
+      wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"bl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"bv%zu\", ",
+                    wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
+      wr_buf_clear(&cond);
+      /* More than 38 significant digits, counted rather than cast: a failing TRY_CAST to
+       * DECIMAL costs DuckDB an exception per value (measured 50x slower). */
+      wr_buf_printf(&cond, "regexp_full_match(%s, '" INT_TEXT "') AND length(ltrim(ltrim(trim(%s), '+-'), '0')) > 38",
+                    cn, cn);
+      wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"hl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"hv%zu\"",
+                    wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
+    } else {
+      const char *fmt = date ? date_fmt : ts_fmt;
+      const char *swap = date ? date_swap : ts_swap;
+      const char *as = date ? "DATE" : "TIMESTAMP";
+      wr_buf a = WEIR_BUF_INIT, b = WEIR_BUF_INIT;
+      wr_buf_printf(&a, "CAST(try_strptime(trim(%s), ", cn);
+      wr_eng_put_string(&a, fmt);
+      wr_buf_printf(&a, ") AS %s)", as);
+      wr_buf_printf(&b, "CAST(try_strptime(trim(%s), ", cn);
+      wr_eng_put_string(&b, swap);
+      wr_buf_printf(&b, ") AS %s)", as);
+      wr_buf_printf(&q, "count(*) FILTER (WHERE %s IS NOT NULL AND %s IS NULL) AS \"ds%zu\", ", cn, wr_buf_cstr(&b), i);
+      wr_buf_printf(&cond, "%s IS NOT NULL AND %s IS DISTINCT FROM %s", cn, wr_buf_cstr(&a), wr_buf_cstr(&b));
+      wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"dl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"dv%zu\", ",
+                    wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
+      wr_buf_printf(&q, "arg_min(CAST(%s AS VARCHAR), __weir_line) FILTER (WHERE %s) AS \"da%zu\", ", wr_buf_cstr(&a),
+                    wr_buf_cstr(&cond), i);
+      wr_buf_printf(&q, "arg_min(CAST(%s AS VARCHAR), __weir_line) FILTER (WHERE %s) AS \"db%zu\"", wr_buf_cstr(&b),
+                    wr_buf_cstr(&cond), i);
+      wr_buf_free(&a);
+      wr_buf_free(&b);
+    }
+    wr_buf_free(&col);
+    wr_buf_free(&cond);
+  }
+  if (n_checks == 0) {
+    wr_buf_free(&q);
+    goto done;
+  }
+  /* Record order is file order: DuckDB preserves insertion order. */
+  wr_buf_puts(&q, " FROM (SELECT row_number() OVER () + 1 AS __weir_line, * FROM read_csv(");
+  csv_options(&q, path, d);
+  wr_buf_puts(&q, ", header = true, all_varchar = true))");
+  json_t *res = NULL;
+  if (wr_engine_query_json(e, wr_buf_cstr(&q), &res, NULL) != WEIR_OK) {
+    wr_buf_free(&q);
+    goto done;
+  }
+  wr_buf_free(&q);
+  json_t *r = json_array_get(res, 0);
+  json_array_foreach(cols, i, c) {
+    const char *name = json_string_value(json_object_get(c, "name"));
+    char key[40];
+    snprintf(key, sizeof key, "f%zu", i);
+    json_t *frac = json_object_get(r, key);
+    if (json_is_integer(frac)) {
+      snprintf(key, sizeof key, "hl%zu", i);
+      json_int_t hl = json_integer_value(json_object_get(r, key));
+      snprintf(key, sizeof key, "hv%zu", i);
+      const char *hv = json_string_value(json_object_get(r, key));
+      snprintf(key, sizeof key, "bl%zu", i);
+      json_int_t bl = json_integer_value(json_object_get(r, key));
+      snprintf(key, sizeof key, "bv%zu", i);
+      const char *bv = json_string_value(json_object_get(r, key));
+      if (json_integer_value(frac) == 0 && bl > 0) {
+        if (hl > 0) {
+          rc = wr_seterr(err, WEIR_EINPUT,
+                         "%s line %lld: column \"%s\": the integer %s has more digits than any exact number "
+                         "type holds (Decimal(38, 0)), and Float64 would round it; declare the column String "
+                         "in a contract to keep it as text",
+                         path, (long long)hl, name, hv ? hv : "?");
+          break;
+        }
+        json_object_set_new(types, name, json_string("DECIMAL(38, 0)"));
+      } else if (bl > 0) {
+        rc = wr_seterr(err, WEIR_EINPUT,
+                       "%s line %lld: column \"%s\": the integer %s is beyond Int64 in a column of fractional "
+                       "numbers, and Float64 would round it; declare the column Decimal(P, S) or String in a "
+                       "contract",
+                       path, (long long)bl, name, bv ? bv : "?");
+        break;
+      }
+      continue;
+    }
+    snprintf(key, sizeof key, "ds%zu", i);
+    json_t *ds = json_object_get(r, key);
+    if (!json_is_integer(ds) || json_integer_value(ds) != 0) continue;
+    snprintf(key, sizeof key, "dl%zu", i);
+    json_int_t dl = json_integer_value(json_object_get(r, key));
+    if (dl <= 0) continue; /* every value reads the same both ways (01/01/2024) */
+    bool date = strcmp(json_string_value(json_object_get(c, "type")), "DATE") == 0;
+    snprintf(key, sizeof key, "dv%zu", i);
+    const char *dv = json_string_value(json_object_get(r, key));
+    snprintf(key, sizeof key, "da%zu", i);
+    const char *da = json_string_value(json_object_get(r, key));
+    snprintf(key, sizeof key, "db%zu", i);
+    const char *db = json_string_value(json_object_get(r, key));
+    rc = wr_seterr(err, WEIR_EINPUT,
+                   "%s line %lld: column \"%s\": the %s \"%s\" is ambiguous: %s as %s, or %s as %s; say which "
+                   "with --%s-format (every value of the column also reads the other way)",
+                   path, (long long)dl, name, date ? "date" : "timestamp", dv ? dv : "?", da ? da : "?",
+                   date ? date_fmt : ts_fmt, db ? db : "?", date ? date_swap : ts_swap,
+                   date ? "date" : "timestamp");
+    break;
+  }
+  json_decref(res);
+done:
+  json_decref(rows);
+  wr_buf_free(&sql);
+  return rc;
+}
+
+static int csv_attempt(wr_engine *e, const char *path, const csv_dialect *delim, const char *sample,
                        const char *types, wr_arrow_table *out, char **raw, weir_error *err) {
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "SELECT * FROM read_csv(");
@@ -177,7 +411,7 @@ static int csv_attempt(wr_engine *e, const char *path, char delim, const char *s
 /* The scan that finds the line of a structural problem: fixed dialect, no header, every
  * column text, as many columns as the first record. Fills `out` and returns true when it
  * found one. */
-static bool csv_diagnose(wr_engine *e, const char *path, char delim, long fields, wr_buf *out) {
+static bool csv_diagnose(wr_engine *e, const char *path, const csv_dialect *delim, long fields, wr_buf *out) {
   if (fields <= 0) return false;
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "SELECT * FROM read_csv(");
@@ -209,9 +443,11 @@ static char *read_prefix(const char *path, size_t *len) {
   return data;
 }
 
-static int read_csv_file(wr_engine *e, const char *path, const wr_schema *hint, wr_arrow_table *out,
+static int read_csv_file(wr_engine *e, const char *path, const wr_read_options *o, wr_arrow_table *out,
                          weir_error *err) {
-  char delim = wr_csv_delimiter(path);
+  csv_dialect d = {o && o->delimiter ? o->delimiter : wr_csv_delimiter(path), o && o->quote ? o->quote : '"',
+                   o ? o->date_format : NULL, o ? o->timestamp_format : NULL, o ? o->max_line_size : 0};
+  const wr_schema *hint = o ? o->hint : NULL;
   char *raw = NULL;
   /* The header is checked before DuckDB sees the file: DuckDB renames a repeated name
    * ("a", "a_1") and invents one for an empty field ("column0"), which would make a
@@ -219,30 +455,47 @@ static int read_csv_file(wr_engine *e, const char *path, const wr_schema *hint, 
   size_t plen = 0;
   char *prefix = read_prefix(path, &plen);
   wr_csv_header header;
-  wr_csv_header_parse(prefix ? prefix : "", plen, delim, &header);
+  wr_csv_header_parse(prefix ? prefix : "", plen, d.delim, d.quote, &header);
   /* Fields of the first record, for the diagnosing scan: a record that is only an opened
    * quote still has one. */
   size_t bom = plen >= 3 && memcmp(prefix, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
   long fields = header.n ? (long)header.n : plen > bom ? 1 : 0;
+  /* One column whose every line holds ';', tab or '|': most likely a file in another
+   * dialect read as comma-separated. Said, not refused: a one-column file of such text is
+   * legitimate. */
+  char likely = header.n == 1 && !(o && o->delimiter) && prefix ? wr_csv_likely_delimiter(prefix, plen) : 0;
+  if (likely && o && json_is_array(o->warnings)) {
+    char *w = wr_asprintf("%s was read as one column, but every line contains %s: if that is its delimiter, "
+                          "say so with --delimiter %s",
+                          path, likely == '\t' ? "a tab" : likely == ';' ? "';'" : "'|'",
+                          likely == '\t' ? "'\\t'" : likely == ';' ? "';'" : "'|'");
+    json_array_append_new(o->warnings, json_string(w));
+    free(w);
+  }
   free(prefix);
   int hrc = wr_csv_header_check(&header, path, err);
   wr_csv_header_clear(&header);
   if (hrc) return hrc;
-  wr_buf types = WEIR_BUF_INIT;
-  csv_types_clause(e, path, delim, hint, &types);
+  json_t *types = json_object();
+  csv_types_clause(e, path, &d, hint, types);
+  int rc = csv_exact_check(e, path, &d, types, err);
+  wr_buf types_sql = WEIR_BUF_INIT;
+  wr_buf msg = WEIR_BUF_INIT;
+  if (rc) goto done;
+  types_option(types, &types_sql);
   /* The whole file is the sample: inferred from 20,480 rows, a column whose first rows are
    * whole numbers is BIGINT, and DuckDB then casts a later "30001.5" to 30002 without an
    * error. Inference must see every value. */
-  int rc = csv_attempt(e, path, delim, "-1", wr_buf_cstr(&types), out, &raw, err);
-  wr_buf msg = WEIR_BUF_INIT;
+  rc = csv_attempt(e, path, &d, "-1", wr_buf_cstr(&types_sql), out, &raw, err);
   if (rc == WEIR_OK) goto done;
-  if ((raw && wr_csv_reword_error(path, raw, &msg)) || csv_diagnose(e, path, delim, fields, &msg))
+  if ((raw && wr_csv_reword_error(path, raw, &msg)) || csv_diagnose(e, path, &d, fields, &msg))
     rc = wr_seterr(err, WEIR_EINPUT, "%s", wr_buf_cstr(&msg));
   else if (err)
     err->code = rc = WEIR_EINPUT; /* keep "cannot read <path>: <DuckDB's message>" */
 done:
+  json_decref(types);
   wr_buf_free(&msg);
-  wr_buf_free(&types);
+  wr_buf_free(&types_sql);
   free(raw);
   return rc;
 }
@@ -327,7 +580,54 @@ static int read_jsonl_file(wr_engine *e, const char *path, wr_arrow_table *out, 
   return rc;
 }
 
+/* Refuses a Parquet file with two top-level columns whose names differ only in case
+ * ("column" and "COLUMN"): DuckDB's names are case-insensitive and it would read them as
+ * "column" and "COLUMN_1", a column nobody named. The names come from the footer
+ * (parquet_schema: the root, then every field depth first, each group followed by its
+ * children), before DuckDB renames anything. When the footer cannot be read, the read
+ * says why. */
+static int parquet_check_names(wr_engine *e, const char *path, weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT name, num_children FROM parquet_schema(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_putc(&sql, ')');
+  json_t *rows = NULL;
+  int rc = WEIR_OK;
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &rows, NULL) == WEIR_OK && json_array_size(rows) > 1) {
+    size_t n = json_array_size(rows);
+    const char **top = wr_calloc(n, sizeof *top);
+    size_t n_top = 0;
+    /* Walk the flattened tree: `pending` counts the nodes still to skip inside the
+     * current top-level group. */
+    long long pending = 0;
+    for (size_t i = 1; i < n; i++) {
+      json_t *r = json_array_get(rows, i);
+      long long kids = json_integer_value(json_object_get(r, "num_children"));
+      if (pending > 0) {
+        pending += kids - 1;
+        continue;
+      }
+      top[n_top++] = json_string_value(json_object_get(r, "name"));
+      pending = kids;
+    }
+    for (size_t i = 0; i < n_top && !rc; i++)
+      for (size_t j = 0; j < i && !rc; j++)
+        if (top[i] && top[j] && strcasecmp(top[i], top[j]) == 0)
+          rc = wr_seterr(err, WEIR_EINPUT,
+                         "cannot read %s: columns \"%s\" and \"%s\" %s (columns %zu and %zu); SQL engines "
+                         "cannot tell them apart: rename one",
+                         path, top[j], top[i], strcmp(top[i], top[j]) ? "differ only in case" : "have the same name",
+                         j + 1, i + 1);
+    free(top);
+  }
+  json_decref(rows);
+  wr_buf_free(&sql);
+  return rc;
+}
+
 static int read_parquet_file(wr_engine *e, const char *path, wr_arrow_table *out, weir_error *err) {
+  int nrc = parquet_check_names(e, path, err);
+  if (nrc) return nrc;
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "SELECT * FROM read_parquet(");
   wr_eng_put_string(&sql, path);
@@ -347,6 +647,13 @@ int wr_engine_read_file(wr_engine *e, const char *path, wr_file_format format,
 
 int wr_engine_read_file_typed(wr_engine *e, const char *path, wr_file_format format,
                                 const wr_schema *hint, wr_arrow_table *out, weir_error *err) {
+  wr_read_options o = {0};
+  o.hint = hint;
+  return wr_engine_read_file_opts(e, path, format, &o, out, err);
+}
+
+int wr_engine_read_file_opts(wr_engine *e, const char *path, wr_file_format format,
+                             const wr_read_options *opts, wr_arrow_table *out, weir_error *err) {
   wr_arrow_table_init(out);
   wr_eng_settle(e);
   if (!wr_fs_exists(path)) return wr_seterr(err, WEIR_ENOTFOUND, "cannot read %s: no such file", path);
@@ -365,7 +672,7 @@ int wr_engine_read_file_typed(wr_engine *e, const char *path, wr_file_format for
       wr_arrow_table_set_schema(out, &s);
       return WEIR_OK;
     }
-    return read_csv_file(e, path, hint, out, err);
+    return read_csv_file(e, path, opts, out, err);
   case WEIR_FORMAT_PARQUET: return read_parquet_file(e, path, out, err);
   case WEIR_FORMAT_JSONL: return read_jsonl_file(e, path, out, err);
   default: return wr_seterr(err, WEIR_EINVALIDARG, "cannot read %s: unknown format %d", path, (int)format);

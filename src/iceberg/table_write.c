@@ -333,6 +333,25 @@ int iceberg_metadata_write(const char *meta_dir, const iceberg_table *prev, json
     int64_t pn = metadata_version(prev->metadata_location);
     version = pn >= 0 ? pn + 1 : (int64_t)json_array_size(mlog) + 1;
   }
+  /* The number also goes past every version already in the folder: the table's other
+   * branches (and versions a revert left behind) write here too, and numbering from
+   * `prev` alone gave two branches, or a write after a revert, the same number. The
+   * name is unique by its UUID either way; the number keeps "the highest version" one
+   * file (two writers racing may still pick one number, each with its own UUID). */
+  char **names = NULL;
+  size_t n_names = 0;
+  weir_error ignore = {0};
+  if (wr_storage_list(meta_dir, &names, &n_names, &ignore) == WEIR_OK) {
+    for (size_t i = 0; i < n_names; i++) {
+      const char *b = wr_path_basename(names[i]);
+      size_t bl = strlen(b);
+      if (bl < 14 || strcmp(b + bl - 14, ".metadata.json") != 0) continue;
+      int64_t v = metadata_version(names[i]);
+      if (v >= version) version = v + 1;
+    }
+    wr_storage_list_free(names, n_names);
+  }
+  weir_error_clear(&ignore);
   char uuid[WEIR_UUID_STR_LEN + 1];
   wr_uuid4(uuid);
   char *name = wr_asprintf("%05lld-%s.metadata.json", (long long)version, uuid);

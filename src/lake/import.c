@@ -3,6 +3,7 @@
  * given contract, the table's own schema on append, or an inferred one), stage the table
  * and its quarantine, commit both at once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,6 +37,7 @@ typedef struct import_ctx {
   weir_contract *contract;   /* user contract, or NULL */
   bool revalidate;           /* the commit was refused only because the appended table
                                 changed its schema or contract since head */
+  json_t *warnings;          /* strings about the input (a likely delimiter), owned */
 } import_ctx;
 
 /* An append refused because its table's schema or contract changed meanwhile is validated
@@ -99,6 +101,26 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
     subject = wr_asprintf("import of %s into %s", ic->source, ic->table);
   }
 
+  /* An append of no rows changes nothing: no commit (an empty snapshot would only move
+   * the branch and make later appends conflict with it), reported as such. Nothing is
+   * validated either, so the report cannot name a problem of data that is not there. */
+  if (appending && data->n_rows == 0) {
+    json_t *o = json_object();
+    json_object_set_new(o, "commit", json_null());
+    json_object_set_new(o, "branch", json_string(ic->branch));
+    json_object_set_new(o, "table", json_string(ic->table));
+    json_object_set_new(o, "mode", json_string(mode_name(opts->mode)));
+    json_object_set_new(o, "rows_written", json_integer(0));
+    json_object_set_new(o, "rows_quarantined", json_integer(0));
+    json_object_set_new(o, "quarantine_table", json_null());
+    json_object_set_new(o, "report", json_null());
+    json_object_set_new(o, "committed", json_false());
+    json_object_set_new(o, "reason", json_string("no rows to append: the input has none, so nothing was committed"));
+    json_object_set_new(o, "warnings", json_incref(ic->warnings));
+    *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
+    rc = WEIR_OK;
+    goto done;
+  }
   summary = json_pack("{s:s,s:s}", "weir.operation", "import", "weir.source", wr_path_basename(ic->source));
   stage_request sr = {0};
   sr.table = ic->table;
@@ -142,6 +164,9 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
     json_t *compaction = lake_compact_after_append(lake, ic->table, ic->branch);
     json_object_set_new(o, "compaction", compaction ? compaction : json_null());
   }
+  json_object_set_new(o, "committed", json_true());
+  json_object_set_new(o, "reason", json_null());
+  json_object_set_new(o, "warnings", json_incref(ic->warnings));
   *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
 
 done:
@@ -180,6 +205,34 @@ static int refuse_stale_base(import_ctx *ic, weir_error *err) {
   return rc;
 }
 
+/* One character of a CSV dialect option: a single byte, not a line end; "\\t" and "tab"
+ * name a tab (as typed on a command line). */
+static int csv_char(const char *value, const char *what, char *out, weir_error *err) {
+  *out = 0;
+  if (!value) return WEIR_OK;
+  if (strcmp(value, "\\t") == 0 || strcmp(value, "tab") == 0) value = "\t";
+  if (strlen(value) != 1 || value[0] == '\n' || value[0] == '\r')
+    return wr_seterr(err, WEIR_EINVALIDARG, "invalid %s \"%s\": it must be one character (not a line end)", what,
+                     value);
+  *out = value[0];
+  return WEIR_OK;
+}
+
+static int check_csv_options(const weir_import_options *opts, weir_error *err) {
+  char d, q;
+  int rc;
+  if ((rc = csv_char(opts->delimiter, "delimiter", &d, err)) || (rc = csv_char(opts->quote, "quote", &q, err)))
+    return rc;
+  if (d && d == (q ? q : '"'))
+    return wr_seterr(err, WEIR_EINVALIDARG, "the delimiter and the quote character are both '%c'", d);
+  if (opts->max_line_size < 0)
+    return wr_seterr(err, WEIR_EINVALIDARG, "invalid max line size %lld: it must be positive (bytes)",
+                     (long long)opts->max_line_size);
+  if ((opts->date_format && !*opts->date_format) || (opts->timestamp_format && !*opts->timestamp_format))
+    return wr_seterr(err, WEIR_EINVALIDARG, "an empty date or timestamp format (give a strptime format such as %%d/%%m/%%Y)");
+  return WEIR_OK;
+}
+
 /* Checks everything that can be checked before reading any data. */
 static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_options *opts,
                           const char *source, weir_error *err) {
@@ -200,11 +253,25 @@ static int import_prepare(import_ctx *ic, weir_lake *lake, const weir_import_opt
                        opts->table);
   if (opts->mode != WEIR_MODE_CREATE && opts->mode != WEIR_MODE_APPEND && opts->mode != WEIR_MODE_REPLACE)
     return wr_seterr(err, WEIR_EINVALIDARG, "unknown import mode %d", (int)opts->mode);
+  ic->warnings = json_array();
+  if ((rc = check_csv_options(opts, err))) return rc;
   ic->branch = opts->branch ? opts->branch : "main"; /* "" is refused below */
   if ((rc = lake_write_base(lake, ic->branch, opts->expect_head, ic->head, err))) return rc;
   if (opts->expect_head && opts->mode != WEIR_MODE_APPEND && (rc = refuse_stale_base(ic, err))) return rc;
   if (opts->contract_path && (rc = wr_contract_load_file(opts->contract_path, &ic->contract, err)))
     return rc;
+  /* Types a table cannot store are refused now, before any data file is written. */
+  for (size_t i = 0; ic->contract && i < ic->contract->n_columns; i++) {
+    const wr_contract_column *c = &ic->contract->columns[i];
+    if (c->field.type.id != WEIR_TYPE_DATE64 && c->field.type.id != WEIR_TYPE_ANY) continue;
+    char line[32] = "";
+    if (c->line) snprintf(line, sizeof line, ":%d", c->line);
+    return wr_seterr(err, WEIR_EUNSUPPORTED, "%s%s: column \"%s\" is %s, which an Iceberg table cannot store (%s)",
+                     opts->contract_path, line, c->field.name,
+                     c->field.type.id == WEIR_TYPE_ANY ? "Any" : "Date64",
+                     c->field.type.id == WEIR_TYPE_ANY ? "declare its type" : "declare it Date32: date64 values at "
+                                                                             "midnight convert exactly");
+  }
   return WEIR_OK;
 }
 
@@ -235,7 +302,16 @@ static int import_file(import_ctx *ic, const char *file, wr_file_format fmt, cha
   }
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_OPEN, &engine, err))) goto done;
   lake_progress(lake, json_pack("{s:s,s:s}", "phase", "read", "file", file));
-  if ((rc = wr_engine_read_file_typed(engine, file, fmt, hint.n_fields ? &hint : NULL, &data, err))) goto done;
+  wr_read_options ro = {0};
+  ro.hint = hint.n_fields ? &hint : NULL;
+  (void)csv_char(opts->delimiter, "delimiter", &ro.delimiter, NULL); /* checked by import_prepare */
+  (void)csv_char(opts->quote, "quote", &ro.quote, NULL);
+  ro.date_format = opts->date_format;
+  ro.timestamp_format = opts->timestamp_format;
+  ro.max_line_size = opts->max_line_size;
+  json_array_clear(ic->warnings); /* each attempt reads the file again */
+  ro.warnings = ic->warnings;
+  if ((rc = wr_engine_read_file_opts(engine, file, fmt, &ro, &data, err))) goto done;
   if (wr_arrow_table_ncols(&data) == 0) {
     rc = wr_seterr(err, WEIR_EINPUT, "cannot import %s: it has no columns (an empty file?)", file);
     goto done;
@@ -284,14 +360,20 @@ int lake_table_import(weir_lake *lake, const char *file, const weir_import_optio
   *out_json = NULL;
   import_ctx ic;
   int rc = import_prepare(&ic, lake, opts, file, err);
-  if (rc) return rc;
+  if (rc) {
+    json_decref(ic.warnings);
+    wr_contract_free(ic.contract);
+    return rc;
+  }
   wr_file_format fmt = WEIR_FORMAT_AUTO;
   if (opts->format && !wr_file_format_parse(opts->format, &fmt)) {
+    json_decref(ic.warnings);
     wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_EINVALIDARG, "unknown format \"%s\" (expected csv, parquet or jsonl)",
                        opts->format);
   }
   if (!file || !wr_fs_exists(file)) {
+    json_decref(ic.warnings);
     wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
   }
@@ -311,6 +393,7 @@ int lake_table_import(weir_lake *lake, const char *file, const weir_import_optio
     if ((rc = lake_branch_head(lake, ic.branch, ic.head, err))) break;
   }
   wr_contract_free(ic.contract);
+  json_decref(ic.warnings);
   return rc;
 }
 
@@ -320,6 +403,8 @@ int lake_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream,
   import_ctx ic;
   int rc = import_prepare(&ic, lake, opts, "Arrow data", err);
   if (rc) {
+    json_decref(ic.warnings);
+    wr_contract_free(ic.contract);
     if (stream && stream->release) stream->release(stream);
     return rc;
   }
@@ -354,5 +439,6 @@ done:
   wr_arrow_table_release(&data);
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   wr_contract_free(ic.contract);
+  json_decref(ic.warnings);
   return rc;
 }

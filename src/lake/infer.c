@@ -1,6 +1,6 @@
 /*
  * infer.c -- the contract of data written without one: each column's weir type is the one
- * its Arrow type widens to, and a column is required when the data has no nulls.
+ * its Arrow type widens to, and every column is optional.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +14,9 @@ static bool storable_type(const struct ArrowSchema *field, weir_type *out, char 
   const char *f = field->dictionary ? field->dictionary->format : field->format;
   memset(out, 0, sizeof *out);
   if (wr_type_from_arrow_format(f, out)) {
-    if (out->id == WEIR_TYPE_DATE64) {
-      snprintf(why, why_size, "date64 has no Iceberg type; declare it Date32 after converting");
-      return false;
-    }
+    /* date64 has no Iceberg type: its days go into Date32, each value checked to be a
+     * midnight (contracts/check_columns.c). */
+    if (out->id == WEIR_TYPE_DATE64) out->id = WEIR_TYPE_DATE32;
     return true;
   }
   static const struct {
@@ -33,6 +32,11 @@ static bool storable_type(const struct ArrowSchema *field, weir_type *out, char 
       out->id = widen[i].id;
       return true;
     }
+  /* Any zone: the values are UTC instants (the zone says only how to show them). */
+  if (f[0] == 't' && f[1] == 's' && f[2] && f[3] == ':' && f[4]) {
+    out->id = f[2] == 'n' ? WEIR_TYPE_TS_NS_UTC : WEIR_TYPE_TS_US_UTC;
+    return true;
+  }
   if (f[0] == 'w' && f[1] == ':') {
     out->id = WEIR_TYPE_BINARY;
     return true;
@@ -59,12 +63,10 @@ int lake_infer_contract(const wr_arrow_table *data, const char *name, weir_contr
       wr_schema_clear(&s);
       return wr_seterr(err, WEIR_EUNSUPPORTED, "column \"%s\" cannot be stored: %s", field->name, why);
     }
-    int64_t nulls = 0;
-    for (size_t b = 0; b < data->n_batches; b++)
-      nulls += wr_arrow_null_count(wr_arrow_batch_array(data->batches[b])->children[c]);
-    /* A column without nulls is recorded required: the table's schema then states what
-     * the data showed, and later appends are held to it. An empty table proves nothing. */
-    f.required = data->n_rows > 0 && nulls == 0 && strcmp(field->format, "n") != 0;
+    /* Optional, as every Iceberg writer records a column nobody declared: that the first
+     * file had no nulls in it says nothing of the next one (a later append with a blank
+     * would be refused). A column is required only when a contract says so. */
+    f.required = false;
     f.name = (char *)field->name;
     wr_schema_add(&s, &f);
   }

@@ -216,10 +216,18 @@ int lake_check_column_names(const wr_arrow_table *t, const char *what, weir_erro
     const char *name = t->schema.children[i]->name;
     if (!name || !*name)
       return wr_seterr(err, WEIR_EINPUT, "%s: column %lld has an empty name", what, (long long)i + 1);
-    for (int64_t j = 0; j < i; j++)
+    for (int64_t j = 0; j < i; j++) {
       if (strcmp(t->schema.children[j]->name, name) == 0)
         return wr_seterr(err, WEIR_EINPUT, "%s: column \"%s\" appears twice (columns %lld and %lld)", what,
                            name, (long long)j + 1, (long long)i + 1);
+      /* SQL names are case-insensitive: the engine that validates and writes could not
+       * tell the two apart (nor could the engines that read the table). */
+      if (strcasecmp(t->schema.children[j]->name, name) == 0)
+        return wr_seterr(err, WEIR_EINPUT,
+                         "%s: columns \"%s\" and \"%s\" differ only in case, which SQL engines cannot tell "
+                         "apart (columns %lld and %lld): rename one",
+                         what, t->schema.children[j]->name, name, (long long)j + 1, (long long)i + 1);
+    }
   }
   return WEIR_OK;
 }

@@ -272,8 +272,14 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       w.files = s->files;
       w.n_files = s->n_files;
       w.properties = s->properties;
-      w.summary = s->summary;
+      /* Which weir commit this snapshot belongs to, for an engine reading the table's
+       * history: the branch it was committed on and the commit it follows. */
+      json_t *summary = s->summary ? json_deep_copy(s->summary) : json_object();
+      json_object_set_new(summary, "weir.branch", json_string(branch));
+      json_object_set_new(summary, "weir.parent-commit", json_string(head));
+      w.summary = summary;
       rc = iceberg_write_version(&w, &results[i], err);
+      json_decref(summary);
       free(location);
       iceberg_table_free(prev);
       if (rc) break;

@@ -114,14 +114,22 @@ static int resolve_inputs(weir_lake *lake, wr_project *p, const char *hash, tabl
                    wr_asprintf("%s:%d: model %s: output schema \"%s\" is not defined (no YAML contract or "
                                "TableSchema of that name)",
                                m->file, line, m->name, m->output_schema_name));
-      } else if (m->output)
-        for (size_t c = 0; c < m->output->n_columns; c++)
+      } else if (m->output) {
+        for (size_t c = 0; c < m->output->n_columns; c++) {
           if (m->output->columns[c].field.type.id == WEIR_TYPE_DATE64)
             pipeline_problem(p, m->file, m->line, m->name, m->output->columns[c].field.name, "a storable type",
                              "Date64",
                              "%s:%d: model %s: column \"%s\" of output schema %s is Date64, which Iceberg "
                              "cannot store (use Date32)",
                              m->file, m->line, m->name, m->output->columns[c].field.name, m->output->name);
+          else if (m->output->columns[c].field.type.id == WEIR_TYPE_ANY)
+            pipeline_problem(p, m->file, m->line, m->name, m->output->columns[c].field.name, "a storable type",
+                             "Any",
+                             "%s:%d: model %s: column \"%s\" of output schema %s is Any, which a stored table "
+                             "cannot hold (declare its type)",
+                             m->file, m->line, m->name, m->output->columns[c].field.name, m->output->name);
+        }
+      }
     }
     for (size_t k = 0; k < m->n_inputs && rc == WEIR_OK; k++) {
       model_input *in = &m->inputs[k];

@@ -466,6 +466,25 @@ static void from_weir_error(refusal *rf, weir_error *err) {
   }
 }
 
+/* The snapshots this commit adds (in `meta`, not in `base`) record the weir branch and
+ * the commit they follow, as the snapshots weir writes itself do (lake/write.c), so that
+ * an engine reading the table's history can map each snapshot back to weir. */
+static void tag_new_snapshots(json_t *meta, const iceberg_table *base, const char *branch, const char *head) {
+  const json_t *old = base ? json_object_get(base->json, "snapshots") : NULL;
+  size_t i, j;
+  json_t *snap, *o;
+  json_array_foreach(json_object_get(meta, "snapshots"), i, snap) {
+    json_int_t id = json_integer_value(json_object_get(snap, "snapshot-id"));
+    bool known = false;
+    json_array_foreach((json_t *)old, j, o) if (json_integer_value(json_object_get(o, "snapshot-id")) == id) known = true;
+    if (known) continue;
+    json_t *summary = json_object_get(snap, "summary");
+    if (!json_is_object(summary)) continue; /* required by the spec; the parse below refuses its absence */
+    json_object_set_new(summary, "weir.branch", json_string(branch));
+    json_object_set_new(summary, "weir.parent-commit", json_string(head));
+  }
+}
+
 /* One table: requirements, updates, contract, metadata file. 0, or -1 with rf set. */
 static int prepare(rest_ctx *c, const char *head, rest_table_change *ch, prepared *out, bool write, refusal *rf) {
   memset(out, 0, sizeof *out);
@@ -490,6 +509,7 @@ static int prepare(rest_ctx *c, const char *head, rest_table_change *ch, prepare
   out->meta = meta;
   if ((rc = apply_updates(ch->table, is_new, meta, ch->updates, rf))) goto done;
   json_object_set_new(meta, "last-updated-ms", json_integer(wr_now_us() / 1000));
+  tag_new_snapshots(meta, base, c->ref.name, head);
   /* The result must be a table weir reads: the same checks as any metadata file. */
   char *text = wr_json_compact(meta);
   rc = iceberg_table_parse(text, strlen(text), "(the table after the commit's updates)", &out->next, &err);

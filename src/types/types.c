@@ -263,7 +263,8 @@ bool wr_type_from_arrow_format(const char *f, weir_type *out) {
       return true;
     }
   }
-  /* Arrow allows "+00:00" style UTC spellings; weir accepts only the name UTC as UTC. */
+  /* Other zones ("US/Pacific", "+00:00") are exact only as UTC: their values are UTC
+   * instants, which wr_cast_check_format accepts into a UTC column. */
   return false;
 }
 
@@ -463,11 +464,17 @@ wr_cast_kind wr_cast_check_format(const char *f, weir_type target, bool *narrowi
     bool want_tz = target.id == WEIR_TYPE_TS_US_UTC || target.id == WEIR_TYPE_TS_NS_UTC;
     char want_unit = (target.id == WEIR_TYPE_TS_US || target.id == WEIR_TYPE_TS_US_UTC) ? 'u' : 'n';
     bool has_tz = tz[0] != 0;
-    /* Never between zoned and zone-less; zoned only from UTC. */
+    /* Never between zoned and zone-less. A zoned Arrow timestamp holds UTC instants
+     * whatever zone it names (the zone only says how to show them: "US/Pacific",
+     * "Etc/UTC", "+00:00"), so any zone goes into a UTC column unchanged, as the same data
+     * does from Parquet. */
     if (want_tz != has_tz) break;
-    if (has_tz && strcmp(tz, "UTC") != 0) break;
     if (unit_rank(unit) < unit_rank(want_unit)) return WEIR_CAST_WIDEN;
-    if (unit_rank(unit) > unit_rank(want_unit) && narrowing) *narrowing = true;
+    if (unit_rank(unit) > unit_rank(want_unit)) {
+      if (narrowing) *narrowing = true;
+      break;
+    }
+    if (has_tz && strcmp(tz, "UTC") != 0) return WEIR_CAST_WIDEN;
     break;
   }
   default:
@@ -502,8 +509,8 @@ bool wr_cast_exact_format(const char *f, weir_type target) {
     if (!ts_parts(f, &unit, &tz)) return false;
     bool want_tz = target.id == WEIR_TYPE_TS_US_UTC || target.id == WEIR_TYPE_TS_NS_UTC;
     char want_unit = (target.id == WEIR_TYPE_TS_US || target.id == WEIR_TYPE_TS_US_UTC) ? 'u' : 'n';
-    /* Only the unit may change: a zone is meaning, not precision. */
-    if (want_tz != (tz[0] != 0) || (tz[0] && strcmp(tz, "UTC") != 0)) return false;
+    /* Only the unit may change; any zone holds UTC instants (see wr_cast_check_format). */
+    if (want_tz != (tz[0] != 0)) return false;
     return unit_rank(unit) > unit_rank(want_unit);
   }
   default: return false;

@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (delim != ',' && delim != '\t') fuzz_fail("delimiter %d", delim);
 
   wr_csv_header h;
-  wr_csv_header_parse(body, body_len, delim, &h);
+  wr_csv_header_parse(body, body_len, delim, '"', &h);
+  char likely = wr_csv_likely_delimiter(body, body_len);
+  if (likely && likely != ';' && likely != '\t' && likely != '|') fuzz_fail("likely delimiter %d", likely);
   size_t delims = 0;
   for (size_t i = 0; i < body_len && i < WEIR_CSV_HEADER_MAX; i++) delims += body[i] == delim;
   if (h.n > delims + 1) fuzz_fail("%zu names from %zu delimiters", h.n, delims);

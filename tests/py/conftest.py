@@ -23,6 +23,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("WEIR_BUILD_DIR", ROOT / "build")).resolve()
 TITANIC = ROOT / "examples" / "titanic" / "data" / "titanic.csv"
+#: titanic's types and required columns, no rules (columns imported without a contract are
+#: optional; the example project reads some as required).
+TITANIC_SCHEMA = pathlib.Path(__file__).resolve().parent / "titanic_schema.yml"
 
 # ---- the catalog backend under test ------------------------------------------------------
 
@@ -245,8 +248,8 @@ def lake(tmp_path: pathlib.Path) -> pathlib.Path:
 
 @pytest.fixture
 def titanic_lake(lake: pathlib.Path) -> pathlib.Path:
-    """A lake with titanic imported on main."""
-    r = weir("import", TITANIC, "--table", "titanic", lake=lake)
+    """A lake with titanic imported on main (its required columns declared)."""
+    r = weir("import", TITANIC, "--table", "titanic", "--contract", TITANIC_SCHEMA, lake=lake)
     assert r.returncode == 0, r.stderr
     return lake
 

@@ -57,7 +57,7 @@ def test_import_file_and_arrow_then_describe_and_query(client, tmp_path):
     info = client.get_table("raw.t1")
     assert isinstance(info, weir.TableInfo) and info.table == "raw.t1" and info.ref == "main"
     assert [(c.name, c.type, c.weir_type, c.required) for c in info.columns] == [
-        ("x", "int64", "Int64", True), ("s", "large_string", "String", False)]
+        ("x", "int64", "Int64", False), ("s", "large_string", "String", False)]  # optional without a contract
     assert info.column("s").nullable and info.commit == client.resolve("main") and info.metadata_location
     with pytest.raises(KeyError):
         info.column("nope")
@@ -148,8 +148,10 @@ def test_merge_strategy_resolves_a_conflict(titanic_client):
     c = titanic_client
     for b in ("a", "b"):
         c.create_branch(b, from_ref="main")
-    c.import_data("titanic", pa.table({"PassengerId": [1]}), branch="a", mode="replace")
-    c.import_data("titanic", pa.table({"PassengerId": [1, 2]}), branch="b", mode="replace")
+    # A replace keeps the table's contract unless given another (the fixture declares one).
+    one = {"ir_version": 1, "name": "one", "columns": [{"name": "PassengerId", "type": "Int64"}]}
+    c.import_data("titanic", pa.table({"PassengerId": [1]}), branch="a", mode="replace", contract=one)
+    c.import_data("titanic", pa.table({"PassengerId": [1, 2]}), branch="b", mode="replace", contract=one)
     c.merge("a", into_branch="main")
     with pytest.raises(weir.MergeConflict) as e:
         c.merge("b", into_branch="main")
@@ -408,5 +410,6 @@ def test_contract_diff_classifies_and_names_readers(titanic_client, tmp_path):
     assert [(c.change, c.column, c.breaks) for c in d.changes] == [("column_dropped", "x", ("consumers",)),
                                                                   ("docs_changed", None, ())]  # the name
     assert titanic_client.contract_diff(Old, Old).changes == ()
+    titanic_client.import_data("plain", TITANIC)
     with pytest.raises(weir.NotFound):
-        titanic_client.contract_diff("titanic@main", New)  # imported without a contract
+        titanic_client.contract_diff("plain@main", New)  # imported without a contract

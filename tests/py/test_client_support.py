@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import BUILD, ROOT, TITANIC
+from conftest import BUILD, ROOT, TITANIC, TITANIC_SCHEMA
 
 PROJECT = ROOT / "examples" / "titanic" / "project"
 
@@ -66,6 +66,6 @@ def client(weir_env: pathlib.Path, tmp_path: pathlib.Path):  # noqa: ANN201 - we
 
 @pytest.fixture
 def titanic_client(client):  # noqa: ANN001, ANN201
-    """A fresh lake with the titanic table on main."""
-    client.import_data("titanic", TITANIC)
+    """A fresh lake with the titanic table on main (its required columns declared)."""
+    client.import_data("titanic", TITANIC, contract=TITANIC_SCHEMA)
     return client

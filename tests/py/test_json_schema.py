@@ -19,7 +19,7 @@ import pytest
 from schemas import LIST_KEYS, SCHEMA_DIR, cli_schema, names, validate
 
 import weir
-from conftest import ROOT, TITANIC, weir as cli
+from conftest import ROOT, TITANIC, TITANIC_SCHEMA, weir as cli
 from weir import _ffi
 from weir.records import (
     Branch,
@@ -67,7 +67,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     r = cli("init", lake, "--json")
     assert r.returncode == 0, r.stderr
     docs["init"] = check(json.loads(r.stdout), "init")
-    docs["import"] = cli_doc(lake, "import", str(TITANIC), "--table", "titanic")
+    docs["import"] = cli_doc(lake, "import", str(TITANIC), "--table", "titanic", "--contract", str(TITANIC_SCHEMA))
     docs["branch_create"] = cli_doc(lake, "branch", "create", "dev")
     docs["tag_create"] = cli_doc(lake, "tag", "create", "v1")
     docs["plan"] = cli_doc(lake, "check", str(PROJECT))

@@ -17,8 +17,13 @@ def nl(lake, tmp_path):
     """Tables a (id, x required; n nullable) and b (id, x required) and a project folder."""
     (tmp_path / "a.csv").write_text("id,x,n\n1,10,\n2,20,7\n")
     (tmp_path / "b.csv").write_text("id,x\n1,5\n")
+    # Imported columns are optional unless a contract says required (issue 13).
+    (tmp_path / "a.yml").write_text("contract:\n  name: a\n  columns:\n    - {name: id, type: Int64}\n"
+                                    "    - {name: x, type: Int64}\n    - {name: n, type: Int64, nullable: true}\n")
+    (tmp_path / "b.yml").write_text("contract:\n  name: b\n  columns:\n    - {name: id, type: Int64}\n"
+                                    "    - {name: x, type: Int64}\n")
     for t in ("a", "b"):
-        r = weir("import", tmp_path / f"{t}.csv", "--table", t, lake=lake)
+        r = weir("import", tmp_path / f"{t}.csv", "--table", t, "--contract", tmp_path / f"{t}.yml", lake=lake)
         assert r.returncode == 0, r.stderr
     proj = tmp_path / "proj"
     (proj / "contracts").mkdir(parents=True)

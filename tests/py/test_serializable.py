@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 import weir
-from conftest import ROOT, TITANIC, count, weir_bin, weir_json, weir_list
+from conftest import ROOT, TITANIC, TITANIC_SCHEMA, count, weir_bin, weir_json, weir_list
 from conftest import weir as cli
 from conftest import weir as cli
 from test_client_support import client, titanic_client, weir_env  # noqa: F401 - fixtures
@@ -102,7 +102,11 @@ def test_blind_append_rebases_onto_a_newer_version(titanic_lake):
 def test_append_after_schema_change_with_named_base_is_refused(titanic_lake, tmp_path):
     base = head(titanic_lake)
     narrow = export(titanic_lake, "SELECT PassengerId, Name FROM titanic", tmp_path / "narrow.csv")
-    assert cli("import", narrow, "--table", "titanic", "--mode", "replace", lake=titanic_lake).returncode == 0
+    schema = tmp_path / "narrow.yml"  # the fixture's titanic has a contract: a replace keeps it unless given another
+    schema.write_text("contract:\n  name: narrow\n  columns:\n    - {name: PassengerId, type: Int64}\n"
+                      "    - {name: Name, type: String}\n")
+    r = cli("import", narrow, "--table", "titanic", "--mode", "replace", "--contract", schema, lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
     r = cli("import", TITANIC, "--table", "titanic", "--mode", "append", "--expect-head", base, lake=titanic_lake)
     assert r.returncode == 4
     assert "table default.titanic changed its schema or contract" in r.stderr
@@ -414,7 +418,7 @@ def test_revert_run_that_would_change_a_contract_needs_the_flag(client, tmp_path
     legacy = tmp_path / "legacy.yml"
     legacy.write_text("contract:\n  name: Legacy\n  version: \"1\"\n  columns:\n"
                       "    - {name: Pclass, type: Int64}\n    - {name: n, type: Int64}\n")
-    client.import_data("titanic", TITANIC)
+    client.import_data("titanic", TITANIC, contract=TITANIC_SCHEMA)  # Pclass required, as Summary reads it
     client.import_data("summary", pa.table({"Pclass": [1], "n": [1]}), contract=str(legacy))
     proj = tmp_path / "p"
     (proj / "contracts").mkdir(parents=True)

@@ -200,6 +200,11 @@ TEST(strict_errors) {
             WEIR_EINPUT);
   CHECK_STR(m, "ir.json: duplicate column \"a\" (columns[0] and columns[1])");
   free(m);
+  CHECK_INT(from_ir_text("{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"Int64\"},{\"name\":\"A\",\"type\":\"Int64\"}]}",
+                         &m),
+            WEIR_EINPUT);
+  CHECK_STR(m, "ir.json: columns \"a\" and \"A\" differ only in case, which SQL engines cannot tell apart: rename one");
+  free(m);
   CHECK_INT(from_ir_text("{\"ir_version\":2,\"name\":\"t\",\"columns\":[]}", &m), WEIR_EINPUT);
   CHECK_STR(m, "ir.json: IR version 2 is newer than this weir reads (1): upgrade weir");
   free(m);

@@ -367,6 +367,21 @@ TEST(duplicate_column_names_both_lines) {
   free(m);
 }
 
+/* Issue 13: SQL names are case-insensitive, so a contract cannot hold both. */
+TEST(column_names_differing_only_in_case) {
+  char *m = load_err(
+      "contract:\n"
+      "  name: t\n"
+      "  columns:\n"
+      "    - name: amount\n"
+      "      type: Int64\n"
+      "    - name: Amount\n"
+      "      type: Int64\n");
+  CHECK_STR(m, "contracts/t.yml:6:13: columns \"Amount\" and \"amount\" (line 4) differ only in case, which SQL "
+               "engines cannot tell apart: rename one");
+  free(m);
+}
+
 TEST(duplicate_keys_and_rule_names) {
   char *m = load_err("contract:\n  name: t\n  columns:\n    - {name: a, type: Int64, type: String}\n");
   CHECK_STR(m, "contracts/t.yml:4:30: duplicate key \"type\" in column \"a\" (first at line 4)");

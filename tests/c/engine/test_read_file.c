@@ -240,4 +240,65 @@ TEST(parquet_and_json_lines) {
   free(dir);
 }
 
+/* Issue 13: values are read exactly or refused. Integers beyond Int64 are decimal128(38, 0);
+ * a date readable both ways is refused naming line, column, value and both readings; a
+ * quoted "" is an empty string; the dialect options apply; a likely delimiter warns. */
+TEST(csv_values_are_exact_or_refused) {
+  wr_engine *e = tu_open();
+  weir_error err = {0};
+  char *dir = test_tmpdir();
+  wr_arrow_table t;
+  char *p = write_file(dir, "big.csv", "id,big\n1,12345678901234567890\n2,\n");
+  CHECK_OK(wr_engine_read_file(e, p, WEIR_FORMAT_AUTO, &t, &err), &err);
+  CHECK_STR(format_of(&t, "big"), "d:38,0,128");
+  CHECK_STR(format_of(&t, "id"), "l");
+  wr_arrow_table_release(&t);
+  free(p);
+  p = write_file(dir, "huge.csv", "n\n1\n123456789012345678901234567890123456789\n");
+  CHECK_INT(wr_engine_read_file(e, p, WEIR_FORMAT_AUTO, &t, &err), WEIR_EINPUT);
+  char *want = wr_asprintf("%s line 3: column \"n\": the integer 123456789012345678901234567890123456789", p);
+  CHECK_CONTAINS(err.message, want);
+  free(want);
+  weir_error_clear(&err);
+  free(p);
+  p = write_file(dir, "d.csv", "d\n01/02/2024\n");
+  CHECK_INT(wr_engine_read_file(e, p, WEIR_FORMAT_AUTO, &t, &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, "line 2: column \"d\": the date \"01/02/2024\" is ambiguous: 2024-02-01 as "
+                              "%d/%m/%Y, or 2024-01-02 as %m/%d/%Y");
+  weir_error_clear(&err);
+  wr_read_options o = {0};
+  o.date_format = "%m/%d/%Y";
+  CHECK_OK(wr_engine_read_file_opts(e, p, WEIR_FORMAT_AUTO, &o, &t, &err), &err);
+  CHECK_STR(format_of(&t, "d"), "tdD");
+  const struct ArrowArray *col = wr_arrow_batch_array(t.batches[0])->children[0];
+  CHECK_INT(((const int32_t *)col->buffers[1])[col->offset], 19724); /* 2024-01-02 */
+  wr_arrow_table_release(&t);
+  free(p);
+  p = write_file(dir, "q.csv", "s,n\n\"\",1\n,2\n");
+  CHECK_OK(wr_engine_read_file(e, p, WEIR_FORMAT_AUTO, &t, &err), &err);
+  CHECK_INT(nulls_of(&t, "s"), 1);
+  wr_arrow_table_release(&t);
+  free(p);
+  p = write_file(dir, "semi.csv", "a;b\n1;2\n");
+  json_t *warnings = json_array();
+  memset(&o, 0, sizeof o);
+  o.warnings = warnings;
+  CHECK_OK(wr_engine_read_file_opts(e, p, WEIR_FORMAT_AUTO, &o, &t, &err), &err);
+  CHECK_INT(wr_arrow_table_ncols(&t), 1);
+  CHECK_INT((long long)json_array_size(warnings), 1);
+  CHECK_CONTAINS(json_string_value(json_array_get(warnings, 0)), "--delimiter ';'");
+  wr_arrow_table_release(&t);
+  o.delimiter = ';';
+  json_array_clear(warnings);
+  CHECK_OK(wr_engine_read_file_opts(e, p, WEIR_FORMAT_AUTO, &o, &t, &err), &err);
+  CHECK_INT(wr_arrow_table_ncols(&t), 2);
+  CHECK_INT((long long)json_array_size(warnings), 0);
+  wr_arrow_table_release(&t);
+  json_decref(warnings);
+  free(p);
+  wr_engine_close(e);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST_MAIN()

@@ -194,6 +194,19 @@ TEST(create_append_overwrite_load) {
                             "{\"comment\": null, \"weir.owner\": \"me\"}", NULL, 1700000001000);
   if (!t2) goto out;
   CHECK_INT(strncmp(wr_path_basename(t2->metadata_location), "00002-", 6), 0);
+  {
+    /* Another branch's version after t1 (issue 13): the number goes past every version in
+     * the folder, not just past t1's, so no two files of the table share one. */
+    iceberg_data_file fb;
+    fake_file(&fb, loc, 9, 1, &s1);
+    iceberg_table *other = write_version(loc, t1, ICEBERG_OP_APPEND, &s1, &fb, 1, NULL, NULL, 1700000001500);
+    CHECK(other != NULL);
+    if (other) {
+      CHECK_INT(strncmp(wr_path_basename(other->metadata_location), "00003-", 6), 0);
+      iceberg_table_free(other);
+    }
+    iceberg_data_file_clear(&fb);
+  }
   CHECK_STR(t2->table_uuid, t1->table_uuid);
   CHECK_INT(t2->last_sequence_number, 2);
   CHECK_INT(t2->current_schema_id, 0);
@@ -330,7 +343,7 @@ TEST(create_append_overwrite_load) {
     n = list_files(t6, &files);
     CHECK_INT(n, 0);
     iceberg_data_files_free(files, n);
-    CHECK_INT(strncmp(wr_path_basename(t6->metadata_location), "00006-", 6), 0);
+    CHECK_INT(strncmp(wr_path_basename(t6->metadata_location), "00007-", 6), 0); /* after the other branch's 00003 */
   }
   iceberg_table_free(t6);
   iceberg_table_free(t5);

@@ -110,7 +110,12 @@ TEST(widening_table) {
   cast("tsu:UTC", "TimestampNanoUTC", WEIR_CAST_WIDEN);
   cast("tsu:", "TimestampMicroUTC", WEIR_CAST_REFUSE);
   cast("tsu:UTC", "TimestampMicro", WEIR_CAST_REFUSE);
-  cast("tsu:Europe/Paris", "TimestampNanoUTC", WEIR_CAST_REFUSE);
+  /* Any zone holds UTC instants (issue 13): it goes into a UTC column, as from Parquet. */
+  cast("tsu:Europe/Paris", "TimestampNanoUTC", WEIR_CAST_WIDEN);
+  cast("tsu:US/Pacific", "TimestampMicroUTC", WEIR_CAST_WIDEN);
+  cast("tsu:+00:00", "TimestampMicroUTC", WEIR_CAST_WIDEN);
+  cast("tsn:Etc/UTC", "TimestampMicroUTC", WEIR_CAST_REFUSE);
+  cast("tsu:US/Pacific", "TimestampMicro", WEIR_CAST_REFUSE);
   cast("tsn:", "TimestampMicro", WEIR_CAST_REFUSE);
   /* strings -> String, Binary; binaries -> Binary */
   cast("u", "String", WEIR_CAST_WIDEN);
