@@ -58,12 +58,12 @@ TEST(every_function_taking_options_checks_their_version) {
   weir_merge_options m = {0}; /* zeroed by hand, not initialised */
   CHECK_INT(weir_branch_merge(lake, "main", "main", &m, &out, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "weir_merge_options has version 0");
-  CHECK_CONTAINS(err.message, "knows version 1");
+  CHECK_CONTAINS(err.message, "knows version 2"); /* WEIR_MERGE_OPTIONS_VERSION: checks were added */
   weir_error_clear(&err);
   m.version = 7;
   CHECK_INT(weir_branch_merge(lake, "main", "main", &m, &out, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "weir_merge_options has version 7");
-  CHECK_CONTAINS(err.message, "knows version 1");
+  CHECK_CONTAINS(err.message, "knows version 2");
   weir_error_clear(&err);
 
   weir_revert_options r = {0};
