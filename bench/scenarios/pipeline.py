@@ -206,6 +206,24 @@ def weir_project(dst: str) -> str:
     return dst
 
 
+def _source_contract(parquet: str, table: str, dst: str) -> str:
+    """A contract for a TPC-H source table: its columns and types as in the file, every one
+    required (the TPC-H specification declares every column NOT NULL). Without it an import
+    makes optional columns, as every Iceberg writer does, and the models' required outputs
+    would not plan: NOT NULL inference cannot prove a column of an optional input non-null."""
+    con = duckdb_connect()
+    cols = con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))",
+                       [parquet]).fetchall()
+    con.close()
+    lines = ["contract:", f"  name: {table}_source", "  columns:"]
+    for name, typ in cols:
+        lines += [f"    - name: {name}", f"      type: {json.dumps(typ)}", "      nullable: false"]
+    path = os.path.join(dst, f"{table}.source.yml")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
 def _weir_lake(work: str, data: str, tables: list[str]) -> tuple[str, float]:
     import weir
 
@@ -213,7 +231,9 @@ def _weir_lake(work: str, data: str, tables: list[str]) -> tuple[str, float]:
     weir.Client.init(lake).close()
     total = 0.0
     for t in tables:
-        dt, _, _ = weir_cli(["import", os.path.join(data, f"{t}.parquet"), "--table", t], lake)
+        parquet = os.path.join(data, f"{t}.parquet")
+        contract = _source_contract(parquet, t, work)
+        dt, _, _ = weir_cli(["import", parquet, "--table", t, "--contract", contract], lake)
         total += dt
     return lake, total
 

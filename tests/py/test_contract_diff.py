@@ -150,7 +150,7 @@ def _a(version: str, x_nullable: bool) -> str:
 def test_check_reports_a_breaking_output_contract_and_its_readers(lake, tmp_path):
     src = tmp_path / "src.csv"
     src.write_text("id,x\n1,10\n2,20\n")
-    assert weir("import", src, "--table", "src", lake=lake).returncode == 0
+    assert weir("import", src, "--table", "src", "--contract", _src_contract(tmp_path), lake=lake).returncode == 0
     proj = _project(tmp_path, _a("1", False))
     r = weir("run", proj, lake=lake)
     assert r.returncode == 0, r.stderr
@@ -175,10 +175,18 @@ def test_check_reports_a_breaking_output_contract_and_its_readers(lake, tmp_path
     assert "higher major version" in r.stderr
 
 
+def _src_contract(tmp_path):
+    """src's columns declared required: imported without a contract they are optional, and
+    model a's required outputs could not be proven non-null."""
+    c = tmp_path / "src.yml"
+    c.write_text("contract:\n  name: src\n  columns:\n    - {name: id, type: Int64}\n    - {name: x, type: Int64}\n")
+    return c
+
+
 def test_merge_refuses_a_breaking_contract_change_and_names_the_readers(lake, tmp_path):
     src = tmp_path / "src.csv"
     src.write_text("id,x\n1,10\n2,20\n")
-    assert weir("import", src, "--table", "src", lake=lake).returncode == 0
+    assert weir("import", src, "--table", "src", "--contract", _src_contract(tmp_path), lake=lake).returncode == 0
     proj = _project(tmp_path, _a("1", False))
     assert weir("run", proj, lake=lake).returncode == 0
     assert weir("branch", "create", "dev", lake=lake).returncode == 0

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from conftest import BUILD, ROOT, TITANIC, build_path, weir, weir_json, weir_list
+from conftest import BUILD, ROOT, TITANIC, TITANIC_SCHEMA, build_path, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -136,7 +136,8 @@ def test_sdk_init_with_a_warehouse(s3, prefix, tmp_path, monkeypatch):
 
 
 def test_a_pipeline_runs_on_an_s3_lake(s3, s3_lake):
-    assert w(s3, "import", TITANIC, "--table", "titanic", lake=s3_lake).returncode == 0
+    # With the columns the example's models require declared so (TITANIC_SCHEMA).
+    assert w(s3, "import", TITANIC, "--table", "titanic", "--contract", TITANIC_SCHEMA, lake=s3_lake).returncode == 0
     r = w(s3, "run", EXAMPLE, lake=s3_lake)
     assert r.returncode == 0, r.stderr
     tables = {t["table"]: t["record_count"] for t in wl(s3, "tables", lake=s3_lake)}

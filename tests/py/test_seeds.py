@@ -232,7 +232,10 @@ def test_a_bad_keyword_in_one_listing_does_not_make_its_model_missing_for_others
 def test_gitlake_listing_2_runs_on_listing_1(lake, tmp_path):
     (tmp_path / "source.csv").write_text("_S\n1\n2\n3\n")
     (tmp_path / "more.csv").write_text("_S\n10\n")
-    assert weir("import", tmp_path / "source.csv", "--table", "source", lake=lake).returncode == 0
+    # The source Listing 1 reads, with its column declared required as Source says.
+    (tmp_path / "source.yml").write_text("contract:\n  name: source\n  columns:\n    - {name: _S, type: Int64}\n")
+    r = weir("import", tmp_path / "source.csv", "--table", "source", "--contract", tmp_path / "source.yml", lake=lake)
+    assert r.returncode == 0, r.stderr
     r = weir("run", "pipeline/", lake=lake, cwd=GITLAKE)
     assert r.returncode == 0, r.stderr
     assert count(lake, "SELECT SUM(_S) FROM child") == 6
