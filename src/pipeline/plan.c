@@ -652,7 +652,9 @@ static int plan_sql_model(weir_lake *lake, wr_project *p, pipeline_model *m, con
     int line = (int)wr_json_int(nn, "line", 0);
     if (line <= 0) line = L;
     pipeline_problem(p, m->file, line, m->name, want->name, "required", "may be null",
-                     "%s:%d: model %s: required column \"%s\" (output schema %s) is fed by %s, which may be null: %s",
+                     "%s:%d: model %s: required column \"%s\" (output schema %s) is fed by %s, which may be null: %s "
+                     "(declare the input column required in its table's contract, filter with IS NOT NULL, "
+                     "give a default with COALESCE, or make the output column nullable)",
                      m->file, line, m->name, want->name, m->output->name, wr_json_str(nn, "expression", "?"),
                      wr_json_str(nn, "why", "?"));
   }
