@@ -207,7 +207,7 @@ static void types_option(const json_t *types, wr_buf *out) {
 }
 
 /* `fmt` with %d and %m swapped ("%d/%m/%Y" -> "%m/%d/%Y"); false when it lacks either,
- * or names one twice. */
+ * names one twice, or puts the year first (never ambiguous). */
 static bool swapped_format(const char *fmt, char *out, size_t size) {
   if (!fmt || strlen(fmt) >= size) return false;
   int d = 0, m = 0;
@@ -221,6 +221,12 @@ static bool swapped_format(const char *fmt, char *out, size_t size) {
     }
   }
   out[i] = 0;
+  /* Year first (ISO 8601's %Y-%m-%d, %Y/%m/%d) is never read day-first: no convention
+   * writes year-day-month, so such a column is not ambiguous whatever its days. */
+  const char *y = strstr(fmt, "%Y");
+  if (!y) y = strstr(fmt, "%y");
+  const char *pd = strstr(fmt, "%d"), *pm = strstr(fmt, "%m");
+  if (y && pd && pm && y < pd && y < pm) return false;
   return d == 1 && m == 1;
 }
 

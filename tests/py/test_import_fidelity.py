@@ -106,6 +106,17 @@ def test_date_format_says_which_reading(lake, tmp_path, fmt, want):
     assert query(lake, "SELECT CAST(d AS VARCHAR) AS d FROM d") == [{"d": want}]
 
 
+def test_iso_dates_are_never_ambiguous(lake, tmp_path):
+    """Year-first dates whose days are all at most 12 were refused as "ambiguous" (as
+    year-day-month, which no convention writes)."""
+    f = tmp_path / "iso.csv"
+    f.write_text("d,t\n2024-01-02,2024-01-02 10:00:00\n2024-03-04,2024-03-04 11:30:00\n")
+    r = imp(lake, f, "iso")
+    assert r.returncode == 0, r.stderr
+    got = query(lake, "SELECT CAST(d AS VARCHAR) AS d, CAST(t AS VARCHAR) AS t FROM iso ORDER BY d")
+    assert got == [{"d": "2024-01-02", "t": "2024-01-02 10:00:00"}, {"d": "2024-03-04", "t": "2024-03-04 11:30:00"}]
+
+
 def test_a_date_column_with_one_possible_reading_is_read(lake, tmp_path):
     f = tmp_path / "d.csv"
     f.write_text("d\n13/02/2024\n01/02/2024\n")
