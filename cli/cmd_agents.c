@@ -5,10 +5,13 @@
  * owns stdin and stdout (the protocol's channel) and its exit status is the command's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -27,6 +30,26 @@ static void library_beside_binary(void) {
   char lib[PATH_MAX + 16];
   snprintf(lib, sizeof lib, "%s/libweir.so", self);
   if (access(lib, R_OK) == 0) setenv("WEIR_LIBRARY", lib, 1);
+}
+
+/* Whether `python` can import the weir SDK (its error, had it none, would be Python's own
+ * "No module named 'weir'", after the protocol's client already started talking). */
+static bool has_sdk(const char *python) {
+  pid_t pid = fork();
+  if (pid < 0) return true; /* let execvp report it */
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+    }
+    execlp(python, python, "-c", "import weir", (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 static int exec_module(cli_ctx *ctx, const char *module, const char *ref, const char *const *extra, int n_extra) {
@@ -49,6 +72,13 @@ static int exec_module(cli_ctx *ctx, const char *module, const char *ref, const 
   for (int i = 0; i < n_extra && k < 15; i++) argv[k++] = extra[i];
   argv[k] = NULL;
   library_beside_binary();
+  if (!has_sdk(python)) {
+    fprintf(stderr,
+            "error: %s cannot import the weir SDK, which %s runs on: set WEIR_PYTHON to an interpreter that has "
+            "it (e.g. the .venv/bin/python of a checkout, or one where `pip install weir` ran)\n",
+            python, module);
+    return 1;
+  }
   fflush(stdout);
   fflush(stderr);
   execvp(python, (char *const *)argv);

@@ -154,8 +154,9 @@ const cli_command CLI_COMMANDS[] = {
      "weir init ./lake --catalog postgresql://weir@db.internal/lakes?schema=sales --warehouse s3://bucket/lake",
      INIT_OPTS, 0, 1, cmd_init},
     {"import", "FILE --table T", "load a CSV, Parquet or JSON-lines file into a table as one commit",
-     "Column types are inferred by DuckDB's readers and mapped to weir types; a column\n"
-     "without nulls is recorded as required. With --contract the data is checked first:\n"
+     "Column types are inferred by DuckDB's readers and mapped to weir types; without a\n"
+     "contract every column is optional (as in every Iceberg writer). With --contract the\n"
+     "data is checked first:\n"
      "a violation of a fail-mode rule writes nothing (exit 3); drop-mode rules move rows\n"
      "to TABLE__quarantine in the same commit; warn-mode rules only report.\n"
      "If another writer changed the table on the branch meanwhile, a replace is refused\n"

@@ -104,3 +104,17 @@ def test_an_agent_cannot_write_to_a_protected_branch(titanic_docs, tmp_path):
     assert {b["name"]: b["protected"] for b in branches} == {"main": True, "agent/work": False}
     assert checked["ok"] is True and sorted(m["name"] for m in checked["models"]) == ["f", "fare_sum", "g", "h"]
     assert weir_list("log", "-n", "1", lake=lake)[0]["message"].startswith("import")  # main untouched
+
+
+def test_an_interpreter_without_the_sdk_is_named_before_the_protocol_starts(lake, tmp_path):
+    """`weir mcp` and `weir lsp` ran `python3 -m weir...` with whatever python3 was first on
+    PATH; without the SDK the client saw Python's ModuleNotFoundError on a half-started
+    protocol. The CLI checks first and says which variable to set."""
+    fake = tmp_path / "python-without-weir"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    for cmd in ("mcp", "lsp"):
+        r = weir(cmd, lake=lake, env={"WEIR_PYTHON": str(fake)})
+        assert r.returncode == 1, r.stderr
+        assert f"error: {fake} cannot import the weir SDK, which weir.{cmd}_server runs on: set WEIR_PYTHON" \
+            in r.stderr, r.stderr
