@@ -644,7 +644,8 @@ class Client:
         With ``expire_before`` (an aware datetime, or naive meaning UTC), commits older
         than it that no branch head or tag names are expired: reading one raises
         ``NotFound`` saying when gc expired it, and ``get_commits`` shows it with
-        ``expired`` set. docs/gc.md says why a concurrent writer loses nothing.
+        ``expired`` set. A concurrent writer loses nothing as long as ``grace`` is longer
+        than its write (docs/gc.md): a short ``grace`` is for a lake no long write is running on.
 
         Args:
             dry_run: report what would be deleted and marked; change nothing.

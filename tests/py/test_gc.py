@@ -208,6 +208,20 @@ def test_the_grace_period_protects_a_young_orphan(history):
     assert deleted(gc(lake, "--grace", "0")) == {str(young)}
 
 
+def test_a_short_grace_warns_what_it_risks(lake):
+    """A grace shorter than a write in flight deletes that write's uncommitted files (a new
+    user's gc --grace 0 loop beside imports lost a committed table's data): the CLI says so
+    whenever the grace is under ten minutes, and not for the default or a dry run."""
+    for grace in ("0", "5m"):
+        r = weir("gc", "--grace", grace, lake=lake)
+        assert r.returncode == 0, r.stderr
+        assert f"warning: --grace {grace}: the uncommitted files of a write in flight for longer than that" \
+            in r.stderr, r.stderr
+    for args in ((), ("--grace", "1h"), ("--grace", "0", "--dry-run")):
+        r = weir("gc", *args, lake=lake)
+        assert r.returncode == 0 and "warning" not in r.stderr, (args, r.stderr)
+
+
 def test_bad_options_are_usage_errors(lake):
     for args, what in ((["--grace", "soon"], "--grace"), (["--expire-before", "yesterday"], "--expire-before")):
         r = weir("gc", *args, lake=lake)
