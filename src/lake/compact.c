@@ -215,6 +215,17 @@ static int compact(weir_lake *lake, const char *table, const weir_compact_option
     for (size_t i = 0; i < p.n_small; i++) s.removed[i] = wr_strdup(p.files[p.small[i]].path);
     s.n_removed = p.n_small;
     if ((rc = write_files(lake, &id, t, &p, target, &s, err))) goto done;
+    /* The engine splits its output by its own estimate of the encoded size, so files just
+     * under the target can come back as more, smaller ones: a compaction that would not
+     * make fewer files is not committed (and the next one is then a no-op, not another
+     * rewrite the other way). */
+    if (s.n_files >= p.n_small) {
+      snprintf(why, sizeof why, "rewriting its %zu small files made %zu files, no fewer; nothing was committed",
+               p.n_small, s.n_files);
+      reason = why;
+      remove_files(&s);
+      goto report;
+    }
     if ((rc = WEIR_FAILPOINT("compact.data.after", err))) {
       remove_files(&s);
       goto done;
@@ -241,7 +252,7 @@ static int compact(weir_lake *lake, const char *table, const weir_compact_option
       goto done;
     }
   }
-  {
+report: {
     int64_t written_bytes = p.small_bytes;
     size_t written = (size_t)p.estimate;
     bool did = !reason && !dry;

@@ -192,6 +192,30 @@ def test_target_file_size_splits_the_output(tmp_path: pathlib.Path) -> None:
         assert rows_of(c.query("SELECT * FROM t")) == rows_of(big)
 
 
+def test_compacting_again_and_again_settles_and_never_makes_more_files(tmp_path: pathlib.Path) -> None:
+    """A new user's table of four ~1.5 MB files at a 2 MB target went 4 -> 3 -> 4 -> 3 files,
+    a commit each time: the engine's files came back under 3/4 of the target, small again,
+    and the next rewrite made more of them. A compaction that would not make fewer files
+    is now not committed, so repeating one settles."""
+    lake = tmp_path / "lake"
+    with weir.Client.init(lake) as c:
+        part = pa.table({"id": pa.array(range(150_000), pa.int64()),
+                         "s": pa.array([f"str{i * 7919 % 1000003}" for i in range(150_000)]),
+                         "x": pa.array([i * 0.5 for i in range(150_000)])})
+        for k in range(4):
+            c.import_data("cs", part, mode="create" if k == 0 else "append")
+        files = [len(live_files(c.get_table("cs").metadata_location))]
+        results = []
+        for _ in range(4):
+            r = c.compact("cs", target_file_size=1024 * 1024)
+            results.append(r)
+            files.append(len(live_files(c.get_table("cs").metadata_location)))
+            assert not r.compacted or r.files_written < r.files_rewritten, r
+        assert all(b <= a for a, b in zip(files, files[1:])), files
+        assert not results[-1].compacted and not results[-2].compacted, results
+        assert c.query("SELECT count(*) AS n FROM cs").column("n").to_pylist() == [600_000]
+
+
 class Paused:
     """A compaction in a thread whose progress callback stops at its "commit" event (files
     written, nothing committed) until released: the hand-off of the race tests."""
