@@ -17,6 +17,7 @@
 
 #include "contracts/internal.h"
 #include "util/buf.h"
+#include "util/duration.h"
 
 /* ---- writing ---------------------------------------------------------------------------------- */
 
@@ -397,6 +398,16 @@ int wr_contract_from_ir(const json_t *ir, const char *origin, weir_contract **ou
     if (!json_is_object(sla)) {
       rc = bad(&x, NULL, "\"sla\" must be an object");
       goto fail;
+    }
+    json_t *fr = json_object_get(sla, "freshness");
+    if (fr) {
+      int64_t secs = 0;
+      weir_error why = {0};
+      if (wr_duration_parse(json_is_string(fr) ? json_string_value(fr) : "", "sla freshness", &secs, &why)) {
+        rc = bad(&x, "sla", "%s", why.message);
+        weir_error_clear(&why);
+        goto fail;
+      }
     }
     c->sla = json_deep_copy(sla);
   }

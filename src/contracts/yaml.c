@@ -17,6 +17,7 @@
 #include <yaml.h>
 
 #include "contracts/internal.h"
+#include "util/duration.h"
 
 typedef struct yctx {
   yaml_document_t *doc;
@@ -613,6 +614,19 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
   yaml_node_t *sla = get(x, m, "sla", NULL);
   if (sla) {
     if (sla->type != YAML_MAPPING_NODE) return yerr(x, sla, "sla must be a mapping, e.g. {freshness: \"1 hour\"}");
+    /* A freshness `weir status` could not read is refused here, at its line, not later
+     * for the whole lake. */
+    yaml_node_t *fr = get(x, sla, "freshness", NULL);
+    if (fr) {
+      const char *text = fr->type == YAML_SCALAR_NODE ? (const char *)fr->data.scalar.value : "";
+      int64_t secs = 0;
+      weir_error why = {0};
+      if (wr_duration_parse(text, "sla freshness", &secs, &why) != WEIR_OK) {
+        rc = yerr(x, fr, "%s", why.message);
+        weir_error_clear(&why);
+        return rc;
+      }
+    }
     c->sla = to_json(x, sla, 0);
   }
 

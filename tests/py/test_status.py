@@ -81,10 +81,17 @@ def test_freshness_units(lake, tmp_path, sla, seconds):
     assert row["sla"] == {"freshness": sla, "seconds": seconds}
 
 
-def test_a_bad_freshness_is_an_error_naming_the_table(lake, tmp_path):
-    _import(lake, tmp_path, "t", "soon")
-    r = weir("status", lake=lake)
-    assert r.returncode == 2 and "default.t" in r.stderr and '"soon"' in r.stderr, r.stderr
+@pytest.mark.parametrize("sla", ["soon", "-1 hour", "0 hours", "1 fortnight", "1.5 hours"])
+def test_a_bad_freshness_is_refused_when_the_contract_is_loaded(lake, tmp_path, sla):
+    """A freshness `weir status` cannot read was stored with exit 0, and then every `weir
+    status` of the lake failed: the contract is refused at its line, nothing is written."""
+    csv = tmp_path / "t.csv"
+    csv.write_text("id\n1\n")
+    contract = _contract(tmp_path / "t.yml", "t", sla)
+    r = weir("import", csv, "--table", "t", "--contract", contract, lake=lake)
+    assert r.returncode == 1, r.stderr
+    assert f't.yml:4:20: sla freshness: "{sla}" is not a duration' in r.stderr, r.stderr
+    assert weir_json("status", lake=lake)["tables"] == []
 
 
 def test_status_at_a_ref_and_a_merge_keeps_the_time_data_was_written(lake, tmp_path):
