@@ -34,6 +34,8 @@
 typedef struct gate_project {
   char *given;   /* as stored (required) or as passed (on demand) */
   bool required; /* read from the branch's protection */
+  char *dir;     /* the folder it names, resolved (realpath when it exists) */
+  bool same;     /* names the folder of an earlier project: planned once, reported once */
   wr_project *p;
 } gate_project;
 
@@ -47,6 +49,7 @@ static void gate_free(gate_ctx *g) {
   for (size_t i = 0; i < g->n; i++) {
     free(g->projects[i].given);
     pipeline_project_free(g->projects[i].p);
+    free(g->projects[i].dir);
   }
   free(g->projects);
   g->projects = NULL;
@@ -78,7 +81,15 @@ static int gate_load(weir_lake *lake, gate_ctx *g, weir_error *err) {
       else
         rc = wr_seterr(err, WEIR_ENOTFOUND, "merge --check: project %s is not a folder", dir);
     }
-    if (rc == WEIR_OK) rc = pipeline_load(lake, dir, false, &gp->p, err);
+    if (rc == WEIR_OK) {
+      /* `--check P` naming a project the branch already requires is one gate, not two
+       * (each problem was reported twice). */
+      char *real = realpath(dir, NULL);
+      gp->dir = real ? real : wr_strdup(dir);
+      for (size_t j = 0; j < i && !gp->same; j++)
+        if (g->projects[j].dir && strcmp(g->projects[j].dir, gp->dir) == 0) gp->same = true;
+      if (!gp->same) rc = pipeline_load(lake, dir, false, &gp->p, err);
+    }
     free(dir);
     if (rc) return rc;
   }
@@ -194,6 +205,7 @@ static int gate_check(weir_lake *lake, const json_t *merged, void *ctx, weir_err
   json_t *problems = json_array(), *violations = json_array();
   for (size_t i = 0; i < g->n && rc == WEIR_OK; i++) {
     wr_project *p = g->projects[i].p;
+    if (g->projects[i].same || !p) continue;
     if ((rc = pipeline_plan(lake, p, commit, err))) break;
     size_t k;
     json_t *v;

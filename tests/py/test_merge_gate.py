@@ -103,6 +103,18 @@ def test_merge_check_runs_the_gate_on_demand_without_protection(gated):
     _ok("merge", "dev", "--into", "main", lake=lake)
 
 
+def test_a_check_the_branch_already_requires_is_one_gate(gated):
+    """`--check P` for a project the branch requires (by another spelling too) listed each
+    problem twice."""
+    lake, proj = gated["lake"], gated["proj"]
+    _ok("branch", "protect", "main", "--require-check", proj, lake=lake)
+    for given in (proj, proj / ".." / proj.name):
+        r = weir("merge", "dev", "--into", "main", "--check", given, "--json", lake=lake)
+        assert r.returncode == 3, r.stderr
+        (item,) = json.loads(r.stdout)["error"]["details"]
+        assert item["model"] == "down"
+
+
 def test_the_gate_judges_the_merged_state_not_the_source(lake, tmp_path):
     """dev alone does not plan (it lacks `lookup`, which main got after dev branched); the
     merged state does, so the merge goes through."""
