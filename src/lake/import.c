@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine/file_dialect.h"
 #include "lake/json_out.h"
 #include "lake/lake.h"
 #include "lake/serial.h"
@@ -377,7 +378,24 @@ int lake_table_import(weir_lake *lake, const char *file, const weir_import_optio
     wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_ENOTFOUND, "cannot import %s: no such file", file ? file : "(none)");
   }
+  /* The CSV dialect options mean nothing to Parquet or JSON lines: silently ignoring one
+   * would hide a mistake (the wrong file, or the wrong command). */
+  wr_file_format actual = fmt;
+  if (actual == WEIR_FORMAT_AUTO && !wr_file_format_from_path(file, &actual)) actual = WEIR_FORMAT_AUTO;
+  const char *csv_only = opts->delimiter ? "--delimiter" : opts->quote ? "--quote" : opts->date_format ? "--date-format"
+                         : opts->timestamp_format ? "--timestamp-format" : opts->max_line_size ? "--max-line-size" : NULL;
+  if (csv_only && (actual == WEIR_FORMAT_PARQUET || actual == WEIR_FORMAT_JSONL)) {
+    json_decref(ic.warnings);
+    wr_contract_free(ic.contract);
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "%s (the SDK's %s) applies to CSV files; %s is %s, which has no CSV dialect to set", csv_only,
+                     !strcmp(csv_only, "--delimiter") ? "delimiter=" : !strcmp(csv_only, "--quote") ? "quote="
+                     : !strcmp(csv_only, "--date-format") ? "date_format=" : !strcmp(csv_only, "--timestamp-format")
+                     ? "timestamp_format=" : "max_line_size=",
+                     file, actual == WEIR_FORMAT_PARQUET ? "Parquet" : "JSON lines");
+  }
   if (is_iceberg_metadata(file)) {
+    json_decref(ic.warnings);
     wr_contract_free(ic.contract);
     return wr_seterr(err, WEIR_EINPUT,
                      "cannot import %s: it is an Iceberg table metadata file, not data; to adopt that table "

@@ -397,3 +397,16 @@ def test_each_snapshot_records_the_weir_branch_and_parent_commit(lake, tmp_path)
     first = meta["snapshots"][0]["summary"]
     assert first["weir.branch"] == "main"
     assert weir_bin().exists()
+
+
+@pytest.mark.parametrize("opt", [("--delimiter", ";"), ("--quote", "'"), ("--date-format", "%d/%m/%Y"),
+                                 ("--timestamp-format", "%d/%m/%Y %H:%M"), ("--max-line-size", "1M")])
+def test_csv_options_on_a_parquet_or_jsonl_file_are_usage_errors(lake, tmp_path, opt):
+    """They were ignored with exit 0: the wrong file or the wrong option went unnoticed."""
+    pq.write_table(pa.table({"a": [1]}), tmp_path / "p.parquet")
+    (tmp_path / "j.jsonl").write_text('{"a": 1}\n')
+    for f, kind in (("p.parquet", "Parquet"), ("j.jsonl", "JSON lines")):
+        r = imp(lake, tmp_path / f, "t", *opt)
+        assert r.returncode == 2, r.stderr
+        assert f"{opt[0]} (the SDK's" in r.stderr and f"applies to CSV files; {tmp_path / f} is {kind}" in r.stderr
+    assert cli("describe", "t", lake=lake).returncode != 0
