@@ -18,6 +18,13 @@ static int load_side(cli_ctx *ctx, const char *spec, weir_contract **out, char *
   *ref = NULL;
   if (access(spec, F_OK) == 0) return weir_contract_load(spec, out, err);
   const char *at = strrchr(spec, '@');
+  /* What reads as a path (a slash, or a contract file's extension) and is not there is a
+   * missing file, not a table with an odd name. */
+  const char *dot = strrchr(spec, '.');
+  if (!at && (strchr(spec, '/') || (dot && (!strcmp(dot, ".yml") || !strcmp(dot, ".yaml") || !strcmp(dot, ".json"))))) {
+    fprintf(stderr, "error: %s: no such contract file (a stored contract is named TABLE@REF)\n", spec);
+    return -1;
+  }
   *table = at ? strndup(spec, (size_t)(at - spec)) : strdup(spec);
   *ref = strdup(at ? at + 1 : "main");
   weir_lake *lake;

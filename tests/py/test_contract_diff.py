@@ -202,3 +202,13 @@ def test_merge_refuses_a_breaking_contract_change_and_names_the_readers(lake, tm
     assert [d["table"] for d in doc["breaking_changes"]] == ["default.a"]
     r = weir("merge", "dev", "--into", "main", "--allow-breaking", lake=lake)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_missing_contract_file_is_named_as_one(lake, tmp_path):
+    """`weir contract diff a.yml missing.yml` said "table missing.yml does not exist"."""
+    ok = tmp_path / "ok.yml"
+    ok.write_text("contract:\n  name: t\n  columns:\n    - {name: a, type: Int64}\n")
+    for missing in (tmp_path / "missing.yml", "missing.yml", "contracts/x"):
+        r = weir("contract", "diff", ok, missing, lake=lake)
+        assert r.returncode == 1, r.stderr
+        assert f"error: {missing}: no such contract file (a stored contract is named TABLE@REF)" in r.stderr, r.stderr
