@@ -106,6 +106,30 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
    * the branch and make later appends conflict with it), reported as such. Nothing is
    * validated either, so the report cannot name a problem of data that is not there. */
   if (appending && data->n_rows == 0) {
+    /* Its columns are still checked against the table's (and a given contract's) columns
+     * and types: a file of the wrong shape is a mistake whether or not it has rows. Only
+     * the shape: rules judge rows, and there are none. */
+    const weir_contract *shapes[2] = {check, NULL};
+    weir_contract *table_shape = wr_contract_from_schema(&prev->schema, ic->table);
+    shapes[1] = table_shape;
+    for (int k = 0; k < 2 && rc == WEIR_OK; k++) {
+      if (!shapes[k]) continue;
+      wr_schema cols = {0};
+      wr_contract_schema(shapes[k], &cols);
+      weir_contract *shape = wr_contract_from_schema(&cols, shapes[k]->name ? shapes[k]->name : ic->table);
+      wr_schema_clear(&cols);
+      wr_arrow_table copy;
+      wr_arrow_table_init(&copy);
+      wr_arrow_table_share(data, &copy);
+      wr_validate_options vo = {.is_output = true, .subject = k == 0 ? subject : table_subject};
+      wr_validation val;
+      memset(&val, 0, sizeof val);
+      rc = wr_contract_validate(shape, &copy, &vo, &val, err);
+      wr_validation_clear(&val);
+      wr_contract_free(shape);
+    }
+    wr_contract_free(table_shape);
+    if (rc) goto done;
     json_t *o = json_object();
     json_object_set_new(o, "commit", json_null());
     json_object_set_new(o, "branch", json_string(ic->branch));

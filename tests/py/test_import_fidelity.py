@@ -410,3 +410,17 @@ def test_csv_options_on_a_parquet_or_jsonl_file_are_usage_errors(lake, tmp_path,
         assert r.returncode == 2, r.stderr
         assert f"{opt[0]} (the SDK's" in r.stderr and f"applies to CSV files; {tmp_path / f} is {kind}" in r.stderr
     assert cli("describe", "t", lake=lake).returncode != 0
+
+
+def test_a_zero_row_append_of_the_wrong_shape_is_refused(lake, tmp_path):
+    """An empty append was a no-op whatever its columns: a file of the wrong shape went
+    unnoticed. Its columns are checked (not its rows: there are none)."""
+    (tmp_path / "full.csv").write_text("id,big,d\n1,5,2024-01-01\n")
+    assert imp(lake, tmp_path / "full.csv", "za").returncode == 0
+    (tmp_path / "z.csv").write_text("id,name\n")
+    r = imp(lake, tmp_path / "z.csv", "za", "--mode", "append")
+    assert r.returncode == 3, r.stderr
+    assert 'missing column "big"' in r.stderr and 'unknown column "name"' in r.stderr
+    (tmp_path / "zok.csv").write_text("id,big,d\n")
+    r = imp(lake, tmp_path / "zok.csv", "za", "--mode", "append")
+    assert r.returncode == 0 and "no rows to append" in r.stdout + r.stderr, r.stderr
