@@ -121,7 +121,15 @@ static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
   if (base) printf("  base commit    %s\n", cli_short(base, s));
   if (result) printf("  result commit  %s\n", cli_short(result, s));
   const char *rb = json_string_value(json_object_get(run, "run_branch"));
-  if (rb && status && strcmp(status, "succeeded") != 0) printf("  run branch     %s (kept for debugging)\n", rb);
+  if (rb && status && strcmp(status, "succeeded") != 0) {
+    /* Kept for debugging until `weir branch prune --runs` deletes it: say which. */
+    weir_lake *lake = NULL;
+    char h[WEIR_HASH_HEX_SIZE];
+    weir_error e = WEIR_ERROR_INIT;
+    bool exists = cli_lake(ctx, &lake) == WEIR_OK && weir_ref_resolve(lake, rb, h, &e) == WEIR_OK;
+    weir_error_clear(&e);
+    printf("  run branch     %s (%s)\n", rb, exists ? "kept for debugging" : "deleted since");
+  }
   /* Python models that ran without the model sandbox are said so, every time. */
   size_t i;
   json_t *m;

@@ -101,9 +101,10 @@ def deleted(doc: dict) -> set[str]:
     return {f["location"] for f in doc["files"]}
 
 
-def ok(*args, lake) -> None:
+def ok(*args, lake) -> subprocess.CompletedProcess:
     r = weir(*args, lake=lake)
     assert r.returncode == 0, r.stderr
+    return r
 
 
 @pytest.fixture
@@ -481,6 +482,8 @@ def test_prune_deletes_only_run_branches_matching_the_filters(titanic_lake, tmp_
     assert p.returncode == 4
     failed = run_branches()
     assert len(failed) == 1
+    failed_run = weir_list("runs", lake=lake)[0]["run_id"]
+    assert "(kept for debugging)" in ok("runs", "show", failed_run, lake=lake).stdout
     # gc never deletes a failed run's branch nor its files: that is prune's job.
     age_all(lake)
     gc(lake, "--grace", "0")
@@ -506,6 +509,9 @@ def test_prune_deletes_only_run_branches_matching_the_filters(titanic_lake, tmp_
         doc = weir_json("branch", "prune", "--runs", "--failed", lake=lake)
         assert [b["name"] for b in doc["branches"]] == sorted(failed)
         assert run_branches() == alive
+        # The run's record no longer says its branch is kept.
+        shown = ok("runs", "show", failed_run, lake=lake).stdout
+        assert f"run branch     {next(iter(failed))} (deleted since)" in shown, shown
     finally:
         p.kill()  # the run is interrupted: its process is gone
         p.communicate(timeout=60)
