@@ -71,7 +71,7 @@ def test_a_c_program_builds_with_pkg_config_and_runs(tmp_path):
     assert r.returncode == 0, r.stderr
     log = json.loads(r.stdout)
     assert [c["message"] for c in log] == ["numbers from a program built outside the tree", "initial commit"]
-    assert log[0]["author"] == "packaged"
+    assert log["commits"][0]["author"] == "packaged"
 
     # The installed CLI reads what the program wrote (it finds libweir and DuckDB by its
     # runpath, with no LD_LIBRARY_PATH).
