@@ -70,7 +70,7 @@ def test_a_c_program_builds_with_pkg_config_and_runs(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     log = json.loads(r.stdout)
-    assert [c["message"] for c in log] == ["numbers from a program built outside the tree", "initial commit"]
+    assert [c["message"] for c in log["commits"]] == ["numbers from a program built outside the tree", "initial commit"]
     assert log["commits"][0]["author"] == "packaged"
 
     # The installed CLI reads what the program wrote (it finds libweir and DuckDB by its
