@@ -137,13 +137,37 @@ int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
   /* The statement is the whole file: header lines are SQL comments, and keeping them
    * keeps the engine's line numbers equal to the file's. */
   m->sql = wr_strdup(text);
+  /* A `-- weir:` line below the first line of SQL is no header (the header ends there):
+   * read as a comment it would silently leave the model REPLACE or unnamed, so it is a
+   * problem naming its line and the line where the SQL began. */
   bool only_comments = true;
+  int at = 0, sql_line = 0;
   for (const char *r = text; *r;) {
+    at++;
     const char *eol = strchr(r, '\n');
     size_t len = eol ? (size_t)(eol - r) : strlen(r);
     const char *q = r;
     while (q < r + len && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-    if (q < r + len && !(q[0] == '-' && q + 1 < r + len && q[1] == '-')) only_comments = false;
+    bool comment = q + 1 < r + len && q[0] == '-' && q[1] == '-';
+    if (q < r + len && !comment) {
+      only_comments = false;
+      if (!sql_line) sql_line = at;
+    }
+    if (comment && sql_line) {
+      const char *c = q + 2;
+      while (c < r + len && (*c == ' ' || *c == '\t')) c++;
+      if ((size_t)(r + len - c) >= 5 && strncasecmp(c, "weir:", 5) == 0) {
+        size_t show = (size_t)(r + len - q);
+        while (show && (q[show - 1] == '\r' || q[show - 1] == ' ' || q[show - 1] == '\t')) show--;
+        char *shown = wr_strndup(q, show);
+        pipeline_problem(p, file, at, m->name, NULL, "a header above the SQL", shown,
+                         "%s:%d: \"%s\" comes after the SQL begins (line %d): a weir header must be above "
+                         "the first line of SQL",
+                         file, at, shown, sql_line);
+        free(shown);
+        bad = true;
+      }
+    }
     if (!eol) break;
     r = eol + 1;
   }

@@ -236,6 +236,23 @@ def test_a_header_line_missing_its_colon_is_a_problem(titanic_lake, tmp_path):
     ], msgs
 
 
+def test_a_header_line_below_the_sql_is_a_problem(titanic_lake, tmp_path):
+    """A `-- weir:` line after the first line of SQL was silently a comment: the model
+    stayed REPLACE though the line said APPEND. A `-- weir:` text after SQL on the same
+    line is an ordinary trailing comment."""
+    proj = tmp_path / "late"
+    proj.mkdir()
+    (proj / "late.sql").write_text("SELECT 1 AS x\n\n  -- weir: materialization=APPEND\n")
+    (proj / "ok.sql").write_text("-- weir: name=ok\nSELECT 1 AS y -- weir: said after SQL on its line\n")
+    r = weir("check", proj, "--json", lake=titanic_lake)
+    assert r.returncode == 3, r.stderr
+    problems = json.loads(r.stdout)["error"]["details"]
+    assert [(p["file"], p["line"], p["message"]) for p in problems] == [
+        ("late.sql", 3, 'late.sql:3: "-- weir: materialization=APPEND" comes after the SQL begins (line 1): '
+         "a weir header must be above the first line of SQL"),
+    ], problems
+
+
 def test_every_cycle_is_reported(titanic_lake, tmp_path):
     # Only the first cycle found used to be reported.
     proj = tmp_path / "cycles"
