@@ -45,6 +45,8 @@ typedef struct import_ctx {
  * again against the newer version this many times before the refusal stands. */
 #define REVALIDATE_ATTEMPTS 4
 
+static int refuse_stale_base(import_ctx *ic, weir_error *err);
+
 static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
                         char **out_json, weir_error *err) {
   weir_lake *lake = ic->lake;
@@ -66,6 +68,9 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   /* Appending to or replacing a table that is not there is most likely a typo in its
    * name: making a new table of it would hide the mistake. */
   if (!prev && opts->mode != WEIR_MODE_CREATE) {
+    /* ... unless the table was made on the branch after the head the caller expects: then
+     * the base is stale (exit 4, naming the commit that made it), not the name wrong. */
+    if (opts->expect_head && (rc = refuse_stale_base(ic, err))) goto done;
     rc = wr_seterr(err, WEIR_ENOTFOUND,
                      "cannot %s table %s: it does not exist on branch %s (to create it, import "
                      "in mode create, the default)",
@@ -215,11 +220,13 @@ static int refuse_stale_base(import_ctx *ic, weir_error *err) {
   catalog_serial_report r;
   catalog_serial_init(&r, ic->branch, ic->head, head);
   rc = catalog_serial_check_table(ic->lake->cat, &r, ic->table, false,
-                                  ic->opts->mode == WEIR_MODE_REPLACE ? "a replace never removes rows it did not read"
-                                                                      : "this import would replace it unseen",
+                                  ic->opts->mode == WEIR_MODE_REPLACE  ? "a replace never removes rows it did not read"
+                                  : ic->opts->mode == WEIR_MODE_APPEND ? "this append was made against the base, "
+                                                                         "where the table did not exist"
+                                                                       : "this import would replace it unseen",
                                   err);
   /* A create can only fail again on the table that exists now: say what can work. */
-  bool create = ic->opts->mode != WEIR_MODE_REPLACE;
+  bool create = ic->opts->mode == WEIR_MODE_CREATE;
   if (!rc)
     rc = catalog_serial_error(&r, "concurrent update",
                               create ? "the table exists now: to add these rows to it, run it again with "

@@ -21,7 +21,6 @@ import pytest
 import weir
 from conftest import ROOT, TITANIC, TITANIC_SCHEMA, count, weir_bin, weir_json, weir_list
 from conftest import weir as cli
-from conftest import weir as cli
 from test_client_support import client, titanic_client, weir_env  # noqa: F401 - fixtures
 
 
@@ -121,6 +120,23 @@ def test_create_of_a_table_made_since_the_base_is_refused(lake):
     assert r.returncode == 4, r.stderr
     assert json.loads(r.stdout)["error"]["details"][0]["change"] == "changed"
     assert count(lake, "SELECT count(*) FROM t") == 891
+
+
+@pytest.mark.cli
+def test_append_to_a_table_made_since_the_base_is_a_stale_base(lake, tmp_path):
+    """The append named a head where its table did not exist yet: that is a stale base
+    (exit 4 naming the commit that made the table), not a misspelt table name (exit 1)."""
+    base = head(lake)
+    assert cli("import", TITANIC, "--table", "t", lake=lake).returncode == 0
+    maker = head(lake)
+    r = cli("import", TITANIC, "--table", "t", "--mode", "append", "--expect-head", base, lake=lake)
+    assert r.returncode == 4, r.stderr
+    assert f"table default.t changed (by commit {maker[:12]}" in r.stderr, r.stderr
+    assert "this append was made against the base, where the table did not exist" in r.stderr
+    assert count(lake, "SELECT count(*) FROM t") == 891
+    # A table that exists at no commit is still a plain "does not exist".
+    r = cli("import", TITANIC, "--table", "nowhere", "--mode", "append", "--expect-head", base, lake=lake)
+    assert r.returncode == 1 and "it does not exist on branch main" in r.stderr, r.stderr
 
 
 @pytest.mark.cli
