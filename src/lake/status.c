@@ -96,6 +96,24 @@ int lake_status(weir_lake *lake, const weir_status_options *opts, char **out_jso
   char hash[WEIR_HASH_HEX_SIZE];
   int rc = lake_resolve(lake, ref, hash, err);
   if (rc) return rc;
+  /* A time given before the commit judged is a question about a state that did not exist
+   * yet at that time (every table would read as "fresh" at age 0): refused, saying which
+   * ref to judge instead. */
+  if (opts && opts->now_us) {
+    wr_commit_rec rec;
+    if ((rc = catalog_commit_get(lake->cat, hash, &rec, err))) return rc;
+    int64_t made = rec.time_us;
+    wr_commit_rec_clear(&rec);
+    if (opts->now_us < made) {
+      char at[40], when[40];
+      wr_format_time_us(opts->now_us, at, sizeof at);
+      wr_format_time_us(made, when, sizeof when);
+      return wr_seterr(err, WEIR_EINVALIDARG,
+                       "now %s is before commit %.12s of %s was made (%s): its tables did not exist in this "
+                       "state then (judge a later time, or a ref of that time)",
+                       at, hash, ref, when);
+    }
+  }
   wr_table_entry *tables = NULL;
   size_t n = 0;
   if ((rc = catalog_tables(lake->cat, hash, &tables, &n, err))) return rc;

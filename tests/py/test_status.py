@@ -112,6 +112,19 @@ def test_a_malformed_now_is_a_usage_error(lake):
     assert r.returncode == 2 and "--now" in r.stderr
 
 
+def test_a_now_before_the_judged_commit_is_refused(lake, tmp_path):
+    """--now before the ref's commit judged tables that did not exist then: every one read
+    "fresh" at age 0. It is refused, naming the commit and its time."""
+    _import(lake, tmp_path, "hourly", "1 hour")
+    commit = weir_json("show", "main", lake=lake)
+    before = _at(_time(commit["time"]) - dt.timedelta(days=1))
+    r = weir("status", "--now", before, lake=lake)
+    assert r.returncode == 2, r.stderr
+    assert f"is before commit {commit['hash'][:12]} of main was made" in r.stderr, r.stderr
+    with weirpkg.Client(lake) as client, pytest.raises(weirpkg.InvalidArgument):
+        client.status(now=_time(commit["time"]) - dt.timedelta(seconds=1))
+
+
 def test_the_sdk_status(lake, tmp_path):
     _import(lake, tmp_path, "hourly", "1 hour")
     with weirpkg.Client(lake) as client:
