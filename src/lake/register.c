@@ -21,6 +21,7 @@
  *     folder no table names, never a table whose files cannot be read.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -204,6 +205,27 @@ static char *reg_doc(const char *hash, reg_ctx *c, const char *mode, const char 
 
 /* ---- weir table register --------------------------------------------------------------- */
 
+/* The greatest *.metadata.json name in dir (engines number versions so that the newest
+ * sorts last: v3.metadata.json, 00003-<uuid>.metadata.json; equal-length numbers compare
+ * as text), or NULL when there is none. */
+static char *newest_metadata_file(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  char *best = NULL;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t n = strlen(de->d_name);
+    if (n <= 14 || strcmp(de->d_name + n - 14, ".metadata.json") != 0) continue;
+    size_t bn = best ? strlen(best) : 0;
+    if (!best || n > bn || (n == bn && strcmp(de->d_name, best) > 0)) {
+      free(best);
+      best = wr_strdup(de->d_name);
+    }
+  }
+  closedir(d);
+  return best;
+}
+
 /* The metadata file a FILE_OR_URI names: itself, or for a table folder (or its metadata
  * folder) the version its version-hint.text names, as Hadoop catalogs keep it. */
 static char *resolve_metadata(const char *given, weir_error *err, int *rc) {
@@ -230,9 +252,20 @@ static char *resolve_metadata(const char *given, weir_error *err, int *rc) {
   size_t len = 0;
   char *out = NULL;
   if (!wr_fs_exists(hint)) {
-    *rc = wr_seterr(err, WEIR_ENOTFOUND,
-                    "cannot register %s: it is a folder without metadata/version-hint.text (name the "
-                    "table's metadata file, e.g. %s/metadata/v1.metadata.json)", given, loc);
+    /* Suggest a metadata file that is there (the newest name, as engines number them),
+     * never one made up. */
+    char *newest = newest_metadata_file(dir);
+    if (newest)
+      *rc = wr_seterr(err, WEIR_ENOTFOUND,
+                      "cannot register %s: it is a folder without version-hint.text, so which version is "
+                      "current is not said (name the table's metadata file, e.g. the newest: %s/%s)",
+                      given, dir, newest);
+    else
+      *rc = wr_seterr(err, WEIR_ENOTFOUND,
+                      "cannot register %s: it is a folder with neither version-hint.text nor any "
+                      "*.metadata.json file in %s (is it an Iceberg table's folder?)",
+                      given, dir);
+    free(newest);
   } else if ((*rc = wr_fs_read(hint, &text, &len, err)) == WEIR_OK) {
     long v = strtol(text, NULL, 10);
     out = wr_asprintf("%s/v%ld.metadata.json", dir, v);

@@ -265,6 +265,15 @@ def test_missing_and_non_iceberg_files_are_refused(lake: pathlib.Path, tmp_path:
     assert r.returncode == 1 and "not a valid Iceberg metadata file" in r.stderr and str(other) in r.stderr
     r = cli("table", "register", "t", "--metadata", tmp_path, lake=lake)
     assert r.returncode == 1 and "version-hint.text" in r.stderr
+    assert f"nor any *.metadata.json file in {tmp_path}" in r.stderr, r.stderr
+    # A folder without a version hint: the suggestion is a file that is there, the newest
+    # (it suggested metadata/v1.metadata.json, which did not exist).
+    meta = tmp_path / "tbl" / "metadata"
+    meta.mkdir(parents=True)
+    for name in ("00001-a.metadata.json", "00002-b.metadata.json"):
+        (meta / name).write_text("{}")
+    r = cli("table", "register", "t", "--metadata", tmp_path / "tbl", lake=lake)
+    assert r.returncode == 1 and f"the newest: {meta}/00002-b.metadata.json)" in r.stderr, r.stderr
     r = cli("table", "register", "t", lake=lake)
     assert r.returncode == 2 and "--metadata" in r.stderr
     r = cli("table", "register", "t__quarantine", "--metadata", other, lake=lake)
