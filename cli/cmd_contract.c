@@ -142,6 +142,13 @@ int cmd_contract_diff(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   if (table) json_object_set_new(doc, "table", json_string(table));
   /* Who reads it: the project given, or the one in the current folder. */
   const char *project = cli_opt_value(cmd, args, "project");
+  if (project && !table) {
+    /* Two files name no table: the project's readers of which table? Said, not ignored. */
+    weir_free(text);
+    code = cli_usage_error(ctx, cmd, "--project %s: the readers of which table? OLD and NEW are both files: "
+                           "name it with --table", project);
+    goto done;
+  }
   if (!project && access("weir_project.yml", F_OK) == 0) project = ".";
   if (project && table && json_is_true(json_object_get(doc, "breaking"))) {
     weir_lake *lake;

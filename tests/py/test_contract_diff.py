@@ -123,6 +123,14 @@ def test_same_contract_is_no_change(tmp_path):
     assert code == 0 and doc["changes"] == [] and not doc["breaking"]
 
 
+def test_project_with_two_files_and_no_table_is_a_usage_error(tmp_path):
+    """--project with two files named no table whose readers to find: it was silently
+    ignored (no readers, as if none read it)."""
+    code, doc, r = _diff(tmp_path, BASE, BASE.replace("{name: x,", "{name: y,"), "2", "--project", str(tmp_path))
+    assert code == 2 and doc["error"]["code"] == "InvalidArgument", r.stdout
+    assert "the readers of which table? OLD and NEW are both files: name it with --table" in doc["error"]["message"]
+
+
 def test_a_file_that_is_not_a_contract_is_an_error(tmp_path, lake):
     r = weir("contract", "diff", "nosuchtable@main", "nothing.yml", lake=lake)
     assert r.returncode == 1
