@@ -33,6 +33,14 @@ static void print_nullability(const json_t *m) {
            json_is_integer(line) ? (long long)json_integer_value(line) : 0LL,
            json_string_value(json_object_get(c, "why")));
   }
+  /* What the inference could not judge (a function it does not know) is said too: left
+   * out, such a column read as if proven one way or the other. */
+  json_array_foreach(nn, i, c) if (strcmp(json_string_value(json_object_get(c, "state")), "unknown") == 0) {
+    const char *why = json_string_value(json_object_get(c, "why"));
+    const char *expr = json_string_value(json_object_get(c, "expression"));
+    printf("     not proven either way: %s%s%s%s%s%s\n", json_string_value(json_object_get(c, "column")),
+           expr || why ? " (" : "", expr ? expr : "", expr && why ? ": " : "", why ? why : "", expr || why ? ")" : "");
+  }
 }
 
 static void print_plan(const json_t *plan, bool explain) {

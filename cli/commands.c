@@ -74,7 +74,7 @@ static const cli_opt REVERT_OPTS[] = {
     {NULL, 0, NULL, NULL}};
 static const cli_opt CHECK_OPTS[] = {{"ref", 'r', "B", "branch or ref to plan against (default: main)"},
                                      {"allow-breaking", 0, NULL, "accept breaking contract changes (exit 0)"},
-                                     {"explain", 0, NULL, "also show what the plan proved: each SQL model's non-null columns"},
+                                     {"explain", 0, NULL, "also show what the plan proved: each SQL model's non-null, nullable and unproven columns"},
                                      {NULL, 0, NULL, NULL}};
 static const cli_opt MCP_OPTS[] = {
     {"ref", 'r', "R", "the ref reads default to (default: main)"},

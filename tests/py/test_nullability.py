@@ -95,3 +95,13 @@ def test_explain_shows_the_proven_non_null_columns(nl):
     k = next(m for m in doc["models"] if m["name"] == "k")
     assert [(c["column"], c["state"]) for c in k["nullability"]] == [("id", "non-null"), ("x", "nullable"),
                                                                      ("y", "non-null")]
+
+
+def test_explain_shows_what_is_not_proven_either_way(nl):
+    """A column the inference cannot judge (a window function here) was left out of
+    --explain, as if it had been proven one way or the other."""
+    lake, proj = nl
+    (proj / "w.sql").write_text("-- weir: name=w\nSELECT id, max(n) OVER () AS m FROM a\n")
+    r = _check(nl, "SELECT a.id, a.x FROM a", "--explain")
+    assert r.returncode == 0, r.stderr
+    assert "     proven non-null: id\n     not proven either way: m\n" in r.stdout, r.stdout
