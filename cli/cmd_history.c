@@ -174,7 +174,9 @@ int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   weir_error err = {0};
   char *out = NULL;
   /* -n 0 shows nothing, as in git (the library reads 0 as "no limit"). */
-  rc = weir_commit_log(lake, ref, nstr && max == 0 ? 1 : max, &out, &err);
+  const char *table = cli_opt_value(cmd, args, "table");
+  rc = table ? weir_table_log(lake, ref, table, nstr && max == 0 ? 1 : max, &out, &err)
+             : weir_commit_log(lake, ref, nstr && max == 0 ? 1 : max, &out, &err);
   if (rc == 0 && nstr && max == 0) {
     weir_free(out);
     char empty[64];

@@ -51,6 +51,7 @@ static const cli_opt BRANCH_DELETE_OPTS[] = {
     {"force", 'f', NULL, "delete even if its commits are reachable from no other ref"}, {NULL, 0, NULL, NULL}};
 static const cli_opt LOG_OPTS[] = {{"ref", 'r', "R", "where to start (default: main)"},
                                    {"max-count", 'n', "N", "show at most N commits"},
+                                   {"table", 't', "T", "only the commits that changed table T, across its renames"},
                                    {NULL, 0, NULL, NULL}};
 static const cli_opt MERGE_OPTS[] = {
     {"into", 0, "TARGET", "branch to merge into (required)"},
@@ -193,7 +194,10 @@ const cli_command CLI_COMMANDS[] = {
     {"tag create", "NAME", "name a commit; tags never move", NULL, "weir tag create v1 --ref main",
      TAG_CREATE_OPTS, 1, 1, cmd_tag_create},
     {"tag delete", "NAME", "delete a tag", NULL, "weir tag delete v1", NO_OPTS, 1, 1, cmd_tag_delete},
-    {"log", "[REF]", "commits reachable from a ref (default main), newest first", NULL, "weir log dev -n 5",
+    {"log", "[REF]", "commits reachable from a ref (default main), newest first",
+     "With --table, the table's own history: the commits that created, wrote, renamed or\n"
+     "dropped it, followed across renames back to the commit that created it.",
+     "weir log dev -n 5",
      LOG_OPTS, 0, 1, cmd_log},
     {"show", "REF", "one commit: fields, and per table the metadata file and snapshot", NULL,
      "weir show main~1", NO_OPTS, 1, 1, cmd_show},

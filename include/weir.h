@@ -766,6 +766,17 @@ WEIR_API int weir_table_drop(weir_lake *lake, const char *table, const char *bra
 WEIR_API int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                                char **out_json, weir_error *err);
 
+/** The history of `table`: the commits reachable from `ref` (NULL = "main") that wrote,
+ *  created, dropped or renamed it, newest first, at most `max_count` (0 = all). The table
+ *  is followed across renames by its name at each commit (a rename to the name hands the
+ *  old name to older commits), and not past the commit that created it (a table dropped
+ *  earlier under the same name is another table). *out_json: the document of
+ *  weir_commit_log (commit_log.schema.json). Errors: WEIR_EINVALIDNAME (the table name),
+ *  WEIR_ENOTFOUND (the ref, or a table no commit reachable from ref wrote). Reads only;
+ *  thread-safety as every call on one lake handle. */
+WEIR_API int weir_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count,
+                            char **out_json, weir_error *err);
+
 /** Creates namespace `ns` (an identifier), lake-wide. *out_json (may be NULL: no
  *  document; namespace.schema.json): {schema_version, namespace, change: "added"}.
  *  Errors: WEIR_EEXISTS, WEIR_EINVALIDNAME. A table's namespace exists while the table

@@ -48,6 +48,9 @@ from weir.errors import (
 from weir.model import Filter, Model, Table, model, python
 from weir.records import (
     CompactResult,
+    Namespace,
+    TableDropped,
+    TableRenamed,
     Branch,
     BranchProtection,
     Column,
@@ -135,7 +138,7 @@ __all__ = [
     "CompactResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     "BranchProtection", "RequiredCheck", "LakeStatus", "TableFreshness",
-    "RegisterResult",
+    "RegisterResult", "TableDropped", "TableRenamed", "Namespace",
     # errors
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",

@@ -318,6 +318,7 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_run_show": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_table_drop": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_table_rename": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_table_log": (c_int, [c_void_p, c_char_p, c_char_p, c_int64, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_namespace_create": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_namespace_list": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_namespace_drop": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),

@@ -50,6 +50,9 @@ from weir import _ffi
 from weir.errors import InvalidArgument, InvalidName, NotFound, PlanError, WeirError
 from weir.records import (
     CompactResult,
+    Namespace,
+    TableDropped,
+    TableRenamed,
     Branch,
     BranchProtection,
     Commit,
@@ -476,17 +479,22 @@ class Client:
         self._call("weir_ref_resolve", _enc_ref(ref), buf)
         return buf.value.decode()
 
-    def get_commits(self, ref: RefLike | None = "main", *, limit: int | None = None) -> list[Commit]:
+    def get_commits(self, ref: RefLike | None = "main", *, limit: int | None = None,
+                    table: str | None = None) -> list[Commit]:
         """Commits reachable from ``ref``, newest first, each with the tables it changed.
 
         Args:
             ref: where to start (None: main).
             limit: at most this many: None for all, 0 for none (as ``weir log -n 0``; the
                 ref must still exist).
+            table: only the table's own history (as ``weir log --table``): the commits
+                that created, wrote, renamed or dropped it, followed across renames back
+                to the commit that created it.
 
         Raises:
-            NotFound: no such ref. InvalidArgument: a negative limit, an empty ref.
-            TypeError: ``limit`` is not an int (or None).
+            NotFound: no such ref, or a ``table`` no commit reachable from ``ref`` wrote.
+            InvalidArgument: a negative limit, an empty ref. InvalidName: a bad table name.
+            TypeError: ``limit`` is not an int (or None), ``table`` not a str (or None).
 
         Example:
             >>> head = client.get_commits(ref="main", limit=1)[0]   # doctest: +SKIP
@@ -505,9 +513,13 @@ class Client:
             if n < 0:
                 raise InvalidArgument(f"limit must be 0 or more (or None for all), not {n}")
         r = _enc_ref(ref, optional=True)
+        t = _enc(table, "table", optional=True, name=True)
         if limit is not None and n == 0:
             self._call("weir_ref_resolve", r, ctypes.create_string_buffer(_ffi.HASH_SIZE))  # NotFound as ever
             return []
+        if t is not None:
+            doc = self._json("weir_table_log", r, t, ctypes.c_int64(min(n, 2**63 - 1)))
+            return [Commit.from_json(c) for c in document(doc, "table log", "commits")]
         doc = self._json("weir_commit_log", r, ctypes.c_int64(min(n, 2**63 - 1)))  # 0 asks libweir for all
         return [Commit.from_json(c) for c in document(doc, "commit log", "commits")]
 
@@ -1014,6 +1026,81 @@ class Client:
                             message=_enc(message, "message", optional=True))
         doc = self._json("weir_table_compact", _enc(table, "table", name=True), ctypes.byref(opts))
         return CompactResult.from_json(document(doc, "compact result"))
+
+    # ---- table management: drop, rename, namespaces ----------------------------------------------
+
+    def drop_table(self, table: str, *, branch: BranchLike | None = None) -> TableDropped:
+        """Drops ``table`` from ``branch`` (None: main) as one commit (as ``weir table
+        drop``). Older commits keep it (time travel); its files stay until ``gc``.
+
+        Raises:
+            NotFound: no such table or branch. InvalidArgument: a protected branch.
+            InvalidName: a bad table name. ConcurrentUpdate: the branch moved meanwhile.
+            TypeError: an argument of the wrong type.
+
+        Example:
+            >>> client.drop_table("scratch").commit                  # doctest: +SKIP
+        """
+        doc = self._json("weir_table_drop", _enc(table, "table", name=True),
+                         _enc_branch(branch, "branch", optional=True))
+        return TableDropped.from_json(document(doc, "table drop"))
+
+    def rename_table(self, table: str, new_name: str, *, branch: BranchLike | None = None) -> TableRenamed:
+        """Renames ``table`` to ``new_name`` on ``branch`` (None: main) as one commit (as
+        ``weir table rename``). The table keeps its identity: the same Iceberg table, its
+        contract, lineage and history (``get_commits(table=new_name)`` goes on past the
+        rename).
+
+        Raises:
+            NotFound: no such table or branch. AlreadyExists: ``new_name`` is taken
+                (case-insensitively). InvalidName: a bad name. InvalidArgument: a
+                protected branch. TypeError: an argument of the wrong type.
+
+        Example:
+            >>> client.rename_table("titanic", "raw.passengers").new_name   # doctest: +SKIP
+            'raw.passengers'
+        """
+        doc = self._json("weir_table_rename", _enc(table, "table", name=True), _enc(new_name, "new_name", name=True),
+                         _enc_branch(branch, "branch", optional=True))
+        return TableRenamed.from_json(document(doc, "table rename"))
+
+    def create_namespace(self, namespace: str) -> None:
+        """Creates ``namespace`` (as ``weir namespace create``); a table's namespace exists
+        while the table does, created or not.
+
+        Raises:
+            AlreadyExists: it exists. InvalidName: not an identifier. TypeError: not a str.
+
+        Example:
+            >>> client.create_namespace("raw")                        # doctest: +SKIP
+        """
+        self._call("weir_namespace_create", _enc(namespace, "namespace", name=True), None)
+
+    def get_namespaces(self, ref: RefLike | None = "main") -> list[Namespace]:
+        """Namespaces at ``ref`` (None: main): ``default``, every created one and every one a
+        table there is in, sorted by name.
+
+        Raises:
+            NotFound: no such ref. TypeError: a ref of the wrong type.
+
+        Example:
+            >>> [n.name for n in client.get_namespaces()]             # doctest: +SKIP
+            ['default', 'raw']
+        """
+        doc = self._json("weir_namespace_list", _enc_ref(ref, optional=True))
+        return [Namespace.from_json(n) for n in document(doc, "namespaces", "namespaces")]
+
+    def drop_namespace(self, namespace: str) -> None:
+        """Drops a created ``namespace`` (as ``weir namespace drop``).
+
+        Raises:
+            InvalidArgument: a table at the head of some branch is in it (they are named).
+            NotFound: it was never created. TypeError: not a str.
+
+        Example:
+            >>> client.drop_namespace("raw")                          # doctest: +SKIP
+        """
+        self._call("weir_namespace_drop", _enc(namespace, "namespace", name=True), None)
 
     # ---- reading data ----------------------------------------------------------------------------
 

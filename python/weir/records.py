@@ -25,6 +25,7 @@ __all__ = [
     "RecordError", "document", "SCHEMA_VERSION",
     "RegisterResult",
     "GcFile", "GcResult", "PrunedBranch",
+    "TableDropped", "TableRenamed", "Namespace",
 ]
 
 #: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
@@ -1748,3 +1749,89 @@ class PrunedBranch:
         f = _Fields(d, "pruned branch")
         return cls(name=f.text("name"), head=f.text("head"), run_id=f.text("run_id"), status=f.opt_text("status"),
                    updated=parse_time(f.text("updated")))
+
+
+@dataclass(frozen=True)
+class TableDropped:
+    """A table ``Client.drop_table`` dropped: ``table`` on ``branch``, as ``commit``. Older
+    commits keep it (time travel); its files stay until garbage collection.
+
+    Example:
+        >>> TableDropped.from_json({"commit": "ab" * 32, "table": "default.t", "branch": "main",
+        ...                         "change": "dropped"}).table
+        'default.t'
+    """
+
+    commit: str
+    table: str
+    branch: str
+
+    @classmethod
+    def from_json(cls, d: object) -> TableDropped:
+        """Builds the record from ``weir_table_drop`` JSON (table_drop.schema.json).
+
+        Example:
+            >>> TableDropped.from_json({"commit": "ab" * 32, "table": "default.t", "branch": "dev",
+            ...                         "change": "dropped"}).branch
+            'dev'
+        """
+        f = _Fields(d, "table drop")
+        if f.text("change") != "dropped":
+            raise RecordError(f"table drop: change {f.text('change')!r}, expected 'dropped'")
+        return cls(commit=f.text("commit"), table=f.text("table"), branch=f.text("branch"))
+
+
+@dataclass(frozen=True)
+class TableRenamed:
+    """A table ``Client.rename_table`` renamed from ``table`` to ``new_name`` on
+    ``branch``, as ``commit``; it keeps its identity (history, contract and lineage follow).
+
+    Example:
+        >>> TableRenamed.from_json({"commit": "ab" * 32, "table": "default.t", "new_name": "default.u",
+        ...                         "branch": "main"}).new_name
+        'default.u'
+    """
+
+    commit: str
+    table: str
+    new_name: str
+    branch: str
+
+    @classmethod
+    def from_json(cls, d: object) -> TableRenamed:
+        """Builds the record from ``weir_table_rename`` JSON (table_rename.schema.json).
+
+        Example:
+            >>> TableRenamed.from_json({"commit": "ab" * 32, "table": "default.t", "new_name": "raw.t",
+            ...                         "branch": "main"}).table
+            'default.t'
+        """
+        f = _Fields(d, "table rename")
+        return cls(commit=f.text("commit"), table=f.text("table"), new_name=f.text("new_name"),
+                   branch=f.text("branch"))
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A namespace ``Client.get_namespaces`` lists: ``created`` when made by
+    ``create_namespace`` (else it exists because ``tables`` tables are in it).
+
+    Example:
+        >>> Namespace.from_json({"name": "raw", "created": True, "tables": 0}).created
+        True
+    """
+
+    name: str
+    created: bool
+    tables: int
+
+    @classmethod
+    def from_json(cls, d: object) -> Namespace:
+        """Builds the record from an entry of ``weir_namespace_list``'s ``namespaces``.
+
+        Example:
+            >>> Namespace.from_json({"name": "default", "created": False, "tables": 2}).tables
+            2
+        """
+        f = _Fields(d, "namespace")
+        return cls(name=f.text("name"), created=f.flag("created"), tables=f.integer("tables"))

@@ -52,6 +52,15 @@ int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, 
   return lake_table_rename(lake, table, new_name, branch, out_json, err);
 }
 
+int weir_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count, char **out_json,
+                   weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_log");
+  if (!table) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_log: no table given");
+  if (max_count < 0) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_log: max_count must be 0 or more, not %lld",
+                                      (long long)max_count);
+  return lake_table_log(lake, ref, table, max_count, out_json, err);
+}
+
 int weir_compact_options_init(weir_compact_options *opts, unsigned int version) {
   return api_options_init(opts, sizeof *opts, version, WEIR_COMPACT_OPTIONS_VERSION);
 }

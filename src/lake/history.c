@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
@@ -11,6 +12,7 @@
 #include "lake/serial.h"
 #include "util/clock.h"
 #include "util/json.h"
+#include "util/names.h"
 
 int lake_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE],
                      weir_error *err) {
@@ -50,6 +52,89 @@ int lake_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **
   for (size_t i = 0; i < n && rc == WEIR_OK; i++)
     json_array_append_new(arr, commit_json(lake, &v[i], err, &rc));
   wr_commit_recs_free(v, n);
+  if (rc) {
+    json_decref(arr);
+    return rc;
+  }
+  *out_json = wr_doc_dump(WR_DOC_COMMIT_LOG, arr);
+  return WEIR_OK;
+}
+
+/* The change a commit's record names for `table` ("added", "changed", "dropped"), or NULL. */
+static const char *change_of(const json_t *changes, const char *table) {
+  size_t i;
+  json_t *c;
+  json_array_foreach(changes, i, c) if (strcasecmp(wr_json_str(c, "table", ""), table) == 0)
+    return wr_json_str(c, "change", "");
+  return NULL;
+}
+
+/* One table's history, following its renames (as Nessie follows a content id).
+ *
+ * Invariants:
+ *   - The table is followed by the name it has at each commit: the name at `ref` (its
+ *     head) is the one given, and a commit that renamed X to that name hands X to its
+ *     parents (the rename's weir.rename_from/rename_to properties, manage.c). A commit
+ *     that *added* the name without a rename is where the table began: its parents do
+ *     not hold it (a table dropped earlier under that name is another table), except a
+ *     merge's second parent, where an added table came from.
+ *   - Commits come in catalog_log's order (newest first, a child before its parents for
+ *     commits made on one clock); a commit no child handed a name reads the given one.
+ *   - A commit is listed when its own change record (relative to its first parent) names
+ *     the table's name there, or when it renamed the table; at most max_count (0 = all).
+ */
+int lake_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count, char **out_json,
+                   weir_error *err) {
+  *out_json = NULL;
+  wr_table_id id;
+  int rc = wr_table_id_parse(table, &id, err);
+  if (rc) return rc;
+  char full[2 * WEIR_NAME_MAX + 2];
+  wr_table_id_format(&id, full, sizeof full);
+  char head[WEIR_HASH_HEX_SIZE];
+  if ((rc = lake_resolve(lake, ref, head, err))) return rc;
+  wr_commit_rec *v = NULL;
+  size_t n = 0;
+  if ((rc = catalog_log(lake->cat, head, 0, &v, &n, err))) return rc;
+  json_t *names = json_object(); /* hash -> the table's name there, or null: not held */
+  json_object_set_new(names, head, json_string(full));
+  json_t *arr = json_array();
+  bool seen = false; /* the name was met at some commit: else it never existed here */
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
+    if (max_count && (int64_t)json_array_size(arr) >= max_count) break;
+    const wr_commit_rec *c = &v[i];
+    json_t *nm = json_object_get(names, c->hash);
+    if (nm && json_is_null(nm)) { /* before the table began: so are its parents */
+      for (int k = 0; k < c->n_parents; k++)
+        if (!json_object_get(names, c->parents[k])) json_object_set_new(names, c->parents[k], json_null());
+      continue;
+    }
+    const char *name = nm ? json_string_value(nm) : full;
+    json_t *changes = NULL;
+    if ((rc = catalog_commit_changes(lake->cat, c->hash, &changes, err))) break;
+    const char *change = change_of(changes, name);
+    const char *to = wr_json_str(c->properties, "weir.rename_to", NULL);
+    const char *from = wr_json_str(c->properties, "weir.rename_from", NULL);
+    bool renamed = to && from && strcasecmp(to, name) == 0;
+    if (change) seen = true;
+    /* What the parents hold: the old name across a rename, nothing before a creation --
+     * except a merge's second parent, from which a table "added" relative to the first
+     * parent came. */
+    bool added = change && strcmp(change, "added") == 0 && !renamed;
+    for (int k = 0; k < c->n_parents; k++) {
+      if (json_object_get(names, c->parents[k])) continue;
+      json_object_set_new(names, c->parents[k], renamed             ? json_string(from)
+                                                : added && k == 0 ? json_null()
+                                                                  : json_string(name));
+    }
+    json_decref(changes);
+    if (change || renamed) json_array_append_new(arr, commit_json(lake, c, err, &rc));
+  }
+  wr_commit_recs_free(v, n);
+  json_decref(names);
+  if (rc == WEIR_OK && !seen)
+    rc = wr_seterr(err, WEIR_ENOTFOUND, "table %s has no history at %s: no commit reachable from it wrote it", full,
+                   ref ? ref : "main");
   if (rc) {
     json_decref(arr);
     return rc;

@@ -67,6 +67,8 @@ int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, 
 void lake_free(weir_lake *lake);
 int lake_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_HEX_SIZE], weir_error *err);
 int lake_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **out_json, weir_error *err);
+int lake_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count, char **out_json,
+                   weir_error *err);
 int lake_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
 int lake_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char **out_json, weir_error *err);
 int lake_branch_create(weir_lake *lake, const char *name, const char *from_ref, char out_head[WEIR_HASH_HEX_SIZE],

@@ -245,3 +245,38 @@ def test_merge_message_on_a_fast_forward_is_reported_unused(titanic_lake):
     r = weir("merge", "dev", "--into", "main", "-m", "release", lake=titanic_lake)
     assert r.returncode == 0
     assert "note: --message was not used: a fast-forward makes no commit" in r.stderr
+
+
+def test_a_tables_log_follows_its_renames_and_stops_at_its_creation(lake):
+    """`weir log --table` (weir_table_log): a table's history across a rename, not past the
+    commit that created it (an older table dropped under the same name is another), and a
+    table that came from a merged branch with the commits that wrote it there."""
+    def imp(table, *extra):
+        r = weir("import", TITANIC, "--table", table, *extra, lake=lake)
+        assert r.returncode == 0, r.stderr
+
+    def log(table, *extra):
+        return [c["message"] for c in weir_list("log", "--table", table, *extra, lake=lake)]
+
+    imp("t")
+    imp("other")
+    imp("t", "--mode", "append")
+    assert weir("table", "rename", "t", "u", lake=lake).returncode == 0
+    imp("t")  # a new table under the old name
+    imp("u", "--mode", "append")
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    imp("d", "--branch", "dev")
+    imp("d", "--branch", "dev", "--mode", "append")
+    assert weir("merge", "dev", "--into", "main", "--no-ff", lake=lake).returncode == 0
+    assert log("u") == ["import titanic.csv into default.u", "rename table default.t to default.u",
+                        "import titanic.csv into default.t", "import titanic.csv into default.t"]
+    assert log("t") == ["import titanic.csv into default.t"]
+    assert log("u", "-n", "2") == log("u")[:2]
+    merged = log("d")
+    assert len(merged) == 3 and merged[1:] == ["import titanic.csv into default.d"] * 2, merged
+    # At an older ref, the name there: u did not exist yet, t was the renamed table.
+    assert log("t", "--ref", "main~4") == ["import titanic.csv into default.t"] * 2
+    r = weir("log", "--table", "nope", lake=lake)
+    assert r.returncode == 1 and "table default.nope has no history at main" in r.stderr, r.stderr
+    r = weir("log", "--table", "bad name", lake=lake)
+    assert r.returncode == 2, r.stderr

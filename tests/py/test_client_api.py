@@ -413,3 +413,40 @@ def test_contract_diff_classifies_and_names_readers(titanic_client, tmp_path):
     titanic_client.import_data("plain", TITANIC)
     with pytest.raises(weir.NotFound):
         titanic_client.contract_diff("plain@main", New)  # imported without a contract
+
+
+def test_table_management_and_namespaces_through_the_client(client):
+    """drop_table, rename_table and namespaces in the SDK (issue 13: "all in the SDK"), and
+    a table's history across its rename (get_commits(table=))."""
+    t = pa.table({"x": pa.array([1, 2], pa.int64())})
+    client.import_data("t", t, message="make t")
+    client.import_data("t", t, mode="append", message="more t")
+    renamed = client.rename_table("t", "raw.u")
+    assert isinstance(renamed, weir.TableRenamed)
+    assert (renamed.table, renamed.new_name, renamed.branch) == ("default.t", "raw.u", "main")
+    assert renamed.commit == client.resolve("main")
+    assert [c.message for c in client.get_commits(table="raw.u")] == [
+        "rename table default.t to raw.u", "more t", "make t"]
+    assert [c.message for c in client.get_commits(table="raw.u", limit=1)] == ["rename table default.t to raw.u"]
+    with pytest.raises(weir.NotFound, match="no history"):
+        client.get_commits(table="nowhere")
+    with pytest.raises(TypeError):
+        client.get_commits(table=3)  # type: ignore[arg-type]
+    client.create_namespace("staging")
+    assert [(n.name, n.created, n.tables) for n in client.get_namespaces()] == [
+        ("default", False, 0), ("raw", False, 1), ("staging", True, 0)]
+    with pytest.raises(weir.AlreadyExists):
+        client.create_namespace("staging")
+    with pytest.raises(weir.InvalidName):
+        client.create_namespace("bad name")
+    client.drop_namespace("staging")
+    assert "staging" not in [n.name for n in client.get_namespaces()]
+    client.import_data("raw.v", t)
+    with pytest.raises(weir.AlreadyExists):
+        client.rename_table("raw.u", "RAW.V")  # taken, case-insensitively
+    dropped = client.drop_table("raw.u")
+    assert isinstance(dropped, weir.TableDropped) and dropped.table == "raw.u"
+    assert [s.table for s in client.get_tables()] == ["raw.v"]
+    assert client.get_commits(table="raw.u")[0].hash == dropped.commit  # the drop is in its history
+    with pytest.raises(weir.NotFound):
+        client.drop_table("raw.u")

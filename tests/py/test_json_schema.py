@@ -29,11 +29,14 @@ from weir.records import (
     ImportResult,
     LakeStatus,
     MergeResult,
+    Namespace,
     RecordError,
     RegisterResult,
     RunState,
     TableChange,
+    TableDropped,
     TableInfo,
+    TableRenamed,
     document,
 )
 
@@ -256,6 +259,9 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert not RunState.from_json(docs["run_error"]["run"]).success()
     assert LakeStatus.from_json(document(docs["status"], "status")).tables
     assert BranchProtection.from_json(document(docs["protection"], "protection")).require_checks
+    assert TableDropped.from_json(document(docs["table_drop"], "table drop")).table == "default.scratch2"
+    assert TableRenamed.from_json(document(docs["table_rename"], "table rename")).new_name == "default.scratch2"
+    assert [Namespace.from_json(n).name for n in document(docs["namespace_list"], "namespaces", "namespaces")]
 
 
 def test_contract_documents_decode_strictly(built: dict[str, Any]) -> None:
