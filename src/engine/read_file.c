@@ -388,10 +388,10 @@ static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d,
     const char *db = json_string_value(json_object_get(r, key));
     rc = wr_seterr(err, WEIR_EINPUT,
                    "%s line %lld: column \"%s\": the %s \"%s\" is ambiguous: %s as %s, or %s as %s; say which "
-                   "with --%s-format (every value of the column also reads the other way)",
+                   "with --%s-format, the SDK's %s_format= (every value of the column also reads the other way)",
                    path, (long long)dl, name, date ? "date" : "timestamp", dv ? dv : "?", da ? da : "?",
                    date ? date_fmt : ts_fmt, db ? db : "?", date ? date_swap : ts_swap,
-                   date ? "date" : "timestamp");
+                   date ? "date" : "timestamp", date ? "date" : "timestamp");
     break;
   }
   json_decref(res);

@@ -93,7 +93,7 @@ def test_an_ambiguous_date_is_refused_with_both_readings(lake, tmp_path):
     msg = r.stderr
     assert 'd.csv line 3: column "d": the date "01/02/2024" is ambiguous' in msg
     assert "2024-02-01 as %d/%m/%Y" in msg and "2024-01-02 as %m/%d/%Y" in msg
-    assert "--date-format" in msg
+    assert "say which with --date-format, the SDK's date_format= (every value" in msg  # advice for both callers
     assert cli("describe", "d", lake=lake).returncode != 0
 
 
