@@ -167,6 +167,23 @@ if ! verify "$ICEBERG_SPARK_JAR" "$ICEBERG_SPARK_SHA256"; then
   mv "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_JAR"
 fi
 
+# Iceberg's AWS bundle (S3FileIO and the AWS SDK it uses): Spark reads and writes the data
+# of a lake whose warehouse is on S3 through it (tests/py/test_serve_spark.py, pg-s3).
+ICEBERG_AWS_ARTIFACT=org.apache.iceberg:iceberg-aws-bundle:1.10.0
+ICEBERG_AWS_JAR="$root/.deps/spark/iceberg-aws-bundle-1.10.0.jar"
+ICEBERG_AWS_SHA256=172370cfc32a5f1ae5399b210e86fc04a366dc29a112d97ac8ffc74df7525596
+if ! verify "$ICEBERG_AWS_JAR" "$ICEBERG_AWS_SHA256"; then
+  command -v mvn >/dev/null 2>&1 || die "mvn is needed to fetch $ICEBERG_AWS_ARTIFACT (Debian package maven)"
+  say "fetching $ICEBERG_AWS_ARTIFACT with mvn dependency:get"
+  mkdir -p "$root/.deps/m2" "$root/.deps/spark"
+  mvn -q -B -C dependency:get -Dmaven.repo.local="$root/.deps/m2" -Dartifact="$ICEBERG_AWS_ARTIFACT" \
+    -Dtransitive=false >/dev/null || die "mvn dependency:get $ICEBERG_AWS_ARTIFACT failed"
+  cp "$root/.deps/m2/org/apache/iceberg/iceberg-aws-bundle/1.10.0/iceberg-aws-bundle-1.10.0.jar" \
+    "$ICEBERG_AWS_JAR.part"
+  verify "$ICEBERG_AWS_JAR.part" "$ICEBERG_AWS_SHA256" || die "checksum mismatch for $ICEBERG_AWS_ARTIFACT"
+  mv "$ICEBERG_AWS_JAR.part" "$ICEBERG_AWS_JAR"
+fi
+
 # --- Python environment -------------------------------------------------------------------
 req="$root/python/requirements-dev.txt"
 stamp="$root/.venv/.requirements.sha256"

@@ -2,9 +2,13 @@
 reads at branches and tags by name, an INSERT that becomes a weir commit on dev, a merge
 Spark then reads on main, read-only tags, and expire_snapshots refused with no file lost.
 
-One Spark session (local[1]) for the module, with three catalogs on one server: `weir`
-(warehouse dev), `weirmain` (main) and `weirtag` (tag v1). The runtime jar is fetched by
-scripts/bootstrap.sh (Maven, pinned checksum) into .deps/spark.
+One Spark session (local[1]) per shared-lake setting (serve_support.SETTINGS: a local lake,
+and one with its catalog on PostgreSQL and its warehouse on the loopback S3 server), with
+three catalogs on one server: `weir` (warehouse dev), `weirmain` (main) and `weirtag` (tag
+v1). On S3, Spark reads and writes data files through Iceberg's S3FileIO with the endpoint
+the server's config hands it and credentials of its own (catalog properties, as a cluster
+configures them). The runtime and AWS bundle jars are fetched by scripts/bootstrap.sh
+(Maven, pinned checksums) into .deps/spark.
 """
 from __future__ import annotations
 
@@ -13,23 +17,30 @@ import math
 import pytest
 
 from conftest import ROOT, weir, weir_list
-from serve_support import lake_files, make_titanic_lake, start_server, weir_rows
+from serve_support import SETTINGS, lake_files, served_lake, weir_rows
 
-JAR = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
+JARS = (ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar",
+        ROOT / ".deps" / "spark" / "iceberg-aws-bundle-1.10.0.jar")
 COLUMNS = ["PassengerId", "Survived", "Pclass", "Name", "Sex", "Age", "SibSp", "Parch", "Ticket", "Fare", "Cabin",
            "Embarked"]
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    assert JAR.exists(), f"{JAR} is missing: run scripts/bootstrap.sh"
+@pytest.fixture(scope="module", params=SETTINGS)
+def env(request, tmp_path_factory):
+    for jar in JARS:
+        assert jar.exists(), f"{jar} is missing: run scripts/bootstrap.sh"
     from pyspark.sql import SparkSession
 
-    lake = tmp_path_factory.mktemp("serve_spark") / "lake"
-    tokens = make_titanic_lake(lake)
-    srv = start_server(lake)
+    served = served_lake(request, tmp_path_factory, request.param)
+    srv, tokens = next(served)
+    # Both settings' sessions share one JVM (pyspark starts it once per process), so what
+    # S3 needs is given per catalog, never through the JVM's environment.
+    s3 = {}
+    if srv.s3 is not None:
+        s3 = {"io-impl": "org.apache.iceberg.aws.s3.S3FileIO", "s3.access-key-id": srv.s3.access_key,
+              "s3.secret-access-key": srv.s3.secret_key, "client.region": "us-east-1"}
     b = (SparkSession.builder.master("local[1]").appName("weir-serve-test")
-         .config("spark.jars", str(JAR))
+         .config("spark.jars", ",".join(str(j) for j in JARS))
          .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
          .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
          .config("spark.driver.memory", "1g"))
@@ -38,11 +49,13 @@ def env(tmp_path_factory):
         b = (b.config(p, "org.apache.iceberg.spark.SparkCatalog").config(f"{p}.type", "rest")
              .config(f"{p}.uri", srv.url).config(f"{p}.warehouse", wh).config(f"{p}.token", tokens["engine"])
              .config(f"{p}.cache-enabled", "false"))
+        for k, v in s3.items():
+            b = b.config(f"{p}.{k}", v)
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     yield spark, srv
     spark.stop()
-    srv.stop()
+    next(served, None)  # stops the server, restores the environment
 
 
 def spark_rows(spark, sql):
@@ -72,10 +85,15 @@ def test_reads_main_and_dev_by_name(env):
 def test_insert_on_dev_then_merge_reaches_main(env):
     spark, srv = env
     main_before = weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"]
+    files_before = lake_files(srv.lake, srv.s3)
     spark.sql("INSERT INTO weir.default.titanic SELECT PassengerId + 1000, Survived, Pclass, Name, Sex, Age, SibSp, "
               "Parch, Ticket, Fare, Cabin, Embarked FROM weir.default.titanic WHERE PassengerId <= 2")
     head = weir_list("log", "dev", "-n", "1", lake=srv.lake)[0]
     assert head["author"] == "token:engine" and "REST commit" in head["message"]
+    # Spark wrote the data file into the warehouse itself: on S3, through S3FileIO.
+    written = [f for f in lake_files(srv.lake, srv.s3) - files_before if f.endswith(".parquet")]
+    assert written, "Spark's INSERT wrote no data file into the warehouse"
+    assert all(f.startswith("s3://") == (srv.s3 is not None) for f in written), written
     assert weir_rows(srv.lake, "SELECT count(*) AS n FROM titanic", "dev") == [{"n": 893}]
     assert weir_list("log", "-n", "1", lake=srv.lake)[0]["hash"] == main_before
     assert spark.sql("SELECT count(*) FROM weirmain.default.titanic").collect()[0][0] == 891
@@ -97,13 +115,13 @@ def test_tag_reads_by_version_and_refuses_writes(env):
 
 def test_expire_snapshots_is_refused_and_no_file_is_deleted(env):
     spark, srv = env
-    before = lake_files(srv.lake)
+    before = lake_files(srv.lake, srv.s3)
     with pytest.raises(Exception, match="GC is disabled"):
         spark.sql("CALL weir.system.expire_snapshots(table => 'default.titanic', "
                   "older_than => TIMESTAMP '2100-01-01 00:00:00', retain_last => 1)").collect()
     with pytest.raises(Exception, match="GC is disabled"):
         spark.sql("CALL weir.system.remove_orphan_files(table => 'default.titanic', "
                   "older_than => TIMESTAMP '2100-01-01 00:00:00')").collect()
-    assert lake_files(srv.lake) >= before
+    assert lake_files(srv.lake, srv.s3) >= before
     for ref in ("main", "dev", "v1"):
         assert weir("query", "SELECT count(*) FROM titanic", "--ref", ref, lake=srv.lake).returncode == 0
