@@ -149,40 +149,29 @@ PY
   mv "$ddir/extensions/httpfs.duckdb_extension.part" "$ddir/extensions/httpfs.duckdb_extension"
 fi
 
-# --- Iceberg's Spark runtime (the `weir serve` acceptance tests run Spark against it) -----
+# --- Iceberg's jars for Spark (the `weir serve` acceptance tests run Spark against it) ----
 # Fetched by Maven from the repository it is configured for (strict checksums), into a
 # local repository inside .deps, then pinned by SHA-256 like every other download.
-ICEBERG_SPARK_ARTIFACT=org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.0
-ICEBERG_SPARK_JAR="$root/.deps/spark/iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
-ICEBERG_SPARK_SHA256=70f9471870b2d456167d703c829f098a446b86bb1379eee338c0efa03a341026
-if ! verify "$ICEBERG_SPARK_JAR" "$ICEBERG_SPARK_SHA256"; then
-  command -v mvn >/dev/null 2>&1 || die "mvn is needed to fetch $ICEBERG_SPARK_ARTIFACT (Debian package maven)"
-  say "fetching $ICEBERG_SPARK_ARTIFACT with mvn dependency:get"
+maven_jar() { # group artifact version sha256: into .deps/spark/ARTIFACT-VERSION.jar
+  local group=$1 artifact=$2 version=$3 sha=$4
+  local jar="$root/.deps/spark/$artifact-$version.jar" coords="$group:$artifact:$version"
+  verify "$jar" "$sha" && return 0
+  command -v mvn >/dev/null 2>&1 || die "mvn is needed to fetch $coords (Debian package maven)"
+  say "fetching $coords with mvn dependency:get"
   mkdir -p "$root/.deps/m2" "$root/.deps/spark"
-  mvn -q -B -C dependency:get -Dmaven.repo.local="$root/.deps/m2" -Dartifact="$ICEBERG_SPARK_ARTIFACT" \
-    -Dtransitive=false >/dev/null || die "mvn dependency:get $ICEBERG_SPARK_ARTIFACT failed"
-  cp "$root/.deps/m2/org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.0/iceberg-spark-runtime-3.5_2.12-1.10.0.jar" \
-    "$ICEBERG_SPARK_JAR.part"
-  verify "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_SHA256" || die "checksum mismatch for $ICEBERG_SPARK_ARTIFACT"
-  mv "$ICEBERG_SPARK_JAR.part" "$ICEBERG_SPARK_JAR"
-fi
-
-# Iceberg's AWS bundle (S3FileIO and the AWS SDK it uses): Spark reads and writes the data
-# of a lake whose warehouse is on S3 through it (tests/py/test_serve_spark.py, pg-s3).
-ICEBERG_AWS_ARTIFACT=org.apache.iceberg:iceberg-aws-bundle:1.10.0
-ICEBERG_AWS_JAR="$root/.deps/spark/iceberg-aws-bundle-1.10.0.jar"
-ICEBERG_AWS_SHA256=172370cfc32a5f1ae5399b210e86fc04a366dc29a112d97ac8ffc74df7525596
-if ! verify "$ICEBERG_AWS_JAR" "$ICEBERG_AWS_SHA256"; then
-  command -v mvn >/dev/null 2>&1 || die "mvn is needed to fetch $ICEBERG_AWS_ARTIFACT (Debian package maven)"
-  say "fetching $ICEBERG_AWS_ARTIFACT with mvn dependency:get"
-  mkdir -p "$root/.deps/m2" "$root/.deps/spark"
-  mvn -q -B -C dependency:get -Dmaven.repo.local="$root/.deps/m2" -Dartifact="$ICEBERG_AWS_ARTIFACT" \
-    -Dtransitive=false >/dev/null || die "mvn dependency:get $ICEBERG_AWS_ARTIFACT failed"
-  cp "$root/.deps/m2/org/apache/iceberg/iceberg-aws-bundle/1.10.0/iceberg-aws-bundle-1.10.0.jar" \
-    "$ICEBERG_AWS_JAR.part"
-  verify "$ICEBERG_AWS_JAR.part" "$ICEBERG_AWS_SHA256" || die "checksum mismatch for $ICEBERG_AWS_ARTIFACT"
-  mv "$ICEBERG_AWS_JAR.part" "$ICEBERG_AWS_JAR"
-fi
+  mvn -q -B -C dependency:get -Dmaven.repo.local="$root/.deps/m2" -Dartifact="$coords" \
+    -Dtransitive=false >/dev/null || die "mvn dependency:get $coords failed"
+  cp "$root/.deps/m2/${group//.//}/$artifact/$version/$artifact-$version.jar" "$jar.part"
+  verify "$jar.part" "$sha" || die "checksum mismatch for $coords"
+  mv "$jar.part" "$jar"
+}
+# The Spark runtime (the REST catalog client and Spark's Iceberg support).
+maven_jar org.apache.iceberg iceberg-spark-runtime-3.5_2.12 1.10.0 \
+  70f9471870b2d456167d703c829f098a446b86bb1379eee338c0efa03a341026
+# The AWS bundle (S3FileIO and the AWS SDK it uses): Spark reads and writes the data of a
+# lake whose warehouse is on S3 through it (tests/py/test_serve_spark.py, pg-s3).
+maven_jar org.apache.iceberg iceberg-aws-bundle 1.10.0 \
+  172370cfc32a5f1ae5399b210e86fc04a366dc29a112d97ac8ffc74df7525596
 
 # --- Python environment -------------------------------------------------------------------
 req="$root/python/requirements-dev.txt"

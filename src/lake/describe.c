@@ -34,11 +34,9 @@ static json_t *json_property(const json_t *props, const char *key) {
 int lake_table_describe(weir_lake *lake, const char *table, const char *ref, char **out_json,
                   weir_error *err) {
   *out_json = NULL;
-  wr_table_id id;
-  int rc = wr_table_id_parse(table, &id, err);
+  char full[WR_TABLE_FULL_MAX];
+  int rc = wr_table_full_name(table, full, err);
   if (rc) return rc;
-  char full[2 * WEIR_NAME_MAX + 2];
-  wr_table_id_format(&id, full, sizeof full);
   const char *refname = ref ? ref : "main"; /* "" is refused by lake_resolve */
   char hash[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, refname, hash, err))) return rc;

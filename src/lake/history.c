@@ -86,11 +86,9 @@ static const char *change_of(const json_t *changes, const char *table) {
 int lake_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count, char **out_json,
                    weir_error *err) {
   *out_json = NULL;
-  wr_table_id id;
-  int rc = wr_table_id_parse(table, &id, err);
+  char full[WR_TABLE_FULL_MAX];
+  int rc = wr_table_full_name(table, full, err);
   if (rc) return rc;
-  char full[2 * WEIR_NAME_MAX + 2];
-  wr_table_id_format(&id, full, sizeof full);
   char head[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_resolve(lake, ref, head, err))) return rc;
   wr_commit_rec *v = NULL;
@@ -532,11 +530,9 @@ int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref,
                       const char *branch, const weir_revert_options *opts, char **out_json,
                       weir_error *err) {
   *out_json = NULL;
-  wr_table_id id;
-  int rc = wr_table_id_parse(table, &id, err);
+  char full[WR_TABLE_FULL_MAX];
+  int rc = wr_table_full_name(table, full, err);
   if (rc) return rc;
-  char full[2 * WEIR_NAME_MAX + 2];
-  wr_table_id_format(&id, full, sizeof full);
   char head[WEIR_HASH_HEX_SIZE], to[WEIR_HASH_HEX_SIZE];
   if ((rc = lake_branch_head(lake, branch, head, err))) return rc;
   if ((rc = lake_resolve(lake, to_ref, to, err))) return rc;

@@ -138,3 +138,11 @@ int wr_ref_name_check(const char *name, const char *what, weir_error *err) {
   }
   return WEIR_OK;
 }
+
+int wr_table_full_name(const char *text, char out[WR_TABLE_FULL_MAX], weir_error *err) {
+  out[0] = 0;
+  wr_table_id id;
+  int rc = wr_table_id_parse(text, &id, err);
+  if (rc == WEIR_OK) wr_table_id_format(&id, out, WR_TABLE_FULL_MAX);
+  return rc;
+}

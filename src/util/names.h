@@ -26,6 +26,11 @@ typedef struct wr_table_id {
 int wr_table_id_parse(const char *text, wr_table_id *out, weir_error *err);
 /* "ns.name" into out (at least 2*255+2 bytes). */
 void wr_table_id_format(const wr_table_id *id, char *out, unsigned size);
+/* The longest "ns.name" with its NUL. */
+#define WR_TABLE_FULL_MAX (2 * WEIR_NAME_MAX + 2)
+/* Parses `text` as wr_table_id_parse does and writes its full "ns.name" into out (errors
+ * as wr_table_id_parse's; out is "" on error). */
+int wr_table_full_name(const char *text, char out[WR_TABLE_FULL_MAX], weir_error *err);
 /* One identifier part (namespace, table or column-like name). `what` names it in errors
  * ("table name", "namespace"). */
 int wr_ident_check(const char *s, const char *what, weir_error *err);
