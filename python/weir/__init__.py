@@ -48,6 +48,7 @@ from weir.errors import (
 from weir.model import Filter, Model, Table, model, python
 from weir.records import (
     CompactResult,
+    DeleteResult,
     Branch,
     BranchProtection,
     Column,
@@ -133,6 +134,7 @@ __all__ = [
     "GcResult", "GcFile", "PrunedBranch",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
     "CompactResult",
+    "DeleteResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",
     "BranchProtection", "RequiredCheck", "LakeStatus", "TableFreshness",
     "RegisterResult",

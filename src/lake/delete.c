@@ -344,7 +344,7 @@ static int do_delete(weir_lake *lake, const char *table, const weir_delete_optio
     snprintf(n_text, sizeof n_text, "%lld", (long long)d.rows_deleted);
     d.s.summary = json_pack("{s:s,s:s,s:s}", "weir.operation", "delete", "weir.delete.where", where,
                             "weir.rows-deleted", n_text);
-    lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", "commit", "table", full, "rows_deleted",
+    lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", "commit", "table", full, "rows",
                                   (json_int_t)d.rows_deleted));
     char *msg = opts->message ? NULL
                               : wr_asprintf("delete from %s where %s: %lld row%s", full, where,
