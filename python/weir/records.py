@@ -384,6 +384,9 @@ class Conflict:
     base_metadata: str | None = None
     ours_metadata: str | None = None
     theirs_metadata: str | None = None
+    #: Why the two sides' changes cannot be combined, when there is more to say than
+    #: "changed on both sides" (a row delete on one side); None otherwise.
+    reason: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
@@ -398,7 +401,7 @@ class Conflict:
         f = _Fields(d, "merge conflict")
         return cls(table=f.text("table"), ours=f.text("ours"), theirs=f.text("theirs"), base=f.opt_text("base"),
                    base_metadata=f.opt_text("base_metadata"), ours_metadata=f.opt_text("ours_metadata"),
-                   theirs_metadata=f.opt_text("theirs_metadata"), raw=dict(f.raw))
+                   theirs_metadata=f.opt_text("theirs_metadata"), reason=f.opt_text("reason"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
