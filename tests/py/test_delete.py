@@ -292,3 +292,35 @@ def test_nanosecond_table_delete_keeps_v3_row_lineage(lake: pathlib.Path, tmp_pa
     assert snap["first-row-id"] == 10 and meta["next-row-id"] == 10 + snap["added-rows"]
     got = _static(_metadata(lake, "ns")).scan().to_arrow()
     assert sorted(got.column("ts").cast(pa.int64()).to_pylist()) == [base_ns + i * 1000000001 for i in range(10) if i != 3]
+
+
+# ---- Spark (Iceberg's runtime reading weir's metadata files) -----------------------------------
+
+
+def test_spark_reads_the_delete_and_the_version_before(events: pathlib.Path) -> None:
+    """Spark 3.5 with Iceberg 1.10 opens the metadata files: 290 rows at head, the 10
+    deleted ones still at the previous version, and the snapshot is an overwrite."""
+    from conftest import ROOT
+
+    jar = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
+    assert jar.exists(), f"{jar} is missing: run scripts/bootstrap.sh"
+    from pyspark.sql import SparkSession
+
+    old_meta = _metadata(events)
+    assert weir_json("delete", "events", "--where", "id >= 100 AND id < 110", lake=events)["rows_deleted"] == 10
+    new_meta = _metadata(events)
+    spark = (SparkSession.builder.master("local[1]").appName("weir-delete-test").config("spark.jars", str(jar))
+             .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
+             .config("spark.driver.memory", "1g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        head = sorted(r["id"] for r in spark.read.format("iceberg").load(new_meta).select("id").collect())
+        assert head == [i for i in range(300) if not 100 <= i < 110]
+        before = spark.read.format("iceberg").load(old_meta)
+        assert before.count() == 300 and before.where("id >= 100 AND id < 110").count() == 10
+        snaps = spark.read.format("iceberg").load(new_meta + "#snapshots").orderBy("committed_at").collect()
+        assert snaps[-1]["operation"] == "overwrite"
+        assert snaps[-1]["summary"]["deleted-records"] == "100" and snaps[-1]["summary"]["added-records"] == "90"
+    finally:
+        spark.stop()
