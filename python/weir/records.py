@@ -401,7 +401,8 @@ class Conflict:
         f = _Fields(d, "merge conflict")
         return cls(table=f.text("table"), ours=f.text("ours"), theirs=f.text("theirs"), base=f.opt_text("base"),
                    base_metadata=f.opt_text("base_metadata"), ours_metadata=f.opt_text("ours_metadata"),
-                   theirs_metadata=f.opt_text("theirs_metadata"), reason=f.opt_text("reason"), raw=dict(f.raw))
+                   theirs_metadata=f.opt_text("theirs_metadata"),
+                   reason=f.text("reason") if f.has("reason") else None, raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
