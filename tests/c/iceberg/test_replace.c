@@ -238,6 +238,7 @@ TEST(row_delete_is_an_overwrite_with_fewer_rows_and_v3_keeps_lineage) {
     /* A delete never adds rows: as many rows as it removes is refused, nothing written. */
     size_t before = count_metadata_files(loc);
     const char *rmb[] = {b[0].path};
+    iceberg_data_file_clear(&same[0]);
     fake_file(&same[0], loc, 5, 15, &s);
     CHECK(version(loc, t3, ICEBERG_OP_DELETE, &s, same, 1, rmb, 1, &rc, &err) == NULL);
     CHECK_INT(rc, WEIR_EINVALIDARG);
