@@ -47,6 +47,7 @@ def _static(path: str):
     return StaticTable.from_metadata(path)
 
 
+@pytest.mark.cli
 def test_delete_ten_rows_head_previous_commit_and_pyiceberg(events: pathlib.Path) -> None:
     before = _head(events)
     old_meta = _metadata(events)
@@ -83,6 +84,7 @@ def test_delete_ten_rows_head_previous_commit_and_pyiceberg(events: pathlib.Path
     assert len(old_files & new_files) == 2 and len(new_files - old_files) == 1
 
 
+@pytest.mark.cli
 @pytest.mark.parametrize("where", [
     "id < 5",
     "id = 150",
@@ -109,6 +111,7 @@ def test_delete_removes_exactly_what_sql_would(events: pathlib.Path, where: str)
     assert count(events, f"SELECT count(*) FROM events WHERE COALESCE(({where}), false)") == 0
 
 
+@pytest.mark.cli
 def test_pruning_uses_statistics_and_reads_what_they_cannot_rule_out(events: pathlib.Path) -> None:
     assert weir_json("delete", "events", "--where", "id = 250", lake=events)["files_pruned"] == 2
     assert weir_json("delete", "events", "--where", "id = 251 OR id = 5", lake=events)["files_pruned"] == 1
@@ -119,6 +122,7 @@ def test_pruning_uses_statistics_and_reads_what_they_cannot_rule_out(events: pat
     assert (doc["files_pruned"], doc["deleted"], doc["commit"]) == (3, False, None)
 
 
+@pytest.mark.cli
 def test_missing_statistics_mean_unknown(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
     """A file registered without column statistics is read, not skipped."""
     (tmp_path / "first.csv").write_text("id\n100\n")
@@ -135,6 +139,7 @@ def test_missing_statistics_mean_unknown(lake: pathlib.Path, tmp_path: pathlib.P
     assert (doc["files_pruned"], doc["files_scanned"], doc["rows_deleted"]) == (1, 1, 1)
 
 
+@pytest.mark.cli
 def test_deleting_every_row_of_a_file_drops_it(events: pathlib.Path) -> None:
     doc = weir_json("delete", "events", "--where", "id < 100", lake=events)
     assert (doc["files_dropped"], doc["files_rewritten"], doc["files_written"]) == (1, 0, 0)
@@ -144,6 +149,7 @@ def test_deleting_every_row_of_a_file_drops_it(events: pathlib.Path) -> None:
     assert doc["rows_after"] == 0 and count(events, "SELECT count(*) FROM events") == 0
 
 
+@pytest.mark.cli
 def test_no_matching_row_is_a_reported_noop(events: pathlib.Path) -> None:
     before = _head(events)
     r = weir("delete", "events", "--where", "id > 1000", lake=events)
@@ -151,6 +157,7 @@ def test_no_matching_row_is_a_reported_noop(events: pathlib.Path) -> None:
     assert _head(events) == before
 
 
+@pytest.mark.cli
 @pytest.mark.parametrize(("where", "says"), [
     ("id > 5; DROP TABLE events", "is not one SQL expression"),
     ("id > 5) OR (true", "is not one SQL expression"),
@@ -168,6 +175,7 @@ def test_bad_predicates_are_clear_errors_and_write_nothing(events: pathlib.Path,
     assert _head(events) == before
 
 
+@pytest.mark.cli
 def test_usage_errors(events: pathlib.Path) -> None:
     r = weir("delete", "events", lake=events)
     assert r.returncode == 2 and "--where" in r.stderr
@@ -175,6 +183,7 @@ def test_usage_errors(events: pathlib.Path) -> None:
     assert r.returncode == 1 and "nosuch" in r.stderr
 
 
+@pytest.mark.cli
 def test_a_delete_that_breaks_a_table_rule_is_refused(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
     contract = tmp_path / "c.yml"
     contract.write_text("""contract:
@@ -203,6 +212,7 @@ def test_a_delete_that_breaks_a_table_rule_is_refused(lake: pathlib.Path, tmp_pa
     assert weir_json("delete", "t", "--where", "id < 50", lake=lake)["rows_after"] == 150
 
 
+@pytest.mark.cli
 def test_a_delete_conflicts_when_the_table_changed_since_its_base(events: pathlib.Path, tmp_path: pathlib.Path) -> None:
     base = _head(events)
     assert weir("import", _csv(tmp_path / "more.csv", range(300, 310)), "--table", "events", "--mode", "append",
@@ -220,6 +230,18 @@ def test_a_delete_conflicts_when_the_table_changed_since_its_base(events: pathli
     assert weir_json("delete", "events", "--where", "id >= 295", "--expect-head", head, lake=events)["rows_deleted"] == 15
 
 
+@pytest.mark.cli
+def test_a_compaction_since_the_base_refuses_a_delete_whose_files_it_rewrote(events: pathlib.Path) -> None:
+    """Only compactions since the base: the rows are the same, but the files the delete
+    read are gone into others; it is refused, not applied to files it never read."""
+    base = _head(events)
+    assert weir_json("compact", "events", lake=events)["compacted"]
+    r = weir("delete", "events", "--where", "id < 5", "--expect-head", base, lake=events)
+    assert r.returncode == 4 and "was compacted" in r.stderr, r.stderr
+    assert weir_json("delete", "events", "--where", "id < 5", lake=events)["rows_deleted"] == 5
+
+
+@pytest.mark.cli
 def test_an_unrelated_table_changing_does_not_stop_a_delete(events: pathlib.Path, tmp_path: pathlib.Path) -> None:
     base = _head(events)
     assert weir("import", _csv(tmp_path / "o.csv", range(3)), "--table", "other", lake=events).returncode == 0
@@ -244,6 +266,7 @@ def test_merge_delete_against_append_is_a_conflict_that_says_so(events: pathlib.
     assert "deleted rows" in (e.value.conflicts[0].reason or "")
 
 
+@pytest.mark.cli
 def test_merge_of_a_delete_alone_takes_it(events: pathlib.Path) -> None:
     assert weir("branch", "create", "dev", lake=events).returncode == 0
     assert weir_json("delete", "events", "--where", "id < 10", "--branch", "dev", lake=events)["deleted"]
@@ -270,12 +293,14 @@ def test_sdk_delete_rows(events: pathlib.Path) -> None:
         c.delete_rows("events", where="id = 22", expect_head=base)
 
 
+@pytest.mark.cli
 def test_protected_branch_refuses_a_delete(events: pathlib.Path) -> None:
     assert weir("branch", "protect", "main", lake=events).returncode == 0
     r = weir("delete", "events", "--where", "id < 3", lake=events)
     assert r.returncode == 2 and "protected" in r.stderr
 
 
+@pytest.mark.cli
 def test_nanosecond_table_delete_keeps_v3_row_lineage(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
     f = tmp_path / "ns.parquet"
     base_ns = 1706702400123456789
