@@ -64,7 +64,7 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   if (fv != 2 && fv != 3)
     return wr_seterr(err, WEIR_EINPUT,
                        "%s: the table has Iceberg format-version %lld; weir reads and writes "
-                       "format-versions 2 and 3 (3: tables with nanosecond timestamps)",
+                       "format-version 2 (and 3, for tables with nanosecond timestamps)",
                        path, (long long)fv);
   /* v3 requires the row-lineage counter; weir's next write continues it. */
   if (fv == 3 && (!get_int(j, "next-row-id", &x) || x < 0))
