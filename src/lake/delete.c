@@ -38,6 +38,7 @@
 #include "lake/serial.h"
 #include "storage/storage.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/uuid.h"
@@ -335,7 +336,7 @@ static int do_delete(weir_lake *lake, const char *table, const weir_delete_optio
     reason = "no row matches the predicate";
     goto report;
   }
-  if ((rc = check_contract(&d, files, n_files, err))) {
+  if ((rc = check_contract(&d, files, n_files, err)) || (rc = WEIR_FAILPOINT("delete.data.after", err))) {
     remove_written(&d.s);
     goto done;
   }

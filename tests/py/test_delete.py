@@ -349,3 +349,73 @@ def test_spark_reads_the_delete_and_the_version_before(events: pathlib.Path) -> 
         assert snaps[-1]["summary"]["deleted-records"] == "100" and snaps[-1]["summary"]["added-records"] == "90"
     finally:
         spark.stop()
+
+
+# ---- races: a delete stopped before its commit (failpoint build) --------------------------------
+
+
+def _failpoints_built() -> bool:
+    from conftest import BUILD
+
+    cache = BUILD / "CMakeCache.txt"
+    return cache.exists() and "WEIR_FAILPOINTS:BOOL=ON" in cache.read_text()
+
+
+def _stopped_delete(lake: pathlib.Path, where: str):
+    """`weir delete events --where WHERE` stopped (SIGSTOP at delete.data.after) with its files
+    written, before its commit; the kernel's report of the stop is the hand-off."""
+    import os
+    import subprocess
+
+    from conftest import weir_bin
+
+    if not _failpoints_built():
+        if os.environ.get("WEIR_REQUIRE_FAILPOINTS"):  # make test-asan: there they must run
+            pytest.fail("these tests need the failpoint build (make test-asan)")
+        pytest.skip("needs the failpoint build (make test-asan runs it)")
+    env = dict(os.environ, WEIR_AUTHOR="tester", WEIR_FAILPOINTS="delete.data.after:stop", ASAN_OPTIONS="detect_leaks=0")
+    proc = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "delete", "events", "--where", where, "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status = os.waitpid(proc.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), status
+    return proc
+
+
+def _resume(proc):
+    import os
+    import signal
+
+    os.kill(proc.pid, signal.SIGCONT)
+    out, err = proc.communicate(timeout=300)
+    return proc.returncode, out, err
+
+
+@pytest.mark.cli
+def test_an_append_landing_before_the_delete_commits_refuses_it(events: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    data = pathlib.Path(_metadata(events)).parent.parent / "data"
+    before = set(data.iterdir())
+    proc = _stopped_delete(events, "id >= 295")
+    written = set(data.iterdir()) - before  # the stopped delete's rewrite
+    assert len(written) == 1
+    assert weir("import", _csv(tmp_path / "late.csv", range(300, 310)), "--table", "events", "--mode", "append",
+                lake=events).returncode == 0
+    head = _head(events)
+    files = set(data.iterdir()) - written
+    rc, out, err = _resume(proc)
+    assert rc == 4, err
+    doc = json.loads(out)["error"]
+    assert doc["code"] == "ConcurrentUpdate" and "a delete never removes rows it did not read" in doc["message"]
+    # Nothing of it landed: the head is the append, every row is there, its files are gone.
+    assert _head(events) == head and count(events, "SELECT count(*) FROM events") == 310
+    assert set(data.iterdir()) == files
+
+
+@pytest.mark.cli
+def test_another_table_changing_before_the_delete_commits_lets_it_land(events: pathlib.Path,
+                                                                        tmp_path: pathlib.Path) -> None:
+    proc = _stopped_delete(events, "id < 10")
+    assert weir("import", _csv(tmp_path / "o.csv", range(3)), "--table", "other", lake=events).returncode == 0
+    rc, out, err = _resume(proc)
+    assert rc == 0, err
+    assert json.loads(out)["rows_deleted"] == 10
+    assert count(events, "SELECT count(*) FROM events") == 290 and count(events, "SELECT count(*) FROM other") == 3
