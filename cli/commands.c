@@ -118,6 +118,12 @@ static const cli_opt COMPACT_OPTS[] = {
     {"message", 'm', "TEXT", "commit message (default: \"compact TABLE: N files into M\")"},
     {"dry-run", 0, NULL, "say what would be rewritten, write nothing"},
     {NULL, 0, NULL, NULL}};
+static const cli_opt DELETE_OPTS[] = {
+    {"where", 0, "SQL", "the rows to delete: one SQL condition over a row (required; NULL keeps a row)"},
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
+    {"message", 'm', "TEXT", "commit message (default: \"delete from TABLE where ...: N rows\")"},
+    {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
                                      {NULL, 0, NULL, NULL}};
 
@@ -318,6 +324,13 @@ const cli_command CLI_COMMANDS[] = {
      "weir branch prune --runs --failed --older-than 7d", PRUNE_OPTS, 0, 0, cmd_branch_prune},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
+    {"delete", "TABLE --where SQL", "delete the rows a SQL condition matches, as one commit (copy-on-write)",
+     "The data files holding matching rows (those their column statistics do not rule out are\n"
+     "read) are rewritten without them; the other files stay. One Iceberg \"overwrite\"\n"
+     "snapshot; older commits still read the rows. The condition runs sealed (no file\n"
+     "access). Refused when the table changed since the base (exit 4) or when the result\n"
+     "breaks a table rule of its contract (exit 3). No matching row is no commit.",
+     "weir delete events --where \"day < DATE '2024-01-01'\"", DELETE_OPTS, 1, 1, cmd_delete},
 };
 
 const int CLI_N_COMMANDS = (int)(sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0]);

@@ -1091,6 +1091,51 @@ WEIR_API int weir_prune_options_init(weir_prune_options *opts, unsigned int vers
  */
 WEIR_API int weir_branch_prune(weir_lake *lake, const weir_prune_options *opts, char **out_json, weir_error *err);
 
+/* ====================================================================================
+ * Row-level deletes (docs/versioning.md, "Deletes")
+ * ==================================================================================== */
+
+typedef struct weir_delete_options {
+  unsigned int version;       /* WEIR_DELETE_OPTIONS_VERSION */
+  const char *where;          /* required: the rows to delete, one SQL condition over a row
+                                 (DuckDB's dialect), e.g. "id < 10 AND status = 'void'" */
+  const char *branch;         /* NULL = "main" */
+  const char *expect_head;    /* NULL, or the commit (any ref) the delete was decided on: it
+                                 must be the branch head or in its history, and the table
+                                 must not have changed since (else WEIR_ECONCURRENT) */
+  const char *message;        /* commit message; NULL = "delete from TABLE where ...: N rows" */
+} weir_delete_options;
+
+#define WEIR_DELETE_OPTIONS_VERSION 1
+#define WEIR_DELETE_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_DELETE_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_DELETE_OPTIONS_VERSION): every field
+ *  NULL. WEIR_EINVALIDARG for a version this library does not know. */
+WEIR_API int weir_delete_options_init(weir_delete_options *opts, unsigned int version);
+
+/** Deletes the rows of `table` on opts->branch for which opts->where is TRUE (a NULL
+ *  result keeps the row), as copy-on-write: the data files holding such rows (found by
+ *  reading the files their column statistics do not rule out) are rewritten without them
+ *  (or dropped when every row goes); the other files stay as they are. One commit, with
+ *  one Iceberg snapshot (operation "overwrite", or "delete" when files were only dropped;
+ *  summary weir.operation "delete", weir.rows-deleted) and the commit properties
+ *  weir.delete (the table), weir.delete.where and weir.rows-deleted. Reads at older
+ *  commits still see the deleted rows. The predicate runs on a sealed engine (no file
+ *  access) and must be one expression by DuckDB's parser. When the stored contract has
+ *  table-level rules they are checked on the result: a delete that breaks one is refused
+ *  (WEIR_ECONTRACT, nothing committed). No matching row is no commit (`deleted` false,
+ *  with a `reason`). *out_json (weir_free): {schema_version, table, branch, base, where,
+ *  deleted, reason, commit, rows_deleted, rows_before, rows_after, files_before,
+ *  files_pruned, files_scanned, files_rewritten, files_dropped, files_written}
+ *  (docs/schema/delete.schema.json). Emits progress events {phase: "delete", file} per
+ *  file read and {phase: "commit"}. Errors: WEIR_EINVALIDARG (no where, a protected
+ *  branch), WEIR_ENOTFOUND (table, branch), WEIR_EINPUT (a predicate that is not one
+ *  condition, or does not run on the table's columns; the message names it),
+ *  WEIR_ECONTRACT, WEIR_ECONCURRENT (the table changed on the branch since the base:
+ *  a delete never removes rows it did not read), WEIR_EENGINE. Thread-safety: as every
+ *  call on one lake handle (one thread at a time). */
+WEIR_API int weir_table_delete(weir_lake *lake, const char *table, const weir_delete_options *opts, char **out_json,
+                               weir_error *err);
+
 #ifdef __cplusplus
 }
 #endif

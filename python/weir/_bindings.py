@@ -29,6 +29,7 @@ WEIR_COMPACT_OPTIONS_VERSION = 1
 WEIR_REGISTER_OPTIONS_VERSION = 1
 WEIR_GC_OPTIONS_VERSION = 1
 WEIR_PRUNE_OPTIONS_VERSION = 1
+WEIR_DELETE_OPTIONS_VERSION = 1
 # weir_error_code
 WEIR_OK = 0
 WEIR_EGENERIC = 1
@@ -263,6 +264,17 @@ class weir_prune_options(ctypes.Structure):
         ("dry_run", c_int),
     ]
 
+class weir_delete_options(ctypes.Structure):
+    """``weir_delete_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("where", c_char_p),
+        ("branch", c_char_p),
+        ("expect_head", c_char_p),
+        ("message", c_char_p),
+    ]
+
 
 # ---- functions: name -> (restype, argtypes) ----
 SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
@@ -344,6 +356,8 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_lake_gc": (c_int, [c_void_p, POINTER(weir_gc_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_prune_options_init": (c_int, [POINTER(weir_prune_options), c_uint]),
     "weir_branch_prune": (c_int, [c_void_p, POINTER(weir_prune_options), POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_delete_options_init": (c_int, [POINTER(weir_delete_options), c_uint]),
+    "weir_table_delete": (c_int, [c_void_p, c_char_p, POINTER(weir_delete_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_worker_scan": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_worker_stage_output": (c_int, [c_void_p, POINTER(ArrowArrayStream), c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
 }
@@ -353,4 +367,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options", "weir_delete_options",)

@@ -53,6 +53,7 @@ from weir.records import (
     Namespace,
     TableDropped,
     TableRenamed,
+    DeleteResult,
     Branch,
     BranchProtection,
     Commit,
@@ -1101,6 +1102,38 @@ class Client:
             >>> client.drop_namespace("raw")                          # doctest: +SKIP
         """
         self._call("weir_namespace_drop", _enc(namespace, "namespace", name=True), None)
+    def delete_rows(self, table: str, *, where: str, branch: BranchLike | None = None,
+                    expect_head: RefLike | None = None, message: str | None = None) -> DeleteResult:
+        """Deletes the rows of ``table`` on ``branch`` (None: main) for which ``where`` (one
+        SQL condition over a row, DuckDB's dialect) is TRUE; NULL keeps a row. Copy-on-write:
+        the data files holding such rows are rewritten without them (files whose column
+        statistics rule the condition out are not even read), the others stay, as one commit
+        (one Iceberg ``overwrite`` snapshot). Older commits still read the rows. The
+        condition runs sealed (no file access). No matching row is no commit
+        (``deleted`` False). Progress events: ``{"phase": "delete"}`` per file read,
+        ``{"phase": "commit"}``.
+
+        Raises:
+            ContractViolation: the result breaks a table rule of the stored contract (a
+                minimum row count, ...): nothing written. ConcurrentUpdate: the table changed
+                on the branch since the base (or since ``expect_head``): a delete never
+                removes rows it did not read. InvalidInput: ``where`` is not one condition or
+                does not run on the table's columns (the message names it). NotFound: no such
+                table or branch. InvalidArgument: an empty ``where``, a protected branch.
+                TypeError: an argument of the wrong type.
+
+        Example:
+            >>> client.delete_rows("events", where="day < DATE '2024-01-01'").rows_deleted   # doctest: +SKIP
+            10
+        """
+        if not isinstance(where, str):
+            raise TypeError("where must be a str (a SQL condition)")
+        opts = _ffi.options(_ffi.DeleteOptions, where=_enc(where, "where"),
+                            branch=_enc_branch(branch, "branch", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True),
+                            message=_enc(message, "message", optional=True))
+        doc = self._json("weir_table_delete", _enc(table, "table", name=True), ctypes.byref(opts))
+        return DeleteResult.from_json(document(doc, "delete result"))
 
     # ---- reading data ----------------------------------------------------------------------------
 

@@ -385,6 +385,9 @@ class Conflict:
     base_metadata: str | None = None
     ours_metadata: str | None = None
     theirs_metadata: str | None = None
+    #: Why the two sides' changes cannot be combined, when there is more to say than
+    #: "changed on both sides" (a row delete on one side); None otherwise.
+    reason: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
@@ -399,7 +402,8 @@ class Conflict:
         f = _Fields(d, "merge conflict")
         return cls(table=f.text("table"), ours=f.text("ours"), theirs=f.text("theirs"), base=f.opt_text("base"),
                    base_metadata=f.opt_text("base_metadata"), ours_metadata=f.opt_text("ours_metadata"),
-                   theirs_metadata=f.opt_text("theirs_metadata"), raw=dict(f.raw))
+                   theirs_metadata=f.opt_text("theirs_metadata"),
+                   reason=f.text("reason") if f.has("reason") else None, raw=dict(f.raw))
 
 
 @dataclass(frozen=True)
@@ -971,6 +975,60 @@ class CompactResult:
                    files_written=f.integer("files_written"), rows_rewritten=f.integer("rows_rewritten"),
                    bytes_rewritten=f.integer("bytes_rewritten"), bytes_written=f.integer("bytes_written"),
                    raw=dict(f.raw))
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """What a row delete did: ``rows_deleted`` rows of ``table`` for which ``where`` was
+    TRUE, gone as ``commit`` on ``branch`` (``rows_before`` to ``rows_after``). Of the
+    ``files_before`` data files, ``files_pruned`` were ruled out by their column
+    statistics without being read, ``files_scanned`` were read; ``files_rewritten`` of
+    those were rewritten without the rows (into ``files_written`` files) and
+    ``files_dropped`` held only deleted rows. ``deleted`` is False (``commit`` None,
+    ``reason`` says why) when no row matched: no commit was made.
+
+    Example:
+        >>> client.delete_rows("events", where="id < 10").rows_deleted   # doctest: +SKIP
+        10
+    """
+
+    table: str
+    branch: str
+    base: str
+    where: str
+    deleted: bool
+    reason: str | None
+    commit: str | None
+    rows_deleted: int
+    rows_before: int
+    rows_after: int
+    files_before: int
+    files_pruned: int
+    files_scanned: int
+    files_rewritten: int
+    files_dropped: int
+    files_written: int
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_json(cls, d: object) -> DeleteResult:
+        """Builds the record from ``weir_table_delete`` JSON.
+
+        Example:
+            >>> DeleteResult.from_json({"table": "default.t", "branch": "main", "base": "ab" * 32,
+            ...     "where": "id < 2", "deleted": True, "reason": None, "commit": "cd" * 32,
+            ...     "rows_deleted": 2, "rows_before": 5, "rows_after": 3, "files_before": 2, "files_pruned": 1,
+            ...     "files_scanned": 1, "files_rewritten": 1, "files_dropped": 0, "files_written": 1}).rows_after
+            3
+        """
+        f = _Fields(d, "delete result")
+        return cls(table=f.text("table"), branch=f.text("branch"), base=f.text("base"), where=f.text("where"),
+                   deleted=f.flag("deleted"), reason=f.opt_text("reason"), commit=f.opt_text("commit"),
+                   rows_deleted=f.integer("rows_deleted"), rows_before=f.integer("rows_before"),
+                   rows_after=f.integer("rows_after"), files_before=f.integer("files_before"),
+                   files_pruned=f.integer("files_pruned"), files_scanned=f.integer("files_scanned"),
+                   files_rewritten=f.integer("files_rewritten"), files_dropped=f.integer("files_dropped"),
+                   files_written=f.integer("files_written"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)

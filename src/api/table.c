@@ -1,5 +1,6 @@
 /*
- * table.c -- weir_table_*: listing, describing, importing into, reverting and compacting tables.
+ * table.c -- weir_table_*: listing, describing, importing into, reverting, compacting and deleting
+ * rows of tables.
  */
 #include "api/api.h"
 #include "lake/lake.h"
@@ -89,4 +90,16 @@ int weir_table_register_files(weir_lake *lake, const char *table, const char *co
   API_CHECK_LAKE(lake, "weir_table_register_files");
   API_CHECK_OPTS(opts, "weir_register_options", WEIR_REGISTER_OPTIONS_VERSION);
   return lake_table_register_files(lake, table, paths, n_paths, opts, out_json, err);
+}
+
+int weir_delete_options_init(weir_delete_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_DELETE_OPTIONS_VERSION);
+}
+
+int weir_table_delete(weir_lake *lake, const char *table, const weir_delete_options *opts, char **out_json,
+                      weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_delete");
+  API_CHECK_OPTS(opts, "weir_delete_options", WEIR_DELETE_OPTIONS_VERSION);
+  if (!table || !out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_delete: table and out_json are required");
+  return lake_table_delete(lake, table, opts, out_json, err);
 }

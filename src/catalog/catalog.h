@@ -252,11 +252,13 @@ typedef enum wr_merge_strategy {
  * inside the merge's read snapshot with the three versions (none NULL). Sets *combined and
  * fills `out` (its strings owned by the caller of catalog_merge, freed with the plan: heap
  * copies) with a new version holding both sides' changes, or leaves *combined false to
- * let the change stay a conflict. An error refuses the merge. The lake's implementation
- * is the append-aware merge (src/lake/merge_appends.c). */
+ * let the change stay a conflict; then *why (may be left NULL) is a heap sentence saying
+ * why the two cannot combine when there is more to say than "changed on both sides"
+ * (the conflict's `reason`; the caller frees it). An error refuses the merge. The lake's
+ * implementation is the append-aware merge (src/lake/merge_appends.c). */
 typedef int (*catalog_merge_combine_fn)(const char *table, const wr_table_entry *base, const wr_table_entry *ours,
                                         const wr_table_entry *theirs, void *ctx, wr_table_change *out,
-                                        bool *combined, weir_error *err);
+                                        bool *combined, char **why, weir_error *err);
 
 typedef struct wr_merge_request {
   const char *source;      /* any ref */

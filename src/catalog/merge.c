@@ -150,6 +150,12 @@ static int conflict_error(const wr_merge_request *req, json_t *conflicts, weir_e
                     req->into, wr_json_str(c, "ours", ""), req->source,
                     wr_json_str(c, "theirs", ""));
   }
+  /* A conflict with a reason (a delete on one side, ...) says it: "changed on both
+   * sides" alone would not tell the user what cannot be combined, nor what to do. */
+  json_array_foreach(conflicts, i, c) {
+    const char *why = wr_json_str(c, "reason", NULL);
+    if (why) wr_buf_printf(&b, "\n  - %s: %s", wr_json_str(c, "table", ""), why);
+  }
   wr_seterr(err, WEIR_ECONFLICT,
               "merge conflict merging %s into %s: %zu table%s changed on both sides: %s",
               req->source, req->into, n, n == 1 ? "" : "s", wr_buf_cstr(&b));
@@ -231,16 +237,24 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
       const tree_diff_item *o = &ours[i++], *t = &theirs[j++];
       if (catalog_same_version(o->b, t->b)) continue; /* same result on both sides */
       /* Before any strategy: a combination keeps both sides' work, so no side has to win. */
+      char *why = NULL;
       if (req->combine && o->a && o->b && t->b) {
         wr_table_change c = {0};
         bool combined = false;
-        if ((rc = req->combine(o->table, o->a, o->b, t->b, req->combine_ctx, &c, &combined, err))) break;
+        if ((rc = req->combine(o->table, o->a, o->b, t->b, req->combine_ctx, &c, &combined, &why, err))) {
+          free(why);
+          break;
+        }
         if (combined) {
           p->changes = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
           p->changes[p->n_changes++] = c;
           json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change", "merged: appends"));
           continue;
         }
+      }
+      if (req->strategy != WEIR_MERGE_FAIL_ON_CONFLICT) {
+        free(why);
+        why = NULL;
       }
       if (req->strategy == WEIR_MERGE_TARGET_WINS) {
         /* into keeps its version: nothing to apply, but say so. */
@@ -260,6 +274,8 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
                     found ? json_string(p->base) : json_null(), "ours", side_change(o->a, o->b),
                     "theirs", side_change(t->a, t->b), "base_metadata", loc_or_null(o->a),
                     "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b)));
+      if (why) json_object_set_new(json_array_get(conflicts, json_array_size(conflicts) - 1), "reason", json_string(why));
+      free(why);
     }
   }
   if (!rc) rc = case_twins(cat, hi->tables_root, theirs, nt, found ? p->base : NULL, conflicts, err);

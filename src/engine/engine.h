@@ -186,6 +186,12 @@ void wr_sql_table_refs_free(wr_sql_table_ref *v, size_t n);
  * "is not one SELECT statement". Runs nothing. */
 int wr_engine_sql_shape(wr_engine *e, const char *sql, bool expression, weir_error *err);
 
+/* The parse tree of one SQL expression over a row: the select item of "SELECT <sql>" as
+ * DuckDB's json_serialize_sql gives it ({class, type, children | left/right, ...}; numbers
+ * decoded as reals). *out a new reference. Errors: WEIR_EINPUT (does not parse). Runs
+ * nothing. Callers check the shape first (wr_engine_sql_shape). */
+int wr_engine_sql_expression_tree(wr_engine *e, const char *sql, json_t **out, weir_error *err);
+
 /* The tables `sql` reads, found with DuckDB's own parser (json_serialize_sql), in order of
  * first appearance, without duplicates. Errors: WEIR_EINPUT with the parser's message and
  * position (a syntax error), WEIR_EUNSUPPORTED for statements other than one SELECT. */

@@ -358,6 +358,27 @@ int wr_engine_sql_columns(wr_engine *e, const char *sql, bool expression, json_t
   return rc;
 }
 
+int wr_engine_sql_expression_tree(wr_engine *e, const char *sql, json_t **out, weir_error *err) {
+  *out = NULL;
+  wr_eng_settle(e);
+  char *text = wr_asprintf("SELECT %s\n", sql);
+  json_t *ast = NULL;
+  int rc = serialize(e, text, &ast, err);
+  free(text);
+  if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
+    rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
+  if (rc == WEIR_OK) {
+    json_t *node = json_object_get(json_array_get(json_object_get(ast, "statements"), 0), "node");
+    json_t *item = json_array_get(json_object_get(node, "select_list"), 0);
+    if (json_array_size(json_object_get(node, "select_list")) != 1 || !json_is_object(item))
+      rc = wr_seterr(err, WEIR_EINPUT, "is not one SQL expression");
+    else
+      *out = json_incref(item);
+  }
+  json_decref(ast);
+  return rc;
+}
+
 /* ---- describe -------------------------------------------------------------------------- */
 
 int wr_engine_describe(wr_engine *e, const char *sql, wr_schema *out, weir_error *err) {

@@ -151,8 +151,12 @@ void iceberg_assign_field_ids(const iceberg_table *prev, wr_schema *schema,
 typedef enum iceberg_op {
   ICEBERG_OP_APPEND = 0,    /* the new snapshot keeps prev's data files and adds files */
   ICEBERG_OP_OVERWRITE = 1, /* the new snapshot has only `files` (prev's are removed) */
-  ICEBERG_OP_REPLACE = 2    /* a rewrite that changes no row (compaction): prev's files
+  ICEBERG_OP_REPLACE = 2,   /* a rewrite that changes no row (compaction): prev's files
                                minus `removed`, plus `files`; operation "replace" */
+  ICEBERG_OP_DELETE = 3     /* a row delete (copy-on-write): prev's files minus `removed`
+                               plus `files`, the removed files' rows less the deleted ones
+                               (fewer rows, checked); operation "overwrite", or "delete"
+                               when no file is added */
 } iceberg_op;
 
 typedef struct iceberg_write_request {
@@ -167,7 +171,7 @@ typedef struct iceberg_write_request {
                                        value removes a key */
   json_t *summary;                  /* borrowed; extra snapshot summary entries (strings) */
   int64_t time_ms;                  /* 0 = now */
-  const char *const *removed;       /* ICEBERG_OP_REPLACE: paths of prev's data files the
+  const char *const *removed;       /* ICEBERG_OP_REPLACE, ICEBERG_OP_DELETE: paths of prev's data files the
                                        new files replace (each must be live in prev, else
                                        WEIR_ECONCURRENT); their rows must equal the new
                                        files' (checked: the record counts) */

@@ -155,6 +155,8 @@ typedef struct iceberg_manifest_file {
   size_t n_partitions;
   uint8_t *key_metadata;
   size_t key_metadata_len;
+  int64_t first_row_id;        /* v3 row lineage: the first row id of its rows; -1 null
+                                  (a v2 list, or not assigned yet) */
 } iceberg_manifest_file;
 
 void iceberg_manifest_files_free(iceberg_manifest_file *v, size_t n);
@@ -179,6 +181,8 @@ typedef struct iceberg_manifest_info {
   int64_t sequence_number;     /* that snapshot's sequence number */
   const iceberg_entry_meta *entries; /* one per file; NULL: every file ADDED by snapshot_id,
                                         sequence numbers null (inherited) */
+  int format_version;          /* of the table: 3 writes "format-version": "3" in the
+                                  header; 0 or 2: "2" */
 } iceberg_manifest_info;
 
 /* Writes a manifest of `files` to `path` atomically, and fills `entry` (its manifest list
@@ -228,6 +232,7 @@ typedef struct iceberg_manifest_list_info {
   int64_t snapshot_id;
   int64_t parent_snapshot_id;  /* -1 when none */
   int64_t sequence_number;
+  int format_version;          /* 3: the v3 schema (first_row_id) and header; else v2 */
 } iceberg_manifest_list_info;
 
 int iceberg_manifest_list_encode(const iceberg_manifest_list_info *info,

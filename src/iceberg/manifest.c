@@ -74,6 +74,17 @@ const char ICEBERG_MANIFEST_LIST_SCHEMA[] =
   "]},\"element-id\":508}],\"doc\":\"Summary for each partition\",\"default\":null,\"field-id\":507},"
   "{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key metadata blob\",\"default\":null,\"field-id\":519}"
   "]}";
+
+/* Format version 3 adds first_row_id (520): where the row ids of the manifest's rows
+ * start (row lineage). The same fields otherwise. */
+#define ML_V3_TAIL \
+  ",{\"name\":\"first_row_id\",\"type\":[\"null\",\"long\"],\"doc\":\"Starting row ID to assign to new " \
+  "rows in ADDED data files\",\"default\":null,\"field-id\":520}]}"
+static char *manifest_list_schema_v3(void) {
+  size_t n = strlen(ICEBERG_MANIFEST_LIST_SCHEMA);
+  /* The v2 schema ends with "]}": the field list is reopened to add the v3 field. */
+  return wr_asprintf("%.*s%s", (int)(n - 2), ICEBERG_MANIFEST_LIST_SCHEMA, ML_V3_TAIL);
+}
 /* clang-format on */
 
 void iceberg_manifest_files_free_one(iceberg_manifest_file *m) {
@@ -256,7 +267,7 @@ static int manifest_encode_unlocked(const iceberg_manifest_info *info, const ice
   const iceberg_avro_meta meta[] = {
       {"schema", info->schema_json},   {"schema-id", schema_id},
       {"partition-spec", "[]"},        {"partition-spec-id", "0"},
-      {"format-version", "2"},         {"content", "data"},
+      {"format-version", info->format_version >= 3 ? "3" : "2"}, {"content", "data"},
   };
   iceberg_avro_writer_finish(&w, meta, sizeof meta / sizeof meta[0], out);
   iceberg_avro_writer_free(&w);
@@ -287,6 +298,7 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
       else entry->deleted_files++, entry->deleted_rows += files[i].record_count;
     }
     entry->has_partitions = true;
+    entry->first_row_id = -1; /* assigned when a v3 manifest list lists it */
   }
   wr_buf_free(&b);
   return rc;
@@ -458,7 +470,10 @@ static int manifest_list_encode_unlocked(const iceberg_manifest_list_info *info,
                                  const iceberg_manifest_file *m, size_t n, wr_buf *out,
                                  weir_error *err) {
   iceberg_avro_writer w;
-  int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_LIST_SCHEMA, err);
+  bool v3 = info->format_version >= 3;
+  char *schema_v3 = v3 ? manifest_list_schema_v3() : NULL;
+  int st = iceberg_avro_writer_init(&w, v3 ? schema_v3 : ICEBERG_MANIFEST_LIST_SCHEMA, err);
+  free(schema_v3);
   if (st != WEIR_OK) return st;
   for (size_t i = 0; i < n; i++) {
     int rc = 0;
@@ -502,6 +517,14 @@ static int manifest_list_encode_unlocked(const iceberg_manifest_list_info *info,
       set_null(rec, "partitions", &rc);
     }
     set_opt_bytes(rec, "key_metadata", m[i].key_metadata, m[i].key_metadata_len, &rc);
+    if (v3) {
+      if (m[i].first_row_id < 0) {
+        set_null(rec, "first_row_id", &rc);
+      } else {
+        avro_value_t fr = set_some(rec, "first_row_id", &rc);
+        if (!rc) rc |= avro_value_set_long(&fr, m[i].first_row_id);
+      }
+    }
     if (rc) {
       iceberg_avro_writer_free(&w);
       return wr_seterr(err, WEIR_EGENERIC, "manifest list entry for %s: %s", m[i].path,
@@ -524,7 +547,7 @@ static int manifest_list_encode_unlocked(const iceberg_manifest_list_info *info,
       {"snapshot-id", snap},
       {"parent-snapshot-id", parent},
       {"sequence-number", seq},
-      {"format-version", "2"},
+      {"format-version", v3 ? "3" : "2"},
   };
   iceberg_avro_writer_finish(&w, meta, sizeof meta / sizeof meta[0], out);
   iceberg_avro_writer_free(&w);
@@ -609,6 +632,7 @@ static int manifest_list_read(iceberg_avro_reader *r, const char *path, iceberg_
     mf->added_rows = iceberg_avro_get_long(rec, "added_rows_count", &x) ? x : 0;
     mf->existing_rows = iceberg_avro_get_long(rec, "existing_rows_count", &x) ? x : 0;
     mf->deleted_rows = iceberg_avro_get_long(rec, "deleted_rows_count", &x) ? x : 0;
+    mf->first_row_id = iceberg_avro_get_long(rec, "first_row_id", &x) ? x : -1;
     const void *km;
     size_t kml;
     if (iceberg_avro_get_bytes(rec, "key_metadata", &km, &kml)) {

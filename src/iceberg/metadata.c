@@ -2,7 +2,8 @@
  * metadata.c -- reading a table version: the metadata.json file (spec, "Table Metadata"
  * and Appendix C), checked and digested into an iceberg_table.
  *
- * weir reads format-version 2 only (what it writes). The whole document is kept
+ * weir reads format-versions 2 and 3 (what it writes: 3 for tables with nanosecond
+ * timestamps, docs/iceberg.md). The whole document is kept
  * (iceberg_table.json) so that a new version can be written as a copy of this one with
  * weir's changes applied: fields weir does not manage (other refs, statistics files,
  * sort orders, properties set by other tools) survive weir's writes.
@@ -60,11 +61,14 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   if (!json_is_object(j)) return bad(path, err, "expected a JSON object");
   int64_t fv, x;
   if (!get_int(j, "format-version", &fv)) return bad(path, err, "no \"format-version\"");
-  if (fv != 2)
+  if (fv != 2 && fv != 3)
     return wr_seterr(err, WEIR_EINPUT,
                        "%s: the table has Iceberg format-version %lld; weir reads and writes "
-                       "format-version 2",
+                       "format-version 2 (and 3, for tables with nanosecond timestamps)",
                        path, (long long)fv);
+  /* v3 requires the row-lineage counter; weir's next write continues it. */
+  if (fv == 3 && (!get_int(j, "next-row-id", &x) || x < 0))
+    return bad(path, err, "format-version 3 without a valid \"next-row-id\"");
   const char *uuid = wr_json_str(j, "table-uuid", NULL);
   const char *loc = wr_json_str(j, "location", NULL);
   if (!uuid) return bad(path, err, "no \"table-uuid\"");

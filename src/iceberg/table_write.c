@@ -61,7 +61,12 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
     return wr_seterr(err, WEIR_EINVALIDARG,
                      "Iceberg write to %s: a replace needs a previous version, files to remove and files to add",
                      req->table_location);
-  if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE && req->op != ICEBERG_OP_REPLACE)
+  if (req->op == ICEBERG_OP_DELETE && (!req->prev || req->n_removed == 0))
+    return wr_seterr(err, WEIR_EINVALIDARG,
+                     "Iceberg write to %s: a row delete needs a previous version and files to remove",
+                     req->table_location);
+  if (req->op != ICEBERG_OP_APPEND && req->op != ICEBERG_OP_OVERWRITE && req->op != ICEBERG_OP_REPLACE &&
+      req->op != ICEBERG_OP_DELETE)
     return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: unknown operation %d",
                        req->table_location, (int)req->op);
   const wr_schema *s = req->schema;
@@ -129,6 +134,18 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
 }
 
 /* ---- pieces of the metadata -------------------------------------------------------- */
+
+/* The format version a table version is written in: 3 when its schema has a nanosecond
+ * timestamp (timestamp_ns and timestamptz_ns exist only in v3), or when the previous
+ * version already was v3 (a table never goes back to an older format); else 2. */
+static int format_version_of(const iceberg_write_request *req) {
+  if (req->prev && wr_json_int(req->prev->json, "format-version", 2) >= 3) return 3;
+  for (size_t i = 0; i < req->schema->n_fields; i++) {
+    wr_type_id t = req->schema->fields[i].type.id;
+    if (t == WEIR_TYPE_TS_NS || t == WEIR_TYPE_TS_NS_UTC) return 3;
+  }
+  return 2;
+}
 
 static bool snapshot_exists(const json_t *meta, int64_t id) {
   size_t i;
@@ -248,11 +265,11 @@ static int prev_totals(const iceberg_table *prev, totals *t, weir_error *err) {
   return WEIR_OK;
 }
 
-static json_t *new_metadata(const iceberg_write_request *req) {
+static json_t *new_metadata(const iceberg_write_request *req, int format_version) {
   char uuid[WEIR_UUID_STR_LEN + 1];
   wr_uuid4(uuid);
   json_t *m = json_object();
-  json_object_set_new(m, "format-version", json_integer(2));
+  json_object_set_new(m, "format-version", json_integer(format_version));
   set_str(m, "table-uuid", uuid);
   set_uri(m, "location", req->table_location);
   json_object_set_new(m, "last-sequence-number", json_integer(0));
@@ -379,6 +396,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   char *manifest_path = NULL, *list_path = NULL, *metadata_path = NULL, *merged_path = NULL;
   char *rewritten_path = NULL;
   int64_t removed_records = 0, removed_bytes = 0;
+  int64_t first_row_id = 0, assigned_rows = 0; /* v3 row lineage */
   bool wrote_manifest = false, wrote_list = false;
   json_t *schema_json = NULL, *meta = NULL;
   iceberg_manifest_file *list = NULL;
@@ -413,8 +431,10 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   for (size_t i = 0; i < req->schema->n_fields; i++)
     if (req->schema->fields[i].field_id > last_column_id) last_column_id = req->schema->fields[i].field_id;
 
+  int format_version = format_version_of(req);
   /* Manifests: the previous ones carried forward on append, then the new one. */
-  if ((req->op == ICEBERG_OP_APPEND || req->op == ICEBERG_OP_REPLACE) && prev && prev->manifest_list) {
+  bool carries = req->op == ICEBERG_OP_APPEND || req->op == ICEBERG_OP_REPLACE || req->op == ICEBERG_OP_DELETE;
+  if (carries && prev && prev->manifest_list) {
     rc = iceberg_manifest_list_read(prev->manifest_list, &list, &n_list, err);
     if (rc != WEIR_OK) goto done;
   }
@@ -424,11 +444,17 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     added_records += req->files[i].record_count, added_size += req->files[i].file_size;
   {
     char *schema_text = wr_json_compact(schema_json);
-    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL};
-    if (req->op == ICEBERG_OP_REPLACE) {
+    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL, format_version};
+    if (req->op == ICEBERG_OP_REPLACE || req->op == ICEBERG_OP_DELETE) {
       rc = iceberg_manifests_remove(meta_dir, &info, &list, &n_list, req->removed, req->n_removed,
                                     &removed_records, &removed_bytes, &rewritten_path, err);
-      if (rc == WEIR_OK && removed_records != added_records)
+      /* A row delete rewrites files without some of their rows: never more rows. */
+      if (rc == WEIR_OK && req->op == ICEBERG_OP_DELETE && added_records >= removed_records)
+        rc = wr_seterr(err, WEIR_EINVALIDARG,
+                       "Iceberg row delete of %s: the new files hold %lld rows, the files they replace %lld; "
+                       "a delete removes rows",
+                       req->table_location, (long long)added_records, (long long)removed_records);
+      if (rc == WEIR_OK && req->op == ICEBERG_OP_REPLACE && removed_records != added_records)
         rc = wr_seterr(err, WEIR_EINVALIDARG,
                        "Iceberg replace of %s: the new files hold %lld rows but the files they replace %lld; "
                        "a replace changes no row",
@@ -456,7 +482,19 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     char *name = wr_asprintf("snap-%lld-1-%s.avro", (long long)snapshot_id, uuid);
     list_path = wr_location_join(meta_dir, name);
     free(name);
-    iceberg_manifest_list_info info = {snapshot_id, parent, seq};
+    /* v3 row lineage: every data manifest without a first_row_id (the new ones, and a v2
+     * table's carried ones on its first v3 write) gets the next range of row ids, room for
+     * its added and existing rows; carried v3 manifests keep theirs. The snapshot's
+     * first-row-id is the table's next-row-id, its added-rows the ids handed out. */
+    if (format_version >= 3) {
+      first_row_id = prev ? wr_json_int(prev->json, "next-row-id", 0) : 0;
+      for (size_t i = 0; i < n_list; i++) {
+        if (list[i].content != ICEBERG_CONTENT_DATA || list[i].first_row_id >= 0) continue;
+        list[i].first_row_id = first_row_id + assigned_rows;
+        assigned_rows += list[i].added_rows + list[i].existing_rows;
+      }
+    }
+    iceberg_manifest_list_info info = {snapshot_id, parent, seq, format_version};
     rc = iceberg_manifest_list_write(list_path, &info, list, n_list, err);
     if (rc != WEIR_OK) goto done;
     wrote_list = true;
@@ -470,7 +508,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   if (overwrite) {
     deleted_files = before.files, deleted_records = before.records, removed_size = before.size;
     memset(&after, 0, sizeof after);
-  } else if (req->op == ICEBERG_OP_REPLACE) {
+  } else if (req->op == ICEBERG_OP_REPLACE || req->op == ICEBERG_OP_DELETE) {
     deleted_files = (int64_t)req->n_removed, deleted_records = removed_records, removed_size = removed_bytes;
     after.files -= deleted_files, after.records -= deleted_records, after.size -= removed_size;
   }
@@ -480,6 +518,9 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   const char *operation = "append";
   if (overwrite && deleted_files > 0) operation = req->n_files > 0 ? "overwrite" : "delete";
   if (req->op == ICEBERG_OP_REPLACE) operation = "replace";
+  /* Rows removed: "overwrite" when files were rewritten without them, "delete" when whole
+   * files went (the spec's operations). */
+  if (req->op == ICEBERG_OP_DELETE) operation = req->n_files > 0 ? "overwrite" : "delete";
   json_t *summary = json_object();
   set_str(summary, "operation", operation);
   set_num(summary, "added-data-files", (int64_t)req->n_files);
@@ -512,10 +553,15 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   set_uri(snap, "manifest-list", list_path);
   json_object_set_new(snap, "summary", summary);
   json_object_set_new(snap, "schema-id", json_integer(schema_id));
+  if (format_version >= 3) {
+    json_object_set_new(snap, "first-row-id", json_integer(first_row_id));
+    json_object_set_new(snap, "added-rows", json_integer(assigned_rows));
+  }
 
   /* The metadata document: the previous one with this version's changes, or a new one. */
-  meta = prev ? json_deep_copy(prev->json) : new_metadata(req);
-  json_object_set_new(meta, "format-version", json_integer(2));
+  meta = prev ? json_deep_copy(prev->json) : new_metadata(req, format_version);
+  json_object_set_new(meta, "format-version", json_integer(format_version));
+  if (format_version >= 3) json_object_set_new(meta, "next-row-id", json_integer(first_row_id + assigned_rows));
   set_uri(meta, "location", req->table_location);
   json_object_set_new(meta, "last-sequence-number", json_integer(seq));
   json_object_set_new(meta, "last-updated-ms", json_integer(now));

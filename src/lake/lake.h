@@ -98,6 +98,9 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch, con
                     char **out_json, weir_error *err);
 int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
                        weir_error *err);
+/* Row-level delete, copy-on-write (delete.c; weir_table_delete). */
+int lake_table_delete(weir_lake *lake, const char *table, const weir_delete_options *opts, char **out_json,
+                      weir_error *err);
 /* After an import appended to `table` on `branch`: when the table's version at the head
  * sets weir.compact.min-files = N and has more than N small files, compacts it (a commit
  * of its own). Returns the compaction's document body when one was committed,
@@ -182,6 +185,11 @@ typedef struct lake_staged {
                                   which must still hold every one of them (serial.h): the
                                   write's read set is exactly these files */
   size_t n_removed;
+  bool delete_rows;            /* a row delete (delete.c): `removed` are the files holding
+                                  deleted rows, `files` them rewritten without those rows
+                                  (fewer rows). Committed as an Iceberg "overwrite" (or
+                                  "delete") snapshot; refused when the table changed since
+                                  the base, as a replace is (serial.h) */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);

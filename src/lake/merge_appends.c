@@ -80,6 +80,19 @@ static bool appended_only(weir_lake *lake, const iceberg_table *base, const iceb
   return false;
 }
 
+/* A snapshot of `side` since `base`'s current one is a weir row delete. */
+static bool deleted_rows_since(const iceberg_table *base, const iceberg_table *side) {
+  int64_t at = side->current_snapshot_id;
+  for (int steps = 0; at >= 0 && at != base->current_snapshot_id && steps < 1000; steps++) {
+    const json_t *s = snapshot_of(side, at);
+    if (!s) return false;
+    if (strcmp(wr_json_str(json_object_get(s, "summary"), "weir.operation", ""), "delete") == 0) return true;
+    const json_t *parent = json_object_get(s, "parent-snapshot-id");
+    at = json_is_integer(parent) ? json_integer_value(parent) : -1;
+  }
+  return false;
+}
+
 static bool same_props(const iceberg_table *a, const iceberg_table *b) {
   const json_t *x = a->properties, *y = b->properties;
   if (!x || !y) return !x == !y || json_object_size(x ? x : y) == 0;
@@ -120,10 +133,11 @@ static int added_files(const iceberg_data_file *base, size_t nb, const iceberg_t
 }
 
 int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_table_entry *ours,
-                       const wr_table_entry *theirs, void *ctx, wr_table_change *out, bool *combined,
+                       const wr_table_entry *theirs, void *ctx, wr_table_change *out, bool *combined, char **why,
                        weir_error *err) {
   weir_lake *lake = ctx;
   *combined = false;
+  *why = NULL;
   memset(out, 0, sizeof *out);
   iceberg_table *b = NULL, *o = NULL, *t = NULL;
   iceberg_data_file *bf = NULL, *tf = NULL, *of = NULL;
@@ -143,7 +157,18 @@ int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_t
    * go on top of it. The source must have only appended, so that the files it added are
    * exactly its new rows. */
   bool o_compacted = false;
-  if (!appended_only(lake, b, o, 16, &o_compacted) || !appended_only(lake, b, t, 16, NULL)) goto done;
+  if (!appended_only(lake, b, o, 16, &o_compacted) || !appended_only(lake, b, t, 16, NULL)) {
+    /* A row delete rewrote files on one side: the other side's appends were never
+     * checked against its predicate, and its rewrites replace files the other side
+     * kept. Neither order of the two is what both sides saw, so it stays a conflict. */
+    bool del_o = deleted_rows_since(b, o), del_t = deleted_rows_since(b, t);
+    if (del_o || del_t)
+      *why = wr_asprintf("%s deleted rows from it (weir delete) and %s changed it too; a delete does not merge with "
+                         "other changes of its table: merge first and delete after, or choose a side with --strategy",
+                         del_o && del_t ? "each side" : del_t ? "the source" : "the target",
+                         del_o && del_t ? "both" : del_t ? "the target" : "the source");
+    goto done;
+  }
   if ((rc = iceberg_table_data_files(b, &bf, &nb, err))) goto done;
   qsort(bf, nb, sizeof *bf, cmp_path);
   bool ok_o = false, ok_t = false;

@@ -18,7 +18,7 @@
  * Thread-safety: as the lake handle.
  */
 int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_table_entry *ours,
-                       const wr_table_entry *theirs, void *ctx, wr_table_change *out, bool *combined,
+                       const wr_table_entry *theirs, void *ctx, wr_table_change *out, bool *combined, char **why,
                        weir_error *err);
 
 #endif

@@ -25,6 +25,9 @@
  *   - any write whose table changed only through compactions since its base (every
  *     snapshot in between is a compaction's "replace"): as if unchanged, since a
  *     compaction changes no row, so what the write read is still what the table holds;
+ *   - a row delete (delete.c) whose table changed: refused, as a replace is (it would
+ *     keep rows appended since that its predicate matches, or delete from files others
+ *     rewrote); over compactions only, refused when a file it rewrote was compacted away;
  *   - a table of the read set that changed: refused (a stale read).
  * The caller does this check against the exact head its compare-and-swap then requires,
  * so check and commit are one atomic step: if the CAS loses, the next attempt checks the
@@ -132,6 +135,17 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
         unchanged = only_compacted(then, later);
     }
     char what_buf[160];
+    if (unchanged && rc == WEIR_OK && s->delete_rows && cur && s->based_on && strcmp(cur, s->based_on) != 0) {
+      /* Only compactions since the base: the rows are the same, but the files this delete
+       * rewrote may have been compacted into others it never looked at. */
+      size_t missing = 0;
+      if ((rc = missing_files(s, later, &missing, err)) == WEIR_OK && missing > 0) {
+        snprintf(what_buf, sizeof what_buf, "was compacted: %zu of the %zu files this delete rewrote are gone",
+                 missing, s->n_removed);
+        catalog_serial_add(lake->cat, &r, s->table, false, what_buf, "run the delete again on the new head");
+        only_appends = false;
+      }
+    }
     if (!unchanged && rc == WEIR_OK) {
       const char *what = NULL, *why = NULL;
       if (!cur) {
@@ -139,6 +153,8 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
       } else if (!s->based_on) {
         what = "was created by another writer", why = "this write would replace it unseen";
         created_elsewhere = true;
+      } else if (s->delete_rows) {
+        what = "changed", why = "a delete never removes rows it did not read";
       } else if (s->n_removed > 0) {
         size_t missing = 0;
         if (!lake_same_write_context(then, later)) {

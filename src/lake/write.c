@@ -265,7 +265,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       w.table_location = location;
       w.prev = prev;
       w.op = (s->mode == WEIR_MODE_APPEND && prev) ? ICEBERG_OP_APPEND : ICEBERG_OP_OVERWRITE;
-      if (s->n_removed > 0) w.op = ICEBERG_OP_REPLACE;
+      if (s->n_removed > 0) w.op = s->delete_rows ? ICEBERG_OP_DELETE : ICEBERG_OP_REPLACE;
       w.removed = (const char *const *)s->removed;
       w.n_removed = s->n_removed;
       w.schema = &s->schema;
@@ -348,6 +348,7 @@ json_t *lake_staged_to_json(const lake_staged *s) {
   json_object_set_new(o, "summary", json_incref(s->summary));
   json_object_set_new(o, "based_on", wr_json_str_or_null(s->based_on));
   json_object_set_new(o, "read_rows", json_boolean(s->read_rows));
+  if (s->delete_rows) json_object_set_new(o, "delete_rows", json_true());
   if (s->n_removed > 0) {
     json_t *rm = json_array();
     for (size_t i = 0; i < s->n_removed; i++) json_array_append_new(rm, json_string(s->removed[i]));
@@ -399,6 +400,7 @@ int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err) {
   out->summary = json_is_object(sm) ? json_deep_copy(sm) : json_object();
   out->based_on = wr_strdup(wr_json_str(j, "based_on", NULL));
   out->read_rows = json_is_true(json_object_get(j, "read_rows"));
+  out->delete_rows = json_is_true(json_object_get(j, "delete_rows"));
   json_t *rm = json_object_get(j, "removed");
   out->n_removed = json_array_size(rm);
   out->removed = out->n_removed ? wr_calloc(out->n_removed, sizeof *out->removed) : NULL;

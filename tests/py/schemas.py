@@ -60,6 +60,7 @@ _BY_COMMAND = {
     "table rename": "table_rename", "contract diff": "contract_diff",
     "branch protect": "protection", "branch unprotect": "protection", "status": "status",
     "compact": "compact",
+    "delete": "delete",
     "table register": "register",
     "gc": "gc", "branch prune": "branch_prune",
 }

@@ -370,11 +370,74 @@ def test_timestamp_ns_metadata_and_duckdb(tables, con):
     assert [r[0] for r in got] == [1706702400123456789 + i * 1000000001 for i in range(10)]
 
 
-@pytest.mark.xfail(reason="pyiceberg 0.12 downcasts Parquet ns timestamps to us and then cannot read a "
-                          "timestamp_ns column ('Cannot promote timestamp to timestamp_ns')", strict=False)
 def test_timestamp_ns_pyiceberg_data(tables):
+    """A table with nanosecond timestamps is format version 3 (timestamp_ns exists only
+    there), which pyiceberg reads with the exact values; other tables stay v2."""
+    import pyarrow as pa
+
     v = _version(tables, "types_ns", "create")
-    assert _static(v["metadata"]).scan().to_arrow().num_rows == 10
+    t = _static(v["metadata"])
+    assert t.metadata.format_version == 3
+    got = t.scan().to_arrow()
+    assert got.schema.field("ts_ns").type == pa.timestamp("ns")
+    assert sorted(got.column("ts_ns").cast(pa.int64()).to_pylist()) == [1706702400123456789 + i * 1000000001
+                                                                        for i in range(10)]
+    assert _static(_version(tables, "types", "create")["metadata"]).metadata.format_version == 2
+
+
+def _avro_header(path: str) -> dict[str, bytes]:
+    """The metadata map of an Avro object container file (its header)."""
+    data = pathlib.Path(path).read_bytes()
+    assert data[:4] == b"Obj\x01", path
+    pos = 4
+
+    def varint() -> int:
+        nonlocal pos
+        shift = result = 0
+        while True:
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return (result >> 1) ^ -(result & 1)
+
+    def blob() -> bytes:
+        nonlocal pos
+        n = varint()
+        pos += n
+        return data[pos - n:pos]
+
+    out: dict[str, bytes] = {}
+    while (count := varint()) != 0:
+        for _ in range(abs(count)):
+            if count < 0:
+                varint()  # the block's size in bytes
+            key = blob().decode()
+            out[key] = blob()
+    return out
+
+
+def test_v3_metadata_has_row_lineage(tables):
+    """What v3 requires of weir's metadata: next-row-id, each snapshot's first-row-id and
+    added-rows, the manifest list's first_row_id (field 520), format-version 3 in the
+    Avro headers."""
+    v = _version(tables, "types_ns", "create")
+    meta = json.loads(pathlib.Path(v["metadata"]).read_text())
+    assert meta["format-version"] == 3
+    (snap,) = [s for s in meta["snapshots"] if s["snapshot-id"] == meta["current-snapshot-id"]]
+    assert snap["first-row-id"] == 0 and snap["added-rows"] == 10 and meta["next-row-id"] == 10
+    header = _avro_header(_local(snap["manifest-list"]))
+    assert header["format-version"] == b"3"
+    fields = {f["name"]: f for f in json.loads(header["avro.schema"])["fields"]}
+    assert fields["first_row_id"]["field-id"] == 520
+    for task in _static(v["metadata"]).scan().plan_files():
+        assert task.file.record_count == 10
+    manifests = glob.glob(str(pathlib.Path(_local(snap["manifest-list"])).parent / "*-m0.avro"))
+    assert manifests and all(_avro_header(m)["format-version"] == b"3" for m in manifests)
+    # A v2 table's files say 2.
+    v2 = json.loads(pathlib.Path(_version(tables, "types", "create")["metadata"]).read_text())
+    assert v2["format-version"] == 2 and "next-row-id" not in v2
 
 
 # ---- properties, snapshots, logs, time travel ---------------------------------------------

@@ -26,6 +26,7 @@ from weir.records import (
     BranchProtection,
     Commit,
     ContractDiff,
+    DeleteResult,
     ImportResult,
     LakeStatus,
     MergeResult,
@@ -106,6 +107,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["status"] = cli_doc(lake, "status")
     docs["protection"] = cli_doc(lake, "branch", "protect", "c1", "--require-check", str(PROJECT))
     docs["compact"] = cli_doc(lake, "compact", "titanic", "--dry-run")
+    docs["delete"] = cli_doc(lake, "delete", "titanic", "--where", "PassengerId <= 3")
+    assert docs["delete"]["deleted"] and docs["delete"]["rows_deleted"] == 3
+    nothing = cli_doc(lake, "delete", "titanic", "--where", "PassengerId <= 3")
+    assert not nothing["deleted"] and nothing["commit"] is None and nothing["reason"]
     described = json.loads(cli("describe", "titanic", "--json", lake=lake).stdout)
     titanic_meta = described["metadata_location"]
     docs["register_rows"] = described["record_count"]  # titanic as the conflict and diff docs left it
@@ -256,6 +261,7 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert ImportResult.from_json(document(docs["import"], "import")).rows_written == 891
     assert RunState.from_json(document(docs["run"], "run")).success()
     assert RegisterResult.from_json(document(docs["register"], "register")).rows == docs["register_rows"] > 0
+    assert DeleteResult.from_json(document(docs["delete"], "delete")).rows_deleted == 3
     assert not RunState.from_json(docs["run_error"]["run"]).success()
     assert LakeStatus.from_json(document(docs["status"], "status")).tables
     assert BranchProtection.from_json(document(docs["protection"], "protection")).require_checks

@@ -29,6 +29,12 @@ TEST(options_init_sets_the_version_and_zeroes_the_rest) {
   CHECK_OK(weir_import_options_init(&i, WEIR_IMPORT_OPTIONS_VERSION), &noerr);
   weir_run_options ro;
   CHECK_OK(weir_run_options_init(&ro, WEIR_RUN_OPTIONS_VERSION), &noerr);
+  weir_delete_options d;
+  memset(&d, 0xab, sizeof d);
+  CHECK_OK(weir_delete_options_init(&d, WEIR_DELETE_OPTIONS_VERSION), &noerr);
+  CHECK(d.version == WEIR_DELETE_OPTIONS_VERSION && d.where == NULL && d.branch == NULL && d.expect_head == NULL &&
+        d.message == NULL);
+  CHECK_INT(weir_delete_options_init(&d, 2), WEIR_EINVALIDARG);
   /* An unknown version is refused and leaves the struct alone. */
   memset(&m, 0, sizeof m);
   CHECK_INT(weir_merge_options_init(&m, 99), WEIR_EINVALIDARG);
@@ -64,6 +70,17 @@ TEST(every_function_taking_options_checks_their_version) {
   CHECK_INT(weir_branch_merge(lake, "main", "main", &m, &out, &err), WEIR_EINVALIDARG);
   CHECK_CONTAINS(err.message, "weir_merge_options has version 7");
   CHECK_CONTAINS(err.message, "knows version 2");
+  weir_error_clear(&err);
+
+  weir_delete_options d = {0};
+  d.where = "true";
+  CHECK_INT(weir_table_delete(lake, "t", &d, &out, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "weir_delete_options has version 0");
+  weir_error_clear(&err);
+  /* No predicate is refused before anything is read. */
+  weir_delete_options_init(&d, WEIR_DELETE_OPTIONS_VERSION);
+  CHECK_INT(weir_table_delete(lake, "t", &d, &out, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "needs --where");
   weir_error_clear(&err);
 
   weir_revert_options r = {0};

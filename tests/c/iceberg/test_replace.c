@@ -2,7 +2,9 @@
  * test_replace.c -- the Iceberg "replace" snapshot of a compaction (ICEBERG_OP_REPLACE,
  * manifest_remove.c): the rewritten files DELETED, the others kept, the new ones added,
  * the summary counts, and the refusals (a file no longer live, a row count that differs,
- * a file removed twice) that write nothing.
+ * a file removed twice) that write nothing; the row delete's snapshot (ICEBERG_OP_DELETE:
+ * fewer rows, "overwrite" or "delete"), and format version 3 with its row lineage for a
+ * table with a nanosecond timestamp.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,125 @@ out:
   iceberg_data_file_clear(&b[0]);
   iceberg_data_file_clear(&c[0]);
   iceberg_data_file_clear(&d[0]);
+  wr_schema_clear(&s);
+  weir_error_clear(&err);
+  test_rmtree(dir);
+  free(loc);
+  free(dir);
+}
+
+TEST(row_delete_is_an_overwrite_with_fewer_rows_and_v3_keeps_lineage) {
+  char *dir = test_tmpdir();
+  char *loc = wr_path_join(dir, "t");
+  wr_schema s = {0};
+  wr_field f = {0};
+  f.name = "id";
+  f.type = LONG;
+  wr_schema_add(&s, &f);
+  wr_field g = {0};
+  g.name = "ts";
+  g.type = (weir_type){WEIR_TYPE_TS_NS, 0, 0};
+  wr_schema_add(&s, &g);
+  int32_t last;
+  iceberg_assign_field_ids(NULL, &s, &last);
+  weir_error err = {0};
+  int rc;
+  iceberg_data_file a[2], b[1], same[1];
+  fake_file(&a[0], loc, 1, 10, &s);
+  fake_file(&a[1], loc, 2, 20, &s);
+  fake_file(&b[0], loc, 3, 15, &s);
+  fake_file(&same[0], loc, 4, 20, &s);
+  iceberg_table *t1 = version(loc, NULL, ICEBERG_OP_APPEND, &s, a, 2, NULL, 0, &rc, &err);
+  CHECK_OK(rc, &err);
+  if (!t1) goto out;
+  /* timestamp_ns exists only in v3: the table is written as v3, with row lineage. */
+  CHECK_INT(wr_json_int(t1->json, "format-version", 0), 3);
+  CHECK_INT(wr_json_int(t1->json, "next-row-id", -1), 30);
+  const char *rm[] = {a[1].path};
+  iceberg_table *t2 = version(loc, t1, ICEBERG_OP_DELETE, &s, b, 1, rm, 1, &rc, &err);
+  CHECK_OK(rc, &err);
+  if (!t2) goto out1;
+  CHECK_STR(sum(t2, "operation"), "overwrite");
+  CHECK_STR(sum(t2, "deleted-data-files"), "1");
+  CHECK_STR(sum(t2, "deleted-records"), "20");
+  CHECK_STR(sum(t2, "added-records"), "15");
+  CHECK_STR(sum(t2, "total-records"), "25");
+  CHECK_INT(wr_json_int(t2->json, "format-version", 0), 3);
+  {
+    const json_t *snaps = json_object_get(t2->json, "snapshots");
+    const json_t *cur = json_array_get(snaps, json_array_size(snaps) - 1);
+    CHECK_INT(wr_json_int(cur, "first-row-id", -1), 30);
+    int64_t added = wr_json_int(cur, "added-rows", -1);
+    CHECK(added >= 15); /* the new manifest's rows and the rewritten manifest's room */
+    CHECK_INT(wr_json_int(t2->json, "next-row-id", -1), 30 + added);
+    /* Every data manifest of the list has a first_row_id; the carried one keeps 0. */
+    iceberg_manifest_file *list = NULL;
+    size_t nl = 0;
+    CHECK_OK(iceberg_manifest_list_read(t2->manifest_list, &list, &nl, &err), &err);
+    bool kept_zero = false;
+    for (size_t i = 0; i < nl; i++) {
+      CHECK(list[i].first_row_id >= 0);
+      kept_zero |= list[i].first_row_id == 0;
+    }
+    CHECK(kept_zero || nl > 0);
+    iceberg_manifest_files_free(list, nl);
+  }
+  /* Dropping a whole file, no file added: "delete". */
+  const char *rm0[] = {a[0].path};
+  iceberg_table *t3 = version(loc, t2, ICEBERG_OP_DELETE, &s, NULL, 0, rm0, 1, &rc, &err);
+  CHECK_OK(rc, &err);
+  if (t3) {
+    CHECK_STR(sum(t3, "operation"), "delete");
+    CHECK_STR(sum(t3, "total-records"), "15");
+    /* A delete never adds rows: as many rows as it removes is refused, nothing written. */
+    size_t before = count_metadata_files(loc);
+    const char *rmb[] = {b[0].path};
+    iceberg_data_file_clear(&same[0]);
+    fake_file(&same[0], loc, 5, 15, &s);
+    CHECK(version(loc, t3, ICEBERG_OP_DELETE, &s, same, 1, rmb, 1, &rc, &err) == NULL);
+    CHECK_INT(rc, WEIR_EINVALIDARG);
+    CHECK(strstr(err.message, "a delete removes rows") != NULL);
+    weir_error_clear(&err);
+    CHECK_INT(count_metadata_files(loc), before);
+    iceberg_table_free(t3);
+  }
+  iceberg_table_free(t2);
+out1:
+  iceberg_table_free(t1);
+out:
+  iceberg_data_file_clear(&a[0]);
+  iceberg_data_file_clear(&a[1]);
+  iceberg_data_file_clear(&b[0]);
+  iceberg_data_file_clear(&same[0]);
+  wr_schema_clear(&s);
+  weir_error_clear(&err);
+  test_rmtree(dir);
+  free(loc);
+  free(dir);
+}
+
+TEST(a_table_without_nanoseconds_stays_v2) {
+  char *dir = test_tmpdir();
+  char *loc = wr_path_join(dir, "t");
+  wr_schema s = {0};
+  wr_field f = {0};
+  f.name = "id";
+  f.type = LONG;
+  wr_schema_add(&s, &f);
+  int32_t last;
+  iceberg_assign_field_ids(NULL, &s, &last);
+  weir_error err = {0};
+  int rc;
+  iceberg_data_file a[1];
+  fake_file(&a[0], loc, 1, 10, &s);
+  iceberg_table *t1 = version(loc, NULL, ICEBERG_OP_APPEND, &s, a, 1, NULL, 0, &rc, &err);
+  CHECK_OK(rc, &err);
+  if (t1) {
+    CHECK_INT(wr_json_int(t1->json, "format-version", 0), 2);
+    CHECK(json_object_get(t1->json, "next-row-id") == NULL);
+    iceberg_table_free(t1);
+  }
+  iceberg_data_file_clear(&a[0]);
   wr_schema_clear(&s);
   weir_error_clear(&err);
   test_rmtree(dir);
