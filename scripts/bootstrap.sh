@@ -10,7 +10,8 @@
 #     against weir serve),
 #     clang 16 with libFuzzer (the fuzz targets).
 #     spin (the model checker for the versioning model in model/, run by `make test`),
-#     abigail-tools (abidw/abidiff: `make test` checks libweir's ABI against abi/libweir.abi).
+#     abigail-tools (abidw/abidiff: `make test` checks libweir's ABI against abi/libweir.abi),
+#     jq (the docs' shell examples use it; tests/py/test_serializable.py runs them).
 #   - DuckDB's C library and its header, one pinned version (DUCKDB_VERSION). Debian has
 #     no DuckDB, so the shared library comes from the npm package that ships a complete
 #     libduckdb.so (parquet and json built in), fetched with `npm pack`, and the header
@@ -45,7 +46,7 @@ DUCKDB_SDIST_SHA256=72f33ee57ca7595b23957671a2cc7f7fe2be0ecc2d68f63abedcfcaa3a5c
 # lines.
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config curl ca-certificates
   libsqlite3-dev libjansson-dev libyaml-dev libpcre2-dev libssl-dev libpq-dev
-  libavro-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev postgresql valgrind spin abigail-tools
+  libavro-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev postgresql valgrind spin abigail-tools jq
   clang-16 libclang-rt-16-dev libfuzzer-16-dev llvm-16
   openjdk-17-jre-headless maven)
 

@@ -5,7 +5,8 @@
   offsets;
 - libweir exports exactly the functions the public headers declare WEIR_API (both
   directions: nothing internal leaks, nothing declared is missing);
-- the versions of C, CMake and Python are the one in VERSION.
+- the versions of C, CMake and Python are the one in VERSION;
+- failpoints exist only in a failpoint build (issue 10): release code reads no test variable.
 """
 from __future__ import annotations
 
@@ -139,3 +140,25 @@ def test_the_version_check_of_options_reaches_python():
         lib.call("weir_lake_open", b"/nonexistent", ctypes.byref(opts), ctypes.byref(handle))
     with pytest.raises(TypeError, match="no field"):
         _ffi.options(_ffi.MergeOptions, fast_forward=1)
+
+
+def test_failpoints_exist_only_in_a_failpoint_build(tmp_path):
+    """Issue 10: failpoints are compiled into test builds (-DWEIR_FAILPOINTS=ON), never an
+    environment variable that release code reads: a release library and CLI hold no trace
+    of them and ignore $WEIR_FAILPOINTS; a failpoint build obeys it."""
+    from conftest import TITANIC, weir
+
+    built = "WEIR_FAILPOINTS:BOOL=ON" in (BUILD / "CMakeCache.txt").read_text()
+    traced = b"WEIR_FAILPOINTS" in (BUILD / "libweir.so").read_bytes()
+    assert traced == built, f"{BUILD}/libweir.so {'reads' if traced else 'does not read'} $WEIR_FAILPOINTS"
+    if not built:   # (the CLI links libweir.so, so its own file has none in either build)
+        assert b"WEIR_FAILPOINTS" not in (BUILD / "weir").read_bytes(), f"{BUILD}/weir reads $WEIR_FAILPOINTS"
+    lake = tmp_path / "lake"
+    assert weir("init", lake).returncode == 0
+    r = weir("import", TITANIC, "--table", "t", lake=lake,
+             env={"WEIR_FAILPOINTS": "stage.data.before:error", "ASAN_OPTIONS": "detect_leaks=1"})
+    if built:
+        assert r.returncode != 0 and "injected failure at stage.data.before" in r.stderr, r.stderr
+        assert weir("tables", "--json", lake=lake).stdout.count('"table"') == 0
+    else:
+        assert r.returncode == 0, r.stderr

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, TITANIC, count, weir, weir_json, weir_list
+from conftest import ROOT, TITANIC, count, weir, weir_bin, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -256,6 +256,24 @@ def test_gitlake_listing_2_runs_on_listing_1(lake, tmp_path):
     assert before in [c["hash"] for c in log]
     run = weir_list("runs", lake=lake)[0]
     assert run["status"] == "succeeded" and run["branch"] == "dev_br"
+
+
+def test_gitlake_readme_commands_run_as_printed(lake, tmp_path):
+    """Found by the audit of issue 18: the README's commands imported a source.csv that was
+    not there, without a contract, so the plan refused Listing 1 (Source's _S is required)."""
+    readme = (SEEDS / "README.md").read_text()
+    section = readme[readme.index("## \"GitLake"):readme.index("## \"Data Contracts")]
+    (sh,) = re.findall(r"```sh\n(.*?)```", section, re.S)
+    # The README's folder, in a copy: the commands run in it as printed, from the repository's root.
+    shutil.copytree(GITLAKE, tmp_path / "examples" / "seeds" / GITLAKE.name, ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, WEIR_LAKE=str(lake), WEIR_PYTHON=sys.executable, WEIR_AUTHOR="tester",
+               PATH=os.pathsep.join([str(weir_bin().parent), os.path.dirname(sys.executable), os.environ["PATH"]]))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "python"), env.get("PYTHONPATH")) if p)
+    p = subprocess.run(["bash", "-e", "-c", sh], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, (sh, p.stdout, p.stderr)
+    assert p.stdout.strip().splitlines()[-1] == "[{'sum(_S)': Decimal('6')}]", p.stdout
+    assert count(lake, "SELECT SUM(_S) FROM parent") == 16 and count(lake, "SELECT SUM(_S) FROM child") == 6
+    assert [b["name"] for b in weir_list("branch", lake=lake)] == ["main"]
 
 
 # ---- the data-contracts blog's contract -----------------------------------------------

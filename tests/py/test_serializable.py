@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import test_client_support  # noqa: F401 - first: makes python/ importable without pip install -e
 
+import contextlib
+import io
 import json
 import os
+import re
+import shutil
 import subprocess
 import threading
 
@@ -465,3 +469,56 @@ def test_a_create_that_lost_to_another_create_says_what_can_work(lake):
     assert "this import would replace it unseen" in r.stderr
     assert "the table exists now: to add these rows to it, run it again with --mode append (or --mode replace to replace it)" in r.stderr, r.stderr
     assert count(lake, "SELECT count(*) FROM t") == 891
+
+
+# ---- the examples of docs/versioning.md run as printed ------------------------------------------
+
+
+def doc_blocks(lang: str, section: str) -> list[str]:
+    """The ```lang blocks of docs/versioning.md's `section` (a heading's text)."""
+    text = (ROOT / "docs" / "versioning.md").read_text()
+    start = text.index(f"\n{section}\n")
+    end = text.find("\n#", start + len(section) + 2)
+    body = text[start:end if end >= 0 else len(text)]
+    return re.findall(rf"```{lang}\n(.*?)```", body, re.S)
+
+
+@pytest.mark.cli
+def test_the_serializable_examples_of_versioning_md_run_as_printed(lake, tmp_path):
+    """Found by the audit of issue 10: the example took the head with jq's `.[0].hash`,
+    which `weir log --json` stopped answering when lists became objects ({"commits": [...]})."""
+    assert shutil.which("jq"), "jq is needed to run the documented examples (scripts/bootstrap.sh installs it)"
+    (tmp_path / "t.csv").write_text("id,kind\n1,a\n2,b\n")
+    (tmp_path / "a.csv").write_text("id,kind\n3,a\n")
+    (tmp_path / "b.csv").write_text("id,kind\n4,b\n")
+    (tmp_path / "pipeline").mkdir()
+    (tmp_path / "pipeline" / "kinds.sql").write_text("SELECT kind, count(*) AS n FROM t GROUP BY kind\n")
+    assert cli("import", tmp_path / "t.csv", "--table", "t", lake=lake).returncode == 0
+    (sh,) = doc_blocks("sh", "### Examples")
+    # Each line runs in one shell, in order; its comment says what it must exit with.
+    script, expected = ["set -u"], []
+    for line in sh.strip().splitlines():
+        cmd, _, comment = line.partition("#")
+        m = re.match(r"\s*exit (\d+)", comment)
+        expected.append(int(m.group(1)) if m else 0)
+        script.append(f"{cmd.strip()}; echo \"@@ $?\"")
+    env = dict(os.environ, WEIR_LAKE=str(lake), WEIR_AUTHOR="tester",
+               WEIR_PYTHON=str(ROOT / ".venv" / "bin" / "python"),
+               PATH=os.pathsep.join([str(weir_bin().parent), os.environ.get("PATH", "")]))
+    r = subprocess.run(["bash", "-c", "\n".join(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=600)
+    got = [int(x) for x in re.findall(r"^@@ (\d+)$", r.stdout, re.M)]
+    assert got == expected, (sh, r.stdout, r.stderr)
+    assert "default.t changed" in r.stderr
+    assert count(lake, "SELECT count(*) FROM t") == 1 and count(lake, "SELECT sum(n) FROM kinds") == 1
+
+    # The Python example: a replace decided at a head that moved is refused, and says by whom.
+    (py,) = doc_blocks("python", "### Examples")
+    with weir.Client(lake) as client:
+        h = client.get_branch("main").head
+        won = client.import_data("t", pa.table({"id": [5], "kind": ["a"]}), mode="replace").commit
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(py, {"weir": weir, "client": client, "h": h,  # noqa: S102 - the documented code, as printed
+                      "table": pa.table({"id": [6], "kind": ["b"]})})
+    assert out.getvalue() == f"default.t changed by {won}\n"
