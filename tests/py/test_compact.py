@@ -451,16 +451,24 @@ def test_a_runs_appending_output_past_the_threshold_is_compacted_after_publishin
     set_min_files(lake, "default.daily", 2)
     d = weir_json("run", proj, lake=lake)
     assert d["compactions"] == []  # 2 small files: not more than 2
+    r = cli("run", proj, lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert "Compacted default.daily (weir.compact.min-files): 3 files into 1" in r.stdout, r.stdout
+    run_id = weir_list("runs", lake=lake)[0]["run_id"]
+    # The same once more through --json: the run's document lists the compaction.
+    d = weir_json("run", proj, lake=lake)
+    assert d["compactions"] == [] and run_id != d["run_id"]  # 2 files now: the compacted one and this run's
     d = weir_json("run", proj, lake=lake)
     assert d["status"] == "succeeded" and len(d["compactions"]) == 1, d
     c = d["compactions"][0]
     assert (c["table"], c["compacted"], c["files_rewritten"], c["files_written"]) == ("default.daily", True, 3, 1)
+    assert c["rows_rewritten"] == 5
     log = weir_list("log", lake=lake)
     assert log[0]["hash"] == c["commit"] and "(weir.compact.min-files 2)" in log[0]["message"]
     assert log[1]["hash"] == d["result_commit"]
     with weir.Client(lake) as client:
-        assert client.query("SELECT n FROM daily").column("n").to_pylist() == [1, 1, 1]
-        assert client.query("SELECT count(*) AS k FROM daily", ref=d["result_commit"]).column("k").to_pylist() == [3]
+        assert client.query("SELECT n FROM daily").column("n").to_pylist() == [1] * 5
+        assert client.query("SELECT count(*) AS k FROM daily", ref=d["result_commit"]).column("k").to_pylist() == [5]
     assert len(live_files(weir_json("describe", "daily", lake=lake)["metadata_location"])) == 1
     # `weir runs show` of the run is the record without the compactions (a later commit).
     assert "compactions" not in weir_json("runs", "show", d["run_id"], lake=lake)
