@@ -345,6 +345,10 @@ int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, 
     if ((rc = write_lake_file(abs, NULL, warehouse, conditional_put, err))) goto done;
     if ((rc = catalog_open_with(lake->catalog_uri, true, lake->author, &cs, &lake->cat, err))) goto done;
   }
+  /* The writer lock's file exists from the start, so that a write refused before it did
+   * anything leaves the lake folder exactly as it was (writers.c creates it for lakes
+   * made before it existed). */
+  if ((rc = lake_writer_lock_create(lake, err))) goto done;
   *out = lake;
   lake = NULL;
 done:

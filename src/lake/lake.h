@@ -351,6 +351,7 @@ size_t lake_external_split(char *grants, const char **dirs, size_t cap);
  * lock taken at first. Errors: WEIR_ECONCURRENT after timeout_us, WEIR_EIO. */
 #define LAKE_GC_SAFE_GRACE_US (600LL * 1000000LL)
 #define LAKE_GC_LOCK_TIMEOUT_US (60LL * 1000000LL)
+int lake_writer_lock_create(weir_lake *lake, weir_error *err); /* at init; WEIR_EIO */
 void lake_writer_enter(weir_lake *lake);
 void lake_writer_leave(weir_lake *lake);
 int lake_writers_exclude(weir_lake *lake, int64_t timeout_us, int *out_fd, bool *waited, weir_error *err);

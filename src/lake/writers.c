@@ -43,6 +43,19 @@ static int open_lock(const weir_lake *lake) {
   return fd;
 }
 
+int lake_writer_lock_create(weir_lake *lake, weir_error *err) {
+  int fd = open_lock(lake);
+  if (fd < 0) {
+    int e = errno;
+    char *p = lock_path(lake);
+    int rc = wr_seterr(err, WEIR_EIO, "cannot create %s: %s", p, strerror(e));
+    free(p);
+    return rc;
+  }
+  close(fd);
+  return WEIR_OK;
+}
+
 void lake_writer_enter(weir_lake *lake) {
   if (lake->writer_depth++ > 0) return;
   lake->writer_fd = open_lock(lake);
