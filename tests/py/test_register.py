@@ -244,6 +244,27 @@ def test_spark_hadoop_table_registered_queried_branched_merged(lake: pathlib.Pat
     assert tree_hashes(table_dir) == before
 
 
+def test_spark_reads_files_registered_without_field_ids_through_the_name_mapping(
+        lake: pathlib.Path, spark_table: dict[str, Any], tmp_path: pathlib.Path) -> None:
+    """A pyarrow file without field ids added to a weir table by name: Spark, given the
+    metadata file weir wrote, reads it through schema.name-mapping.default (columns in
+    another order, one missing) and returns weir's rows."""
+    seed = tmp_path / "seed.parquet"
+    pq.write_table(pa.table({"id": pa.array([1], pa.int64()), "item": ["apple"], "qty": pa.array([3], pa.int32())}),
+                   seed)
+    assert cli("import", seed, "--table", "orders", lake=lake).returncode == 0
+    plain = tmp_path / "plain.parquet"
+    pq.write_table(pa.table({"item": ["fig", None], "id": pa.array([2, 3], pa.int64())}), plain)
+    assert cli("import", plain, "--table", "orders", "--register", lake=lake).returncode == 0
+    want = rows(lake, "SELECT id, item, qty FROM orders ORDER BY id")
+    assert want == [{"id": 1, "item": "apple", "qty": 3}, {"id": 2, "item": "fig", "qty": None},
+                    {"id": 3, "item": None, "qty": None}]
+    spark = spark_table["spark"]
+    got = sorted((r.asDict() for r in spark.read.format("iceberg").load(metadata_of(lake, "orders"))
+                  .select("id", "item", "qty").collect()), key=lambda x: x["id"])
+    assert got == want
+
+
 def test_spark_table_with_a_list_column_is_refused_naming_it(lake: pathlib.Path,
                                                              spark_table: dict[str, Any]) -> None:
     before, h = tree_hashes(spark_table["tagged"]), head(lake)
