@@ -138,6 +138,11 @@ int cmd_gc(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     printf("Kept %lld reachable, %lld younger than the grace period, %lld of other kinds\n",
            (long long)jint(doc, "kept", "reachable"), (long long)jint(doc, "kept", "young"),
            (long long)jint(doc, "kept", "other"));
+    json_t *w = json_object_get(doc, "writers");
+    if (json_is_true(json_object_get(w, "excluded")))
+      printf("%s\n", json_is_true(json_object_get(w, "waited"))
+                         ? "Waited for the writes in flight on this machine, then listed with writers held back"
+                         : "Listed with this machine's writers held back (none was in flight)");
     long long ex = jint(doc, "commits", "expired"), un = jint(doc, "commits", "unreachable");
     if (ex || un)
       printf("%s %lld commits expired and %lld unreachable ones as collected\n", dry ? "Would mark" : "Marked", ex,
