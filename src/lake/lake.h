@@ -363,5 +363,8 @@ bool lake_table_has_name_mapping(const iceberg_table *t);
 /* `existing` (the property's text, or NULL) with every column of `schema` listed under its
  * field id by its current name; no name is ever removed. Caller frees the JSON text. */
 char *lake_name_mapping_merge(const char *existing, const wr_schema *schema);
+/* Every name of mapping texts `a` and `b` (either may be NULL) under its field id: what a
+ * merge of two versions carries. Caller frees the JSON text. */
+char *lake_name_mapping_union(const char *a, const char *b);
 
 #endif

@@ -61,3 +61,42 @@ char *lake_name_mapping_merge(const char *existing, const wr_schema *schema) {
   json_decref(list);
   return text;
 }
+
+char *lake_name_mapping_union(const char *a, const char *b) {
+  json_t *x = a ? json_loads(a, 0, NULL) : NULL;
+  json_t *y = b ? json_loads(b, 0, NULL) : NULL;
+  if (!json_is_array(x)) {
+    json_decref(x);
+    x = json_array();
+  }
+  size_t i;
+  json_t *e;
+  json_array_foreach(y, i, e) {
+    json_t *id = json_object_get(e, "field-id");
+    if (!json_is_integer(id)) continue;
+    json_t *into = NULL;
+    size_t k;
+    json_t *f;
+    json_array_foreach(x, k, f) {
+      if (json_integer_value(json_object_get(f, "field-id")) == json_integer_value(id)) into = f;
+    }
+    if (!into) {
+      json_array_append(x, e);
+      continue;
+    }
+    json_t *names = json_object_get(into, "names");
+    if (!json_is_array(names)) {
+      names = json_array();
+      json_object_set_new(into, "names", names);
+    }
+    size_t j;
+    json_t *v;
+    json_array_foreach(json_object_get(e, "names"), j, v) {
+      if (json_is_string(v) && !has_name(names, json_string_value(v))) json_array_append(names, v);
+    }
+  }
+  char *text = json_dumps(x, JSON_COMPACT);
+  json_decref(x);
+  json_decref(y);
+  return text;
+}

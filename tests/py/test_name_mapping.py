@@ -198,3 +198,25 @@ def test_table_register_of_pyiceberg_add_files(lake: pathlib.Path, tmp_path: pat
     r = cli("query", "SELECT * FROM mapped", lake=lake)
     assert r.returncode != 0 and f"data file {plain} has Iceberg field ids for 1 column but none for column" \
         in r.stderr, r.stderr
+
+
+def test_a_branch_registering_by_name_merges_into_a_target_that_appended(people: pathlib.Path,
+                                                                         tmp_path: pathlib.Path) -> None:
+    """The registration sets the mapping on the branch only; the target appended to the
+    table meanwhile. The merge combines the appends and carries the mapping, so every
+    engine reads all rows at the merge."""
+    lake = people
+    assert cli("branch", "create", "dev", lake=lake).returncode == 0
+    plain = plain_file(tmp_path / "p.parquet", {"id": pa.array([2], pa.int64()), "name": pa.array(["two"])})
+    assert cli("import", plain, "--table", "people", "--register", "--branch", "dev", lake=lake).returncode == 0
+    more = plain_file(tmp_path / "m.parquet", {"id": pa.array([3], pa.int64()), "name": pa.array(["three"]),
+                                               "score": pa.array([3.5])})
+    assert cli("import", more, "--table", "people", "--mode", "append", lake=lake).returncode == 0
+    assert MAPPING not in weir_json("describe", "people", lake=lake)["properties"]
+    r = cli("merge", "dev", "--into", "main", lake=lake)
+    assert r.returncode == 0, r.stderr
+    want = [{"id": 1, "name": "one", "score": 0.5}, {"id": 2, "name": "two", "score": None},
+            {"id": 3, "name": "three", "score": 3.5}]
+    assert rows(lake, "SELECT id, name, score FROM people ORDER BY id") == want
+    assert MAPPING in weir_json("describe", "people", lake=lake)["properties"]
+    assert pyiceberg_rows(lake, "people") == want
