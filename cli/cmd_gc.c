@@ -83,14 +83,16 @@ int cmd_gc(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     int64_t g = parse_duration(grace);
     if (g < 0) return cli_usage_error(ctx, cmd, "--grace needs a duration such as 90s, 30m, 1h or 7d, not \"%s\"", grace);
     o.grace_us = g == 0 ? WEIR_GC_NO_GRACE : g;
-    /* The grace period is what keeps a write in flight safe (docs/gc.md): a write that
-     * takes longer than it loses the files it has not committed yet. Said every time it is
-     * short, since a write's length is something only the caller knows. */
+    /* The grace period is what keeps a write on another machine safe (docs/gc.md): one
+     * that takes longer than it loses the files it has not committed yet. This machine's
+     * writes are waited for (the writer lock); the others' length only the caller knows,
+     * so it is said every time the grace is short. */
     if (!o.dry_run && g < 10LL * 60 * 1000000 && ctx->verbosity >= 0)
       fprintf(stderr,
-              "warning: --grace %s: the uncommitted files of a write in flight for longer than that (an "
-              "import, a run, an engine's commit through weir serve) are deleted; use it only when no such "
-              "write is running (docs/gc.md)\n",
+              "warning: --grace %s: the uncommitted files of a write in flight for longer than that on "
+              "another machine (a writer sharing this lake's catalog and warehouse, an engine's data files "
+              "before its commit through weir serve) are deleted; gc waits for this machine's writes "
+              "(docs/gc.md)\n",
               grace);
   }
   const char *before = cli_opt_value(cmd, args, "expire-before");
@@ -138,6 +140,11 @@ int cmd_gc(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     printf("Kept %lld reachable, %lld younger than the grace period, %lld of other kinds\n",
            (long long)jint(doc, "kept", "reachable"), (long long)jint(doc, "kept", "young"),
            (long long)jint(doc, "kept", "other"));
+    json_t *w = json_object_get(doc, "writers");
+    if (json_is_true(json_object_get(w, "excluded")))
+      printf("%s\n", json_is_true(json_object_get(w, "waited"))
+                         ? "Waited for the writes in flight on this machine, then listed with writers held back"
+                         : "Listed with this machine's writers held back (none was in flight)");
     long long ex = jint(doc, "commits", "expired"), un = jint(doc, "commits", "unreachable");
     if (ex || un)
       printf("%s %lld commits expired and %lld unreachable ones as collected\n", dry ? "Would mark" : "Marked", ex,

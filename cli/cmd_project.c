@@ -178,6 +178,19 @@ static void print_run(cli_ctx *ctx, const json_t *run, bool with_errors) {
   }
   if (json_array_size(json_object_get(run, "models"))) cli_table_print(&t, stdout);
   cli_table_free(&t);
+  /* The outputs' compaction thresholds after publishing (weir.compact.min-files). */
+  json_array_foreach(json_object_get(run, "compactions"), i, m) {
+    json_t *e = json_object_get(m, "error");
+    if (e)
+      fprintf(stderr, "weir: warning: the run is published, but compacting %s after it failed: %s\n",
+              json_string_value(json_object_get(m, "table")), json_string_value(json_object_get(e, "message")));
+    else
+      printf("Compacted %s (weir.compact.min-files): %lld files into %lld (commit %s)\n",
+             json_string_value(json_object_get(m, "table")),
+             (long long)json_integer_value(json_object_get(m, "files_rewritten")),
+             (long long)json_integer_value(json_object_get(m, "files_written")),
+             cli_short(json_string_value(json_object_get(m, "commit")), s));
+  }
   json_array_foreach(json_object_get(run, "models"), i, m) {
     const char *model = json_string_value(json_object_get(m, "model"));
     const char *error = json_string_value(json_object_get(m, "error"));

@@ -979,8 +979,11 @@ WEIR_API int weir_register_options_init(weir_register_options *opts, unsigned in
  * external table is granted to the lake's SQL engines (LAKE/external-locations).
  * Checked before anything is written: format-version 2; every column of a type weir
  * stores (WEIR_EUNSUPPORTED naming the column and its Iceberg type otherwise); no
- * partitioning and no delete files; required columns hold no nulls (by the manifests'
- * null counts, reading the data where a count is missing); with opts->contract_path, the
+ * partitioning and no delete files; data files carry field ids for every column or for
+ * none (those are read by name under the table's name mapping, which weir's version
+ * carries; WEIR_EINPUT naming the file otherwise); required columns hold no nulls (by
+ * the manifests' null counts, reading the data where a count is missing); with
+ * opts->contract_path, the
  * data read and validated against the contract (WEIR_ECONTRACT), which is then stored
  * with the table.
  * *out_json: {commit, branch, table, mode: "create", source, files, rows, report}.
@@ -995,7 +998,10 @@ WEIR_API int weir_table_register(weir_lake *lake, const char *table, const char 
  * Appends the Parquet files `paths[0..n_paths)` (absolute paths or URIs) to the existing
  * table `table` by reference, as one append commit: the files are not copied. Each file's
  * columns are matched to the table's by Iceberg field id (so a physical name such as
- * `id_x3Afoo` carrying the field id of `id:foo` is that column); types must equal the
+ * `id_x3Afoo` carrying the field id of `id:foo` is that column), or, for a file without
+ * any field id, by exact name; then the table property schema.name-mapping.default is
+ * set (every column under its field id) so that every engine reads the file the same
+ * way. A file with ids for some columns only is WEIR_EINPUT. Types must equal the
  * table's (or be an Iceberg promotion: int to long, float to double). A required column
  * must be a REQUIRED Parquet field whose footer reports no nulls. The table's stored
  * contract (and opts->contract_path, when given) is checked by reading the files' data
@@ -1004,7 +1010,8 @@ WEIR_API int weir_table_register(weir_lake *lake, const char *table, const char 
  * sizes) come from the Parquet footers; bounds are not recorded.
  * *out_json: {commit, branch, table, mode: "append", source: null, files, rows, report}.
  * Errors: WEIR_ENOTFOUND (a missing file or table), WEIR_EINPUT naming the file and
- * column (no field ids, a column of another type, nulls in a required column), WEIR_ECONTRACT.
+ * column (a column the table does not have, ids for some columns only, a column of
+ * another type, nulls in a required column), WEIR_ECONTRACT.
  * Nothing is committed on error.
  */
 WEIR_API int weir_table_register_files(weir_lake *lake, const char *table, const char *const *paths,
@@ -1051,12 +1058,17 @@ WEIR_API int weir_gc_options_init(weir_gc_options *opts, unsigned int version);
  * *out_json (weir_free): {schema_version, dry_run, grace_us, cutoff, expire_before,
  * deleted: {data|manifest|manifest_list|metadata|temporary: {files, bytes}}, total:
  * {files, bytes}, kept: {reachable, young, other}, commits: {live, expired, unreachable,
- * marked: [{commit, reason}]}, files: [{location, kind, bytes, modified}]} (docs/schema/
- * gc.schema.json); with dry_run, deleted and files say what would be deleted.
+ * marked: [{commit, reason}]}, writers: {excluded, waited}, files: [{location, kind, bytes,
+ * modified}]} (docs/schema/gc.schema.json); with dry_run, deleted and files say what would
+ * be deleted. With a grace under ten minutes (not dry_run), gc first excludes the writes
+ * in flight on this machine (LAKE/writers.lock, held shared by every write of this
+ * library), waiting at most 60 s (docs/gc.md).
  * Errors: WEIR_EINVALIDARG (options); WEIR_ENOTFOUND/WEIR_EINPUT when a live metadata
  * file, manifest list or manifest cannot be read (then nothing is deleted); WEIR_EIO
  * when a listing or a deletion fails (files deleted before it stay deleted: each was
- * unreferenced); the catalog's errors. Thread-safety: as any call on the handle (one thread
+ * unreferenced); WEIR_ECONCURRENT when, with a grace under ten minutes, writes are still in
+ * flight after 60 s, or gc is called from inside a write of the same handle (its progress
+ * callback), nothing deleted; the catalog's errors. Thread-safety: as any call on the handle (one thread
  * at a time); other handles and processes may read and write the lake meanwhile.
  */
 WEIR_API int weir_lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_error *err);

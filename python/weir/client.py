@@ -658,7 +658,10 @@ class Client:
         than it that no branch head or tag names are expired: reading one raises
         ``NotFound`` saying when gc expired it, and ``get_commits`` shows it with
         ``expired`` set. A concurrent writer loses nothing as long as ``grace`` is longer
-        than its write (docs/gc.md): a short ``grace`` is for a lake no long write is running on.
+        than its write (docs/gc.md). With a ``grace`` under ten minutes (and not
+        ``dry_run``), gc first waits, at most 60 s, for the writes in flight on this machine
+        (the lake's writer lock; ``writers_waited`` says whether it did); writers on other
+        machines are protected by ``grace`` only.
 
         Args:
             dry_run: report what would be deleted and marked; change nothing.
@@ -669,6 +672,9 @@ class Client:
             InvalidArgument: a negative ``grace``, ``expire_before`` in the future.
             NotFound, InputError: a live table version's metadata cannot be read (nothing
             is deleted then). StorageError: a listing or deletion failed.
+            ConcurrentUpdate: a short ``grace`` and writes still in flight after 60 s, or
+            a call from inside a write of this client (its progress callback); nothing is
+            deleted then.
             TypeError: an argument of the wrong type.
 
         Example:

@@ -1741,6 +1741,8 @@ class GcResult:
     unreachable: int
     marked: tuple[tuple[str, str], ...]
     files: tuple[GcFile, ...]
+    writers_excluded: bool
+    writers_waited: bool
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     @classmethod
@@ -1753,7 +1755,8 @@ class GcResult:
             ...     "cutoff": "2026-01-01T00:00:00.000000Z", "expire_before": None,
             ...     "deleted": {k: z for k in ("data", "manifest", "manifest_list", "metadata", "temporary")},
             ...     "total": z, "kept": {"reachable": 1, "young": 0, "other": 0},
-            ...     "commits": {"live": 1, "expired": 0, "unreachable": 0, "marked": []}, "files": []}).kept_reachable
+            ...     "commits": {"live": 1, "expired": 0, "unreachable": 0, "marked": []},
+            ...     "writers": {"excluded": False, "waited": False}, "files": []}).kept_reachable
             1
         """
         f = _Fields(d, "gc result")
@@ -1764,6 +1767,7 @@ class GcResult:
         total = _Fields(f.mapping("total"), "gc total")
         kept = _Fields(f.mapping("kept"), "gc kept")
         commits = _Fields(f.mapping("commits"), "gc commits")
+        writers = _Fields(f.mapping("writers"), "gc writers")
         marked = tuple((_Fields(m, "gc marked").text("commit"), _Fields(m, "gc marked").text("reason"))
                        for m in commits.array("marked"))
         before = f.opt_text("expire_before")
@@ -1773,7 +1777,8 @@ class GcResult:
                    kept_reachable=kept.integer("reachable"), kept_young=kept.integer("young"),
                    kept_other=kept.integer("other"), live_commits=commits.integer("live"),
                    expired=commits.integer("expired"), unreachable=commits.integer("unreachable"), marked=marked,
-                   files=tuple(GcFile.from_json(x) for x in f.array("files")), raw=dict(f.raw))
+                   files=tuple(GcFile.from_json(x) for x in f.array("files")),
+                   writers_excluded=writers.flag("excluded"), writers_waited=writers.flag("waited"), raw=dict(f.raw))
 
 
 @dataclass(frozen=True)

@@ -35,4 +35,14 @@ int api_options_init(void *opts, size_t size, unsigned int version, unsigned int
     if (!(lake)) return wr_seterr(err, WEIR_EINVALIDARG, "%s: the lake handle is NULL", fn); \
   } while (0)
 
+/* Returns `call` (an int expression) run as a write: under the lake's writer lock
+ * (lake/writers.c), which a gc with a short grace period waits for. */
+#define API_WRITE(lake, call)                                                            \
+  do {                                                                                   \
+    lake_writer_enter(lake);                                                             \
+    int api_rc_ = (call);                                                                \
+    lake_writer_leave(lake);                                                             \
+    return api_rc_;                                                                      \
+  } while (0)
+
 #endif

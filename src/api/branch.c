@@ -27,7 +27,7 @@ int weir_branch_list(weir_lake *lake, char **out_json, weir_error *err) {
 int weir_branch_merge(weir_lake *lake, const char *source, const char *into, const weir_merge_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_branch_merge");
   API_CHECK_OPTS(opts, "weir_merge_options", WEIR_MERGE_OPTIONS_VERSION);
-  return pipeline_branch_merge(lake, source, into, opts, out_json, err); /* with its gate */
+  API_WRITE(lake, pipeline_branch_merge(lake, source, into, opts, out_json, err)); /* with its gate */
 }
 
 int weir_branch_merge_contracts(weir_lake *lake, const char *source, const char *into, char **out_json,

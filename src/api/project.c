@@ -22,5 +22,5 @@ int weir_project_readers(weir_lake *lake, const char *project_dir, const char *r
 int weir_project_run(weir_lake *lake, const char *project_dir, const weir_run_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_project_run");
   API_CHECK_OPTS(opts, "weir_run_options", WEIR_RUN_OPTIONS_VERSION);
-  return pipeline_project_run(lake, project_dir, opts, out_json, err);
+  API_WRITE(lake, pipeline_project_run(lake, project_dir, opts, out_json, err));
 }

@@ -27,30 +27,30 @@ int weir_table_describe(weir_lake *lake, const char *table, const char *ref, cha
 int weir_table_revert(weir_lake *lake, const char *table, const char *to_ref, const char *branch, const weir_revert_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_revert");
   API_CHECK_OPTS(opts, "weir_revert_options", WEIR_REVERT_OPTIONS_VERSION);
-  return lake_table_revert(lake, table, to_ref, branch, opts, out_json, err);
+  API_WRITE(lake, lake_table_revert(lake, table, to_ref, branch, opts, out_json, err));
 }
 
 int weir_table_import(weir_lake *lake, const char *file, const weir_import_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_import");
   API_CHECK_OPTS(opts, "weir_import_options", WEIR_IMPORT_OPTIONS_VERSION);
-  return lake_table_import(lake, file, opts, out_json, err);
+  API_WRITE(lake, lake_table_import(lake, file, opts, out_json, err));
 }
 
 int weir_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream, const weir_import_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_import_arrow");
   API_CHECK_OPTS(opts, "weir_import_options", WEIR_IMPORT_OPTIONS_VERSION);
-  return lake_table_import_arrow(lake, stream, opts, out_json, err);
+  API_WRITE(lake, lake_table_import_arrow(lake, stream, opts, out_json, err));
 }
 
 int weir_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_drop");
-  return lake_table_drop(lake, table, branch, out_json, err);
+  API_WRITE(lake, lake_table_drop(lake, table, branch, out_json, err));
 }
 
 int weir_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                       char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_rename");
-  return lake_table_rename(lake, table, new_name, branch, out_json, err);
+  API_WRITE(lake, lake_table_rename(lake, table, new_name, branch, out_json, err));
 }
 
 int weir_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count, char **out_json,
@@ -71,7 +71,7 @@ int weir_table_compact(weir_lake *lake, const char *table, const weir_compact_op
   API_CHECK_LAKE(lake, "weir_table_compact");
   API_CHECK_OPTS(opts, "weir_compact_options", WEIR_COMPACT_OPTIONS_VERSION);
   if (!table || !out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_compact: table and out_json are required");
-  return lake_table_compact(lake, table, opts, out_json, err);
+  API_WRITE(lake, lake_table_compact(lake, table, opts, out_json, err));
 }
 
 int weir_register_options_init(weir_register_options *opts, unsigned int version) {
@@ -82,14 +82,14 @@ int weir_table_register(weir_lake *lake, const char *table, const char *metadata
                         const weir_register_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_register");
   API_CHECK_OPTS(opts, "weir_register_options", WEIR_REGISTER_OPTIONS_VERSION);
-  return lake_table_register(lake, table, metadata, opts, out_json, err);
+  API_WRITE(lake, lake_table_register(lake, table, metadata, opts, out_json, err));
 }
 
 int weir_table_register_files(weir_lake *lake, const char *table, const char *const *paths, size_t n_paths,
                               const weir_register_options *opts, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_table_register_files");
   API_CHECK_OPTS(opts, "weir_register_options", WEIR_REGISTER_OPTIONS_VERSION);
-  return lake_table_register_files(lake, table, paths, n_paths, opts, out_json, err);
+  API_WRITE(lake, lake_table_register_files(lake, table, paths, n_paths, opts, out_json, err));
 }
 
 int weir_delete_options_init(weir_delete_options *opts, unsigned int version) {

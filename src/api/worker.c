@@ -13,5 +13,5 @@ int weir_worker_scan(weir_lake *lake, const char *table, const char *ref, const 
 
 int weir_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, const char *request_json, char **out_json, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_worker_stage_output");
-  return lake_worker_stage_output(lake, stream, request_json, out_json, err);
+  API_WRITE(lake, lake_worker_stage_output(lake, stream, request_json, out_json, err));
 }

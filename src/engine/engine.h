@@ -257,6 +257,13 @@ int wr_engine_describe(wr_engine *e, const char *sql, wr_schema *out, weir_error
 int wr_engine_attach_table(wr_engine *e, const char *ns, const char *name,
                              const wr_schema *schema, const char *const *files,
                              size_t n_files, weir_error *err);
+/* The same; with `probe_ids`, the files' footers are read first and files without Iceberg
+ * field ids are matched to the schema's columns by name (the table's name mapping, see
+ * attach.c), the others by field id. A file with ids for only some of its columns is
+ * WEIR_EINPUT naming the file and a column. Use it for tables that have the property
+ * schema.name-mapping.default. */
+int wr_engine_attach_table_probed(wr_engine *e, const char *ns, const char *name, const wr_schema *schema,
+                                  const char *const *files, size_t n_files, bool probe_ids, weir_error *err);
 
 /* ---- SQL of other dialects (dialect.c) -------------------------------------------------- */
 

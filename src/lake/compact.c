@@ -114,7 +114,8 @@ static int write_files(weir_lake *lake, const wr_table_id *id, const iceberg_tab
   char *data_dir = wr_path_join(location, "data");
   wr_parquet_file *pfiles = NULL;
   size_t n_pfiles = 0;
-  rc = wr_engine_attach_table(engine, ns, "rows", &t->schema, paths, p->n_small, err);
+  rc = wr_engine_attach_table_probed(engine, ns, "rows", &t->schema, paths, p->n_small,
+                                       lake_table_has_name_mapping(t), err);
   if (rc == WEIR_OK)
     rc = wr_engine_write_parquet(engine, wr_buf_cstr(&sel), data_dir, names, ids, nc, target, &pfiles, &n_pfiles,
                                  err);

@@ -11,6 +11,8 @@
  *      reach: all snapshots' manifest lists, their manifests, the data and delete files.
  *   5. Delete what the listing of step 2 holds, older than the cutoff, of a kind gc knows,
  *      and not reached. Metadata files first, data files last.
+ * With a grace under LAKE_GC_SAFE_GRACE_US, steps 2 and 3 run while this machine's writers
+ * are excluded (writers.c): no file in the listing then belongs to a write in flight here.
  * A commit that lands after step 3 names files it wrote itself (modified after the cutoff,
  * unless its writer took longer than the grace period) or files its parent reached (live
  * at step 3, so reached). One that landed before step 3 is in the live set. A file written
@@ -18,6 +20,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
@@ -162,18 +165,32 @@ int lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_
                      "--expire-before lies in the future: gc expires only commits older than a past time");
   int64_t cutoff = now - grace;
 
+  /* 1b. With a grace shorter than the longest write may take, the grace alone does not
+   * protect a write in flight: gc excludes this machine's writers (writers.c) from before
+   * its listing until it has read the catalog, so every file it lists was written by a
+   * write that has finished (committed, or failed and left orphans). */
+  int lock_fd = -1;
+  bool excluded = false, waited = false;
+  int rc = WEIR_OK;
+  if (!dry && grace < LAKE_GC_SAFE_GRACE_US) {
+    if ((rc = lake_writers_exclude(lake, LAKE_GC_LOCK_TIMEOUT_US, &lock_fd, &waited, err))) return rc;
+    excluded = true;
+  }
+
   /* 2. The listing, before the catalog is read. */
   wr_storage_object *objs = NULL;
   size_t n_objs = 0;
-  int rc = wr_storage_list_objects(lake->warehouse, &objs, &n_objs, err);
+  rc = wr_storage_list_objects(lake->warehouse, &objs, &n_objs, err);
   if (rc) {
+    if (lock_fd >= 0) close(lock_fd);
     wr_error_prefix(err, "gc: listing the warehouse %s", lake->warehouse);
     return rc;
   }
 
-  /* 3. The live set and the marks, under the writer lock. */
+  /* 3. The live set and the marks, under the catalog's writer lock. */
   catalog_gc_plan plan;
   rc = catalog_gc_plan_make(lake->cat, expire_before, !dry, &plan, err);
+  if (lock_fd >= 0) close(lock_fd); /* writers may go on: what they write is not listed */
   if (rc) {
     wr_storage_objects_free(objs, n_objs);
     return rc;
@@ -235,6 +252,7 @@ int lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_
                         json_pack("{s:I,s:I,s:I,s:O}", "live", (json_int_t)plan.live, "expired",
                                   (json_int_t)plan.expired, "unreachable", (json_int_t)plan.unreachable, "marked",
                                   plan.marked));
+    json_object_set_new(doc, "writers", json_pack("{s:b,s:b}", "excluded", excluded, "waited", waited));
     json_object_set_new(doc, "files", list);
     list = NULL;
     *out_json = wr_doc_dump(WR_DOC_GC, doc);

@@ -127,6 +127,7 @@ static char *dup_or_null(const char *s) { return s ? wr_strdup(s) : NULL; }
 static weir_lake *lake_new(const char *abs_path, const char *catalog, const char *warehouse,
                            const weir_lake_options *opts) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
+  lake->writer_fd = -1;
   lake->path = wr_strdup(abs_path);
   lake->warehouse = warehouse ? wr_strdup(warehouse) : wr_path_join(abs_path, WAREHOUSE_DIR);
   if (catalog) lake->catalog_uri = wr_strdup(catalog);
@@ -344,6 +345,10 @@ int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, 
     if ((rc = write_lake_file(abs, NULL, warehouse, conditional_put, err))) goto done;
     if ((rc = catalog_open_with(lake->catalog_uri, true, lake->author, &cs, &lake->cat, err))) goto done;
   }
+  /* The writer lock's file exists from the start, so that a write refused before it did
+   * anything leaves the lake folder exactly as it was (writers.c creates it for lakes
+   * made before it existed). */
+  if ((rc = lake_writer_lock_create(lake, err))) goto done;
   *out = lake;
   lake = NULL;
 done:
@@ -429,6 +434,7 @@ int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, 
 
 void lake_free(weir_lake *lake) {
   if (!lake) return;
+  if (lake->writer_fd >= 0) close(lake->writer_fd);
   catalog_close(lake->cat);
   lake_engine_pool_free(lake->engines);
   for (size_t i = 0; i < sizeof lake->meta_cache / sizeof lake->meta_cache[0]; i++)

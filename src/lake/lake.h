@@ -57,6 +57,10 @@ struct weir_lake {
   iceberg_table *meta_cache[16];
   uint64_t meta_used[16];
   uint64_t meta_clock;
+  /* The writer lock (writers.c): writes in flight through this handle, and the lock
+   * file's descriptor while any is (-1 otherwise). */
+  unsigned writer_depth;
+  int writer_fd;
 };
 
 /* The implementations behind the public functions of include/weir.h (src/api/ checks
@@ -350,5 +354,27 @@ int lake_external_grant(weir_lake *lake, const char *root, const iceberg_data_fi
  * themselves: splits `grants` in place into dirs[0..return), at most `cap`. */
 size_t lake_external_count(const char *grants);
 size_t lake_external_split(char *grants, const char **dirs, size_t cap);
+
+/* The writer lock (writers.c). Every write through the API is bracketed by enter/leave
+ * (nested brackets share one lock); gc with a grace under LAKE_GC_SAFE_GRACE_US excludes
+ * writers around its listing: *out_fd holds LOCK_EX until closed; *waited: it found the
+ * lock taken at first. Errors: WEIR_ECONCURRENT after timeout_us, WEIR_EIO. */
+#define LAKE_GC_SAFE_GRACE_US (600LL * 1000000LL)
+#define LAKE_GC_LOCK_TIMEOUT_US (60LL * 1000000LL)
+int lake_writer_lock_create(weir_lake *lake, weir_error *err); /* at init; WEIR_EIO */
+void lake_writer_enter(weir_lake *lake);
+void lake_writer_leave(weir_lake *lake);
+int lake_writers_exclude(weir_lake *lake, int64_t timeout_us, int *out_fd, bool *waited, weir_error *err);
+
+/* Name mapping (name_mapping.c): how files without Iceberg field ids read. */
+#define LAKE_PROP_NAME_MAPPING "schema.name-mapping.default"
+/* True when `t` has the property (then its files are probed for ids when read). */
+bool lake_table_has_name_mapping(const iceberg_table *t);
+/* `existing` (the property's text, or NULL) with every column of `schema` listed under its
+ * field id by its current name; no name is ever removed. Caller frees the JSON text. */
+char *lake_name_mapping_merge(const char *existing, const wr_schema *schema);
+/* Every name of mapping texts `a` and `b` (either may be NULL) under its field id: what a
+ * merge of two versions carries. Caller frees the JSON text. */
+char *lake_name_mapping_union(const char *a, const char *b);
 
 #endif

@@ -93,10 +93,18 @@ static bool deleted_rows_since(const iceberg_table *base, const iceberg_table *s
   return false;
 }
 
+/* Equal table properties, the name mapping aside: a side that registered files without
+ * field ids added names to it, and the merged version carries both sides' names
+ * (name_mapping.c never removes one, so the union is what each side's files need). */
 static bool same_props(const iceberg_table *a, const iceberg_table *b) {
-  const json_t *x = a->properties, *y = b->properties;
-  if (!x || !y) return !x == !y || json_object_size(x ? x : y) == 0;
-  return json_equal(x, y);
+  json_t *x = a->properties ? json_copy(a->properties) : json_object();
+  json_t *y = b->properties ? json_copy(b->properties) : json_object();
+  json_object_del(x, LAKE_PROP_NAME_MAPPING);
+  json_object_del(y, LAKE_PROP_NAME_MAPPING);
+  bool same = json_equal(x, y);
+  json_decref(x);
+  json_decref(y);
+  return same;
 }
 
 static int cmp_path(const void *a, const void *b) {
@@ -186,9 +194,19 @@ int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_t
   w.files = tf;
   w.n_files = nt;
   w.summary = summary;
+  json_t *props = NULL;
+  const char *mo = wr_json_str(o->properties, LAKE_PROP_NAME_MAPPING, NULL);
+  const char *mt = wr_json_str(t->properties, LAKE_PROP_NAME_MAPPING, NULL);
+  if (mt && (!mo || strcmp(mo, mt) != 0)) {
+    char *u = lake_name_mapping_union(mo, mt);
+    props = json_pack("{s:s}", LAKE_PROP_NAME_MAPPING, u);
+    free(u);
+    w.properties = props;
+  }
   iceberg_write_result r = {0};
   rc = iceberg_write_version(&w, &r, err);
   json_decref(summary);
+  json_decref(props);
   if (rc) {
     wr_error_prefix(err, "merging the appends to %s", table);
     goto done;

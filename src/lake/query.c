@@ -31,7 +31,8 @@ int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
   }
   const char **paths = wr_calloc(n ? n : 1, sizeof *paths);
   for (size_t i = 0; i < n; i++) paths[i] = files[i].path;
-  rc = wr_engine_attach_table(engine, id->ns, id->name, &t->schema, paths, n, err);
+  rc = wr_engine_attach_table_probed(engine, id->ns, id->name, &t->schema, paths, n,
+                                     lake_table_has_name_mapping(t), err);
   free(paths);
   iceberg_data_files_free(files, n);
   iceberg_table_free(t);

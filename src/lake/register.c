@@ -15,7 +15,12 @@
  *     registration leaves the catalog and the warehouse as they were.
  *   - Columns are matched by Iceberg field id, as every Iceberg reader (and weir's own
  *     views, engine/attach.c) reads them: a Parquet column's physical name (Avro-sanitised
- *     `id_x3Afoo` for `id:foo`, or a name changed by a rename) does not matter.
+ *     `id_x3Afoo` for `id:foo`, or a name changed by a rename) does not matter. A file
+ *     without any field id (pyarrow's default, pyiceberg's add_files, Hive migrations) is
+ *     matched by name, exactly, and the table then carries schema.name-mapping.default
+ *     (name_mapping.c) so that every engine reads it the same way. A file with ids for
+ *     some columns only is refused: readers disagree on it (pyiceberg falls back to the
+ *     mapping for the whole file, DuckDB by field id per column).
  *   - The folders holding the adopted files are granted to the lake's warehouse engines
  *     (external.c) before the commit: a grant whose commit then failed gives access to a
  *     folder no table names, never a table whose files cannot be read.
@@ -24,6 +29,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "lake/json_out.h"
@@ -76,7 +82,7 @@ static int attach_files(wr_engine *engine, const wr_schema *schema, const iceber
   snprintf(name, sizeof name, "v%.8s", u);
   const char **paths = wr_calloc(n ? n : 1, sizeof *paths);
   for (size_t i = 0; i < n; i++) paths[i] = files[i].path;
-  int rc = wr_engine_attach_table(engine, "__weir_register", name, schema, paths, n, err);
+  int rc = wr_engine_attach_table_probed(engine, "__weir_register", name, schema, paths, n, true, err);
   free(paths);
   if (rc == WEIR_OK) *view = wr_asprintf("\"__weir_register\".\"%s\"", name);
   return rc;
@@ -325,20 +331,26 @@ static int check_external(const iceberg_table *t, const char *source, weir_error
   return WEIR_OK;
 }
 
-/* Every data file carries Iceberg field ids: weir reads table files by field id, and a
- * file without them (added under a name mapping) would read as nulls. One pass over the
- * footers only. */
-static int check_field_ids(wr_engine *engine, const iceberg_data_file *files, size_t n, const char *source,
-                           weir_error *err) {
+/* The data files' footers, one pass: each file carries Iceberg field ids for every
+ * column (read by id) or for none (read by name, under the table's name mapping); a file
+ * with some ids is refused, and so is a file without ids that lacks a required column or
+ * whose columns the mapping knows only by a name that is not the column's current one
+ * (weir's views read such files by current name, so it would read as NULL).
+ * *by_name: some file has no ids. */
+static int check_field_ids(wr_engine *engine, const iceberg_data_file *files, size_t n, const wr_schema *schema,
+                           const char *source, bool *by_name, weir_error *err) {
+  *by_name = false;
   if (n == 0) return WEIR_OK;
   wr_buf sql = WEIR_BUF_INIT;
-  wr_buf_puts(&sql, "SELECT file_name, name FROM parquet_schema([");
+  wr_buf_puts(&sql, "SELECT file_name, count(field_id)::BIGINT AS with_ids, (count(*) - count(field_id))::BIGINT AS "
+                    "without_ids, list(name) AS names, min(name) FILTER (WHERE field_id IS NULL) AS sample "
+                    "FROM parquet_schema([");
   for (size_t i = 0; i < n; i++) {
     char *q = wr_sql_string(files[i].path);
     wr_buf_printf(&sql, "%s%s", i ? ", " : "", q);
     free(q);
   }
-  wr_buf_puts(&sql, "]) WHERE field_id IS NULL AND coalesce(num_children, 0) = 0 LIMIT 1");
+  wr_buf_puts(&sql, "]) WHERE coalesce(num_children, 0) = 0 GROUP BY file_name ORDER BY file_name");
   json_t *rows = NULL;
   int rc = wr_engine_query_json(engine, wr_buf_cstr(&sql), &rows, err);
   wr_buf_free(&sql);
@@ -346,13 +358,66 @@ static int check_field_ids(wr_engine *engine, const iceberg_data_file *files, si
     wr_error_prefix(err, "cannot register %s: reading its data files' footers", source);
     return rc;
   }
-  const json_t *row = json_array_get(rows, 0);
-  if (row)
-    rc = wr_seterr(err, WEIR_EUNSUPPORTED,
-                   "cannot register %s: data file %s has no Iceberg field id for column \"%s\" (written under "
-                   "a name mapping?); weir reads table files by field id",
-                   source, wr_json_str(row, "file_name", "?"), wr_json_str(row, "name", "?"));
+  size_t r;
+  const json_t *row;
+  json_array_foreach(rows, r, row) {
+    json_int_t with = json_integer_value(json_object_get(row, "with_ids"));
+    json_int_t without = json_integer_value(json_object_get(row, "without_ids"));
+    const char *file = wr_json_str(row, "file_name", "?");
+    if (without == 0) continue;
+    if (with > 0) {
+      rc = wr_seterr(err, WEIR_EINPUT,
+                     "cannot register %s: data file %s carries Iceberg field ids for %lld column%s but not for "
+                     "column \"%s\"; a file is read either by field id (all columns) or by name (none)",
+                     source, file, (long long)with, with == 1 ? "" : "s", wr_json_str(row, "sample", "?"));
+      break;
+    }
+    *by_name = true;
+    const json_t *names = json_object_get(row, "names");
+    for (size_t k = 0; k < schema->n_fields && rc == WEIR_OK; k++) {
+      if (!schema->fields[k].required) continue;
+      bool found = false;
+      size_t j;
+      const json_t *v;
+      json_array_foreach(names, j, v) {
+        if (json_is_string(v) && strcmp(json_string_value(v), schema->fields[k].name) == 0) found = true;
+      }
+      if (!found)
+        rc = wr_seterr(err, WEIR_EINPUT,
+                       "cannot register %s: data file %s has no field ids and no column named \"%s\", which is "
+                       "required",
+                       source, file, schema->fields[k].name);
+    }
+    if (rc) break;
+  }
   json_decref(rows);
+  return rc;
+}
+
+/* A name mapping that maps some field by a name other than its current one, for a table
+ * with files without ids: weir would read those columns as NULL, so it refuses. */
+static int check_mapping_names(const iceberg_table *t, const char *source, weir_error *err) {
+  json_t *list = json_loads(wr_json_str(t->properties, LAKE_PROP_NAME_MAPPING, "[]"), 0, NULL);
+  int rc = WEIR_OK;
+  size_t i;
+  json_t *e;
+  json_array_foreach(list, i, e) {
+    json_int_t id = json_integer_value(json_object_get(e, "field-id"));
+    const char *current = NULL;
+    for (size_t k = 0; k < t->schema.n_fields; k++)
+      if (t->schema.fields[k].field_id == id) current = t->schema.fields[k].name;
+    if (!current) continue;
+    size_t j;
+    json_t *v;
+    json_array_foreach(json_object_get(e, "names"), j, v) {
+      if (rc == WEIR_OK && json_is_string(v) && strcmp(json_string_value(v), current) != 0)
+        rc = wr_seterr(err, WEIR_EUNSUPPORTED,
+                       "cannot register %s: its name mapping reads column \"%s\" (field id %lld) also by the "
+                       "former name \"%s\", and weir reads files without field ids by current names only",
+                       source, current, (long long)id, json_string_value(v));
+    }
+  }
+  json_decref(list);
   return rc;
 }
 
@@ -373,6 +438,7 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
   json_t *report = NULL;
   lake_staged st = {0};
   char *subject = NULL;
+  bool by_name = false; /* some data file has no field ids: the table needs a name mapping */
   char *loc = resolve_metadata(metadata, err, &rc);
   if (rc) goto done;
   if ((rc = iceberg_table_load(loc, &ext, err))) {
@@ -429,7 +495,8 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
   }
 
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_OPEN, &engine, err))) goto done;
-  if ((rc = check_field_ids(engine, files, n, loc, err))) goto done;
+  if ((rc = check_field_ids(engine, files, n, &st.schema, loc, &by_name, err))) goto done;
+  if (by_name && (rc = check_mapping_names(ext, loc, err))) goto done;
   subject = wr_asprintf("registration of %s as %s", loc, c.table);
   if (c.contract) {
     char *s2 = wr_asprintf("%s (contract %s)", subject, c.contract->name ? c.contract->name : "unnamed");
@@ -481,6 +548,12 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
       if (json_is_string(v)) json_object_set(st.properties, k, v);
     }
   }
+  if (by_name) {
+    /* Files without ids read by name in every engine: the mapping lists each column. */
+    char *m = lake_name_mapping_merge(wr_json_str(ext->properties, LAKE_PROP_NAME_MAPPING, NULL), &st.schema);
+    json_object_set_new(st.properties, LAKE_PROP_NAME_MAPPING, json_string(m));
+    free(m);
+  }
   if (c.contract) {
     json_t *ir = wr_contract_to_ir(c.contract);
     char *text = wr_json_canonical(ir);
@@ -525,8 +598,9 @@ done:
 
 /* One Parquet file's footer, checked against the table schema, as a data file entry. */
 static int footer_file(wr_engine *engine, const char *path, const char *table, const wr_schema *schema,
-                       iceberg_data_file *out, weir_error *err) {
+                       iceberg_data_file *out, bool *out_by_name, weir_error *err) {
   memset(out, 0, sizeof *out);
+  *out_by_name = false;
   json_t *cols = NULL, *types = NULL, *stats = NULL, *count = NULL;
   char *q = wr_sql_string(path);
   char *sql = wr_asprintf("SELECT name, field_id::BIGINT AS field_id, repetition_type, num_children::BIGINT AS "
@@ -567,7 +641,27 @@ static int footer_file(wr_engine *engine, const char *path, const char *table, c
   out->record_count = json_integer_value(json_object_get(json_array_get(count, 0), "n"));
   out->stats = wr_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *out->stats);
   bool *seen = wr_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *seen);
-  /* Row 0 of parquet_schema is the root; the others are the columns (flat files only). */
+  /* Row 0 of parquet_schema is the root; the others are the columns (flat files only).
+   * The file is matched by field id when every column has one, by name when none has. */
+  size_t with_ids = 0, without_ids = 0;
+  const char *first_with = NULL, *first_without = NULL;
+  for (size_t r = 1; r < json_array_size(cols); r++) {
+    const json_t *col = json_array_get(cols, r);
+    if (json_is_integer(json_object_get(col, "field_id"))) {
+      if (!with_ids++) first_with = wr_json_str(col, "name", "");
+    } else if (!without_ids++) {
+      first_without = wr_json_str(col, "name", "");
+    }
+  }
+  if (with_ids && without_ids) {
+    rc = wr_seterr(err, WEIR_EINPUT,
+                   "cannot register %s into %s: %zu of its columns carry Iceberg field ids (\"%s\", ...) but "
+                   "%zu do not (\"%s\", ...); a file is matched to the table either by field id (all columns) "
+                   "or by name (none), so rewrite it with ids for every column or none, or import it by copy "
+                   "(weir import %s --table %s --mode append)",
+                   path, table, with_ids, first_with, without_ids, first_without, path, table);
+  }
+  out_by_name[0] = without_ids > 0;
   for (size_t r = 1; r < json_array_size(cols) && rc == WEIR_OK; r++) {
     const json_t *col = json_array_get(cols, r);
     const char *name = wr_json_str(col, "name", "");
@@ -577,24 +671,37 @@ static int footer_file(wr_engine *engine, const char *path, const char *table, c
       break;
     }
     const json_t *fid = json_object_get(col, "field_id");
-    if (!json_is_integer(fid)) {
-      rc = wr_seterr(err, WEIR_EINPUT,
-                     "cannot register %s into %s: column \"%s\" has no Iceberg field id, and weir reads "
-                     "registered files by field id (import the file by copy: weir import %s --table %s "
-                     "--mode append)",
-                     path, table, name, path, table);
-      break;
-    }
-    int32_t id = (int32_t)json_integer_value(fid);
     size_t k = 0;
-    while (k < schema->n_fields && schema->fields[k].field_id != id) k++;
-    if (k == schema->n_fields) {
-      rc = wr_seterr(err, WEIR_EINPUT,
-                     "cannot register %s into %s: column \"%s\" has field id %d, which is no column of the table",
-                     path, table, name, (int)id);
-      break;
+    if (!json_is_integer(fid)) {
+      /* By name, exactly (as Iceberg's name mapping matches). */
+      while (k < schema->n_fields && strcmp(schema->fields[k].name, name) != 0) k++;
+      if (k == schema->n_fields) {
+        size_t ci = 0;
+        while (ci < schema->n_fields && strcasecmp(schema->fields[ci].name, name) != 0) ci++;
+        if (ci < schema->n_fields)
+          rc = wr_seterr(err, WEIR_EINPUT,
+                         "cannot register %s into %s: its column \"%s\" (no field id) differs from the table's "
+                         "column \"%s\" in case; files without field ids are matched by exact name",
+                         path, table, name, schema->fields[ci].name);
+        else
+          rc = wr_seterr(err, WEIR_EINPUT,
+                         "cannot register %s into %s: its column \"%s\" (no field id, so matched by name) is no "
+                         "column of the table",
+                         path, table, name);
+        break;
+      }
+    } else {
+      int32_t id = (int32_t)json_integer_value(fid);
+      while (k < schema->n_fields && schema->fields[k].field_id != id) k++;
+      if (k == schema->n_fields) {
+        rc = wr_seterr(err, WEIR_EINPUT,
+                       "cannot register %s into %s: column \"%s\" has field id %d, which is no column of the table",
+                       path, table, name, (int)id);
+        break;
+      }
     }
     const wr_field *f = &schema->fields[k];
+    int32_t id = f->field_id;
     if (seen[k]) {
       rc = wr_seterr(err, WEIR_EINPUT, "cannot register %s into %s: two columns carry field id %d (\"%s\")", path,
                      table, (int)id, f->name);
@@ -615,9 +722,9 @@ static int footer_file(wr_engine *engine, const char *path, const char *table, c
       char want[WEIR_TYPE_NAME_MAX];
       wr_type_name(f->type, want, sizeof want);
       rc = wr_seterr(err, WEIR_EINPUT,
-                     "cannot register %s into %s: column \"%s\" (field id %d, column \"%s\" of the table) holds %s, "
+                     "cannot register %s into %s: column \"%s\" (column \"%s\" of the table, field id %d) holds %s, "
                      "but the table's column is %s",
-                     path, table, name, (int)id, f->name, dtype ? dtype : "a type weir cannot read", want);
+                     path, table, name, f->name, (int)id, dtype ? dtype : "a type weir cannot read", want);
       break;
     }
     const json_t *st = NULL;
@@ -669,6 +776,7 @@ int lake_table_register_files(weir_lake *lake, const char *table, const char *co
   weir_contract *stored = NULL;
   json_t *report = NULL;
   lake_staged st = {0};
+  bool by_name = false; /* some file is matched by name: the table needs a name mapping */
   if (n_paths == 0) {
     rc = wr_seterr(err, WEIR_EINVALIDARG, "no Parquet files given to register into %s", c.table);
     goto done;
@@ -712,8 +820,12 @@ int lake_table_register_files(weir_lake *lake, const char *table, const char *co
     for (size_t k = 0; k < st.n_files && rc == WEIR_OK; k++)
       if (strcmp(st.files[k].path, abs) == 0)
         rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot register %s twice into %s", abs, c.table);
-    if (rc == WEIR_OK && (rc = footer_file(engine, abs, c.table, &prev->schema, &st.files[st.n_files], err)) == WEIR_OK)
+    bool file_by_name = false;
+    if (rc == WEIR_OK &&
+        (rc = footer_file(engine, abs, c.table, &prev->schema, &st.files[st.n_files], &file_by_name, err)) == WEIR_OK) {
       st.rows += st.files[st.n_files++].record_count;
+      by_name = by_name || file_by_name;
+    }
     free(abs);
   }
   if (rc) goto done;
@@ -755,6 +867,11 @@ int lake_table_register_files(weir_lake *lake, const char *table, const char *co
   st.last_column_id = prev->last_column_id;
   st.based_on = wr_strdup(prev->metadata_location);
   st.properties = json_object();
+  if (by_name) {
+    char *m = lake_name_mapping_merge(wr_json_str(prev->properties, LAKE_PROP_NAME_MAPPING, NULL), &prev->schema);
+    json_object_set_new(st.properties, LAKE_PROP_NAME_MAPPING, json_string(m));
+    free(m);
+  }
   st.summary = json_pack("{s:s,s:I}", "weir.operation", "register-files", "weir.registered-files", (json_int_t)st.n_files);
   if ((rc = lake_external_grant(lake, NULL, st.files, st.n_files, err))) goto done;
   {

@@ -119,6 +119,8 @@ typedef struct run_ctx {
   pipeline_worker worker;          /* the run's model worker, started at its first Python model */
   bool worker_started;
   json_t *sandbox;                 /* the last Python model's sandbox record (docs/sandbox.md) */
+  json_t *compactions;             /* after publishing: the compactions the outputs' thresholds
+                                      (weir.compact.min-files) made, or NULL */
   double timeout_s;                /* weir_run_options.timeout; <= 0: none */
   int64_t deadline_us;             /* wr_mono_us() past which the run stops; 0: none */
 } run_ctx;
@@ -676,6 +678,7 @@ static int finish_json(run_ctx *rc, char **out_json) {
   if (catalog_run_get(rc->lake->cat, rc->run_id, &run, &e) == WEIR_OK) {
     decorate_run(run);
     json_object_set_new(run, "warnings", json_incref(rc->p->warnings));
+    if (rc->compactions) json_object_set(run, "compactions", rc->compactions);
     *out_json = wr_doc_dump(WR_DOC_RUN, run);
   }
   weir_error_clear(&e);
@@ -940,6 +943,17 @@ static int run_once(weir_lake *lake, const char *project_dir, const weir_run_opt
     }
     weir_error_clear(&e2);
   }
+  /* 5. Published: each output whose table sets weir.compact.min-files is compacted on the
+   * target when it has more small files than that (a commit of its own after the run's;
+   * a failure leaves the run published and is reported, as after an import). */
+  rc.compactions = json_array();
+  for (size_t i = 0; i < rc.p->n_models; i++) {
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = strcmp(rc.p->models[k].table, rc.p->models[i].table) == 0;
+    json_t *c = seen ? NULL : lake_compact_after_append(lake, rc.p->models[i].table, rc.branch);
+    if (c && !json_object_get(c, "table")) json_object_set_new(c, "table", json_string(rc.p->models[i].table));
+    if (c) json_array_append_new(rc.compactions, c);
+  }
   finish_json(&rc, out_json);
   goto out;
 
@@ -954,6 +968,7 @@ fail: {
 out:
   if (rc.worker_started) pipeline_worker_stop(&rc.worker);
   json_decref(rc.sandbox);
+  json_decref(rc.compactions);
   if (rc.engine) lake_engine_put(lake, rc.engine, LAKE_ENGINE_WAREHOUSE);
   free(rc.run_dir);
   pipeline_project_free(rc.p);

@@ -553,6 +553,10 @@ void rest_commit(rest_ctx *c, rest_table_change *changes, size_t n, rest_respond
                            changes[i].table);
         return;
       }
+  /* A write under the lake's writer lock (lake/writers.c): a gc with a short grace on this
+   * machine waits for it. The data files the client wrote before this request are not
+   * covered: a remote client is a writer on another machine, protected by the grace. */
+  lake_writer_enter(c->lake);
   prepared *pp = wr_calloc(n ? n : 1, sizeof *pp);
   wr_table_change *tc = wr_calloc(n ? n : 1, sizeof *tc);
   refusal rf = {0};
@@ -607,6 +611,31 @@ void rest_commit(rest_ctx *c, rest_table_change *changes, size_t n, rest_respond
     weir_error_clear(&err);
     break;
   }
+  if (done && respond != REST_RESPOND_STAGED) {
+    /* The compaction thresholds (weir.compact.min-files) of the tables written, as after
+     * an import: a commit of its own on top. A single table's response then carries the
+     * compacted version, so that the client's next commit builds on the head instead of
+     * failing its assert-ref-snapshot-id; a failed compaction leaves the commit as it is. */
+    for (size_t i = 0; i < n; i++) {
+      json_t *cpt = lake_compact_after_append(c->lake, changes[i].table, c->ref.name);
+      if (cpt && json_is_true(json_object_get(cpt, "compacted")) && n == 1) {
+        iceberg_table *t = NULL;
+        weir_error e = {0};
+        if (lake_table_at(c->lake, wr_json_str(cpt, "commit", ""), changes[0].table, true, &t, &e) == WEIR_OK && t) {
+          free(pp[0].location);
+          pp[0].location = wr_strdup(t->metadata_location);
+          json_decref(pp[0].meta);
+          pp[0].meta = json_incref(t->json);
+          iceberg_table_free(pp[0].next);
+          pp[0].next = t;
+          t = NULL;
+        }
+        iceberg_table_free(t);
+        weir_error_clear(&e);
+      }
+      json_decref(cpt);
+    }
+  }
   if (!done) {
     if (rf.status == 409) conflict = true;
     if (!rf.message) rf = (refusal){500, "InternalServerError", wr_strdup("the commit did not complete"), NULL};
@@ -633,6 +662,7 @@ void rest_commit(rest_ctx *c, rest_table_change *changes, size_t n, rest_respond
   for (size_t i = 0; i < n; i++) prepared_clear(&pp[i]);
   free(pp);
   free(tc);
+  lake_writer_leave(c->lake);
 }
 
 /* ---- routes ----------------------------------------------------------------------------------- */

@@ -423,3 +423,81 @@ def test_every_type_is_written_back_as_weir_writes_it(tmp_path: pathlib.Path) ->
     assert after_rows.schema == before_rows.schema
     key = [(k, "ascending") for k in ("l", "s")]
     assert repr(after_rows.sort_by(key).to_pylist()) == repr(before_rows.sort_by(key).to_pylist())  # NaN == NaN
+
+
+def set_min_files(lake: pathlib.Path, table: str, n: int) -> None:
+    """Sets weir.compact.min-files as an engine does: pyiceberg through `weir serve`."""
+    from pyiceberg.catalog import load_catalog
+    from serve_support import start_server
+
+    r = cli("token", "create", "--name", f"props-{table}", lake=lake)
+    assert r.returncode == 0, r.stderr
+    srv = start_server(lake)
+    try:
+        cat = load_catalog("weir", type="rest", uri=srv.url, warehouse="main", token=r.stdout.strip())
+        with cat.load_table(table).transaction() as tx:
+            tx.set_properties({"weir.compact.min-files": str(n)})
+    finally:
+        srv.stop()
+
+
+def test_a_runs_appending_output_past_the_threshold_is_compacted_after_publishing(tmp_path: pathlib.Path) -> None:
+    lake = tmp_path / "lake"
+    assert cli("init", lake).returncode == 0
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "daily.sql").write_text("-- weir: materialization=APPEND\nSELECT 1::BIGINT AS n\n")
+    assert cli("run", proj, lake=lake).returncode == 0
+    set_min_files(lake, "default.daily", 2)
+    d = weir_json("run", proj, lake=lake)
+    assert d["compactions"] == []  # 2 small files: not more than 2
+    r = cli("run", proj, lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert "Compacted default.daily (weir.compact.min-files): 3 files into 1" in r.stdout, r.stdout
+    run_id = weir_list("runs", lake=lake)[0]["run_id"]
+    # The same once more through --json: the run's document lists the compaction.
+    d = weir_json("run", proj, lake=lake)
+    assert d["compactions"] == [] and run_id != d["run_id"]  # 2 files now: the compacted one and this run's
+    d = weir_json("run", proj, lake=lake)
+    assert d["status"] == "succeeded" and len(d["compactions"]) == 1, d
+    c = d["compactions"][0]
+    assert (c["table"], c["compacted"], c["files_rewritten"], c["files_written"]) == ("default.daily", True, 3, 1)
+    assert c["rows_rewritten"] == 5
+    log = weir_list("log", lake=lake)
+    assert log[0]["hash"] == c["commit"] and "(weir.compact.min-files 2)" in log[0]["message"]
+    assert log[1]["hash"] == d["result_commit"]
+    with weir.Client(lake) as client:
+        assert client.query("SELECT n FROM daily").column("n").to_pylist() == [1] * 5
+        assert client.query("SELECT count(*) AS k FROM daily", ref=d["result_commit"]).column("k").to_pylist() == [5]
+    assert len(live_files(weir_json("describe", "daily", lake=lake)["metadata_location"])) == 1
+    # `weir runs show` of the run is the record without the compactions (a later commit).
+    assert "compactions" not in weir_json("runs", "show", d["run_id"], lake=lake)
+
+
+def test_rest_appends_past_the_threshold_are_compacted_and_the_client_goes_on(tmp_path: pathlib.Path) -> None:
+    """pyiceberg appends through `weir serve`: the append that leaves more than N small
+    files is followed by a compaction commit, and the commit response is the compacted
+    version, so the same Table object appends again without refreshing."""
+    from pyiceberg.catalog import load_catalog
+    from serve_support import start_server
+
+    lake = small_lake(tmp_path, 2)
+    set_min_files(lake, "default.t", 3)
+    r = cli("token", "create", "--name", "engine", lake=lake)
+    assert r.returncode == 0, r.stderr
+    srv = start_server(lake)
+    try:
+        cat = load_catalog("weir", type="rest", uri=srv.url, warehouse="main", token=r.stdout.strip())
+        t = cat.load_table("default.t")
+        schema = t.schema().as_arrow()
+        for i in (20, 21):
+            t.append(pa.table({"id": pa.array([i], pa.int64()), "name": pa.array([f"r{i}"])}, schema=schema))
+        log = weir_list("log", lake=lake)
+        assert log[0]["message"].startswith("compact default.t: 4 files into 1 (weir.compact.min-files 3)"), log[0]
+        assert log[1]["message"].startswith("REST commit to default.t")
+        assert len(live_files(t.metadata_location)) == 1  # the response was the compacted version
+        t.append(pa.table({"id": pa.array([22], pa.int64()), "name": pa.array(["r22"])}, schema=schema))
+        assert weir_list("log", lake=lake)[0]["message"].startswith("REST commit to default.t")
+    finally:
+        srv.stop()
+    assert table_rows(lake) == [(0, "n0"), (1, "n1"), (20, "r20"), (21, "r21"), (22, "r22")]

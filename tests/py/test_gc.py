@@ -216,8 +216,9 @@ def test_a_short_grace_warns_what_it_risks(lake):
     for grace in ("0", "5m"):
         r = weir("gc", "--grace", grace, lake=lake)
         assert r.returncode == 0, r.stderr
-        assert f"warning: --grace {grace}: the uncommitted files of a write in flight for longer than that" \
-            in r.stderr, r.stderr
+        assert f"warning: --grace {grace}: the uncommitted files of a write in flight for longer than that on " \
+            "another machine" in r.stderr, r.stderr
+        assert "gc waits for this machine's writes" in r.stderr
     for args in ((), ("--grace", "1h"), ("--grace", "0", "--dry-run")):
         r = weir("gc", *args, lake=lake)
         assert r.returncode == 0 and "warning" not in r.stderr, (args, r.stderr)
@@ -458,6 +459,83 @@ def test_a_commit_stopped_mid_write_keeps_its_files_through_gc(history):
     assert proc.returncode == 0, err
     every_ref_reads(lake)
     assert reachable(lake) <= warehouse_files(lake)
+
+
+@needs_failpoints
+def test_gc_with_no_grace_waits_for_a_writer_in_flight(history):
+    """A writer stopped right after writing its data files (it holds the lake's writer
+    lock, nothing is committed), gc --grace 0 started meanwhile: gc finds the lock taken
+    (failpoint gc.writers.wait stops it there: the hand-off), the writer goes on and
+    commits, then gc lists and collects. Nothing the writer wrote is deleted, every ref
+    reads. Without the lock, --grace 0 deletes the writer's data files."""
+    assert failpoints_built()
+    lake = history
+    writer = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "import", str(TITANIC), "--table", "titanic",
+                               "--mode", "append"],
+                              env=dict(os.environ, WEIR_AUTHOR="tester", WEIR_FAILPOINTS="stage.data.after:stop",
+                                       ASAN_OPTIONS="detect_leaks=0"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status = os.waitpid(writer.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), status
+    staged = warehouse_files(lake) - reachable(lake)
+    assert any(f.endswith(".parquet") for f in staged), "the writer wrote its data files before stopping"
+    collector = subprocess.Popen([str(weir_bin()), "--lake", str(lake), "gc", "--grace", "0", "--json"],
+                                 env=dict(os.environ, WEIR_FAILPOINTS="gc.writers.wait:stop",
+                                          ASAN_OPTIONS="detect_leaks=0"),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status = os.waitpid(collector.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), "gc did not find the writer's lock taken"
+    assert warehouse_files(lake) >= staged, "gc deleted before it had the lock"
+    os.kill(writer.pid, signal.SIGCONT)
+    _, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    os.kill(collector.pid, signal.SIGCONT)
+    out, err = collector.communicate(timeout=120)
+    assert collector.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["writers"] == {"excluded": True, "waited": True}
+    assert staged <= reachable(lake), "the writer's files are committed"
+    assert reachable(lake) <= warehouse_files(lake)
+    every_ref_reads(lake)
+
+
+def test_gc_excludes_writers_only_under_a_short_grace(history):
+    """The writer lock is taken only when the grace period is shorter than ten minutes and
+    gc deletes; with no write in flight it is had at once."""
+    lake = history
+    assert gc(lake, "--dry-run", "--grace", "0")["writers"] == {"excluded": False, "waited": False}
+    assert gc(lake)["writers"] == {"excluded": False, "waited": False}
+    assert gc(lake, "--grace", "10m")["writers"] == {"excluded": False, "waited": False}
+    assert gc(lake, "--grace", "0")["writers"] == {"excluded": True, "waited": False}
+    assert (lake / "writers.lock").exists()
+    r = weir("gc", "--grace", "0", lake=lake)
+    assert r.returncode == 0 and "Listed with this machine's writers held back (none was in flight)" in r.stdout
+    # A write leaves no lock held: the next gc has it at once.
+    assert weir("import", str(TITANIC), "--table", "titanic", "--mode", "append", lake=lake).returncode == 0
+    assert gc(lake, "--grace", "0")["writers"] == {"excluded": True, "waited": False}
+    every_ref_reads(lake)
+
+
+def test_gc_from_inside_a_write_of_the_same_client_is_refused_at_once(history):
+    """gc with a short grace called from a write's progress callback (the same handle):
+    waiting for that write could never end, so it is refused at once, naming why; the
+    write goes on and commits, and the next gc has the lock."""
+    lake = history
+    seen: list[BaseException] = []
+
+    def progress(event: dict) -> None:
+        if event.get("phase") == "commit" and not seen:
+            try:
+                client.gc(grace=dt.timedelta(0))
+            except sdk.ConcurrentUpdate as e:
+                seen.append(e)
+
+    with sdk.Client(lake, library=library_path(), progress=progress) as client:
+        client.import_data("titanic", TITANIC, mode="append")
+        assert len(seen) == 1 and "same lake handle is in flight" in str(seen[0]), seen
+        client.set_progress(None)
+        assert client.gc(grace=dt.timedelta(0)).writers_excluded
+    every_ref_reads(lake)
 
 
 # ---- branch prune ------------------------------------------------------------------------

@@ -244,6 +244,27 @@ def test_spark_hadoop_table_registered_queried_branched_merged(lake: pathlib.Pat
     assert tree_hashes(table_dir) == before
 
 
+def test_spark_reads_files_registered_without_field_ids_through_the_name_mapping(
+        lake: pathlib.Path, spark_table: dict[str, Any], tmp_path: pathlib.Path) -> None:
+    """A pyarrow file without field ids added to a weir table by name: Spark, given the
+    metadata file weir wrote, reads it through schema.name-mapping.default (columns in
+    another order, one missing) and returns weir's rows."""
+    seed = tmp_path / "seed.parquet"
+    pq.write_table(pa.table({"id": pa.array([1], pa.int64()), "item": ["apple"], "qty": pa.array([3], pa.int32())}),
+                   seed)
+    assert cli("import", seed, "--table", "orders", lake=lake).returncode == 0
+    plain = tmp_path / "plain.parquet"
+    pq.write_table(pa.table({"item": ["fig", None], "id": pa.array([2, 3], pa.int64())}), plain)
+    assert cli("import", plain, "--table", "orders", "--register", lake=lake).returncode == 0
+    want = rows(lake, "SELECT id, item, qty FROM orders ORDER BY id")
+    assert want == [{"id": 1, "item": "apple", "qty": 3}, {"id": 2, "item": "fig", "qty": None},
+                    {"id": 3, "item": None, "qty": None}]
+    spark = spark_table["spark"]
+    got = sorted((r.asDict() for r in spark.read.format("iceberg").load(metadata_of(lake, "orders"))
+                  .select("id", "item", "qty").collect()), key=lambda x: x["id"])
+    assert got == want
+
+
 def test_spark_table_with_a_list_column_is_refused_naming_it(lake: pathlib.Path,
                                                              spark_table: dict[str, Any]) -> None:
     before, h = tree_hashes(spark_table["tagged"]), head(lake)
@@ -393,7 +414,10 @@ def test_import_register_refuses_incompatible_files(ids_lake: pathlib.Path, tmp_
     fid = ids_of(ids_lake)
     f = tmp_path / f"{case}.parquet"
     if case == "no_ids":
-        schema, cols, want = pa.schema([pa.field("id:foo", pa.int64(), nullable=False)]), [[5]], "no Iceberg field id"
+        # Without field ids a file is matched by name (test_name_mapping.py): a name the
+        # table does not have is refused.
+        schema, cols, want = (pa.schema([pa.field("id_x3Afoo", pa.int64(), nullable=False)]), [[5]],
+                              'its column "id_x3Afoo" (no field id, so matched by name) is no column of the table')
     elif case == "nulls":
         schema, cols, want = (pa.schema([field("id_x3Afoo", pa.int64(), fid["id:foo"], True)]), [[5, None]],
                               'column "id:foo" is required, but the file\'s footer counts 1 null')
@@ -472,24 +496,22 @@ def test_missing_statistics_mean_unknown_and_the_data_decides(lake: pathlib.Path
     assert head(lake) == h
 
 
-def test_table_with_files_without_field_ids_is_refused(lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    """pyiceberg's add_files adopts Parquet files without field ids under a name mapping:
-    weir reads by field id, so such a table is refused, naming the file and column."""
-    from pyiceberg.catalog.sql import SqlCatalog
-    from pyiceberg.schema import Schema
-    from pyiceberg.types import LongType, NestedField
+def test_import_register_without_field_ids_matches_the_table_name(ids_lake: pathlib.Path,
+                                                                   tmp_path: pathlib.Path) -> None:
+    """Without field ids, `id:foo` is matched by its name as the table spells it (with ids,
+    its Avro-sanitised physical name `id_x3Afoo` reads as `id:foo`, the test above)."""
+    f = tmp_path / "plain.parquet"
+    pq.write_table(pa.table({"id:foo": pa.array([6], pa.int64()), "label": ["six"]},
+                            schema=pa.schema([pa.field("id:foo", pa.int64(), nullable=False),
+                                              pa.field("label", pa.string())])), f)
+    doc = weir_json("import", f, "--table", "t", "--register", lake=ids_lake)
+    assert doc["rows"] == 1
+    assert rows(ids_lake, 'SELECT "id:foo" AS i, label FROM t ORDER BY 1') == [
+        {"i": 1, "label": "one"}, {"i": 6, "label": "six"}]
+    from pyiceberg.table import StaticTable
 
-    cat = SqlCatalog("mapped", uri=f"sqlite:///{tmp_path}/c.db", warehouse=f"file://{tmp_path}")
-    cat.create_namespace("db")
-    t = cat.create_table("db.mapped", Schema(NestedField(1, "id", LongType())))
-    plain = tmp_path / "plain.parquet"
-    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), plain)
-    t.add_files([str(plain)])
-    h = head(lake)
-    r = cli("table", "register", "mapped", "--metadata", t.metadata_location, lake=lake)
-    assert r.returncode == 1, r.stderr
-    assert f"data file {plain} has no Iceberg field id for column \"id\"" in r.stderr, r.stderr
-    assert head(lake) == h
+    got = StaticTable.from_metadata(metadata_of(ids_lake, "t")).scan().to_arrow().to_pylist()
+    assert sorted(got, key=lambda r: r["id:foo"]) == [{"id:foo": 1, "label": "one"}, {"id:foo": 6, "label": "six"}]
 
 
 def test_projects_read_a_registered_table(lake: pathlib.Path, pyice: dict[str, Any], tmp_path: pathlib.Path) -> None:

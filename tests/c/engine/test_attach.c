@@ -152,6 +152,54 @@ TEST(columns_by_name_without_field_ids) {
   free(dir);
 }
 
+/* A table whose files carry field ids and files that carry none (a name mapping): probed,
+ * each kind is read its own way, in one view; a file with some ids only is refused. */
+TEST(probed_files_without_ids_read_by_name) {
+  wr_engine *e = tu_open();
+  weir_error err = {0};
+  char *dir = test_tmpdir();
+  char *with_ids = titanic_parquet(e, dir);
+  char *plain = wr_asprintf("%s/plain.parquet", dir);
+  char *half = wr_asprintf("%s/half.parquet", dir);
+  /* Another column order, Fare absent, no field ids (DuckDB writes none unless told). */
+  char *sql = wr_asprintf("COPY (SELECT 'x' AS Name, 1000::BIGINT AS PassengerId) TO '%s' (FORMAT parquet)", plain);
+  CHECK_OK(wr_engine_exec(e, sql, &err), &err);
+  free(sql);
+  sql = wr_asprintf("COPY (SELECT 1001::BIGINT AS PassengerId, 'y' AS Name) TO '%s' (FORMAT parquet, "
+                    "FIELD_IDS {PassengerId: 1})", half);
+  CHECK_OK(wr_engine_exec(e, sql, &err), &err);
+  free(sql);
+  wr_schema s = {0};
+  add_field(&s, "PassengerId", "Int64", 1);
+  add_field(&s, "Name", "String", 4);
+  add_field(&s, "Fare", "Float64", 10);
+  const char *files[] = {with_ids, plain};
+  /* Unprobed, the file without ids reads as NULLs by field id: the reason for probing. */
+  CHECK_OK(wr_engine_attach_table(e, "ns", "t", &s, files, 2, &err), &err);
+  CHECK(tu_double(e, "SELECT count(*) FROM ns.t WHERE PassengerId IS NULL") == 1);
+  CHECK_OK(wr_engine_attach_table_probed(e, "ns", "t", &s, files, 2, true, &err), &err);
+  CHECK(tu_double(e, "SELECT count(*) FROM ns.t") == 892);
+  CHECK(tu_double(e, "SELECT count(*) FROM ns.t WHERE PassengerId IS NULL") == 0);
+  CHECK(tu_double(e, "SELECT count(*) FROM ns.t WHERE PassengerId = 1000 AND Name = 'x' AND Fare IS NULL") == 1);
+  CHECK(tu_double(e, "SELECT count(Fare) FROM ns.t") == 891);
+  /* Only files without ids: by name alone. */
+  const char *only[] = {plain};
+  CHECK_OK(wr_engine_attach_table_probed(e, "ns", "p", &s, only, 1, true, &err), &err);
+  CHECK(tu_double(e, "SELECT sum(PassengerId) FROM ns.p") == 1000);
+  const char *bad[] = {with_ids, half};
+  CHECK_INT(wr_engine_attach_table_probed(e, "ns", "h", &s, bad, 2, true, &err), WEIR_EINPUT);
+  CHECK_CONTAINS(err.message, half);
+  CHECK_CONTAINS(err.message, "but none for column \"Name\"");
+  weir_error_clear(&err);
+  wr_schema_clear(&s);
+  free(with_ids);
+  free(plain);
+  free(half);
+  wr_engine_close(e);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST(empty_views_are_typed) {
   wr_engine *e = tu_open();
   weir_error err = {0};
