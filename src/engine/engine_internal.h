@@ -103,6 +103,8 @@ char *wr_eng_type_name(duckdb_logical_type t);
 
 /* Registers the wr_arrow_scan table function on the engine's connection. */
 int wr_eng_scan_install(wr_engine *e, weir_error *err);
+/* Installs weir_bucket and weir_bucket_decimal (bucket.c). */
+int wr_eng_bucket_install(wr_engine *e, weir_error *err);
 /* Drops every registration (engine teardown). */
 void wr_eng_scan_clear(wr_engine *e);
 

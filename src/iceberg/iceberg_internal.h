@@ -179,6 +179,9 @@ typedef struct iceberg_manifest_info {
   int64_t sequence_number;     /* that snapshot's sequence number */
   const iceberg_entry_meta *entries; /* one per file; NULL: every file ADDED by snapshot_id,
                                         sequence numbers null (inherited) */
+  const iceberg_partition_spec *spec; /* the files' partition spec; NULL: unpartitioned
+                                        spec 0. Each file's partition tuple has one value
+                                        per field (checked) */
 } iceberg_manifest_info;
 
 /* Writes a manifest of `files` to `path` atomically, and fills `entry` (its manifest list

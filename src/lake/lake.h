@@ -180,6 +180,8 @@ typedef struct lake_staged {
                                   which must still hold every one of them (serial.h): the
                                   write's read set is exactly these files */
   size_t n_removed;
+  iceberg_partition_spec spec; /* how `files` are partitioned (no fields: unpartitioned);
+                                  each file has one partition value per field */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);
@@ -202,6 +204,17 @@ typedef struct lake_stage_request {
 /* The Iceberg entry (path, counts, per-column stats by field id) of a Parquet file the
  * engine wrote with `schema`'s columns, from the statistics it returned. */
 void lake_data_file_from_parquet(const wr_parquet_file *pf, const wr_schema *schema, iceberg_data_file *df);
+
+/* The partition spec of a write (partitioned.c): the contract's partition_by bound to
+ * `schema` (field ids assigned), else for an append prev's default spec, else none (no
+ * fields). Errors: WEIR_EINVALIDARG naming the field and why. */
+int lake_partition_spec_for(const weir_contract *c, const iceberg_table *prev, weir_write_mode mode,
+                            const wr_schema *schema, iceberg_partition_spec *out, weir_error *err);
+/* Writes the rows of the engine relation `view` (the columns of `schema`) into `data_dir`
+ * as data files of one partition each, with their partition values; *rows: rows written. */
+int lake_write_partitioned(wr_engine *engine, const char *view, const wr_schema *schema,
+                           const iceberg_partition_spec *spec, const char *data_dir, iceberg_data_file **out_files,
+                           size_t *n_out, int64_t *rows, weir_error *err);
 
 /* Writes `data` (already validated and cast to its schema) as Parquet files of the table
  * and fills `out`. Field ids continue those of the table at base_commit. */
