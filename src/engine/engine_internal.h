@@ -76,6 +76,9 @@ int wr_eng_run(wr_engine *e, const char *sql, const char *what, weir_error *err)
  * receives, for every byte offset of the result, the offset in `sql` it came from
  * (caller frees), so that positions DuckDB reports can be mapped back. */
 char *wr_eng_sql_text(const char *sql, size_t **map);
+/* DuckDB's AST of `text` (json_serialize_sql), parsed; integers arrive as reals
+ * (sql_analysis.c). */
+int wr_eng_sql_serialize(wr_engine *e, const char *text, json_t **out, weir_error *err);
 /* Appends a quoted identifier / string literal to b. */
 void wr_eng_put_ident(wr_buf *b, const char *name);
 void wr_eng_put_string(wr_buf *b, const char *s);

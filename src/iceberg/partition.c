@@ -358,7 +358,7 @@ char *iceberg_partition_field_sql(const iceberg_partition_field *f, const char *
     }
     case ICEBERG_XF_BUCKET: {
       /* weir_bucket(value, N) hashes as the spec says for each type: ints, longs, dates
-       * (days) and timestamps (micros; nanos for _ns types) as a long, strings as UTF-8,
+       * (days) and timestamps (micros, also for _ns types) as a long, strings as UTF-8,
        * binary as bytes, decimals as their unscaled value (passed as text). */
       int n = (int)f->param;
       switch (t) {
@@ -368,7 +368,11 @@ char *iceberg_partition_field_sql(const iceberg_partition_field *f, const char *
         case WEIR_TYPE_TS_US:
         case WEIR_TYPE_TS_US_UTC: return wr_asprintf("weir_bucket(epoch_us(%s), %d)", e, n);
         case WEIR_TYPE_TS_NS:
-        case WEIR_TYPE_TS_NS_UTC: return wr_asprintf("weir_bucket(epoch_ns(%s), %d)", e, n);
+        case WEIR_TYPE_TS_NS_UTC:
+          /* Nanoseconds hash as their microseconds (floored), so that a timestamp_ns
+           * column buckets as the same instant in microseconds does (as pyiceberg). */
+          return wr_asprintf("weir_bucket((epoch_ns(%s) - ((epoch_ns(%s) %% 1000) + 1000) %% 1000) // 1000, %d)", e,
+                             e, n);
         case WEIR_TYPE_DECIMAL: return wr_asprintf("weir_bucket_decimal(CAST(%s AS VARCHAR), %d)", e, n);
         default: return wr_asprintf("weir_bucket(%s, %d)", e, n);
       }

@@ -205,6 +205,20 @@ typedef struct lake_stage_request {
  * engine wrote with `schema`'s columns, from the statistics it returned. */
 void lake_data_file_from_parquet(const wr_parquet_file *pf, const wr_schema *schema, iceberg_data_file *df);
 
+/* What planning a table's scan found (scan_plan.c). */
+typedef struct lake_scan_stats {
+  size_t files_total, files_read;
+  size_t pruned_by_partition, pruned_by_stats;
+  size_t filters_used;   /* conditions whose constants could be compared exactly */
+} lake_scan_stats;
+
+/* Marks in keep[i] whether data file i of table `t` may hold a row satisfying `filters`
+ * (one table's "filters" of wr_engine_sql_filters); a file is unmarked only when that is
+ * proved impossible by its partition tuple or its column statistics (missing statistics
+ * prove nothing). The engine computes constants and their transforms. */
+int lake_plan_scan(wr_engine *engine, const iceberg_table *t, const json_t *filters, const iceberg_data_file *files,
+                   size_t n, bool *keep, lake_scan_stats *st);
+
 /* The partition spec of a write (partitioned.c): the contract's partition_by bound to
  * `schema` (field ids assigned), else for an append prev's default spec, else none (no
  * fields). Errors: WEIR_EINVALIDARG naming the field and why. */
@@ -272,9 +286,15 @@ typedef enum lake_engine_kind {
 int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, weir_error *err);
 void lake_engine_put(weir_lake *lake, wr_engine *engine, lake_engine_kind kind);
 void lake_engine_put_pool(lake_engine_pool *p, wr_engine *engine, lake_engine_kind kind);
-/* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`. */
+/* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`, each with
+ * only the data files the query's conditions on it may need (scan_plan.c). `explain`,
+ * when not NULL, is an array that receives one object per table: {"table", "files_total",
+ * "files_read", "pruned_by_partition", "pruned_by_stats", "filters"}. */
 int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, const char *sql,
-                        weir_error *err);
+                        json_t *explain, weir_error *err);
+/* `weir query --explain`: the WR_DOC_QUERY_EXPLAIN document of what `sql` at `ref` reads
+ * (caller frees *out_json). */
+int lake_query_explain(weir_lake *lake, const char *sql, const char *ref, char **out_json, weir_error *err);
 /* Makes one table queryable as it is at commit `hash`. */
 int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
                       const wr_table_id *id, weir_error *err);
