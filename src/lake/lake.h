@@ -199,6 +199,9 @@ typedef struct lake_stage_request {
   const char *comment;         /* table comment (NULL: the contract's description) */
   json_t *summary;             /* borrowed: extra snapshot summary entries */
   const char *base_commit;     /* commit whose version of the table ids build on */
+  const json_t *partition_by;  /* borrowed array of partition fields ("day(ts)") declared
+                                  outside the contract (a model's header or decorator);
+                                  NULL: the contract's partition_by */
 } lake_stage_request;
 
 /* The Iceberg entry (path, counts, per-column stats by field id) of a Parquet file the
@@ -219,11 +222,13 @@ typedef struct lake_scan_stats {
 int lake_plan_scan(wr_engine *engine, const iceberg_table *t, const json_t *filters, const iceberg_data_file *files,
                    size_t n, bool *keep, lake_scan_stats *st);
 
-/* The partition spec of a write (partitioned.c): the contract's partition_by bound to
+/* The partition spec of a write (partitioned.c): the `n` declared fields `texts` bound to
  * `schema` (field ids assigned), else for an append prev's default spec, else none (no
- * fields). Errors: WEIR_EINVALIDARG naming the field and why. */
-int lake_partition_spec_for(const weir_contract *c, const iceberg_table *prev, weir_write_mode mode,
-                            const wr_schema *schema, iceberg_partition_spec *out, weir_error *err);
+ * fields). `who` names the declaration in errors ("contract events", "model m").
+ * Errors: WEIR_EINVALIDARG naming the field and why. */
+int lake_partition_spec_for(const char *const *texts, size_t n, const char *who, const iceberg_table *prev,
+                            weir_write_mode mode, const wr_schema *schema, iceberg_partition_spec *out,
+                            weir_error *err);
 /* Writes the rows of the engine relation `view` (the columns of `schema`) into `data_dir`
  * as data files of one partition each, with their partition values; *rows: rows written. */
 int lake_write_partitioned(wr_engine *engine, const char *view, const wr_schema *schema,

@@ -23,31 +23,32 @@
 #include "util/buf.h"
 #include "util/uuid.h"
 
-int lake_partition_spec_for(const weir_contract *c, const iceberg_table *prev, weir_write_mode mode,
-                            const wr_schema *schema, iceberg_partition_spec *out, weir_error *err) {
+int lake_partition_spec_for(const char *const *texts, size_t n, const char *who, const iceberg_table *prev,
+                            weir_write_mode mode, const wr_schema *schema, iceberg_partition_spec *out,
+                            weir_error *err) {
   memset(out, 0, sizeof *out);
-  if (c && c->n_partition_by > 0) {
-    out->fields = wr_calloc(c->n_partition_by, sizeof *out->fields);
-    for (size_t i = 0; i < c->n_partition_by; i++) {
+  if (n > 0) {
+    out->fields = wr_calloc(n, sizeof *out->fields);
+    for (size_t i = 0; i < n; i++) {
       char why[512];
       iceberg_partition_field *f = &out->fields[out->n_fields];
-      if (!iceberg_partition_field_parse(c->partition_by[i], f, why, sizeof why)) {
+      if (!iceberg_partition_field_parse(texts[i], f, why, sizeof why)) {
         iceberg_partition_spec_clear(out);
-        return wr_seterr(err, WEIR_EINVALIDARG, "contract %s: partition_by: %s", c->name ? c->name : "?", why);
+        return wr_seterr(err, WEIR_EINVALIDARG, "%s: partition_by: %s", who, why);
       }
       out->n_fields++;
       const wr_field *src = NULL;
       for (size_t k = 0; k < schema->n_fields && !src; k++)
         if (!strcmp(schema->fields[k].name, f->source)) src = &schema->fields[k];
       if (!src) {
-        int rc = wr_seterr(err, WEIR_EINVALIDARG, "contract %s: partition_by %s: no column \"%s\"",
-                           c->name ? c->name : "?", c->partition_by[i], f->source);
+        int rc = wr_seterr(err, WEIR_EINVALIDARG, "%s: partition_by %s: no column \"%s\" in the output", who,
+                           texts[i], f->source);
         iceberg_partition_spec_clear(out);
         return rc;
       }
       if (!iceberg_partition_field_bind(f, src->type, why, sizeof why)) {
         iceberg_partition_spec_clear(out);
-        return wr_seterr(err, WEIR_EINVALIDARG, "contract %s: partition_by: %s", c->name ? c->name : "?", why);
+        return wr_seterr(err, WEIR_EINVALIDARG, "%s: partition_by: %s", who, why);
       }
       f->source_id = src->field_id;
     }

@@ -98,7 +98,26 @@ int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
   if (req->contract) wr_contract_schema(req->contract, &out->schema);
   iceberg_assign_field_ids(prev, &out->schema, &out->last_column_id);
   out->based_on = prev ? wr_strdup(prev->metadata_location) : NULL;
-  if ((rc = lake_partition_spec_for(req->contract, prev, req->mode, &out->schema, &out->spec, err))) {
+  {
+    /* Declared outside the contract (a model's), else the contract's. */
+    /* Only a declared contract's, and for an append only when given with the write
+     * (stage.c passes it as partition_by): the stored contract an append is checked with
+     * may predate a partition evolution, and appending keeps the table's default spec. */
+    bool use_contract = req->contract && req->declared && !(req->mode == WEIR_MODE_APPEND && prev);
+    size_t np = req->partition_by ? json_array_size(req->partition_by)
+                                  : (use_contract ? req->contract->n_partition_by : 0);
+    const char **texts = wr_calloc(np ? np : 1, sizeof *texts);
+    for (size_t i = 0; i < np; i++)
+      texts[i] = req->partition_by ? json_string_value(json_array_get(req->partition_by, i))
+                                   : req->contract->partition_by[i];
+    char *who = req->contract && req->contract->name && !req->partition_by
+                    ? wr_asprintf("contract %s", req->contract->name)
+                    : wr_asprintf("table %s", full);
+    rc = lake_partition_spec_for(texts, np, who, prev, req->mode, &out->schema, &out->spec, err);
+    free(who);
+    free(texts);
+  }
+  if (rc) {
     wr_error_prefix(err, "cannot write %s", full);
     goto done;
   }
