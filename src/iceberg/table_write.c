@@ -627,7 +627,8 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     new_spec = true;
   }
   if (new_spec) json_array_append_new(array_at(meta, "partition-specs"), iceberg_partition_spec_to_json(&spec));
-  json_object_set_new(meta, "default-spec-id", json_integer(spec.spec_id));
+  /* A replace rewrites files without changing the table's layout. */
+  if (req->op != ICEBERG_OP_REPLACE || !prev) json_object_set_new(meta, "default-spec-id", json_integer(spec.spec_id));
   json_object_set_new(meta, "last-partition-id", json_integer(last_partition_id));
   json_t *props = object_at(meta, "properties");
   if (req->properties) apply_properties(props, req->properties);

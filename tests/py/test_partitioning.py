@@ -252,3 +252,17 @@ def test_python_model_decorator_partitions_the_output(events, tmp_path):
     assert len(list(t.scan().plan_files())) == 6
     plan = _explain(events, "SELECT * FROM by_name WHERE name = 'gamma'")
     assert plan["files_read"] == 1 and plan["pruned_by_partition"] == 5
+
+
+def test_compaction_leaves_partitioned_files_alone(events, tmp_path):
+    for i in range(3):
+        (tmp_path / f"a{i}.csv").write_text(f"id,ts,name,amount\n{10 + i},2024-01-01 01:00:00,x,1.0\n")
+        assert weir("import", tmp_path / f"a{i}.csv", "--table", "events", "--mode", "append",
+                    lake=events).returncode == 0
+    before = _static(events)
+    r = weir("compact", "events", lake=events)
+    assert r.returncode == 0, r.stderr
+    assert "partitioned" in r.stdout + r.stderr
+    after = _static(events)
+    assert after.metadata.current_snapshot_id == before.metadata.current_snapshot_id
+    assert after.scan().to_arrow().num_rows == 9
