@@ -191,7 +191,7 @@ class ModelOptions:
 
     Example:
         >>> g.__weir_model__   # doctest: +SKIP
-        ModelOptions(name=None, materialization='REPLACE')
+        ModelOptions(name=None, materialization='REPLACE', partition_by=())
     """
 
     name: str | None
