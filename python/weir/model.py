@@ -490,7 +490,7 @@ class ModelSpec:
                 "inputs": [i.to_json() for i in self.inputs],
                 "output_schema": self.output_schema.__name__ if self.output_schema else None,
                 "sandbox": self.sandbox.to_json() if self.sandbox else None,
-                "partition_by": list(self.partition_by)}
+                **({"partition_by": list(self.partition_by)} if self.partition_by else {})}
 
 
 def _code_file(fn: object) -> str | None:

@@ -266,3 +266,32 @@ def test_compaction_leaves_partitioned_files_alone(events, tmp_path):
     after = _static(events)
     assert after.metadata.current_snapshot_id == before.metadata.current_snapshot_id
     assert after.scan().to_arrow().num_rows == 9
+
+
+def test_python_table_schema_declares_partition_by(lake, tmp_path):
+    import pyarrow as pa
+
+    import weir
+    from weir import Int64, String, TableSchema, TimestampMicro
+
+    class Events(TableSchema, partition_by=["day(ts)", "truncate(2, name)"]):
+        id: Int64
+        ts: TimestampMicro
+        name: String
+
+    assert Events.to_ir()["partition_by"] == ["day(ts)", "truncate(2, name)"]
+    data = pa.table({"id": [1, 2, 3], "name": ["alpha", "alps", "beta"],
+                     "ts": pa.array([dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 2)],
+                                    pa.timestamp("us"))})
+    with weir.Client(lake) as c:
+        c.import_data("ev", data, contract=Events)
+    t = _static(lake, "ev")
+    assert [str(f.transform) for f in t.spec().fields] == ["day", "truncate[2]"]
+    assert sorted((task.file.partition[0], task.file.partition[1]) for task in t.scan().plan_files()) == [
+        (19723, "al"), (19724, "be")]
+
+    class Bad(TableSchema, partition_by=["bucket(0, id)"]):
+        id: Int64
+
+    with weir.Client(lake) as c, pytest.raises(weir.WeirError, match="positive integer"):
+        c.import_data("bad", pa.table({"id": [1]}), contract=Bad)
