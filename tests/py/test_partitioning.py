@@ -295,3 +295,20 @@ def test_python_table_schema_declares_partition_by(lake, tmp_path):
 
     with weir.Client(lake) as c, pytest.raises(weir.WeirError, match="positive integer"):
         c.import_data("bad", pa.table({"id": [1]}), contract=Bad)
+
+
+def test_appends_on_two_branches_merge_with_their_partitions(events, tmp_path):
+    assert weir("branch", "create", "b", lake=events).returncode == 0
+    (tmp_path / "b.csv").write_text("id,ts,name,amount\n20,2024-01-05 00:00:00,on_b,1.0\n")
+    (tmp_path / "m.csv").write_text("id,ts,name,amount\n21,2024-01-06 00:00:00,on_main,1.0\n")
+    assert weir("import", tmp_path / "b.csv", "--table", "events", "--mode", "append", "--branch", "b",
+                lake=events).returncode == 0
+    assert weir("import", tmp_path / "m.csv", "--table", "events", "--mode", "append", lake=events).returncode == 0
+    r = weir("merge", "b", "--into", "main", lake=events)
+    assert r.returncode == 0, r.stderr
+    t = _static(events)
+    assert t.scan().to_arrow().num_rows == 8
+    assert {task.file.spec_id for task in t.scan().plan_files()} == {0}
+    (f,) = [task.file for task in t.scan(row_filter="id = 20").plan_files()]
+    assert f.partition[0] == 19727  # 2024-01-05: the partition value came along
+    assert _explain(events, "SELECT * FROM events WHERE ts >= '2024-01-05'")["files_read"] == 2
