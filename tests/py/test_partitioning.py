@@ -312,3 +312,34 @@ def test_appends_on_two_branches_merge_with_their_partitions(events, tmp_path):
     (f,) = [task.file for task in t.scan(row_filter="id = 20").plan_files()]
     assert f.partition[0] == 19727  # 2024-01-05: the partition value came along
     assert _explain(events, "SELECT * FROM events WHERE ts >= '2024-01-05'")["files_read"] == 2
+
+
+def test_missing_statistics_are_unknown_and_prune_nothing(lake, tmp_path):
+    """A file registered by reference whose footer has no statistics has no bounds or null
+    counts in its manifest entry: no condition can rule it out (no null count is not "no
+    nulls")."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "t.csv").write_text("id,amount\n1,1.5\n2,2.5\n")
+    assert weir("import", tmp_path / "t.csv", "--table", "t", lake=lake).returncode == 0
+    fields = [pa.field("id", pa.int64(), metadata={b"PARQUET:field_id": b"1"}),
+              pa.field("amount", pa.float64(), metadata={b"PARQUET:field_id": b"2"})]
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    pq.write_table(pa.table({"id": [99], "amount": [None]}, schema=pa.schema(fields)), ext / "nostats.parquet",
+                   write_statistics=False)
+    r = weir("import", ext / "nostats.parquet", "--table", "t", "--register", lake=lake)
+    assert r.returncode == 0, r.stderr
+    total = _explain(lake, "SELECT * FROM t")["files_total"]
+    assert total == 2
+    (reg,) = [task.file for task in _static(lake, "t").scan().plan_files() if "nostats" in task.file.file_path]
+    assert not reg.null_value_counts and not reg.lower_bounds and not reg.upper_bounds
+    for sql, rows in [("SELECT id FROM t WHERE id = 99", [{"id": 99}]),
+                      ("SELECT id FROM t WHERE amount IS NULL", [{"id": 99}]),
+                      ("SELECT id FROM t WHERE id > 50", [{"id": 99}])]:
+        plan = _explain(lake, sql)
+        assert plan["files_read"] >= 1 and plan["pruned_by_stats"] <= 1, (sql, plan)
+        assert json.loads(weir("query", sql, "--format", "json", lake=lake).stdout) == rows, sql
+    # The file weir wrote has statistics: IS NULL rules it out (its null count is 0).
+    assert _explain(lake, "SELECT id FROM t WHERE amount IS NULL")["files_read"] == 1
