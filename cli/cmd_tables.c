@@ -359,6 +359,34 @@ int cmd_query(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
     else if (dot && (strcmp(dot, ".json") == 0)) format = "json";
     else format = "csv";
   }
+  if (cli_flag(cmd, args, "explain")) {
+    if (cli_opt_value(cmd, args, "format") || output)
+      return cli_usage_error(ctx, cmd, "--explain prints the plan: it takes no --format or --output");
+    weir_lake *lake;
+    int rc = cli_lake(ctx, &lake);
+    if (rc) return rc;
+    weir_error err = {0};
+    char *doc = NULL;
+    if (weir_query_explain(lake, args->pos[0], ref, &doc, &err)) return cli_report_error(ctx, &err);
+    if (ctx->json) {
+      printf("%s\n", doc);
+    } else {
+      json_t *j = json_loads(doc, 0, NULL);
+      size_t i;
+      json_t *t;
+      json_array_foreach(json_object_get(j, "tables"), i, t) {
+        printf("%s: %lld of %lld files read (%lld pruned by partition, %lld by column statistics)\n",
+               json_string_value(json_object_get(t, "table")),
+               (long long)json_integer_value(json_object_get(t, "files_read")),
+               (long long)json_integer_value(json_object_get(t, "files_total")),
+               (long long)json_integer_value(json_object_get(t, "pruned_by_partition")),
+               (long long)json_integer_value(json_object_get(t, "pruned_by_stats")));
+      }
+      json_decref(j);
+    }
+    weir_free(doc);
+    return 0;
+  }
   if (!format) format = "table";
   if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "parquet"))
     return cli_usage_error(ctx, cmd, "unknown --format \"%s\" (expected table, csv, json or parquet)", format);

@@ -41,6 +41,7 @@ static const cli_opt QUERY_OPTS[] = {
     {"ref", 'r', "R", "ref to read (default: main)"},
     {"format", 'f', "FMT", "table (default), csv, json or parquet"},
     {"output", 'o', "FILE", "write to FILE instead of standard output"},
+    {"explain", 0, NULL, "do not run: show, per table, the data files read of the files total"},
     {NULL, 0, NULL, NULL}};
 
 static const cli_opt TAG_CREATE_OPTS[] = {{"ref", 'r', "R", "the commit to name (default: main)"},

@@ -612,6 +612,17 @@ WEIR_API int weir_query_run_text(weir_lake *lake, const char *sql, const char *r
 WEIR_API int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const char *format,
                       const char *path, int64_t *rows_out, weir_error *err);
 
+/**
+ * What a query would read, without running it: for each table it reads, how many of the
+ * table's data files at `ref` (NULL = "main") are read of how many there are, after
+ * pruning by partition values and column statistics (docs/partitioning.md). *out_json is
+ * the "query_explain" document (docs/schema/query_explain.schema.json): {"schema_version",
+ * "commit", "tables": [{"table", "files_total", "files_read", "pruned_by_partition",
+ * "pruned_by_stats", "filters_used", "partition_fields", "filters"}]}; the caller frees it
+ * with weir_free. Errors as weir_query_run. Thread-safety: as weir_query_run.
+ */
+WEIR_API int weir_query_explain(weir_lake *lake, const char *sql, const char *ref, char **out_json, weir_error *err);
+
 /* ====================================================================================
  * Contracts
  * ==================================================================================== */

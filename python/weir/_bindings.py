@@ -316,6 +316,7 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_query_run": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_query_run_text": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_query_export": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, POINTER(c_int64), POINTER(weir_error)]),
+    "weir_query_explain": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_contract_load": (c_int, [c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_contract_parse": (c_int, [c_char_p, c_size_t, c_char_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_contract_to_json": (c_void_p, [c_void_p]),

@@ -191,11 +191,12 @@ class ModelOptions:
 
     Example:
         >>> g.__weir_model__   # doctest: +SKIP
-        ModelOptions(name=None, materialization='REPLACE')
+        ModelOptions(name=None, materialization='REPLACE', partition_by=())
     """
 
     name: str | None
     materialization: Materialization
+    partition_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,30 @@ class PythonEnv:
         return {"version": self.version, "pip": dict(self.pip)}
 
 
-def _set_model(fn: F, materialization: str | None, name: str | None, strategy: str | None = None) -> F:
+def _partition_fields(fn: object, partition_by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``partition_by`` as a tuple of fields: a list of transforms, or one string of them
+    separated by commas outside parentheses (``"day(ts), bucket(16, id)"``)."""
+    if partition_by is None:
+        return ()
+    items = [partition_by] if isinstance(partition_by, str) else list(partition_by)
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise ModelDefinitionError(f"@weir.model(partition_by={partition_by!r}): transforms are strings such as "
+                                       "'day(ts)'", _code_line(fn), _code_file(fn))
+        depth, start = 0, 0
+        for i, ch in enumerate(item + ","):
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth <= 0:
+                part = item[start:i].strip()
+                if part:
+                    out.append(part)
+                start = i + 1
+    return tuple(out)
+
+
+def _set_model(fn: F, materialization: str | None, name: str | None, strategy: str | None = None,
+               partition_by: str | Sequence[str] | None = None) -> F:
     if not callable(fn):
         raise ModelDefinitionError(f"@weir.model decorates a function, not {fn!r}")
     # materialization_strategy= is the seed paper's spelling (and the SQL header's): the same option.
@@ -238,7 +262,8 @@ def _set_model(fn: F, materialization: str | None, name: str | None, strategy: s
     if name is not None and (not isinstance(name, str) or not _MODEL_NAME.match(name)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ModelDefinitionError(f"@weir.model(name={name!r}): a model name is letters, digits and underscores",
                                    _code_line(fn), _code_file(fn))
-    setattr(fn, "__weir_model__", ModelOptions(name=name, materialization=mat))  # noqa: B010
+    setattr(fn, "__weir_model__", ModelOptions(name=name, materialization=mat,  # noqa: B010
+                                               partition_by=_partition_fields(fn, partition_by)))
     return fn
 
 
@@ -248,11 +273,13 @@ def model(fn: F, /) -> F: ...
 
 @overload
 def model(*, materialization: Materialization | None = None, name: str | None = None,
-          materialization_strategy: Materialization | None = None) -> Callable[[F], F]: ...
+          materialization_strategy: Materialization | None = None,
+          partition_by: str | Sequence[str] | None = None) -> Callable[[F], F]: ...
 
 
 def model(fn: F | None = None, /, *, materialization: Materialization | None = None,
-          name: str | None = None, materialization_strategy: Materialization | None = None) -> F | Callable[[F], F]:
+          name: str | None = None, materialization_strategy: Materialization | None = None,
+          partition_by: str | Sequence[str] | None = None) -> F | Callable[[F], F]:
     """Declares a function a model of the project: it produces the table named after it
     (or ``name``). Usable bare (``@weir.model``) or with arguments, above or below
     ``@weir.python``.
@@ -264,6 +291,9 @@ def model(fn: F | None = None, /, *, materialization: Materialization | None = N
         materialization_strategy: the same option under the name the SQL header and the
             seed papers use (``@weir.model(materialization_strategy='REPLACE')``); give
             one of the two.
+        partition_by: the output table's Iceberg partition fields, e.g.
+            ``["day(ts)", "bucket(16, id)"]`` (docs/partitioning.md); checked against the
+            output columns when the project is planned and written.
 
     Returns:
         The function itself, unchanged apart from the recorded options.
@@ -282,10 +312,10 @@ def model(fn: F | None = None, /, *, materialization: Materialization | None = N
         'APPEND'
     """
     if fn is not None:
-        return _set_model(fn, materialization, name, materialization_strategy)
+        return _set_model(fn, materialization, name, materialization_strategy, partition_by)
 
     def deco(f: F) -> F:
-        return _set_model(f, materialization, name, materialization_strategy)
+        return _set_model(f, materialization, name, materialization_strategy, partition_by)
 
     return deco
 
@@ -445,6 +475,7 @@ class ModelSpec:
     inputs: tuple[InputSpec, ...]
     output_schema: type[TableSchema] | None
     sandbox: SandboxOptions | None = None
+    partition_by: tuple[str, ...] = ()
 
     def to_json(self, file: str | None = None) -> dict[str, Any]:
         """The model as discovery prints it (``file`` relative to the project).
@@ -458,7 +489,8 @@ class ModelSpec:
                 "python": self.python.to_json() if self.python else None,
                 "inputs": [i.to_json() for i in self.inputs],
                 "output_schema": self.output_schema.__name__ if self.output_schema else None,
-                "sandbox": self.sandbox.to_json() if self.sandbox else None}
+                "sandbox": self.sandbox.to_json() if self.sandbox else None,
+                **({"partition_by": list(self.partition_by)} if self.partition_by else {})}
 
 
 def _code_file(fn: object) -> str | None:
@@ -587,7 +619,8 @@ def analyze_model(fn: Callable[..., Any], localns: Mapping[str, Any] | None = No
     doc = inspect.getdoc(fn)
     spec = ModelSpec(name=name, function=fn.__name__, file=file, line=def_line, materialization=opts.materialization,
                      doc=doc, python=env if isinstance(env, PythonEnv) else None, inputs=tuple(inputs),
-                     output_schema=output, sandbox=box if isinstance(box, SandboxOptions) else None)
+                     output_schema=output, sandbox=box if isinstance(box, SandboxOptions) else None,
+                     partition_by=opts.partition_by)
     return spec, problems
 
 

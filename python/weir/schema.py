@@ -743,6 +743,7 @@ class _Options:
     version: str | None = None
     sla: Mapping[str, Any] | None = None
     rules: tuple[TableRule, ...] = ()
+    partition_by: tuple[str, ...] = ()
 
 
 _SOURCE_CACHE: dict[str, ast.Module | None] = {}
@@ -954,6 +955,8 @@ class _SchemaMeta(type):
             ir["sla"] = dict(opts.sla)
         ir["columns"] = columns
         ir["table_rules"] = [r.ir(opts.mode) for r in opts.rules]
+        if opts.partition_by:  # written only when declared, as libweir writes it
+            ir["partition_by"] = list(opts.partition_by)
         return ir
 
 
@@ -1000,7 +1003,9 @@ class TableSchema(metaclass=_SchemaMeta):
     Each annotated attribute is a column, in declaration order; the docstring is the
     table's description. Class keywords: ``mode`` (default rule mode: ``"fail"``,
     ``"drop"`` or ``"warn"``), ``owner``, ``version``, ``sla`` (a dict, recorded as
-    given) and ``rules`` (a list of :class:`TableRule`).
+    given), ``rules`` (a list of :class:`TableRule`) and ``partition_by`` (the table's
+    Iceberg partition fields, e.g. ``["day(ts)", "bucket(16, id)"]``, docs/partitioning.md;
+    checked against the columns by libweir when the contract is compiled).
 
     On the class: ``Schema["col"]`` (a column reference for lineage), ``columns()``,
     ``column(name)``, ``column_names()``, ``arrow_schema()``, ``to_ir()``.
@@ -1030,6 +1035,7 @@ class TableSchema(metaclass=_SchemaMeta):
         version: str | None = None,
         sla: Mapping[str, Any] | None = None,
         rules: Sequence[TableRule] | None = None,
+        partition_by: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
@@ -1042,11 +1048,16 @@ class TableSchema(metaclass=_SchemaMeta):
                 raise SchemaError(f"schema {cls.__name__}: table rule {r.name!r}: the SQL does not mention {{table}}")
         if version is not None and not isinstance(version, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise SchemaError(f"schema {cls.__name__}: version must be a string such as \"2.1\"")
+        if partition_by is not None and (isinstance(partition_by, str) or not all(
+                isinstance(p, str) for p in partition_by)):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise SchemaError(f"schema {cls.__name__}: partition_by takes a list of transforms such as "
+                              "[\"day(ts)\", \"bucket(16, id)\"]")
         cls.__weir_options__ = _Options(
             mode=mode or base.mode, owner=owner if owner is not None else base.owner,
             version=version if version is not None else base.version,
             sla=sla if sla is not None else base.sla,
-            rules=tuple(rules) if rules is not None else base.rules)
+            rules=tuple(rules) if rules is not None else base.rules,
+            partition_by=tuple(partition_by) if partition_by is not None else base.partition_by)
 
 
 def is_schema(obj: object) -> bool:

@@ -18,3 +18,9 @@ int weir_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   API_CHECK_LAKE(lake, "weir_query_export");
   return lake_query_export(lake, sql, ref, format, path, rows_out, err);
 }
+
+int weir_query_explain(weir_lake *lake, const char *sql, const char *ref, char **out_json, weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_query_explain");
+  if (!out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_query_explain: out_json is NULL");
+  return lake_query_explain(lake, sql, ref, out_json, err);
+}

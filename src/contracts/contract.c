@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "contracts/internal.h"
+#include "iceberg/iceberg.h"
 #include "util/fs.h"
 #include "util/json.h"
 
@@ -136,6 +138,8 @@ void wr_contract_free(weir_contract *c) {
   free(c->columns);
   for (size_t i = 0; i < c->n_rules; i++) contract_table_rule_clear(&c->rules[i]);
   free(c->rules);
+  for (size_t i = 0; i < c->n_partition_by; i++) free(c->partition_by[i]);
+  free(c->partition_by);
   free(c);
 }
 
@@ -176,7 +180,52 @@ weir_contract *wr_contract_copy(const weir_contract *c) {
       d->rules[i].sql = wr_strdup(c->rules[i].sql);
     }
   }
+  if (c->n_partition_by) {
+    d->partition_by = wr_calloc(c->n_partition_by, sizeof *d->partition_by);
+    d->n_partition_by = c->n_partition_by;
+    for (size_t i = 0; i < c->n_partition_by; i++) d->partition_by[i] = wr_strdup(c->partition_by[i]);
+  }
+  d->partition_line = c->partition_line;
   return d;
+}
+
+long contract_check_partition(const weir_contract *c, char *why, size_t why_n) {
+  for (size_t i = 0; i < c->n_partition_by; i++) {
+    iceberg_partition_field f;
+    if (!iceberg_partition_field_parse(c->partition_by[i], &f, why, why_n)) return (long)i;
+    const wr_contract_column *col = NULL;
+    for (size_t k = 0; k < c->n_columns && !col; k++)
+      if (!strcmp(c->columns[k].field.name, f.source)) col = &c->columns[k];
+    if (!col) {
+      const char *near = NULL;
+      for (size_t k = 0; k < c->n_columns && !near; k++)
+        if (!strcasecmp(c->columns[k].field.name, f.source)) near = c->columns[k].field.name;
+      if (near)
+        snprintf(why, why_n, "partition field %s names column \"%s\", which is not declared (did you mean %s?)",
+                 c->partition_by[i], f.source, near);
+      else
+        snprintf(why, why_n, "partition field %s names column \"%s\", which is not declared", c->partition_by[i],
+                 f.source);
+      iceberg_partition_field_clear(&f);
+      return (long)i;
+    }
+    bool ok = iceberg_partition_field_bind(&f, col->field.type, why, why_n);
+    for (size_t j = 0; ok && j < i; j++) {
+      iceberg_partition_field g;
+      char ignore[8];
+      if (iceberg_partition_field_parse(c->partition_by[j], &g, ignore, sizeof ignore)) {
+        if (!strcmp(g.source, f.source) && g.kind == f.kind) {
+          snprintf(why, why_n, "partition fields %s and %s repeat one transform of \"%s\"", c->partition_by[j],
+                   c->partition_by[i], f.source);
+          ok = false;
+        }
+        iceberg_partition_field_clear(&g);
+      }
+    }
+    iceberg_partition_field_clear(&f);
+    if (!ok) return (long)i;
+  }
+  return -1;
 }
 
 bool wr_contract_has_sql(const weir_contract *c) {

@@ -94,6 +94,10 @@ struct weir_contract {
   size_t n_columns;
   wr_table_rule *rules;
   size_t n_rules;
+  char **partition_by;   /* the table's partition fields as declared ("day(ts)",
+                            "bucket(16, id)"), checked against the columns; owned */
+  size_t n_partition_by;
+  int partition_line;    /* where partition_by was declared (1-based), 0 if unknown */
 };
 typedef struct weir_contract weir_contract;
 

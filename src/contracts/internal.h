@@ -308,4 +308,9 @@ int wc_filter_take_batch(const struct ArrowSchema *s, wr_arrow_batch *b, const i
 /* A large_string column of n rows, row k holding texts[k]. */
 void wc_filter_string_column(const char *const *texts, int64_t n, struct ArrowArray *out);
 
+/* Checks partition_by against the columns (transform known, parameters positive, source
+ * column declared, its type one the transform accepts, no transform repeated); returns
+ * the index of the first bad entry with the reason in `why`, or -1 (contract.c). */
+long contract_check_partition(const weir_contract *c, char *why, size_t why_n);
+
 #endif

@@ -110,6 +110,13 @@ json_t *wr_contract_to_ir(const weir_contract *c) {
     json_array_append_new(trs, ro);
   }
   json_object_set_new(o, "table_rules", trs);
+  /* Only when declared: a contract without partitioning stays readable by a weir that
+   * predates the key. */
+  if (c->n_partition_by) {
+    json_t *pb = json_array();
+    for (size_t i = 0; i < c->n_partition_by; i++) json_array_append_new(pb, json_string(c->partition_by[i]));
+    json_object_set_new(o, "partition_by", pb);
+  }
   return o;
 }
 
@@ -368,7 +375,7 @@ int contract_check_names(const weir_contract *c, const char *origin, weir_error 
 
 int wr_contract_from_ir(const json_t *ir, const char *origin, weir_contract **out, weir_error *err) {
   static const char *const keys[] = {"ir_version", "name", "version", "owner", "description", "mode",
-                                     "sla", "origin", "line", "columns", "table_rules", NULL};
+                                     "sla", "origin", "line", "columns", "table_rules", "partition_by", NULL};
   ir_ctx x = {origin ? origin : "<contract IR>", err};
   *out = NULL;
   if (!json_is_object(ir)) return bad(&x, NULL, "a contract IR must be a JSON object");
@@ -438,6 +445,29 @@ int wr_contract_from_ir(const json_t *ir, const char *origin, weir_contract **ou
     }
   }
   if ((rc = check_names(&x, c))) goto fail;
+  json_t *pb = json_object_get(ir, "partition_by");
+  if (pb && !json_is_null(pb)) {
+    size_t m = json_array_size(pb);
+    if (!json_is_array(pb)) {
+      rc = bad(&x, NULL, "\"partition_by\" must be a list of transforms such as \"day(ts)\"");
+      goto fail;
+    }
+    c->partition_by = m ? wr_calloc(m, sizeof *c->partition_by) : NULL;
+    for (size_t i = 0; i < m; i++) {
+      const char *t = json_string_value(json_array_get(pb, i));
+      if (!t) {
+        rc = bad(&x, "partition_by", "entry %zu is not a string", i + 1);
+        goto fail;
+      }
+      c->partition_by[c->n_partition_by++] = wr_strdup(t);
+    }
+    char why[512];
+    long badi = contract_check_partition(c, why, sizeof why);
+    if (badi >= 0) {
+      rc = bad(&x, "partition_by", "%s", why);
+      goto fail;
+    }
+  }
   *out = c;
   return WEIR_OK;
 fail:

@@ -7,6 +7,7 @@
  * because a misspelt `nullabel: true` or `uniqe: true` silently ignored is a rule that
  * is silently off.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -586,11 +587,78 @@ static int parse_table_rule(yctx *x, yaml_node_t *m, wr_rule_mode contract_mode,
   return WEIR_OK;
 }
 
+/* ---- partition_by ---------------------------------------------------------------------------------- */
+
+/* Appends the partition fields of `text`, split at the commas outside parentheses
+ * ("day(ts), bucket(16, id)"); `depth` carries an unclosed "(" over from the previous
+ * sequence item, since a YAML flow sequence [day(ts), bucket(16, id)] splits inside the
+ * parentheses too. */
+static void add_partition_text(weir_contract *c, yaml_node_t ***at, yaml_node_t *n, const char *text, int *depth,
+                               wr_buf *pending) {
+  for (const char *p = text;; p++) {
+    if (*p == '(') (*depth)++;
+    if (*p == ')') (*depth)--;
+    if ((*p == ',' && *depth <= 0) || !*p) {
+      if (!*p && *depth > 0) {
+        wr_buf_puts(pending, ", ");
+        return;
+      }
+      char *item = wr_strdup(wr_buf_cstr(pending));
+      size_t b = 0, e = strlen(item);
+      while (b < e && isspace((unsigned char)item[b])) b++;
+      while (e > b && isspace((unsigned char)item[e - 1])) e--;
+      if (e > b) {
+        c->partition_by = wr_realloc(c->partition_by, (c->n_partition_by + 1) * sizeof *c->partition_by);
+        *at = wr_realloc(*at, (c->n_partition_by + 1) * sizeof **at);
+        c->partition_by[c->n_partition_by] = wr_strndup(item + b, e - b);
+        (*at)[c->n_partition_by++] = n;
+      }
+      free(item);
+      wr_buf_clear(pending);
+      *depth = 0;
+      if (!*p) return;
+      continue;
+    }
+    wr_buf_putc(pending, *p);
+  }
+}
+
+static int parse_partition_by(yctx *x, yaml_node_t *pb, weir_contract *c) {
+  yaml_node_t **at = NULL;
+  int depth = 0;
+  wr_buf pending = WEIR_BUF_INIT;
+  c->partition_line = (int)pb->start_mark.line + 1;
+  int rc = WEIR_OK;
+  if (pb->type == YAML_SCALAR_NODE) {
+    add_partition_text(c, &at, pb, scalar(pb), &depth, &pending);
+  } else if (pb->type == YAML_SEQUENCE_NODE) {
+    size_t k = (size_t)(pb->data.sequence.items.top - pb->data.sequence.items.start);
+    for (size_t i = 0; i < k && !rc; i++) {
+      yaml_node_t *it = node(x, pb->data.sequence.items.start[i]);
+      if (it->type != YAML_SCALAR_NODE)
+        rc = yerr(x, it, "partition_by lists transforms such as day(ts) or bucket(16, id)");
+      else
+        add_partition_text(c, &at, it, scalar(it), &depth, &pending);
+    }
+  } else {
+    rc = yerr(x, pb, "partition_by is a list of transforms, e.g. [day(ts), bucket(16, id)]");
+  }
+  if (!rc && depth > 0) rc = yerr(x, pb, "partition_by: a transform lacks its closing parenthesis");
+  if (!rc) {
+    char why[512];
+    long bad = contract_check_partition(c, why, sizeof why);
+    if (bad >= 0) rc = yerr(x, at[bad], "partition_by: %s", why);
+  }
+  wr_buf_free(&pending);
+  free(at);
+  return rc;
+}
+
 /* ---- the contract ------------------------------------------------------------------------------------- */
 
 static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
   static const char *const keys[] = {"name", "version", "owner", "description", "doc", "mode", "sla",
-                                     "columns", "schema", "rules", "quality_rules", NULL};
+                                     "columns", "schema", "rules", "quality_rules", "partition_by", NULL};
   if (!root || root->type != YAML_MAPPING_NODE || !get(x, root, "contract", NULL))
     return yerr(x, root, "a contract file is a mapping with one key, contract:");
   static const char *const top[] = {"contract", NULL};
@@ -693,6 +761,11 @@ static int parse_contract(yctx *x, yaml_node_t *root, weir_contract *c) {
       if (!strcmp(c->rules[t].name, c->rules[u].name))
         rc = yerr(x, trule_at[t], "two rules are named \"%s\" (the other at line %d)", c->rules[t].name,
                   (int)trule_at[u]->start_mark.line + 1);
+
+  if (!rc) {
+    yaml_node_t *pb = get(x, m, "partition_by", NULL);
+    if (pb) rc = parse_partition_by(x, pb, c);
+  }
 
   for (size_t i = 0; i < n; i++) free(rule_at[i]);
   free(rule_at);

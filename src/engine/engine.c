@@ -141,6 +141,7 @@ int wr_engine_open(const wr_engine_options *opts, wr_engine **out, weir_error *e
   rc = wr_eng_run(e, "SET GLOBAL TimeZone = 'UTC'", "cannot open the SQL engine", err);
   if (!rc) rc = wr_eng_run(e, CHECKED_CAST_MACRO, "cannot open the SQL engine: cannot define weir_checked_cast", err);
   if (!rc) rc = wr_eng_scan_install(e, err);
+  if (!rc) rc = wr_eng_bucket_install(e, err);
   if (rc) {
     wr_engine_close(e);
     return rc;

@@ -177,6 +177,14 @@ typedef struct wr_sql_table_ref {
 
 void wr_sql_table_refs_free(wr_sql_table_ref *v, size_t n);
 
+/* The conditions `sql` puts on each base table it reads (sql_filters.c): a JSON array of
+ * {"schema": S|null, "name": N, "count": references, "filters": [{"column", "op":
+ * "eq"|"lt"|"le"|"gt"|"ge"|"in"|"is_null"|"not_null", "values": [{"value": text, "kind":
+ * "string"|"integer"|"boolean", "cast": TYPE|null}]}]}, each filter implied by the query's
+ * WHERE for rows of that table. An unparsable query gives an empty array. *out: new
+ * reference. */
+int wr_engine_sql_filters(wr_engine *e, const char *sql, json_t **out, weir_error *err);
+
 /* Is `sql` one SQL expression over a row (`expression`: it is parsed as "SELECT <sql>",
  * which must be one SELECT with one item and no FROM, WHERE, GROUP BY, HAVING, QUALIFY,
  * WITH, ORDER BY or LIMIT), or one SELECT statement? By DuckDB's own parser, so quotes of

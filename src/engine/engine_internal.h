@@ -76,6 +76,9 @@ int wr_eng_run(wr_engine *e, const char *sql, const char *what, weir_error *err)
  * receives, for every byte offset of the result, the offset in `sql` it came from
  * (caller frees), so that positions DuckDB reports can be mapped back. */
 char *wr_eng_sql_text(const char *sql, size_t **map);
+/* DuckDB's AST of `text` (json_serialize_sql), parsed; integers arrive as reals
+ * (sql_analysis.c). */
+int wr_eng_sql_serialize(wr_engine *e, const char *text, json_t **out, weir_error *err);
 /* Appends a quoted identifier / string literal to b. */
 void wr_eng_put_ident(wr_buf *b, const char *name);
 void wr_eng_put_string(wr_buf *b, const char *s);
@@ -103,6 +106,8 @@ char *wr_eng_type_name(duckdb_logical_type t);
 
 /* Registers the wr_arrow_scan table function on the engine's connection. */
 int wr_eng_scan_install(wr_engine *e, weir_error *err);
+/* Installs weir_bucket and weir_bucket_decimal (bucket.c). */
+int wr_eng_bucket_install(wr_engine *e, weir_error *err);
 /* Drops every registration (engine teardown). */
 void wr_eng_scan_clear(wr_engine *e);
 

@@ -158,7 +158,7 @@ static void walk(walker *w, json_t *v) {
 
 /* ---- sql_tables ------------------------------------------------------------------------- */
 
-static int serialize(wr_engine *e, const char *text, json_t **out, weir_error *err) {
+int wr_eng_sql_serialize(wr_engine *e, const char *text, json_t **out, weir_error *err) {
   duckdb_prepared_statement ps = NULL;
   duckdb_result res;
   bool have_res = false;
@@ -196,7 +196,7 @@ int wr_engine_sql_shape(wr_engine *e, const char *sql, bool expression, weir_err
   /* "\n": a trailing -- comment must not swallow what follows in weir's queries. */
   char *text = expression ? wr_asprintf("SELECT %s\n", sql) : wr_asprintf("%s\n", sql);
   json_t *ast = NULL;
-  int rc = serialize(e, text, &ast, err);
+  int rc = wr_eng_sql_serialize(e, text, &ast, err);
   free(text);
   if (rc) return rc;
   const char *what = expression ? "one SQL expression" : "one SELECT statement";
@@ -242,7 +242,7 @@ int wr_engine_sql_tables(wr_engine *e, const char *sql, wr_sql_table_ref **out, 
   char *text = wr_eng_sql_text(sql, &pm.map);
   pm.text_len = strlen(text);
   json_t *ast = NULL;
-  int rc = serialize(e, text, &ast, err);
+  int rc = wr_eng_sql_serialize(e, text, &ast, err);
   if (rc) goto done;
   if (json_is_true(json_object_get(ast, "error"))) {
     const char *etype = wr_json_str(ast, "error_type", "");
@@ -344,7 +344,7 @@ int wr_engine_sql_columns(wr_engine *e, const char *sql, bool expression, json_t
   size_t *map = NULL;
   char *text = wr_eng_sql_text(whole, &map);
   json_t *ast = NULL;
-  int rc = serialize(e, text, &ast, err);
+  int rc = wr_eng_sql_serialize(e, text, &ast, err);
   if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
     rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
   if (rc == WEIR_OK) {
@@ -363,7 +363,7 @@ int wr_engine_sql_expression_tree(wr_engine *e, const char *sql, json_t **out, w
   wr_eng_settle(e);
   char *text = wr_asprintf("SELECT %s\n", sql);
   json_t *ast = NULL;
-  int rc = serialize(e, text, &ast, err);
+  int rc = wr_eng_sql_serialize(e, text, &ast, err);
   free(text);
   if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
     rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
@@ -992,7 +992,7 @@ int wr_engine_sql_nullability(wr_engine *e, const char *sql, const wr_sql_input 
   char *text = wr_eng_sql_text(sql, &pm.map);
   pm.text_len = strlen(text);
   json_t *ast = NULL;
-  int rc = serialize(e, text, &ast, err);
+  int rc = wr_eng_sql_serialize(e, text, &ast, err);
   if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
     rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
   if (rc == WEIR_OK && json_array_size(json_object_get(ast, "statements")) == 1) {
@@ -1224,7 +1224,7 @@ int wr_engine_sql_casts(wr_engine *e, const char *sql, json_t **out, weir_error 
   pm.text_len = strlen(text);
   json_t *ast = NULL, *plan = NULL, *bound = json_array();
   cast_sites sites = {0};
-  int rc = serialize(e, text, &ast, err);
+  int rc = wr_eng_sql_serialize(e, text, &ast, err);
   if (rc == WEIR_OK && json_is_true(json_object_get(ast, "error")))
     rc = wr_seterr(err, WEIR_EINPUT, "cannot parse SQL: %s", wr_json_str(ast, "error_message", "unknown error"));
   if (rc) goto done;

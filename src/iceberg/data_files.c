@@ -15,6 +15,8 @@ void iceberg_data_file_clear(iceberg_data_file *f) {
     free(f->stats[i].upper);
   }
   free(f->stats);
+  for (size_t i = 0; i < f->n_partition; i++) free(f->partition[i].value);
+  free(f->partition);
   memset(f, 0, sizeof *f);
 }
 

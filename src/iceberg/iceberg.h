@@ -43,6 +43,14 @@ typedef struct iceberg_column_stats {
   size_t upper_len;
 } iceberg_column_stats;
 
+/* One value of a data file's partition tuple: null, or the value in Iceberg's
+ * single-value binary serialisation of the partition field's result type. */
+typedef struct iceberg_partition_value {
+  bool is_null;
+  uint8_t *value;        /* owned; NULL when is_null */
+  size_t len;
+} iceberg_partition_value;
+
 /* A Parquet data file of a table version. */
 typedef struct iceberg_data_file {
   char *path;            /* absolute */
@@ -50,6 +58,9 @@ typedef struct iceberg_data_file {
   int64_t file_size;     /* bytes */
   iceberg_column_stats *stats;
   size_t n_stats;
+  int32_t spec_id;       /* the partition spec it was written with (0 when unpartitioned) */
+  iceberg_partition_value *partition; /* one per field of that spec, in its order; owned */
+  size_t n_partition;
 } iceberg_data_file;
 
 void iceberg_data_file_clear(iceberg_data_file *f);
@@ -176,6 +187,11 @@ typedef struct iceberg_write_request {
                                        WEIR_ECONCURRENT); their rows must equal the new
                                        files' (checked: the record counts) */
   size_t n_removed;
+  const struct iceberg_partition_spec *spec; /* the partitioning of `files` (each file's
+                                       partition tuple in its order); NULL or no fields:
+                                       unpartitioned. Its spec_id and field ids are ignored:
+                                       an equal spec of prev keeps its id, another one gets
+                                       the next id, and becomes the table's default spec */
 } iceberg_write_request;
 
 typedef struct iceberg_write_result {
@@ -206,5 +222,76 @@ int iceberg_metadata_write(const char *meta_dir, const iceberg_table *prev, json
 json_t *iceberg_schema_to_json(const wr_schema *s, int32_t schema_id);
 /* Reads an Iceberg schema JSON into a weir schema. */
 int iceberg_schema_from_json(const json_t *j, wr_schema *out, weir_error *err);
+
+/* ---- Partitioning (partition.c) -------------------------------------------------------
+ * Iceberg partition specs: fields that are transforms of a source column. See the table of
+ * transforms, source and result types in partition.c and docs/partitioning.md. */
+
+typedef enum iceberg_transform_kind {
+  ICEBERG_XF_IDENTITY = 0,
+  ICEBERG_XF_YEAR,
+  ICEBERG_XF_MONTH,
+  ICEBERG_XF_DAY,
+  ICEBERG_XF_HOUR,
+  ICEBERG_XF_BUCKET,   /* param: the number of buckets N > 0 */
+  ICEBERG_XF_TRUNCATE, /* param: the width W > 0 */
+  ICEBERG_XF_VOID
+} iceberg_transform_kind;
+
+typedef struct iceberg_partition_field {
+  iceberg_transform_kind kind;
+  int32_t param;          /* N of bucket, W of truncate; 0 otherwise */
+  char *source;           /* source column name (owned) */
+  int32_t source_id;      /* its field id (0 until known) */
+  int32_t field_id;       /* the partition field's id, from 1000 (0 until assigned) */
+  char *name;             /* partition field name: "ts_day", "id_bucket" (owned; set by bind) */
+  weir_type source_type;  /* set by bind */
+  weir_type result_type;  /* set by bind */
+} iceberg_partition_field;
+
+typedef struct iceberg_partition_spec {
+  int32_t spec_id;
+  iceberg_partition_field *fields; /* owned */
+  size_t n_fields;
+} iceberg_partition_spec;
+
+const char *iceberg_transform_kind_name(iceberg_transform_kind k);
+/* Parses "day(ts)", "bucket(16, id)", "truncate(4, name)", "identity(x)", or a bare
+ * column name (identity). False with the reason in `why` for an unknown transform, a
+ * bucket count or width that is not a positive integer, a missing column. */
+bool iceberg_partition_field_parse(const char *text, iceberg_partition_field *out, char *why, size_t why_n);
+/* Checks the source column's type against the transform (the spec's table) and sets the
+ * source and result types and the field name; false with the reason in `why`. */
+bool iceberg_partition_field_bind(iceberg_partition_field *f, weir_type source, char *why, size_t why_n);
+/* The Iceberg transform string: "day", "bucket[16]", "truncate[4]". */
+void iceberg_partition_field_transform(const iceberg_partition_field *f, char *out, size_t n);
+/* weir's declaration text: "day(ts)", "bucket(16, id)". Caller frees. */
+char *iceberg_partition_field_text(const iceberg_partition_field *f);
+void iceberg_partition_field_clear(iceberg_partition_field *f);
+void iceberg_partition_spec_clear(iceberg_partition_spec *s);
+/* {"spec-id", "fields": [{"source-id", "field-id", "name", "transform"}]}; new reference. */
+json_t *iceberg_partition_spec_to_json(const iceberg_partition_spec *s);
+/* The reverse, bound against `schema` (source ids -> columns). Errors: WEIR_EINPUT. */
+int iceberg_partition_spec_from_json(const json_t *j, const wr_schema *schema, iceberg_partition_spec *out,
+                                     weir_error *err);
+/* The spec `spec_id` of table `t`, bound to its current schema (spec 0 of a table without
+ * specs is unpartitioned). Errors: WEIR_EINPUT. */
+int iceberg_table_spec(const iceberg_table *t, int32_t spec_id, iceberg_partition_spec *out, weir_error *err);
+/* Same fields (source ids, transforms, parameters), in the same order. */
+bool iceberg_partition_spec_same(const iceberg_partition_spec *a, const iceberg_partition_spec *b);
+/* The DuckDB SQL computing the field's value from the SQL expression `e` of its source
+ * column (the result type's DuckDB type; bucket calls the engine's weir_bucket). Caller
+ * frees. */
+char *iceberg_partition_field_sql(const iceberg_partition_field *f, const char *e);
+/* SQL rendering a partition value expression as the text iceberg_partition_value_from_text
+ * reads. Caller frees. */
+char *iceberg_partition_value_sql_text(const iceberg_partition_field *f, const char *value_expr);
+/* A partition value of type `t` from that text, exactly (strings are not truncated, binary
+ * is hex); false when it cannot be encoded. *out owned by the caller. */
+bool iceberg_partition_value_from_text(weir_type t, const char *text, uint8_t **out, size_t *len);
+/* Orders two single-value binaries of type `t` (-1, 0, 1) as Iceberg orders the values. */
+int iceberg_value_compare(weir_type t, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* The bucket hash itself (Murmur3, Appendix B) is util/murmur3.h. */
 
 #endif

@@ -183,6 +183,9 @@ typedef struct iceberg_manifest_info {
                                         sequence numbers null (inherited) */
   int format_version;          /* of the table: 3 writes "format-version": "3" in the
                                   header; 0 or 2: "2" */
+  const iceberg_partition_spec *spec; /* the files' partition spec; NULL: unpartitioned
+                                        spec 0. Each file's partition tuple has one value
+                                        per field (checked) */
 } iceberg_manifest_info;
 
 /* Writes a manifest of `files` to `path` atomically, and fills `entry` (its manifest list

@@ -12,6 +12,7 @@
  */
 #include "iceberg/iceberg_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,10 +203,193 @@ static void set_stat_map(avro_value_t *df, const char *name, const iceberg_data_
 
 /* ---- manifests --------------------------------------------------------------------- */
 
+/* ---- partition tuples ----------------------------------------------------------------
+ * The manifest entry's `partition` record (field 102) has one optional field per partition
+ * field, with its field id, typed as the spec says for the transform's result. */
+
+/* Bytes of the Avro fixed holding a decimal of precision p (as Java's
+ * TypeUtil.decimalRequiredBytes). */
+static int decimal_bytes(int p) {
+  for (int b = 1; b < 17; b++) {
+    /* the largest p-digit number must fit in 8b-1 bits */
+    double max = 1;
+    for (int i = 0; i < 8 * b - 1; i++) max *= 2;
+    double need = 1;
+    for (int i = 0; i < p; i++) need *= 10;
+    if (need <= max) return b;
+  }
+  return 16;
+}
+
+static void put_avro_type(wr_buf *b, const iceberg_partition_field *f) {
+  weir_type t = f->result_type;
+  switch (t.id) {
+    case WEIR_TYPE_BOOL: wr_buf_puts(b, "\"boolean\""); break;
+    case WEIR_TYPE_INT32: wr_buf_puts(b, "\"int\""); break;
+    case WEIR_TYPE_INT64: wr_buf_puts(b, "\"long\""); break;
+    case WEIR_TYPE_FLOAT32: wr_buf_puts(b, "\"float\""); break;
+    case WEIR_TYPE_FLOAT64: wr_buf_puts(b, "\"double\""); break;
+    case WEIR_TYPE_DATE32: wr_buf_puts(b, "{\"type\":\"int\",\"logicalType\":\"date\"}"); break;
+    case WEIR_TYPE_TS_US:
+    case WEIR_TYPE_TS_US_UTC:
+      wr_buf_printf(b, "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-utc\":%s}",
+                    t.id == WEIR_TYPE_TS_US_UTC ? "true" : "false");
+      break;
+    case WEIR_TYPE_TS_NS:
+    case WEIR_TYPE_TS_NS_UTC:
+      wr_buf_printf(b, "{\"type\":\"long\",\"logicalType\":\"timestamp-nanos\",\"adjust-to-utc\":%s}",
+                    t.id == WEIR_TYPE_TS_NS_UTC ? "true" : "false");
+      break;
+    case WEIR_TYPE_DECIMAL:
+      wr_buf_printf(b,
+                    "{\"type\":\"fixed\",\"name\":\"fixed_%d\",\"size\":%d,\"logicalType\":\"decimal\","
+                    "\"precision\":%d,\"scale\":%d}",
+                    (int)f->field_id, decimal_bytes(t.precision), t.precision, t.scale);
+      break;
+    case WEIR_TYPE_BINARY: wr_buf_puts(b, "\"bytes\""); break;
+    default: wr_buf_puts(b, "\"string\""); break;
+  }
+}
+
+/* The manifest_entry schema for `spec` (the fixed one when unpartitioned). Caller frees. */
+static char *entry_schema(const iceberg_partition_spec *spec) {
+  static const char EMPTY[] = "{\"type\":\"record\",\"name\":\"r102\",\"fields\":[]}";
+  if (!spec || spec->n_fields == 0) return wr_strdup(ICEBERG_MANIFEST_ENTRY_SCHEMA);
+  wr_buf rec = WEIR_BUF_INIT;
+  wr_buf_puts(&rec, "{\"type\":\"record\",\"name\":\"r102\",\"fields\":[");
+  for (size_t i = 0; i < spec->n_fields; i++) {
+    const iceberg_partition_field *f = &spec->fields[i];
+    json_t *name = json_string(f->name);
+    char *qname = json_dumps(name, JSON_ENCODE_ANY);
+    json_decref(name);
+    wr_buf_printf(&rec, "%s{\"name\":%s,\"type\":[\"null\",", i ? "," : "", qname);
+    free(qname);
+    put_avro_type(&rec, f);
+    wr_buf_printf(&rec, "],\"default\":null,\"field-id\":%d}", (int)f->field_id);
+  }
+  wr_buf_puts(&rec, "]}");
+  const char *at = strstr(ICEBERG_MANIFEST_ENTRY_SCHEMA, EMPTY);
+  wr_buf out = WEIR_BUF_INIT;
+  wr_buf_printf(&out, "%.*s%s%s", (int)(at - ICEBERG_MANIFEST_ENTRY_SCHEMA), ICEBERG_MANIFEST_ENTRY_SCHEMA,
+                wr_buf_cstr(&rec), at + strlen(EMPTY));
+  wr_buf_free(&rec);
+  char *s = wr_strdup(wr_buf_cstr(&out));
+  wr_buf_free(&out);
+  return s;
+}
+
+/* Sets one partition value (binary form) into the non-null branch `b`. */
+static int set_partition_value(avro_value_t *b, const iceberg_partition_field *f, const iceberg_partition_value *v) {
+  weir_type t = f->result_type;
+  const uint8_t *d = v->value;
+  size_t n = v->len;
+  uint64_t le = 0;
+  for (size_t i = 0; i < n && i < 8; i++) le |= (uint64_t)d[i] << (8 * i);
+  switch (t.id) {
+    case WEIR_TYPE_BOOL: return avro_value_set_boolean(b, n && d[0]);
+    case WEIR_TYPE_INT32:
+    case WEIR_TYPE_DATE32: return n == 4 ? avro_value_set_int(b, (int32_t)(uint32_t)le) : EINVAL;
+    case WEIR_TYPE_INT64:
+    case WEIR_TYPE_TS_US:
+    case WEIR_TYPE_TS_US_UTC:
+    case WEIR_TYPE_TS_NS:
+    case WEIR_TYPE_TS_NS_UTC: return n == 8 ? avro_value_set_long(b, (int64_t)le) : EINVAL;
+    case WEIR_TYPE_FLOAT32: {
+      float x;
+      if (n != 4) return EINVAL;
+      memcpy(&x, d, 4);
+      return avro_value_set_float(b, x);
+    }
+    case WEIR_TYPE_FLOAT64: {
+      double x;
+      if (n != 8) return EINVAL;
+      memcpy(&x, d, 8);
+      return avro_value_set_double(b, x);
+    }
+    case WEIR_TYPE_DECIMAL: {
+      int size = decimal_bytes(t.precision);
+      if ((int)n > size || n == 0) return EINVAL;
+      uint8_t fixed[16];
+      memset(fixed, (d[0] & 0x80) ? 0xff : 0x00, (size_t)size);
+      memcpy(fixed + size - (int)n, d, n);
+      return avro_value_set_fixed(b, fixed, (size_t)size);
+    }
+    case WEIR_TYPE_BINARY: return avro_value_set_bytes(b, (void *)d, n);
+    default: {
+      char *s = wr_strndup((const char *)d, n);
+      int rc = avro_value_set_string_len(b, s, n + 1);
+      free(s);
+      return rc;
+    }
+  }
+}
+
+static void set_partition(avro_value_t *df, const iceberg_manifest_info *info, const iceberg_data_file *f, int *rc) {
+  avro_value_t rec = field(df, "partition", rc);
+  if (*rc || !info->spec) return;
+  for (size_t i = 0; i < info->spec->n_fields && !*rc; i++) {
+    avro_value_t u, b;
+    *rc |= avro_value_get_by_index(&rec, i, &u, NULL);
+    if (*rc) break;
+    const iceberg_partition_value *v = &f->partition[i];
+    if (v->is_null) {
+      *rc |= avro_value_set_branch(&u, 0, &b);
+      if (!*rc) *rc |= avro_value_set_null(&b);
+    } else {
+      *rc |= avro_value_set_branch(&u, 1, &b);
+      if (!*rc) *rc |= set_partition_value(&b, &info->spec->fields[i], v);
+    }
+  }
+}
+
+/* The manifest list's summary of one partition field over `files`. */
+static void summarize(const iceberg_partition_field *pf, size_t k, const iceberg_data_file *files, size_t n,
+                      iceberg_partition_summary *out) {
+  memset(out, 0, sizeof *out);
+  bool floating = pf->result_type.id == WEIR_TYPE_FLOAT32 || pf->result_type.id == WEIR_TYPE_FLOAT64;
+  out->contains_nan = floating ? 0 : -1;
+  const iceberg_partition_value *lo = NULL, *hi = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const iceberg_partition_value *v = &files[i].partition[k];
+    if (v->is_null) {
+      out->contains_null = true;
+      continue;
+    }
+    if (floating) {
+      double x = 0;
+      if (v->len == 8) memcpy(&x, v->value, 8);
+      else if (v->len == 4) {
+        float y;
+        memcpy(&y, v->value, 4);
+        x = y;
+      }
+      if (x != x) {
+        out->contains_nan = 1;
+        continue;
+      }
+    }
+    if (!lo || iceberg_value_compare(pf->result_type, v->value, v->len, lo->value, lo->len) < 0) lo = v;
+    if (!hi || iceberg_value_compare(pf->result_type, v->value, v->len, hi->value, hi->len) > 0) hi = v;
+  }
+  if (lo) {
+    out->lower = wr_malloc(lo->len ? lo->len : 1);
+    if (lo->len) memcpy(out->lower, lo->value, lo->len);
+    out->lower_len = lo->len;
+    out->has_lower = true;
+    out->upper = wr_malloc(hi->len ? hi->len : 1);
+    if (hi->len) memcpy(out->upper, hi->value, hi->len);
+    out->upper_len = hi->len;
+    out->has_upper = true;
+  }
+}
+
 static int manifest_encode_unlocked(const iceberg_manifest_info *info, const iceberg_data_file *files,
                             size_t n_files, wr_buf *out, weir_error *err) {
   iceberg_avro_writer w;
-  int st = iceberg_avro_writer_init(&w, ICEBERG_MANIFEST_ENTRY_SCHEMA, err);
+  size_t n_part = info->spec ? info->spec->n_fields : 0;
+  char *schema = entry_schema(info->spec);
+  int st = iceberg_avro_writer_init(&w, schema, err);
+  free(schema);
   if (st != WEIR_OK) return st;
   for (size_t i = 0; i < n_files; i++) {
     const iceberg_data_file *f = &files[i];
@@ -214,6 +398,11 @@ static int manifest_encode_unlocked(const iceberg_manifest_info *info, const ice
       return wr_seterr(err, WEIR_EINVALIDARG,
                          "data file %zu (%s) needs a path, a record count and a size", i + 1,
                          f->path ? f->path : "no path");
+    }
+    if (f->n_partition != n_part) {
+      iceberg_avro_writer_free(&w);
+      return wr_seterr(err, WEIR_EINVALIDARG, "data file %s has %zu partition values; its spec has %zu fields",
+                       f->path, f->n_partition, n_part);
     }
     int rc = 0;
     avro_value_t *rec = iceberg_avro_writer_record(&w);
@@ -238,6 +427,7 @@ static int manifest_encode_unlocked(const iceberg_manifest_info *info, const ice
       set_string(&df, "file_path", uri, &rc);
       free(uri);
       set_string(&df, "file_format", "PARQUET", &rc);
+      set_partition(&df, info, f, &rc);
       set_long(&df, "record_count", f->record_count, &rc);
       set_long(&df, "file_size_in_bytes", f->file_size, &rc);
       set_stat_map(&df, "column_sizes", f, K_SIZE, &rc);
@@ -262,15 +452,23 @@ static int manifest_encode_unlocked(const iceberg_manifest_info *info, const ice
       return st;
     }
   }
-  char schema_id[32];
+  char schema_id[32], spec_id[32];
   snprintf(schema_id, sizeof schema_id, "%d", info->schema_id);
+  snprintf(spec_id, sizeof spec_id, "%d", info->spec ? (int)info->spec->spec_id : 0);
+  char *spec_fields = NULL;
+  if (info->spec) {
+    json_t *sj = iceberg_partition_spec_to_json(info->spec);
+    spec_fields = json_dumps(json_object_get(sj, "fields"), JSON_COMPACT);
+    json_decref(sj);
+  }
   const iceberg_avro_meta meta[] = {
       {"schema", info->schema_json},   {"schema-id", schema_id},
-      {"partition-spec", "[]"},        {"partition-spec-id", "0"},
+      {"partition-spec", spec_fields ? spec_fields : "[]"}, {"partition-spec-id", spec_id},
       {"format-version", info->format_version >= 3 ? "3" : "2"}, {"content", "data"},
   };
   iceberg_avro_writer_finish(&w, meta, sizeof meta / sizeof meta[0], out);
   iceberg_avro_writer_free(&w);
+  free(spec_fields);
   return WEIR_OK;
 }
 
@@ -284,7 +482,7 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
   if (rc == WEIR_OK) {
     entry->path = wr_strdup(path);
     entry->length = (int64_t)b.len;
-    entry->spec_id = 0;
+    entry->spec_id = info->spec ? info->spec->spec_id : 0;
     entry->content = ICEBERG_CONTENT_DATA;
     entry->sequence_number = info->sequence_number;
     entry->min_sequence_number = info->sequence_number;
@@ -299,6 +497,12 @@ int iceberg_manifest_write(const char *path, const iceberg_manifest_info *info,
     }
     entry->has_partitions = true;
     entry->first_row_id = -1; /* assigned when a v3 manifest list lists it */
+    size_t np = info->spec ? info->spec->n_fields : 0;
+    if (np) {
+      entry->partitions = wr_calloc(np, sizeof *entry->partitions);
+      entry->n_partitions = np;
+      for (size_t k = 0; k < np; k++) summarize(&info->spec->fields[k], k, files, n_files, &entry->partitions[k]);
+    }
   }
   wr_buf_free(&b);
   return rc;
@@ -360,6 +564,83 @@ static int read_stat_map(avro_value_t *df, const char *name, iceberg_data_file *
   return 0;
 }
 
+/* The entry's partition tuple, each value in binary form (an Avro decimal fixed is kept as
+ * its sign-extended bytes, which compare the same). */
+static int read_partition(avro_value_t *df, iceberg_data_file *f) {
+  avro_value_t rec;
+  if (avro_value_get_by_name(df, "partition", &rec, NULL) != 0) return 0;
+  if (avro_value_get_type(&rec) != AVRO_RECORD) return -1;
+  size_t n = 0;
+  if (avro_value_get_size(&rec, &n) != 0) return -1;
+  if (!n) return 0;
+  f->partition = wr_calloc(n, sizeof *f->partition);
+  for (size_t i = 0; i < n; i++) {
+    avro_value_t v, b;
+    iceberg_partition_value *pv = &f->partition[f->n_partition++];
+    if (avro_value_get_by_index(&rec, i, &v, NULL) != 0) return -1;
+    if (avro_value_get_type(&v) == AVRO_UNION) {
+      if (avro_value_get_current_branch(&v, &b) != 0) return -1;
+      v = b;
+    }
+    uint8_t buf[8];
+    const void *p = buf;
+    size_t len = 0;
+    switch (avro_value_get_type(&v)) {
+      case AVRO_NULL: pv->is_null = true; continue;
+      case AVRO_BOOLEAN: {
+        int x;
+        if (avro_value_get_boolean(&v, &x)) return -1;
+        buf[0] = x ? 1 : 0, len = 1;
+        break;
+      }
+      case AVRO_INT32: {
+        int32_t x;
+        if (avro_value_get_int(&v, &x)) return -1;
+        for (int k = 0; k < 4; k++) buf[k] = (uint8_t)((uint32_t)x >> (8 * k));
+        len = 4;
+        break;
+      }
+      case AVRO_INT64: {
+        int64_t x;
+        if (avro_value_get_long(&v, &x)) return -1;
+        for (int k = 0; k < 8; k++) buf[k] = (uint8_t)((uint64_t)x >> (8 * k));
+        len = 8;
+        break;
+      }
+      case AVRO_FLOAT: {
+        float x;
+        if (avro_value_get_float(&v, &x)) return -1;
+        memcpy(buf, &x, 4), len = 4;
+        break;
+      }
+      case AVRO_DOUBLE: {
+        double x;
+        if (avro_value_get_double(&v, &x)) return -1;
+        memcpy(buf, &x, 8), len = 8;
+        break;
+      }
+      case AVRO_STRING: {
+        const char *s;
+        size_t sz;
+        if (avro_value_get_string(&v, &s, &sz)) return -1;
+        p = s, len = sz ? sz - 1 : 0;
+        break;
+      }
+      case AVRO_BYTES:
+        if (avro_value_get_bytes(&v, &p, &len)) return -1;
+        break;
+      case AVRO_FIXED:
+        if (avro_value_get_fixed(&v, &p, &len)) return -1;
+        break;
+      default: return -1;
+    }
+    pv->value = wr_malloc(len ? len : 1);
+    if (len) memcpy(pv->value, p, len);
+    pv->len = len;
+  }
+  return 0;
+}
+
 static int cmp_stats(const void *a, const void *b) {
   int32_t x = ((const iceberg_column_stats *)a)->field_id;
   int32_t y = ((const iceberg_column_stats *)b)->field_id;
@@ -379,6 +660,8 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
     iceberg_avro_reader_close(r);
     return rc;
   }
+  const char *spec_text = iceberg_avro_reader_meta(r, "partition-spec-id");
+  int32_t spec_id = spec_text ? (int32_t)strtol(spec_text, NULL, 10) : 0;
   for (;;) {
     avro_value_t *rec;
     rc = iceberg_avro_reader_next(r, &rec, err);
@@ -414,6 +697,13 @@ static int manifest_read(iceberg_avro_reader *r, const char *path, bool live_onl
       break;
     }
     f.path = wr_location_from_uri(fpath);
+    f.spec_id = spec_id;
+    if (read_partition(&df, &f) != 0) {
+      rc = wr_seterr(err, WEIR_EINPUT, "%s: entry %lld has a malformed partition tuple", path,
+                     (long long)r->records_read);
+      iceberg_data_file_clear(&f);
+      break;
+    }
     static const struct {
       const char *name;
       enum stat_kind k;

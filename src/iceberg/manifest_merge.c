@@ -22,8 +22,10 @@
 #define PROP_MERGE_ENABLED "commit.manifest-merge.enabled"
 #define PROP_MIN_COUNT "commit.manifest.min-count-to-merge"
 
-static bool mergeable(const iceberg_manifest_file *m) {
-  return m->content == ICEBERG_CONTENT_DATA && m->spec_id == 0;
+/* Only manifests of the spec the new files are written with are merged (into one of that
+ * spec, whose partition tuples the entries keep). */
+static bool mergeable(const iceberg_manifest_file *m, int32_t spec_id) {
+  return m->content == ICEBERG_CONTENT_DATA && m->spec_id == spec_id;
 }
 
 int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
@@ -36,7 +38,7 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
   int64_t v;
   if (iceberg_summary_int(properties, PROP_MIN_COUNT, &v) && v >= 2) min_count = v;
   size_t count = 0;
-  for (size_t i = 0; i < *n; i++) count += mergeable(&(*list)[i]);
+  for (size_t i = 0; i < *n; i++) count += mergeable(&(*list)[i], info->spec ? info->spec->spec_id : 0);
   /* The append adds one more manifest; merge when the total would reach the limit. */
   if ((int64_t)count + 1 < min_count || count < 2) return WEIR_OK;
 
@@ -46,7 +48,7 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
   int rc = WEIR_OK;
   for (size_t i = 0; i < *n && rc == WEIR_OK; i++) {
     const iceberg_manifest_file *m = &(*list)[i];
-    if (!mergeable(m)) continue;
+    if (!mergeable(m, info->spec ? info->spec->spec_id : 0)) continue;
     size_t first = nf;
     rc = iceberg_manifest_read(m->path, true, &files, &nf, &meta, err);
     /* Make inherited values explicit: null ids and numbers come from the manifest (an
@@ -84,7 +86,7 @@ int iceberg_manifests_merge(const char *meta_dir, const json_t *properties,
   iceberg_manifest_file *out = wr_calloc(*n - count + 1, sizeof *out);
   size_t k = 0;
   for (size_t i = 0; i < *n; i++) {
-    if (mergeable(&(*list)[i]))
+    if (mergeable(&(*list)[i], info->spec ? info->spec->spec_id : 0))
       iceberg_manifest_files_free_one(&(*list)[i]);
     else
       out[k++] = (*list)[i];

@@ -116,19 +116,20 @@ static int check_request(const iceberg_write_request *req, weir_error *err) {
                            req->table_location, f->path, f->stats[k].field_id);
     }
   }
-  if (req->prev) {
-    /* weir writes its manifests with partition spec 0, which must be unpartitioned. */
-    const json_t *specs = json_object_get(req->prev->json, "partition-specs");
-    size_t i;
-    const json_t *sp;
-    json_array_foreach(specs, i, sp) {
-      if (json_integer_value(json_object_get(sp, "spec-id")) == 0 &&
-          json_array_size(json_object_get(sp, "fields")) > 0)
-        return wr_seterr(err, WEIR_EINVALIDARG,
-                           "Iceberg write to %s: the table (%s) is partitioned; weir writes "
-                           "unpartitioned tables",
-                           req->table_location, req->prev->metadata_location);
-    }
+  size_t n_part = req->spec ? req->spec->n_fields : 0;
+  for (size_t i = 0; i < req->n_files; i++)
+    if (req->files[i].n_partition != n_part)
+      return wr_seterr(err, WEIR_EINVALIDARG,
+                       "Iceberg write to %s: data file %s has %zu partition values; the spec has %zu fields",
+                       req->table_location, req->files[i].path, req->files[i].n_partition, n_part);
+  for (size_t i = 0; i < n_part; i++) {
+    const iceberg_partition_field *pf = &req->spec->fields[i];
+    bool found = false;
+    for (size_t c = 0; c < s->n_fields && !found; c++) found = s->fields[c].field_id == pf->source_id;
+    if (!found)
+      return wr_seterr(err, WEIR_EINVALIDARG,
+                       "Iceberg write to %s: partition field %s has source field id %d, which is not a column",
+                       req->table_location, pf->name ? pf->name : "?", (int)pf->source_id);
   }
   return WEIR_OK;
 }
@@ -323,6 +324,96 @@ static json_t *object_at(json_t *o, const char *key) {
   return a;
 }
 
+/* ---- partition specs ------------------------------------------------------------------ */
+
+/* The spec the new files are written with, as a spec of the table: an equal spec already
+ * in prev's "partition-specs" (same source ids, transforms and parameters) keeps its id and
+ * field ids; another one gets the next spec id, and field ids after last-partition-id,
+ * except that a field equal to one of an older spec keeps that field's id (as Java assigns
+ * them, so that a field means one thing across the table's specs). Old files keep the spec
+ * they were written with: partition evolution never rewrites data. */
+static int resolve_spec(const iceberg_write_request *req, iceberg_partition_spec *out, bool *is_new,
+                        int32_t *last_partition_id, weir_error *err) {
+  memset(out, 0, sizeof *out);
+  *is_new = true;
+  *last_partition_id = 999;
+  iceberg_partition_spec want = {0};
+  size_t n = req->spec ? req->spec->n_fields : 0;
+  want.fields = wr_calloc(n ? n : 1, sizeof *want.fields);
+  for (size_t i = 0; i < n; i++) {
+    const iceberg_partition_field *f = &req->spec->fields[i];
+    iceberg_partition_field *g = &want.fields[want.n_fields++];
+    *g = *f;
+    g->source = wr_strdup(f->source);
+    g->name = wr_strdup(f->name);
+  }
+  int32_t max_spec = -1;
+  if (req->prev) {
+    *last_partition_id = (int32_t)wr_json_int(req->prev->json, "last-partition-id", 999);
+    size_t i;
+    const json_t *sp;
+    json_array_foreach(json_object_get(req->prev->json, "partition-specs"), i, sp) {
+      int32_t id = (int32_t)json_integer_value(json_object_get(sp, "spec-id"));
+      if (id > max_spec) max_spec = id;
+      iceberg_partition_spec have;
+      weir_error ignore = {0};
+      /* A spec of a column since dropped cannot be bound; it is not the one we want. */
+      if (iceberg_partition_spec_from_json(sp, req->schema, &have, &ignore) != WEIR_OK) {
+        weir_error_clear(&ignore);
+        continue;
+      }
+      for (size_t k = 0; k < want.n_fields; k++)
+        for (size_t h = 0; h < have.n_fields; h++)
+          if (!want.fields[k].field_id && have.fields[h].source_id == want.fields[k].source_id &&
+              have.fields[h].kind == want.fields[k].kind && have.fields[h].param == want.fields[k].param) {
+            want.fields[k].field_id = have.fields[h].field_id;
+            free(want.fields[k].name);
+            want.fields[k].name = wr_strdup(have.fields[h].name);
+          }
+      if (*is_new && iceberg_partition_spec_same(&have, &want)) {
+        *is_new = false;
+        iceberg_partition_spec_clear(&want);
+        *out = have;
+        continue;
+      }
+      iceberg_partition_spec_clear(&have);
+    }
+  }
+  if (!*is_new) return WEIR_OK;
+  want.spec_id = max_spec + 1;
+  for (size_t k = 0; k < want.n_fields; k++)
+    if (!want.fields[k].field_id) want.fields[k].field_id = ++*last_partition_id;
+  for (size_t k = 0; k < want.n_fields; k++)
+    for (size_t h = 0; h < k; h++)
+      if (!strcmp(want.fields[k].name, want.fields[h].name)) {
+        int rc = wr_seterr(err, WEIR_EINVALIDARG, "Iceberg write to %s: two partition fields are named \"%s\"",
+                           req->table_location, want.fields[k].name);
+        iceberg_partition_spec_clear(&want);
+        return rc;
+      }
+  *out = want;
+  return WEIR_OK;
+}
+
+/* How many distinct partition tuples the files have (the summary's changed-partition-count). */
+static int64_t count_partitions(const iceberg_data_file *files, size_t n) {
+  int64_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) {
+      if (files[j].n_partition != files[i].n_partition) continue;
+      bool same = true;
+      for (size_t k = 0; k < files[i].n_partition && same; k++) {
+        const iceberg_partition_value *a = &files[i].partition[k], *b = &files[j].partition[k];
+        same = a->is_null == b->is_null && a->len == b->len && (!a->len || !memcmp(a->value, b->value, a->len));
+      }
+      seen = same;
+    }
+    count += !seen;
+  }
+  return count;
+}
+
 /* ---- the write --------------------------------------------------------------------- */
 
 /* Sets what every metadata file weir writes carries, then writes `meta` as the next
@@ -402,7 +493,12 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   iceberg_manifest_file *list = NULL;
   size_t n_list = 0;
   totals before;
+  iceberg_partition_spec spec = {0};
+  bool new_spec = false;
+  int32_t last_partition_id = 999;
 
+  rc = resolve_spec(req, &spec, &new_spec, &last_partition_id, err);
+  if (rc != WEIR_OK) goto done;
   rc = wr_storage_mkdirs(meta_dir, err);
   if (rc != WEIR_OK) goto done;
   rc = prev_totals(prev, &before, err);
@@ -444,7 +540,7 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
     added_records += req->files[i].record_count, added_size += req->files[i].file_size;
   {
     char *schema_text = wr_json_compact(schema_json);
-    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL, format_version};
+    iceberg_manifest_info info = {schema_text, (int32_t)schema_id, snapshot_id, seq, NULL, format_version, &spec};
     if (req->op == ICEBERG_OP_REPLACE || req->op == ICEBERG_OP_DELETE) {
       rc = iceberg_manifests_remove(meta_dir, &info, &list, &n_list, req->removed, req->n_removed,
                                     &removed_records, &removed_bytes, &rewritten_path, err);
@@ -529,7 +625,9 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   set_num(summary, "deleted-data-files", deleted_files);
   set_num(summary, "deleted-records", deleted_records);
   set_num(summary, "removed-files-size", removed_size);
-  set_num(summary, "changed-partition-count", (req->n_files > 0 || deleted_files > 0) ? 1 : 0);
+  int64_t changed = spec.n_fields ? count_partitions(req->files, req->n_files)
+                                  : (req->n_files > 0 || deleted_files > 0) ? 1 : 0;
+  set_num(summary, "changed-partition-count", changed);
   set_num(summary, "total-records", after.records);
   set_num(summary, "total-files-size", after.size);
   set_num(summary, "total-data-files", after.files);
@@ -568,6 +666,16 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
   json_object_set_new(meta, "last-column-id", json_integer(last_column_id));
   if (new_schema) json_array_append(array_at(meta, "schemas"), schema_json);
   json_object_set_new(meta, "current-schema-id", json_integer(schema_id));
+  if (!prev) {
+    /* A new table's first spec is spec 0, partitioned or not. */
+    json_object_set_new(meta, "partition-specs", json_array());
+    spec.spec_id = 0;
+    new_spec = true;
+  }
+  if (new_spec) json_array_append_new(array_at(meta, "partition-specs"), iceberg_partition_spec_to_json(&spec));
+  /* A replace rewrites files without changing the table's layout. */
+  if (req->op != ICEBERG_OP_REPLACE || !prev) json_object_set_new(meta, "default-spec-id", json_integer(spec.spec_id));
+  json_object_set_new(meta, "last-partition-id", json_integer(last_partition_id));
   json_t *props = object_at(meta, "properties");
   if (req->properties) apply_properties(props, req->properties);
   json_object_set_new(meta, "current-snapshot-id", json_integer(snapshot_id));
@@ -601,6 +709,7 @@ done:
     weir_error_clear(&ignore);
   }
   iceberg_manifest_files_free(list, n_list);
+  iceberg_partition_spec_clear(&spec);
   json_decref(schema_json);
   json_decref(meta);
   free(meta_dir);

@@ -64,7 +64,14 @@ static const char *plan_files(const iceberg_table *t, int64_t target, int64_t mi
   memset(p, 0, sizeof *p);
   if ((*rc = iceberg_table_data_files(t, &p->files, &p->n_files, err))) return NULL;
   p->small = wr_calloc(p->n_files ? p->n_files : 1, sizeof *p->small);
+  size_t partitioned = 0;
   for (size_t i = 0; i < p->n_files; i++) {
+    /* Rewriting files of several partitions into one would put rows of many partitions
+     * in a file with one partition tuple: partitioned files are left as they are. */
+    if (p->files[i].n_partition > 0) {
+      partitioned++;
+      continue;
+    }
     if (p->files[i].file_size * 4 >= target * 3) continue;
     p->small[p->n_small++] = i;
     p->small_bytes += p->files[i].file_size;
@@ -72,6 +79,11 @@ static const char *plan_files(const iceberg_table *t, int64_t target, int64_t mi
   }
   p->estimate = p->n_small ? (p->small_bytes + target - 1) / target : 0;
   if (p->estimate < 1 && p->n_small) p->estimate = 1;
+  if (partitioned && partitioned == p->n_files) {
+    snprintf(why, why_size, "its %zu data files are partitioned, and weir compacts unpartitioned files only",
+             p->n_files);
+    return why;
+  }
   if ((int64_t)p->n_small < min_files) {
     snprintf(why, why_size, "%zu of its %zu data files are small, fewer than the %lld it takes (min_files)",
              p->n_small, p->n_files, (long long)min_files);

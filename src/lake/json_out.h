@@ -59,6 +59,7 @@ typedef enum wr_doc_kind {
   WR_DOC_GC,             /* weir_lake_gc */
   WR_DOC_BRANCH_PRUNE,   /* weir_branch_prune */
   WR_DOC_DELETE,         /* weir_table_delete */
+  WR_DOC_QUERY_EXPLAIN,  /* weir_query_explain */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

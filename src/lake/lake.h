@@ -194,6 +194,8 @@ typedef struct lake_staged {
                                   (fewer rows). Committed as an Iceberg "overwrite" (or
                                   "delete") snapshot; refused when the table changed since
                                   the base, as a replace is (serial.h) */
+  iceberg_partition_spec spec; /* how `files` are partitioned (no fields: unpartitioned);
+                                  each file has one partition value per field */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);
@@ -211,11 +213,41 @@ typedef struct lake_stage_request {
   const char *comment;         /* table comment (NULL: the contract's description) */
   json_t *summary;             /* borrowed: extra snapshot summary entries */
   const char *base_commit;     /* commit whose version of the table ids build on */
+  const json_t *partition_by;  /* borrowed array of partition fields ("day(ts)") declared
+                                  outside the contract (a model's header or decorator);
+                                  NULL: the contract's partition_by */
 } lake_stage_request;
 
 /* The Iceberg entry (path, counts, per-column stats by field id) of a Parquet file the
  * engine wrote with `schema`'s columns, from the statistics it returned. */
 void lake_data_file_from_parquet(const wr_parquet_file *pf, const wr_schema *schema, iceberg_data_file *df);
+
+/* What planning a table's scan found (scan_plan.c). */
+typedef struct lake_scan_stats {
+  size_t files_total, files_read;
+  size_t pruned_by_partition, pruned_by_stats;
+  size_t filters_used;   /* conditions whose constants could be compared exactly */
+} lake_scan_stats;
+
+/* Marks in keep[i] whether data file i of table `t` may hold a row satisfying `filters`
+ * (one table's "filters" of wr_engine_sql_filters); a file is unmarked only when that is
+ * proved impossible by its partition tuple or its column statistics (missing statistics
+ * prove nothing). The engine computes constants and their transforms. */
+int lake_plan_scan(wr_engine *engine, const iceberg_table *t, const json_t *filters, const iceberg_data_file *files,
+                   size_t n, bool *keep, lake_scan_stats *st);
+
+/* The partition spec of a write (partitioned.c): the `n` declared fields `texts` bound to
+ * `schema` (field ids assigned), else for an append prev's default spec, else none (no
+ * fields). `who` names the declaration in errors ("contract events", "model m").
+ * Errors: WEIR_EINVALIDARG naming the field and why. */
+int lake_partition_spec_for(const char *const *texts, size_t n, const char *who, const iceberg_table *prev,
+                            weir_write_mode mode, const wr_schema *schema, iceberg_partition_spec *out,
+                            weir_error *err);
+/* Writes the rows of the engine relation `view` (the columns of `schema`) into `data_dir`
+ * as data files of one partition each, with their partition values; *rows: rows written. */
+int lake_write_partitioned(wr_engine *engine, const char *view, const wr_schema *schema,
+                           const iceberg_partition_spec *spec, const char *data_dir, iceberg_data_file **out_files,
+                           size_t *n_out, int64_t *rows, weir_error *err);
 
 /* Writes `data` (already validated and cast to its schema) as Parquet files of the table
  * and fills `out`. Field ids continue those of the table at base_commit. */
@@ -273,9 +305,15 @@ typedef enum lake_engine_kind {
 int lake_engine_get(weir_lake *lake, lake_engine_kind kind, wr_engine **out, weir_error *err);
 void lake_engine_put(weir_lake *lake, wr_engine *engine, lake_engine_kind kind);
 void lake_engine_put_pool(lake_engine_pool *p, wr_engine *engine, lake_engine_kind kind);
-/* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`. */
+/* Makes every table `sql` reads queryable in `engine` as it is at commit `hash`, each with
+ * only the data files the query's conditions on it may need (scan_plan.c). `explain`,
+ * when not NULL, is an array that receives one object per table: {"table", "files_total",
+ * "files_read", "pruned_by_partition", "pruned_by_stats", "filters"}. */
 int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, const char *sql,
-                        weir_error *err);
+                        json_t *explain, weir_error *err);
+/* `weir query --explain`: the WR_DOC_QUERY_EXPLAIN document of what `sql` at `ref` reads
+ * (caller frees *out_json). */
+int lake_query_explain(weir_lake *lake, const char *sql, const char *ref, char **out_json, weir_error *err);
 /* Makes one table queryable as it is at commit `hash`. */
 int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
                       const wr_table_id *id, weir_error *err);

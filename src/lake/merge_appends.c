@@ -185,8 +185,16 @@ int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_t
   if ((!ok_o && !o_compacted) || !ok_t) goto done;
   /* The target's version already holds base + its appends; one more append snapshot adds
    * the source's files. The summary says where they came from, for people and readers. */
+  /* The source's files keep their partition spec (the table's spec on both sides: a
+   * change of spec is not an append-only history). Files of several specs are not
+   * combined here. */
+  iceberg_partition_spec spec = {0};
+  for (size_t i = 1; i < nt; i++)
+    if (tf[i].spec_id != tf[0].spec_id) goto done;
+  if (nt > 0 && (rc = iceberg_table_spec(t, tf[0].spec_id, &spec, err))) goto done;
   json_t *summary = json_pack("{s:s,s:s}", "weir.merged", "appends", "weir.merged-from", t->metadata_location);
   iceberg_write_request w = {0};
+  w.spec = &spec;
   w.table_location = o->location;
   w.prev = o;
   w.op = ICEBERG_OP_APPEND;
@@ -207,6 +215,7 @@ int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_t
   rc = iceberg_write_version(&w, &r, err);
   json_decref(summary);
   json_decref(props);
+  iceberg_partition_spec_clear(&spec);
   if (rc) {
     wr_error_prefix(err, "merging the appends to %s", table);
     goto done;

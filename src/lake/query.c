@@ -10,14 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "lake/json_out.h"
 #include "lake/lake.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
 
-int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
-                      const wr_table_id *id, weir_error *err) {
+/* Attaches one table with the files `filters` (NULL: none) may need; records the plan in
+ * `explain` (NULL: not recorded). */
+static int attach_pruned(weir_lake *lake, wr_engine *engine, const char *hash, const wr_table_id *id,
+                         const json_t *filters, json_t *explain, weir_error *err) {
   char full[2 * WEIR_NAME_MAX + 2];
   wr_table_id_format(id, full, sizeof full);
   iceberg_table *t = NULL;
@@ -29,14 +33,60 @@ int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
     iceberg_table_free(t);
     return rc;
   }
+  bool *keep = wr_calloc(n ? n : 1, sizeof *keep);
+  lake_scan_stats st;
+  lake_plan_scan(engine, t, filters, files, n, keep, &st);
   const char **paths = wr_calloc(n ? n : 1, sizeof *paths);
-  for (size_t i = 0; i < n; i++) paths[i] = files[i].path;
-  rc = wr_engine_attach_table_probed(engine, id->ns, id->name, &t->schema, paths, n,
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (keep[i]) paths[kept++] = files[i].path;
+  rc = wr_engine_attach_table_probed(engine, id->ns, id->name, &t->schema, paths, kept,
                                      lake_table_has_name_mapping(t), err);
+  if (rc == WEIR_OK && explain) {
+    json_t *spec = json_object_get(t->json, "partition-specs");
+    int64_t def = json_integer_value(json_object_get(t->json, "default-spec-id"));
+    json_t *fields = json_array();
+    size_t i;
+    json_t *sp;
+    json_array_foreach(spec, i, sp) {
+      if (json_integer_value(json_object_get(sp, "spec-id")) == def) {
+        json_decref(fields);
+        fields = json_deep_copy(json_object_get(sp, "fields"));
+      }
+    }
+    json_array_append_new(explain,
+                          json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:O}", "table", full, "files_total",
+                                    (json_int_t)st.files_total, "files_read", (json_int_t)st.files_read,
+                                    "pruned_by_partition", (json_int_t)st.pruned_by_partition, "pruned_by_stats",
+                                    (json_int_t)st.pruned_by_stats, "filters_used", (json_int_t)st.filters_used,
+                                    "partition_fields", fields, "filters",
+                                    filters ? (json_t *)filters : json_array()));
+    if (!filters) json_decref(json_object_get(json_array_get(explain, json_array_size(explain) - 1), "filters"));
+  }
+  free(keep);
   free(paths);
   iceberg_data_files_free(files, n);
   iceberg_table_free(t);
   return rc;
+}
+
+int lake_attach_table(weir_lake *lake, wr_engine *engine, const char *hash,
+                      const wr_table_id *id, weir_error *err) {
+  return attach_pruned(lake, engine, hash, id, NULL, NULL, err);
+}
+
+/* The filters of the reference `schema`.`name` as written, when it is the table's only
+ * reference in the query; NULL otherwise. */
+static const json_t *filters_for(const json_t *all, const char *schema, const char *name) {
+  size_t i;
+  const json_t *t;
+  json_array_foreach(all, i, t) {
+    const char *s = json_string_value(json_object_get(t, "schema"));
+    bool same = (!s && !schema) || (s && schema && !strcasecmp(s, schema));
+    if (same && !strcasecmp(json_string_value(json_object_get(t, "name")), name))
+      return json_integer_value(json_object_get(t, "count")) == 1 ? json_object_get(t, "filters") : NULL;
+  }
+  return NULL;
 }
 
 /* Schemas that belong to the engine, not the lake. */
@@ -45,7 +95,7 @@ static bool system_schema(const char *s) {
 }
 
 int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, const char *sql,
-                        weir_error *err) {
+                        json_t *explain, weir_error *err) {
   wr_sql_table_ref *refs = NULL;
   size_t n = 0;
   int rc = wr_engine_sql_tables(engine, sql, &refs, &n, err);
@@ -54,6 +104,14 @@ int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, co
                        "weir query runs one read-only SELECT statement (tables change through "
                        "import, runs, merge and revert)");
   if (rc) return rc;
+  /* The conditions on each table; without them (a query DuckDB cannot serialise) every
+   * file is read. The same table under two spellings ("t" and "default.t") is two
+   * references: each then counts once, but both attach one view, so pruning needs the
+   * table to be written one way only. */
+  json_t *filters = NULL;
+  weir_error ignore = {0};
+  if (wr_engine_sql_filters(engine, sql, &filters, &ignore) != WEIR_OK) filters = NULL;
+  weir_error_clear(&ignore);
   for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
     if (system_schema(refs[i].schema)) continue;
     char *text = refs[i].schema ? wr_asprintf("%s.%s", refs[i].schema, refs[i].name)
@@ -64,10 +122,25 @@ int lake_attach_for_sql(weir_lake *lake, wr_engine *engine, const char *hash, co
       weir_error_clear(&inner);
       rc = wr_seterr(err, WEIR_ENOTFOUND, "table %s does not exist at commit %.12s", text, hash);
     } else if ((rc = lake_table_fold_case(lake, hash, &id, err)) == WEIR_OK) {
-      rc = lake_attach_table(lake, engine, hash, &id, err);
+      const json_t *f = NULL;
+      /* Only when no other reference names the same table another way. */
+      size_t same = 0;
+      for (size_t k = 0; k < n; k++) {
+        wr_table_id other;
+        char *ot = refs[k].schema ? wr_asprintf("%s.%s", refs[k].schema, refs[k].name) : wr_strdup(refs[k].name);
+        weir_error ie = {0};
+        if (wr_table_id_parse(ot, &other, &ie) == WEIR_OK && lake_table_fold_case(lake, hash, &other, &ie) == WEIR_OK &&
+            !strcmp(other.ns, id.ns) && !strcmp(other.name, id.name))
+          same++;
+        weir_error_clear(&ie);
+        free(ot);
+      }
+      if (same == 1) f = filters_for(filters, refs[i].schema, refs[i].name);
+      rc = attach_pruned(lake, engine, hash, &id, f, explain, err);
     }
     free(text);
   }
+  json_decref(filters);
   wr_sql_table_refs_free(refs, n);
   return rc;
 }
@@ -134,7 +207,7 @@ static int run_query(weir_lake *lake, const char *sql, const char *ref, bool as_
   wr_engine *engine = NULL;
   char *wrapped = NULL;
   if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) return rc;
-  if ((rc = lake_attach_for_sql(lake, engine, hash, sql, err))) goto fail;
+  if ((rc = lake_attach_for_sql(lake, engine, hash, sql, NULL, err))) goto fail;
   if (as_text) {
     char *body = trim_statement(sql);
     /* The newline keeps a trailing -- comment in the user's SQL from eating the ")". */
@@ -271,7 +344,7 @@ int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   double rows = 0;
   bool is_null = false;
   if ((rc = lake_engine_open(lake, &engine, err))) goto done;
-  if ((rc = lake_attach_for_sql(lake, engine, hash, body, err))) goto done;
+  if ((rc = lake_attach_for_sql(lake, engine, hash, body, NULL, err))) goto done;
   if ((rc = lake_restrict_engine(lake, engine, out_dir, err))) goto done;
   rc = wr_engine_query_double(engine, copy, &rows, &is_null, err);
   if (rc == WEIR_OK && rows_out) *rows_out = (int64_t)rows;
@@ -399,4 +472,23 @@ done:
   if (engine) lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
   json_decref(spec);
   return rc;
+}
+
+int lake_query_explain(weir_lake *lake, const char *sql, const char *ref, char **out_json, weir_error *err) {
+  *out_json = NULL;
+  if (!sql || !*sql) return wr_seterr(err, WEIR_EINVALIDARG, "no SQL given");
+  char hash[WEIR_HASH_HEX_SIZE];
+  int rc = lake_resolve(lake, ref, hash, err);
+  if (rc) return rc;
+  wr_engine *engine = NULL;
+  if ((rc = lake_engine_get(lake, LAKE_ENGINE_WAREHOUSE, &engine, err))) return rc;
+  json_t *tables = json_array();
+  rc = lake_attach_for_sql(lake, engine, hash, sql, tables, err);
+  lake_engine_put(lake, engine, LAKE_ENGINE_WAREHOUSE);
+  if (rc) {
+    json_decref(tables);
+    return rc;
+  }
+  *out_json = wr_doc_dump(WR_DOC_QUERY_EXPLAIN, json_pack("{s:s,s:o}", "commit", hash, "tables", tables));
+  return WEIR_OK;
 }

@@ -134,7 +134,18 @@ int lake_stage_output(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
   sr.comment = req->comment;
   sr.summary = summary;
   sr.base_commit = req->base_commit;
+  sr.partition_by = req->partition_by;
+  /* An append is written with the table's contract, but the partitioning the caller
+   * declares is the layout of its new files: declaring another spec evolves it. */
+  json_t *declared_pb = NULL;
+  if (!sr.partition_by && req->table_contract && contract && contract->n_partition_by) {
+    declared_pb = json_array();
+    for (size_t i = 0; i < contract->n_partition_by; i++)
+      json_array_append_new(declared_pb, json_string(contract->partition_by[i]));
+    sr.partition_by = declared_pb;
+  }
   rc = lake_stage_table(lake, engine, final_data, &sr, &out->staged[0], err);
+  json_decref(declared_pb);
   if (rc == WEIR_OK) {
     /* Seeded `unique` counts were taken over the table's rows at the base: this append
      * read them, so it is not blind (serial.h). */
@@ -295,6 +306,7 @@ int lake_worker_stage_output(weir_lake *lake, struct ArrowArrayStream *stream, c
   sreq.comment = wr_json_str(req, "comment", NULL);
   sreq.summary = json_object_get(req, "summary");
   sreq.base_commit = wr_json_str(req, "base_commit", NULL);
+  if (json_is_array(json_object_get(req, "partition_by"))) sreq.partition_by = json_object_get(req, "partition_by");
   rc = lake_stage_output(lake, engine, &data, &sreq, &res, err);
   json_t *o = stage_result_json(&res);
   *out_json = wr_doc_dump(WR_DOC_STAGED, o);

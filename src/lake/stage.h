@@ -23,6 +23,7 @@ typedef struct stage_request {
   const char *comment;          /* table comment (model docstring), or NULL */
   json_t *summary;              /* snapshot summary entries (borrowed), or NULL */
   const char *base_commit;      /* commit the table's previous version is read at */
+  const json_t *partition_by;   /* partition fields declared by a model (borrowed), or NULL */
 } stage_request;
 
 typedef struct stage_result {

@@ -34,6 +34,7 @@ void lake_staged_clear(lake_staged *s) {
   free(s->based_on);
   for (size_t i = 0; i < s->n_removed; i++) free(s->removed[i]);
   free(s->removed);
+  iceberg_partition_spec_clear(&s->spec);
   memset(s, 0, sizeof *s);
 }
 
@@ -97,6 +98,29 @@ int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
   if (req->contract) wr_contract_schema(req->contract, &out->schema);
   iceberg_assign_field_ids(prev, &out->schema, &out->last_column_id);
   out->based_on = prev ? wr_strdup(prev->metadata_location) : NULL;
+  {
+    /* Declared outside the contract (a model's), else the contract's. */
+    /* Only a declared contract's, and for an append only when given with the write
+     * (stage.c passes it as partition_by): the stored contract an append is checked with
+     * may predate a partition evolution, and appending keeps the table's default spec. */
+    bool use_contract = req->contract && req->declared && !(req->mode == WEIR_MODE_APPEND && prev);
+    size_t np = req->partition_by ? json_array_size(req->partition_by)
+                                  : (use_contract ? req->contract->n_partition_by : 0);
+    const char **texts = wr_calloc(np ? np : 1, sizeof *texts);
+    for (size_t i = 0; i < np; i++)
+      texts[i] = req->partition_by ? json_string_value(json_array_get(req->partition_by, i))
+                                   : req->contract->partition_by[i];
+    char *who = req->contract && req->contract->name && !req->partition_by
+                    ? wr_asprintf("contract %s", req->contract->name)
+                    : wr_asprintf("table %s", full);
+    rc = lake_partition_spec_for(texts, np, who, prev, req->mode, &out->schema, &out->spec, err);
+    free(who);
+    free(texts);
+  }
+  if (rc) {
+    wr_error_prefix(err, "cannot write %s", full);
+    goto done;
+  }
 
   /* Parquet: the columns in declared order, each carrying its Iceberg field id. */
   size_t nc = out->schema.n_fields;
@@ -121,7 +145,10 @@ int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
       goto done;
     }
     rc = WEIR_FAILPOINT("stage.data.before", err);
-    if (rc == WEIR_OK)
+    if (rc == WEIR_OK && out->spec.n_fields > 0)
+      rc = lake_write_partitioned(engine, view, &out->schema, &out->spec, data_dir, &out->files, &out->n_files,
+                                  &out->rows, err);
+    else if (rc == WEIR_OK)
       rc = wr_engine_write_parquet(engine, wr_buf_cstr(&sel), data_dir, names, ids, nc, 0, &pfiles,
                                      &n_pfiles, err);
     if (rc == WEIR_OK) rc = WEIR_FAILPOINT("stage.data.after", err);
@@ -136,12 +163,14 @@ int lake_stage_table(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
   }
   wr_buf_free(&sel);
 
-  out->files = wr_calloc(n_pfiles ? n_pfiles : 1, sizeof *out->files);
-  for (size_t i = 0; i < n_pfiles; i++) {
-    lake_data_file_from_parquet(&pfiles[i], &out->schema, &out->files[i]);
-    out->rows += pfiles[i].record_count;
+  if (!out->files) {
+    out->files = wr_calloc(n_pfiles ? n_pfiles : 1, sizeof *out->files);
+    for (size_t i = 0; i < n_pfiles; i++) {
+      lake_data_file_from_parquet(&pfiles[i], &out->schema, &out->files[i]);
+      out->rows += pfiles[i].record_count;
+    }
+    out->n_files = n_pfiles;
   }
-  out->n_files = n_pfiles;
 
   /* Table properties: the contract travels with the data. A replace without a contract
    * removes the previous version's contract, docs and lineage, which no longer apply. */
@@ -269,6 +298,7 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       w.removed = (const char *const *)s->removed;
       w.n_removed = s->n_removed;
       w.schema = &s->schema;
+      w.spec = &s->spec;
       w.files = s->files;
       w.n_files = s->n_files;
       w.properties = s->properties;
@@ -375,9 +405,17 @@ json_t *lake_staged_to_json(const lake_staged *s) {
       json_array_append_new(stats, so);
     }
     json_object_set_new(fo, "stats", stats);
+    if (f->n_partition) {
+      json_t *pv = json_array();
+      for (size_t k = 0; k < f->n_partition; k++)
+        json_array_append_new(pv, f->partition[k].is_null ? json_null()
+                                                          : hex_json(f->partition[k].value, f->partition[k].len));
+      json_object_set_new(fo, "partition", pv);
+    }
     json_array_append_new(files, fo);
   }
   json_object_set_new(o, "files", files);
+  if (s->spec.n_fields) json_object_set_new(o, "partition_spec", iceberg_partition_spec_to_json(&s->spec));
   return o;
 }
 
@@ -430,7 +468,20 @@ int lake_staged_from_json(const json_t *j, lake_staged *out, weir_error *err) {
       if (lo) st->lower = hex_decode(lo, &st->lower_len);
       if (hi) st->upper = hex_decode(hi, &st->upper_len);
     }
+    json_t *pv = json_object_get(fo, "partition");
+    f->n_partition = json_array_size(pv);
+    if (f->n_partition) f->partition = wr_calloc(f->n_partition, sizeof *f->partition);
+    for (size_t k = 0; k < f->n_partition; k++) {
+      const char *hex = json_string_value(json_array_get(pv, k));
+      if (!hex) f->partition[k].is_null = true;
+      else f->partition[k].value = hex_decode(hex, &f->partition[k].len);
+    }
   }
   out->n_files = nf;
+  json_t *spec = json_object_get(j, "partition_spec");
+  if (spec && (rc = iceberg_partition_spec_from_json(spec, &out->schema, &out->spec, err))) {
+    lake_staged_clear(out);
+    return rc;
+  }
   return WEIR_OK;
 }

@@ -43,6 +43,9 @@ typedef struct pipeline_model {
   char *function;        /* Python models: function name */
   bool append;           /* materialization APPEND (default REPLACE) */
   char *output_schema_name;
+  json_t *partition_by;  /* -- weir: partition_by=day(ts) / @weir.model(partition_by=...):
+                            array of partition fields, or NULL */
+  int partition_line;    /* where it was declared */
   const weir_contract *output; /* resolved output contract (borrowed), or NULL */
   char *doc;             /* Python docstring */
   json_t *python;        /* {"version", "pip"} for Python models, or NULL */

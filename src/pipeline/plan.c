@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iceberg/iceberg.h"
 #include "pipeline/pipeline.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -889,6 +890,31 @@ static int check_filters(weir_lake *lake, wr_project *p, const char *hash, table
   return rc;
 }
 
+/* A model's partition_by against its output columns, once they are known: each field's
+ * source column exists and has a type its transform accepts (a Python model without an
+ * output schema is checked when it runs, by the write). */
+static void check_partition_by(wr_project *p, pipeline_model *m) {
+  if (!m->partition_by || !m->planned_known) return;
+  size_t i;
+  json_t *v;
+  json_array_foreach(m->partition_by, i, v) {
+    const char *text = json_string_value(v);
+    iceberg_partition_field f;
+    char why[512];
+    if (!text || !iceberg_partition_field_parse(text, &f, why, sizeof why)) continue; /* reported when read */
+    long k = wr_schema_find(&m->planned, f.source);
+    if (k < 0)
+      pipeline_problem(p, m->file, m->partition_line ? m->partition_line : m->line, m->name, f.source, NULL, NULL,
+                       "%s:%d: model %s: partition_by %s names column \"%s\", which the model does not output",
+                       m->file, m->partition_line ? m->partition_line : m->line, m->name, text, f.source);
+    else if (!iceberg_partition_field_bind(&f, m->planned.fields[k].type, why, sizeof why))
+      pipeline_problem(p, m->file, m->partition_line ? m->partition_line : m->line, m->name, f.source, NULL, NULL,
+                       "%s:%d: model %s: partition_by: %s", m->file, m->partition_line ? m->partition_line : m->line,
+                       m->name, why);
+    iceberg_partition_field_clear(&f);
+  }
+}
+
 int pipeline_plan(weir_lake *lake, wr_project *p, const char *hash, weir_error *err) {
   table_cache tc = {0};
   int rc = resolve_inputs(lake, p, hash, &tc, err);
@@ -964,6 +990,7 @@ int pipeline_plan(weir_lake *lake, wr_project *p, const char *hash, weir_error *
     }
     if (rc) break;
     if (m->lang == MODEL_SQL) rc = plan_sql_model(lake, p, m, hash, &tc, err);
+    if (rc == WEIR_OK) check_partition_by(p, m);
   }
   if (rc == WEIR_OK) rc = check_appends(lake, p, hash, &tc, err);
   if (rc == WEIR_OK) rc = check_contract_sql(p, err);

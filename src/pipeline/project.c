@@ -46,6 +46,7 @@ static void model_clear(pipeline_model *m) {
   free(m->sql);
   free(m->function);
   free(m->output_schema_name);
+  json_decref(m->partition_by);
   free(m->doc);
   json_decref(m->python);
   for (size_t i = 0; i < m->n_inputs; i++) {
@@ -557,6 +558,8 @@ int pipeline_discovery_apply(wr_project *p, const char *text, size_t len, weir_e
     m->append = strcasecmp(mat, "APPEND") == 0;
     m->doc = json_strdup(v, "doc");
     m->output_schema_name = json_strdup(v, "output_schema");
+    json_t *pb = json_object_get(v, "partition_by");
+    if (json_is_array(pb) && json_array_size(pb) > 0) m->partition_by = json_incref(pb);
     json_t *py = json_object_get(v, "python");
     m->python = json_is_object(py) ? json_incref(py) : (p->python ? json_incref(p->python) : NULL);
     /* @weir.python's sandbox options, checked again here: discovery output is input. */

@@ -288,6 +288,7 @@ static int run_sql_model(run_ctx *rc, pipeline_model *m, stage_result *res, weir
   sr.comment = comment_for(m);
   sr.summary = summary;
   sr.base_commit = rc->head;
+  sr.partition_by = m->partition_by;
   r = lake_stage_output(lake, rc->engine, &data, &sr, res, err);
   json_decref(summary);
   free(subject);
@@ -427,6 +428,7 @@ static int run_python_model(run_ctx *rc, pipeline_model *m, stage_result *res, w
   json_object_set_new(out, "base_commit", json_string(rc->head));
   json_object_set_new(out, "model", json_string(m->name));
   json_object_set_new(out, "run_id", json_string(rc->run_id));
+  if (m->partition_by) json_object_set_new(out, "partition_by", json_incref(m->partition_by));
   json_object_set_new(out, "comment", wr_json_str_or_null(comment_for(m)));
   json_object_set_new(out, "summary", summary_for(rc, m));
   json_object_set_new(job, "output", out);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iceberg/iceberg.h"
 #include "pipeline/pipeline.h"
 #include "util/fs.h"
 
@@ -98,7 +99,7 @@ int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
             pipeline_problem(p, file, line, m->name, key, "a value", "nothing",
                              "%s:%d: weir header \"%s\" has no value", file, line, key);
             bad = true;
-          } else if (*rest && !(rest[0] == '-' && rest[1] == '-')) {
+          } else if (*rest && !(rest[0] == '-' && rest[1] == '-') && strcmp(key, "partition_by") != 0) {
             pipeline_problem(p, file, line, m->name, key, NULL, rest,
                              "%s:%d: unexpected text after %s=%s: \"%s\" (one key=value per line; comments start with --)",
                              file, line, key, val, rest);
@@ -115,13 +116,46 @@ int pipeline_parse_sql_model(wr_project *p, const char *file, const char *text,
                                "%s:%d: unknown materialization \"%s\" (expected REPLACE or APPEND)", file, line, val);
               bad = true;
             }
+          } else if (strcmp(key, "partition_by") == 0) {
+            /* One header holds every field, comma-separated: the value runs to the end of
+             * the line (or a -- comment), since "bucket(16, id)" has a blank in it. */
+            const char *end = strstr(v, "--");
+            size_t all = end ? (size_t)(end - v) : strlen(v);
+            while (all && (v[all - 1] == ' ' || v[all - 1] == '\t')) all--;
+            json_decref(m->partition_by);
+            m->partition_by = json_array();
+            m->partition_line = line;
+            int depth = 0;
+            size_t start = 0;
+            for (size_t i = 0; i <= all; i++) {
+              if (i < all && v[i] == '(') depth++;
+              if (i < all && v[i] == ')') depth--;
+              if (i == all || (v[i] == ',' && depth <= 0)) {
+                size_t b = start, e = i;
+                while (b < e && (v[b] == ' ' || v[b] == '\t')) b++;
+                while (e > b && (v[e - 1] == ' ' || v[e - 1] == '\t')) e--;
+                char *one = wr_strndup(v + b, e - b);
+                iceberg_partition_field f;
+                char why[512];
+                if (!iceberg_partition_field_parse(one, &f, why, sizeof why)) {
+                  pipeline_problem(p, file, line, m->name, key, "day(ts), bucket(16, id), ...", one, "%s:%d: %s",
+                                   file, line, why);
+                  bad = true;
+                } else {
+                  iceberg_partition_field_clear(&f);
+                  json_array_append_new(m->partition_by, json_string(one));
+                }
+                free(one);
+                start = i + 1;
+              }
+            }
           } else if (strcmp(key, "output_schema") == 0) {
             free(m->output_schema_name);
             m->output_schema_name = wr_strdup(val);
             m->output_line = line;
           } else {
-            pipeline_problem(p, file, line, m->name, NULL, "name, materialization or output_schema", key,
-                             "%s:%d: unknown weir header key \"%s\" (known: name, materialization, output_schema)",
+            pipeline_problem(p, file, line, m->name, NULL, "name, materialization, output_schema or partition_by", key,
+                             "%s:%d: unknown weir header key \"%s\" (known: name, materialization, output_schema, partition_by)",
                              file, line, key);
             bad = true;
           }

@@ -76,6 +76,8 @@ def cli_schema(args: list[str]) -> str | None:
     if cmd in _SUBCOMMANDS and len(words) > 1 and f"{cmd} {words[1]}" in _BY_COMMAND:
         cmd = f"{cmd} {words[1]}"
     if cmd == "query":
+        if "--explain" in args:
+            return "query_explain"
         return "query_output" if "--output" in args or "-o" in args else None
     if cmd == "revert":
         return "run_revert" if "--run" in args else "table_revert"

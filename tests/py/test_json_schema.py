@@ -116,6 +116,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     docs["register_rows"] = described["record_count"]  # titanic as the conflict and diff docs left it
     docs["register"] = cli_doc(lake, "table", "register", "titanic_copy", "--metadata", titanic_meta)
     docs["branch_prune"] = cli_doc(lake, "branch", "prune", "--runs")
+    docs["query_explain"] = cli_doc(lake, "query", "SELECT * FROM titanic WHERE Pclass = 1", "--explain")
     docs["gc"] = cli_doc(lake, "gc", "--grace", "0", "--expire-before", "0s")
     docs["commit_log_expired"] = cli_doc(lake, "log")
     assert any("expired" in c for c in docs["commit_log_expired"]["commits"])

@@ -65,7 +65,7 @@ TEST(manifest_header_parses_back_exactly) {
   iceberg_data_file files[2];
   sample_file(&files[0], 0);
   sample_file(&files[1], 1);
-  iceberg_manifest_info info = {SCHEMA, 3, 1234567890123LL, 5, NULL, 2};
+  iceberg_manifest_info info = {SCHEMA, 3, 1234567890123LL, 5, NULL, 2, NULL};
   wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);
@@ -133,7 +133,7 @@ TEST(manifest_round_trip_with_stats) {
   iceberg_data_file files[3];
   for (int i = 0; i < 3; i++) sample_file(&files[i], i);
   files[2].n_stats = 0; /* a file without any statistics: null maps */
-  iceberg_manifest_info info = {SCHEMA, 0, 77, 9, NULL, 2};
+  iceberg_manifest_info info = {SCHEMA, 0, 77, 9, NULL, 2, NULL};
   iceberg_manifest_file entry;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_write(path, &info, files, 3, &entry, &err), &err);
@@ -315,7 +315,7 @@ TEST(many_records_span_several_blocks) {
     snprintf(p, sizeof p, "/lake/%0300d/%d.parquet", 0, i);
     files[i].path = strdup(p);
   }
-  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2};
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2, NULL};
   wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, N, &b, &err), &err);
@@ -400,7 +400,7 @@ TEST(files_of_other_writers_with_deflate) {
 TEST(corrupt_files_are_reported_with_their_name) {
   iceberg_data_file f;
   sample_file(&f, 0);
-  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2};
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2, NULL};
   wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, &f, 1, &b, &err), &err);
@@ -441,7 +441,7 @@ TEST(corrupt_files_are_reported_with_their_name) {
 static void encoded_manifest(wr_buf *b) {
   iceberg_data_file f;
   sample_file(&f, 0);
-  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2};
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2, NULL};
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, &f, 1, b, &err), &err);
   iceberg_data_file_clear(&f);
@@ -658,7 +658,7 @@ TEST(truncated_at_every_byte_fails_cleanly) {
   iceberg_data_file files[2];
   sample_file(&files[0], 0);
   sample_file(&files[1], 1);
-  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2};
+  iceberg_manifest_info info = {SCHEMA, 0, 1, 1, NULL, 2, NULL};
   wr_buf b = WEIR_BUF_INIT;
   weir_error err = {0};
   CHECK_OK(iceberg_manifest_encode(&info, files, 2, &b, &err), &err);

@@ -65,7 +65,7 @@ static iceberg_table *write_version(const char *loc, const iceberg_table *prev, 
                             const char *props, const char *summary, int64_t time_ms) {
   json_t *p = props ? json_loads(props, 0, NULL) : NULL;
   json_t *sm = summary ? json_loads(summary, 0, NULL) : NULL;
-  iceberg_write_request req = {loc, prev, op, s, files, n, p, sm, time_ms, NULL, 0};
+  iceberg_write_request req = {loc, prev, op, s, files, n, p, sm, time_ms, NULL, 0, NULL};
   iceberg_write_result res;
   weir_error err = {0};
   iceberg_table *t = NULL;
@@ -612,7 +612,7 @@ TEST(write_errors) {
   wr_schema s = {0};
   add(&s, "a", LONG, true, NULL);
   add(&s, "b", LONG, true, NULL);
-  iceberg_write_request req = {dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0, NULL, 0};
+  iceberg_write_request req = {dir, NULL, ICEBERG_OP_APPEND, &s, NULL, 0, NULL, NULL, 0, NULL, 0, NULL};
   iceberg_write_result res;
   weir_error err = {0};
   CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
@@ -661,7 +661,9 @@ TEST(write_errors) {
   CHECK_INT(system(cmd), 0);
   free(meta);
 
-  /* A partitioned table (written by another tool) is refused. */
+  /* An unpartitioned write to a table partitioned by another tool is partition
+   * evolution: spec 0 stays (its files keep it), the new unpartitioned spec 1 becomes
+   * the default. */
   CHECK_OK(iceberg_write_version(&req, &res, &err), &err);
   iceberg_table *t = NULL;
   CHECK_OK(iceberg_table_load(res.metadata_location, &t, &err), &err);
@@ -672,9 +674,19 @@ TEST(write_errors) {
                           json_pack("{s:i,s:i,s:s,s:s}", "source-id", 1, "field-id", 1000,
                                     "name", "a", "transform", "identity"));
     req.prev = t;
-    CHECK_INT(iceberg_write_version(&req, &res, &err), WEIR_EINVALIDARG);
-    CHECK_CONTAINS(err.message, "partitioned");
-    CHECK(res.metadata_location == NULL);
+    CHECK_OK(iceberg_write_version(&req, &res, &err), &err);
+    iceberg_table *t2 = NULL;
+    CHECK_OK(iceberg_table_load(res.metadata_location, &t2, &err), &err);
+    if (t2) {
+      json_t *specs = json_object_get(t2->json, "partition-specs");
+      CHECK_INT(json_array_size(specs), 2);
+      CHECK_INT(json_array_size(json_object_get(json_array_get(specs, 0), "fields")), 1);
+      CHECK_INT(json_integer_value(json_object_get(json_array_get(specs, 1), "spec-id")), 1);
+      CHECK_INT(json_array_size(json_object_get(json_array_get(specs, 1), "fields")), 0);
+      CHECK_INT(json_integer_value(json_object_get(t2->json, "default-spec-id")), 1);
+      iceberg_table_free(t2);
+    }
+    free(res.metadata_location);
     iceberg_table_free(t);
   }
   iceberg_data_file_clear(&f);

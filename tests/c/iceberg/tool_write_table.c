@@ -179,7 +179,7 @@ static void version(table *t, const char *op_name, iceberg_op op, wr_schema *sch
   iceberg_data_file *files = calloc(n_selects ? n_selects : 1, sizeof *files);
   for (size_t i = 0; i < n_selects; i++) write_file(t->location, selects[i], schema, &files[i]);
   iceberg_write_request req = {t->location, t->current, op, schema, files, n_selects,
-                               props, summary, 0, NULL, 0};
+                               props, summary, 0, NULL, 0, NULL};
   iceberg_write_result res;
   weir_error err = {0};
   if (iceberg_write_version(&req, &res, &err) != WEIR_OK) die("iceberg_write_version", err.message);
