@@ -101,5 +101,5 @@ int weir_table_delete(weir_lake *lake, const char *table, const weir_delete_opti
   API_CHECK_LAKE(lake, "weir_table_delete");
   API_CHECK_OPTS(opts, "weir_delete_options", WEIR_DELETE_OPTIONS_VERSION);
   if (!table || !out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_delete: table and out_json are required");
-  return lake_table_delete(lake, table, opts, out_json, err);
+  API_WRITE(lake, lake_table_delete(lake, table, opts, out_json, err));
 }

@@ -61,7 +61,44 @@ typedef struct delete_state {
   lake_staged s;
   int64_t rows_deleted;
   size_t scanned, pruned, rewritten, dropped;
+  int32_t spec_id;         /* the partition spec of the files rewritten; -1: none yet */
 } delete_state;
+
+/* A rewritten file holds a subset of the rows of the file it replaces, so it has that
+ * file's partition spec and tuple. The staged write carries one spec, that of every file
+ * the delete removes (each manifest holding one is rewritten with it, and a manifest holds
+ * files of one spec): a delete removing files of two specs is refused. */
+static int note_spec(delete_state *d, const iceberg_data_file *from, weir_error *err) {
+  if (d->spec_id >= 0 && d->spec_id != from->spec_id)
+    return wr_seterr(err, WEIR_EUNSUPPORTED,
+                     "delete from %s: the rows to delete are in files of two partition specs (%d and %d), "
+                     "which one delete cannot rewrite yet; nothing was written (narrow the condition to "
+                     "one spec's files, or replace the table)",
+                     d->table, (int)d->spec_id, (int)from->spec_id);
+  if (d->spec_id < 0) {
+    int rc = iceberg_table_spec(d->t, from->spec_id, &d->s.spec, err);
+    if (rc) return rc;
+    d->spec_id = from->spec_id;
+  }
+  return WEIR_OK;
+}
+
+static int keep_partition(delete_state *d, const iceberg_data_file *from, iceberg_data_file *to, weir_error *err) {
+  int rc = note_spec(d, from, err);
+  if (rc) return rc;
+  to->spec_id = from->spec_id;
+  to->n_partition = from->n_partition;
+  to->partition = from->n_partition ? wr_calloc(from->n_partition, sizeof *to->partition) : NULL;
+  for (size_t k = 0; k < from->n_partition; k++) {
+    to->partition[k].is_null = from->partition[k].is_null;
+    to->partition[k].len = from->partition[k].len;
+    if (from->partition[k].value) {
+      to->partition[k].value = wr_malloc(from->partition[k].len ? from->partition[k].len : 1);
+      memcpy(to->partition[k].value, from->partition[k].value, from->partition[k].len);
+    }
+  }
+  return WEIR_OK;
+}
 
 static void drop_schema(wr_engine *e, const char *qns) {
   char *sql = wr_asprintf("DROP SCHEMA IF EXISTS %s CASCADE", qns);
@@ -161,8 +198,15 @@ static int delete_in_file(delete_state *d, const iceberg_data_file *f, const cha
                      "committed", d->table, f->path, (long long)written, (long long)kept.n_rows);
     if (rc == WEIR_OK) {
       d->s.files = wr_realloc(d->s.files, (d->s.n_files + n_pfiles) * sizeof *d->s.files);
-      for (size_t i = 0; i < n_pfiles; i++)
-        lake_data_file_from_parquet(&pfiles[i], &d->s.schema, &d->s.files[d->s.n_files++]);
+      size_t i = 0;
+      for (; i < n_pfiles && rc == WEIR_OK; i++) {
+        lake_data_file_from_parquet(&pfiles[i], &d->s.schema, &d->s.files[d->s.n_files]);
+        rc = keep_partition(d, f, &d->s.files[d->s.n_files++], err);
+      }
+      /* On a refusal the files staged so far go with remove_written; the rest here. */
+      weir_error ignore = {0};
+      for (; i < n_pfiles; i++) wr_storage_delete(pfiles[i].path, &ignore);
+      weir_error_clear(&ignore);
       d->s.rows += written;
       *what = FILE_REWRITTEN;
     } else {
@@ -172,6 +216,7 @@ static int delete_in_file(delete_state *d, const iceberg_data_file *f, const cha
     }
     wr_parquet_files_free(pfiles, n_pfiles);
   }
+  if (rc == WEIR_OK && *what == FILE_DROPPED) rc = note_spec(d, f, err);
   if (rc == WEIR_OK && *what != FILE_KEPT) {
     d->s.removed = wr_realloc(d->s.removed, (d->s.n_removed + 1) * sizeof *d->s.removed);
     d->s.removed[d->s.n_removed++] = wr_strdup(f->path);
@@ -258,6 +303,7 @@ static int do_delete(weir_lake *lake, const char *table, const weir_delete_optio
 
   delete_state d;
   memset(&d, 0, sizeof d);
+  d.spec_id = -1;
   d.lake = lake;
   d.table = full;
   d.where = where;

@@ -343,3 +343,28 @@ def test_missing_statistics_are_unknown_and_prune_nothing(lake, tmp_path):
         assert json.loads(weir("query", sql, "--format", "json", lake=lake).stdout) == rows, sql
     # The file weir wrote has statistics: IS NULL rules it out (its null count is 0).
     assert _explain(lake, "SELECT id FROM t WHERE amount IS NULL")["files_read"] == 1
+
+
+def test_a_delete_keeps_each_rewritten_files_partition(events, tmp_path):
+    """weir delete on a partitioned table crashed (the rewritten file had no partition tuple
+    for the table's spec): a rewritten file keeps the tuple of the file it replaces, pruning
+    still reads one day's files, and pyiceberg reads the same rows. Rows in files of two
+    specs are refused in one delete, naming both specs, nothing written."""
+    before = _static(events).scan().to_arrow().num_rows
+    r = weir("delete", "events", "--where", "id IN (1, 4)", lake=events)
+    assert r.returncode == 0, r.stderr
+    t = _static(events)
+    rows = t.scan().to_arrow().to_pylist()
+    assert len(rows) == before - 2 and {1, 4}.isdisjoint(r["id"] for r in rows)
+    assert all(task.file.spec_id == 0 and len(task.file.partition) == 2 for task in t.scan().plan_files())
+    assert _explain(events, "SELECT * FROM events WHERE ts >= '2024-01-03'")["files_read"] == 1
+    c, d = _write(tmp_path, "[month(ts)]", csv="id,ts,name,amount\n7,2024-02-10 00:00:00,eta,7.5\n")
+    assert weir("import", d, "--table", "events", "--mode", "append", "--contract", c, lake=events).returncode == 0
+    head = weir_json("describe", "events", lake=events)["metadata_location"]
+    r = weir("delete", "events", "--where", "id IN (5, 7)", lake=events)
+    assert r.returncode == 1, r.stderr
+    assert "the rows to delete are in files of two partition specs (0 and 1)" in r.stderr, r.stderr
+    assert weir_json("describe", "events", lake=events)["metadata_location"] == head
+    r = weir("delete", "events", "--where", "id = 7", lake=events)  # one spec's files: fine
+    assert r.returncode == 0, r.stderr
+    assert [x["id"] for x in _static(events).scan().to_arrow().to_pylist() if x["id"] == 7] == []
