@@ -56,6 +56,7 @@ CompactOptions = B.weir_compact_options
 RegisterOptions = B.weir_register_options
 GcOptions = B.weir_gc_options
 PruneOptions = B.weir_prune_options
+AlterOptions = B.weir_alter_options
 PROGRESS_FN = B.weir_progress_fn
 
 _VERSIONS: dict[type[ctypes.Structure], int] = {
@@ -65,6 +66,7 @@ _VERSIONS: dict[type[ctypes.Structure], int] = {
     CompactOptions: B.WEIR_COMPACT_OPTIONS_VERSION,
     RegisterOptions: B.WEIR_REGISTER_OPTIONS_VERSION,
     GcOptions: B.WEIR_GC_OPTIONS_VERSION, PruneOptions: B.WEIR_PRUNE_OPTIONS_VERSION,
+    AlterOptions: B.WEIR_ALTER_OPTIONS_VERSION,
 }
 
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))

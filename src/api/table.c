@@ -81,3 +81,19 @@ int weir_table_register_files(weir_lake *lake, const char *table, const char *co
   API_CHECK_OPTS(opts, "weir_register_options", WEIR_REGISTER_OPTIONS_VERSION);
   return lake_table_register_files(lake, table, paths, n_paths, opts, out_json, err);
 }
+
+int weir_alter_options_init(weir_alter_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_ALTER_OPTIONS_VERSION);
+}
+
+int weir_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
+                     weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_alter");
+  API_CHECK_OPTS(opts, "weir_alter_options", WEIR_ALTER_OPTIONS_VERSION);
+  if (!table || !opts || !out_json)
+    return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_alter: table, opts and out_json are required");
+  if (opts->n_changes > 0 && !opts->changes)
+    return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_alter: opts->changes is NULL but n_changes is %zu",
+                     opts->n_changes);
+  return lake_table_alter(lake, table, opts, out_json, err);
+}

@@ -47,6 +47,7 @@ static const struct {
     [WR_DOC_REGISTER] = {"register", NULL},
     [WR_DOC_GC] = {"gc", NULL},
     [WR_DOC_BRANCH_PRUNE] = {"branch_prune", NULL},
+    [WR_DOC_TABLE_ALTER] = {"table_alter", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

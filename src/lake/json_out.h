@@ -58,6 +58,7 @@ typedef enum wr_doc_kind {
   WR_DOC_REGISTER,       /* weir_table_register, weir_table_register_files */
   WR_DOC_GC,             /* weir_lake_gc */
   WR_DOC_BRANCH_PRUNE,   /* weir_branch_prune */
+  WR_DOC_TABLE_ALTER,    /* weir_table_alter */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

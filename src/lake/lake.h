@@ -96,6 +96,9 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch, con
                     char **out_json, weir_error *err);
 int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
                        weir_error *err);
+/* weir_table_alter (alter.c). */
+int lake_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
+                     weir_error *err);
 /* After an import appended to `table` on `branch`: when the table's version at the head
  * sets weir.compact.min-files = N and has more than N small files, compacts it (a commit
  * of its own). Returns the compaction's document body when one was committed,
@@ -180,6 +183,12 @@ typedef struct lake_staged {
                                   which must still hold every one of them (serial.h): the
                                   write's read set is exactly these files */
   size_t n_removed;
+  bool schema_only;            /* weir alter: `schema` (ids assigned against based_on) and
+                                  `properties` become a new version of the head's table
+                                  with no new files and no snapshot
+                                  (iceberg_write_schema_change). Staged with mode REPLACE,
+                                  so that any change of the table since the base refuses
+                                  it, as a replace is (serial.h) */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);

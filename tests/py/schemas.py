@@ -62,6 +62,7 @@ _BY_COMMAND = {
     "compact": "compact",
     "table register": "register",
     "gc": "gc", "branch prune": "branch_prune",
+    "alter": "table_alter",
 }
 
 
