@@ -25,6 +25,7 @@ static const cli_opt IMPORT_OPTS[] = {
     {"timestamp-format", 0, "FMT", "CSV timestamps in this strptime format, e.g. \"%d/%m/%Y %H:%M:%S\""},
     {"max-line-size", 0, "BYTES", "longest CSV line accepted, in bytes (K, M or G suffix; default: 2M)"},
     {"register", 0, NULL, "add the Parquet FILEs to the existing table by reference (no copy), as one append"},
+    {"evolve", 0, NULL, "let --contract evolve the table's schema (add, widen, document columns; docs/evolution.md)"},
     {NULL, 0, NULL, NULL}};
 
 static const cli_opt PROTECT_OPTS[] = {

@@ -540,6 +540,16 @@ typedef struct weir_import_options {
                                    either way (01/02/2024) is then refused (WEIR_EINPUT) */
   const char *timestamp_format; /* the same for timestamps ("%d/%m/%Y %H:%M:%S") */
   int64_t max_line_size;        /* the longest line, in bytes; 0 = DuckDB's default (2 MiB) */
+  int evolve;                   /* non-zero: contract_path may differ from the table's stored
+                                   contract (append or replace), as a schema evolution by
+                                   field id (docs/evolution.md): columns added (optional),
+                                   widened (an Iceberg promotion), documented, reordered; the
+                                   table's type becomes contract_path's, in the same commit.
+                                   Anything else (a narrowing, required to optional or back,
+                                   a column missing, a name another column has without
+                                   regard to case) is WEIR_ECONTRACT naming the column, and
+                                   nothing is written. 0: an append is held to both contracts
+                                   and keeps the stored one */
 } weir_import_options;
 
 #define WEIR_IMPORT_OPTIONS_VERSION 1

@@ -182,6 +182,7 @@ class weir_import_options(ctypes.Structure):
         ("date_format", c_char_p),
         ("timestamp_format", c_char_p),
         ("max_line_size", c_int64),
+        ("evolve", c_int),
     ]
 
 class weir_run_options(ctypes.Structure):

@@ -1164,7 +1164,8 @@ class Client:
                     message: str | None = None, format: Literal["csv", "parquet", "jsonl"] | None = None,  # noqa: A002
                     expect_head: RefLike | None = None, delimiter: str | None = None,
                     quote: str | None = None, date_format: str | None = None,
-                    timestamp_format: str | None = None, max_line_size: int | None = None) -> ImportResult:
+                    timestamp_format: str | None = None, max_line_size: int | None = None,
+                    evolve: bool = False) -> ImportResult:
         """Loads data into ``table`` as one commit on ``branch`` (None: main).
 
         Values are imported exactly or refused, never changed: CSV integers beyond Int64
@@ -1198,9 +1199,15 @@ class Client:
             date_format: the strptime format of CSV dates, e.g. ``"%d/%m/%Y"``.
             timestamp_format: the strptime format of CSV timestamps.
             max_line_size: the longest CSV line accepted, in bytes (default 2 MiB).
+            evolve: let ``contract`` (which may then differ from the table's stored one,
+                on an append or a replace) evolve the table's schema by field id, in the
+                same commit: columns added (optional), widened (an Iceberg promotion),
+                documented, reordered (docs/evolution.md). Anything else is refused with
+                ``ContractViolation`` naming the column and why, nothing written.
 
         Raises:
-            ContractViolation: the data breaks the contract (``.violations``).
+            ContractViolation: the data breaks the contract (``.violations``), or with
+                ``evolve`` the contract is no evolution the rules allow.
             InvalidName: a bad table name (nothing is touched). AlreadyExists: ``create``
             on an existing table. InvalidInput: a malformed file (message names file and
             line). ConcurrentUpdate: the table changed on the branch since the import's
@@ -1265,7 +1272,7 @@ class Client:
                                 contract_path=_ffi.enc(contract_file), message=message_c, format=format_c,
                                 expect_head=expect_c, delimiter=delimiter_c, quote=quote_c,
                                 date_format=date_format_c, timestamp_format=timestamp_format_c,
-                                max_line_size=max_line_size or 0)
+                                max_line_size=max_line_size or 0, evolve=1 if _flag(evolve, "evolve") else 0)
             if reader is None:
                 doc = self._json("weir_table_import", _ffi.enc(data_file), ctypes.byref(opts))
             else:

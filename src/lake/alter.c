@@ -372,6 +372,80 @@ static char *next_major(const char *v) {
   return wr_buf_detach(&b);
 }
 
+static int refuse_evolution(const char *table, const weir_contract *to, const char *column, weir_error *err,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int refuse_evolution(const char *table, const weir_contract *to, const char *column, weir_error *err,
+                            const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  int rc = wr_seterr(err, WEIR_ECONTRACT, "cannot evolve %s to contract %s: column \"%s\": %s; nothing was written",
+                     table, to->name ? to->name : "unnamed", column, what);
+  wr_error_set_details(err, json_pack("[{s:s,s:s,s:s,s:s}]", "kind", "evolution", "table", table, "column", column,
+                                      "message", what));
+  return rc;
+}
+
+int lake_check_evolution(const char *table, const weir_contract *from, const weir_contract *to, weir_error *err) {
+  char a[WEIR_TYPE_NAME_MAX], b[WEIR_TYPE_NAME_MAX];
+  for (size_t i = 0; i < to->n_columns; i++) {
+    const wr_field *f = &to->columns[i].field;
+    for (size_t j = 0; j < i; j++)
+      if (strcasecmp(to->columns[j].field.name, f->name) == 0)
+        return refuse_evolution(table, to, f->name, err,
+                                "the contract also has column \"%s\" (names are compared without case, as SQL does)",
+                                to->columns[j].field.name);
+    long k = contract_find(from, f->name);
+    if (k < 0) {
+      for (size_t j = 0; j < from->n_columns; j++)
+        if (strcasecmp(from->columns[j].field.name, f->name) == 0)
+          return refuse_evolution(table, to, f->name, err,
+                                  "the table has column \"%s\", which differs only in case (names are compared "
+                                  "without case, as SQL does; to rename it: weir alter %s --rename %s %s)",
+                                  from->columns[j].field.name, table, from->columns[j].field.name, f->name);
+      if (f->required)
+        return refuse_evolution(table, to, f->name, err,
+                                "a new column must be optional: older rows have no value for it (Iceberg allows a "
+                                "required one only with a default, in format version 3 tables)");
+      if (f->type.id == WEIR_TYPE_ANY) return refuse_evolution(table, to, f->name, err, "a new column needs a type");
+      continue;
+    }
+    const wr_field *g = &from->columns[k].field;
+    wr_type_name(g->type, a, sizeof a);
+    wr_type_name(f->type, b, sizeof b);
+    if (!wr_type_equal(g->type, f->type) && !iceberg_type_promotion(g->type, f->type)) {
+      bool narrowing = iceberg_type_promotion(f->type, g->type) ||
+                       (g->type.id == WEIR_TYPE_DECIMAL && f->type.id == WEIR_TYPE_DECIMAL &&
+                        f->type.precision < g->type.precision);
+      return refuse_evolution(table, to, f->name, err,
+                              "%s to %s is %s, not an Iceberg type promotion (Int32 to Int64, Float32 to Float64, "
+                              "Decimal(P, S) to Decimal(P', S) with P' > P)",
+                              a, b, narrowing ? "a narrowing" : "a change of type");
+    }
+    if (g->required && !f->required)
+      return refuse_evolution(table, to, f->name, err,
+                              "the table's contract requires it; declaring it optional would let nulls reach every "
+                              "reader that relies on it (required to optional is refused)");
+    if (!g->required && f->required)
+      return refuse_evolution(table, to, f->name, err,
+                              "it is optional in the table, whose older rows may hold nulls (optional to required "
+                              "is refused; write the whole table with --mode replace under the new contract)");
+  }
+  for (size_t j = 0; j < from->n_columns; j++)
+    if (contract_find(to, from->columns[j].field.name) < 0) {
+      bool cased = false;
+      for (size_t i = 0; i < to->n_columns; i++) cased |= strcasecmp(to->columns[i].field.name, from->columns[j].field.name) == 0;
+      if (cased) continue; /* reported above */
+      return refuse_evolution(table, to, from->columns[j].field.name, err,
+                              "the table has it and the contract does not: a write never drops a column by "
+                              "omission (drop it with weir alter %s --drop %s)",
+                              table, from->columns[j].field.name);
+    }
+  return WEIR_OK;
+}
+
 int lake_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
                      weir_error *err) {
   *out_json = NULL;

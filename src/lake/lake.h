@@ -96,6 +96,12 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch, con
                     char **out_json, weir_error *err);
 int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_options *opts, char **out_json,
                        weir_error *err);
+/* Whether writing under contract `to` may evolve the table whose type is `from` (its
+ * stored contract, or its schema): every column of `from` is in `to` by exact name, of
+ * the same type or an Iceberg promotion of it, with the same nullability; a column of `to`
+ * that `from` lacks is optional and differs from every other column's name without regard
+ * to case. WEIR_ECONTRACT naming the column and why otherwise (alter.c). */
+int lake_check_evolution(const char *table, const weir_contract *from, const weir_contract *to, weir_error *err);
 /* weir_table_alter (alter.c). */
 int lake_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
                      weir_error *err);
@@ -189,6 +195,9 @@ typedef struct lake_staged {
                                   (iceberg_write_schema_change). Staged with mode REPLACE,
                                   so that any change of the table since the base refuses
                                   it, as a replace is (serial.h) */
+  bool evolves;                /* an append whose contract evolves the table's schema
+                                  (--evolve): computed against based_on's schema, so any
+                                  change of the table since the base refuses it */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);
