@@ -1837,7 +1837,7 @@ class AlterResult:
         f = _Fields(d, "alter result")
         changes = f.array("changes")
         if not all(isinstance(c, dict) for c in changes):
-            raise f._bad("changes", "a list of objects")
+            raise RecordError("alter result: 'changes' is not a list of objects")
         return cls(table=f.text("table"), branch=f.text("branch"), base=f.text("base"), commit=f.text("commit"),
                    schema_id=f.integer("schema_id"), previous_schema_id=f.integer("previous_schema_id"),
                    last_column_id=f.integer("last_column_id"),
