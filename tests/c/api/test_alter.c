@@ -133,4 +133,82 @@ TEST(alter_renames_by_field_id_and_refuses_bad_changes) {
   free(dir);
 }
 
+static int64_t count_rows(weir_lake *lake, const char *sql, const char *ref) {
+  struct ArrowArrayStream s;
+  weir_error err = {0};
+  CHECK_OK(weir_query_run(lake, sql, ref, &s, &err), &err);
+  struct ArrowArray a;
+  int64_t rows = 0;
+  while (s.get_next(&s, &a) == 0 && a.release) {
+    rows += a.length;
+    a.release(&a);
+  }
+  s.release(&s);
+  return rows;
+}
+
+/* A rename on one branch and an append on the other merge into one version (the append's
+ * files read under the new name by field id); then an import with `evolve` adds a column
+ * through a contract in the same commit as its rows. */
+TEST(alter_merges_with_appends_and_evolve_adds_through_a_contract) {
+  char *dir = test_tmpdir();
+  char path[2048], csv[2048], more[2048], evolved[2048], yml[2048];
+  snprintf(path, sizeof path, "%s/lake", dir);
+  snprintf(csv, sizeof csv, "%s/t.csv", dir);
+  snprintf(more, sizeof more, "%s/more.csv", dir);
+  snprintf(evolved, sizeof evolved, "%s/evolved.csv", dir);
+  snprintf(yml, sizeof yml, "%s/c.yml", dir);
+  write_file(csv, "id,col\n1,2.0\n2,3.0\n");
+  write_file(more, "id,col\n3,4.0\n");
+  write_file(evolved, "id,value,note\n4,5.0,hi\n");
+  write_file(yml, "contract:\n  name: t\n  columns:\n    - {name: id, type: Int64, nullable: true}\n"
+                  "    - {name: value, type: Float64, nullable: true}\n"
+                  "    - {name: note, type: String, nullable: true}\n");
+  weir_error err = {0};
+  weir_lake *lake = NULL;
+  CHECK_OK(weir_lake_init(path, NULL, &lake, &err), &err);
+  weir_import_options io = WEIR_IMPORT_OPTIONS_INIT;
+  io.table = "t";
+  char *out = NULL;
+  CHECK_OK(weir_table_import(lake, csv, &io, &out, &err), &err);
+  weir_free(out);
+  CHECK_OK(weir_branch_create(lake, "dev", NULL, NULL, &err), &err);
+  weir_alter_options o = WEIR_ALTER_OPTIONS_INIT;
+  weir_alter_change rename = {WEIR_ALTER_RENAME, "col", "value", 0};
+  o.changes = &rename;
+  o.n_changes = 1;
+  o.branch = "dev";
+  CHECK_OK(weir_table_alter(lake, "t", &o, &out, &err), &err);
+  weir_free(out);
+  io.mode = WEIR_MODE_APPEND;
+  CHECK_OK(weir_table_import(lake, more, &io, &out, &err), &err);
+  weir_free(out);
+  weir_merge_options mo = WEIR_MERGE_OPTIONS_INIT;
+  CHECK_OK(weir_branch_merge(lake, "dev", "main", &mo, &out, &err), &err);
+  CHECK_CONTAINS(out, "merged: appends");
+  weir_free(out);
+  CHECK_INT(count_rows(lake, "SELECT value FROM t WHERE value IS NOT NULL", "main"), 3);
+
+  /* Without evolve the contract's new column is refused; with it, the schema evolves. */
+  io.contract_path = yml;
+  CHECK_INT(weir_table_import(lake, evolved, &io, &out, &err), WEIR_ECONTRACT);
+  weir_error_clear(&err);
+  io.evolve = 1;
+  CHECK_OK(weir_table_import(lake, evolved, &io, &out, &err), &err);
+  weir_free(out);
+  CHECK_INT(count_rows(lake, "SELECT id FROM t WHERE note IS NULL", "main"), 3);
+  CHECK_INT(count_rows(lake, "SELECT id FROM t WHERE note = 'hi'", "main"), 1);
+  /* An optional column (inferred from the CSV) made required by a contract is no evolution. */
+  write_file(yml, "contract:\n  name: t\n  columns:\n    - {name: id, type: Int64}\n"
+                  "    - {name: value, type: Float64, nullable: true}\n"
+                  "    - {name: note, type: String, nullable: true}\n");
+  CHECK_INT(weir_table_import(lake, evolved, &io, &out, &err), WEIR_ECONTRACT);
+  CHECK_CONTAINS(err.message, "column \"id\"");
+  weir_error_clear(&err);
+
+  weir_lake_free(lake);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST_MAIN()
