@@ -1787,7 +1787,8 @@ class AlterResult:
     """What an alter committed: ``commit`` on ``branch`` moved ``table`` from schema
     ``previous_schema_id`` to ``schema_id`` (``columns`` in order), each change as done
     (``changes``: ``{"change": "rename", "column": ..., "new_name": ..., "field_id": ...}``
-    and so on).
+    and so on); ``contract_version`` is the stored contract's version after the change
+    (its major raised when a change breaks readers), None without one.
 
     Example:
         >>> client.alter_table("events", rename={"col": "value"}).schema_id     # doctest: +SKIP
@@ -1803,6 +1804,7 @@ class AlterResult:
     last_column_id: int
     changes: tuple[Mapping[str, Any], ...]
     columns: tuple[AlterColumn, ...]
+    contract_version: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
     def column(self, name: str) -> AlterColumn:
@@ -1842,4 +1844,6 @@ class AlterResult:
                    schema_id=f.integer("schema_id"), previous_schema_id=f.integer("previous_schema_id"),
                    last_column_id=f.integer("last_column_id"),
                    changes=tuple(cast(Mapping[str, Any], c) for c in changes),
-                   columns=tuple(AlterColumn.from_json(c) for c in f.array("columns")), raw=dict(f.raw))
+                   columns=tuple(AlterColumn.from_json(c) for c in f.array("columns")),
+                   contract_version=f.opt_text("contract_version") if f.has("contract_version") else None,
+                   raw=dict(f.raw))

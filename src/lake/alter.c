@@ -321,7 +321,6 @@ static int apply(alter_state *st, size_t index, const weir_alter_change *ch, wei
       wr_buf_printf(&st->summary, "move %s %s%s", f->name, after >= 0 ? "after " : "first",
                     after >= 0 ? s->fields[after].name : "");
       /* Take the column out, then put it in at its new place: schema and contract alike. */
-      char *moved_name = wr_strdup(f->name);
       wr_field tmp = *f;
       memmove(f, f + 1, (s->n_fields - (size_t)i - 1) * sizeof *f);
       if (after > i) after--;
@@ -337,7 +336,6 @@ static int apply(alter_state *st, size_t index, const weir_alter_change *ch, wei
         memmove(&c->columns[cat + 1], &c->columns[cat], (c->n_columns - 1 - cat) * sizeof cc);
         c->columns[cat] = cc;
       }
-      free(moved_name);
       break;
     }
     default:

@@ -238,6 +238,10 @@ def test_sdk_alter_table(three: dict[str, Any]) -> None:
         with pytest.raises(weir.NotFound):
             c.alter_table("nosuch", drop=["x"])
         assert c.get_table("readings").column("value").field_id == res.column("value").field_id
+        assert res.contract_version == "2"  # a rename breaks readers: the major version moved
+        moved = c.alter_table("readings", move={"note": "id", "n": None})
+        assert [col.name for col in moved.columns] == ["n", "id", "note", "value"]
+        assert [col.name for col in c.get_table("readings").columns] == ["n", "id", "note", "value"]
 
 
 EVOLVED = """contract:
