@@ -15,7 +15,7 @@ import sys
 
 from conftest import BUILD, ROOT
 
-SCENARIOS = ["catalog", "write", "validate", "pipeline", "compact", "memory"]
+SCENARIOS = ["catalog", "write", "validate", "pipeline", "compact", "alter", "memory"]
 # Peers whose packages come from bench/requirements.txt: without them their units fail
 # with ModuleNotFoundError, which this test tolerates (the weir units must still run).
 OPTIONAL = {"pyiceberg": "sqlalchemy", "pandera": "pandera", "patito": "patito", "dbt": "dbt"}
@@ -53,7 +53,8 @@ def test_bench_smoke(tmp_path):
     for op in ("create_branch", "commit", "merge", "log", "time_travel"):
         assert ("catalog", op) in ops
     assert {("write", "append"), ("write", "replace"), ("pipeline", "run_5_models"),
-            ("pipeline", "python_handoff_total"), ("validate", "unique"), ("compact", "compact")} <= ops
+            ("pipeline", "python_handoff_total"), ("validate", "unique"), ("compact", "compact"),
+            ("alter", "alter (rename)"), ("alter", "append (1 row)")} <= ops
     # The table printed on stdout names every scenario.
     for s in SCENARIOS:
         assert s in p.stdout
