@@ -32,12 +32,12 @@ sys.path.insert(0, HERE)
 
 from lib.common import ROOT, build_dir, python, weir_bin, write_json  # noqa: E402
 
-SCENARIOS = ["catalog", "write", "validate", "pipeline", "compact", "partition", "memory"]
+SCENARIOS = ["catalog", "write", "validate", "pipeline", "compact", "partition", "alter", "memory"]
 REQUIREMENTS = os.path.join(HERE, "requirements.txt")
 CONSTRAINTS = os.path.join(ROOT, "python", "requirements-dev.txt")
 # What each scenario needs beyond the SDK's development requirements.
 NEEDS = {"catalog": ["sqlalchemy"], "write": ["sqlalchemy"], "validate": ["pandera", "patito"],
-         "pipeline": ["dbt.adapters.duckdb"], "compact": [], "partition": [], "memory": []}
+         "pipeline": ["dbt.adapters.duckdb"], "compact": [], "partition": [], "alter": [], "memory": []}
 
 
 def missing_modules(mods: list[str]) -> list[str]:

@@ -152,6 +152,7 @@ int cmd_table_rename(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_status(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_compact(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_delete(cli_ctx *, const cli_command *, cli_parsed *);
+int cmd_alter(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_contract_diff(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_mcp(cli_ctx *, const cli_command *, cli_parsed *);
 int cmd_lsp(cli_ctx *, const cli_command *, cli_parsed *);

@@ -106,6 +106,7 @@ int cmd_import(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   o.quote = cli_opt_value(cmd, args, "quote");
   o.date_format = cli_opt_value(cmd, args, "date-format");
   o.timestamp_format = cli_opt_value(cmd, args, "timestamp-format");
+  o.evolve = cli_flag(cmd, args, "evolve");
   const char *mls = cli_opt_value(cmd, args, "max-line-size");
   if (mls && !parse_byte_size(mls, &o.max_line_size))
     return cli_usage_error(ctx, cmd, "invalid --max-line-size \"%s\" (expected bytes, e.g. 4194304 or 4M)", mls);

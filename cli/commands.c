@@ -25,6 +25,7 @@ static const cli_opt IMPORT_OPTS[] = {
     {"timestamp-format", 0, "FMT", "CSV timestamps in this strptime format, e.g. \"%d/%m/%Y %H:%M:%S\""},
     {"max-line-size", 0, "BYTES", "longest CSV line accepted, in bytes (K, M or G suffix; default: 2M)"},
     {"register", 0, NULL, "add the Parquet FILEs to the existing table by reference (no copy), as one append"},
+    {"evolve", 0, NULL, "let --contract evolve the table's schema (add, widen, document columns; docs/evolution.md)"},
     {NULL, 0, NULL, NULL}};
 
 static const cli_opt PROTECT_OPTS[] = {
@@ -124,6 +125,17 @@ static const cli_opt DELETE_OPTS[] = {
     {"branch", 'b', "B", "branch to commit on (default: main)"},
     {"expect-head", 0, "HASH", "the commit this write builds on: refused (exit 4) if what it touches changed since"},
     {"message", 'm', "TEXT", "commit message (default: \"delete from TABLE where ...: N rows\")"},
+    {NULL, 0, NULL, NULL}};
+static const cli_opt ALTER_OPTS[] = {
+    {"add", 0, "\"NAME TYPE\"", "add an optional column (a new field id); repeatable, as every change"},
+    {"rename", 0, "OLD NEW", "rename a column; it keeps its field id, so older files read under the new name"},
+    {"drop", 0, "NAME", "drop a column (its field id is never reused)"},
+    {"widen", 0, "NAME TYPE", "promote a column's type: Int32 to Int64, Float32 to Float64, Decimal precision"},
+    {"doc", 0, "NAME TEXT", "set a column's doc (\"\" removes it)"},
+    {"move", 0, "NAME AFTER", "move a column after column AFTER (\"\" or first: to the front)"},
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"expect-head", 0, "HASH", "the commit this change builds on: refused (exit 4) if the table changed since"},
+    {"message", 'm', "TEXT", "commit message (default: \"alter TABLE: <changes>\")"},
     {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
                                      {NULL, 0, NULL, NULL}};
@@ -323,6 +335,14 @@ const cli_command CLI_COMMANDS[] = {
      "A failed or interrupted run keeps its branch for inspection; this deletes such\n"
      "branches (never the branch of a run still running). Their files go at the next gc.",
      "weir branch prune --runs --failed --older-than 7d", PRUNE_OPTS, 0, 0, cmd_branch_prune},
+    {"alter", "TABLE", "evolve a table's schema by Iceberg field id: add, rename, drop, widen, document, move columns",
+     "Every change is applied in the order given, as one commit: a new Iceberg schema (older\n"
+     "schemas stay in the metadata, so reads at older commits see their own), no data file\n"
+     "rewritten. Renamed and widened columns keep their field ids; added columns are optional\n"
+     "and take new ids. The stored contract follows. A bad change (a missing column, a name\n"
+     "taken without regard to case, a type change that is not an Iceberg promotion) refuses\n"
+     "the whole alter (exit 2), nothing written. See docs/evolution.md.",
+     "weir alter events --rename col value --add \"score Float64\" --widen id Int64", ALTER_OPTS, 1, 1, cmd_alter},
     {"runs show", "RUN_ID", "one run: per-model timings, row counts, rule results, violations", NULL,
      "weir runs show 3f9c2a1b", NO_OPTS, 1, 1, cmd_runs_show},
     {"delete", "TABLE --where SQL", "delete the rows a SQL condition matches, as one commit (copy-on-write)",

@@ -265,6 +265,16 @@ int main(int argc, char **argv) {
           return cli_usage_error(&ctx, cmd, "too many option values (at most %d)", CLI_MAX_MULTI);
         args.multi_opt[args.n_multi] = index;
         args.multi[args.n_multi++] = args.values[index];
+        /* A metavar of several words ("OLD NEW", not a quoted "\"NAME TYPE\"") takes that
+         * many arguments, kept in order in multi[]. */
+        for (const char *m = o->metavar; o->metavar[0] != '"' && (m = strchr(m, ' ')) != NULL; m++) {
+          if (i + 1 >= argc || !argv[i + 1])
+            return cli_usage_error(&ctx, cmd, "option --%s needs %s", o->name, o->metavar);
+          if (args.n_multi == CLI_MAX_MULTI)
+            return cli_usage_error(&ctx, cmd, "too many option values (at most %d)", CLI_MAX_MULTI);
+          args.multi_opt[args.n_multi] = index;
+          args.multi[args.n_multi++] = argv[++i];
+        }
       } else {
         args.values[index] = "1";
       }

@@ -540,9 +540,19 @@ typedef struct weir_import_options {
                                    either way (01/02/2024) is then refused (WEIR_EINPUT) */
   const char *timestamp_format; /* the same for timestamps ("%d/%m/%Y %H:%M:%S") */
   int64_t max_line_size;        /* the longest line, in bytes; 0 = DuckDB's default (2 MiB) */
+  int evolve;                   /* non-zero: contract_path may differ from the table's stored
+                                   contract (append or replace), as a schema evolution by
+                                   field id (docs/evolution.md): columns added (optional),
+                                   widened (an Iceberg promotion), documented, reordered; the
+                                   table's type becomes contract_path's, in the same commit.
+                                   Anything else (a narrowing, required to optional or back,
+                                   a column missing, a name another column has without
+                                   regard to case) is WEIR_ECONTRACT naming the column, and
+                                   nothing is written. 0: an append is held to both contracts
+                                   and keeps the stored one */
 } weir_import_options;
 
-#define WEIR_IMPORT_OPTIONS_VERSION 1
+#define WEIR_IMPORT_OPTIONS_VERSION 2
 #define WEIR_IMPORT_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_IMPORT_OPTIONS_VERSION)
 /** Fills *opts with the defaults of `version` (WEIR_IMPORT_OPTIONS_VERSION): every field zero or NULL (table must still be set).
  *  Returns WEIR_OK, or WEIR_EINVALIDARG for a version this library does not know. */
@@ -1158,6 +1168,72 @@ WEIR_API int weir_delete_options_init(weir_delete_options *opts, unsigned int ve
  *  call on one lake handle (one thread at a time). */
 WEIR_API int weir_table_delete(weir_lake *lake, const char *table, const weir_delete_options *opts, char **out_json,
                                weir_error *err);
+
+/* ====================================================================================
+ * Schema evolution: weir_table_alter (docs/evolution.md)
+ * ==================================================================================== */
+
+/** What one change of weir_table_alter does. */
+typedef enum weir_alter_kind {
+  WEIR_ALTER_ADD = 0,    /* add column `column` of type `value` (a weir type name, e.g.
+                            "Int64", "Decimal(18, 2)"), optional (nullable), at the end */
+  WEIR_ALTER_RENAME = 1, /* rename column `column` to `value`; its field id is kept */
+  WEIR_ALTER_DROP = 2,   /* drop column `column` (its id is never reused) */
+  WEIR_ALTER_WIDEN = 3,  /* give column `column` the type `value`, an Iceberg promotion of
+                            its type: Int32 -> Int64, Float32 -> Float64,
+                            Decimal(P, S) -> Decimal(P', S) with P' > P */
+  WEIR_ALTER_DOC = 4,    /* set column `column`'s doc to `value` ("" removes it) */
+  WEIR_ALTER_MOVE = 5    /* move column `column` after column `value` (NULL or "": first) */
+} weir_alter_kind;
+
+/** One change; strings are borrowed for the call. */
+typedef struct weir_alter_change {
+  weir_alter_kind kind;
+  const char *column;    /* the column changed (WEIR_ALTER_ADD: the new column's name) */
+  const char *value;     /* see weir_alter_kind */
+  int required;          /* WEIR_ALTER_ADD: non-zero asks for a required column, which
+                            Iceberg allows only with a default on a format-version 3 table:
+                            refused (WEIR_EINVALIDARG) on weir's v2 tables */
+} weir_alter_change;
+
+typedef struct weir_alter_options {
+  unsigned int version;              /* WEIR_ALTER_OPTIONS_VERSION */
+  const char *branch;                /* NULL = "main" */
+  const char *expect_head;           /* NULL: the branch head; else the commit the change is
+                                        computed against (refused, WEIR_ECONCURRENT, if the
+                                        table changed since) */
+  const char *message;               /* NULL = "alter TABLE: <changes>" */
+  const weir_alter_change *changes;  /* applied in order, as one commit */
+  size_t n_changes;                  /* at least 1 */
+} weir_alter_options;
+
+#define WEIR_ALTER_OPTIONS_VERSION 1
+#define WEIR_ALTER_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_ALTER_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_ALTER_OPTIONS_VERSION): every field
+ *  zero or NULL. WEIR_EINVALIDARG for a version this library does not know. */
+WEIR_API int weir_alter_options_init(weir_alter_options *opts, unsigned int version);
+
+/**
+ * Evolves the schema of `table` on opts->branch by Iceberg field id, as one commit: a new
+ * Iceberg schema (new schema-id, current-schema-id moved, older schemas kept in the
+ * metadata's `schemas`) and no new snapshot or data file. Renamed, widened and documented
+ * columns keep their field ids; added columns take ids above last-column-id; a dropped
+ * column's id is never reused. The stored contract follows (column renamed, dropped,
+ * widened, doc changed, added). Reads at older commits use the schema of their commit.
+ * Every change is checked before anything is written; the first bad one is the error,
+ * naming the change and the column: a missing column, a new name equal to another
+ * column's without regard to case, a type change that is not an Iceberg promotion, a
+ * required column added, dropping the last column, renaming or dropping a column a SQL
+ * rule of the contract names. *out_json (weir_free; docs/schema/table_alter.schema.json):
+ * {schema_version, table, branch, base, commit, schema_id, previous_schema_id,
+ * last_column_id, changes: [{change, column, ...}], columns: [{name, type, required,
+ * doc, field_id}]}. Errors: WEIR_EINVALIDARG (bad changes, a protected branch),
+ * WEIR_ENOTFOUND (table, branch), WEIR_ECONCURRENT (the table changed since the base:
+ * a schema change is serialised as a replace is). Thread-safety: as any call on the
+ * handle.
+ */
+WEIR_API int weir_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
+                              weir_error *err);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,8 @@ from weir.errors import (
 )
 from weir.model import Filter, Model, Table, model, python
 from weir.records import (
+    AlterColumn,
+    AlterResult,
     CompactResult,
     Namespace,
     TableDropped,
@@ -136,6 +138,8 @@ __all__ = [
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "GcResult", "GcFile", "PrunedBranch",
     "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
+    "AlterColumn",
+    "AlterResult",
     "CompactResult",
     "DeleteResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",

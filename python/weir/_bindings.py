@@ -20,7 +20,7 @@ WEIR_HASH_HEX_SIZE = 65
 WEIR_BRANCH_FORCE = 1
 WEIR_MERGE_OPTIONS_VERSION = 2
 WEIR_REVERT_OPTIONS_VERSION = 1
-WEIR_IMPORT_OPTIONS_VERSION = 1
+WEIR_IMPORT_OPTIONS_VERSION = 2
 WEIR_RUN_OPTIONS_VERSION = 1
 WEIR_TOKEN_OPTIONS_VERSION = 1
 WEIR_STATUS_OPTIONS_VERSION = 1
@@ -30,6 +30,7 @@ WEIR_REGISTER_OPTIONS_VERSION = 1
 WEIR_GC_OPTIONS_VERSION = 1
 WEIR_PRUNE_OPTIONS_VERSION = 1
 WEIR_DELETE_OPTIONS_VERSION = 1
+WEIR_ALTER_OPTIONS_VERSION = 1
 # weir_error_code
 WEIR_OK = 0
 WEIR_EGENERIC = 1
@@ -58,6 +59,13 @@ WEIR_SYNC_FULL = 2
 WEIR_MODE_CREATE = 0
 WEIR_MODE_APPEND = 1
 WEIR_MODE_REPLACE = 2
+# weir_alter_kind
+WEIR_ALTER_ADD = 0
+WEIR_ALTER_RENAME = 1
+WEIR_ALTER_DROP = 2
+WEIR_ALTER_WIDEN = 3
+WEIR_ALTER_DOC = 4
+WEIR_ALTER_MOVE = 5
 
 # ---- callback types ----
 weir_progress_fn = CFUNCTYPE(None, c_char_p, c_void_p)
@@ -175,6 +183,7 @@ class weir_import_options(ctypes.Structure):
         ("date_format", c_char_p),
         ("timestamp_format", c_char_p),
         ("max_line_size", c_int64),
+        ("evolve", c_int),
     ]
 
 class weir_run_options(ctypes.Structure):
@@ -275,6 +284,28 @@ class weir_delete_options(ctypes.Structure):
         ("message", c_char_p),
     ]
 
+class weir_alter_change(ctypes.Structure):
+    """``weir_alter_change``."""
+
+    _fields_ = [
+        ("kind", c_int),
+        ("column", c_char_p),
+        ("value", c_char_p),
+        ("required", c_int),
+    ]
+
+class weir_alter_options(ctypes.Structure):
+    """``weir_alter_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("branch", c_char_p),
+        ("expect_head", c_char_p),
+        ("message", c_char_p),
+        ("changes", POINTER(weir_alter_change)),
+        ("n_changes", c_size_t),
+    ]
+
 
 # ---- functions: name -> (restype, argtypes) ----
 SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
@@ -359,6 +390,8 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_branch_prune": (c_int, [c_void_p, POINTER(weir_prune_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_delete_options_init": (c_int, [POINTER(weir_delete_options), c_uint]),
     "weir_table_delete": (c_int, [c_void_p, c_char_p, POINTER(weir_delete_options), POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_alter_options_init": (c_int, [POINTER(weir_alter_options), c_uint]),
+    "weir_table_alter": (c_int, [c_void_p, c_char_p, POINTER(weir_alter_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_worker_scan": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(ArrowArrayStream), POINTER(weir_error)]),
     "weir_worker_stage_output": (c_int, [c_void_p, POINTER(ArrowArrayStream), c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
 }
@@ -368,4 +401,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options", "weir_delete_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options", "weir_delete_options", "weir_alter_change", "weir_alter_options",)

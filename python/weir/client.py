@@ -49,6 +49,7 @@ import pyarrow as pa
 from weir import _ffi
 from weir.errors import InvalidArgument, InvalidName, NotFound, PlanError, WeirError
 from weir.records import (
+    AlterResult,
     CompactResult,
     Namespace,
     TableDropped,
@@ -78,6 +79,7 @@ from weir.records import (
 from weir.limits import parse_duration
 
 from weir.schema import TableSchema, is_schema
+from weir.types import WeirType, weir_type_name
 
 __all__ = ["Client", "RefLike", "BranchLike", "ImportMode"]
 
@@ -1140,6 +1142,91 @@ class Client:
                             message=_enc(message, "message", optional=True))
         doc = self._json("weir_table_delete", _enc(table, "table", name=True), ctypes.byref(opts))
         return DeleteResult.from_json(document(doc, "delete result"))
+    def alter_table(self, table: str, *, rename: Mapping[str, str] | None = None, drop: Sequence[str] | None = None,
+                    widen: Mapping[str, str | type[WeirType]] | None = None,
+                    doc: Mapping[str, str | None] | None = None,
+                    add: Mapping[str, str | type[WeirType]] | None = None,
+                    move: Mapping[str, str | None] | None = None, branch: BranchLike | None = None,
+                    expect_head: RefLike | None = None, message: str | None = None) -> AlterResult:
+        """Evolves the schema of ``table`` on ``branch`` (None: main) by Iceberg field id,
+        as one commit that rewrites no data (docs/evolution.md). The changes are applied in
+        this order, each to the schema the ones before it made: ``rename`` (old name ->
+        new name; the field id is kept, so older files and other engines see the same
+        column under the new name), ``drop`` (names), ``widen`` (name -> weir type, an
+        Iceberg promotion only: Int32 -> Int64, Float32 -> Float64, Decimal(P, S) ->
+        Decimal(P', S) with P' > P), ``doc`` (name -> text, None removes it), ``add`` (name
+        -> weir type: an optional column with a new field id; reads as null in older
+        rows), ``move`` (name -> the column to put it after, None: first). Types are weir
+        type names (``"Int64"``, ``"Decimal(18, 2)"``) or markers (``weir.Int64``). Reads at
+        older commits keep their schema. The stored contract follows the schema.
+
+        Raises:
+            InvalidArgument: a change refused before anything is written (a missing
+                column, a name another column has without regard to case, a type change
+                that is not a promotion, nothing to change, a protected branch); the
+                message names the change and the column. NotFound: no such table or
+                branch. ConcurrentUpdate: the table changed since ``expect_head`` (or
+                since this call read it). TypeError: an argument of the wrong type.
+
+        Example:
+            >>> client.alter_table("events", rename={"col": "value"}, add={"score": "Float64"})  # doctest: +SKIP
+        """
+        changes: list[tuple[int, str, str | None]] = []
+
+        def pairs(arg: object, what: str) -> list[tuple[object, object]]:
+            if arg is None:
+                return []
+            if not isinstance(arg, Mapping):
+                raise TypeError(f"{what} must be a mapping of column names, not {type(arg).__name__}")
+            return list(cast(Mapping[object, object], arg).items())
+
+        def type_text(t: object, what: str) -> str:
+            if isinstance(t, str):
+                return t
+            if isinstance(t, type) and issubclass(t, WeirType):
+                return weir_type_name(t)
+            raise TypeError(f"{what} must be a weir type name or marker (e.g. \"Int64\" or weir.Int64), not {t!r}")
+
+        for old, new in pairs(rename, "rename"):
+            changes.append((_ffi.B.WEIR_ALTER_RENAME, cast(str, _text(old, "rename column")),
+                            cast(str, _text(new, f"rename[{old!r}]"))))
+        if drop is not None:
+            if isinstance(drop, str) or not isinstance(drop, Sequence):
+                raise TypeError("drop must be a list of column names")
+            for name in drop:
+                changes.append((_ffi.B.WEIR_ALTER_DROP, cast(str, _text(name, "drop column")), None))
+        for name, t in pairs(widen, "widen"):
+            changes.append((_ffi.B.WEIR_ALTER_WIDEN, cast(str, _text(name, "widen column")),
+                            type_text(t, f"widen[{name!r}]")))
+        for name, text in pairs(doc, "doc"):
+            changes.append((_ffi.B.WEIR_ALTER_DOC, cast(str, _text(name, "doc column")),
+                            "" if text is None else cast(str, _text(text, f"doc[{name!r}]"))))
+        for name, t in pairs(add, "add"):
+            changes.append((_ffi.B.WEIR_ALTER_ADD, cast(str, _text(name, "add column")),
+                            type_text(t, f"add[{name!r}]")))
+        for name, after in pairs(move, "move"):
+            changes.append((_ffi.B.WEIR_ALTER_MOVE, cast(str, _text(name, "move column")),
+                            "" if after is None else cast(str, _text(after, f"move[{name!r}]"))))
+        if not changes:
+            raise InvalidArgument(f"alter_table({table!r}): nothing to change (give rename, drop, widen, doc, add "
+                                  "or move)")
+        arr = (_ffi.B.weir_alter_change * len(changes))()
+        keep: list[bytes | None] = []
+        for i, (kind, column, value) in enumerate(changes):
+            c, v = _ffi.enc(column), _ffi.enc(value)
+            keep += [c, v]
+            arr[i].kind = kind
+            arr[i].column = c
+            arr[i].value = v
+            arr[i].required = 0
+        opts = _ffi.options(_ffi.AlterOptions, branch=_enc_branch(branch, "branch", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True),
+                            message=_enc(message, "message", optional=True),
+                            changes=ctypes.cast(arr, ctypes.POINTER(_ffi.B.weir_alter_change)),
+                            n_changes=len(changes))
+        doc_json = self._json("weir_table_alter", _enc(table, "table", name=True), ctypes.byref(opts))
+        del keep
+        return AlterResult.from_json(document(doc_json, "alter result"))
 
     # ---- reading data ----------------------------------------------------------------------------
 
@@ -1202,7 +1289,8 @@ class Client:
                     message: str | None = None, format: Literal["csv", "parquet", "jsonl"] | None = None,  # noqa: A002
                     expect_head: RefLike | None = None, delimiter: str | None = None,
                     quote: str | None = None, date_format: str | None = None,
-                    timestamp_format: str | None = None, max_line_size: int | None = None) -> ImportResult:
+                    timestamp_format: str | None = None, max_line_size: int | None = None,
+                    evolve: bool = False) -> ImportResult:
         """Loads data into ``table`` as one commit on ``branch`` (None: main).
 
         Values are imported exactly or refused, never changed: CSV integers beyond Int64
@@ -1236,9 +1324,15 @@ class Client:
             date_format: the strptime format of CSV dates, e.g. ``"%d/%m/%Y"``.
             timestamp_format: the strptime format of CSV timestamps.
             max_line_size: the longest CSV line accepted, in bytes (default 2 MiB).
+            evolve: let ``contract`` (which may then differ from the table's stored one,
+                on an append or a replace) evolve the table's schema by field id, in the
+                same commit: columns added (optional), widened (an Iceberg promotion),
+                documented, reordered (docs/evolution.md). Anything else is refused with
+                ``ContractViolation`` naming the column and why, nothing written.
 
         Raises:
-            ContractViolation: the data breaks the contract (``.violations``).
+            ContractViolation: the data breaks the contract (``.violations``), or with
+                ``evolve`` the contract is no evolution the rules allow.
             InvalidName: a bad table name (nothing is touched). AlreadyExists: ``create``
             on an existing table. InvalidInput: a malformed file (message names file and
             line). ConcurrentUpdate: the table changed on the branch since the import's
@@ -1303,7 +1397,7 @@ class Client:
                                 contract_path=_ffi.enc(contract_file), message=message_c, format=format_c,
                                 expect_head=expect_c, delimiter=delimiter_c, quote=quote_c,
                                 date_format=date_format_c, timestamp_format=timestamp_format_c,
-                                max_line_size=max_line_size or 0)
+                                max_line_size=max_line_size or 0, evolve=1 if _flag(evolve, "evolve") else 0)
             if reader is None:
                 doc = self._json("weir_table_import", _ffi.enc(data_file), ctypes.byref(opts))
             else:

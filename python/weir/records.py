@@ -26,6 +26,7 @@ __all__ = [
     "RegisterResult",
     "GcFile", "GcResult", "PrunedBranch",
     "TableDropped", "TableRenamed", "Namespace",
+    "AlterColumn", "AlterResult",
 ]
 
 #: The version of the document shapes this SDK decodes (WEIR_JSON_SCHEMA_VERSION in weir.h).
@@ -1898,3 +1899,98 @@ class Namespace:
         """
         f = _Fields(d, "namespace")
         return cls(name=f.text("name"), created=f.flag("created"), tables=f.integer("tables"))
+class AlterColumn:
+    """A column of the schema an alter made: its weir ``type`` name (``Int64``), Iceberg
+    ``field_id`` (kept across renames and widenings) and nullability.
+
+    Example:
+        >>> AlterColumn.from_json({"name": "value", "type": "Float64", "required": False, "doc": None,
+        ...                        "field_id": 2}).field_id
+        2
+    """
+
+    name: str
+    type: str
+    required: bool
+    doc: str | None
+    field_id: int
+
+    @classmethod
+    def from_json(cls, d: object) -> AlterColumn:
+        """Builds the record from a column of ``weir_table_alter`` JSON.
+
+        Example:
+            >>> AlterColumn.from_json({"name": "x", "type": "Int64", "required": True, "doc": "id",
+            ...                        "field_id": 1}).doc
+            'id'
+        """
+        f = _Fields(d, "altered column")
+        return cls(name=f.text("name"), type=f.text("type"), required=f.flag("required"), doc=f.opt_text("doc"),
+                   field_id=f.integer("field_id"))
+
+
+@dataclass(frozen=True)
+class AlterResult:
+    """What an alter committed: ``commit`` on ``branch`` moved ``table`` from schema
+    ``previous_schema_id`` to ``schema_id`` (``columns`` in order), each change as done
+    (``changes``: ``{"change": "rename", "column": ..., "new_name": ..., "field_id": ...}``
+    and so on); ``contract_version`` is the stored contract's version after the change
+    (its major raised when a change breaks readers), None without one.
+
+    Example:
+        >>> client.alter_table("events", rename={"col": "value"}).schema_id     # doctest: +SKIP
+        1
+    """
+
+    table: str
+    branch: str
+    base: str
+    commit: str
+    schema_id: int
+    previous_schema_id: int
+    last_column_id: int
+    changes: tuple[Mapping[str, Any], ...]
+    columns: tuple[AlterColumn, ...]
+    contract_version: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+
+    def column(self, name: str) -> AlterColumn:
+        """The column named ``name``.
+
+        Raises:
+            KeyError: no such column.
+
+        Example:
+            >>> AlterResult.from_json({"table": "default.t", "branch": "main", "base": "ab" * 32,
+            ...     "commit": "cd" * 32, "schema_id": 1, "previous_schema_id": 0, "last_column_id": 1,
+            ...     "changes": [], "columns": [{"name": "x", "type": "Int64", "required": False,
+            ...     "doc": None, "field_id": 1}]}).column("x").type
+            'Int64'
+        """
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.table} has no column {name!r} (columns: {', '.join(c.name for c in self.columns)})")
+
+    @classmethod
+    def from_json(cls, d: object) -> AlterResult:
+        """Builds the record from ``weir_table_alter`` JSON.
+
+        Example:
+            >>> AlterResult.from_json({"table": "default.t", "branch": "main", "base": "ab" * 32,
+            ...     "commit": "cd" * 32, "schema_id": 1, "previous_schema_id": 0, "last_column_id": 2,
+            ...     "changes": [{"change": "drop", "column": "y", "field_id": 2}],
+            ...     "columns": []}).previous_schema_id
+            0
+        """
+        f = _Fields(d, "alter result")
+        changes = f.array("changes")
+        if not all(isinstance(c, dict) for c in changes):
+            raise RecordError("alter result: 'changes' is not a list of objects")
+        return cls(table=f.text("table"), branch=f.text("branch"), base=f.text("base"), commit=f.text("commit"),
+                   schema_id=f.integer("schema_id"), previous_schema_id=f.integer("previous_schema_id"),
+                   last_column_id=f.integer("last_column_id"),
+                   changes=tuple(cast(Mapping[str, Any], c) for c in changes),
+                   columns=tuple(AlterColumn.from_json(c) for c in f.array("columns")),
+                   contract_version=f.opt_text("contract_version") if f.has("contract_version") else None,
+                   raw=dict(f.raw))

@@ -103,3 +103,19 @@ int weir_table_delete(weir_lake *lake, const char *table, const weir_delete_opti
   if (!table || !out_json) return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_delete: table and out_json are required");
   API_WRITE(lake, lake_table_delete(lake, table, opts, out_json, err));
 }
+
+int weir_alter_options_init(weir_alter_options *opts, unsigned int version) {
+  return api_options_init(opts, sizeof *opts, version, WEIR_ALTER_OPTIONS_VERSION);
+}
+
+int weir_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
+                     weir_error *err) {
+  API_CHECK_LAKE(lake, "weir_table_alter");
+  API_CHECK_OPTS(opts, "weir_alter_options", WEIR_ALTER_OPTIONS_VERSION);
+  if (!table || !opts || !out_json)
+    return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_alter: table, opts and out_json are required");
+  if (opts->n_changes > 0 && !opts->changes)
+    return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_alter: opts->changes is NULL but n_changes is %zu",
+                     opts->n_changes);
+  return lake_table_alter(lake, table, opts, out_json, err);
+}

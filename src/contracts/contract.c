@@ -508,3 +508,10 @@ const char *contract_suggest(const char *s, const char *const *words) {
   if (limit > 3) limit = 3;
   return best_d <= limit ? best : NULL;
 }
+
+void wr_contract_remove_column(weir_contract *c, size_t i) {
+  if (!c || i >= c->n_columns) return;
+  contract_column_clear(&c->columns[i]);
+  memmove(&c->columns[i], &c->columns[i + 1], (c->n_columns - i - 1) * sizeof *c->columns);
+  c->n_columns--;
+}

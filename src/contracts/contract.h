@@ -120,6 +120,8 @@ int wr_contract_load_file(const char *path, weir_contract **out, weir_error *err
 void wr_contract_free(weir_contract *c);
 weir_contract *wr_contract_copy(const weir_contract *c);
 
+/* Removes column i (and the rules declared on it); nothing when i is out of range. */
+void wr_contract_remove_column(weir_contract *c, size_t i);
 /* The contract's columns as a schema (copies; field ids 0). */
 void wr_contract_schema(const weir_contract *c, wr_schema *out);
 /* A contract with just the columns of a schema and no rules (an Iceberg table's current

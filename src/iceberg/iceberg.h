@@ -217,6 +217,24 @@ int iceberg_write_version(const iceberg_write_request *req, iceberg_write_result
 int iceberg_metadata_write(const char *meta_dir, const iceberg_table *prev, json_t *meta, char **out_location,
                            weir_error *err);
 
+/* A version that changes only the schema and properties (weir alter; Iceberg's
+ * UpdateSchema): `prev`'s metadata with `schema` (every field id assigned: kept ids for
+ * kept columns, new ids above prev->last_column_id for added ones) as the current schema
+ * (a new schema-id, or the id of an equal schema the table had), last-column-id raised to
+ * at least `last_column_id`, `properties` applied (a JSON null removes a key), and no new
+ * snapshot: out->snapshot_id and record_count are prev's. Older schemas stay in
+ * `schemas`. Errors: WEIR_EINVALIDARG (no columns, a column without an id), those of
+ * writing the metadata file. */
+int iceberg_write_schema_change(const char *table_location, const iceberg_table *prev, const wr_schema *schema,
+                                int32_t last_column_id, json_t *properties, iceberg_write_result *out,
+                                weir_error *err);
+
+/* Iceberg's type promotions (format v2): int -> long, float -> double, decimal(P, S) ->
+ * decimal(P', S) with P' > P. Only these keep every older data file readable, by every
+ * engine, under the new type (weir's own widening casts allow more, e.g. Int32 ->
+ * Float64, which other engines would not read from older files). */
+bool iceberg_type_promotion(weir_type from, weir_type to);
+
 /* The Iceberg schema JSON ({"type":"struct","schema-id":N,"fields":[...]}) of a weir schema;
  * new reference. */
 json_t *iceberg_schema_to_json(const wr_schema *s, int32_t schema_id);

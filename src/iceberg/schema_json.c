@@ -149,6 +149,15 @@ static bool promotable(weir_type from, weir_type to) {
   return false;
 }
 
+bool iceberg_type_promotion(weir_type from, weir_type to) {
+  if (wr_type_equal(from, to)) return false;
+  if (from.id == WEIR_TYPE_INT32 && to.id == WEIR_TYPE_INT64) return true;
+  if (from.id == WEIR_TYPE_FLOAT32 && to.id == WEIR_TYPE_FLOAT64) return true;
+  if (from.id == WEIR_TYPE_DECIMAL && to.id == WEIR_TYPE_DECIMAL)
+    return from.scale == to.scale && to.precision > from.precision;
+  return false;
+}
+
 static bool id_used(const wr_schema *s, int32_t id) {
   for (size_t i = 0; i < s->n_fields; i++)
     if (s->fields[i].field_id == id) return true;

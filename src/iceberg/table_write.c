@@ -720,3 +720,60 @@ done:
   free(metadata_path);
   return rc;
 }
+
+/* ---- schema-only versions (weir alter) ------------------------------------------------
+ *
+ * Iceberg's UpdateSchema commits a new metadata file and no snapshot: the data did not
+ * change, only how it is read. The snapshots keep the schema-id they were written with;
+ * the table's current-schema-id moves to the new schema, which every reader then applies
+ * to every data file by field id (a renamed column is found under its new name, a dropped
+ * one is not read, an added one reads as null in older files, a promoted one is widened on
+ * read). Older schemas stay in `schemas`, so the history remains readable. */
+int iceberg_write_schema_change(const char *table_location, const iceberg_table *prev, const wr_schema *schema,
+                                int32_t last_column_id, json_t *properties, iceberg_write_result *out,
+                                weir_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!prev) return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg schema change of %s: the table has no version", table_location);
+  if (schema->n_fields == 0)
+    return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg schema change of %s: the schema has no columns", table_location);
+  if (last_column_id < prev->last_column_id) last_column_id = prev->last_column_id;
+  for (size_t i = 0; i < schema->n_fields; i++) {
+    int32_t id = schema->fields[i].field_id;
+    if (id <= 0)
+      return wr_seterr(err, WEIR_EINVALIDARG, "Iceberg schema change of %s: column \"%s\" has no field id",
+                       table_location, schema->fields[i].name);
+    if (id > last_column_id) last_column_id = id;
+  }
+  json_t *schema_json = NULL;
+  const json_t *prev_schema = iceberg_metadata_schema(prev->json, prev->current_schema_id);
+  int rc = iceberg_schema_json_build(schema, 0, prev_schema, &schema_json, err);
+  if (rc != WEIR_OK) {
+    wr_error_prefix(err, "Iceberg schema change of %s", table_location);
+    return rc;
+  }
+  int64_t max_schema_id = -1;
+  int64_t schema_id = find_schema(prev->json, json_object_get(schema_json, "fields"), &max_schema_id);
+  bool new_schema = schema_id < 0;
+  if (new_schema) schema_id = max_schema_id + 1;
+  json_object_set_new(schema_json, "schema-id", json_integer(schema_id));
+
+  json_t *meta = json_deep_copy(prev->json);
+  json_object_set_new(meta, "last-updated-ms", json_integer(wr_now_us() / 1000));
+  json_object_set_new(meta, "last-column-id", json_integer(last_column_id));
+  if (new_schema) json_array_append(array_at(meta, "schemas"), schema_json);
+  json_object_set_new(meta, "current-schema-id", json_integer(schema_id));
+  if (properties) apply_properties(object_at(meta, "properties"), properties);
+  char *meta_dir = wr_location_join(table_location, "metadata");
+  char *path = NULL;
+  rc = WEIR_FAILPOINT("iceberg.metadata.before", err);
+  if (rc == WEIR_OK) rc = iceberg_metadata_write(meta_dir, prev, meta, &path, err);
+  if (rc == WEIR_OK) {
+    out->metadata_location = path;
+    out->snapshot_id = prev->current_snapshot_id;
+    out->record_count = prev->record_count;
+  }
+  json_decref(meta);
+  json_decref(schema_json);
+  free(meta_dir);
+  return rc;
+}

@@ -453,7 +453,11 @@ int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char 
     bool taken = has_i && (!has_b || strcmp(bv.metadata_location, st[i].metadata_location) != 0) &&
                  strcmp(iv.metadata_location, st[i].metadata_location) != 0;
     if (taken) {
-      weir_contract *old = version_contract(lake, &iv), *new_ = version_contract(lake, &st[i]);
+      /* What the source changed: against the base when `into` changed the table too (a
+       * schema change on one side combined with appends on the other, say), so that
+       * `into`'s own change is not read as the source undoing it. */
+      bool both = has_b && strcmp(bv.metadata_location, iv.metadata_location) != 0;
+      weir_contract *old = version_contract(lake, both ? &bv : &iv), *new_ = version_contract(lake, &st[i]);
       if (old && new_) {
         json_t *d = wr_contract_diff(old, new_);
         if (json_is_true(json_object_get(d, "breaking"))) {

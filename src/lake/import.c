@@ -106,6 +106,23 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   } else {
     subject = wr_asprintf("import of %s into %s", ic->source, ic->table);
   }
+  /* --evolve: the given contract is the table's next type, if the change is one schema
+   * evolution allows (alter.c); the rows are then held to it alone. */
+  if (opts->evolve) {
+    if (!ic->contract) {
+      rc = wr_seterr(err, WEIR_EINVALIDARG,
+                     "--evolve needs --contract: the contract %s evolves to; nothing was written", ic->table);
+      goto done;
+    }
+    if (!prev) {
+      rc = wr_seterr(err, WEIR_EINVALIDARG,
+                     "--evolve evolves an existing table's schema, and %s does not exist on branch %s (create it "
+                     "without --evolve); nothing was written",
+                     ic->table, ic->branch);
+      goto done;
+    }
+    if ((rc = lake_check_evolution(ic->table, table_contract, ic->contract, err))) goto done;
+  }
 
   /* An append of no rows changes nothing: no commit (an empty snapshot would only move
    * the branch and make later appends conflict with it), reported as such. Nothing is
@@ -116,7 +133,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
      * the shape: rules judge rows, and there are none. */
     const weir_contract *shapes[2] = {check, NULL};
     weir_contract *table_shape = wr_contract_from_schema(&prev->schema, ic->table);
-    shapes[1] = table_shape;
+    shapes[1] = opts->evolve ? NULL : table_shape;
     for (int k = 0; k < 2 && rc == WEIR_OK; k++) {
       if (!shapes[k]) continue;
       wr_schema cols = {0};
@@ -157,7 +174,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   sr.mode = opts->mode;
   sr.contract = check;
   sr.declared = declared;
-  sr.table_contract = appending && ic->contract ? table_contract : NULL;
+  sr.table_contract = appending && ic->contract && !opts->evolve ? table_contract : NULL;
   sr.subject = subject;
   sr.table_subject = table_subject;
   sr.summary = summary;
@@ -165,6 +182,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   lake_progress(lake, json_pack("{s:s,s:s,s:I}", "phase", "validate", "table", ic->table, "rows",
                                 (json_int_t)data->n_rows));
   if ((rc = lake_stage_output(lake, engine, data, &sr, &res, err))) goto done;
+  if (opts->evolve && res.n_staged > 0) res.staged[0].evolves = true;
 
   char *msg = opts->message ? NULL
                             : wr_asprintf("import %s into %s", wr_path_basename(ic->source), ic->table);

@@ -49,6 +49,7 @@ static const struct {
     [WR_DOC_BRANCH_PRUNE] = {"branch_prune", NULL},
     [WR_DOC_DELETE] = {"delete", NULL},
     [WR_DOC_QUERY_EXPLAIN] = {"query_explain", NULL},
+    [WR_DOC_TABLE_ALTER] = {"table_alter", NULL},
 };
 
 const char *wr_doc_name(wr_doc_kind kind) {

@@ -60,6 +60,7 @@ typedef enum wr_doc_kind {
   WR_DOC_BRANCH_PRUNE,   /* weir_branch_prune */
   WR_DOC_DELETE,         /* weir_table_delete */
   WR_DOC_QUERY_EXPLAIN,  /* weir_query_explain */
+  WR_DOC_TABLE_ALTER,    /* weir_table_alter */
   WR_DOC_KIND_COUNT
 } wr_doc_kind;
 

@@ -105,6 +105,15 @@ int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_op
 /* Row-level delete, copy-on-write (delete.c; weir_table_delete). */
 int lake_table_delete(weir_lake *lake, const char *table, const weir_delete_options *opts, char **out_json,
                       weir_error *err);
+/* Whether writing under contract `to` may evolve the table whose type is `from` (its
+ * stored contract, or its schema): every column of `from` is in `to` by exact name, of
+ * the same type or an Iceberg promotion of it, with the same nullability; a column of `to`
+ * that `from` lacks is optional and differs from every other column's name without regard
+ * to case. WEIR_ECONTRACT naming the column and why otherwise (alter.c). */
+int lake_check_evolution(const char *table, const weir_contract *from, const weir_contract *to, weir_error *err);
+/* weir_table_alter (alter.c). */
+int lake_table_alter(weir_lake *lake, const char *table, const weir_alter_options *opts, char **out_json,
+                     weir_error *err);
 /* After an import appended to `table` on `branch`: when the table's version at the head
  * sets weir.compact.min-files = N and has more than N small files, compacts it (a commit
  * of its own). Returns the compaction's document body when one was committed,
@@ -196,6 +205,15 @@ typedef struct lake_staged {
                                   the base, as a replace is (serial.h) */
   iceberg_partition_spec spec; /* how `files` are partitioned (no fields: unpartitioned);
                                   each file has one partition value per field */
+  bool schema_only;            /* weir alter: `schema` (ids assigned against based_on) and
+                                  `properties` become a new version of the head's table
+                                  with no new files and no snapshot
+                                  (iceberg_write_schema_change). Staged with mode REPLACE,
+                                  so that any change of the table since the base refuses
+                                  it, as a replace is (serial.h) */
+  bool evolves;                /* an append whose contract evolves the table's schema
+                                  (--evolve): computed against based_on's schema, so any
+                                  change of the table since the base refuses it */
 } lake_staged;
 
 void lake_staged_clear(lake_staged *s);

@@ -107,6 +107,12 @@ static bool same_props(const iceberg_table *a, const iceberg_table *b) {
   return same;
 }
 
+static bool same_json_spec(const iceberg_table *a, const iceberg_table *b) {
+  const json_t *x = json_object_get(a->json, "default-spec-id"), *y = json_object_get(b->json, "default-spec-id");
+  if (!x || json_is_null(x)) return !y || json_is_null(y);
+  return y && json_equal(x, y);
+}
+
 static int cmp_path(const void *a, const void *b) {
   return strcmp(((const iceberg_data_file *)a)->path, ((const iceberg_data_file *)b)->path);
 }
@@ -140,6 +146,93 @@ static int added_files(const iceberg_data_file *base, size_t nb, const iceberg_t
   return WEIR_OK;
 }
 
+/* `evolved`'s schema reads every data file written under `base`'s by field id: each of
+ * its columns is either a column of the base (same id) of the same type or one Iceberg
+ * promotes to, or a new id that is optional (older files read it as null). A column the
+ * base had and `evolved` dropped is simply not read. */
+static bool reads_by_field_id(const iceberg_table *base, const iceberg_table *evolved) {
+  for (size_t i = 0; i < evolved->schema.n_fields; i++) {
+    const wr_field *f = &evolved->schema.fields[i];
+    const wr_field *bf = NULL;
+    for (size_t j = 0; j < base->schema.n_fields && !bf; j++)
+      if (base->schema.fields[j].field_id == f->field_id) bf = &base->schema.fields[j];
+    if (!bf) {
+      if (f->required) return false;
+    } else if (!wr_type_equal(bf->type, f->type) && !iceberg_type_promotion(bf->type, f->type)) {
+      return false;
+    } else if (f->required && !bf->required) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Table properties equal but for the ones a schema change moves with the schema. */
+static bool same_props_but_contract(const iceberg_table *a, const iceberg_table *b) {
+  json_t *x = a->properties ? json_deep_copy(a->properties) : json_object();
+  json_t *y = b->properties ? json_deep_copy(b->properties) : json_object();
+  const char *moved[] = {"weir.contract", "weir.lineage"};
+  for (size_t i = 0; i < 2; i++) {
+    json_object_del(x, moved[i]);
+    json_object_del(y, moved[i]);
+  }
+  bool eq = json_equal(x, y);
+  json_decref(x);
+  json_decref(y);
+  return eq;
+}
+
+/* One side changed the table's schema (weir alter: schemas, no data; and possibly appends
+ * under the new schema), the other only appended under the base's schema: the merged
+ * version is the evolved side's plus the other side's appended files, which its schema
+ * reads by field id. When the data side holds files the evolved schema cannot read so
+ * (none an alter can make; a column made required, say), it stays a conflict. Sets
+ * *combined; nothing written otherwise. */
+static int merge_schema_and_appends(weir_lake *lake, const char *table, const iceberg_table *b,
+                                    const iceberg_table *o, const iceberg_table *t, wr_table_change *out,
+                                    bool *combined, weir_error *err) {
+  bool o_evolved = !lake_same_write_context(b, o), t_evolved = !lake_same_write_context(b, t);
+  if (o_evolved == t_evolved) return WEIR_OK; /* neither (not this case) or both: a conflict */
+  const iceberg_table *ev = o_evolved ? o : t, *data = o_evolved ? t : o;
+  if (!same_props(b, data) || !same_props_but_contract(b, ev)) return WEIR_OK;
+  if (!same_json_spec(b, ev) || !reads_by_field_id(b, ev)) return WEIR_OK;
+  if (!appended_only(lake, b, ev, 16, NULL) || !appended_only(lake, b, data, 16, NULL)) return WEIR_OK;
+  iceberg_data_file *bf = NULL, *df = NULL;
+  size_t nb = 0, nd = 0;
+  bool ok = false;
+  int rc = iceberg_table_data_files(b, &bf, &nb, err);
+  if (rc == WEIR_OK) {
+    qsort(bf, nb, sizeof *bf, cmp_path);
+    rc = added_files(bf, nb, data, &df, &nd, &ok, err);
+  }
+  if (rc == WEIR_OK && ok) {
+    json_t *summary = json_pack("{s:s,s:s}", "weir.merged", "appends", "weir.merged-from", data->metadata_location);
+    iceberg_write_request w = {0};
+    w.table_location = ev->location;
+    w.prev = ev;
+    w.op = ICEBERG_OP_APPEND;
+    w.schema = &ev->schema;
+    w.files = df;
+    w.n_files = nd;
+    w.summary = summary;
+    iceberg_write_result r = {0};
+    rc = iceberg_write_version(&w, &r, err);
+    json_decref(summary);
+    if (rc) {
+      wr_error_prefix(err, "merging the schema change and the appends of %s", table);
+    } else {
+      out->table = wr_strdup(table);
+      out->metadata_location = r.metadata_location;
+      out->snapshot_id = r.snapshot_id;
+      out->record_count = r.record_count;
+      *combined = true;
+    }
+  }
+  iceberg_data_files_free(bf, nb);
+  iceberg_data_files_free(df, nd);
+  return rc;
+}
+
 int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_table_entry *ours,
                        const wr_table_entry *theirs, void *ctx, wr_table_change *out, bool *combined, char **why,
                        weir_error *err) {
@@ -158,8 +251,11 @@ int lake_merge_appends(const char *table, const wr_table_entry *base, const wr_t
   if (!b->table_uuid || !o->table_uuid || !t->table_uuid || strcmp(b->table_uuid, o->table_uuid) != 0 ||
       strcmp(b->table_uuid, t->table_uuid) != 0)
     goto done;
-  if (!lake_same_write_context(b, o) || !lake_same_write_context(b, t) || !same_props(b, o) || !same_props(b, t))
+  if (!lake_same_write_context(b, o) || !lake_same_write_context(b, t)) {
+    rc = merge_schema_and_appends(lake, table, b, o, t, out, combined, err);
     goto done;
+  }
+  if (!same_props(b, o) || !same_props(b, t)) goto done;
   /* The target may also have been compacted since the base (same rows, other files): its
    * version still holds the base's rows and its appends, and the source's appended files
    * go on top of it. The source must have only appended, so that the files it added are

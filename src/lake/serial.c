@@ -164,6 +164,8 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
                    missing, s->n_removed);
           what = what_buf, why = "another write replaced or deleted them; compaction never brings rows back";
         }
+      } else if (s->schema_only || s->evolves) {
+        what = "changed", why = "this schema change was computed against the version it read";
       } else if (s->mode != WEIR_MODE_APPEND) {
         what = "changed", why = "a replace never removes rows it did not read";
       } else if (s->read_rows) {
@@ -172,7 +174,7 @@ int lake_check_serial(weir_lake *lake, const char *branch, const char *base, con
         what = "changed its schema or contract", why = "this append was validated against the old one";
       }
       if (what) {
-        if (s->mode != WEIR_MODE_APPEND || !cur || !s->based_on) only_appends = false;
+        if (s->mode != WEIR_MODE_APPEND || s->evolves || !cur || !s->based_on) only_appends = false;
         catalog_serial_add(lake->cat, &r, s->table, false, what, why);
       }
     }

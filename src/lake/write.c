@@ -308,7 +308,13 @@ int lake_commit_staged(weir_lake *lake, const lake_commit_request *req, lake_sta
       json_object_set_new(summary, "weir.branch", json_string(branch));
       json_object_set_new(summary, "weir.parent-commit", json_string(head));
       w.summary = summary;
-      rc = iceberg_write_version(&w, &results[i], err);
+      if (s->schema_only)
+        rc = prev ? iceberg_write_schema_change(location, prev, &s->schema, s->last_column_id, s->properties,
+                                                &results[i], err)
+                  : wr_seterr(err, WEIR_ECONCURRENT, "table %s no longer exists on branch %s; nothing was committed",
+                              s->table, branch);
+      else
+        rc = iceberg_write_version(&w, &results[i], err);
       json_decref(summary);
       free(location);
       iceberg_table_free(prev);

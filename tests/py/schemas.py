@@ -63,6 +63,7 @@ _BY_COMMAND = {
     "delete": "delete",
     "table register": "register",
     "gc": "gc", "branch prune": "branch_prune",
+    "alter": "table_alter",
 }
 
 

@@ -15,7 +15,7 @@ import sys
 
 from conftest import BUILD, ROOT
 
-SCENARIOS = ["catalog", "write", "validate", "pipeline", "compact", "partition", "memory"]
+SCENARIOS = ["catalog", "write", "validate", "pipeline", "compact", "partition", "alter", "memory"]
 # Peers whose packages come from bench/requirements.txt: without them their units fail
 # with ModuleNotFoundError, which this test tolerates (the weir units must still run).
 OPTIONAL = {"pyiceberg": "sqlalchemy", "pandera": "pandera", "patito": "patito", "dbt": "dbt"}
@@ -54,7 +54,7 @@ def test_bench_smoke(tmp_path):
         assert ("catalog", op) in ops
     assert {("write", "append"), ("write", "replace"), ("pipeline", "run_5_models"),
             ("pipeline", "python_handoff_total"), ("validate", "unique"), ("compact", "compact"),
-            ("partition", "month_revenue")} <= ops
+            ("partition", "month_revenue"), ("alter", "alter (rename)"), ("alter", "append (1 row)")} <= ops
     # The table printed on stdout names every scenario.
     for s in SCENARIOS:
         assert s in p.stdout

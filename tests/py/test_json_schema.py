@@ -22,6 +22,7 @@ import weir
 from conftest import ROOT, TITANIC, TITANIC_SCHEMA, weir as cli
 from weir import _ffi
 from weir.records import (
+    AlterResult,
     Branch,
     BranchProtection,
     Commit,
@@ -103,6 +104,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert cli("import", str(TITANIC), "--table", "scratch", lake=lake).returncode == 0
     docs["table_rename"] = cli_doc(lake, "table", "rename", "scratch", "scratch2")
     docs["table_drop"] = cli_doc(lake, "table", "drop", "scratch2")
+    assert cli("import", str(TITANIC), "--table", "evolving", "--contract", str(TITANIC_SCHEMA), lake=lake).returncode == 0
+    docs["table_alter"] = cli_doc(lake, "alter", "evolving", "--add", "note String", "--rename", "Name", "name2",
+                                  "--doc", "note", "a note", "--move", "note", "first")
+    assert cli("table", "drop", "evolving", lake=lake).returncode == 0
     docs["contract_diff"], docs["merge_contracts"] = contract_docs(lake, lake.parent)
     docs["status"] = cli_doc(lake, "status")
     docs["protection"] = cli_doc(lake, "branch", "protect", "c1", "--require-check", str(PROJECT))
@@ -263,6 +268,8 @@ def test_records_decode_every_real_document(built: dict[str, Any]) -> None:
     assert RunState.from_json(document(docs["run"], "run")).success()
     assert RegisterResult.from_json(document(docs["register"], "register")).rows == docs["register_rows"] > 0
     assert DeleteResult.from_json(document(docs["delete"], "delete")).rows_deleted == 3
+    altered = AlterResult.from_json(document(docs["table_alter"], "table alter"))
+    assert altered.columns[0].name == "note" and altered.column("note").doc == "a note"
     assert not RunState.from_json(docs["run_error"]["run"]).success()
     assert LakeStatus.from_json(document(docs["status"], "status")).tables
     assert BranchProtection.from_json(document(docs["protection"], "protection")).require_checks

@@ -789,4 +789,72 @@ TEST(many_files_timing) {
   free(dir);
 }
 
+/* A schema-only version (weir alter): a new schema id, the old schema kept, no snapshot,
+ * last-column-id never lowered, properties applied; an equal schema reuses its id. */
+TEST(schema_change_adds_a_schema_and_no_snapshot) {
+  char *dir = test_tmpdir();
+  wr_schema s = {0};
+  add(&s, "id", LONG, true, NULL);
+  add(&s, "col", INT, false, "c");
+  int32_t last = 0;
+  iceberg_assign_field_ids(NULL, &s, &last);
+  iceberg_data_file f;
+  fake_file(&f, dir, 0, 3, &s);
+  iceberg_table *v1 = write_version(dir, NULL, ICEBERG_OP_APPEND, &s, &f, 1, NULL, NULL, 0);
+  iceberg_data_file_clear(&f);
+  CHECK(v1 != NULL);
+  if (!v1) return;
+  wr_schema s2 = {0};
+  wr_schema_copy(&s2, &s);
+  free(s2.fields[1].name);
+  s2.fields[1].name = strdup("value");
+  s2.fields[1].type = LONG; /* int -> long: a promotion */
+  json_t *props = json_pack("{s:s}", "weir.x", "1");
+  iceberg_write_result r;
+  weir_error err = {0};
+  CHECK_OK(iceberg_write_schema_change(dir, v1, &s2, last, props, &r, &err), &err);
+  iceberg_table *v2 = NULL;
+  CHECK_OK(iceberg_table_load(r.metadata_location, &v2, &err), &err);
+  CHECK_INT(r.snapshot_id, v1->current_snapshot_id);
+  CHECK_INT(v2->current_snapshot_id, v1->current_snapshot_id);
+  CHECK_INT(v2->current_schema_id, 1);
+  CHECK_INT(json_array_size(json_object_get(v2->json, "schemas")), 2);
+  CHECK_INT(v2->last_column_id, 2);
+  CHECK_STR(v2->schema.fields[1].name, "value");
+  CHECK_INT(v2->schema.fields[1].field_id, 2);
+  CHECK_STR(json_string_value(json_object_get(v2->properties, "weir.x")), "1");
+  /* Back to the first schema: its id is reused, nothing is appended to `schemas`. */
+  iceberg_write_result r2;
+  CHECK_OK(iceberg_write_schema_change(dir, v2, &s, last, NULL, &r2, &err), &err);
+  iceberg_table *v3 = NULL;
+  CHECK_OK(iceberg_table_load(r2.metadata_location, &v3, &err), &err);
+  CHECK_INT(v3->current_schema_id, 0);
+  CHECK_INT(json_array_size(json_object_get(v3->json, "schemas")), 2);
+  /* A column without an id is refused. */
+  s2.fields[1].field_id = 0;
+  iceberg_write_result r3;
+  CHECK_INT(iceberg_write_schema_change(dir, v3, &s2, last, NULL, &r3, &err), WEIR_EINVALIDARG);
+  CHECK_CONTAINS(err.message, "\"value\" has no field id");
+  weir_error_clear(&err);
+  /* The promotions: Iceberg's, and nothing else. */
+  CHECK(iceberg_type_promotion(INT, LONG));
+  CHECK(!iceberg_type_promotion(LONG, INT));
+  CHECK(!iceberg_type_promotion(INT, INT));
+  CHECK(!iceberg_type_promotion(INT, STR));
+  weir_type dec12 = {WEIR_TYPE_DECIMAL, 12, 2}, dec12s3 = {WEIR_TYPE_DECIMAL, 12, 3};
+  CHECK(iceberg_type_promotion(DEC, dec12));
+  CHECK(!iceberg_type_promotion(dec12, DEC));
+  CHECK(!iceberg_type_promotion(DEC, dec12s3));
+  json_decref(props);
+  free(r.metadata_location);
+  free(r2.metadata_location);
+  iceberg_table_free(v1);
+  iceberg_table_free(v2);
+  iceberg_table_free(v3);
+  wr_schema_clear(&s);
+  wr_schema_clear(&s2);
+  test_rmtree(dir);
+  free(dir);
+}
+
 TEST_MAIN()
