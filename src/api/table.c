@@ -117,5 +117,5 @@ int weir_table_alter(weir_lake *lake, const char *table, const weir_alter_option
   if (opts->n_changes > 0 && !opts->changes)
     return wr_seterr(err, WEIR_EINVALIDARG, "weir_table_alter: opts->changes is NULL but n_changes is %zu",
                      opts->n_changes);
-  return lake_table_alter(lake, table, opts, out_json, err);
+  API_WRITE(lake, lake_table_alter(lake, table, opts, out_json, err));
 }

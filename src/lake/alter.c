@@ -46,7 +46,25 @@ typedef struct alter_state {
   int32_t last_column_id;
   json_t *changes;         /* the document's list of what was done */
   wr_buf summary;          /* the default commit message's list */
+  const iceberg_table *t;  /* the table at the base: its partition specs and properties */
 } alter_state;
+
+/* The partition field of any of the table's specs whose source is field `id` (its name
+ * and spec id), or false: a spec's source column cannot be dropped, since files written
+ * under that spec are read and pruned by it (Iceberg refuses the same). */
+static bool partition_source(const iceberg_table *t, int32_t id, const char **field, int64_t *spec_id) {
+  size_t i, k;
+  json_t *spec, *pf;
+  json_array_foreach(json_object_get(t->json, "partition-specs"), i, spec) {
+    json_array_foreach(json_object_get(spec, "fields"), k, pf) {
+      if (json_integer_value(json_object_get(pf, "source-id")) != id) continue;
+      *field = json_string_value(json_object_get(pf, "name"));
+      *spec_id = json_integer_value(json_object_get(spec, "spec-id"));
+      return true;
+    }
+  }
+  return false;
+}
 
 static const char *kind_name(weir_alter_kind k) {
   switch (k) {
@@ -216,6 +234,17 @@ static int apply(alter_state *st, size_t index, const weir_alter_change *ch, wei
         rc = refuse(st, index, ch, err, "the column is already named \"%s\"", ch->value);
         break;
       }
+      /* Files registered without field ids are read by name (name_mapping.c): renamed,
+       * their column would read as NULL. Refused while the table carries a name mapping
+       * (it keeps it after a compaction rewrote such files: names are never removed). */
+      if (st->t && lake_table_has_name_mapping(st->t)) {
+        rc = refuse(st, index, ch, err,
+                    "%s has (or had) data files without field ids, read by column name "
+                    "(schema.name-mapping.default): renaming \"%s\" would make it read as NULL in them, "
+                    "so columns of such a table cannot be renamed yet (replace the table to rename)",
+                    st->table, f->name);
+        break;
+      }
       const char *rule = rule_naming(st->contract, f->name);
       if (rule) {
         rc = refuse(st, index, ch, err,
@@ -239,6 +268,15 @@ static int apply(alter_state *st, size_t index, const weir_alter_change *ch, wei
     case WEIR_ALTER_DROP: {
       if (s->n_fields == 1) {
         rc = refuse(st, index, ch, err, "\"%s\" is the table's only column (drop the table instead)", f->name);
+        break;
+      }
+      const char *pfield = NULL;
+      int64_t spec_id = 0;
+      if (st->t && partition_source(st->t, f->field_id, &pfield, &spec_id)) {
+        rc = refuse(st, index, ch, err,
+                    "\"%s\" is the source of partition field %s (spec %lld): files written under that spec are "
+                    "read and pruned by it",
+                    f->name, pfield ? pfield : "?", (long long)spec_id);
         break;
       }
       const char *rule = rule_naming(st->contract, f->name);
@@ -464,6 +502,7 @@ int lake_table_alter(weir_lake *lake, const char *table, const weir_alter_option
 
   alter_state st = {0};
   st.table = full;
+  st.t = t;
   wr_schema_copy(&st.schema, &t->schema);
   st.last_column_id = t->last_column_id;
   bool stored = false;

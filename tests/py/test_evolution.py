@@ -359,3 +359,40 @@ def test_spark_reads_the_renamed_column_from_files_written_before_the_rename(thr
         assert old.columns == ["id", "col", "n"] and [r["col"] for r in old.collect()] == [2.0]
     finally:
         spark.stop()
+
+
+def test_a_partition_source_cannot_be_dropped_and_a_name_mapped_column_not_renamed(
+        lake: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """Issue 12's bad input: dropping a partition source column is refused naming the
+    partition field; renaming a column of a table holding files read by name (registered
+    without field ids) is refused, since they would read the column as NULL. Nothing is
+    written either way."""
+    (tmp_path / "p.csv").write_text("id,ts,v\n1,2024-01-01 10:00:00,a\n")
+    (tmp_path / "p.yml").write_text("contract:\n  name: p\n  partition_by: [day(ts)]\n  columns:\n"
+                                    "    - {name: id, type: Int64}\n    - {name: ts, type: TimestampMicro}\n"
+                                    "    - {name: v, type: String, nullable: true}\n")
+    r = cli("import", tmp_path / "p.csv", "--table", "p", "--contract", tmp_path / "p.yml", lake=lake)
+    assert r.returncode == 0, r.stderr
+    before = location(lake, "p")
+    r = cli("alter", "p", "--drop", "ts", lake=lake)
+    assert r.returncode == 2, r.stderr
+    assert '"ts" is the source of partition field ts_day (spec 0)' in r.stderr, r.stderr
+    assert location(lake, "p") == before
+    assert cli("alter", "p", "--drop", "v", lake=lake).returncode == 0  # not a source: fine
+
+    import pyarrow.parquet as pq
+    (tmp_path / "n.csv").write_text("id,v\n1,a\n")
+    (tmp_path / "n.yml").write_text("contract:\n  name: n\n  columns:\n    - {name: id, type: Int64}\n"
+                                    "    - {name: v, type: String, nullable: true}\n")
+    assert cli("import", tmp_path / "n.csv", "--table", "n", "--contract", tmp_path / "n.yml",
+                lake=lake).returncode == 0
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    pq.write_table(pa.table({"id": [2], "v": ["b"]}, schema=schema), tmp_path / "x.parquet")  # no field ids
+    r = cli("import", "--register", tmp_path / "x.parquet", "--table", "n", "--mode", "append", lake=lake)
+    assert r.returncode == 0, r.stderr
+    before = location(lake, "n")
+    r = cli("alter", "n", "--rename", "v", "w", lake=lake)
+    assert r.returncode == 2, r.stderr
+    assert 'renaming "v" would make it read as NULL in them' in r.stderr, r.stderr
+    assert location(lake, "n") == before
+    assert rows(lake, "SELECT v FROM n ORDER BY id") == [{"v": "a"}, {"v": "b"}]
