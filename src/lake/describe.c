@@ -21,7 +21,7 @@ int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_erro
   for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_table_entry(&v[i]));
   wr_table_entries_free(v, n);
   *out_json = wr_doc_dump(WR_DOC_TABLE_LIST, arr);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* The value of a table property that holds JSON text, parsed; NULL when absent or bad. */
@@ -82,7 +82,7 @@ int lake_table_describe(weir_lake *lake, const char *table, const char *ref, cha
   json_decref(lineage);
   iceberg_table_free(t);
   *out_json = wr_doc_dump(WR_DOC_TABLE, o);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* ---- public contract functions (over the contracts module) --------------------------- */
@@ -92,7 +92,7 @@ int lake_contract_diff(const weir_contract *old_contract, const weir_contract *n
   *out_json = NULL;
   if (!old_contract || !new_contract) return wr_seterr(err, WEIR_EINVALIDARG, "weir_contract_diff needs two contracts");
   *out_json = wr_doc_dump(WR_DOC_CONTRACT_DIFF, wr_contract_diff(old_contract, new_contract));
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_contract_load(const char *path, weir_contract **out, weir_error *err) {

@@ -6,27 +6,26 @@
 
 #include <stdlib.h>
 
+/* With JSON_ENCODE_ANY json_dumps fails only for a NULL value or out of memory. */
 char *wr_json_canonical(const json_t *v) {
-  char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-  if (!s) s = wr_strdup("null");
-  return s;
+  if (!v) return wr_strdup("null");
+  return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
 char *wr_json_pretty(const json_t *v) {
-  char *s = json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
-  if (!s) s = wr_strdup("null");
-  return s;
+  if (!v) return wr_strdup("null");
+  return json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
 }
 
 char *wr_json_compact(const json_t *v) {
-  char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-  if (!s) s = wr_strdup("null");
-  return s;
+  if (!v) return wr_strdup("null");
+  return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
 int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
   *out = json_loads(text, JSON_DECODE_ANY, &je);
+  if (!*out && json_error_code(&je) == json_error_out_of_memory) return wr_oom(err);
   if (!*out)
     return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>",
                        je.line, je.column, je.text);
@@ -36,6 +35,7 @@ int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error
 int wr_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
   *out = json_loadb(text, len, JSON_DECODE_ANY, &je);
+  if (!*out && json_error_code(&je) == json_error_out_of_memory) return wr_oom(err);
   if (!*out)
     return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
                        je.column, je.text);
@@ -70,6 +70,7 @@ json_t *wr_json_text(const char *s) {
   json_t *j = json_string(s);
   if (j) return j;
   char *r = wr_utf8_repair(s);
+  if (!r) return NULL;
   j = json_string(r);
   free(r);
   return j;

@@ -11,7 +11,7 @@
 
 /* Canonical JSON: sorted keys, no whitespace, UTF-8 as is, integers exact. The same value
  * gives the same bytes on every machine, which is what commit hashes are computed over.
- * Caller frees. */
+ * Caller frees. These three return "null" for a NULL value, and NULL only on OOM. */
 char *wr_json_canonical(const json_t *v);
 /* Pretty JSON (2-space indent, keys in insertion order) for humans and --json output. */
 char *wr_json_pretty(const json_t *v);
@@ -33,5 +33,12 @@ json_t *wr_json_str_or_null(const char *s);
 /* A JSON string of text for people (messages, quoted input): invalid UTF-8 bytes become
  * U+FFFD instead of making json_string() fail; NULL gives JSON null. New reference. */
 json_t *wr_json_text(const char *s);
+/* Those two return NULL only on OOM (json_string's own NULL for bad UTF-8 aside, for
+ * wr_json_str_or_null). The parsers return WEIR_ENOMEM when jansson ran out of memory. */
+#ifdef WR_ALLOC_ABORTS /* legacy callers (error.h): abort on OOM as before */
+#define wr_json_canonical(v) ((char *)wr_xcheck(wr_json_canonical(v)))
+#define wr_json_pretty(v) ((char *)wr_xcheck(wr_json_pretty(v)))
+#define wr_json_compact(v) ((char *)wr_xcheck(wr_json_compact(v)))
+#endif
 
 #endif
