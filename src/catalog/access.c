@@ -205,9 +205,10 @@ int catalog_namespace_get(wr_catalog *cat, const char *name, json_t **props, wei
   int rc = cat->be->ops->namespace_get(cat->be, name, &text, &found, err);
   if (rc || !found) return rc;
   json_error_t je;
-  *props = json_loads(text, 0, &je);
+  bool oom = false;
+  *props = wr_json_loads(text, 0, &je, &oom);
   free(text);
-  if (!*props && json_error_code(&je) == json_error_out_of_memory) return wr_oom(err);
+  if (oom) return wr_oom(err);
   if (!json_is_object(*props)) {
     json_decref(*props);
     *props = json_object();

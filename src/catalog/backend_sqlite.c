@@ -471,8 +471,9 @@ static int sq_commit_get(catalog_backend *be, const char *hash, wr_commit_rec *o
   out->time_us = sqlite3_column_int64(s, 3);
   const char *props = (const char *)sqlite3_column_text(s, 4);
   json_error_t je;
-  out->properties = props ? json_loads(props, 0, &je) : NULL;
-  if (props && !out->properties && json_error_code(&je) == json_error_out_of_memory) b->oom = 1;
+  bool joom = false;
+  out->properties = props ? wr_json_loads(props, 0, &je, &joom) : NULL;
+  if (joom) b->oom = 1;
   if (!json_is_object(out->properties)) {
     json_decref(out->properties);
     out->properties = json_object();

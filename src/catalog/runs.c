@@ -87,14 +87,20 @@ static json_t *run_json(const catalog_run_row *r, char **models, size_t n) {
   json_t *ms = json_array();
   int bad = !ms;
   for (size_t i = 0; i < n; i++) {
-    json_t *m = json_loads(models[i], 0, NULL);
-    bad |= json_array_append_new(ms, m ? m : json_string(models[i]));
+    bool oom = false;
+    json_t *m = wr_json_loads(models[i], 0, NULL, &oom);
+    bad |= oom || json_array_append_new(ms, m ? m : json_string(models[i]));
   }
   if (bad) {
     json_decref(ms);
     return NULL;
   }
-  json_t *error = r->error_json ? json_loads(r->error_json, JSON_DECODE_ANY, NULL) : NULL;
+  bool eoom = false;
+  json_t *error = r->error_json ? wr_json_loads(r->error_json, JSON_DECODE_ANY, NULL, &eoom) : NULL;
+  if (eoom) {
+    json_decref(ms);
+    return NULL;
+  }
   if (r->error_json && !error) error = json_string(r->error_json);
   /* A run still marked running whose process has ended (killed, or the machine went
    * down) will never finish: it is shown as interrupted. Its commits stay on its run

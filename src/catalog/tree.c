@@ -194,8 +194,9 @@ static int node_parse(wr_catalog *cat, const char *hash, const char *body, tree_
   wr_sha256_hex(body, strlen(body), check);
   if (strcmp(check, hash) != 0) return corrupt(cat, hash, "does not match its hash", err);
   json_error_t je;
-  json_t *o = json_loads(body, 0, &je);
-  if (!o && json_error_code(&je) == json_error_out_of_memory) return wr_oom(err);
+  bool oom = false;
+  json_t *o = wr_json_loads(body, 0, &je, &oom);
+  if (oom) return wr_oom(err);
   if (!json_is_object(o)) {
     json_decref(o);
     return corrupt(cat, hash, "is not a JSON object", err);

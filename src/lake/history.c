@@ -458,7 +458,8 @@ static int revert_contract_check(const char *table, const wr_table_entry *cur, c
   int rc = stored_contract(lake, cur, &a, &now, err);
   if (rc == WEIR_OK) rc = stored_contract(lake, to, &b, &then, err);
   if (rc == WEIR_OK && !(now ? then && strcmp(now, then) == 0 : !then)) {
-    json_t *jn = now ? json_loads(now, 0, NULL) : NULL, *jt = then ? json_loads(then, 0, NULL) : NULL;
+    bool noom = false, toom = false;
+    json_t *jn = now ? wr_json_loads(now, 0, NULL, &noom) : NULL, *jt = then ? wr_json_loads(then, 0, NULL, &toom) : NULL;
     const char *vn = wr_json_str(jn, "version", NULL), *vt = wr_json_str(jt, "version", NULL);
     const char *nn = wr_json_str(jn, "name", NULL), *nt = wr_json_str(jt, "name", NULL);
     char *desc_now = now ? wr_asprintf("%s%s%s%s", nn ? nn : "unnamed", vn ? " (version " : "", vn ? vn : "",
@@ -467,7 +468,7 @@ static int revert_contract_check(const char *table, const wr_table_entry *cur, c
     char *desc_then = then ? wr_asprintf("%s%s%s%s", nt ? nt : "unnamed", vt ? " (version " : "", vt ? vt : "",
                                            vt ? ")" : "")
                            : wr_strdup("no contract");
-    rc = !desc_now || !desc_then || (now && !jn) || (then && !jt) ? wr_oom(err) : wr_seterr(err, WEIR_ECONTRACT,
+    rc = !desc_now || !desc_then || noom || toom ? wr_oom(err) : wr_seterr(err, WEIR_ECONTRACT,
                      "reverting %s would replace its stored contract %s by %s, the one of the version it restores: "
                      "contracts change only through a write that names one; pass --allow-contract-change to "
                      "revert the contract too",

@@ -148,8 +148,9 @@ json_t *wr_json_error(const weir_error *err) {
   bad |= json_object_set_new(o, "message", wr_json_text(err->message ? err->message : ""));
   json_t *details = NULL;
   json_error_t je;
-  if (err->details) details = json_loads(err->details, 0, &je);
-  if (err->details && !details && json_error_code(&je) == json_error_out_of_memory) bad = 1;
+  bool oom = false;
+  if (err->details) details = wr_json_loads(err->details, 0, &je, &oom);
+  if (oom) bad = 1;
   bad |= json_object_set_new(o, "details", json_is_array(details) ? details : json_array());
   if (details && !json_is_array(details)) json_decref(details);
   return whole(o, bad);

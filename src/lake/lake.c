@@ -68,8 +68,9 @@ static int check_lake_file(const char *dir, char **catalog, char **warehouse, bo
   if (rrc == WEIR_ENOMEM) rc = wr_oom(err); /* lake.json may be there: it must be read */
   if (rrc == WEIR_OK) {
     json_error_t jerr;
-    json_t *o = json_loads(text, 0, &jerr);
-    if (!o && json_error_code(&jerr) == json_error_out_of_memory) rc = wr_oom(err);
+    bool oom = false;
+    json_t *o = wr_json_loads(text, 0, &jerr, &oom);
+    if (oom) rc = wr_oom(err);
     const char *wh = wr_json_str(o, "warehouse", NULL);
     if (wh) {
       *warehouse = wr_strdup(wh);

@@ -73,12 +73,16 @@ void wr_error_add_detail(weir_error *err, json_t *item) {
     return;
   }
   json_t *arr = NULL;
+  unsigned long f = wr_json_alloc_failures();
   if (err->details) arr = json_loads(err->details, 0, NULL);
   if (!json_is_array(arr)) {
     json_decref(arr);
     arr = json_array();
   }
-  if (!item || !arr || json_array_append_new(arr, item) != 0) { /* an item the caller could not build is OOM */
+  /* A reload that lost an allocation may have dropped characters (json.h, wr_json_loads). */
+  int lost = wr_json_alloc_failures() != f;
+  if (!item || !arr || lost || json_array_append_new(arr, item) != 0) { /* append_new takes item either way */
+    if (!arr || lost) json_decref(item); /* an item the caller could not build is OOM */
     json_decref(arr);
     wr_oom(err);
     return;
@@ -263,6 +267,7 @@ static void *json_alloc(size_t n) {
 }
 
 void wr_json_mark(void) { json_failures_mark = json_failures; }
+unsigned long wr_json_alloc_failures(void) { return json_failures; }
 int wr_json_failed_since_mark(void) { return json_failures != json_failures_mark; }
 static void json_release(void *p) { free(p); }
 __attribute__((constructor)) static void install_json_alloc(void) { json_set_alloc_funcs(json_alloc, json_release); }

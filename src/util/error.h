@@ -82,6 +82,8 @@ int wr_oom(weir_error *err);
  * once per statement. Thread-local; no allocation. */
 void wr_json_mark(void);
 int wr_json_failed_since_mark(void);
+/* How many of jansson's allocations have failed on this thread (never reset). */
+unsigned long wr_json_alloc_failures(void);
 
 /* Legacy, for files compiled with WR_ALLOC_ABORTS only: abort with a message on OOM. */
 void *wr_xmalloc(size_t n);

@@ -22,10 +22,24 @@ char *wr_json_compact(const json_t *v) {
   return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
+json_t *wr_json_loads(const char *text, size_t flags, json_error_t *e, bool *oom) {
+  unsigned long f = wr_json_alloc_failures();
+  json_t *v = json_loads(text, flags, e);
+  /* Not only NULL: jansson's lexer drops a character it cannot append (lex_save ignores
+   * the failure), so a value parsed while an allocation failed may be wrong. */
+  *oom = wr_json_alloc_failures() != f;
+  if (*oom) {
+    json_decref(v);
+    v = NULL;
+  }
+  return v;
+}
+
 int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
-  *out = json_loads(text, JSON_DECODE_ANY, &je);
-  if (!*out && json_error_code(&je) == json_error_out_of_memory) return wr_oom(err);
+  bool oom = false;
+  *out = wr_json_loads(text, JSON_DECODE_ANY, &je, &oom);
+  if (oom) return wr_oom(err);
   if (!*out)
     return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>",
                        je.line, je.column, je.text);
@@ -34,8 +48,13 @@ int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error
 
 int wr_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
+  unsigned long f = wr_json_alloc_failures();
   *out = json_loadb(text, len, JSON_DECODE_ANY, &je);
-  if (!*out && json_error_code(&je) == json_error_out_of_memory) return wr_oom(err);
+  if (wr_json_alloc_failures() != f) { /* see wr_json_loads */
+    json_decref(*out);
+    *out = NULL;
+    return wr_oom(err);
+  }
   if (!*out)
     return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
                        je.column, je.text);

@@ -5,6 +5,7 @@
 #define WEIR_UTIL_JSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "util/error.h"
@@ -22,6 +23,12 @@ int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error
 /* The same over `len` bytes (no NUL needed; a NUL inside them is an error). */
 int wr_json_parse_len(const char *text, size_t len, const char *origin, json_t **out,
                         weir_error *err);
+
+/* json_loads, with *oom set (and NULL returned) when one of jansson's allocations failed
+ * meanwhile: jansson does not always say so in `e`, and its lexer silently drops a
+ * character it cannot store, so a value parsed then may be wrong. The thread's count of
+ * failed jansson allocations (util/error.h) tells. wr_json_parse/_len do the same. */
+json_t *wr_json_loads(const char *text, size_t flags, json_error_t *e, bool *oom);
 
 /* Getters that return a default when the key is missing or of another type. */
 const char *wr_json_str(const json_t *obj, const char *key, const char *dflt);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -422,3 +423,4 @@ TEST(duckdb_out_of_memory_is_weir_enomem) {
   weir_lake_free(lake);
   fx_free(&f);
 }
+TEST_MAIN()
