@@ -133,7 +133,7 @@ void lake_progress(weir_lake *lake, json_t *event);
 /* Absolute folder of a table: warehouse/<ns>/<name>. Caller frees. */
 char *lake_table_location(const weir_lake *lake, const wr_table_id *id); /* NULL only on OOM */
 #ifdef WR_ALLOC_ABORTS /* legacy callers (util/error.h): abort on OOM as before */
-#define lake_table_location(l, id) ((char *)wr_xcheck(lake_table_location((l), (id))))
+#define lake_table_location(l, id) ((char *)WR_X_PTR(lake_table_location((l), (id))))
 #endif
 
 /* Resolves `ref` to a commit hash; `what` names it in messages ("--ref", "source"). */

@@ -44,10 +44,10 @@ long wr_schema_find(const wr_schema *s, const char *name);
 json_t *wr_schema_to_json(const wr_schema *s); /* NULL only on OOM */
 int wr_schema_from_json(const json_t *arr, wr_schema *out, weir_error *err);
 #ifdef WR_ALLOC_ABORTS /* legacy callers (util/error.h): abort on OOM as before */
-#define wr_field_copy(d, s) wr_xstatus(wr_field_copy((d), (s)))
-#define wr_schema_copy(d, s) wr_xstatus(wr_schema_copy((d), (s)))
-#define wr_schema_add(s, f) wr_xstatus(wr_schema_add((s), (f)))
-#define wr_schema_to_json(s) ((json_t *)wr_xcheck(wr_schema_to_json(s)))
+#define wr_field_copy(d, s) WR_X_RC(wr_field_copy((d), (s)))
+#define wr_schema_copy(d, s) WR_X_RC(wr_schema_copy((d), (s)))
+#define wr_schema_add(s, f) WR_X_RC(wr_schema_add((s), (f)))
+#define wr_schema_to_json(s) ((json_t *)WR_X_PTR(wr_schema_to_json(s)))
 #endif
 
 #endif

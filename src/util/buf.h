@@ -49,6 +49,12 @@ const char *wr_buf_xcstr(const wr_buf *b);
 #ifdef WR_ALLOC_ABORTS
 #define wr_buf_detach wr_buf_xdetach
 #define wr_buf_cstr wr_buf_xcstr
+#define wr_buf_reserve(...) WR_X_VOID(wr_buf_reserve(__VA_ARGS__))
+#define wr_buf_append(...) WR_X_VOID(wr_buf_append(__VA_ARGS__))
+#define wr_buf_puts(...) WR_X_VOID(wr_buf_puts(__VA_ARGS__))
+#define wr_buf_putc(...) WR_X_VOID(wr_buf_putc(__VA_ARGS__))
+#define wr_buf_printf(...) WR_X_VOID(wr_buf_printf(__VA_ARGS__))
+#define wr_buf_put_quoted(...) WR_X_VOID(wr_buf_put_quoted(__VA_ARGS__))
 #endif
 
 #endif

@@ -196,7 +196,10 @@ void wr_alloc_fail_after(long n) { atomic_store(&fail_countdown, n > 0 ? n : 0);
 long wr_alloc_failures(void) { return atomic_load(&fail_count); }
 long wr_alloc_count(void) { return atomic_load(&alloc_count); }
 
+static _Thread_local int held;
+
 static int inject(void) {
+  if (held) return 0;
   atomic_fetch_add(&alloc_count, 1);
   long c = atomic_load(&fail_countdown);
   while (c > 0) {
@@ -329,6 +332,19 @@ char *wr_xasprintf(const char *fmt, ...) {
   char *r = wr_utf8_repair_owned(s);
   if (!r) oom_abort((size_t)n);
   return r;
+}
+
+#ifndef WEIR_FAILPOINTS
+static _Thread_local int held;
+#endif
+void wr_alloc_hold(void) { held++; }
+void *wr_alloc_unhold(void *p) {
+  held--;
+  return p;
+}
+int wr_alloc_unhold_rc(int rc) {
+  held--;
+  return rc;
 }
 
 void *wr_xcheck(void *p) {

@@ -96,6 +96,16 @@ char *wr_xasprintf(const char *fmt, ...) WEIR_PRINTF(1, 2);
 void *wr_xcheck(void *p);
 /* Aborts when rc is WEIR_ENOMEM; returns rc (wrappers of status-returning helpers). */
 int wr_xstatus(int rc);
+/* A converted helper called from a WR_ALLOC_ABORTS file runs "held": wr_alloc_fail_after
+ * does not fail its allocations on this thread (its caller could not handle them), while
+ * a real OOM still aborts through wr_xcheck/wr_xstatus. WR_X_PTR/WR_X_RC/WR_X_VOID wrap
+ * such calls. */
+void wr_alloc_hold(void);
+void *wr_alloc_unhold(void *p);
+int wr_alloc_unhold_rc(int rc);
+#define WR_X_PTR(call) (wr_alloc_hold(), wr_xcheck(wr_alloc_unhold(call)))
+#define WR_X_RC(call) (wr_alloc_hold(), wr_xstatus(wr_alloc_unhold_rc(call)))
+#define WR_X_VOID(call) (wr_alloc_hold(), (call), (void)wr_alloc_unhold(NULL))
 
 #ifdef WEIR_FAILPOINTS
 /* The nth allocation from now fails (n >= 1), once; 0 disarms. Process-wide, thread-safe.

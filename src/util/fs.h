@@ -38,9 +38,9 @@ char *wr_path_dirname(const char *path);
 /* The last part of a path. Points into `path`. */
 const char *wr_path_basename(const char *path);
 #ifdef WR_ALLOC_ABORTS /* legacy callers (error.h): abort on OOM as before */
-#define wr_path_join(a, b) ((char *)wr_xcheck(wr_path_join((a), (b))))
-#define wr_path_absolute(p) ((char *)wr_xcheck(wr_path_absolute(p)))
-#define wr_path_dirname(p) ((char *)wr_xcheck(wr_path_dirname(p)))
+#define wr_path_join(a, b) ((char *)WR_X_PTR(wr_path_join((a), (b))))
+#define wr_path_absolute(p) ((char *)WR_X_PTR(wr_path_absolute(p)))
+#define wr_path_dirname(p) ((char *)WR_X_PTR(wr_path_dirname(p)))
 #endif
 /* Size of a file in bytes, or -1. */
 long long wr_fs_size(const char *path);

@@ -43,9 +43,9 @@ json_t *wr_json_text(const char *s);
 /* Those two return NULL only on OOM (json_string's own NULL for bad UTF-8 aside, for
  * wr_json_str_or_null). The parsers return WEIR_ENOMEM when jansson ran out of memory. */
 #ifdef WR_ALLOC_ABORTS /* legacy callers (error.h): abort on OOM as before */
-#define wr_json_canonical(v) ((char *)wr_xcheck(wr_json_canonical(v)))
-#define wr_json_pretty(v) ((char *)wr_xcheck(wr_json_pretty(v)))
-#define wr_json_compact(v) ((char *)wr_xcheck(wr_json_compact(v)))
+#define wr_json_canonical(v) ((char *)WR_X_PTR(wr_json_canonical(v)))
+#define wr_json_pretty(v) ((char *)WR_X_PTR(wr_json_pretty(v)))
+#define wr_json_compact(v) ((char *)WR_X_PTR(wr_json_compact(v)))
 #endif
 
 #endif

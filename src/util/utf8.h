@@ -24,7 +24,7 @@ char *wr_utf8_repair(const char *s);
 char *wr_utf8_repair_owned(char *s);
 /* Both return NULL on OOM (repair_owned: for a NULL s too; s is freed either way). */
 #ifdef WR_ALLOC_ABORTS /* legacy callers (error.h): abort on OOM as before */
-#define wr_utf8_repair(s) ((char *)wr_xcheck(wr_utf8_repair(s)))
+#define wr_utf8_repair(s) ((char *)WR_X_PTR(wr_utf8_repair(s)))
 #endif
 
 #endif

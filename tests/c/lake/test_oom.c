@@ -28,7 +28,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-#define STEPS 40
+#define STEPS 20
 
 typedef struct fixture {
   char *dir;
