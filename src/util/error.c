@@ -29,6 +29,11 @@ static char *vformat(const char *fmt, va_list ap) {
  * nothing was allocated then. */
 int wr_seterr(weir_error *err, int code, const char *fmt, ...) {
   if (!err) return code;
+  /* An error raised after an allocation failed in this call may be its consequence (a
+   * parse of a value jansson truncated, a lookup that found nothing because a copy was
+   * lost): it is reported as the OOM it is, as SQLite turns a statement's error into
+   * SQLITE_NOMEM once mallocFailed is set. */
+  if (code != WEIR_ENOMEM && wr_json_failed_since_mark()) return wr_oom(err);
   weir_error_clear(err);
   va_list ap;
   va_start(ap, fmt);
@@ -216,20 +221,19 @@ static int inject(void) {
 #define INJECT() 0
 #endif
 
-void *wr_malloc(size_t n) {
-  if (INJECT()) return NULL;
-  return malloc(n ? n : 1);
+/* Every failure, injected or real, is counted for this thread (wr_json_failed_since_mark). */
+static _Thread_local unsigned long json_failures, json_failures_mark;
+
+static void *counted(void *p) {
+  if (!p) json_failures++;
+  return p;
 }
 
-void *wr_calloc(size_t n, size_t size) {
-  if (INJECT()) return NULL;
-  return calloc(n ? n : 1, size ? size : 1);
-}
+void *wr_malloc(size_t n) { return counted(INJECT() ? NULL : malloc(n ? n : 1)); }
 
-void *wr_realloc(void *p, size_t n) {
-  if (INJECT()) return NULL;
-  return realloc(p, n ? n : 1);
-}
+void *wr_calloc(size_t n, size_t size) { return counted(INJECT() ? NULL : calloc(n ? n : 1, size ? size : 1)); }
+
+void *wr_realloc(void *p, size_t n) { return counted(INJECT() ? NULL : realloc(p, n ? n : 1)); }
 
 char *wr_strdup(const char *s) {
   if (!s) return NULL;
@@ -261,13 +265,7 @@ char *wr_asprintf(const char *fmt, ...) {
  * -1) exactly where weir's would, and the injected failures reach them. Installed when
  * libweir (or a static test binary) is loaded, before any JSON value exists; the free
  * function is free() as for every wr_* allocation. */
-static _Thread_local unsigned long json_failures, json_failures_mark;
-
-static void *json_alloc(size_t n) {
-  void *p = wr_malloc(n);
-  if (!p) json_failures++;
-  return p;
-}
+static void *json_alloc(size_t n) { return wr_malloc(n); }
 
 void wr_json_mark(void) { json_failures_mark = json_failures; }
 unsigned long wr_json_alloc_failures(void) { return json_failures; }

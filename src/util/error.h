@@ -75,14 +75,15 @@ char *wr_asprintf(const char *fmt, ...) WEIR_PRINTF(1, 2);
  * message of WEIR_ENOMEM as "out of memory"). Returns WEIR_ENOMEM. */
 int wr_oom(weir_error *err);
 
-/* jansson's failed allocations on this thread since the last wr_json_mark() (which every
- * public call on a lake makes first): code that cannot check each json_* call (files on
- * the WR_ALLOC_ABORTS list) is caught where it matters -- before Iceberg metadata or a
- * commit is written, and before a document is returned -- as SQLite checks mallocFailed
- * once per statement. Thread-local; no allocation. */
+/* Failed allocations (jansson's included) on this thread since the last wr_json_mark()
+ * (which every public call makes first): code that cannot check each json_* call (files
+ * on the WR_ALLOC_ABORTS list) is caught where it matters -- before Iceberg metadata or a
+ * commit is written, before a document is returned, and in wr_seterr, which reports any
+ * error raised after such a failure as WEIR_ENOMEM -- as SQLite checks mallocFailed once
+ * per statement. Thread-local; no allocation. */
 void wr_json_mark(void);
 int wr_json_failed_since_mark(void);
-/* How many of jansson's allocations have failed on this thread (never reset). */
+/* How many allocations (jansson's included) have failed on this thread (never reset). */
 unsigned long wr_json_alloc_failures(void);
 
 /* Legacy, for files compiled with WR_ALLOC_ABORTS only: abort with a message on OOM. */
