@@ -137,7 +137,8 @@ int lake_contract_validate(const weir_contract *contract, struct ArrowArrayStrea
   vo.subject = contract->name ? contract->name : "data";
   wr_validation v = {0};
   rc = wr_contract_validate(contract, &data, &vo, &v, err);
-  if (out_report_json && v.report) *out_report_json = wr_doc_dump(WR_DOC_REPORT, json_incref(v.report));
+  if (out_report_json && v.report && !(*out_report_json = wr_doc_dump(WR_DOC_REPORT, json_incref(v.report))))
+    rc = wr_oom(err); /* a violation without its report would say less than it found */
   if (rc == WEIR_OK && out_valid) wr_arrow_table_to_stream(&v.valid, true, out_valid);
   wr_validation_clear(&v);
   wr_arrow_table_release(&data);
