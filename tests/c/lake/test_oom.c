@@ -353,10 +353,20 @@ TEST(allocators_return_null_and_buffers_stay_failed) {
   CHECK_INT(wr_oom(&err), WEIR_ENOMEM);
   CHECK_STR(err.message, "out of memory");
   weir_error_clear(&err);
+  /* A message that cannot be allocated makes the error WEIR_ENOMEM. */
+  wr_json_mark();
   wr_alloc_fail_after(1);
   CHECK_INT(wr_seterr(&err, WEIR_ENOTFOUND, "table %s not found", "t"), WEIR_ENOMEM);
   CHECK_INT(err.code, WEIR_ENOMEM);
   CHECK_STR(err.message, "out of memory");
+  weir_error_clear(&err);
+  /* And so does any error raised after an allocation failed in the same call (the
+   * mallocFailed rule): here the failure above, since the mark. */
+  CHECK_INT(wr_seterr(&err, WEIR_EINPUT, "not JSON"), WEIR_ENOMEM);
+  CHECK_STR(err.message, "out of memory");
+  weir_error_clear(&err);
+  wr_json_mark();
+  CHECK_INT(wr_seterr(&err, WEIR_EINPUT, "not JSON"), WEIR_EINPUT);
   weir_error_clear(&err);
   wr_buf b = WEIR_BUF_INIT;
   wr_buf_puts(&b, "SELECT 1");
