@@ -156,6 +156,13 @@ soak-kill:
 soak-conformance:
 	WEIR_BUILD_DIR=$(CURDIR)/$(BUILD) WEIR_CONFORMANCE_PROFILE=soak $(PY) -m pytest tests/py/test_conformance.py -q
 
+# Every allocation of each operation of tests/c/lake/test_oom.c fails in turn (make test
+# walks them with a stride; docs/memory.md).
+.PHONY: oom
+oom: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  WEIR_OOM_STRIDE=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -R lake_test_oom
+
 bench: build
 	$(PY) bench/run.py --tier quick
 

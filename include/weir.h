@@ -154,8 +154,10 @@ typedef enum weir_error_code {
   WEIR_EUNSUPPORTED = 16,   /* a valid request weir does not support            exit 1 */
   WEIR_EINTERRUPTED = 17,   /* stopped by weir_lake_interrupt (Ctrl-C), or its
                                process ended mid-run; nothing was published  exit 130 */
-  WEIR_ESTALEREAD = 18      /* a table the write read changed on its branch since
+  WEIR_ESTALEREAD = 18,     /* a table the write read changed on its branch since
                                its base (docs/versioning.md); nothing written  exit 4 */
+  WEIR_ENOMEM = 19          /* an allocation failed ("out of memory"); nothing was
+                               written and the handle stays usable (docs/memory.md) exit 1 */
 } weir_error_code;
 
 /**

@@ -37,6 +37,7 @@ from weir.errors import (
     ModelDefinitionError,
     ModelError,
     NotFound,
+    OutOfMemory,
     PartialRunError,
     PlanError,
     SchemaError,
@@ -149,7 +150,7 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound",
+    "Interrupted", "StaleRead", "OutOfMemory", "SchemaError", "ModelDefinitionError", "LibraryNotFound",
     # local validation
     "validate", "Validation",
 ]

@@ -241,6 +241,8 @@ class Library:
         message = ctypes.string_at(err.message).decode("utf-8", "replace") if err.message else ""
         details = ctypes.string_at(err.details).decode("utf-8", "replace") if err.details else None
         self.fn("weir_error_clear")(ctypes.byref(err))
+        if not message and code == 19:  # WEIR_ENOMEM whose message could not be allocated
+            message = "out of memory"
         return error_from_code(code, message or f"libweir error {code}", details)
 
     def take_string(self, p: c_void_p) -> str | None:

@@ -27,6 +27,7 @@ ModelError             15    a model raised an error or its worker crashed
 Unsupported            16    a valid request weir does not support
 Interrupted            17    a run stopped by Ctrl-C / ``interrupt()`` (nothing published)
 StaleRead              18    a table the write read changed since its base (``.changed``)
+OutOfMemory            19    an allocation failed (also a ``MemoryError``); nothing written
 =====================  ====  ===========================================================
 
 Example:
@@ -49,7 +50,8 @@ __all__ = [
     "WeirError", "NotFound", "AlreadyExists", "StorageError", "CatalogError", "EngineError",
     "InvalidName", "InvalidArgument", "InvalidInput", "ContractViolation", "PlanError",
     "MergeConflict", "ConcurrentUpdate", "PartialRunError", "ModelError", "Unsupported",
-    "Interrupted", "StaleRead", "SchemaError", "ModelDefinitionError", "LibraryNotFound", "error_class",
+    "Interrupted", "StaleRead", "OutOfMemory", "SchemaError", "ModelDefinitionError", "LibraryNotFound",
+    "error_class",
     "error_from_code", "sdk_advice",
     "CODES",
 ]
@@ -393,6 +395,21 @@ class Interrupted(WeirError):
     exit_code_: ClassVar[int] = 130
 
 
+class OutOfMemory(WeirError, MemoryError):
+    """Code 19: libweir could not allocate memory (``malloc`` failed, or SQLite or DuckDB
+    reported that they ran out). The operation was abandoned and cleaned up: nothing was
+    written, the client stays usable, and retrying once memory is free can succeed
+    (docs/memory.md). Also a :class:`MemoryError`, so ``except MemoryError`` catches it.
+
+    Example:
+        >>> e = error_from_code(19, "out of memory")
+        >>> isinstance(e, MemoryError), e.name, e.exit_code
+        (True, 'OutOfMemory', 1)
+    """
+
+    code = 19
+
+
 class SchemaError(InvalidArgument, TypeError):
     """A ``TableSchema`` class is malformed: an unknown type, a lineage reference to a
     column that does not exist, a duplicate column, conflicting markers. Raised when the
@@ -442,7 +459,7 @@ _BY_CODE: dict[int, type[WeirError]] = {
     c.code: c for c in (WeirError, NotFound, AlreadyExists, StorageError, CatalogError, EngineError,
                         InvalidName, InvalidArgument, InvalidInput, ContractViolation, PlanError,
                         MergeConflict, ConcurrentUpdate, PartialRunError, ModelError, Unsupported,
-                        Interrupted, StaleRead)
+                        Interrupted, StaleRead, OutOfMemory)
 }
 
 #: code number → class name, as ``weir_error_name`` returns them.

@@ -33,6 +33,7 @@ int api_options_init(void *opts, size_t size, unsigned int version, unsigned int
 #define API_CHECK_LAKE(lake, fn)                                                         \
   do {                                                                                   \
     if (!(lake)) return wr_seterr(err, WEIR_EINVALIDARG, "%s: the lake handle is NULL", fn); \
+    wr_json_mark(); /* a public call starts: jansson failures count from here (error.h) */ \
   } while (0)
 
 /* Returns `call` (an int expression) run as a write: under the lake's writer lock

@@ -55,6 +55,7 @@ static int lake_options(const weir_lake_options *opts, bool init, weir_lake_opti
 }
 
 int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
+  wr_json_mark(); /* a public call starts (util/error.h) */
   if (!out) return wr_seterr(err, WEIR_EINVALIDARG, "weir_lake_init: out is NULL");
   *out = NULL;
   weir_lake_options o;
@@ -64,6 +65,7 @@ int weir_lake_init(const char *path, const weir_lake_options *opts, weir_lake **
 }
 
 int weir_lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
+  wr_json_mark(); /* a public call starts (util/error.h) */
   if (!out) return wr_seterr(err, WEIR_EINVALIDARG, "weir_lake_open: out is NULL");
   *out = NULL;
   weir_lake_options o;
@@ -81,8 +83,10 @@ const char *weir_lake_warehouse(const weir_lake *lake) { return lake ? lake->war
 int weir_lake_set_author(weir_lake *lake, const char *author, weir_error *err) {
   API_CHECK_LAKE(lake, "weir_lake_set_author");
   if (!author || !*author) return wr_seterr(err, WEIR_EINVALIDARG, "the author must not be empty");
+  char *copy = wr_strdup(author);
+  if (!copy) return wr_oom(err); /* the old author stays */
   free(lake->author);
-  lake->author = wr_strdup(author);
+  lake->author = copy;
   return WEIR_OK;
 }
 

@@ -59,7 +59,7 @@ int catalog_token_create(wr_catalog *cat, const char *name, bool read_only, cons
   r.read_only = read_only;
   r.branches = branches ? wr_strdup(branches) : NULL;
   r.created_us = wr_now_us();
-  int rc = catalog_tx_begin(cat, true, err);
+  int rc = !r.name || (branches && !r.branches) ? wr_oom(err) : catalog_tx_begin(cat, true, err);
   if (rc == WEIR_OK) {
     rc = cat->be->ops->token_put(cat->be, &r, err);
     rc = catalog_tx_end(cat, rc, err);
@@ -135,6 +135,7 @@ int catalog_branch_require_checks(wr_catalog *cat, const char *branch, const cha
       return wr_seterr(err, WEIR_EINVALIDARG, "--require-check: empty project path (argument %zu)", i + 1);
   /* Each project once, in the order given (the gate reports them in that order). */
   const char **uniq = wr_calloc(n ? n : 1, sizeof *uniq);
+  if (!uniq) return wr_oom(err);
   size_t nu = 0;
   for (size_t i = 0; i < n; i++) {
     bool seen = false;
@@ -178,8 +179,9 @@ static int props_text(json_t *properties, char **out, weir_error *err) {
       return wr_seterr(err, WEIR_EINVALIDARG, "namespace property \"%s\" is not a string", k);
   }
   json_t *empty = properties ? NULL : json_object();
-  *out = wr_json_canonical(properties ? properties : empty);
+  *out = properties || empty ? wr_json_canonical(properties ? properties : empty) : NULL;
   json_decref(empty);
+  if (!*out) return wr_oom(err);
   return WEIR_OK;
 }
 
@@ -203,11 +205,14 @@ int catalog_namespace_get(wr_catalog *cat, const char *name, json_t **props, wei
   int rc = cat->be->ops->namespace_get(cat->be, name, &text, &found, err);
   if (rc || !found) return rc;
   json_error_t je;
-  *props = json_loads(text, 0, &je);
+  bool oom = false;
+  *props = wr_json_loads(text, 0, &je, &oom);
   free(text);
+  if (oom) return wr_oom(err);
   if (!json_is_object(*props)) {
     json_decref(*props);
     *props = json_object();
+    if (!*props) return wr_oom(err);
   }
   return WEIR_OK;
 }

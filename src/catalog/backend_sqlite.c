@@ -160,6 +160,7 @@ typedef struct sqlite_backend {
   sqlite3 *db;
   char *path;
   int busy_ms;
+  int oom; /* a column copy failed (col_text): the reading function reports WEIR_ENOMEM */
   sqlite3_stmt *stmts[ST_COUNT];
 } sqlite_backend;
 
@@ -169,6 +170,7 @@ static sqlite_backend *SB(catalog_backend *be) { return (sqlite_backend *)be; }
 
 static int dberr(sqlite_backend *b, int rc, const char *what, weir_error *err) {
   int prim = rc & 0xff;
+  if (prim == SQLITE_NOMEM) return wr_oom(err); /* SQLite ran out: the same error as ours */
   if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
     return wr_seterr(err, WEIR_ECONCURRENT,
                        "catalog %s is locked by another writer (gave up after %d ms) while %s",
@@ -208,7 +210,8 @@ static sqlite3_stmt *stmt(sqlite_backend *b, int id, weir_error *err) {
                                 NULL);
     if (rc != SQLITE_OK) {
       char *what = wr_asprintf("preparing \"%.60s...\"", SQL[id]);
-      dberr(b, rc, what, err);
+      if (what) dberr(b, rc, what, err);
+      else wr_oom(err);
       free(what);
       b->stmts[id] = NULL;
       return NULL;
@@ -227,9 +230,22 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v) {
   else sqlite3_bind_null(s, i);
 }
 
-static char *col_text(sqlite3_stmt *s, int i) {
+/* A copy of a text column, or NULL for SQL NULL. Out of memory (SQLite's or ours) sets
+ * b->oom, which the reading function checks with took_oom() once its row is read; the
+ * col_text macro passes the `b` every reader has in scope. */
+static char *col_text_b(sqlite_backend *b, sqlite3_stmt *s, int i) {
+  if (sqlite3_column_type(s, i) == SQLITE_NULL) return NULL;
   const unsigned char *t = sqlite3_column_text(s, i);
-  return t ? wr_strdup((const char *)t) : NULL;
+  char *c = t ? wr_strdup((const char *)t) : NULL;
+  if (!c) b->oom = 1;
+  return c;
+}
+#define col_text(s, i) col_text_b(b, (s), (i))
+
+static int took_oom(sqlite_backend *b) {
+  int o = b->oom;
+  b->oom = 0;
+  return o;
 }
 
 static void col_hash(sqlite3_stmt *s, int i, char out[WEIR_HASH_LEN + 1]) {
@@ -339,7 +355,7 @@ static int sq_migrate(catalog_backend *be, const catalog_migration *m, weir_erro
   for (int i = 0; m->statements[i]; i++) {
     char *what = wr_asprintf("applying schema migration %d (%s)", m->version, m->description);
     char *sql = clustered_sql(catalog_migration_sql(m, i, "sqlite"), m->clustered);
-    rc = exec_sql(b, sql, what, err);
+    rc = what && sql ? exec_sql(b, sql, what, err) : wr_oom(err);
     free(sql);
     free(what);
     if (rc) return rc;
@@ -413,6 +429,7 @@ static int sq_node_get(catalog_backend *be, const char *hash, char **body, weir_
   if (rc == SQLITE_ROW) {
     *body = col_text(s, 0);
     done(s);
+    if (took_oom(b)) return wr_oom(err);
     return WEIR_OK;
   }
   done(s);
@@ -453,10 +470,14 @@ static int sq_commit_get(catalog_backend *be, const char *hash, wr_commit_rec *o
   out->message = col_text(s, 2);
   out->time_us = sqlite3_column_int64(s, 3);
   const char *props = (const char *)sqlite3_column_text(s, 4);
-  out->properties = props ? json_loads(props, 0, NULL) : NULL;
+  json_error_t je;
+  bool joom = false;
+  out->properties = props ? wr_json_loads(props, 0, &je, &joom) : NULL;
+  if (joom) b->oom = 1;
   if (!json_is_object(out->properties)) {
     json_decref(out->properties);
     out->properties = json_object();
+    if (!out->properties) b->oom = 1;
   }
   out->generation = sqlite3_column_int64(s, 5);
   out->run_id = col_text(s, 6);
@@ -464,8 +485,12 @@ static int sq_commit_get(catalog_backend *be, const char *hash, wr_commit_rec *o
   col_hash(s, 8, out->parents[1]);
   out->n_parents = out->parents[0][0] ? (out->parents[1][0] ? 2 : 1) : 0;
   done(s);
-  if (!out->author) out->author = wr_strdup("");
-  if (!out->message) out->message = wr_strdup("");
+  if (!out->author && !b->oom) out->author = wr_strdup("");
+  if (!out->message && !b->oom) out->message = wr_strdup("");
+  if (took_oom(b) || !out->author || !out->message) {
+    wr_commit_rec_clear(out);
+    return wr_oom(err);
+  }
   return WEIR_OK;
 }
 
@@ -474,6 +499,7 @@ static int sq_commit_put(catalog_backend *be, const wr_commit_rec *c, weir_error
   sqlite3_stmt *s = stmt(b, ST_COMMIT_PUT, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
   char *props = wr_json_canonical(c->properties);
+  if (!props) return wr_oom(err);
   bind_text(s, 1, c->hash);
   bind_text(s, 2, c->tables_root);
   bind_text(s, 3, c->author);
@@ -505,6 +531,7 @@ static int sq_commit_prefix(catalog_backend *be, const char *prefix,
   if (!s) return err ? err->code : WEIR_ECATALOG;
   /* Hashes are lowercase hex, so every hash with this prefix sorts below prefix + "g". */
   char *upper = wr_asprintf("%sg", prefix);
+  if (!upper) return wr_oom(err);
   bind_text(s, 1, prefix);
   bind_text(s, 2, upper);
   sqlite3_bind_int64(s, 3, (sqlite3_int64)max);
@@ -544,12 +571,18 @@ static int sq_changes_get(catalog_backend *be, const char *commit, json_t **out,
   if (!s) return err ? err->code : WEIR_ECATALOG;
   bind_text(s, 1, commit);
   json_t *arr = json_array();
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-    json_array_append_new(arr, json_pack("{s:s,s:s}", "table",
-                                         (const char *)sqlite3_column_text(s, 0), "change",
-                                         (const char *)sqlite3_column_text(s, 1)));
+  int rc = SQLITE_DONE;
+  if (!arr) b->oom = 1;
+  while (!b->oom && (rc = sqlite3_step(s)) == SQLITE_ROW)
+    if (json_array_append_new(arr, json_pack("{s:s,s:s}", "table",
+                                             (const char *)sqlite3_column_text(s, 0), "change",
+                                             (const char *)sqlite3_column_text(s, 1))) != 0)
+      b->oom = 1;
   done(s);
+  if (took_oom(b)) {
+    json_decref(arr);
+    return wr_oom(err);
+  }
   if (rc != SQLITE_DONE) {
     json_decref(arr);
     return dberr(b, rc, "reading a commit's table changes", err);
@@ -589,11 +622,17 @@ static int sq_ref_list(catalog_backend *be, wr_ref_kind kind, wr_ref_rec **out, 
   sqlite3_bind_int(s, 1, (int)kind);
   size_t cap = 16, len = 0;
   wr_ref_rec *v = wr_calloc(cap, sizeof *v);
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  if (!v) b->oom = 1;
+  int rc = SQLITE_DONE;
+  while (!b->oom && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (len == cap) {
+      wr_ref_rec *nv = wr_realloc(v, cap * 2 * sizeof *v);
+      if (!nv) {
+        b->oom = 1;
+        break;
+      }
       cap *= 2;
-      v = wr_realloc(v, cap * sizeof *v);
+      v = nv;
     }
     v[len].name = col_text(s, 0);
     col_hash(s, 1, v[len].target);
@@ -601,6 +640,10 @@ static int sq_ref_list(catalog_backend *be, wr_ref_kind kind, wr_ref_rec **out, 
     len++;
   }
   done(s);
+  if (took_oom(b)) {
+    wr_ref_recs_free(v, len);
+    return wr_oom(err);
+  }
   if (rc != SQLITE_DONE) {
     wr_ref_recs_free(v, len);
     return dberr(b, rc, "listing refs", err);
@@ -680,12 +723,18 @@ static int sq_version_get(catalog_backend *be, const char *loc, catalog_table_ve
   *found = false;
   if (rc == SQLITE_ROW) {
     out->metadata_location = wr_strdup(loc);
+    if (!out->metadata_location) b->oom = 1;
     out->table = col_text(s, 0);
     col_hash(s, 1, out->commit);
     out->run_id = col_text(s, 2);
     *found = true;
   }
   done(s);
+  if (took_oom(b)) {
+    catalog_table_version_clear(out);
+    *found = false;
+    return wr_oom(err);
+  }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return dberr(b, rc, "reading a table version", err);
   return WEIR_OK;
 }
@@ -698,20 +747,31 @@ static int sq_run_versions(catalog_backend *be, const char *run_id, catalog_tabl
   bind_text(s, 1, run_id);
   size_t cap = 8, len = 0;
   catalog_table_version *v = wr_calloc(cap, sizeof *v);
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  if (!v) b->oom = 1;
+  int rc = SQLITE_DONE;
+  while (!b->oom && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (len == cap) {
+      catalog_table_version *nv = wr_realloc(v, cap * 2 * sizeof *v);
+      if (!nv) {
+        b->oom = 1;
+        break;
+      }
       cap *= 2;
-      v = wr_realloc(v, cap * sizeof *v);
+      v = nv;
     }
     memset(&v[len], 0, sizeof v[len]);
     v[len].metadata_location = col_text(s, 0);
     v[len].table = col_text(s, 1);
     col_hash(s, 2, v[len].commit);
     v[len].run_id = wr_strdup(run_id);
+    if (run_id && !v[len].run_id) b->oom = 1;
     len++;
   }
   done(s);
+  if (took_oom(b)) {
+    catalog_table_versions_free(v, len);
+    return wr_oom(err);
+  }
   if (rc != SQLITE_DONE) {
     catalog_table_versions_free(v, len);
     return dberr(b, rc, "reading a run's table versions", err);
@@ -725,15 +785,25 @@ static int read_strings(sqlite_backend *b, sqlite3_stmt *s, const char *what, ch
                         size_t *n, weir_error *err) {
   size_t cap = 8, len = 0;
   char **v = wr_calloc(cap, sizeof *v);
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  if (!v) b->oom = 1;
+  int rc = SQLITE_DONE;
+  while (!b->oom && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (len == cap) {
+      char **nv = wr_realloc(v, cap * 2 * sizeof *v);
+      if (!nv) {
+        b->oom = 1;
+        break;
+      }
       cap *= 2;
-      v = wr_realloc(v, cap * sizeof *v);
+      v = nv;
     }
     v[len++] = col_text(s, 0);
   }
   done(s);
+  if (took_oom(b)) {
+    catalog_strv_free(v, len);
+    return wr_oom(err);
+  }
   if (rc != SQLITE_DONE) {
     catalog_strv_free(v, len);
     return dberr(b, rc, what, err);
@@ -823,6 +893,7 @@ static int sq_run_get(catalog_backend *be, const char *run_id, catalog_run_row *
   }
   memset(out, 0, sizeof *out);
   out->run_id = wr_strdup(run_id);
+  if (!out->run_id) b->oom = 1;
   out->status = parse_status((const char *)sqlite3_column_text(s, 0));
   out->project = col_text(s, 1);
   out->project_digest = col_text(s, 2);
@@ -835,6 +906,10 @@ static int sq_run_get(catalog_backend *be, const char *run_id, catalog_run_row *
   out->error_json = col_text(s, 9);
   out->owner = col_text(s, 10);
   done(s);
+  if (took_oom(b)) {
+    catalog_run_row_clear(out);
+    return wr_oom(err);
+  }
   return WEIR_OK;
 }
 
@@ -897,6 +972,10 @@ static int sq_token_find(catalog_backend *be, const char *sha256, catalog_token_
   out->created_us = sqlite3_column_int64(s, 3);
   out->revoked_us = sqlite3_column_type(s, 4) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 4);
   done(s);
+  if (took_oom(b)) {
+    catalog_token_row_clear(out);
+    return wr_oom(err);
+  }
   *found = true;
   return WEIR_OK;
 }
@@ -908,11 +987,16 @@ static int sq_token_list(catalog_backend *be, catalog_token_row **out, size_t *n
   sqlite3_stmt *s = stmt(b, ST_TOKEN_LIST, err);
   if (!s) return err ? err->code : WEIR_ECATALOG;
   size_t cap = 0;
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  int rc = SQLITE_DONE;
+  while (!b->oom && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (*n == cap) {
+      catalog_token_row *nv = wr_realloc(*out, (cap ? 2 * cap : 8) * sizeof **out);
+      if (!nv) {
+        b->oom = 1;
+        break;
+      }
       cap = cap ? 2 * cap : 8;
-      *out = wr_realloc(*out, cap * sizeof **out);
+      *out = nv;
     }
     catalog_token_row *r = &(*out)[(*n)++];
     memset(r, 0, sizeof *r);
@@ -924,6 +1008,12 @@ static int sq_token_list(catalog_backend *be, catalog_token_row **out, size_t *n
     r->revoked_us = sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 5);
   }
   done(s);
+  if (took_oom(b)) {
+    catalog_token_rows_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+    return wr_oom(err);
+  }
   if (rc != SQLITE_DONE) {
     catalog_token_rows_free(*out, *n);
     *out = NULL;
@@ -1024,6 +1114,10 @@ static int sq_namespace_get(catalog_backend *be, const char *name, char **proper
     *found = true;
   }
   done(s);
+  if (took_oom(b)) {
+    *found = false;
+    return wr_oom(err);
+  }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return dberr(b, rc, "reading a namespace", err);
   return WEIR_OK;
 }
@@ -1078,6 +1172,10 @@ static int sq_expiry_get(catalog_backend *be, const char *hash, int64_t *expired
     *reason = col_text(s, 1);
   }
   done(s);
+  if (took_oom(b)) {
+    *found = false;
+    return wr_oom(err);
+  }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return dberr(b, rc, "reading an expired commit", err);
   return WEIR_OK;
 }
@@ -1157,16 +1255,22 @@ int catalog_backend_sqlite_open(const char *path, bool create, const wr_catalog_
     return wr_seterr(err, WEIR_ENOTFOUND, "no catalog at %s (%s)", path, strerror(errno));
 
   sqlite_backend *b = wr_calloc(1, sizeof *b);
+  if (!b) return wr_oom(err);
   b->base.ops = &SQLITE_OPS;
   b->path = wr_strdup(path);
+  if (!b->path) {
+    sq_close(&b->base);
+    return wr_oom(err);
+  }
   b->busy_ms = settings->busy_timeout_ms > 0 ? settings->busy_timeout_ms : DEFAULT_BUSY_MS;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
   int rc = sqlite3_open_v2(path, &b->db, flags, NULL);
   if (rc != SQLITE_OK) {
-    wr_seterr(err, WEIR_ECATALOG, "cannot open catalog %s: %s", path,
-                b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc));
+    int code = (rc & 0xff) == SQLITE_NOMEM ? wr_oom(err)
+               : wr_seterr(err, WEIR_ECATALOG, "cannot open catalog %s: %s", path,
+                           b->db ? sqlite3_errmsg(b->db) : sqlite3_errstr(rc));
     sq_close(&b->base);
-    return WEIR_ECATALOG;
+    return code;
   }
   sqlite3_extended_result_codes(b->db, 1);
   sqlite3_busy_timeout(b->db, b->busy_ms);
@@ -1190,7 +1294,7 @@ int catalog_backend_sqlite_open(const char *path, bool create, const wr_catalog_
     if (rc != SQLITE_ROW) {
       sqlite3_finalize(s);
       char *shm = wr_asprintf("%s-shm", path);
-      bool no_shm = access(shm, F_OK) != 0;
+      bool no_shm = shm && access(shm, F_OK) != 0;
       free(shm);
       if ((rc & 0xff) == SQLITE_READONLY && no_shm)
         /* A WAL database is readable without write access only with its -wal and -shm

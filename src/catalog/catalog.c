@@ -17,6 +17,7 @@
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/json.h"
+#include "util/utf8.h"
 
 /* ---- opening ------------------------------------------------------------------------ */
 
@@ -29,6 +30,7 @@ static int parse_uri(const char *uri, char **path, weir_error *err) {
   }
   if (!*p) return wr_seterr(err, WEIR_EINVALIDARG, "catalog location '%s' has no path", uri);
   *path = wr_strdup(p);
+  if (!*path) return wr_oom(err);
   return WEIR_OK;
 }
 
@@ -43,7 +45,11 @@ static int write_initial_commit(wr_catalog *cat, int64_t time_us, weir_error *er
   c.properties = json_object();
   memcpy(c.tables_root, tree_empty_root(), WEIR_HASH_LEN + 1);
   c.generation = 1;
-  char *canon = catalog_commit_canonical(&c);
+  char *canon = c.properties ? catalog_commit_canonical(&c) : NULL;
+  if (!canon) {
+    json_decref(c.properties);
+    return wr_oom(err);
+  }
   wr_sha256_hex(canon, strlen(canon), c.hash);
   free(canon);
   rc = ops->commit_put(cat->be, &c, err);
@@ -122,10 +128,19 @@ int catalog_open_at_version(const char *uri, bool create, const char *author, co
     }
   }
   wr_catalog *cat = wr_calloc(1, sizeof *cat);
+  if (!cat) {
+    be->ops->close(be);
+    free(path);
+    return wr_oom(err);
+  }
   cat->be = be;
   cat->location = path;
   /* The handle's author comes from its caller (the lake: weir_lake_options.author). */
   cat->author = wr_strdup(author && *author ? author : "weir");
+  if (!cat->author) {
+    catalog_close(cat);
+    return wr_oom(err);
+  }
   rc = create ? create_catalog(cat, max_version, init_time_us, err)
               : migrate_catalog(cat, max_version, err);
   if (rc) {
@@ -242,6 +257,10 @@ int catalog_head_get(wr_catalog *cat, const char *hash, commit_head *out, weir_e
   int rc = cat->be->ops->commit_get(cat->be, hash, &c, err);
   if (rc) return rc;
   commit_head *h = wr_calloc(1, sizeof *h);
+  if (!h) {
+    wr_commit_rec_clear(&c);
+    return wr_oom(err);
+  }
   memcpy(h->tables_root, c.tables_root, sizeof h->tables_root);
   memcpy(h->parents, c.parents, sizeof h->parents);
   h->n_parents = c.n_parents;
@@ -249,8 +268,10 @@ int catalog_head_get(wr_catalog *cat, const char *hash, commit_head *out, weir_e
   h->time_us = c.time_us;
   wr_commit_rec_clear(&c);
   if (cat->heads.n >= CATALOG_HEAD_CACHE_MAX) hmap_clear(&cat->heads, free);
-  hmap_put(&cat->heads, hash, NULL)->val = h;
   *out = *h;
+  hmap_slot *slot = hmap_put(&cat->heads, hash, NULL);
+  if (slot) slot->val = h;
+  else free(h); /* only a cache: the head read is still right */
   return WEIR_OK;
 }
 
@@ -375,19 +396,26 @@ static int resolve_base(wr_catalog *cat, const char *ref, const char *base,
     if (n > 1) {
       wr_buf b = WEIR_BUF_INIT;
       json_t *details = json_array();
+      int bad = !details;
       for (size_t i = 0; i < n && i < PREFIX_CANDIDATES_MAX; i++) {
         wr_buf_printf(&b, "%s%s", i ? ", " : "", cand[i]);
-        json_array_append_new(details, json_pack("{s:s}", "commit", cand[i]));
+        bad |= json_array_append_new(details, json_pack("{s:s}", "commit", cand[i]));
       }
       if (n > PREFIX_CANDIDATES_MAX) wr_buf_puts(&b, ", ...");
-      wr_seterr(err, WEIR_EINVALIDARG,
+      if (bad || wr_buf_status(&b) != WEIR_OK) {
+        json_decref(details);
+        wr_buf_free(&b);
+        return wr_oom(err);
+      }
+      rc = wr_seterr(err, WEIR_EINVALIDARG,
                   "ref '%s' is ambiguous: %s%zu commits start with %s: %s (give more digits)",
                   ref, n > PREFIX_CANDIDATES_MAX ? "more than " : "",
                   n > PREFIX_CANDIDATES_MAX ? (size_t)PREFIX_CANDIDATES_MAX : n, lower,
                   wr_buf_cstr(&b));
-      wr_error_set_details(err, details);
+      if (rc == WEIR_EINVALIDARG) wr_error_set_details(err, details);
+      else json_decref(details);
       wr_buf_free(&b);
-      return WEIR_EINVALIDARG;
+      return err ? err->code : rc;
     }
   }
   /* A name no branch or tag can ever have ("a..b", "bad name") is a mistake in the
@@ -432,9 +460,11 @@ int catalog_check_not_expired(wr_catalog *cat, const char *ref, const char *hash
                  expired ? "weir gc --expire-before" : "no branch or tag reached it");
   json_t *d = json_pack("[{s:s,s:s,s:s,s:I}]", "commit", hash, "ref", ref, "reason", reason, "expired_us",
                         (json_int_t)when);
-  wr_error_set_details(err, d);
+  if (!d) rc = wr_oom(err);
+  else if (rc == WEIR_ENOTFOUND) wr_error_set_details(err, d);
+  else json_decref(d);
   free(reason);
-  return rc;
+  return err ? err->code : rc;
 }
 
 int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1],
@@ -468,6 +498,7 @@ int catalog_resolve(wr_catalog *cat, const char *ref, char out[WEIR_HASH_LEN + 1
     steps += n;
   }
   char *base = wr_strndup(ref, base_len);
+  if (!base) return wr_oom(err);
   int rc = resolve_base(cat, ref, base, out, err);
   free(base);
   if (rc) return rc;
@@ -491,12 +522,7 @@ int catalog_commit_get(wr_catalog *cat, const char *hash, wr_commit_rec *out,
   return cat->be->ops->commit_get(cat->be, hash, out, err);
 }
 
-static bool valid_utf8(const char *s) {
-  json_t *j = json_string(s);
-  bool ok = j != NULL;
-  json_decref(j);
-  return ok;
-}
+static bool valid_utf8(const char *s) { return wr_utf8_valid(s, strlen(s)); }
 
 static int check_request(const wr_commit_request *req, weir_error *err) {
   if (!req || !req->branch || !*req->branch)
@@ -600,12 +626,18 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
   c.message = (char *)(req->message ? req->message : "");
   c.time_us = req->time_us ? req->time_us : wr_now_us();
   c.properties = req->properties ? json_deep_copy(req->properties) : json_object();
+  int bad = !c.properties;
   /* A run records its id in the hashed properties, so the hash covers who wrote it. */
   if (req->run_id && !json_object_get(c.properties, "run_id"))
-    json_object_set_new(c.properties, "run_id", json_string(req->run_id));
+    bad |= json_object_set_new(c.properties, "run_id", json_string(req->run_id));
   c.generation = gen + 1;
   c.run_id = (char *)req->run_id;
-  char *canon = catalog_commit_canonical(&c);
+  char *canon = bad ? NULL : catalog_commit_canonical(&c);
+  if (!canon) {
+    json_decref(c.properties);
+    tree_applied_free(applied, n_applied);
+    return wr_oom(err);
+  }
   wr_sha256_hex(canon, strlen(canon), c.hash);
   free(canon);
 
@@ -625,6 +657,8 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
 
 int catalog_commit(wr_catalog *cat, const wr_commit_request *req,
                    char out_hash[WEIR_HASH_LEN + 1], weir_error *err) {
+  /* What the commit records was built by code that may not check every json_* call. */
+  if (wr_json_failed_since_mark()) return wr_oom(err);
   int rc = check_request(req, err);
   if (rc) return rc;
   rc = catalog_tx_begin(cat, true, err);

@@ -112,7 +112,7 @@ typedef struct wr_commit_rec {
 
 void wr_commit_rec_clear(wr_commit_rec *c);
 void wr_commit_recs_free(wr_commit_rec *v, size_t n);
-/* The canonical JSON a commit's hash is computed over (caller frees). */
+/* The canonical JSON a commit's hash is computed over (caller frees); NULL only on OOM. */
 char *catalog_commit_canonical(const wr_commit_rec *c);
 
 typedef enum wr_ref_kind { WEIR_REF_BRANCH = 0, WEIR_REF_TAG = 1 } wr_ref_kind;
@@ -356,6 +356,7 @@ typedef struct catalog_serial_report {
                             changed_by, changed_by_message}] */
   size_t conflicts;     /* items of kind "write" */
   size_t stale_reads;   /* items of kind "read" */
+  int oom;              /* sticky: an item could not be added; catalog_serial_error reports it */
 } catalog_serial_report;
 
 void catalog_serial_init(catalog_serial_report *r, const char *branch, const char *base, const char *head);

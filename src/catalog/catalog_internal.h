@@ -75,7 +75,8 @@ const char *catalog_short(const char *hash, char buf[13]);
 /* Version equality the way merges see it: the same metadata file (or both absent). */
 bool catalog_same_version(const wr_table_entry *a, const wr_table_entry *b);
 /* Deep copy of an entry into *out. */
-void catalog_entry_copy(wr_table_entry *out, const wr_table_entry *in);
+/* WEIR_OK, or WEIR_ENOMEM with out cleared. */
+int catalog_entry_copy(wr_table_entry *out, const wr_table_entry *in);
 
 const char *catalog_change_name(wr_change_kind k);
 

@@ -54,7 +54,8 @@ static int mark(wr_catalog *cat, const char *hash, const char *reason, int64_t n
     int rc = cat->be->ops->expiry_put(cat->be, hash, now_us, reason, err);
     if (rc) return rc;
   }
-  json_array_append_new(out->marked, json_pack("{s:s,s:s}", "commit", hash, "reason", reason));
+  if (json_array_append_new(out->marked, json_pack("{s:s,s:s}", "commit", hash, "reason", reason)))
+    return wr_oom(err);
   if (strcmp(reason, "expired") == 0) out->expired++;
   else out->unreachable++;
   return WEIR_OK;
@@ -66,19 +67,30 @@ static int plan(wr_catalog *cat, int64_t expire_before_us, bool record, int64_t 
   char (*stack)[WEIR_HASH_LEN + 1] = NULL;
   size_t depth = 0, cap = 0;
   int rc = WEIR_OK;
-  /* Every ref's target: the walk's starting points, which never expire. */
+  /* Every ref's target: the walk's starting points, which never expire. An allocation
+   * that fails stops the plan (WEIR_ENOMEM): a live commit or map missed here would let
+   * gc delete files that are still reachable. */
   for (int kind = 0; kind < 2 && rc == WEIR_OK; kind++) {
     wr_ref_rec *refs = NULL;
     size_t n = 0;
     if ((rc = catalog_ref_list(cat, (wr_ref_kind)kind, &refs, &n, err))) break;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !rc; i++) {
       bool created;
       hmap_slot *s = hmap_put(&seen, refs[i].target, &created);
+      if (!s) {
+        rc = wr_oom(err);
+        break;
+      }
       s->flags |= NAMED;
       if (created) {
         if (depth == cap) {
+          char(*ns)[WEIR_HASH_LEN + 1] = wr_realloc(stack, (cap ? 2 * cap : 64) * sizeof *stack);
+          if (!ns) {
+            rc = wr_oom(err);
+            break;
+          }
           cap = cap ? 2 * cap : 64;
-          stack = wr_realloc(stack, cap * sizeof *stack);
+          stack = ns;
         }
         memcpy(stack[depth++], refs[i].target, WEIR_HASH_LEN + 1);
       }
@@ -101,16 +113,28 @@ static int plan(wr_catalog *cat, int64_t expire_before_us, bool record, int64_t 
     if (!marked) {
       out->live++;
       bool created;
-      hmap_put(&roots, h.tables_root, &created);
+      if (!hmap_put(&roots, h.tables_root, &created)) {
+        rc = wr_oom(err);
+        break;
+      }
     }
     for (int p = 0; p < h.n_parents; p++) {
       bool created;
       hmap_slot *s = hmap_put(&seen, h.parents[p], &created);
+      if (!s) {
+        rc = wr_oom(err);
+        break;
+      }
       if (!created) continue;
       s->flags |= SEEN;
       if (depth == cap) {
+        char(*ns)[WEIR_HASH_LEN + 1] = wr_realloc(stack, (cap ? 2 * cap : 64) * sizeof *stack);
+        if (!ns) {
+          rc = wr_oom(err);
+          break;
+        }
         cap = cap ? 2 * cap : 64;
-        stack = wr_realloc(stack, cap * sizeof *stack);
+        stack = ns;
       }
       memcpy(stack[depth++], h.parents[p], WEIR_HASH_LEN + 1);
     }
@@ -139,8 +163,13 @@ static int plan(wr_catalog *cat, int64_t expire_before_us, bool record, int64_t 
     if ((rc = tree_list(cat, roots.slots[i].key, &e, &n, err))) break;
     for (size_t j = 0; j < n; j++) {
       if (out->n_metadata == mcap) {
+        char **nm = wr_realloc(out->metadata, (mcap ? 2 * mcap : 64) * sizeof *out->metadata);
+        if (!nm) {
+          rc = wr_oom(err);
+          break;
+        }
         mcap = mcap ? 2 * mcap : 64;
-        out->metadata = wr_realloc(out->metadata, mcap * sizeof *out->metadata);
+        out->metadata = nm;
       }
       out->metadata[out->n_metadata++] = e[j].metadata_location, e[j].metadata_location = NULL;
     }
@@ -165,6 +194,7 @@ int catalog_gc_plan_make(wr_catalog *cat, int64_t expire_before_us, bool record,
                          weir_error *err) {
   memset(out, 0, sizeof *out);
   out->marked = json_array();
+  if (!out->marked) return wr_oom(err);
   /* A write transaction even for a dry run would block writers for nothing; a dry run
    * marks nothing, so one read snapshot is enough for it. */
   int rc = catalog_tx_begin(cat, record, err);

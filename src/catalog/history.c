@@ -24,10 +24,15 @@ typedef struct heap {
   heap_less_fn before;
 } heap;
 
-static void heap_push(heap *h, void *x) {
+/* -1 on OOM (x not pushed: the caller still owns it), or for a NULL x. */
+static int heap_push(heap *h, void *x) {
+  if (!x) return -1;
   if (h->n == h->cap) {
-    h->cap = h->cap ? h->cap * 2 : 32;
-    h->v = wr_realloc(h->v, h->cap * sizeof *h->v);
+    size_t cap = h->cap ? h->cap * 2 : 32;
+    void **v = wr_realloc(h->v, cap * sizeof *h->v);
+    if (!v) return -1;
+    h->v = v;
+    h->cap = cap;
   }
   size_t i = h->n++;
   h->v[i] = x;
@@ -39,6 +44,7 @@ static void heap_push(heap *h, void *x) {
     h->v[p] = t;
     i = p;
   }
+  return 0;
 }
 
 static void *heap_pop(heap *h) {
@@ -85,30 +91,42 @@ int catalog_log(wr_catalog *cat, const char *head, int64_t max, wr_commit_rec **
   size_t len = 0, cap = 0;
   wr_commit_rec *v = NULL;
   wr_commit_rec *first = wr_calloc(1, sizeof *first);
-  rc = catalog_commit_get(cat, head ? head : "", first, err);
+  rc = first ? catalog_commit_get(cat, head ? head : "", first, err) : wr_oom(err);
   if (rc) {
     free(first);
-  } else {
-    hmap_put(&seen, first->hash, NULL);
-    heap_push(&h, first);
+  } else if (!hmap_put(&seen, first->hash, NULL) || heap_push(&h, first) != 0) {
+    free_rec(first);
+    rc = wr_oom(err);
   }
   while (!rc && h.n && (max <= 0 || (int64_t)len < max)) {
     wr_commit_rec *c = heap_pop(&h);
     for (int i = 0; i < c->n_parents && !rc; i++) {
       bool created = false;
-      hmap_put(&seen, c->parents[i], &created);
+      if (!hmap_put(&seen, c->parents[i], &created)) {
+        rc = wr_oom(err);
+        break;
+      }
       if (!created) continue;
       wr_commit_rec *p = wr_calloc(1, sizeof *p);
-      rc = catalog_commit_get(cat, c->parents[i], p, err);
+      rc = p ? catalog_commit_get(cat, c->parents[i], p, err) : wr_oom(err);
       if (rc) {
         free(p);
         break;
       }
-      heap_push(&h, p);
+      if (heap_push(&h, p) != 0) {
+        free_rec(p);
+        rc = wr_oom(err);
+      }
     }
     if (len == cap) {
+      wr_commit_rec *nv = wr_realloc(v, (cap ? cap * 2 : 16) * sizeof *v);
+      if (!nv) {
+        free_rec(c);
+        rc = wr_oom(err);
+        break;
+      }
       cap = cap ? cap * 2 : 16;
-      v = wr_realloc(v, cap * sizeof *v);
+      v = nv;
     }
     v[len++] = *c; /* moves the strings */
     free(c);
@@ -133,12 +151,17 @@ typedef struct hvec {
   size_t n, cap;
 } hvec;
 
-static void hvec_push(hvec *s, const char *h) {
+/* -1 on OOM (nothing pushed). */
+static int hvec_push(hvec *s, const char *h) {
   if (s->n == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 32;
-    s->v = wr_realloc(s->v, s->cap * sizeof *s->v);
+    size_t cap = s->cap ? s->cap * 2 : 32;
+    char(*v)[WEIR_HASH_LEN + 1] = wr_realloc(s->v, cap * sizeof *s->v);
+    if (!v) return -1;
+    s->v = v;
+    s->cap = cap;
   }
   memcpy(s->v[s->n++], h, WEIR_HASH_LEN + 1);
+  return 0;
 }
 
 static int is_ancestor_walk(wr_catalog *cat, const char *anc, const char *desc, bool *out,
@@ -155,8 +178,7 @@ static int is_ancestor_walk(wr_catalog *cat, const char *anc, const char *desc, 
   if (hd.generation <= ha.generation) return WEIR_OK;
   hvec stack = {0};
   hmap seen = HMAP_INIT;
-  hvec_push(&stack, desc);
-  hmap_put(&seen, desc, NULL);
+  if (hvec_push(&stack, desc) != 0 || !hmap_put(&seen, desc, NULL)) rc = wr_oom(err);
   while (stack.n && !*out && !rc) {
     char x[WEIR_HASH_LEN + 1];
     memcpy(x, stack.v[--stack.n], sizeof x);
@@ -169,12 +191,15 @@ static int is_ancestor_walk(wr_catalog *cat, const char *anc, const char *desc, 
         break;
       }
       bool created = false;
-      hmap_put(&seen, p, &created);
+      if (!hmap_put(&seen, p, &created)) {
+        rc = wr_oom(err);
+        break;
+      }
       if (!created) continue;
       commit_head hp;
       rc = catalog_head_get(cat, p, &hp, err);
       /* Only commits of a larger generation than `anc` can lead to it. */
-      if (!rc && hp.generation > ha.generation) hvec_push(&stack, p);
+      if (!rc && hp.generation > ha.generation && hvec_push(&stack, p) != 0) rc = wr_oom(err);
     }
   }
   free(stack.v);
@@ -210,8 +235,10 @@ static int mb_before(const void *a, const void *b) {
   return strcmp(x->hash, y->hash) < 0;
 }
 
+/* NULL on OOM. */
 static mb_item *mb_new(const char *hash, const commit_head *h) {
   mb_item *it = wr_malloc(sizeof *it);
+  if (!it) return NULL;
   memcpy(it->hash, hash, WEIR_HASH_LEN + 1);
   it->generation = h->generation;
   it->time_us = h->time_us;
@@ -240,10 +267,20 @@ static int merge_base_walk(wr_catalog *cat, const char *a, const char *b,
   }
   heap q = {.before = mb_before};
   hmap marks = HMAP_INIT;
-  hmap_put(&marks, a, NULL)->flags = MB_P1;
-  hmap_put(&marks, b, NULL)->flags = MB_P2;
-  heap_push(&q, mb_new(a, &ha));
-  heap_push(&q, mb_new(b, &hb));
+  hmap_slot *sa = hmap_put(&marks, a, NULL);
+  if (sa) sa->flags = MB_P1;
+  hmap_slot *sb = sa ? hmap_put(&marks, b, NULL) : NULL;
+  if (sb) sb->flags = MB_P2;
+  mb_item *ia = mb_new(a, &ha), *ib = mb_new(b, &hb);
+  if (!sb || heap_push(&q, ia) != 0) {
+    free(ia);
+    ia = NULL;
+    rc = wr_oom(err);
+  }
+  if (!ia || heap_push(&q, ib) != 0) {
+    free(ib);
+    rc = wr_oom(err);
+  }
   mb_item best = {0};
   while (!rc && has_nonstale(&q, &marks)) {
     mb_item *x = heap_pop(&q);
@@ -265,11 +302,19 @@ static int merge_base_walk(wr_catalog *cat, const char *a, const char *b,
     rc = catalog_head_get(cat, x->hash, &hx, err);
     for (int i = 0; i < hx.n_parents && !rc; i++) {
       hmap_slot *sp = hmap_put(&marks, hx.parents[i], NULL);
+      if (!sp) {
+        rc = wr_oom(err);
+        break;
+      }
       if ((sp->flags & f) == f) continue;
       sp->flags |= f;
       commit_head hp;
       rc = catalog_head_get(cat, hx.parents[i], &hp, err);
-      if (!rc) heap_push(&q, mb_new(hx.parents[i], &hp));
+      mb_item *ip = rc ? NULL : mb_new(hx.parents[i], &hp);
+      if (!rc && heap_push(&q, ip) != 0) {
+        free(ip);
+        rc = wr_oom(err);
+      }
     }
     free(x);
   }

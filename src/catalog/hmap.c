@@ -28,11 +28,14 @@ hmap_slot *hmap_get(const hmap *m, const char *key) {
   }
 }
 
-static void grow(hmap *m) {
+/* -1 on OOM, the map unchanged. */
+static int grow(hmap *m) {
   size_t ncap = m->cap ? m->cap * 2 : 64;
   hmap_slot *old = m->slots;
   size_t ocap = m->cap;
-  m->slots = wr_calloc(ncap, sizeof *m->slots);
+  hmap_slot *slots = wr_calloc(ncap, sizeof *m->slots);
+  if (!slots) return -1;
+  m->slots = slots;
   m->cap = ncap;
   size_t mask = ncap - 1;
   for (size_t j = 0; j < ocap; j++) {
@@ -42,10 +45,11 @@ static void grow(hmap *m) {
     m->slots[i] = old[j];
   }
   free(old);
+  return 0;
 }
 
 hmap_slot *hmap_put(hmap *m, const char *key, bool *created) {
-  if ((m->n + 1) * 4 > m->cap * 3) grow(m);
+  if ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0) return NULL;
   size_t mask = m->cap - 1;
   for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask) {
     hmap_slot *s = &m->slots[i];

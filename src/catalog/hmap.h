@@ -28,7 +28,8 @@ typedef struct hmap {
 
 /* The slot of `key`, or NULL. */
 hmap_slot *hmap_get(const hmap *m, const char *key);
-/* The slot of `key`, inserted (val NULL, flags 0) if absent; *created says which. */
+/* The slot of `key`, inserted (val NULL, flags 0) if absent; *created says which. NULL
+ * only on OOM (the map is unchanged). */
 hmap_slot *hmap_put(hmap *m, const char *key, bool *created);
 /* Removes every entry, calling free_val (if not NULL) on each value. Keeps memory. */
 void hmap_clear(hmap *m, void (*free_val)(void *));

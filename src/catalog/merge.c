@@ -28,6 +28,7 @@ typedef struct merge_plan {
   wr_table_change *changes;   /* to apply to into's head; strings owned */
   size_t n_changes;
   json_t *tables;               /* [{table, action}] */
+  int oom;                      /* sticky: a step of the plan could not allocate */
 } merge_plan;
 
 static void plan_clear(merge_plan *p) {
@@ -48,16 +49,24 @@ static const char *side_change(const wr_table_entry *base, const wr_table_entry 
 }
 
 /* Adds "apply `side` (or drop) to into's head" to the plan. */
+/* Sets p->oom instead on OOM. */
 static void plan_take(merge_plan *p, const char *table, const wr_table_entry *ours,
                       const wr_table_entry *side) {
-  p->changes = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+  wr_table_change *v = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+  if (!v) {
+    p->oom = 1;
+    return;
+  }
+  p->changes = v;
   wr_table_change *c = &p->changes[p->n_changes++];
   c->table = wr_strdup(table);
   c->metadata_location = side ? wr_strdup(side->metadata_location) : NULL;
   c->snapshot_id = side ? side->snapshot_id : -1;
   c->record_count = side ? side->record_count : 0;
-  json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", table, "change",
-                                             side_change(ours, side)));
+  if (!c->table || (side && !c->metadata_location)) p->oom = 1;
+  if (json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", table, "change",
+                                                 side_change(ours, side))) != 0)
+    p->oom = 1;
 }
 
 /* ---- the aborted-work rule ---------------------------------------------------------- */
@@ -71,7 +80,7 @@ static int check_partial(wr_catalog *cat, const wr_merge_request *req,
   if (req->allow_partial) return WEIR_OK;
   json_t *runs = json_object(); /* run_id -> {run_id, status, tables} */
   json_t *order = json_array();
-  int rc = WEIR_OK;
+  int rc = runs && order ? WEIR_OK : wr_oom(err);
   for (size_t i = 0; i < n && !rc; i++) {
     if (!items[i].b) continue; /* dropped on the source side: no version to trace */
     catalog_table_version v;
@@ -94,11 +103,21 @@ static int check_partial(wr_catalog *cat, const wr_merge_request *req,
         }
         weir_error_clear(&gerr);
         r = json_pack("{s:s,s:s,s:[]}", "run_id", v.run_id, "status", status, "tables");
-        json_object_set_new(runs, v.run_id, r);
-        if (strcmp(status, "succeeded") != 0) json_array_append(order, r);
+        if (json_object_set(runs, v.run_id, r) != 0 ||
+            (strcmp(status, "succeeded") != 0 && json_array_append(order, r) != 0)) {
+          json_decref(r);
+          catalog_table_version_clear(&v);
+          rc = wr_oom(err);
+          break;
+        }
+        json_decref(r);
       }
-      if (strcmp(wr_json_str(r, "status", ""), "succeeded") != 0)
-        json_array_append_new(json_object_get(r, "tables"), json_string(items[i].table));
+      if (strcmp(wr_json_str(r, "status", ""), "succeeded") != 0 &&
+          json_array_append_new(json_object_get(r, "tables"), json_string(items[i].table)) != 0) {
+        catalog_table_version_clear(&v);
+        rc = wr_oom(err);
+        break;
+      }
     }
     catalog_table_version_clear(&v);
   }
@@ -122,11 +141,13 @@ static int check_partial(wr_catalog *cat, const wr_merge_request *req,
         wr_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(t));
       }
     }
-    rc = wr_seterr(err, WEIR_EPARTIAL,
+    rc = wr_buf_status(&b) ? wr_oom(err)
+         : wr_seterr(err, WEIR_EPARTIAL,
                      "merging %s into %s would publish the work of a run that did not succeed: "
                      "%s; merge with --allow-partial to publish it anyway",
                      req->source, req->into, wr_buf_cstr(&b));
-    wr_error_set_details(err, json_incref(order));
+    if (rc == WEIR_EPARTIAL) wr_error_set_details(err, json_incref(order));
+    if (err) rc = err->code;
     wr_buf_free(&b);
   }
   json_decref(order);
@@ -156,12 +177,16 @@ static int conflict_error(const wr_merge_request *req, json_t *conflicts, weir_e
     const char *why = wr_json_str(c, "reason", NULL);
     if (why) wr_buf_printf(&b, "\n  - %s: %s", wr_json_str(c, "table", ""), why);
   }
-  wr_seterr(err, WEIR_ECONFLICT,
+  if (wr_buf_status(&b)) {
+    wr_buf_free(&b);
+    return wr_oom(err);
+  }
+  int rc = wr_seterr(err, WEIR_ECONFLICT,
               "merge conflict merging %s into %s: %zu table%s changed on both sides: %s",
               req->source, req->into, n, n == 1 ? "" : "s", wr_buf_cstr(&b));
-  wr_error_set_details(err, json_incref(conflicts));
+  if (rc == WEIR_ECONFLICT) wr_error_set_details(err, json_incref(conflicts));
   wr_buf_free(&b);
-  return WEIR_ECONFLICT;
+  return err ? err->code : rc;
 }
 
 static json_t *loc_or_null(const wr_table_entry *e) {
@@ -186,13 +211,16 @@ static int case_twins(wr_catalog *cat, const char *into_root, const tree_diff_it
       const char *other = into[k].table;
       if (strcasecmp(other, theirs[j].table) != 0 || strcmp(other, theirs[j].table) == 0) continue;
       char *ours = wr_asprintf("added %s, whose name differs only in case", other);
-      json_array_append_new(conflicts,
+      if (!ours ||
+          json_array_append_new(conflicts,
                             json_pack("{s:s,s:o,s:s,s:s,s:n,s:s,s:s}", "table", theirs[j].table, "base",
                                       base ? json_string(base) : json_null(), "ours", ours, "theirs",
                                       "added", "base_metadata", "ours_metadata",
                                       into[k].metadata_location, "theirs_metadata",
-                                      theirs[j].b->metadata_location));
+                                      theirs[j].b->metadata_location)) != 0)
+        rc = wr_oom(err);
       free(ours);
+      if (rc) break;
     }
   }
   wr_table_entries_free(into, n_into);
@@ -224,6 +252,7 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
   rc = tree_diff(cat, base_root, hi->tables_root, &ours, &no, err);
   if (!rc) rc = tree_diff(cat, base_root, hs->tables_root, &theirs, &nt, err);
   json_t *conflicts = json_array();
+  if (!rc && !conflicts) rc = wr_oom(err);
   size_t i = 0, j = 0;
   while (!rc && (i < no || j < nt)) {
     int cmp = i == no ? 1 : j == nt ? -1 : strcmp(ours[i].table, theirs[j].table);
@@ -246,9 +275,17 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
           break;
         }
         if (combined) {
-          p->changes = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+          wr_table_change *v = wr_realloc(p->changes, (p->n_changes + 1) * sizeof *p->changes);
+          if (!v) {
+            free((char *)c.table);
+            free((char *)c.metadata_location);
+            rc = wr_oom(err);
+            break;
+          }
+          p->changes = v;
           p->changes[p->n_changes++] = c;
-          json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change", "merged: appends"));
+          if (json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change", "merged: appends")))
+            p->oom = 1;
           continue;
         }
       }
@@ -258,26 +295,32 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
       }
       if (req->strategy == WEIR_MERGE_TARGET_WINS) {
         /* into keeps its version: nothing to apply, but say so. */
-        json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change",
-                                                   "conflict: target wins"));
+        if (json_array_append_new(p->tables, json_pack("{s:s,s:s}", "table", o->table, "change",
+                                                       "conflict: target wins")))
+          p->oom = 1;
         continue;
       }
       if (req->strategy == WEIR_MERGE_SOURCE_WINS) {
         plan_take(p, t->table, o->b, t->b);
-        json_object_set_new(json_array_get(p->tables, json_array_size(p->tables) - 1), "change",
-                            json_string("conflict: source wins"));
+        if (!p->oom && json_object_set_new(json_array_get(p->tables, json_array_size(p->tables) - 1), "change",
+                                           json_string("conflict: source wins")))
+          p->oom = 1;
         continue;
       }
-      json_array_append_new(
+      if (json_array_append_new(
           conflicts,
           json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:o}", "table", o->table, "base",
                     found ? json_string(p->base) : json_null(), "ours", side_change(o->a, o->b),
                     "theirs", side_change(t->a, t->b), "base_metadata", loc_or_null(o->a),
-                    "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b)));
-      if (why) json_object_set_new(json_array_get(conflicts, json_array_size(conflicts) - 1), "reason", json_string(why));
+                    "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b))))
+        rc = wr_oom(err);
+      else if (why && json_object_set_new(json_array_get(conflicts, json_array_size(conflicts) - 1), "reason",
+                                          json_string(why)))
+        rc = wr_oom(err);
       free(why);
     }
   }
+  if (!rc && p->oom) rc = wr_oom(err);
   if (!rc) rc = case_twins(cat, hi->tables_root, theirs, nt, found ? p->base : NULL, conflicts, err);
   if (!rc && json_array_size(conflicts) > 0) rc = conflict_error(req, conflicts, err);
   if (!rc) rc = check_partial(cat, req, theirs, nt, err);
@@ -290,6 +333,7 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
 static int plan_merge(wr_catalog *cat, const wr_merge_request *req, merge_plan *p,
                       weir_error *err) {
   p->tables = json_array();
+  if (!p->tables) return wr_oom(err);
   int rc = catalog_resolve(cat, req->source, p->source_head, err);
   if (rc) return rc;
   rc = cat->be->ops->ref_get(cat->be, WEIR_REF_BRANCH, req->into, p->into_head, err);
@@ -329,6 +373,7 @@ static int plan_merge(wr_catalog *cat, const wr_merge_request *req, merge_plan *
   size_t n = 0;
   rc = tree_diff(cat, hi.tables_root, hs.tables_root, &items, &n, err);
   for (size_t i = 0; i < n && !rc; i++) plan_take(p, items[i].table, items[i].a, items[i].b);
+  if (!rc && p->oom) rc = wr_oom(err);
   if (!rc) rc = check_partial(cat, req, items, n, err);
   tree_diff_free(items, n);
   return rc;
@@ -349,7 +394,7 @@ static int check_expected(wr_catalog *cat, const wr_merge_request *req, const me
     rc = catalog_serial_check_table(cat, &r, p->changes[i].table, false, "this merge would overwrite it unseen", err);
   if (!rc) {
     char *what = wr_asprintf("merging %s into %s", req->source, req->into);
-    rc = catalog_serial_error(&r, what, "review the new head and merge again", err);
+    rc = what ? catalog_serial_error(&r, what, "review the new head and merge again", err) : wr_oom(err);
     free(what);
   }
   catalog_serial_clear(&r);
@@ -388,18 +433,20 @@ static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out
         if (strncmp(action, "conflict: ", 10) == 0)
           wr_buf_printf(&resolved, "%s%s", resolved.len ? "," : "", wr_json_str(tv, "table", ""));
       }
-      if (resolved.len)
-        props = json_pack("{s:s,s:s}", "merge_strategy",
-                          req->strategy == WEIR_MERGE_SOURCE_WINS ? "source-wins" : "target-wins",
-                          "resolved_conflicts", wr_buf_cstr(&resolved));
+      int bad = (!req->message && !msg) || wr_buf_status(&resolved);
+      if (resolved.len && !bad)
+        bad = !(props = json_pack("{s:s,s:s}", "merge_strategy",
+                                  req->strategy == WEIR_MERGE_SOURCE_WINS ? "source-wins" : "target-wins",
+                                  "resolved_conflicts", wr_buf_cstr(&resolved)));
       /* Tables whose appends on both sides were combined, likewise: the new versions are
        * the merge's own, and `weir show` says why. */
       wr_buf appended = WEIR_BUF_INIT;
       json_array_foreach(p.tables, ti, tv) if (strcmp(wr_json_str(tv, "change", ""), "merged: appends") == 0)
           wr_buf_printf(&appended, "%s%s", appended.len ? "," : "", wr_json_str(tv, "table", ""));
-      if (appended.len) {
+      if (wr_buf_status(&appended)) bad = 1;
+      if (appended.len && !bad) {
         if (!props) props = json_object();
-        json_object_set_new(props, "merged_appends", json_string(wr_buf_cstr(&appended)));
+        if (json_object_set_new(props, "merged_appends", json_string(wr_buf_cstr(&appended)))) bad = 1;
       }
       wr_buf_free(&appended);
       wr_commit_request cr = {
@@ -413,7 +460,7 @@ static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out
           .properties = props,
           .run_id = req->run_id,
       };
-      rc = catalog_commit(cat, &cr, commit, err);
+      rc = bad ? wr_oom(err) : catalog_commit(cat, &cr, commit, err);
       free(msg);
       json_decref(props);
       wr_buf_free(&resolved);
@@ -430,6 +477,8 @@ static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out
                      "base", p.base[0] ? json_string(p.base) : json_null(), "source", req->source,
                      "source_commit", p.source_head, "into", req->into, "into_commit",
                      p.into_head, "tables", p.tables);
+    /* The merge has landed (its commit is whole); only its report could not be made. */
+    if (!*out) rc = wr_oom(err);
   }
   plan_clear(&p);
   return rc;

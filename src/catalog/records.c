@@ -40,18 +40,20 @@ void wr_commit_recs_free(wr_commit_rec *v, size_t n) {
 /* {"author":...,"message":...,"parents":[...],"properties":{...},"tables":"<root>",
  *  "time":<us>} with sorted keys and no whitespace. */
 char *catalog_commit_canonical(const wr_commit_rec *c) {
+  /* Every key must be there: a key lost to OOM would hash a different commit. */
   json_t *parents = json_array();
+  int bad = !parents;
   for (int i = 0; i < c->n_parents && i < 2; i++)
-    json_array_append_new(parents, json_string(c->parents[i]));
+    bad |= json_array_append_new(parents, json_string(c->parents[i]));
   json_t *o = json_object();
-  json_object_set_new(o, "author", json_string(c->author ? c->author : ""));
-  json_object_set_new(o, "message", json_string(c->message ? c->message : ""));
-  json_object_set_new(o, "parents", parents);
-  json_object_set_new(o, "properties",
-                      c->properties ? json_incref(c->properties) : json_object());
-  json_object_set_new(o, "tables", json_string(c->tables_root));
-  json_object_set_new(o, "time", json_integer((json_int_t)c->time_us));
-  char *s = wr_json_canonical(o);
+  bad |= json_object_set_new(o, "author", json_string(c->author ? c->author : ""));
+  bad |= json_object_set_new(o, "message", json_string(c->message ? c->message : ""));
+  bad |= json_object_set_new(o, "parents", parents);
+  bad |= json_object_set_new(o, "properties",
+                             c->properties ? json_incref(c->properties) : json_object());
+  bad |= json_object_set_new(o, "tables", json_string(c->tables_root));
+  bad |= json_object_set_new(o, "time", json_integer((json_int_t)c->time_us));
+  char *s = bad ? NULL : wr_json_canonical(o);
   json_decref(o);
   return s;
 }
@@ -121,11 +123,16 @@ bool catalog_same_version(const wr_table_entry *a, const wr_table_entry *b) {
   return strcmp(a->metadata_location, b->metadata_location) == 0;
 }
 
-void catalog_entry_copy(wr_table_entry *out, const wr_table_entry *in) {
+int catalog_entry_copy(wr_table_entry *out, const wr_table_entry *in) {
   out->table = wr_strdup(in->table);
   out->metadata_location = wr_strdup(in->metadata_location);
   out->snapshot_id = in->snapshot_id;
   out->record_count = in->record_count;
+  if ((in->table && !out->table) || (in->metadata_location && !out->metadata_location)) {
+    wr_table_entry_clear(out);
+    return WEIR_ENOMEM;
+  }
+  return WEIR_OK;
 }
 
 const char *catalog_change_name(wr_change_kind k) {

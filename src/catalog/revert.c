@@ -33,6 +33,7 @@ static int entry_at(wr_catalog *cat, const char *root, const char *table,
                     wr_table_entry **out, weir_error *err) {
   *out = NULL;
   wr_table_entry *e = wr_calloc(1, sizeof *e);
+  if (!e) return wr_oom(err);
   bool found = false;
   int rc = tree_get(cat, root, table, e, &found, err);
   if (rc || !found) {
@@ -70,6 +71,7 @@ static int check_run_siblings(wr_catalog *cat, const char *table, const char *br
   size_t n = 0;
   rc = cat->be->ops->run_versions(cat->be, v.run_id, &vs, &n, err);
   json_t *others = json_array();
+  if (!rc && !others) rc = wr_oom(err);
   const char *last = NULL;
   for (size_t i = 0; i < n && !rc; i++) {
     if (strcmp(vs[i].table, table) == 0) continue;
@@ -77,7 +79,7 @@ static int check_run_siblings(wr_catalog *cat, const char *table, const char *br
     wr_table_entry *e = NULL;
     rc = entry_at(cat, root, vs[i].table, &e, err);
     if (!rc && e && strcmp(e->metadata_location, vs[i].metadata_location) == 0) {
-      json_array_append_new(others, json_string(vs[i].table));
+      if (json_array_append_new(others, json_string(vs[i].table))) rc = wr_oom(err);
       last = vs[i].table;
     }
     entry_free(e);
@@ -87,14 +89,16 @@ static int check_run_siblings(wr_catalog *cat, const char *table, const char *br
     size_t i;
     json_t *t;
     json_array_foreach(others, i, t) wr_buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(t));
-    rc = wr_seterr(err, WEIR_EPARTIAL,
+    rc = wr_buf_status(&b) ? wr_oom(err) : wr_seterr(err, WEIR_EPARTIAL,
                      "table %s on branch %s was written by run %s together with %s, which %s "
                      "still at that run's versions: revert them together with `weir revert "
                      "--run %s --branch %s`, or pass --allow-partial to revert %s alone",
                      table, branch, v.run_id, wr_buf_cstr(&b),
                      json_array_size(others) == 1 ? "is" : "are", v.run_id, branch, table);
-    wr_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table,
-                                          "tables", others));
+    json_t *d = rc == WEIR_EPARTIAL ? json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table,
+                                                "tables", others) : NULL;
+    if (d) wr_error_set_details(err, d);
+    else rc = wr_oom(err);
     wr_buf_free(&b);
   }
   json_decref(others);
@@ -136,14 +140,16 @@ static int check_target_run(wr_catalog *cat, const char *table, const char *to_r
                    "table %s at %s was written by run %s (%s): reverting to it would publish "
                    "the work of a run that did not succeed; pass --allow-partial to revert anyway",
                    table, to_ref && *to_ref ? to_ref : "main", v.run_id, status);
-    wr_error_set_details(err, json_pack("[{s:s,s:s,s:[s]}]", "run_id", v.run_id, "status", status,
-                                        "tables", table));
+    json_t *d = rc == WEIR_EPARTIAL ? json_pack("[{s:s,s:s,s:[s]}]", "run_id", v.run_id, "status", status,
+                                                "tables", table) : NULL;
+    if (d) wr_error_set_details(err, d);
+    else rc = wr_oom(err);
   }
   if (!rc && !failed) {
     catalog_table_version *vs = NULL;
     size_t n = 0, j;
     json_t *moved = json_array(), *x;
-    rc = cat->be->ops->run_versions(cat->be, v.run_id, &vs, &n, err);
+    rc = moved ? cat->be->ops->run_versions(cat->be, v.run_id, &vs, &n, err) : wr_oom(err);
     /* vs is ordered by table: each other table of the run is "at the run's version" when
      * its version on the branch is one the run wrote for it. */
     for (size_t i = 0; i < n && !rc;) {
@@ -154,7 +160,7 @@ static int check_target_run(wr_catalog *cat, const char *table, const char *to_r
         rc = entry_at(cat, root, vs[i].table, &e, err);
         bool at_run = false;
         for (size_t q = i; q < k && e && !at_run; q++) at_run = strcmp(e->metadata_location, vs[q].metadata_location) == 0;
-        if (!rc && !at_run) json_array_append_new(moved, json_string(vs[i].table));
+        if (!rc && !at_run && json_array_append_new(moved, json_string(vs[i].table))) rc = wr_oom(err);
         entry_free(e);
       }
       i = k;
@@ -162,13 +168,15 @@ static int check_target_run(wr_catalog *cat, const char *table, const char *to_r
     if (!rc && json_array_size(moved) > 0) {
       wr_buf b = WEIR_BUF_INIT;
       json_array_foreach(moved, j, x) wr_buf_printf(&b, "%s%s", j ? ", " : "", json_string_value(x));
-      rc = wr_seterr(err, WEIR_EPARTIAL,
+      rc = wr_buf_status(&b) ? wr_oom(err) : wr_seterr(err, WEIR_EPARTIAL,
                      "table %s at %s was written by run %s together with %s, which %s no longer at that run's "
                      "versions on branch %s: reverting %s alone would put back one part of the run; pass "
                      "--allow-partial to do it anyway",
                      table, to_ref && *to_ref ? to_ref : "main", v.run_id, wr_buf_cstr(&b),
                      json_array_size(moved) == 1 ? "is" : "are", branch, table);
-      wr_error_set_details(err, json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table, "tables", moved));
+      json_t *d = rc == WEIR_EPARTIAL ? json_pack("[{s:s,s:s,s:O}]", "run_id", v.run_id, "table", table, "tables", moved) : NULL;
+      if (d) wr_error_set_details(err, d);
+      else rc = wr_oom(err);
       wr_buf_free(&b);
     }
     json_decref(moved);
@@ -241,6 +249,7 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
     wr_table_change c = {table, target ? target->metadata_location : NULL,
                            target ? target->snapshot_id : -1, target ? target->record_count : 0};
     json_t *props = json_pack("{s:s,s:s}", "reverted_table", table, "reverted_to", to);
+    int bad = !props || (!message && !msg);
     wr_commit_request req = {.branch = branch,
                                .expected_head = head,
                                .changes = &c,
@@ -248,14 +257,16 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
                                .message = message ? message : msg,
                                .properties = props,
                                .copies_from = to};
-    rc = catalog_commit(cat, &req, commit, err);
+    rc = bad ? wr_oom(err) : catalog_commit(cat, &req, commit, err);
     if (rc == WEIR_ECONCURRENT) *retry = branch_moved(cat, branch, head);
     json_decref(props);
     free(msg);
   }
-  if (!rc)
+  if (!rc) {
     *out = json_pack("{s:s,s:s,s:s,s:s,s:s}", "commit", commit, "table", table, "change", action,
                      "to", to, "branch", branch);
+    if (!*out) rc = wr_oom(err); /* the revert stands (its commit is whole); its report could not be made */
+  }
   entry_free(cur);
   entry_free(target);
   return rc;
@@ -292,7 +303,7 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
   size_t n = 0;
   json_t *list = json_array();
   bool opened = false;
-  int rc = catalog_read_begin(cat, &opened, err);
+  int rc = changes && keep && list ? catalog_read_begin(cat, &opened, err) : wr_oom(err);
   if (rc) {
     free(changes);
     free(keep);
@@ -338,8 +349,9 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
     }
     if (!rc && !catalog_same_version(cur, before) && o->check) rc = o->check(tables[i], cur, before, o->check_ctx, err);
     if (!rc && !catalog_same_version(cur, before)) {
-      json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "change",
-                                            change_of(cur, before)));
+      if (json_array_append_new(list, json_pack("{s:s,s:s}", "table", tables[i], "change",
+                                                change_of(cur, before))))
+        rc = wr_oom(err);
       changes[n] = (wr_table_change){tables[i], before ? before->metadata_location : NULL,
                                        before ? before->snapshot_id : -1,
                                        before ? before->record_count : 0};
@@ -351,7 +363,7 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
   }
   if (!rc) {
     char *what = wr_asprintf("reverting run %s", run->run_id);
-    rc = catalog_serial_error(&later, what,
+    rc = !what ? wr_oom(err) : catalog_serial_error(&later, what,
                               "revert those tables one by one (weir revert TABLE --to REF), or pass --allow-partial "
                               "to revert only what is still the run's",
                               err);
@@ -364,6 +376,7 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
   if (!rc && n > 0) {
     char *msg = message ? NULL : wr_asprintf("Revert run %s", run->run_id);
     json_t *props = json_pack("{s:s}", "reverted_run", run->run_id);
+    int bad = !props || (!message && !msg);
     wr_commit_request req = {.branch = branch,
                                .expected_head = head,
                                .changes = changes,
@@ -371,14 +384,16 @@ static int revert_run_once(wr_catalog *cat, const catalog_run_row *run, char **t
                                .message = message ? message : msg,
                                .properties = props,
                                .copies_from = run->base_commit};
-    rc = catalog_commit(cat, &req, commit, err);
+    rc = bad ? wr_oom(err) : catalog_commit(cat, &req, commit, err);
     if (rc == WEIR_ECONCURRENT) *retry = branch_moved(cat, branch, head);
     json_decref(props);
     free(msg);
   }
-  if (!rc)
+  if (!rc) {
     *out = json_pack("{s:s,s:s,s:s,s:s,s:O}", "commit", commit, "run_id", run->run_id, "branch",
                      branch, "base_commit", run->base_commit, "tables", list);
+    if (!*out) rc = wr_oom(err); /* the revert stands; its report could not be made */
+  }
   for (size_t i = 0; i < n; i++) entry_free(keep[i]);
   free(keep);
   free(changes);

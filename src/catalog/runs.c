@@ -61,7 +61,7 @@ int catalog_run_model(wr_catalog *cat, const char *run_id, json_t *model, weir_e
   if (!rc) {
     catalog_run_row_clear(&r);
     char *body = wr_json_compact(model);
-    rc = cat->be->ops->run_model_put(cat->be, run_id, name, body, err);
+    rc = body ? cat->be->ops->run_model_put(cat->be, run_id, name, body, err) : wr_oom(err);
     free(body);
   }
   return catalog_tx_end(cat, rc, err);
@@ -75,19 +75,32 @@ int catalog_run_finish(wr_catalog *cat, const char *run_id, wr_run_status status
   rc = check_commit(cat, "result", run_id, result_commit, err);
   if (!rc) {
     char *ej = error && !json_is_null(error) ? wr_json_compact(error) : NULL;
-    rc = cat->be->ops->run_finish(cat->be, run_id, status, result_commit, ej, wr_now_us(), err);
+    if (error && !json_is_null(error) && !ej) rc = wr_oom(err);
+    else rc = cat->be->ops->run_finish(cat->be, run_id, status, result_commit, ej, wr_now_us(), err);
     free(ej);
   }
   return catalog_tx_end(cat, rc, err);
 }
 
+/* NULL only on OOM. */
 static json_t *run_json(const catalog_run_row *r, char **models, size_t n) {
   json_t *ms = json_array();
+  int bad = !ms;
   for (size_t i = 0; i < n; i++) {
-    json_t *m = json_loads(models[i], 0, NULL);
-    json_array_append_new(ms, m ? m : json_string(models[i]));
+    bool oom = false;
+    json_t *m = wr_json_loads(models[i], 0, NULL, &oom);
+    bad |= oom || json_array_append_new(ms, m ? m : json_string(models[i]));
   }
-  json_t *error = r->error_json ? json_loads(r->error_json, JSON_DECODE_ANY, NULL) : NULL;
+  if (bad) {
+    json_decref(ms);
+    return NULL;
+  }
+  bool eoom = false;
+  json_t *error = r->error_json ? wr_json_loads(r->error_json, JSON_DECODE_ANY, NULL, &eoom) : NULL;
+  if (eoom) {
+    json_decref(ms);
+    return NULL;
+  }
   if (r->error_json && !error) error = json_string(r->error_json);
   /* A run still marked running whose process has ended (killed, or the machine went
    * down) will never finish: it is shown as interrupted. Its commits stay on its run
@@ -119,7 +132,7 @@ static int run_get_locked(wr_catalog *cat, const char *run_id, json_t **out, wei
   char **models = NULL;
   size_t n = 0;
   rc = cat->be->ops->run_models(cat->be, run_id, &models, &n, err);
-  if (!rc) *out = run_json(&r, models, n);
+  if (!rc && !(*out = run_json(&r, models, n))) rc = wr_oom(err);
   catalog_strv_free(models, n);
   catalog_run_row_clear(&r);
   return rc;
@@ -137,11 +150,11 @@ static int run_by_prefix(wr_catalog *cat, const char *prefix, char **full, weir_
   for (size_t i = 0; i < n && !rc; i++) {
     if (strncmp(ids[i], prefix, len) != 0) continue;
     if (hits++ < 5) wr_buf_printf(&cands, "%s%s", hits > 1 ? ", " : "", ids[i]);
-    if (!*full) *full = wr_strdup(ids[i]);
+    if (!*full && !(*full = wr_strdup(ids[i]))) rc = wr_oom(err);
   }
   if (!rc && hits == 0) rc = wr_seterr(err, WEIR_ENOTFOUND, "run %s not found", prefix);
   if (!rc && hits > 1) {
-    rc = wr_seterr(err, WEIR_EINVALIDARG, "run id prefix %s is ambiguous: %zu runs start with it (%s%s)",
+    rc = wr_buf_status(&cands) ? wr_oom(err) : wr_seterr(err, WEIR_EINVALIDARG, "run id prefix %s is ambiguous: %zu runs start with it (%s%s)",
                      prefix, hits, wr_buf_cstr(&cands), hits > 5 ? ", ..." : "");
   }
   if (rc) {
@@ -190,11 +203,11 @@ int catalog_runs(wr_catalog *cat, int64_t max, json_t **out, weir_error *err) {
   char **ids = NULL;
   size_t n = 0;
   json_t *arr = json_array();
-  rc = cat->be->ops->run_list(cat->be, max, &ids, &n, err);
+  rc = arr ? cat->be->ops->run_list(cat->be, max, &ids, &n, err) : wr_oom(err);
   for (size_t i = 0; i < n && !rc; i++) {
     json_t *r = NULL;
     rc = run_get_locked(cat, ids[i], &r, err);
-    if (!rc) json_array_append_new(arr, r);
+    if (!rc && json_array_append_new(arr, r)) rc = wr_oom(err);
   }
   catalog_strv_free(ids, n);
   rc = catalog_read_end(cat, opened, rc, err);

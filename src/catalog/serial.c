@@ -88,6 +88,7 @@ void catalog_serial_init(catalog_serial_report *r, const char *branch, const cha
   r->base = base;
   r->head = head;
   r->items = json_array();
+  r->oom = !r->items;
 }
 
 void catalog_serial_clear(catalog_serial_report *r) {
@@ -99,18 +100,21 @@ void catalog_serial_add(wr_catalog *cat, catalog_serial_report *r, const char *t
                      const char *why) {
   char who[WEIR_HASH_LEN + 1];
   char *msg = NULL;
+  if (r->oom) return;
   changed_by(cat, r->base, r->head, table, who, &msg);
-  json_array_append_new(r->items, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "table", table, "kind",
+  if (json_array_append_new(r->items, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "table", table, "kind",
                                             read ? "read" : "write", "change", what, "reason", why, "base",
                                             r->base, "head", r->head, "changed_by",
                                             who[0] ? json_string(who) : json_null(), "changed_by_message",
-                                            msg ? json_string(msg) : json_null()));
+                                            msg ? json_string(msg) : json_null())))
+    r->oom = 1;
   free(msg);
   if (read) r->stale_reads++;
   else r->conflicts++;
 }
 
 int catalog_serial_error(const catalog_serial_report *r, const char *what, const char *advice, weir_error *err) {
+  if (r->oom) return wr_oom(err);
   size_t n = json_array_size(r->items);
   if (n == 0) return WEIR_OK;
   wr_buf b = WEIR_BUF_INIT;
@@ -128,11 +132,12 @@ int catalog_serial_error(const catalog_serial_report *r, const char *what, const
     wr_buf_printf(&b, ", and %s", wr_json_str(x, "reason", ""));
   }
   int code = r->conflicts ? WEIR_ECONCURRENT : WEIR_ESTALEREAD;
-  wr_seterr(err, code, "%s on branch %s: since the base %.12s, %s; nothing was committed%s%s", what, r->branch,
+  if (wr_buf_status(&b)) return wr_oom(err);
+  code = wr_seterr(err, code, "%s on branch %s: since the base %.12s, %s; nothing was committed%s%s", what, r->branch,
               r->base, wr_buf_cstr(&b), advice ? ": " : "", advice ? advice : "");
-  wr_error_set_details(err, json_incref(r->items));
+  if (code != WEIR_ENOMEM) wr_error_set_details(err, json_incref(r->items));
   wr_buf_free(&b);
-  return code;
+  return err ? err->code : code;
 }
 
 int catalog_serial_check_table(wr_catalog *cat, catalog_serial_report *r, const char *table, bool read,

@@ -38,15 +38,26 @@ typedef struct eview {
   int64_t rc;
 } eview;
 
+/* The growable lists here (vvec, alist, dlist) keep a sticky `oom`, as wr_buf does: a
+ * push that cannot grow sets it and later pushes do nothing; the function that owns the
+ * list checks it once and returns WEIR_ENOMEM. */
 typedef struct vvec {
   eview *v;
   size_t n, cap;
+  int oom;
 } vvec;
 
 static void vvec_push(vvec *vv, eview e) {
+  if (vv->oom) return;
   if (vv->n == vv->cap) {
-    vv->cap = vv->cap ? vv->cap * 2 : 64;
-    vv->v = wr_realloc(vv->v, vv->cap * sizeof *vv->v);
+    size_t cap = vv->cap ? vv->cap * 2 : 64;
+    eview *v = wr_realloc(vv->v, cap * sizeof *vv->v);
+    if (!v) {
+      vv->oom = 1;
+      return;
+    }
+    vv->v = v;
+    vv->cap = cap;
   }
   vv->v[vv->n++] = e;
 }
@@ -63,11 +74,13 @@ static eview view_of(const wr_table_entry *e) {
   return (eview){e->table, e->metadata_location, e->snapshot_id, e->record_count};
 }
 
-static void entry_from_view(wr_table_entry *out, const eview *v) {
+/* -1 on OOM (out then holds what could be copied; wr_table_entry_clear frees it). */
+static int entry_from_view(wr_table_entry *out, const eview *v) {
   out->table = wr_strdup(v->table);
   out->metadata_location = wr_strdup(v->loc);
   out->snapshot_id = v->snap;
   out->record_count = v->rc;
+  return out->table && out->metadata_location ? 0 : -1;
 }
 
 static int nibble(const uint8_t d[WEIR_SHA256_LEN], int depth) {
@@ -134,20 +147,22 @@ static char *leaf_body(const eview *v, size_t n) {
                       i ? "," : "", v[i].loc, (long long)v[i].rc, (long long)v[i].snap,
                       v[i].table);
     wr_buf_puts(&b, "]}");
-    return wr_buf_detach(&b);
+    return wr_buf_detach(&b); /* NULL on OOM */
   }
+  /* Every key must be there (a node's hash is over these bytes): NULL on OOM. */
   json_t *arr = json_array();
+  int bad = !arr;
   for (size_t i = 0; i < n; i++) {
     json_t *e = json_object();
-    json_object_set_new(e, "metadata_location", json_string(v[i].loc));
-    json_object_set_new(e, "record_count", json_integer((json_int_t)v[i].rc));
-    json_object_set_new(e, "snapshot_id", json_integer((json_int_t)v[i].snap));
-    json_object_set_new(e, "table", json_string(v[i].table));
-    json_array_append_new(arr, e);
+    bad |= json_object_set_new(e, "metadata_location", json_string(v[i].loc));
+    bad |= json_object_set_new(e, "record_count", json_integer((json_int_t)v[i].rc));
+    bad |= json_object_set_new(e, "snapshot_id", json_integer((json_int_t)v[i].snap));
+    bad |= json_object_set_new(e, "table", json_string(v[i].table));
+    bad |= json_array_append_new(arr, e);
   }
   json_t *o = json_object();
-  json_object_set_new(o, "entries", arr);
-  char *s = wr_json_canonical(o);
+  bad |= json_object_set_new(o, "entries", arr);
+  char *s = bad ? NULL : wr_json_canonical(o);
   json_decref(o);
   return s;
 }
@@ -165,7 +180,7 @@ static char *internal_body(const tree_node *node) {
     first = false;
   }
   wr_buf_printf(&b, "},\"count\":%lld}", (long long)node->count);
-  return wr_buf_detach(&b);
+  return wr_buf_detach(&b); /* NULL on OOM */
 }
 
 static int corrupt(wr_catalog *cat, const char *hash, const char *why, weir_error *err) {
@@ -178,12 +193,19 @@ static int node_parse(wr_catalog *cat, const char *hash, const char *body, tree_
   char check[WEIR_HASH_LEN + 1];
   wr_sha256_hex(body, strlen(body), check);
   if (strcmp(check, hash) != 0) return corrupt(cat, hash, "does not match its hash", err);
-  json_t *o = json_loads(body, 0, NULL);
+  json_error_t je;
+  bool oom = false;
+  json_t *o = wr_json_loads(body, 0, &je, &oom);
+  if (oom) return wr_oom(err);
   if (!json_is_object(o)) {
     json_decref(o);
     return corrupt(cat, hash, "is not a JSON object", err);
   }
   tree_node *node = wr_calloc(1, sizeof *node);
+  if (!node) {
+    json_decref(o);
+    return wr_oom(err);
+  }
   memcpy(node->hash, hash, WEIR_HASH_LEN + 1);
   json_t *entries = json_object_get(o, "entries");
   json_t *children = json_object_get(o, "children");
@@ -191,6 +213,11 @@ static int node_parse(wr_catalog *cat, const char *hash, const char *body, tree_
     node->leaf = true;
     size_t n = json_array_size(entries);
     node->entries = wr_calloc(n ? n : 1, sizeof *node->entries);
+    if (!node->entries) {
+      tree_node_free(node);
+      json_decref(o);
+      return wr_oom(err);
+    }
     for (size_t i = 0; i < n; i++) {
       json_t *e = json_array_get(entries, i);
       const char *t = wr_json_str(e, "table", NULL);
@@ -203,6 +230,12 @@ static int node_parse(wr_catalog *cat, const char *hash, const char *body, tree_
       }
       node->entries[i].table = wr_strdup(t);
       node->entries[i].metadata_location = wr_strdup(l);
+      if (!node->entries[i].table || !node->entries[i].metadata_location) {
+        node->count = (int64_t)i + 1; /* tree_node_free frees entries [0, count) */
+        tree_node_free(node);
+        json_decref(o);
+        return wr_oom(err);
+      }
       node->entries[i].snapshot_id = wr_json_int(e, "snapshot_id", -1);
       node->entries[i].record_count = wr_json_int(e, "record_count", 0);
     }
@@ -255,7 +288,12 @@ static int node_load(wr_catalog *cat, const char *hash, const tree_node **out,
     free(body);
   }
   if (rc) return rc;
-  hmap_put(&cat->nodes, hash, NULL)->val = node;
+  hmap_slot *slot = hmap_put(&cat->nodes, hash, NULL);
+  if (!slot) { /* the cache owns the node: without a slot it cannot be handed out */
+    tree_node_free(node);
+    return wr_oom(err);
+  }
+  slot->val = node;
   *out = node;
   return WEIR_OK;
 }
@@ -263,6 +301,11 @@ static int node_load(wr_catalog *cat, const char *hash, const tree_node **out,
 /* Hashes `body`, writes the node and caches `node` (takes both). */
 static int node_store(wr_catalog *cat, char *body, tree_node *node,
                       char out[WEIR_HASH_LEN + 1], weir_error *err) {
+  if (!body || !node) { /* the body or node could not be made (OOM) */
+    free(body);
+    tree_node_free(node);
+    return wr_oom(err);
+  }
   wr_sha256_hex(body, strlen(body), node->hash);
   int rc = cat->be->ops->node_put(cat->be, node->hash, body, err);
   free(body);
@@ -273,18 +316,25 @@ static int node_store(wr_catalog *cat, char *body, tree_node *node,
   memcpy(out, node->hash, WEIR_HASH_LEN + 1);
   bool created = false;
   hmap_slot *s = hmap_put(&cat->nodes, node->hash, &created);
-  if (created) s->val = node;
-  else tree_node_free(node);
+  if (s && created) s->val = node;
+  else tree_node_free(node); /* cached already, or not cacheable (OOM): it is stored */
   return WEIR_OK;
 }
 
 static int make_leaf(wr_catalog *cat, const eview *v, size_t n, char out[WEIR_HASH_LEN + 1],
                      weir_error *err) {
   tree_node *node = wr_calloc(1, sizeof *node);
+  if (!node) return wr_oom(err);
   node->leaf = true;
   node->count = (int64_t)n;
   node->entries = wr_calloc(n ? n : 1, sizeof *node->entries);
-  for (size_t i = 0; i < n; i++) entry_from_view(&node->entries[i], &v[i]);
+  int bad = !node->entries;
+  for (size_t i = 0; i < n && !bad; i++) bad = entry_from_view(&node->entries[i], &v[i]);
+  if (bad) {
+    if (!node->entries) node->count = 0;
+    tree_node_free(node);
+    return wr_oom(err);
+  }
   return node_store(cat, leaf_body(v, n), node, out, err);
 }
 
@@ -299,6 +349,7 @@ static int make_subtree(wr_catalog *cat, const eview *v, size_t n, int depth,
                         char out[WEIR_HASH_LEN + 1], weir_error *err) {
   if (n <= TREE_LEAF_MAX || depth >= MAX_DEPTH) return make_leaf(cat, v, n, out, err);
   unsigned char *k = wr_malloc(n);
+  if (!k) return wr_oom(err);
   size_t cnt[TREE_FANOUT] = {0}, off[TREE_FANOUT];
   for (size_t i = 0; i < n; i++) {
     k[i] = (unsigned char)name_nibble(v[i].table, depth);
@@ -310,11 +361,19 @@ static int make_subtree(wr_catalog *cat, const eview *v, size_t n, int depth,
     acc += cnt[b];
   }
   eview *sorted = wr_malloc(n * sizeof *sorted);
+  if (!sorted) {
+    free(k);
+    return wr_oom(err);
+  }
   size_t pos[TREE_FANOUT];
   memcpy(pos, off, sizeof pos);
   for (size_t i = 0; i < n; i++) sorted[pos[k[i]]++] = v[i]; /* stable: still by name */
   free(k);
   tree_node *node = wr_calloc(1, sizeof *node);
+  if (!node) {
+    free(sorted);
+    return wr_oom(err);
+  }
   node->count = (int64_t)n;
   int rc = WEIR_OK;
   for (int b = 0; b < TREE_FANOUT && !rc; b++)
@@ -334,7 +393,7 @@ static int gather(wr_catalog *cat, const char *hash, vvec *vv, weir_error *err) 
   if (rc) return rc;
   if (node->leaf) {
     for (int64_t i = 0; i < node->count; i++) vvec_push(vv, view_of(&node->entries[i]));
-    return WEIR_OK;
+    return vv->oom ? wr_oom(err) : WEIR_OK;
   }
   for (int b = 0; b < TREE_FANOUT; b++)
     if (node->child[b][0] && (rc = gather(cat, node->child[b], vv, err))) return rc;
@@ -351,14 +410,29 @@ typedef struct chg {
 typedef struct alist {
   tree_applied *v;
   size_t n, cap;
+  int oom; /* sticky (see vvec): tree_apply checks it */
 } alist;
 
 static void alist_push(alist *a, const char *table, wr_change_kind kind, const char *loc) {
+  if (a->oom) return;
   if (a->n == a->cap) {
-    a->cap = a->cap ? a->cap * 2 : 16;
-    a->v = wr_realloc(a->v, a->cap * sizeof *a->v);
+    size_t cap = a->cap ? a->cap * 2 : 16;
+    tree_applied *v = wr_realloc(a->v, cap * sizeof *a->v);
+    if (!v) {
+      a->oom = 1;
+      return;
+    }
+    a->v = v;
+    a->cap = cap;
   }
-  a->v[a->n++] = (tree_applied){wr_strdup(table), kind, wr_strdup(loc)};
+  tree_applied x = {wr_strdup(table), kind, wr_strdup(loc)};
+  if (!x.table || (loc && !x.metadata_location)) {
+    free(x.table);
+    free(x.metadata_location);
+    a->oom = 1;
+    return;
+  }
+  a->v[a->n++] = x;
 }
 
 void tree_applied_free(tree_applied *v, size_t n) {
@@ -383,6 +457,7 @@ static int apply_leaf(wr_catalog *cat, const tree_node *node, int depth, const c
                       weir_error *err) {
   size_t ne = (size_t)node->count, i = 0, j = 0, m = 0;
   eview *v = wr_malloc((ne + n) * sizeof *v);
+  if (!v) return wr_oom(err);
   while (i < ne || j < n) {
     int cmp = i == ne ? 1 : j == n ? -1 : strcmp(node->entries[i].table, cs[j].c->table);
     if (cmp < 0) {
@@ -423,9 +498,14 @@ static int apply_internal(wr_catalog *cat, const tree_node *node, int depth, con
   }
   memcpy(pos, off, sizeof pos);
   chg *sorted = wr_malloc(n * sizeof *sorted);
+  if (!sorted) return wr_oom(err);
   for (size_t i = 0; i < n; i++) sorted[pos[nibble(cs[i].d, depth)]++] = cs[i];
 
   tree_node *nn = wr_calloc(1, sizeof *nn);
+  if (!nn) {
+    free(sorted);
+    return wr_oom(err);
+  }
   memcpy(nn->child, node->child, sizeof nn->child);
   int64_t total = node->count;
   int rc = WEIR_OK;
@@ -442,6 +522,10 @@ static int apply_internal(wr_catalog *cat, const tree_node *node, int depth, con
       else nn->child[b][0] = 0;
     } else {
       eview *v = wr_malloc(cnt[b] * sizeof *v);
+      if (!v) {
+        rc = wr_oom(err);
+        break;
+      }
       size_t m = 0;
       for (size_t i = 0; i < cnt[b]; i++) {
         const wr_table_change *c = bucket[i].c;
@@ -507,6 +591,7 @@ int tree_apply(wr_catalog *cat, const char *root, const wr_table_change *changes
     return WEIR_OK;
   }
   chg *cs = wr_malloc(n * sizeof *cs);
+  if (!cs) return wr_oom(err);
   for (size_t i = 0; i < n; i++) {
     cs[i].c = &changes[i];
     wr_sha256(changes[i].table, strlen(changes[i].table), cs[i].d);
@@ -525,6 +610,7 @@ int tree_apply(wr_catalog *cat, const char *root, const wr_table_change *changes
   char h[WEIR_HASH_LEN + 1];
   int rc = apply_node(cat, root, 0, cs, n, h, &nc, &oc, &ap, err);
   free(cs);
+  if (!rc && ap.oom) rc = wr_oom(err);
   if (rc) {
     tree_applied_free(ap.v, ap.n);
     return rc;
@@ -555,7 +641,7 @@ int tree_get(wr_catalog *cat, const char *root, const char *table, wr_table_entr
         size_t mid = lo + (hi - lo) / 2;
         int cmp = strcmp(node->entries[mid].table, table);
         if (cmp == 0) {
-          catalog_entry_copy(out, &node->entries[mid]);
+          if (catalog_entry_copy(out, &node->entries[mid]) != WEIR_OK) return wr_oom(err);
           *found = true;
           return WEIR_OK;
         }
@@ -581,8 +667,13 @@ int tree_list(wr_catalog *cat, const char *root, wr_table_entry **out, size_t *n
   }
   if (vv.n > 1) qsort(vv.v, vv.n, sizeof *vv.v, eview_cmp);
   wr_table_entry *v = wr_calloc(vv.n ? vv.n : 1, sizeof *v);
-  for (size_t i = 0; i < vv.n; i++) entry_from_view(&v[i], &vv.v[i]);
+  int bad = !v;
+  for (size_t i = 0; i < vv.n && !bad; i++) bad = entry_from_view(&v[i], &vv.v[i]);
   free(vv.v);
+  if (bad) {
+    wr_table_entries_free(v, vv.n); /* calloc'd: entries not reached are all NULL */
+    return wr_oom(err);
+  }
   *out = v;
   *n = vv.n;
   return WEIR_OK;
@@ -593,21 +684,37 @@ int tree_list(wr_catalog *cat, const char *root, wr_table_entry **out, size_t *n
 typedef struct dlist {
   tree_diff_item *v;
   size_t n, cap;
+  int oom; /* sticky (see vvec): tree_diff checks it */
 } dlist;
 
-static wr_table_entry *entry_dup(const eview *e) {
+/* NULL for a NULL e; sets *oom when the copy fails. */
+static wr_table_entry *entry_dup(const eview *e, int *oom) {
   if (!e) return NULL;
   wr_table_entry *x = wr_calloc(1, sizeof *x);
-  entry_from_view(x, e);
+  if (!x || entry_from_view(x, e) != 0) {
+    if (x) wr_table_entry_clear(x);
+    free(x);
+    *oom = 1;
+    return NULL;
+  }
   return x;
 }
 
 static void dlist_push(dlist *d, const eview *a, const eview *b) {
+  if (d->oom) return;
   if (d->n == d->cap) {
-    d->cap = d->cap ? d->cap * 2 : 16;
-    d->v = wr_realloc(d->v, d->cap * sizeof *d->v);
+    size_t cap = d->cap ? d->cap * 2 : 16;
+    tree_diff_item *v = wr_realloc(d->v, cap * sizeof *d->v);
+    if (!v) {
+      d->oom = 1;
+      return;
+    }
+    d->v = v;
+    d->cap = cap;
   }
-  d->v[d->n++] = (tree_diff_item){wr_strdup(a ? a->table : b->table), entry_dup(a), entry_dup(b)};
+  /* Pushed even when a copy failed, so tree_diff_free frees what was made. */
+  d->v[d->n++] = (tree_diff_item){wr_strdup(a ? a->table : b->table), entry_dup(a, &d->oom), entry_dup(b, &d->oom)};
+  if (!d->v[d->n - 1].table) d->oom = 1;
 }
 
 void tree_diff_free(tree_diff_item *v, size_t n) {
@@ -671,6 +778,7 @@ int tree_diff(wr_catalog *cat, const char *root_a, const char *root_b, tree_diff
   cache_trim(cat);
   dlist d = {0};
   int rc = diff_rec(cat, root_a, root_b, &d, err);
+  if (!rc && d.oom) rc = wr_oom(err);
   if (rc) {
     tree_diff_free(d.v, d.n);
     return rc;

@@ -25,6 +25,9 @@
 
 int wr_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql,
                   const char *what_fmt, ...) {
+  /* DuckDB's out-of-memory errors (its memory_limit reached, or malloc failing inside
+   * it) are weir's: WEIR_ENOMEM, the message led by "out of memory". */
+  if (duck_msg && strncmp(duck_msg, "Out of Memory Error", 19) == 0) code = WEIR_ENOMEM;
   if (!err) return code;
   wr_buf b = WEIR_BUF_INIT;
   va_list ap;
@@ -32,6 +35,7 @@ int wr_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql
   char what[1024];
   vsnprintf(what, sizeof what, what_fmt, ap);
   va_end(ap);
+  if (code == WEIR_ENOMEM) wr_buf_puts(&b, "out of memory: ");
   wr_buf_puts(&b, what);
   wr_buf_puts(&b, ": ");
   const char *m = duck_msg && *duck_msg ? duck_msg : "unknown error";
@@ -46,11 +50,14 @@ int wr_eng_fail(weir_error *err, int code, const char *duck_msg, const char *sql
   const char *line = strstr(m, "\nLINE ");
   long n = line ? strtol(line + 6, NULL, 10) : 0;
   if (n > 0 && sql && strchr(sql, '\n')) wr_buf_printf(&b, " (SQL line %ld)", n);
-  wr_seterr(err, code, "%s", wr_buf_cstr(&b));
-  if (n > 0) {
+  if (wr_buf_status(&b) != WEIR_OK) return wr_oom(err);
+  code = wr_seterr(err, code, "%s", wr_buf_cstr(&b));
+  if (n > 0 && code != WEIR_ENOMEM) {
     char *first_line = wr_strndup(m, first);
-    wr_error_add_sql_position(err, first_line, (int)n, 0);
+    if (first_line) wr_error_add_sql_position(err, first_line, (int)n, 0);
+    else wr_oom(err);
     free(first_line);
+    code = err->code;
   }
   wr_buf_free(&b);
   return code;

@@ -182,9 +182,14 @@ int wr_eng_sql_serialize(wr_engine *e, const char *text, json_t **out, weir_erro
   }
   duckdb_string_t *s = duckdb_vector_get_data(duckdb_data_chunk_get_vector(ch, 0));
   json_error_t jerr;
+  unsigned long jf = wr_json_alloc_failures();
   *out = json_loadb(duckdb_string_t_data(s), duckdb_string_t_length(*s), JSON_DECODE_INT_AS_REAL, &jerr);
   duckdb_destroy_data_chunk(&ch);
-  if (!*out) rc = wr_seterr(err, WEIR_EENGINE, "cannot analyse SQL: DuckDB's AST is not JSON: %s", jerr.text);
+  if (wr_json_alloc_failures() != jf) { /* jansson ran out of memory: not the AST's fault */
+    json_decref(*out);
+    *out = NULL;
+    rc = wr_oom(err);
+  } else if (!*out) rc = wr_seterr(err, WEIR_EENGINE, "cannot analyse SQL: DuckDB's AST is not JSON: %s", jerr.text);
 done:
   if (have_res) duckdb_destroy_result(&res);
   duckdb_destroy_prepare(&ps);

@@ -74,6 +74,7 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   if (!uuid) return bad(path, err, "no \"table-uuid\"");
   if (!loc) return bad(path, err, "no \"location\"");
   t->table_uuid = wr_strdup(uuid);
+  if (!t->table_uuid) return wr_oom(err);
   t->location = wr_location_from_uri(loc);
   if (!get_int(j, "last-sequence-number", &t->last_sequence_number))
     return bad(path, err, "no \"last-sequence-number\"");
@@ -95,7 +96,7 @@ static int parse(iceberg_table *t, const char *path, weir_error *err) {
   json_t *props = json_object_get(j, "properties");
   if (!props) {
     props = json_object();
-    json_object_set_new(j, "properties", props);
+    if (json_object_set_new(j, "properties", props)) return wr_oom(err);
   }
   if (!json_is_object(props)) return bad(path, err, "\"properties\" is not an object");
   t->properties = props;
@@ -147,9 +148,13 @@ int iceberg_table_parse(const char *text, size_t len, const char *location, iceb
   *out = NULL;
   char *path = wr_location_from_uri(location);
   iceberg_table *t = wr_calloc(1, sizeof *t);
+  if (!t) {
+    free(path);
+    return wr_oom(err);
+  }
   t->refs = 1;
   t->metadata_location = wr_location_is_remote(path) ? wr_strdup(path) : wr_path_absolute(path);
-  int rc = wr_json_parse_len(text, len, path, &t->json, err);
+  int rc = t->metadata_location ? wr_json_parse_len(text, len, path, &t->json, err) : wr_oom(err);
   if (rc == WEIR_OK) rc = parse(t, path, err);
   free(path);
   if (rc != WEIR_OK) {

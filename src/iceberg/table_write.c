@@ -466,7 +466,9 @@ int iceberg_metadata_write(const char *meta_dir, const iceberg_table *prev, json
   char *path = wr_location_join(meta_dir, name);
   free(name);
   char *text = wr_json_compact(meta); /* compact: the file holds every snapshot, read on every write */
-  int rc = wr_storage_write(path, text, strlen(text), true, err);
+  /* Metadata built by code that does not check every json_* call: a key lost to OOM
+   * anywhere in this call would be written for good (util/error.h). */
+  int rc = wr_json_failed_since_mark() ? wr_oom(err) : wr_storage_write(path, text, strlen(text), true, err);
   free(text);
   if (rc) {
     free(path);

@@ -35,7 +35,7 @@ int lake_token_create(weir_lake *lake, const weir_token_options *opts, char **ou
   catalog_token_row_clear(&r);
   memset(secret, 0, sizeof secret);
   *out_json = wr_doc_dump(WR_DOC_TOKEN, o);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_token_list(weir_lake *lake, char **out_json, weir_error *err) {
@@ -56,7 +56,7 @@ int lake_token_list(weir_lake *lake, char **out_json, weir_error *err) {
   }
   catalog_token_rows_free(rows, n);
   *out_json = wr_doc_dump(WR_DOC_TOKEN_LIST, arr);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_token_revoke(weir_lake *lake, const char *name, weir_error *err) {
@@ -117,5 +117,5 @@ int lake_branch_protection(weir_lake *lake, const char *branch, char **out_json,
   catalog_strv_free(projects, n);
   *out_json = wr_doc_dump(WR_DOC_PROTECTION, json_pack("{s:s,s:b,s:o}", "branch", branch, "protected", on,
                                                       "require_checks", checks));
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }

@@ -306,7 +306,7 @@ int lake_table_compact(weir_lake *lake, const char *table, const weir_compact_op
   *out_json = NULL;
   json_t *o = NULL;
   int rc = compact(lake, table, opts, NULL, &o, err);
-  if (rc == WEIR_OK) *out_json = wr_doc_dump(WR_DOC_COMPACT, o);
+  if (rc == WEIR_OK && !(*out_json = wr_doc_dump(WR_DOC_COMPACT, o))) rc = wr_oom(err);
   return rc;
 }
 

@@ -21,7 +21,7 @@ int lake_table_list(weir_lake *lake, const char *ref, char **out_json, weir_erro
   for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_table_entry(&v[i]));
   wr_table_entries_free(v, n);
   *out_json = wr_doc_dump(WR_DOC_TABLE_LIST, arr);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* The value of a table property that holds JSON text, parsed; NULL when absent or bad. */
@@ -80,7 +80,7 @@ int lake_table_describe(weir_lake *lake, const char *table, const char *ref, cha
   json_decref(lineage);
   iceberg_table_free(t);
   *out_json = wr_doc_dump(WR_DOC_TABLE, o);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* ---- public contract functions (over the contracts module) --------------------------- */
@@ -90,7 +90,7 @@ int lake_contract_diff(const weir_contract *old_contract, const weir_contract *n
   *out_json = NULL;
   if (!old_contract || !new_contract) return wr_seterr(err, WEIR_EINVALIDARG, "weir_contract_diff needs two contracts");
   *out_json = wr_doc_dump(WR_DOC_CONTRACT_DIFF, wr_contract_diff(old_contract, new_contract));
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_contract_load(const char *path, weir_contract **out, weir_error *err) {
@@ -135,7 +135,8 @@ int lake_contract_validate(const weir_contract *contract, struct ArrowArrayStrea
   vo.subject = contract->name ? contract->name : "data";
   wr_validation v = {0};
   rc = wr_contract_validate(contract, &data, &vo, &v, err);
-  if (out_report_json && v.report) *out_report_json = wr_doc_dump(WR_DOC_REPORT, json_incref(v.report));
+  if (out_report_json && v.report && !(*out_report_json = wr_doc_dump(WR_DOC_REPORT, json_incref(v.report))))
+    rc = wr_oom(err); /* a violation without its report would say less than it found */
   if (rc == WEIR_OK && out_valid) wr_arrow_table_to_stream(&v.valid, true, out_valid);
   wr_validation_clear(&v);
   wr_arrow_table_release(&data);

@@ -256,6 +256,7 @@ int lake_gc(weir_lake *lake, const weir_gc_options *opts, char **out_json, weir_
     json_object_set_new(doc, "files", list);
     list = NULL;
     *out_json = wr_doc_dump(WR_DOC_GC, doc);
+    if (!*out_json) rc = wr_oom(err);
   }
   json_decref(list);
   free(cand);

@@ -20,20 +20,23 @@ int lake_ref_resolve(weir_lake *lake, const char *ref, char out_hash[WEIR_HASH_H
 }
 
 /* A commit with what it changed relative to its first parent (wr_json_commit plus
- * tables_changed: [{table, change}]). */
+ * tables_changed: [{table, change}]). *rc is WEIR_ENOMEM when it could not be built. */
 static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, weir_error *err, int *rc) {
   json_t *o = wr_json_commit(c);
   json_t *changes = NULL;
-  *rc = catalog_commit_changes(lake->cat, c->hash, &changes, err);
-  json_object_set_new(o, "tables_changed", changes ? changes : json_array());
+  *rc = o ? catalog_commit_changes(lake->cat, c->hash, &changes, err) : wr_oom(err);
+  if (*rc == WEIR_OK && json_object_set_new(o, "tables_changed", changes ? changes : json_array()))
+    *rc = wr_oom(err);
+  else if (*rc) json_decref(changes);
   /* A commit gc marked: shown as such (its tables can no longer be read). */
   if (*rc == WEIR_OK) {
     int64_t when = 0;
     char *reason = NULL;
     bool found = false;
     *rc = catalog_commit_expiry(lake->cat, c->hash, &when, &reason, &found, err);
-    if (*rc == WEIR_OK && found)
-      json_object_set_new(o, "expired", json_pack("{s:o,s:s}", "time", wr_json_time(when), "reason", reason));
+    if (*rc == WEIR_OK && found &&
+        json_object_set_new(o, "expired", json_pack("{s:o,s:s}", "time", wr_json_time(when), "reason", reason)))
+      *rc = wr_oom(err);
     free(reason);
   }
   return o;
@@ -49,15 +52,19 @@ int lake_commit_log(weir_lake *lake, const char *ref, int64_t max_count, char **
   size_t n = 0;
   if ((rc = catalog_log(lake->cat, head, max_count, &v, &n, err))) return rc;
   json_t *arr = json_array();
-  for (size_t i = 0; i < n && rc == WEIR_OK; i++)
-    json_array_append_new(arr, commit_json(lake, &v[i], err, &rc));
+  if (!arr) rc = wr_oom(err);
+  for (size_t i = 0; i < n && rc == WEIR_OK; i++) {
+    json_t *c = commit_json(lake, &v[i], err, &rc);
+    if (rc) json_decref(c);
+    else if (json_array_append_new(arr, c)) rc = wr_oom(err);
+  }
   wr_commit_recs_free(v, n);
   if (rc) {
     json_decref(arr);
     return rc;
   }
   *out_json = wr_doc_dump(WR_DOC_COMMIT_LOG, arr);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* The change a commit's record names for `table` ("added", "changed", "dropped"), or NULL. */
@@ -161,39 +168,50 @@ int lake_commit_show(weir_lake *lake, const char *ref, char **out_json, weir_err
     return rc;
   }
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_table_entry(&tables[i]));
+  int bad = !arr;
+  for (size_t i = 0; i < n; i++) bad |= json_array_append_new(arr, wr_json_table_entry(&tables[i]));
   wr_table_entries_free(tables, n);
-  json_object_set_new(o, "tables", arr);
+  bad |= json_object_set_new(o, "tables", arr);
+  if (bad) {
+    json_decref(o);
+    return wr_oom(err);
+  }
   *out_json = wr_doc_dump(WR_DOC_COMMIT, o);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 typedef struct diff_ctx {
   json_t *added, *removed, *changed;
+  int oom;
 } diff_ctx;
 
+/* Sets d->oom instead of failing (the callback's status is the walk's own). */
 static int diff_cb(const char *table, const wr_table_entry *a, const wr_table_entry *b, void *p) {
   diff_ctx *d = p;
   json_t *o = json_object();
-  json_object_set_new(o, "table", json_string(table));
+  int bad = json_object_set_new(o, "table", json_string(table));
   if (!a) {
-    json_object_set_new(o, "record_count", json_integer(b->record_count));
-    json_object_set_new(o, "record_change", json_integer(b->record_count));
-    json_object_set_new(o, "metadata_location", json_string(b->metadata_location));
-    json_array_append_new(d->added, o);
+    bad |= json_object_set_new(o, "record_count", json_integer(b->record_count));
+    bad |= json_object_set_new(o, "record_change", json_integer(b->record_count));
+    bad |= json_object_set_new(o, "metadata_location", json_string(b->metadata_location));
+    if (bad) json_decref(o);
+    else bad = json_array_append_new(d->added, o);
   } else if (!b) {
-    json_object_set_new(o, "record_count", json_integer(a->record_count));
-    json_object_set_new(o, "record_change", json_integer(-a->record_count));
-    json_object_set_new(o, "metadata_location", json_string(a->metadata_location));
-    json_array_append_new(d->removed, o);
+    bad |= json_object_set_new(o, "record_count", json_integer(a->record_count));
+    bad |= json_object_set_new(o, "record_change", json_integer(-a->record_count));
+    bad |= json_object_set_new(o, "metadata_location", json_string(a->metadata_location));
+    if (bad) json_decref(o);
+    else bad = json_array_append_new(d->removed, o);
   } else {
-    json_object_set_new(o, "records_before", json_integer(a->record_count));
-    json_object_set_new(o, "records_after", json_integer(b->record_count));
-    json_object_set_new(o, "record_change", json_integer(b->record_count - a->record_count));
-    json_object_set_new(o, "metadata_before", json_string(a->metadata_location));
-    json_object_set_new(o, "metadata_after", json_string(b->metadata_location));
-    json_array_append_new(d->changed, o);
+    bad |= json_object_set_new(o, "records_before", json_integer(a->record_count));
+    bad |= json_object_set_new(o, "records_after", json_integer(b->record_count));
+    bad |= json_object_set_new(o, "record_change", json_integer(b->record_count - a->record_count));
+    bad |= json_object_set_new(o, "metadata_before", json_string(a->metadata_location));
+    bad |= json_object_set_new(o, "metadata_after", json_string(b->metadata_location));
+    if (bad) json_decref(o);
+    else bad = json_array_append_new(d->changed, o);
   }
+  if (bad) d->oom = 1;
   return 0;
 }
 
@@ -204,8 +222,10 @@ int lake_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char
   int rc = lake_resolve(lake, ref_a, a, err);
   if (rc) return rc;
   if ((rc = lake_resolve(lake, ref_b, b, err))) return rc;
-  diff_ctx d = {json_array(), json_array(), json_array()};
-  rc = catalog_diff(lake->cat, a, b, diff_cb, &d, err);
+  diff_ctx d = {json_array(), json_array(), json_array(), 0};
+  d.oom = !d.added || !d.removed || !d.changed;
+  rc = d.oom ? WEIR_OK : catalog_diff(lake->cat, a, b, diff_cb, &d, err);
+  if (!rc && d.oom) rc = wr_oom(err);
   if (rc) {
     json_decref(d.added);
     json_decref(d.removed);
@@ -213,15 +233,19 @@ int lake_commit_diff(weir_lake *lake, const char *ref_a, const char *ref_b, char
     return rc;
   }
   json_t *o = json_object();
-  json_object_set_new(o, "from", json_string(ref_a ? ref_a : "main"));
-  json_object_set_new(o, "to", json_string(ref_b ? ref_b : "main"));
-  json_object_set_new(o, "from_commit", json_string(a));
-  json_object_set_new(o, "to_commit", json_string(b));
-  json_object_set_new(o, "added", d.added);
-  json_object_set_new(o, "removed", d.removed);
-  json_object_set_new(o, "changed", d.changed);
+  int bad = json_object_set_new(o, "from", json_string(ref_a ? ref_a : "main"));
+  bad |= json_object_set_new(o, "to", json_string(ref_b ? ref_b : "main"));
+  bad |= json_object_set_new(o, "from_commit", json_string(a));
+  bad |= json_object_set_new(o, "to_commit", json_string(b));
+  bad |= json_object_set_new(o, "added", d.added);
+  bad |= json_object_set_new(o, "removed", d.removed);
+  bad |= json_object_set_new(o, "changed", d.changed);
+  if (bad) {
+    json_decref(o);
+    return wr_oom(err);
+  }
   *out_json = wr_doc_dump(WR_DOC_DIFF, o);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* ---- branches and tags --------------------------------------------------------------- */
@@ -242,6 +266,7 @@ static int check_unambiguous(weir_lake *lake, const char *name, wr_ref_kind kind
   wr_ref_kind other = kind == WEIR_REF_BRANCH ? WEIR_REF_TAG : WEIR_REF_BRANCH;
   int rc = catalog_ref_get(lake->cat, other, name, target, &inner);
   weir_error_clear(&inner);
+  if (rc == WEIR_ENOMEM) return wr_oom(err);
   if (rc == WEIR_OK)
     return wr_seterr(err, WEIR_EEXISTS, "a %s named \"%s\" already exists: branches and tags need different names",
                        other == WEIR_REF_TAG ? "tag" : "branch", name);
@@ -312,10 +337,15 @@ static int list_refs(weir_lake *lake, wr_ref_kind kind, char **out_json, weir_er
   int rc = catalog_ref_list(lake->cat, kind, &refs, &n, err);
   if (rc) return rc;
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, wr_json_ref(&refs[i], kind == WEIR_REF_BRANCH));
+  int bad = !arr;
+  for (size_t i = 0; i < n; i++) bad |= json_array_append_new(arr, wr_json_ref(&refs[i], kind == WEIR_REF_BRANCH));
   wr_ref_recs_free(refs, n);
+  if (bad) {
+    json_decref(arr);
+    return wr_oom(err);
+  }
   *out_json = wr_doc_dump(kind == WEIR_REF_BRANCH ? WR_DOC_BRANCH_LIST : WR_DOC_TAG_LIST, arr);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_branch_list(weir_lake *lake, char **out_json, weir_error *err) {
@@ -406,15 +436,18 @@ int lake_branch_merge_gated(weir_lake *lake, const char *source, const char *int
     }
   }
   *out_json = wr_doc_dump(WR_DOC_MERGE, res);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err); /* the merge stands; its report could not be made */
 }
 
-/* The stored contract of a table version, or NULL (none, or unreadable: nothing to diff). */
-static weir_contract *version_contract(weir_lake *lake, const wr_table_entry *e) {
+/* The stored contract of a table version, or NULL (none, or unreadable: nothing to diff);
+ * *oom set when it could not be read for want of memory (then the diff would be wrong). */
+static weir_contract *version_contract(weir_lake *lake, const wr_table_entry *e, bool *oom) {
   iceberg_table *t = NULL;
   weir_error ignore = {0};
   weir_contract *c = NULL;
-  if (lake_metadata(lake, e->metadata_location, &t, &ignore) == WEIR_OK) {
+  int mrc = lake_metadata(lake, e->metadata_location, &t, &ignore);
+  if (mrc == WEIR_ENOMEM) *oom = true;
+  if (mrc == WEIR_OK) {
     bool stored = false;
     c = lake_table_type(t, e->table, &stored);
     if (!stored) {
@@ -441,13 +474,17 @@ int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char 
   size_t ns = 0;
   if ((rc = catalog_tables(lake->cat, hs, &st, &ns, err))) return rc;
   json_t *out = json_array();
-  for (size_t i = 0; i < ns && !rc; i++) {
+  bool oom = !out;
+  for (size_t i = 0; i < ns && !rc && !oom; i++) {
     wr_table_entry iv, bv;
     weir_error ignore = {0};
-    bool has_i = catalog_table_get(lake->cat, hi, st[i].table, &iv, &ignore) == WEIR_OK;
+    int irc = catalog_table_get(lake->cat, hi, st[i].table, &iv, &ignore);
+    bool has_i = irc == WEIR_OK;
     weir_error_clear(&ignore);
-    bool has_b = found && catalog_table_get(lake->cat, hb, st[i].table, &bv, &ignore) == WEIR_OK;
+    int brc = found ? catalog_table_get(lake->cat, hb, st[i].table, &bv, &ignore) : WEIR_ENOTFOUND;
+    bool has_b = brc == WEIR_OK;
     weir_error_clear(&ignore);
+    if (irc == WEIR_ENOMEM || brc == WEIR_ENOMEM) oom = true;
     /* What the merge takes from the source: a version the source changed since the base,
      * replacing a different one on `into`. */
     bool taken = has_i && (!has_b || strcmp(bv.metadata_location, st[i].metadata_location) != 0) &&
@@ -457,13 +494,13 @@ int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char 
        * schema change on one side combined with appends on the other, say), so that
        * `into`'s own change is not read as the source undoing it. */
       bool both = has_b && strcmp(bv.metadata_location, iv.metadata_location) != 0;
-      weir_contract *old = version_contract(lake, both ? &bv : &iv), *new_ = version_contract(lake, &st[i]);
+      weir_contract *old = version_contract(lake, both ? &bv : &iv, &oom), *new_ = version_contract(lake, &st[i], &oom);
       if (old && new_) {
         json_t *d = wr_contract_diff(old, new_);
-        if (json_is_true(json_object_get(d, "breaking"))) {
-          json_object_set_new(d, "table", json_string(st[i].table));
-          json_array_append(out, d);
-        }
+        if (!d) oom = true;
+        if (json_is_true(json_object_get(d, "breaking")) &&
+            (json_object_set_new(d, "table", json_string(st[i].table)) || json_array_append(out, d)))
+          oom = true;
         json_decref(d);
       }
       wr_contract_free(old);
@@ -473,8 +510,12 @@ int lake_branch_merge_contracts(weir_lake *lake, const char *source, const char 
     if (has_b) wr_table_entry_clear(&bv);
   }
   wr_table_entries_free(st, ns);
+  if (oom) {
+    json_decref(out);
+    return wr_oom(err);
+  }
   *out_json = wr_doc_dump(WR_DOC_MERGE_CONTRACTS, out);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* ---- reverts: contracts only move forward ----------------------------------------------- */
@@ -504,7 +545,8 @@ static int revert_contract_check(const char *table, const wr_table_entry *cur, c
   int rc = stored_contract(lake, cur, &a, &now, err);
   if (rc == WEIR_OK) rc = stored_contract(lake, to, &b, &then, err);
   if (rc == WEIR_OK && !(now ? then && strcmp(now, then) == 0 : !then)) {
-    json_t *jn = now ? json_loads(now, 0, NULL) : NULL, *jt = then ? json_loads(then, 0, NULL) : NULL;
+    bool noom = false, toom = false;
+    json_t *jn = now ? wr_json_loads(now, 0, NULL, &noom) : NULL, *jt = then ? wr_json_loads(then, 0, NULL, &toom) : NULL;
     const char *vn = wr_json_str(jn, "version", NULL), *vt = wr_json_str(jt, "version", NULL);
     const char *nn = wr_json_str(jn, "name", NULL), *nt = wr_json_str(jt, "name", NULL);
     char *desc_now = now ? wr_asprintf("%s%s%s%s", nn ? nn : "unnamed", vn ? " (version " : "", vn ? vn : "",
@@ -513,15 +555,23 @@ static int revert_contract_check(const char *table, const wr_table_entry *cur, c
     char *desc_then = then ? wr_asprintf("%s%s%s%s", nt ? nt : "unnamed", vt ? " (version " : "", vt ? vt : "",
                                            vt ? ")" : "")
                            : wr_strdup("no contract");
-    rc = wr_seterr(err, WEIR_ECONTRACT,
+    rc = !desc_now || !desc_then || noom || toom ? wr_oom(err) : wr_seterr(err, WEIR_ECONTRACT,
                      "reverting %s would replace its stored contract %s by %s, the one of the version it restores: "
                      "contracts change only through a write that names one; pass --allow-contract-change to "
                      "revert the contract too",
                      table, desc_now, desc_then);
-    wr_error_set_details(err, json_pack("[{s:s,s:s,s:s,s:o,s:o}]", "kind", "contract_change", "table", table,
+    json_t *d = rc != WEIR_ECONTRACT ? NULL
+                : json_pack("[{s:s,s:s,s:s,s:o,s:o}]", "kind", "contract_change", "table", table,
                                           "message", err && err->message ? err->message : "",
                                           "current_contract", jn ? jn : json_null(), "restored_contract",
-                                          jt ? jt : json_null()));
+                                          jt ? jt : json_null());
+    if (d) wr_error_set_details(err, d);
+    else {
+      if (rc == WEIR_ECONTRACT) jn = jt = NULL; /* json_pack took them even on failure */
+      json_decref(jn);
+      json_decref(jt);
+      rc = wr_oom(err);
+    }
     free(desc_now);
     free(desc_then);
   }
@@ -543,12 +593,15 @@ int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref,
   /* A table in neither place is a typo, not a revert that changes nothing. */
   wr_table_entry e = {0};
   weir_error inner = {0};
-  bool here = catalog_table_get(lake->cat, head, full, &e, &inner) == WEIR_OK;
+  int hrc = catalog_table_get(lake->cat, head, full, &e, &inner);
+  bool here = hrc == WEIR_OK;
   wr_table_entry_clear(&e);
   weir_error_clear(&inner);
-  bool there = catalog_table_get(lake->cat, to, full, &e, &inner) == WEIR_OK;
+  int trc = catalog_table_get(lake->cat, to, full, &e, &inner);
+  bool there = trc == WEIR_OK;
   wr_table_entry_clear(&e);
   weir_error_clear(&inner);
+  if (hrc == WEIR_ENOMEM || trc == WEIR_ENOMEM) return wr_oom(err);
   if (!here && !there)
     return wr_seterr(err, WEIR_ENOTFOUND, "table %s exists neither on branch %s nor at %s", full,
                        branch && *branch ? branch : "main", to_ref ? to_ref : "main");
@@ -563,7 +616,7 @@ int lake_table_revert(weir_lake *lake, const char *table, const char *to_ref,
   rc = catalog_revert_table(lake->cat, full, to_ref, branch && *branch ? branch : "main", &ro, &res, err);
   if (rc) return rc;
   *out_json = wr_doc_dump(WR_DOC_TABLE_REVERT, res);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err); /* the revert stands; its report could not be made */
 }
 
 int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch,
@@ -581,6 +634,7 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch,
       if ((rc = catalog_run_get(lake->cat, run_id, &run, err))) return rc;
       target = wr_strdup(wr_json_str(run, "branch", "main"));
       json_decref(run);
+      if (!target) return wr_oom(err);
     }
     rc = lake_write_base(lake, target ? target : branch, opts->expect_head, expected, err);
     free(target);
@@ -594,5 +648,5 @@ int lake_run_revert(weir_lake *lake, const char *run_id, const char *branch,
   rc = catalog_revert_run(lake->cat, run_id, branch && *branch ? branch : NULL, &ro, &res, err);
   if (rc) return rc;
   *out_json = wr_doc_dump(WR_DOC_RUN_REVERT, res);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err); /* the revert stands; its report could not be made */
 }

@@ -165,7 +165,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
     json_object_set_new(o, "reason", json_string("no rows to append: the input has none, so nothing was committed"));
     json_object_set_new(o, "warnings", json_incref(ic->warnings));
     *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
-    rc = WEIR_OK;
+    rc = *out_json ? WEIR_OK : wr_oom(err);
     goto done;
   }
   summary = json_pack("{s:s,s:s}", "weir.operation", "import", "weir.source", wr_path_basename(ic->source));
@@ -216,6 +216,7 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
   json_object_set_new(o, "reason", json_null());
   json_object_set_new(o, "warnings", json_incref(ic->warnings));
   *out_json = wr_doc_dump(WR_DOC_IMPORT, o);
+  if (!*out_json) rc = wr_oom(err); /* the import stands (committed); its report could not be made */
 
 done:
   stage_result_clear(&res);

@@ -59,9 +59,16 @@ const char *wr_doc_name(wr_doc_kind kind) {
 json_t *wr_doc_make(wr_doc_kind kind, json_t *body) {
   if (!body) return NULL;
   json_t *doc = json_object();
-  json_object_set_new(doc, "schema_version", json_integer(WEIR_JSON_SCHEMA_VERSION));
+  if (json_object_set_new(doc, "schema_version", json_integer(WEIR_JSON_SCHEMA_VERSION))) {
+    json_decref(doc);
+    json_decref(body);
+    return NULL;
+  }
   if (json_is_array(body)) {
-    json_object_set_new(doc, KINDS[kind].list ? KINDS[kind].list : "items", body);
+    if (json_object_set_new(doc, KINDS[kind].list ? KINDS[kind].list : "items", body)) {
+      json_decref(doc);
+      return NULL;
+    }
     return doc;
   }
   /* Insertion order is kept: schema_version first, then the body's keys as built. A body
@@ -69,16 +76,25 @@ json_t *wr_doc_make(wr_doc_kind kind, json_t *body) {
    * keys; its old stamp is replaced. */
   const char *key;
   json_t *v;
+  int bad = 0;
   json_object_foreach(body, key, v) {
-    if (strcmp(key, "schema_version") != 0) json_object_set(doc, key, v);
+    if (strcmp(key, "schema_version") != 0) bad |= json_object_set(doc, key, v);
   }
   json_decref(body);
+  if (bad) {
+    json_decref(doc);
+    return NULL;
+  }
   return doc;
 }
 
 char *wr_doc_dump(wr_doc_kind kind, json_t *body) {
   json_t *doc = wr_doc_make(kind, body);
   if (!doc) return NULL;
+  if (wr_json_failed_since_mark()) { /* a body from code that does not check each json_* call */
+    json_decref(doc);
+    return NULL;
+  }
   char *s = wr_json_pretty(doc);
   json_decref(doc);
   return s;
@@ -92,43 +108,53 @@ json_t *wr_json_time(int64_t us) {
   return json_string(buf);
 }
 
+/* The shapes below return NULL only on OOM (a document missing a key would not be one). */
+static json_t *whole(json_t *o, int bad) {
+  if (!bad) return o;
+  json_decref(o);
+  return NULL;
+}
+
 json_t *wr_json_commit(const wr_commit_rec *c) {
   json_t *o = json_object();
-  json_object_set_new(o, "hash", json_string(c->hash));
+  int bad = json_object_set_new(o, "hash", json_string(c->hash));
   json_t *parents = json_array();
-  for (int i = 0; i < c->n_parents; i++) json_array_append_new(parents, json_string(c->parents[i]));
-  json_object_set_new(o, "parents", parents);
-  json_object_set_new(o, "time", wr_json_time(c->time_us));
-  json_object_set_new(o, "author", wr_json_text(c->author ? c->author : ""));
-  json_object_set_new(o, "message", wr_json_text(c->message ? c->message : ""));
-  json_object_set_new(o, "properties", c->properties ? json_incref(c->properties) : json_object());
-  return o;
+  for (int i = 0; i < c->n_parents; i++) bad |= json_array_append_new(parents, json_string(c->parents[i]));
+  bad |= json_object_set_new(o, "parents", parents);
+  bad |= json_object_set_new(o, "time", wr_json_time(c->time_us));
+  bad |= json_object_set_new(o, "author", wr_json_text(c->author ? c->author : ""));
+  bad |= json_object_set_new(o, "message", wr_json_text(c->message ? c->message : ""));
+  bad |= json_object_set_new(o, "properties", c->properties ? json_incref(c->properties) : json_object());
+  return whole(o, bad);
 }
 
 json_t *wr_json_table_entry(const wr_table_entry *e) {
   json_t *o = json_object();
-  json_object_set_new(o, "table", json_string(e->table));
-  json_object_set_new(o, "record_count", json_integer(e->record_count));
-  json_object_set_new(o, "snapshot_id", e->snapshot_id >= 0 ? json_integer(e->snapshot_id) : json_null());
-  json_object_set_new(o, "metadata_location", json_string(e->metadata_location));
-  return o;
+  int bad = json_object_set_new(o, "table", json_string(e->table));
+  bad |= json_object_set_new(o, "record_count", json_integer(e->record_count));
+  bad |= json_object_set_new(o, "snapshot_id", e->snapshot_id >= 0 ? json_integer(e->snapshot_id) : json_null());
+  bad |= json_object_set_new(o, "metadata_location", json_string(e->metadata_location));
+  return whole(o, bad);
 }
 
 json_t *wr_json_ref(const wr_ref_rec *r, bool branch) {
   json_t *o = json_object();
-  json_object_set_new(o, "name", json_string(r->name));
-  json_object_set_new(o, branch ? "head" : "target", json_string(r->target));
-  json_object_set_new(o, "time", wr_json_time(r->updated_us));
-  return o;
+  int bad = json_object_set_new(o, "name", json_string(r->name));
+  bad |= json_object_set_new(o, branch ? "head" : "target", json_string(r->target));
+  bad |= json_object_set_new(o, "time", wr_json_time(r->updated_us));
+  return whole(o, bad);
 }
 
 json_t *wr_json_error(const weir_error *err) {
   json_t *o = json_object();
-  json_object_set_new(o, "code", json_string(weir_error_name(err->code)));
-  json_object_set_new(o, "message", wr_json_text(err->message ? err->message : ""));
+  int bad = json_object_set_new(o, "code", json_string(weir_error_name(err->code)));
+  bad |= json_object_set_new(o, "message", wr_json_text(err->message ? err->message : ""));
   json_t *details = NULL;
-  if (err->details) details = json_loads(err->details, 0, NULL);
-  json_object_set_new(o, "details", json_is_array(details) ? details : json_array());
+  json_error_t je;
+  bool oom = false;
+  if (err->details) details = wr_json_loads(err->details, 0, &je, &oom);
+  if (oom) bad = 1;
+  bad |= json_object_set_new(o, "details", json_is_array(details) ? details : json_array());
   if (details && !json_is_array(details)) json_decref(details);
-  return o;
+  return whole(o, bad);
 }

@@ -69,11 +69,13 @@ const char *wr_doc_name(wr_doc_kind kind);
 
 /* The document `body` as it leaves the library: an object body gets "schema_version" as
  * its first key (replacing one it had); an array body is put under the kind's list key.
- * Steals body. Returns NULL only when body is NULL. */
+ * Steals body. Returns NULL when body is NULL (a body that could not be built: OOM) or
+ * on OOM. */
 json_t *wr_doc_make(wr_doc_kind kind, json_t *body);
 
 /* wr_doc_make, serialised (pretty, keys in insertion order) for an out_json. Caller frees
- * with weir_free(). */
+ * with weir_free(). NULL as for wr_doc_make: the caller returns wr_oom(err). The shapes
+ * below (wr_json_*) return NULL only on OOM. */
 char *wr_doc_dump(wr_doc_kind kind, json_t *body);
 
 /* ---- shared shapes ---------------------------------------------------------------------- */

@@ -35,14 +35,15 @@ static int write_lake_file(const char *dir, const char *catalog, const char *war
                            weir_error *err) {
   char *real = realpath(dir, NULL);
   json_t *o = json_pack("{s:i,s:s}", "format", 1, "location", real ? real : dir);
-  if (catalog) json_object_set_new(o, "catalog", json_string(catalog));
+  int bad = !o;
+  if (catalog) bad |= json_object_set_new(o, "catalog", json_string(catalog));
   if (warehouse) {
-    json_object_set_new(o, "warehouse", json_string(warehouse));
-    json_object_set_new(o, "conditional_put", json_boolean(conditional_put));
+    bad |= json_object_set_new(o, "warehouse", json_string(warehouse));
+    bad |= json_object_set_new(o, "conditional_put", json_boolean(conditional_put));
   }
-  char *text = wr_json_pretty(o);
+  char *text = bad ? NULL : wr_json_pretty(o);
   char *path = wr_path_join(dir, LAKE_FILE);
-  int rc = wr_fs_write_atomic(path, text, strlen(text), false, err);
+  int rc = text && path ? wr_fs_write_atomic(path, text, strlen(text), false, err) : wr_oom(err);
   free(path);
   free(text);
   json_decref(o);
@@ -62,12 +63,18 @@ static int check_lake_file(const char *dir, char **catalog, char **warehouse, bo
   int rc = WEIR_OK;
   *warehouse = NULL;
   *conditional_put = true;
-  if (wr_fs_read(path, &text, NULL, &inner) == WEIR_OK) {
+  if (!path) return wr_oom(err);
+  int rrc = wr_fs_read(path, &text, NULL, &inner);
+  if (rrc == WEIR_ENOMEM) rc = wr_oom(err); /* lake.json may be there: it must be read */
+  if (rrc == WEIR_OK) {
     json_error_t jerr;
-    json_t *o = json_loads(text, 0, &jerr);
+    bool oom = false;
+    json_t *o = wr_json_loads(text, 0, &jerr, &oom);
+    if (oom) rc = wr_oom(err);
     const char *wh = wr_json_str(o, "warehouse", NULL);
     if (wh) {
       *warehouse = wr_strdup(wh);
+      if (!*warehouse) rc = wr_oom(err);
       *conditional_put = !json_is_false(json_object_get(o, "conditional_put"));
     }
     /* With the warehouse in object storage, nothing in the metadata points into the lake
@@ -76,7 +83,9 @@ static int check_lake_file(const char *dir, char **catalog, char **warehouse, bo
     json_t *cat = json_object_get(o, "catalog");
     char *here = realpath(dir, NULL);
     char *there = made ? realpath(made, NULL) : NULL;
-    if (!json_is_object(o))
+    if (rc)
+      ; /* out of memory above */
+    else if (!json_is_object(o))
       rc = wr_seterr(err, WEIR_ECATALOG, "%s is not valid JSON (line %d: %s)", path, jerr.line, jerr.text);
     else if (cat && !(json_is_string(cat) && catalog_is_postgres_uri(json_string_value(cat))))
       rc = wr_seterr(err, WEIR_ECATALOG, "%s: \"catalog\" must be a postgresql:// URI", path);
@@ -86,8 +95,8 @@ static int check_lake_file(const char *dir, char **catalog, char **warehouse, bo
                        "locations, so a lake cannot be moved or copied (a copy would read the "
                        "original's files); open it at %s",
                        here ? here : dir, made, made);
-    else if (cat)
-      *catalog = wr_strdup(json_string_value(cat));
+    else if (cat && !(*catalog = wr_strdup(json_string_value(cat))))
+      rc = wr_oom(err);
     free(here);
     free(there);
     json_decref(o);
@@ -123,17 +132,19 @@ static char *default_author(void) {
 static char *dup_or_null(const char *s) { return s ? wr_strdup(s) : NULL; }
 
 /* catalog: the recorded catalog location, or NULL for LAKE/catalog.db; warehouse: an
- * object-store warehouse, or NULL for LAKE/warehouse. opts: validated (src/api/lake.c). */
+ * object-store warehouse, or NULL for LAKE/warehouse. opts: validated (src/api/lake.c).
+ * NULL only on OOM. */
 static weir_lake *lake_new(const char *abs_path, const char *catalog, const char *warehouse,
                            const weir_lake_options *opts) {
   weir_lake *lake = wr_calloc(1, sizeof *lake);
+  if (!lake) return NULL;
   lake->writer_fd = -1;
   lake->path = wr_strdup(abs_path);
   lake->warehouse = warehouse ? wr_strdup(warehouse) : wr_path_join(abs_path, WAREHOUSE_DIR);
   if (catalog) lake->catalog_uri = wr_strdup(catalog);
   else {
     char *db = wr_path_join(abs_path, CATALOG_FILE);
-    lake->catalog_uri = wr_asprintf("sqlite:%s", db);
+    lake->catalog_uri = db ? wr_asprintf("sqlite:%s", db) : NULL;
     free(db);
   }
   lake->author = opts->author ? wr_strdup(opts->author) : default_author();
@@ -143,6 +154,12 @@ static weir_lake *lake_new(const char *abs_path, const char *catalog, const char
   lake->duckdb_library = dup_or_null(opts->duckdb_library);
   lake->worker_library = dup_or_null(opts->worker_library);
   atomic_init(&lake->interrupted, 0);
+  if (!lake->path || !lake->warehouse || !lake->catalog_uri || !lake->author ||
+      (opts->memory_limit && !lake->memory_limit) || (opts->python && !lake->python) ||
+      (opts->duckdb_library && !lake->duckdb_library) || (opts->worker_library && !lake->worker_library)) {
+    lake_free(lake);
+    return NULL;
+  }
   lake->engines = lake_engine_pool_new(lake->warehouse);
   return lake;
 }
@@ -153,10 +170,12 @@ static void catalog_settings(const weir_lake_options *opts, wr_catalog_settings 
   *out = (wr_catalog_settings){.sync = opts->catalog_sync, .busy_timeout_ms = opts->busy_timeout_ms};
 }
 
-static bool is_lake(const char *dir) {
+/* *oom is set (and false returned) when the paths cannot be made. */
+static bool is_lake(const char *dir, bool *oom) {
   char *db = wr_path_join(dir, CATALOG_FILE);
   char *lf = wr_path_join(dir, LAKE_FILE);
-  bool yes = wr_fs_exists(db) || wr_fs_exists(lf);
+  if (!db || !lf) *oom = true;
+  bool yes = db && lf && (wr_fs_exists(db) || wr_fs_exists(lf));
   free(db);
   free(lf);
   return yes;
@@ -181,6 +200,7 @@ static int prepare_warehouse(const char *uri, char **out, bool *conditional_put,
   while (n > 0 && l.key[n - 1] == '/') n--;
   char *norm = n ? wr_asprintf("s3://%s/%.*s", l.bucket, (int)n, l.key) : wr_asprintf("s3://%s", l.bucket);
   wr_location_clear(&l);
+  if (!norm) return wr_oom(err);
   if ((rc = wr_location_check_safe(norm, "the warehouse", err))) goto fail;
   wr_storage_reconfigure();
   char **objs = NULL;
@@ -235,13 +255,22 @@ static int init_catalog_location(const weir_lake_options *opts, char **stored, w
 }
 
 /* The lake `abs` lies inside (its own folder excluded), or NULL. Caller frees. A lake in
- * a lake would put one's catalog among the other's warehouse files. */
-static char *enclosing_lake(const char *abs) {
+ * a lake would put one's catalog among the other's warehouse files. NULL with *oom set
+ * on OOM (the helpers below likewise). */
+static char *enclosing_lake(const char *abs, bool *oom) {
   char *dir = wr_path_dirname(abs);
   for (;;) {
-    if (is_lake(dir)) return dir;
-    if (strcmp(dir, "/") == 0 || !*dir) break;
+    if (!dir) {
+      *oom = true;
+      return NULL;
+    }
+    if (is_lake(dir, oom)) return dir;
+    if (*oom || strcmp(dir, "/") == 0 || !*dir) break;
     char *up = wr_path_dirname(dir);
+    if (!up) {
+      *oom = true;
+      break;
+    }
     bool same = strcmp(up, dir) == 0;
     free(dir);
     dir = up;
@@ -254,7 +283,7 @@ static char *enclosing_lake(const char *abs) {
 /* How many entries (up to 2) the folder `dir` holds besides "." and "..", with the first
  * one's name in *first (caller frees); 0 when it is empty, missing or unreadable (then the
  * lake's own creation reports why). */
-static size_t first_entries(const char *dir, char **first) {
+static size_t first_entries(const char *dir, char **first, bool *oom) {
   *first = NULL;
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -262,7 +291,7 @@ static size_t first_entries(const char *dir, char **first) {
   struct dirent *e;
   while (n < 2 && (e = readdir(d)) != NULL) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    if (n++ == 0) *first = wr_strdup(e->d_name);
+    if (n++ == 0 && !(*first = wr_strdup(e->d_name))) *oom = true;
   }
   closedir(d);
   return n;
@@ -270,15 +299,20 @@ static size_t first_entries(const char *dir, char **first) {
 
 /* Why `abs` cannot hold a lake, as advice that can work; NULL when it
  * can. Caller frees. */
-static char *not_a_lake_place(const char *abs) {
-  if (wr_fs_exists(abs) && !wr_fs_is_dir(abs))
-    return wr_strdup("it is a file, not a folder: a lake is a folder of its own (give a new folder's path)");
-  char *outer = enclosing_lake(abs);
+static char *not_a_lake_place(const char *abs, bool *oom) {
+  char *why = NULL;
+  if (wr_fs_exists(abs) && !wr_fs_is_dir(abs)) {
+    if (!(why = wr_strdup("it is a file, not a folder: a lake is a folder of its own (give a new folder's path)")))
+      *oom = true;
+    return why;
+  }
+  char *outer = enclosing_lake(abs, oom);
   if (outer) {
-    char *why = wr_asprintf("it is inside the lake at %s, and a lake cannot hold another (open %s, or give a "
+    why = wr_asprintf("it is inside the lake at %s, and a lake cannot hold another (open %s, or give a "
                             "folder outside it)",
                             outer, outer);
     free(outer);
+    if (!why) *oom = true;
     return why;
   }
   return NULL;
@@ -288,14 +322,18 @@ static char *not_a_lake_place(const char *abs) {
  * NULL when it can. A lake owns its folder (catalog.db, lake.json, warehouse/): mixed with
  * other files it could not be told apart from them, and `weir gc` or a drop would be
  * unsafe near them. Caller frees. */
-static char *not_a_new_lake_place(const char *abs) {
+static char *not_a_new_lake_place(const char *abs, bool *oom) {
   char *first = NULL;
-  size_t n = first_entries(abs, &first);
-  if (n == 0) return NULL;
+  size_t n = first_entries(abs, &first, oom);
+  if (n == 0 || *oom) {
+    free(first);
+    return NULL;
+  }
   char *why = wr_asprintf("the folder is not empty (it holds %s%s): a lake needs a new or empty folder (give "
                           "a new folder's path, or none for ./%s)",
                           first, n > 1 ? " and more" : "", LAKE_DIR_NAME);
   free(first);
+  if (!why) *oom = true;
   return why;
 }
 
@@ -312,12 +350,18 @@ int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, 
   weir_lake *lake = NULL;
   char *warehouse = NULL;
   bool conditional_put = true;
-  if (is_lake(abs)) {
+  bool oom = !abs;
+  if (!oom && is_lake(abs, &oom)) {
     rc = wr_seterr(err, WEIR_EEXISTS, "a lake already exists at %s", abs);
     goto done;
   }
-  char *why = not_a_lake_place(abs);
-  if (!why) why = not_a_new_lake_place(abs);
+  char *why = oom ? NULL : not_a_lake_place(abs, &oom);
+  if (!why && !oom) why = not_a_new_lake_place(abs, &oom);
+  if (oom) {
+    free(why);
+    rc = wr_oom(err);
+    goto done;
+  }
   if (why) {
     rc = wr_seterr(err, WEIR_EINVALIDARG, "cannot create a lake at %s: %s", abs, why);
     free(why);
@@ -329,6 +373,10 @@ int lake_init(const char *path, const weir_lake_options *opts, weir_lake **out, 
     goto done;
   }
   lake = lake_new(abs, stored, warehouse, opts);
+  if (!lake) {
+    rc = wr_oom(err);
+    goto done;
+  }
   wr_storage_set_conditional_put(conditional_put);
   wr_catalog_settings cs;
   catalog_settings(opts, &cs);
@@ -359,34 +407,43 @@ done:
   return rc;
 }
 
-/* The nearest folder named .weir that holds a lake, walking up from `start`. */
-static char *find_upwards(const char *start) {
+/* The nearest folder named .weir that holds a lake, walking up from `start`; NULL with
+ * *oom set on OOM. */
+static char *find_upwards(const char *start, bool *oom) {
   char *dir = wr_path_absolute(start);
-  for (;;) {
+  while (dir) {
     char *cand = wr_path_join(dir, LAKE_DIR_NAME);
-    if (is_lake(cand)) {
+    if (cand && is_lake(cand, oom)) {
       free(dir);
       return cand;
     }
     free(cand);
-    if (strcmp(dir, "/") == 0) break;
+    if (!cand || *oom) break;
+    if (strcmp(dir, "/") == 0) {
+      free(dir);
+      return NULL;
+    }
     char *up = wr_path_dirname(dir);
     free(dir);
     dir = up;
   }
   free(dir);
+  *oom = true;
   return NULL;
 }
 
 int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, weir_error *err) {
   *out = NULL;
   char *abs = NULL;
+  bool oom = false;
   if (path && *path) {
     abs = wr_path_absolute(path);
-    if (!is_lake(abs)) {
+    if (!abs) return wr_oom(err);
+    if (!is_lake(abs, &oom)) {
       /* Suggest creating one only where one can be created. */
-      char *why = not_a_lake_place(abs);
-      int rc = why ? wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s: %s", abs, why)
+      char *why = oom ? NULL : not_a_lake_place(abs, &oom);
+      int rc = oom ? wr_oom(err)
+             : why ? wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s: %s", abs, why)
                    : wr_seterr(err, WEIR_ENOTFOUND, "no lake at %s (no %s there; create one with: weir init %s)",
                                abs, CATALOG_FILE, path);
       free(why);
@@ -394,7 +451,8 @@ int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, 
       return rc;
     }
   } else {
-    abs = find_upwards(".");
+    abs = find_upwards(".", &oom);
+    if (oom) return wr_oom(err);
     if (!abs) {
       char cwd[4096] = ".";
       if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
@@ -415,6 +473,10 @@ int lake_open(const char *path, const weir_lake_options *opts, weir_lake **out, 
   weir_lake *lake = lake_new(abs, catalog, warehouse, opts);
   free(catalog);
   free(abs);
+  if (!lake) {
+    free(warehouse);
+    return wr_oom(err);
+  }
   if (warehouse) {
     /* Credentials may have changed since the last handle: resolve them again. */
     wr_storage_reconfigure();
@@ -454,8 +516,8 @@ void lake_free(weir_lake *lake) {
 void lake_progress(weir_lake *lake, json_t *event) {
   if (lake->progress && event) {
     event = wr_doc_make(WR_DOC_PROGRESS, event);
-    char *s = wr_json_compact(event);
-    lake->progress(s, lake->progress_ctx);
+    char *s = event ? wr_json_compact(event) : NULL;
+    if (s) lake->progress(s, lake->progress_ctx); /* a progress event lost to OOM is only not shown */
     free(s);
   }
   json_decref(event);

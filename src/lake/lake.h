@@ -149,7 +149,10 @@ int lake_branch_prune(weir_lake *lake, const weir_prune_options *opts, char **ou
 void lake_progress(weir_lake *lake, json_t *event);
 
 /* Absolute folder of a table: warehouse/<ns>/<name>. Caller frees. */
-char *lake_table_location(const weir_lake *lake, const wr_table_id *id);
+char *lake_table_location(const weir_lake *lake, const wr_table_id *id); /* NULL only on OOM */
+#ifdef WR_ALLOC_ABORTS /* legacy callers (util/error.h): abort on OOM as before */
+#define lake_table_location(l, id) ((char *)WR_X_PTR(lake_table_location((l), (id))))
+#endif
 
 /* Resolves `ref` to a commit hash; `what` names it in messages ("--ref", "source"). */
 int lake_resolve(weir_lake *lake, const char *ref, char out[WEIR_HASH_HEX_SIZE], weir_error *err);

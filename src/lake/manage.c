@@ -126,7 +126,7 @@ int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char
   if (out_json)
     *out_json = wr_doc_dump(WR_DOC_TABLE_DROP, json_pack("{s:s,s:s,s:s,s:s}", "commit", hash, "table", full,
                                                          "branch", d.branch, "change", "dropped"));
-  return WEIR_OK;
+  return !out_json || *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
@@ -151,7 +151,7 @@ int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, 
   if (out_json)
     *out_json = wr_doc_dump(WR_DOC_TABLE_RENAME, json_pack("{s:s,s:s,s:s,s:s}", "commit", hash, "table", fa,
                                                            "new_name", fb, "branch", d.branch));
-  return WEIR_OK;
+  return !out_json || *out_json ? WEIR_OK : wr_oom(err);
 }
 
 /* ---- namespaces --------------------------------------------------------------------- */
@@ -225,7 +225,7 @@ int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_
   json_t *arr = NULL;
   if ((rc = lake_namespaces_at(lake, hash, &arr, err))) return rc;
   *out_json = wr_doc_dump(WR_DOC_NAMESPACE_LIST, arr);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_error *err) {

@@ -70,5 +70,5 @@ int lake_branch_prune(weir_lake *lake, const weir_prune_options *opts, char **ou
   }
   *out_json = wr_doc_dump(WR_DOC_BRANCH_PRUNE,
                           json_pack("{s:b,s:o}", "dry_run", o.dry_run != 0, "branches", arr));
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }

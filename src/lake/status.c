@@ -138,5 +138,5 @@ int lake_status(weir_lake *lake, const weir_status_options *opts, char **out_jso
   json_object_set_new(doc, "breached", json_integer(breached));
   json_object_set_new(doc, "tables", list);
   *out_json = wr_doc_dump(WR_DOC_STATUS, doc);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }

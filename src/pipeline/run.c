@@ -1026,7 +1026,7 @@ int pipeline_run_list(weir_lake *lake, char **out_json, weir_error *err) {
   json_t *run;
   json_array_foreach(runs, i, run) decorate_run(run);
   *out_json = wr_doc_dump(WR_DOC_RUN_LIST, runs);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }
 
 int pipeline_run_show(weir_lake *lake, const char *run_id, char **out_json, weir_error *err) {
@@ -1038,5 +1038,5 @@ int pipeline_run_show(weir_lake *lake, const char *run_id, char **out_json, weir
   if (rc) return rc;
   decorate_run(run);
   *out_json = wr_doc_dump(WR_DOC_RUN, run);
-  return WEIR_OK;
+  return *out_json ? WEIR_OK : wr_oom(err);
 }

@@ -75,6 +75,7 @@ static void handle(rest_ctx *c) {
 }
 
 void rest_dispatch(rest_server *srv, const rest_request *req, rest_response *resp) {
+  wr_json_mark(); /* a request is a public call of its own (util/error.h) */
   int64_t t0 = wr_mono_us();
   memset(resp, 0, sizeof *resp);
   rest_route route;

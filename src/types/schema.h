@@ -29,17 +29,25 @@ typedef struct wr_schema {
 } wr_schema;
 
 void wr_field_clear(wr_field *f);
-void wr_field_copy(wr_field *dst, const wr_field *src);
+/* wr_field_copy, wr_schema_copy and wr_schema_add return WEIR_OK or WEIR_ENOMEM (dst
+ * then cleared; s unchanged); the caller reports it with wr_oom(err). */
+int wr_field_copy(wr_field *dst, const wr_field *src);
 void wr_schema_clear(wr_schema *s);
-void wr_schema_copy(wr_schema *dst, const wr_schema *src);
+int wr_schema_copy(wr_schema *dst, const wr_schema *src);
 /* Appends a copy of f. */
-void wr_schema_add(wr_schema *s, const wr_field *f);
+int wr_schema_add(wr_schema *s, const wr_field *f);
 /* Index of the column named `name`, or -1. Case-sensitive, as Iceberg and Arrow are. */
 long wr_schema_find(const wr_schema *s, const char *name);
 
 /* JSON form used in describe and the IR:
  * [{"name","type" (weir name),"required","doc","field_id","lineage":[...]}] */
-json_t *wr_schema_to_json(const wr_schema *s);
+json_t *wr_schema_to_json(const wr_schema *s); /* NULL only on OOM */
 int wr_schema_from_json(const json_t *arr, wr_schema *out, weir_error *err);
+#ifdef WR_ALLOC_ABORTS /* legacy callers (util/error.h): abort on OOM as before */
+#define wr_field_copy(d, s) WR_X_RC(wr_field_copy((d), (s)))
+#define wr_schema_copy(d, s) WR_X_RC(wr_schema_copy((d), (s)))
+#define wr_schema_add(s, f) WR_X_RC(wr_schema_add((s), (f)))
+#define wr_schema_to_json(s) ((json_t *)WR_X_PTR(wr_schema_to_json(s)))
+#endif
 
 #endif

@@ -33,6 +33,7 @@ static void load(void) {
   const char *spec = getenv("WEIR_FAILPOINTS");
   if (!spec || !*spec) return;
   char *copy = strdup(spec), *save = NULL;
+  if (!copy) goto bad; /* test builds only: a rule that cannot be read is as fatal as a bad one */
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *a = strchr(tok, ':');
     if (!a || n_rules == FP_MAX || (size_t)(a - tok) >= sizeof rules[0].name) goto bad;

@@ -18,6 +18,7 @@
 
 int wr_fs_mkdirs(const char *path, weir_error *err) {
   char *p = wr_strdup(path);
+  if (!p) return wr_oom(err);
   size_t n = strlen(p);
   for (size_t i = 1; i <= n; i++) {
     if (p[i] == '/' || p[i] == 0) {
@@ -69,6 +70,7 @@ int wr_fs_write_atomic(const char *path, const void *data, size_t len, bool excl
   char *dir = wr_path_dirname(path);
   char *tmp = NULL;
   int rc = WEIR_OK;
+  if (!dir) return wr_oom(err);
   /* Not mkstemp: it makes the file 0600 whatever the umask, and a lake others may read
    * (catalog 0644, data files 0644 under the usual umask) would then hold metadata and
    * lake.json only its owner can read. Mode 0666 less the umask, as for any new file. */
@@ -78,6 +80,10 @@ int wr_fs_write_atomic(const char *path, const void *data, size_t len, bool excl
     wr_random_bytes(&r, sizeof r);
     free(tmp);
     tmp = wr_asprintf("%s.tmp-%ld-%08x", path, (long)getpid(), r);
+    if (!tmp) {
+      rc = wr_oom(err);
+      goto done;
+    }
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -136,6 +142,7 @@ int wr_fs_read(const char *path, char **out, size_t *len, weir_error *err) {
   }
   if (len) *len = b.len;
   *out = wr_buf_detach(&b);
+  if (!*out) return wr_oom(err);
   return WEIR_OK;
 }
 
@@ -173,8 +180,13 @@ char *wr_path_absolute(const char *path) {
   wr_buf_puts(&raw, path);
   /* Normalise: split on '/', drop "." and empty parts, let ".." pop. */
   char *s = wr_buf_detach(&raw);
+  if (!s) return NULL;
   size_t n = strlen(s);
   char **parts = wr_calloc(n + 1, sizeof *parts);
+  if (!parts) {
+    free(s);
+    return NULL;
+  }
   size_t np = 0;
   char *save = NULL;
   for (char *tok = strtok_r(s, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {

@@ -28,7 +28,7 @@ bool wr_fs_exists(const char *path);
 bool wr_fs_is_dir(const char *path);
 /* fsync a folder so a rename or create inside it is durable. */
 int wr_fs_sync_dir(const char *dir, weir_error *err);
-/* Joins two path parts with one '/'. Caller frees. */
+/* Joins two path parts with one '/'. Caller frees. These three return NULL only on OOM. */
 char *wr_path_join(const char *a, const char *b);
 /* Absolute, normalised (no "." or ".." parts, no trailing '/') form of a path that may
  * not exist yet. Caller frees. */
@@ -37,6 +37,11 @@ char *wr_path_absolute(const char *path);
 char *wr_path_dirname(const char *path);
 /* The last part of a path. Points into `path`. */
 const char *wr_path_basename(const char *path);
+#ifdef WR_ALLOC_ABORTS /* legacy callers (error.h): abort on OOM as before */
+#define wr_path_join(a, b) ((char *)WR_X_PTR(wr_path_join((a), (b))))
+#define wr_path_absolute(p) ((char *)WR_X_PTR(wr_path_absolute(p)))
+#define wr_path_dirname(p) ((char *)WR_X_PTR(wr_path_dirname(p)))
+#endif
 /* Size of a file in bytes, or -1. */
 long long wr_fs_size(const char *path);
 /* Removes a file tree (used by tests and for cleaning temporary folders). */

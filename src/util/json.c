@@ -6,27 +6,40 @@
 
 #include <stdlib.h>
 
+/* With JSON_ENCODE_ANY json_dumps fails only for a NULL value or out of memory. */
 char *wr_json_canonical(const json_t *v) {
-  char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-  if (!s) s = wr_strdup("null");
-  return s;
+  if (!v) return wr_strdup("null");
+  return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
 char *wr_json_pretty(const json_t *v) {
-  char *s = json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
-  if (!s) s = wr_strdup("null");
-  return s;
+  if (!v) return wr_strdup("null");
+  return json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
 }
 
 char *wr_json_compact(const json_t *v) {
-  char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-  if (!s) s = wr_strdup("null");
-  return s;
+  if (!v) return wr_strdup("null");
+  return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+json_t *wr_json_loads(const char *text, size_t flags, json_error_t *e, bool *oom) {
+  unsigned long f = wr_json_alloc_failures();
+  json_t *v = json_loads(text, flags, e);
+  /* Not only NULL: jansson's lexer drops a character it cannot append (lex_save ignores
+   * the failure), so a value parsed while an allocation failed may be wrong. */
+  *oom = wr_json_alloc_failures() != f;
+  if (*oom) {
+    json_decref(v);
+    v = NULL;
+  }
+  return v;
 }
 
 int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
-  *out = json_loads(text, JSON_DECODE_ANY, &je);
+  bool oom = false;
+  *out = wr_json_loads(text, JSON_DECODE_ANY, &je, &oom);
+  if (oom) return wr_oom(err);
   if (!*out)
     return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>",
                        je.line, je.column, je.text);
@@ -35,7 +48,13 @@ int wr_json_parse(const char *text, const char *origin, json_t **out, weir_error
 
 int wr_json_parse_len(const char *text, size_t len, const char *origin, json_t **out, weir_error *err) {
   json_error_t je;
+  unsigned long f = wr_json_alloc_failures();
   *out = json_loadb(text, len, JSON_DECODE_ANY, &je);
+  if (wr_json_alloc_failures() != f) { /* see wr_json_loads */
+    json_decref(*out);
+    *out = NULL;
+    return wr_oom(err);
+  }
   if (!*out)
     return wr_seterr(err, WEIR_EINPUT, "%s:%d:%d: invalid JSON: %s", origin ? origin : "<json>", je.line,
                        je.column, je.text);
@@ -70,6 +89,7 @@ json_t *wr_json_text(const char *s) {
   json_t *j = json_string(s);
   if (j) return j;
   char *r = wr_utf8_repair(s);
+  if (!r) return NULL;
   j = json_string(r);
   free(r);
   return j;

@@ -22,5 +22,9 @@ bool wr_utf8_valid(const char *s, size_t len);
 char *wr_utf8_repair(const char *s);
 /* The same in place when s is valid (returned as is), else a repaired copy and s freed. */
 char *wr_utf8_repair_owned(char *s);
+/* Both return NULL on OOM (repair_owned: for a NULL s too; s is freed either way). */
+#ifdef WR_ALLOC_ABORTS /* legacy callers (error.h): abort on OOM as before */
+#define wr_utf8_repair(s) ((char *)WR_X_PTR(wr_utf8_repair(s)))
+#endif
 
 #endif

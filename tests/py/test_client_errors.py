@@ -17,7 +17,7 @@ from test_client_support import client, library_path, titanic_client, weir_env  
 EXPECTED = {1: "WeirError", 2: "NotFound", 3: "AlreadyExists", 4: "StorageError", 5: "CatalogError",
             6: "EngineError", 7: "InvalidName", 8: "InvalidArgument", 9: "InvalidInput", 10: "ContractViolation",
             11: "PlanError", 12: "MergeConflict", 13: "ConcurrentUpdate", 14: "PartialRunError", 15: "ModelError",
-            16: "Unsupported", 17: "Interrupted", 18: "StaleRead"}
+            16: "Unsupported", 17: "Interrupted", 18: "StaleRead", 19: "OutOfMemory"}
 
 
 def test_one_class_per_code_named_as_libweir_names_it(weir_env):
@@ -35,6 +35,9 @@ def test_one_class_per_code_named_as_libweir_names_it(weir_env):
     assert error_class("MergeConflict") is weir.MergeConflict and error_class(99) is weir.WeirError
     assert isinstance(error_from_code(2, "x"), LookupError)
     assert isinstance(error_from_code(7, "x"), ValueError)
+    # Out of memory is a MemoryError too, so `except MemoryError` catches it.
+    assert isinstance(error_from_code(19, "out of memory"), MemoryError)
+    assert isinstance(error_from_code(19, "out of memory"), weir.WeirError)
 
 
 def test_not_found(titanic_client):
