@@ -378,8 +378,10 @@ int cmd_revert(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   char s[13];
   if (ctx->verbosity >= 0) {
     if (run && json_array_size(json_object_get(r, "tables")) == 0)
-      printf("Nothing to revert: run %s published no tables on %s\n", run,
-             json_string_value(json_object_get(r, "branch")) ? json_string_value(json_object_get(r, "branch")) : "the branch");
+      printf("Nothing to revert: no table on %s is at a version run %s wrote (it published none there, or "
+             "they were reverted already)\n",
+             json_string_value(json_object_get(r, "branch")) ? json_string_value(json_object_get(r, "branch")) : "the branch",
+             run);
     else if (run)
       printf("Reverted run %s (commit %s)\n", run, cli_short(json_string_value(json_object_get(r, "commit")), s));
     else

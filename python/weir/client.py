@@ -1614,8 +1614,9 @@ class Client:
             timeout: the run's wall-clock limit, seconds or a duration such as ``"10m"``
                 (planning and building Python environments excluded). Past it the
                 running model is stopped and the run is returned failed, error code
-                ``Interrupted``, nothing published. None: no limit for the run (each
-                Python model keeps its ``@weir.python(timeout=...)``).
+                ``ModelError`` (as a model past its own limit), nothing published. None:
+                no limit for the run (each Python model keeps its
+                ``@weir.python(timeout=...)``).
 
         Interrupting: :meth:`interrupt` from another thread, or Ctrl-C (SIGINT) when
         ``run`` is called in the main thread with Python's default SIGINT handler in

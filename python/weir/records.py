@@ -1899,6 +1899,9 @@ class Namespace:
         """
         f = _Fields(d, "namespace")
         return cls(name=f.text("name"), created=f.flag("created"), tables=f.integer("tables"))
+
+
+@dataclass(frozen=True)
 class AlterColumn:
     """A column of the schema an alter made: its weir ``type`` name (``Int64``), Iceberg
     ``field_id`` (kept across renames and widenings) and nullability.

@@ -132,11 +132,17 @@ bool wr_csv_reword_error(const char *path, const char *m, wr_buf *out) {
     wr_buf_puts(out, "invalid UTF-8 (the file must be UTF-8 encoded)");
   } else if ((r = strstr(m, "Error when converting column "))) {
     wr_buf_append(out, r, strcspn(r, "\n"));
+  } else if ((r = strstr(m, "Maximum line size of ")) &&
+             sscanf(r, "Maximum line size of %ld bytes exceeded. Actual Size:%ld", &exp, &found) == 2) {
+    wr_buf_printf(out, "the line is %ld bytes, longer than the maximum line size of %ld (--max-line-size, the SDK's "
+                       "max_line_size=)", found, exp);
   } else {
-    /* Unknown reason: DuckDB's first line after the offending record. */
+    /* Unknown reason: DuckDB's first non-blank line after the "Original Line: <record>"
+     * line (a blank line may come between: the reason was once read as ""). */
     const char *orig = strstr(m, "Original Line:");
     const char *p = orig ? strchr(orig, '\n') : NULL;
-    if (p)
+    while (p && p[1] == '\n') p = p + 1;
+    if (p && p[1])
       wr_buf_append(out, p + 1, strcspn(p + 1, "\n"));
     else
       wr_buf_append(out, m, strcspn(m, "\n"));

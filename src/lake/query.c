@@ -7,16 +7,19 @@
  * engine, owned by the result stream: the caller can keep reading after other calls on
  * the lake handle, and releasing the stream closes it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
+#include "util/uuid.h"
 
 /* Attaches one table with the files `filters` (NULL: none) may need; records the plan in
  * `explain` (NULL: not recorded). */
@@ -323,7 +326,7 @@ int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   /* Standard output is written by weir, not by the engine: DuckDB would open
    * /dev/stdout with O_TRUNC and wipe a file the output is appended to. The engine writes
    * a temporary file instead, which is then copied. */
-  char *tmpdir = NULL, *target_path = NULL;
+  char *tmpdir = NULL, *target_path = NULL, *final_path = NULL;
   if (to_stdout) {
     const char *base = getenv("TMPDIR");
     char *tmpl = wr_asprintf("%s/weir-query-XXXXXX", base && *base ? base : "/tmp");
@@ -334,7 +337,15 @@ int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const c
     }
     target_path = wr_asprintf("%s/result.%s", tmpdir, format ? format : "csv");
   } else {
-    target_path = wr_path_absolute(path);
+    /* The engine writes beside the file and the file is renamed over it only once the
+     * query succeeded: a failing query leaves no file (or the old one untouched), never
+     * an empty or partial one. */
+    final_path = wr_path_absolute(path);
+    char uuid[WEIR_UUID_STR_LEN + 1];
+    wr_uuid4(uuid);
+    char *dir = wr_path_dirname(final_path);
+    target_path = wr_asprintf("%s/.%s.weir-%s.%s", dir, wr_path_basename(final_path), uuid, format ? format : "csv");
+    free(dir);
   }
   wr_engine *engine = NULL;
   char *body = trim_statement(sql);
@@ -349,8 +360,12 @@ int lake_query_export(weir_lake *lake, const char *sql, const char *ref, const c
   rc = wr_engine_query_double(engine, copy, &rows, &is_null, err);
   if (rc == WEIR_OK && rows_out) *rows_out = (int64_t)rows;
   if (rc == WEIR_OK && to_stdout) rc = copy_to_stdout(target_path, err);
+  if (final_path && rc == WEIR_OK && rename(target_path, final_path) != 0)
+    rc = wr_seterr(err, WEIR_EIO, "cannot write %s: %s", final_path, strerror(errno));
 done:
   wr_engine_close(engine);
+  if (final_path && rc != WEIR_OK) (void)unlink(target_path);
+  free(final_path);
   if (tmpdir) {
     weir_error ignore = {0};
     wr_fs_remove_tree(tmpdir, &ignore);

@@ -319,14 +319,20 @@ static int check_external(const iceberg_table *t, const char *source, weir_error
       return rc;
     }
   }
+  /* Partitioned tables are adopted as they are (docs/partitioning.md): every spec must be
+   * one weir reads (its transforms and their source types), since reads prune by it and
+   * later writes use the default one. */
   size_t i;
   const json_t *sp;
   json_array_foreach(json_object_get(t->json, "partition-specs"), i, sp) {
-    if (json_array_size(json_object_get(sp, "fields")) > 0)
-      return wr_seterr(err, WEIR_EUNSUPPORTED,
-                       "cannot register %s: the table is partitioned (spec %lld); weir registers "
-                       "unpartitioned tables",
-                       source, (long long)json_integer_value(json_object_get(sp, "spec-id")));
+    iceberg_partition_spec spec = {0};
+    int rc = iceberg_partition_spec_from_json(sp, &t->schema, &spec, err);
+    iceberg_partition_spec_clear(&spec);
+    if (rc) {
+      wr_error_prefix(err, "cannot register %s: partition spec %lld", source,
+                      (long long)json_integer_value(json_object_get(sp, "spec-id")));
+      return rc;
+    }
   }
   return WEIR_OK;
 }
@@ -540,6 +546,23 @@ int lake_table_register(weir_lake *lake, const char *table, const char *metadata
   st.n_files = n;
   files = NULL;
   for (size_t i = 0; i < st.n_files; i++) st.rows += st.files[i].record_count;
+  /* A partitioned table: its live files' spec becomes the new table's spec 0, each file
+   * with its partition tuple as the external manifests hold it. Files of several specs
+   * (partition evolution) would need one manifest per spec; refused for now. */
+  for (size_t i = 0; i < st.n_files && rc == WEIR_OK; i++) {
+    if (st.files[i].spec_id == st.files[0].spec_id) continue;
+    rc = wr_seterr(err, WEIR_EUNSUPPORTED,
+                   "cannot register %s: its live data files were written under two partition specs (%d and %d); "
+                   "weir registers a table whose files share one spec (rewrite the older files first)",
+                   loc, (int)st.files[0].spec_id, (int)st.files[i].spec_id);
+  }
+  if (rc == WEIR_OK && st.n_files && st.files[0].n_partition) {
+    rc = iceberg_table_spec(ext, st.files[0].spec_id, &st.spec, err);
+    if (rc) wr_error_prefix(err, "cannot register %s", loc);
+    st.spec.spec_id = 0;
+    for (size_t i = 0; i < st.n_files; i++) st.files[i].spec_id = 0;
+  }
+  if (rc) goto done;
   st.properties = json_object();
   {
     const char *k;
@@ -788,6 +811,24 @@ int lake_table_register_files(weir_lake *lake, const char *table, const char *co
                    "table, use weir table register)",
                    c.table, c.branch);
     goto done;
+  }
+  {
+    /* A loose file has no partition tuple: registered into a partitioned table, it would
+     * make the table's default spec an unpartitioned one (docs/partitioning.md). */
+    iceberg_partition_spec spec = {0};
+    int32_t def = (int32_t)json_integer_value(json_object_get(prev->json, "default-spec-id"));
+    if ((rc = iceberg_table_spec(prev, def, &spec, err))) goto done;
+    if (spec.n_fields) {
+      char *first = iceberg_partition_field_text(&spec.fields[0]);
+      rc = wr_seterr(err, WEIR_EUNSUPPORTED,
+                     "cannot register files into %s: the table is partitioned (spec %d: %s%s) and a loose Parquet "
+                     "file has no partition tuple; import the file by copy (weir import FILE --table %s --mode "
+                     "append), which writes its rows under the table's spec",
+                     c.table, (int)spec.spec_id, first ? first : "?", spec.n_fields > 1 ? ", ..." : "", c.table);
+      free(first);
+    }
+    iceberg_partition_spec_clear(&spec);
+    if (rc) goto done;
   }
   if ((rc = iceberg_table_data_files(prev, &have, &n_have, err))) goto done;
   st.files = wr_calloc(n_paths, sizeof *st.files);

@@ -131,7 +131,9 @@ static void run_timeout_text(const run_ctx *rc, char *buf, size_t n) { sandbox_f
 static int run_timed_out(const run_ctx *rc, const pipeline_model *m, weir_error *err) {
   char lim[64];
   run_timeout_text(rc, lim, sizeof lim);
-  return wr_seterr(err, WEIR_EINTERRUPTED,
+  /* A model failure (exit 1), as a model past its own @weir.python(timeout=) is: exit
+   * 130 (Interrupted) is kept for Ctrl-C and SIGTERM, which a script must tell apart. */
+  return wr_seterr(err, WEIR_EMODEL,
                    "model %s (%s) was stopped: the run ran past its timeout of %s (weir run --timeout SECONDS, "
                    "Client.run(timeout=...))",
                    m->name, m->file, lim);

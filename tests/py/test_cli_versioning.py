@@ -5,7 +5,7 @@ import pytest
 
 import json
 
-from conftest import TITANIC, count, weir, weir_json, weir_list
+from conftest import ROOT, TITANIC, count, weir, weir_json, weir_list
 
 pytestmark = pytest.mark.cli
 
@@ -201,7 +201,19 @@ def test_reverting_a_run_that_published_nothing_says_so(titanic_lake, tmp_path):
     run = weir_list("runs", lake=titanic_lake)[0]
     r = weir("revert", "--run", run["run_id"], lake=titanic_lake)
     assert r.returncode == 0
-    assert f"Nothing to revert: run {run['run_id']} published no tables" in r.stdout
+    assert f"Nothing to revert: no table on main is at a version run {run['run_id']} wrote" in r.stdout, r.stdout
+
+
+def test_reverting_a_run_twice_does_not_say_it_published_nothing(titanic_lake):
+    """The second revert of a run said "run X published no tables": it had published two,
+    already reverted."""
+    assert weir("run", ROOT / "examples" / "titanic" / "project", lake=titanic_lake).returncode == 0
+    run = weir_list("runs", lake=titanic_lake)[0]
+    assert weir("revert", "--run", run["run_id"], lake=titanic_lake).returncode == 0
+    r = weir("revert", "--run", run["run_id"], lake=titanic_lake)
+    assert r.returncode == 0, r.stderr
+    assert "(it published none there, or they were reverted already)" in r.stdout
+    assert "published no tables" not in r.stdout
 
 
 def test_table_names_that_differ_only_in_case_are_refused(titanic_lake):

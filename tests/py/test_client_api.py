@@ -327,7 +327,7 @@ def test_interrupt_stops_a_run_from_another_thread(titanic_client, tmp_path):
 def test_run_timeout(titanic_client, tmp_path):
     c = titanic_client
     state = c.run(slow_project(tmp_path), timeout="300ms")
-    assert state.status == "failed" and state.error is not None and state.error.code == "Interrupted"
+    assert state.status == "failed" and state.error is not None and state.error.code == "ModelError"
     assert "ran past its timeout of 0.3s" in state.error.message
     with pytest.raises(weir.InvalidArgument, match="positive"):
         c.run(PROJECT_DIR, timeout=0)

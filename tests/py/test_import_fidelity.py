@@ -189,6 +189,12 @@ def test_max_line_size(lake, tmp_path):
     r = imp(lake, f, "long", "--max-line-size", "4M")
     assert r.returncode == 0, r.stderr
     assert query(lake, "SELECT length(a) AS n FROM long") == [{"n": 3_000_000}]
+    # A line over a small limit says so (the message was "long.csv line 1: " and nothing).
+    short = tmp_path / "p.csv"
+    short.write_text("id,name\n1,abcdefghij\n")
+    r = imp(lake, short, "p", "--max-line-size", "5")
+    assert r.returncode == 1, r.stderr
+    assert "p.csv line 1: the line is 8 bytes, longer than the maximum line size of 5 (--max-line-size" in r.stderr
 
 
 def test_a_quoted_empty_string_stays_an_empty_string(lake, tmp_path):

@@ -368,3 +368,17 @@ def test_a_delete_keeps_each_rewritten_files_partition(events, tmp_path):
     r = weir("delete", "events", "--where", "id = 7", lake=events)  # one spec's files: fine
     assert r.returncode == 0, r.stderr
     assert [x["id"] for x in _static(events).scan().to_arrow().to_pylist() if x["id"] == 7] == []
+
+
+def test_registering_a_loose_file_into_a_partitioned_table_is_refused(events, tmp_path):
+    """A loose Parquet file has no partition tuple: registered, it silently made the table's
+    default spec an unpartitioned one. Refused, pointing at an import by copy."""
+    out = tmp_path / "x.parquet"
+    r = weir("query", "SELECT * FROM events WHERE id = 1", "--output", out, "--format", "parquet", lake=events)
+    assert r.returncode == 0, r.stderr
+    before = weir_json("describe", "events", lake=events)["metadata_location"]
+    r = weir("import", "--register", out, "--table", "events", "--mode", "append", lake=events)
+    assert r.returncode == 1, r.stderr
+    assert "the table is partitioned (spec 0: day(ts), ...) and a loose Parquet file has no partition tuple" in r.stderr
+    assert weir_json("describe", "events", lake=events)["metadata_location"] == before
+    assert _static(events).metadata.default_spec_id == 0
