@@ -57,6 +57,7 @@ RegisterOptions = B.weir_register_options
 GcOptions = B.weir_gc_options
 PruneOptions = B.weir_prune_options
 DeleteOptions = B.weir_delete_options
+NamespaceOptions = B.weir_namespace_options
 PROGRESS_FN = B.weir_progress_fn
 
 _VERSIONS: dict[type[ctypes.Structure], int] = {
@@ -67,6 +68,7 @@ _VERSIONS: dict[type[ctypes.Structure], int] = {
     RegisterOptions: B.WEIR_REGISTER_OPTIONS_VERSION,
     GcOptions: B.WEIR_GC_OPTIONS_VERSION, PruneOptions: B.WEIR_PRUNE_OPTIONS_VERSION,
     DeleteOptions: B.WEIR_DELETE_OPTIONS_VERSION,
+    NamespaceOptions: B.WEIR_NAMESPACE_OPTIONS_VERSION,
 }
 
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))

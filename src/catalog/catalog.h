@@ -206,11 +206,26 @@ int catalog_version_origin(wr_catalog *cat, const char *metadata_location, char 
 /* The version of `table` at commit `hash`. WEIR_ENOTFOUND when the table is not there. */
 int catalog_table_get(wr_catalog *cat, const char *hash, const char *table,
                       wr_table_entry *out, weir_error *err);
-/* Every table at commit `hash`, sorted by name. */
+/* Namespaces are versioned content (docs/versioning.md, "Namespaces"): a namespace
+ * created on a branch is an entry of the commit's trie beside the tables, under the
+ * namespace's own name as key. A table's key is always "ns.name", so a key without a dot
+ * is never a table. The entry's metadata_location is CATALOG_NAMESPACE_PREFIX followed by
+ * the canonical JSON object of the namespace's properties (its content: equal properties
+ * give equal entries, so diff and three-way merge work per key unchanged), snapshot_id is
+ * -1 and record_count 0. catalog_tables, catalog_diff and gc never hand these entries to
+ * table consumers; catalog_namespace_entries lists them. */
+#define CATALOG_NAMESPACE_PREFIX "weir-namespace:"
+/* Is trie key `key` a namespace entry (no dot) rather than a table? */
+bool catalog_key_is_namespace(const char *key);
+/* The namespace entries at commit `hash`, sorted by name (entry.table is the namespace). */
+int catalog_namespace_entries(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
+                              weir_error *err);
+
+/* Every table at commit `hash`, sorted by name (namespace entries left out). */
 int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
                    weir_error *err);
 
-/* Called once per table that differs between two commits, in name order; `a` or `b` is
+/* Called once per table that differs between two commits (namespace entries left out), in name order; `a` or `b` is
  * NULL when the table is absent on that side. Return non-zero to stop. Identical
  * subtrees are skipped by hash, so cost grows with the number of differing tables. */
 typedef int (*catalog_diff_fn)(const char *table, const wr_table_entry *a,

@@ -441,6 +441,17 @@ def test_table_management_and_namespaces_through_the_client(client):
         client.create_namespace("bad name")
     client.drop_namespace("staging")
     assert "staging" not in [n.name for n in client.get_namespaces()]
+    # namespaces are versioned: one created on a branch is absent on main until merged
+    client.create_branch("nsdev", from_ref="main")
+    client.create_namespace("lab", branch="nsdev")
+    assert "lab" in [n.name for n in client.get_namespaces(ref="nsdev")]
+    assert "lab" not in [n.name for n in client.get_namespaces()]
+    assert client.get_commits(ref="nsdev", limit=1)[0].message == "create namespace lab"
+    client.drop_namespace("lab", branch="nsdev")
+    assert "lab" not in [n.name for n in client.get_namespaces(ref="nsdev")]
+    assert "lab" in [n.name for n in client.get_namespaces(ref="nsdev~1")]
+    with pytest.raises(weir.NotFound):
+        client.drop_namespace("lab", branch="nsdev")
     client.import_data("raw.v", t)
     with pytest.raises(weir.AlreadyExists):
         client.rename_table("raw.u", "RAW.V")  # taken, case-insensitively

@@ -1,0 +1,83 @@
+"""Namespaces are versioned content (docs/versioning.md, "Namespaces"): create, drop and
+property changes are commits on a branch, and a namespace exists at the commits that have
+it. Runs on both catalog backends (WEIR_TEST_CATALOG=postgresql, conftest.py)."""
+from __future__ import annotations
+
+from conftest import weir, weir_json, weir_list
+
+
+def names(lake, ref: str = "main") -> dict[str, bool]:
+    return {n["name"]: n["created"] for n in weir_list("namespace", "list", "--ref", ref, lake=lake)}
+
+
+def test_a_namespace_created_on_a_branch_is_absent_elsewhere_until_merged(lake):
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    doc = weir_json("namespace", "create", "raw", "--branch", "dev", lake=lake)
+    assert doc["branch"] == "dev" and doc["change"] == "added" and len(doc["commit"]) == 64
+    assert names(lake, "dev") == {"default": False, "raw": True}
+    assert "raw" not in names(lake, "main")
+    log = weir("log", "dev", "-n", "1", lake=lake).stdout
+    assert "create namespace raw" in log and "namespace raw (added)" in log
+    entry = weir_list("log", "dev", "-n", "1", lake=lake)[0]
+    assert entry["namespaces_changed"] == [{"namespace": "raw", "change": "added"}]
+    assert entry["tables_changed"] == []
+    # not a table: no reader sees it as one
+    assert weir_list("tables", "--ref", "dev", lake=lake) == []
+    assert weir("merge", "dev", "--into", "main", lake=lake).returncode == 0
+    assert names(lake, "main")["raw"] is True
+
+
+def test_a_dropped_namespace_stays_at_older_commits(lake):
+    weir_json("namespace", "create", "raw", lake=lake)
+    created = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
+    doc = weir_json("namespace", "drop", "raw", lake=lake)
+    assert doc["change"] == "dropped" and doc["branch"] == "main"
+    assert "raw" not in names(lake)
+    assert names(lake, created)["raw"] is True
+    assert "namespace raw (dropped)" in weir("log", "-n", "1", lake=lake).stdout
+    r = weir("namespace", "drop", "raw", lake=lake)
+    assert r.returncode != 0 and "namespace raw was not created on branch main" in r.stderr
+
+
+def test_create_twice_and_drop_with_tables_are_refused(titanic_lake):
+    lake = titanic_lake
+    weir_json("namespace", "create", "raw", lake=lake)
+    r = weir("namespace", "create", "raw", lake=lake)
+    assert r.returncode != 0 and "namespace raw already exists on branch main" in r.stderr
+    assert weir("table", "rename", "titanic", "raw.titanic", lake=lake).returncode == 0
+    r = weir("namespace", "drop", "raw", lake=lake)
+    assert r.returncode != 0 and "namespace raw is not empty: table raw.titanic on branch main" in r.stderr
+    # another branch without the table may drop it: the rule is per branch
+    assert weir("branch", "create", "old", "--from", "main~1", lake=lake).returncode == 0
+    weir_json("namespace", "drop", "raw", "--branch", "old", lake=lake)
+
+
+def test_protected_branches_refuse_namespace_commits(lake):
+    assert weir("branch", "protect", "main", lake=lake).returncode == 0
+    r = weir("namespace", "create", "raw", lake=lake)
+    assert r.returncode != 0 and "branch main is protected" in r.stderr
+    assert "raw" not in names(lake)
+
+
+def test_merges_of_namespaces(titanic_lake):
+    lake = titanic_lake
+    for b in ("a", "b"):
+        assert weir("branch", "create", b, lake=lake).returncode == 0
+    # both sides create the same namespace with the same (no) properties: no conflict
+    weir_json("namespace", "create", "raw", "--branch", "a", lake=lake)
+    weir_json("namespace", "create", "raw", "--branch", "b", lake=lake)
+    assert weir("merge", "a", "--into", "main", lake=lake).returncode == 0
+    r = weir("merge", "b", "--into", "main", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert names(lake)["raw"] is True
+    # one side drops the namespace while the other adds a table in it: the table keeps
+    # its namespace existing (a table's namespace exists while the table does)
+    assert weir("branch", "create", "c", lake=lake).returncode == 0
+    assert weir("branch", "create", "d", lake=lake).returncode == 0
+    weir_json("namespace", "drop", "raw", "--branch", "c", lake=lake)
+    assert weir("table", "rename", "titanic", "raw.titanic", "--branch", "d", lake=lake).returncode == 0
+    assert weir("merge", "c", "--into", "main", lake=lake).returncode == 0
+    r = weir("merge", "d", "--into", "main", lake=lake)
+    assert r.returncode == 0, r.stderr
+    ns = {n["name"]: n for n in weir_list("namespace", "list", lake=lake)}
+    assert ns["raw"]["created"] is False and ns["raw"]["tables"] == 1
