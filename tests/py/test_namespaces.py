@@ -3,7 +3,10 @@ property changes are commits on a branch, and a namespace exists at the commits 
 it. Runs on both catalog backends (WEIR_TEST_CATALOG=postgresql, conftest.py)."""
 from __future__ import annotations
 
-from conftest import weir, weir_json, weir_list
+import pathlib
+import sqlite3
+
+from conftest import PG, count, pg_query, weir, weir_json, weir_list
 
 
 def names(lake, ref: str = "main") -> dict[str, bool]:
@@ -81,3 +84,53 @@ def test_merges_of_namespaces(titanic_lake):
     assert r.returncode == 0, r.stderr
     ns = {n["name"]: n for n in weir_list("namespace", "list", lake=lake)}
     assert ns["raw"]["created"] is False and ns["raw"]["tables"] == 1
+
+
+def catalog_sql(lake, sql: str) -> None:
+    """Runs SQL in the lake's catalog, whichever backend it is on."""
+    if PG:
+        pg_query(lake, sql)
+        return
+    db = sqlite3.connect(pathlib.Path(lake) / "catalog.db")
+    with db:
+        db.execute(sql)
+    db.close()
+
+
+def test_lake_wide_namespaces_of_older_catalogs_keep_existing_at_every_ref(lake):
+    """A `namespaces` row (what weir wrote before namespaces were versioned) keeps meaning
+    what it meant: it exists at every ref and commit, and its drop is lake-wide."""
+    first = weir_list("log", lake=lake)[0]["hash"]
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    catalog_sql(lake, "INSERT INTO namespaces (name, properties, created_us) VALUES ('old', '{}', 0)")
+    for ref in ("main", "dev", first):
+        assert names(lake, ref)["old"] is True
+    r = weir("namespace", "create", "old", "--branch", "dev", lake=lake)
+    assert r.returncode != 0 and "namespace old already exists (lake-wide)" in r.stderr
+    r = weir("namespace", "drop", "old", lake=lake)
+    assert r.returncode == 0 and "Dropped namespace old (lake-wide)" in r.stdout
+    for ref in ("main", "dev", first):
+        assert "old" not in names(lake, ref)
+
+
+def test_namespace_entries_are_no_tables_to_any_reader(titanic_lake):
+    """gc, queries, status, describe, diff and export read the table map: a namespace
+    entry (whose content is properties, not a metadata file) must not reach them as a table."""
+    lake = titanic_lake
+    weir_json("namespace", "create", "raw", lake=lake)
+    assert weir("branch", "create", "dev", lake=lake).returncode == 0
+    weir_json("namespace", "create", "lab", "--branch", "dev", lake=lake)
+    r = weir("gc", "--grace", "0s", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert count(lake, "SELECT count(*) FROM titanic") == 891
+    assert count(lake, "SELECT count(*) FROM titanic", ref="dev") == 891
+    assert [t["table"] for t in weir_list("tables", lake=lake)] == ["default.titanic"]
+    for args in (("status",), ("describe", "titanic"), ("diff", "main", "dev")):
+        r = weir(*args, lake=lake)
+        assert r.returncode == 0, (args, r.stderr)
+        assert "raw" not in r.stdout and "lab" not in r.stdout, (args, r.stdout)
+    # a commit shows the tables it holds, not the namespaces
+    shown = weir_json("show", "main", lake=lake)
+    assert [t["table"] for t in shown["tables"]] == ["default.titanic"]
+    merged = weir_json("merge", "dev", "--into", "main", lake=lake)
+    assert merged["namespaces"] == [{"namespace": "lab", "change": "added"}] and merged["tables"] == []
