@@ -77,6 +77,7 @@ from weir.records import (
     RevertResult,
     RunState,
     TableChange,
+    NamespaceChange,
     TableDiff,
     TableFreshness,
     TableInfo,
@@ -135,7 +136,7 @@ __all__ = [
     # client and records
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "GcResult", "GcFile", "PrunedBranch",
-    "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
+    "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "NamespaceChange", "RevertResult", "ImportResult",
     "CompactResult",
     "DeleteResult",
     "RunState", "ModelResult", "Violation", "Plan", "PlanProblem", "ContractDiff", "ContractChange", "ContractReader",

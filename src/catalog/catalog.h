@@ -476,13 +476,13 @@ int catalog_branch_require_checks(wr_catalog *cat, const char *branch, const cha
  * reads the gate under the same lock it commits under. */
 int catalog_branch_checks(wr_catalog *cat, const char *branch, char ***projects, size_t *n, weir_error *err);
 
-/* Namespaces created explicitly (a table's namespace exists while the table does, with
- * or without a row here). Properties are a JSON object of strings. */
-int catalog_namespace_create(wr_catalog *cat, const char *name, json_t *properties, weir_error *err);
-/* *props (caller decrefs) NULL when not created explicitly. */
+/* Lake-wide namespaces, created by catalogs older than versioned namespaces (weir no longer
+ * adds rows: see CATALOG_NAMESPACE_PREFIX); they exist at every ref (docs/catalog.md).
+ * Properties are a JSON object of strings. */
+/* *props (caller decrefs) NULL when there is no such row. */
 int catalog_namespace_get(wr_catalog *cat, const char *name, json_t **props, weir_error *err);
 int catalog_namespace_list(wr_catalog *cat, char ***names, size_t *n, weir_error *err);
-/* Replaces the properties of an explicit namespace (creating its row when missing). */
+/* Replaces the properties of a lake-wide namespace (creating its row when missing). */
 int catalog_namespace_set_properties(wr_catalog *cat, const char *name, json_t *properties,
                                      weir_error *err);
 /* Errors: WEIR_ENOTFOUND when there is no such row. */
