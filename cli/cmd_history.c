@@ -346,6 +346,9 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       printf("Merged %s into %s (merge commit %s)\n", args->pos[0], into, cli_short(commit, s));
     size_t i;
     json_t *c;
+    json_array_foreach(json_object_get(r, "namespaces"), i, c)
+      printf("  namespace %s (%s)\n", json_string_value(json_object_get(c, "namespace")),
+             json_string_value(json_object_get(c, "change")));
     json_array_foreach(json_object_get(r, "tables"), i, c) {
       const char *tname = json_string_value(json_object_get(c, "table"));
       const char *action = json_string_value(json_object_get(c, "change"));

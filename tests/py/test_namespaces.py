@@ -26,7 +26,8 @@ def test_a_namespace_created_on_a_branch_is_absent_elsewhere_until_merged(lake):
     assert entry["tables_changed"] == []
     # not a table: no reader sees it as one
     assert weir_list("tables", "--ref", "dev", lake=lake) == []
-    assert weir("merge", "dev", "--into", "main", lake=lake).returncode == 0
+    r = weir("merge", "dev", "--into", "main", "--no-ff", lake=lake)
+    assert r.returncode == 0 and "  namespace raw (added)" in r.stdout, r.stdout
     assert names(lake, "main")["raw"] is True
 
 

@@ -480,6 +480,17 @@ TEST(namespace_entries_merge_per_key_and_are_no_tables) {
   CHECK(strstr(err.message, "namespace raw has different properties on each side") != NULL);
   weir_error_clear(&err);
   CHECK_STR(fx_loc(&f, "main", "raw"), CATALOG_NAMESPACE_PREFIX "{}");
+  /* a merge reviewed at an older head is refused when a namespace it changes changed
+   * since, and the message says it is a namespace */
+  char reviewed[65];
+  snprintf(reviewed, 65, "%s", fx_head(&f, "main"));
+  fx_set(&f, "main", "crm", CATALOG_NAMESPACE_PREFIX "{\"owner\":\"m\"}", NULL);
+  fx_branch(&f, "w", "main");
+  fx_set(&f, "w", "crm", CATALOG_NAMESPACE_PREFIX "{}", NULL);
+  wr_merge_request req = {.source = "w", .into = "main", .expected_head = reviewed};
+  CHECK_INT(catalog_merge(f.cat, &req, &o, &err), WEIR_ECONCURRENT);
+  CHECK(strstr(err.message, "namespace crm changed") != NULL);
+  weir_error_clear(&err);
   fx_free(&f);
 }
 
