@@ -183,6 +183,7 @@ int cmd_namespace_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args)
   json_t *doc;
   weir_namespace_options o = WEIR_NAMESPACE_OPTIONS_INIT;
   o.branch = cli_opt_value(cmd, args, "branch");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
   rc = weir_namespace_create(lake, args->pos[0], &o, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
   char s[13];
@@ -233,6 +234,7 @@ int cmd_namespace_drop(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
   json_t *doc;
   weir_namespace_options o = WEIR_NAMESPACE_OPTIONS_INIT;
   o.branch = cli_opt_value(cmd, args, "branch");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
   rc = weir_namespace_drop(lake, args->pos[0], &o, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
   char s[13];

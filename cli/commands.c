@@ -126,6 +126,10 @@ static const cli_opt DELETE_OPTS[] = {
     {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
                                      {NULL, 0, NULL, NULL}};
+static const cli_opt NAMESPACE_OPTS[] = {
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"expect-head", 0, "HASH", "the commit this change was decided at: refused (exit 4) if the namespace changed since"},
+    {NULL, 0, NULL, NULL}};
 
 static const cli_opt TABLE_REGISTER_OPTS[] = {
     {"metadata", 0, "FILE_OR_URI", "the external table's metadata file, or its folder (required)"},
@@ -283,11 +287,11 @@ const cli_command CLI_COMMANDS[] = {
     {"namespace create", "NS", "create a namespace as a commit on a branch",
      "Namespaces are versioned: the namespace exists at the commits that have it, and a\n"
      "branch's namespaces reach another branch by merging.",
-     "weir namespace create sales --branch dev", BRANCH_OPT, 1, 1, cmd_namespace_create},
+     "weir namespace create sales --branch dev", NAMESPACE_OPTS, 1, 1, cmd_namespace_create},
     {"namespace list", "", "list namespaces at a ref with their table counts", NULL, "weir namespace list",
      REF_OPTS, 0, 0, cmd_namespace_list},
     {"namespace drop", "NS", "drop an empty namespace as a commit (older commits keep it)", NULL,
-     "weir namespace drop sales", BRANCH_OPT, 1, 1, cmd_namespace_drop},
+     "weir namespace drop sales", NAMESPACE_OPTS, 1, 1, cmd_namespace_drop},
     {"table drop", "TABLE", "drop a table as a commit (older commits keep it)", NULL, "weir table drop old_titanic",
      BRANCH_OPT, 1, 1, cmd_table_drop},
     {"table rename", "TABLE NEW", "rename a table as a commit; it keeps its identity, contract and lineage", NULL,

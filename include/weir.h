@@ -783,6 +783,10 @@ WEIR_API int weir_table_log(weir_lake *lake, const char *ref, const char *table,
 typedef struct weir_namespace_options {
   unsigned int version; /* WEIR_NAMESPACE_OPTIONS_VERSION */
   const char *branch;   /* the branch to commit on; NULL: "main" */
+  const char *expect_head; /* NULL, or the commit (any ref) the change was decided at:
+                              refused with WEIR_ECONCURRENT, nothing written, if the
+                              namespace changed on the branch since (or the commit is not
+                              in the branch's history), as --expect-head of every write */
 } weir_namespace_options;
 
 #define WEIR_NAMESPACE_OPTIONS_VERSION 1

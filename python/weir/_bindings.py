@@ -197,6 +197,7 @@ class weir_namespace_options(ctypes.Structure):
     _fields_ = [
         ("version", c_uint),
         ("branch", c_char_p),
+        ("expect_head", c_char_p),
     ]
 
 class weir_token_options(ctypes.Structure):

@@ -1065,21 +1065,25 @@ class Client:
                          _enc_branch(branch, "branch", optional=True))
         return TableRenamed.from_json(document(doc, "table rename"))
 
-    def create_namespace(self, namespace: str, *, branch: BranchLike | None = None) -> None:
+    def create_namespace(self, namespace: str, *, branch: BranchLike | None = None,
+                         expect_head: RefLike | None = None) -> None:
         """Creates ``namespace`` on ``branch`` (None: main) as one commit (as ``weir
         namespace create``). Namespaces are versioned: it exists at the commits that have
         it and reaches other branches by merging. A table's namespace exists while the
-        table does, created or not.
+        table does, created or not. ``expect_head`` (as for every write): the commit the
+        change was decided at; refused if the namespace changed on the branch since.
 
         Raises:
             AlreadyExists: it was created on the branch. InvalidName: not an identifier.
             InvalidArgument: a protected branch. NotFound: no such branch.
+            ConcurrentUpdate: it changed since ``expect_head``.
             TypeError: an argument of the wrong type.
 
         Example:
             >>> client.create_namespace("raw", branch="dev")          # doctest: +SKIP
         """
-        opts = _ffi.options(_ffi.NamespaceOptions, branch=_enc_branch(branch, "branch", optional=True))
+        opts = _ffi.options(_ffi.NamespaceOptions, branch=_enc_branch(branch, "branch", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True))
         self._call("weir_namespace_create", _enc(namespace, "namespace", name=True), ctypes.byref(opts), None)
 
     def get_namespaces(self, ref: RefLike | None = "main") -> list[Namespace]:
@@ -1096,9 +1100,11 @@ class Client:
         doc = self._json("weir_namespace_list", _enc_ref(ref, optional=True))
         return [Namespace.from_json(n) for n in document(doc, "namespaces", "namespaces")]
 
-    def drop_namespace(self, namespace: str, *, branch: BranchLike | None = None) -> None:
+    def drop_namespace(self, namespace: str, *, branch: BranchLike | None = None,
+                         expect_head: RefLike | None = None) -> None:
         """Drops created ``namespace`` from ``branch`` (None: main) as one commit (as
-        ``weir namespace drop``); older commits keep it.
+        ``weir namespace drop``); older commits keep it. ``expect_head`` as for
+        ``create_namespace``.
 
         Raises:
             InvalidArgument: a table at the branch's head is in it (named), or a protected
@@ -1108,7 +1114,8 @@ class Client:
         Example:
             >>> client.drop_namespace("raw")                          # doctest: +SKIP
         """
-        opts = _ffi.options(_ffi.NamespaceOptions, branch=_enc_branch(branch, "branch", optional=True))
+        opts = _ffi.options(_ffi.NamespaceOptions, branch=_enc_branch(branch, "branch", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True))
         self._call("weir_namespace_drop", _enc(namespace, "namespace", name=True), ctypes.byref(opts), None)
     def delete_rows(self, table: str, *, where: str, branch: BranchLike | None = None,
                     expect_head: RefLike | None = None, message: str | None = None) -> DeleteResult:

@@ -12,7 +12,8 @@ int weir_namespace_create(weir_lake *lake, const char *ns, const weir_namespace_
                           weir_error *err) {
   API_CHECK_LAKE(lake, "weir_namespace_create");
   API_CHECK_OPTS(opts, "weir_namespace_options", WEIR_NAMESPACE_OPTIONS_VERSION);
-  return lake_namespace_create(lake, ns, opts ? opts->branch : NULL, NULL, out_json, err);
+  return lake_namespace_create(lake, ns, opts ? opts->branch : NULL, opts ? opts->expect_head : NULL, NULL, out_json,
+                               err);
 }
 
 int weir_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err) {
@@ -24,5 +25,5 @@ int weir_namespace_drop(weir_lake *lake, const char *ns, const weir_namespace_op
                         weir_error *err) {
   API_CHECK_LAKE(lake, "weir_namespace_drop");
   API_CHECK_OPTS(opts, "weir_namespace_options", WEIR_NAMESPACE_OPTIONS_VERSION);
-  return lake_namespace_drop(lake, ns, opts ? opts->branch : NULL, out_json, err);
+  return lake_namespace_drop(lake, ns, opts ? opts->branch : NULL, opts ? opts->expect_head : NULL, out_json, err);
 }

@@ -13,6 +13,7 @@
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
+#include "lake/serial.h"
 #include "util/json.h"
 
 #define MANAGE_ATTEMPTS 16
@@ -243,14 +244,30 @@ typedef struct ns_ctx {
   json_t *props;   /* the content to commit; NULL drops the entry */
   bool create;     /* refuse when the entry exists */
   bool must_exist; /* refuse when it does not */
+  const char *base; /* --expect-head resolved, or NULL */
+  const char *what; /* "creating namespace NS", for a refusal */
 } ns_ctx;
+
+/* The change was decided at d->base: refused if the namespace changed on the branch since
+ * (a decision against the head it lands on is then the same decision). */
+static int check_base(weir_lake *lake, const ns_ctx *d, const char *head, weir_error *err) {
+  if (!d->base || strcmp(d->base, head) == 0) return WEIR_OK;
+  catalog_serial_report r;
+  catalog_serial_init(&r, d->branch, d->base, head);
+  int rc = catalog_serial_check_table(lake->cat, &r, d->ns, false, "this change was decided without seeing it", err);
+  if (!rc) rc = catalog_serial_error(&r, d->what, "review the namespace at the new head and retry", err);
+  catalog_serial_clear(&r);
+  return rc;
+}
 
 static int prepare_ns(weir_lake *lake, const char *head, wr_table_change *changes, size_t *n, void *ctx,
                       weir_error *err) {
   ns_ctx *d = ctx;
+  int rc = check_base(lake, d, head, err);
+  if (rc) return rc;
   wr_table_entry e;
   weir_error inner = {0};
-  int rc = catalog_table_get(lake->cat, head, d->ns, &e, &inner);
+  rc = catalog_table_get(lake->cat, head, d->ns, &e, &inner);
   bool have = rc == WEIR_OK;
   if (have) wr_table_entry_clear(&e);
   if (rc && rc != WEIR_ENOTFOUND) {
@@ -298,8 +315,8 @@ static int check_props(json_t *props, weir_error *err) {
   return WEIR_OK;
 }
 
-int lake_namespace_create(weir_lake *lake, const char *ns, const char *branch, json_t *props, char **out_json,
-                          weir_error *err) {
+int lake_namespace_create(weir_lake *lake, const char *ns, const char *branch, const char *expect_head,
+                          json_t *props, char **out_json, weir_error *err) {
   if (out_json) *out_json = NULL;
   int rc = wr_ident_check(ns, "namespace", err);
   if (!rc) rc = check_props(props, err);
@@ -307,12 +324,16 @@ int lake_namespace_create(weir_lake *lake, const char *ns, const char *branch, j
   bool legacy = false;
   if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
   if (legacy) return wr_seterr(err, WEIR_EEXISTS, "namespace %s already exists (lake-wide)", ns);
+  char base[WEIR_HASH_HEX_SIZE];
+  if (expect_head && (rc = lake_write_base(lake, branch_or_main(branch), expect_head, base, err))) return rc;
   json_t *empty = json_object();
-  ns_ctx d = {ns, branch_or_main(branch), props ? props : empty, true, false};
+  char *what = wr_asprintf("creating namespace %s", ns);
+  ns_ctx d = {ns, branch_or_main(branch), props ? props : empty, true, false, expect_head ? base : NULL, what};
   char *msg = wr_asprintf("create namespace %s", ns);
   char hash[WEIR_HASH_HEX_SIZE];
   rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
   free(msg);
+  free(what);
   json_decref(empty);
   if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "added", hash, d.branch);
   return rc;
@@ -327,7 +348,7 @@ int lake_namespace_set_properties(weir_lake *lake, const char *ns, const char *b
   if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
   /* A lake-wide namespace of an older catalog keeps its lake-wide properties. */
   if (legacy) return catalog_namespace_set_properties(lake->cat, ns, props, err);
-  ns_ctx d = {ns, branch_or_main(branch), props, false, false};
+  ns_ctx d = {ns, branch_or_main(branch), props, false, false, NULL, NULL};
   char *msg = wr_asprintf("set properties of namespace %s", ns);
   char hash[WEIR_HASH_HEX_SIZE];
   rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
@@ -420,18 +441,23 @@ int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_er
   return rc;
 }
 
-int lake_namespace_drop(weir_lake *lake, const char *ns, const char *branch, char **out_json, weir_error *err) {
+int lake_namespace_drop(weir_lake *lake, const char *ns, const char *branch, const char *expect_head,
+                        char **out_json, weir_error *err) {
   if (out_json) *out_json = NULL;
   int rc = wr_ident_check(ns, "namespace", err);
   if (rc) return rc;
   bool legacy = false;
   if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
   if (!legacy) {
-    ns_ctx d = {ns, branch_or_main(branch), NULL, false, true};
+    char base[WEIR_HASH_HEX_SIZE];
+    if (expect_head && (rc = lake_write_base(lake, branch_or_main(branch), expect_head, base, err))) return rc;
+    char *what = wr_asprintf("dropping namespace %s", ns);
+    ns_ctx d = {ns, branch_or_main(branch), NULL, false, true, expect_head ? base : NULL, what};
     char *msg = wr_asprintf("drop namespace %s", ns);
     char hash[WEIR_HASH_HEX_SIZE];
     rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
     free(msg);
+    free(what);
     if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "dropped", hash, d.branch);
     return rc;
   }

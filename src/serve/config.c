@@ -199,7 +199,7 @@ void rest_h_ns_create(rest_ctx *c) {
     return;
   }
   weir_error err = {0};
-  if (lake_namespace_create(c->lake, name, c->ref.name, props, NULL, &err)) {
+  if (lake_namespace_create(c->lake, name, c->ref.name, NULL, props, NULL, &err)) {
     rest_respond_weir_error(c->resp, &err, NULL);
     weir_error_clear(&err);
     json_decref(body);
@@ -229,7 +229,7 @@ void rest_h_ns_load(rest_ctx *c, bool head_only) {
 void rest_h_ns_drop(rest_ctx *c) {
   if (!rest_require_branch(c)) return;
   weir_error err = {0};
-  if (lake_namespace_drop(c->lake, c->route->ns, c->ref.name, NULL, &err)) {
+  if (lake_namespace_drop(c->lake, c->route->ns, c->ref.name, NULL, NULL, &err)) {
     if (err.code == WEIR_EINVALIDARG)
       rest_respond_error(c->resp, 409, "NamespaceNotEmptyException", NULL, "%s", err.message);
     else

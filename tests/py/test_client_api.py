@@ -458,6 +458,8 @@ def test_table_management_and_namespaces_through_the_client(client):
     assert "lab" in [n.name for n in client.get_namespaces(ref="nsdev~1")]
     with pytest.raises(weir.NotFound):
         client.drop_namespace("lab", branch="nsdev")
+    with pytest.raises(weir.ConcurrentUpdate, match="namespace lab changed"):
+        client.create_namespace("lab", branch="nsdev", expect_head="nsdev~1")
     client.drop_namespace("lab")  # main's, which the merge brought
     client.import_data("raw.v", t)
     with pytest.raises(weir.AlreadyExists):

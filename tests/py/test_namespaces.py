@@ -135,3 +135,16 @@ def test_namespace_entries_are_no_tables_to_any_reader(titanic_lake):
     assert [t["table"] for t in shown["tables"]] == ["default.titanic"]
     merged = weir_json("merge", "dev", "--into", "main", lake=lake)
     assert merged["namespaces"] == [{"namespace": "lab", "change": "added"}] and merged["tables"] == []
+
+
+def test_expect_head_refuses_a_namespace_change_decided_before_it_changed(lake):
+    reviewed = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
+    weir_json("namespace", "create", "raw", lake=lake)
+    # decided at `reviewed`, when raw did not exist: the branch moved and raw changed
+    r = weir("namespace", "drop", "raw", "--expect-head", reviewed, lake=lake)
+    assert r.returncode == 4 and "namespace raw changed (by commit" in r.stderr, r.stderr
+    assert names(lake)["raw"] is True
+    # another namespace's change since the reviewed head does not refuse it
+    weir_json("namespace", "create", "lab", "--expect-head", reviewed, lake=lake)
+    head = weir_list("log", "-n", "1", lake=lake)[0]["hash"]
+    weir_json("namespace", "drop", "lab", "--expect-head", head, lake=lake)
