@@ -348,11 +348,13 @@ int lake_namespace_set_properties(weir_lake *lake, const char *ns, const char *b
   if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
   /* A lake-wide namespace of an older catalog keeps its lake-wide properties. */
   if (legacy) return catalog_namespace_set_properties(lake->cat, ns, props, err);
-  ns_ctx d = {ns, branch_or_main(branch), props, false, false, NULL, NULL};
+  json_t *empty = json_object(); /* NULL props: none (never a drop) */
+  ns_ctx d = {ns, branch_or_main(branch), props ? props : empty, false, false, NULL, NULL};
   char *msg = wr_asprintf("set properties of namespace %s", ns);
   char hash[WEIR_HASH_HEX_SIZE];
   rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
   free(msg);
+  json_decref(empty);
   return rc;
 }
 
