@@ -5,7 +5,8 @@
  * Model (docs/versioning.md, docs/catalog.md):
  *
  *   - A commit maps every table identifier ("ns.name") to one table version: the Iceberg
- *     metadata file, the snapshot it marks current, and its record count. The map is
+ *     metadata file, the snapshot it marks current, and its record count; and every
+ *     namespace created there to its properties (CATALOG_NAMESPACE_PREFIX, below). The map is
  *     stored as a content-addressed Merkle trie of tree nodes (as Git stores trees), so a
  *     commit that changes one table writes O(log n) small nodes, and a branch is one row:
  *     neither grows with the number of tables or commits.
