@@ -798,10 +798,12 @@ WEIR_API int weir_namespace_options_init(weir_namespace_options *opts, unsigned 
 /** Creates namespace `ns` (an identifier) on opts->branch (opts NULL: "main") as one
  *  commit with message "create namespace NS" and no properties. *out_json (may be NULL: no
  *  document; namespace.schema.json): {schema_version, namespace, change: "added", commit,
- *  branch}. Errors: WEIR_EEXISTS (it exists at the branch's head, created or held by a
- *  table there), WEIR_EINVALIDNAME, WEIR_EINVALIDARG (a protected branch: it takes only
- *  merges), WEIR_ENOTFOUND (the branch). A table's namespace exists while the table does,
- *  created or not. */
+ *  branch}. Errors: WEIR_EEXISTS (created at the branch's head already, or lake-wide;
+ *  a namespace held only by its tables may be created, so it outlives them),
+ *  WEIR_EINVALIDNAME, WEIR_EINVALIDARG (a protected branch: it takes only
+ *  merges), WEIR_ENOTFOUND (the branch), WEIR_ECONCURRENT (opts->expect_head). A table's
+ *  namespace exists while the table does, created or not. Thread-safety: as every call on
+ *  one lake handle. */
 WEIR_API int weir_namespace_create(weir_lake *lake, const char *ns, const weir_namespace_options *opts,
                                    char **out_json, weir_error *err);
 /** Namespaces at `ref` (NULL = "main"): "default", every one created at that commit, every
@@ -814,8 +816,9 @@ WEIR_API int weir_namespace_list(weir_lake *lake, const char *ref, char **out_js
  *  {schema_version, namespace, change: "dropped", commit, branch}. Refused
  *  (WEIR_EINVALIDARG, naming one) while a table at the branch's head is in it;
  *  WEIR_ENOTFOUND when it was not created at the branch's head; WEIR_EINVALIDARG on a
- *  protected branch. A namespace created lake-wide by an older catalog is dropped
- *  lake-wide as before (no commit; refused while a table on any branch is in it). */
+ *  protected branch; WEIR_ECONCURRENT (opts->expect_head). A namespace created lake-wide
+ *  by an older catalog is dropped lake-wide as before (no commit; refused while a table on
+ *  any branch is in it). */
 WEIR_API int weir_namespace_drop(weir_lake *lake, const char *ns, const weir_namespace_options *opts,
                                  char **out_json, weir_error *err);
 
