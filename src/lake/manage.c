@@ -36,6 +36,10 @@ static int commit_changes(weir_lake *lake, const char *branch, prepare_fn prepar
     size_t n = 0;
     memset(changes, 0, sizeof changes);
     if ((rc = prepare(lake, head, changes, &n, ctx, err))) return rc;
+    if (n == 0) { /* nothing to change: no empty commit */
+      memcpy(out, head, WEIR_HASH_HEX_SIZE);
+      return WEIR_OK;
+    }
     wr_commit_request c = {0};
     c.branch = branch;
     c.expected_head = head;
@@ -269,14 +273,30 @@ static int prepare_ns(weir_lake *lake, const char *head, wr_table_change *change
   weir_error inner = {0};
   rc = catalog_table_get(lake->cat, head, d->ns, &e, &inner);
   bool have = rc == WEIR_OK;
+  char *want = NULL;
+  if (d->props) {
+    char *canon = wr_json_canonical(d->props);
+    want = wr_asprintf("%s%s", CATALOG_NAMESPACE_PREFIX, canon);
+    free(canon);
+  }
+  /* Properties set to what they are: no change (and so no commit). */
+  bool same = have && want && strcmp(e.metadata_location, want) == 0;
   if (have) wr_table_entry_clear(&e);
+  if (same && !d->create) {
+    free(want);
+    *n = 0;
+    return WEIR_OK;
+  }
   if (rc && rc != WEIR_ENOTFOUND) {
+    free(want);
     wr_error_move(err, &inner);
     return rc;
   }
   weir_error_clear(&inner);
-  if (have && d->create)
+  if (have && d->create) {
+    free(want);
     return wr_seterr(err, WEIR_EEXISTS, "namespace %s already exists on branch %s", d->ns, d->branch);
+  }
   if (!d->props) {
     char *t = NULL;
     bool held = false;
@@ -293,11 +313,7 @@ static int prepare_ns(weir_lake *lake, const char *head, wr_table_change *change
   if (!have && d->must_exist)
     return wr_seterr(err, WEIR_ENOTFOUND, "namespace %s was not created on branch %s", d->ns, d->branch);
   changes[0].table = d->ns;
-  if (d->props) {
-    char *canon = wr_json_canonical(d->props);
-    changes[0].metadata_location = wr_asprintf("%s%s", CATALOG_NAMESPACE_PREFIX, canon);
-    free(canon);
-  }
+  changes[0].metadata_location = want; /* NULL: drop; freed by commit_changes */
   changes[0].snapshot_id = -1;
   changes[0].record_count = 0;
   *n = 1;

@@ -165,6 +165,9 @@ def test_create_list_drop_rename_through_the_catalog(served):
     cat.update_namespace_properties("sales", updates={"tier": "gold"})
     assert cat.load_namespace_properties("sales") == {"owner": "ops", "tier": "gold"}
     assert "set properties of namespace sales" in weir("log", "ddl", "-n", "1", lake=srv.lake).stdout
+    head = weir("log", "ddl", "-n", "1", lake=srv.lake).stdout
+    cat.update_namespace_properties("sales", updates={"tier": "gold"})  # as they are: no commit
+    assert weir("log", "ddl", "-n", "1", lake=srv.lake).stdout == head
     # a tag is read-only: no namespace is created there
     weir("tag", "create", "ddl-v1", "--ref", "ddl", lake=srv.lake)
     with pytest.raises(ForbiddenError, match="read-only"):
