@@ -150,10 +150,13 @@ static void print_commit(const json_t *c, bool full) {
     json_object_foreach(props, key, v) printf("    %s: %s\n", key, json_string_value(v) ? json_string_value(v) : "");
   }
   json_t *changes = json_object_get(c, "tables_changed");
-  if (json_array_size(changes)) {
-    printf("\n");
-    print_changes(changes, "    ");
-  }
+  json_t *nsch = json_object_get(c, "namespaces_changed");
+  if (json_array_size(changes) || json_array_size(nsch)) printf("\n");
+  size_t ni;
+  json_t *nv;
+  json_array_foreach(nsch, ni, nv) printf("    namespace %s (%s)\n", json_string_value(json_object_get(nv, "namespace")),
+                                          json_string_value(json_object_get(nv, "change")));
+  if (json_array_size(changes)) print_changes(changes, "    ");
 }
 
 int cmd_log(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
@@ -343,6 +346,9 @@ int cmd_merge(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
       printf("Merged %s into %s (merge commit %s)\n", args->pos[0], into, cli_short(commit, s));
     size_t i;
     json_t *c;
+    json_array_foreach(json_object_get(r, "namespaces"), i, c)
+      printf("  namespace %s (%s)\n", json_string_value(json_object_get(c, "namespace")),
+             json_string_value(json_object_get(c, "change")));
     json_array_foreach(json_object_get(r, "tables"), i, c) {
       const char *tname = json_string_value(json_object_get(c, "table"));
       const char *action = json_string_value(json_object_get(c, "change"));

@@ -175,16 +175,24 @@ int cmd_branch_unprotect(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args)
 }
 
 int cmd_namespace_create(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  (void)cmd;
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
   json_t *doc;
-  rc = weir_namespace_create(lake, args->pos[0], &out, &err);
+  weir_namespace_options o = WEIR_NAMESPACE_OPTIONS_INIT;
+  o.branch = cli_opt_value(cmd, args, "branch");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
+  rc = weir_namespace_create(lake, args->pos[0], &o, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
-  if (ctx->verbosity >= 0) printf("Created namespace %s\n", json_string_value(json_object_get(doc, "namespace")));
+  char s[13];
+  const char *commit = json_string_value(json_object_get(doc, "commit"));
+  if (ctx->verbosity >= 0 && commit)
+    printf("Created namespace %s on %s (commit %s)\n", json_string_value(json_object_get(doc, "namespace")),
+           json_string_value(json_object_get(doc, "branch")), cli_short(commit, s));
+  else if (ctx->verbosity >= 0)
+    printf("Created namespace %s (lake-wide)\n", json_string_value(json_object_get(doc, "namespace")));
   json_decref(doc);
   return 0;
 }
@@ -218,16 +226,24 @@ int cmd_namespace_list(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
 }
 
 int cmd_namespace_drop(cli_ctx *ctx, const cli_command *cmd, cli_parsed *args) {
-  (void)cmd;
   weir_lake *lake;
   int rc = cli_lake(ctx, &lake);
   if (rc) return rc;
   weir_error err = {0};
   char *out = NULL;
   json_t *doc;
-  rc = weir_namespace_drop(lake, args->pos[0], &out, &err);
+  weir_namespace_options o = WEIR_NAMESPACE_OPTIONS_INIT;
+  o.branch = cli_opt_value(cmd, args, "branch");
+  o.expect_head = cli_opt_value(cmd, args, "expect-head");
+  rc = weir_namespace_drop(lake, args->pos[0], &o, &out, &err);
   if ((rc = cli_json_result(ctx, rc, &err, out, &doc)) >= 0) return rc;
-  if (ctx->verbosity >= 0) printf("Dropped namespace %s\n", json_string_value(json_object_get(doc, "namespace")));
+  char s[13];
+  const char *commit = json_string_value(json_object_get(doc, "commit"));
+  if (ctx->verbosity >= 0 && commit)
+    printf("Dropped namespace %s on %s (commit %s)\n", json_string_value(json_object_get(doc, "namespace")),
+           json_string_value(json_object_get(doc, "branch")), cli_short(commit, s));
+  else if (ctx->verbosity >= 0)
+    printf("Dropped namespace %s (lake-wide)\n", json_string_value(json_object_get(doc, "namespace")));
   json_decref(doc);
   return 0;
 }

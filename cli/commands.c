@@ -139,6 +139,10 @@ static const cli_opt ALTER_OPTS[] = {
     {NULL, 0, NULL, NULL}};
 static const cli_opt BRANCH_OPT[] = {{"branch", 'b', "B", "branch to commit on (default: main)"},
                                      {NULL, 0, NULL, NULL}};
+static const cli_opt NAMESPACE_OPTS[] = {
+    {"branch", 'b', "B", "branch to commit on (default: main)"},
+    {"expect-head", 0, "HASH", "the commit this change was decided at: refused (exit 4) if the namespace changed since"},
+    {NULL, 0, NULL, NULL}};
 
 static const cli_opt TABLE_REGISTER_OPTS[] = {
     {"metadata", 0, "FILE_OR_URI", "the external table's metadata file, or its folder (required)"},
@@ -293,12 +297,14 @@ const cli_command CLI_COMMANDS[] = {
      "weir branch protect main --require-check ../pipeline", PROTECT_OPTS, 1, 1, cmd_branch_protect},
     {"branch unprotect", "NAME", "let a protected branch take direct commits again", NULL,
      "weir branch unprotect main", NO_OPTS, 1, 1, cmd_branch_unprotect},
-    {"namespace create", "NS", "create a namespace", NULL, "weir namespace create sales", NO_OPTS, 1, 1,
-     cmd_namespace_create},
+    {"namespace create", "NS", "create a namespace as a commit on a branch",
+     "Namespaces are versioned: the namespace exists at the commits that have it, and a\n"
+     "branch's namespaces reach another branch by merging.",
+     "weir namespace create sales --branch dev", NAMESPACE_OPTS, 1, 1, cmd_namespace_create},
     {"namespace list", "", "list namespaces at a ref with their table counts", NULL, "weir namespace list",
      REF_OPTS, 0, 0, cmd_namespace_list},
-    {"namespace drop", "NS", "drop an empty namespace", NULL, "weir namespace drop sales", NO_OPTS, 1, 1,
-     cmd_namespace_drop},
+    {"namespace drop", "NS", "drop an empty namespace as a commit (older commits keep it)", NULL,
+     "weir namespace drop sales", NAMESPACE_OPTS, 1, 1, cmd_namespace_drop},
     {"table drop", "TABLE", "drop a table as a commit (older commits keep it)", NULL, "weir table drop old_titanic",
      BRANCH_OPT, 1, 1, cmd_table_drop},
     {"table rename", "TABLE NEW", "rename a table as a commit; it keeps its identity, contract and lineage", NULL,

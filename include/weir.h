@@ -800,19 +800,50 @@ WEIR_API int weir_table_rename(weir_lake *lake, const char *table, const char *n
 WEIR_API int weir_table_log(weir_lake *lake, const char *ref, const char *table, int64_t max_count,
                             char **out_json, weir_error *err);
 
-/** Creates namespace `ns` (an identifier), lake-wide. *out_json (may be NULL: no
- *  document; namespace.schema.json): {schema_version, namespace, change: "added"}.
- *  Errors: WEIR_EEXISTS, WEIR_EINVALIDNAME. A table's namespace exists while the table
- *  does, created or not. */
-WEIR_API int weir_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
-/** Namespaces at `ref` (NULL = "main"): "default", every created one and every one a table
- *  at ref is in. *out_json (namespace_list.schema.json): {schema_version, namespaces:
- *  [{name, created, tables}]}, sorted by name. */
+/** Where a namespace change is committed. Namespaces are versioned content, as tables
+ *  are (docs/versioning.md, "Namespaces"): creating or dropping one is a commit on a
+ *  branch, and it exists at the commits that have it. */
+typedef struct weir_namespace_options {
+  unsigned int version; /* WEIR_NAMESPACE_OPTIONS_VERSION */
+  const char *branch;   /* the branch to commit on; NULL: "main" */
+  const char *expect_head; /* NULL, or the commit (any ref) the change was decided at:
+                              refused with WEIR_ECONCURRENT, nothing written, if the
+                              namespace changed on the branch since (or the commit is not
+                              in the branch's history), as --expect-head of every write */
+} weir_namespace_options;
+
+#define WEIR_NAMESPACE_OPTIONS_VERSION 1
+#define WEIR_NAMESPACE_OPTIONS_INIT WEIR_OPTIONS_INIT_(WEIR_NAMESPACE_OPTIONS_VERSION)
+/** Fills *opts with the defaults of `version` (WEIR_NAMESPACE_OPTIONS_VERSION): every field
+ *  zero or NULL. WEIR_EINVALIDARG for a version this library does not know. */
+WEIR_API int weir_namespace_options_init(weir_namespace_options *opts, unsigned int version);
+
+/** Creates namespace `ns` (an identifier) on opts->branch (opts NULL: "main") as one
+ *  commit with message "create namespace NS" and no properties. *out_json (may be NULL: no
+ *  document; namespace.schema.json): {schema_version, namespace, change: "added", commit,
+ *  branch}. Errors: WEIR_EEXISTS (created at the branch's head already, or lake-wide;
+ *  a namespace held only by its tables may be created, so it outlives them),
+ *  WEIR_EINVALIDNAME, WEIR_EINVALIDARG (a protected branch: it takes only
+ *  merges), WEIR_ENOTFOUND (the branch), WEIR_ECONCURRENT (opts->expect_head). A table's
+ *  namespace exists while the table does, created or not. Thread-safety: as every call on
+ *  one lake handle. */
+WEIR_API int weir_namespace_create(weir_lake *lake, const char *ns, const weir_namespace_options *opts,
+                                   char **out_json, weir_error *err);
+/** Namespaces at `ref` (NULL = "main"): "default", every one created at that commit, every
+ *  one a table at ref is in, and any created lake-wide by a catalog older than versioned
+ *  namespaces (docs/catalog.md). *out_json (namespace_list.schema.json): {schema_version,
+ *  namespaces: [{name, created, tables}]}, sorted by name. Reads only. */
 WEIR_API int weir_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
-/** Drops created namespace `ns`. *out_json (may be NULL): {schema_version, namespace,
- *  change: "dropped"}. Refused (WEIR_EINVALIDARG, naming them) while a table at the head
- *  of any branch is in it; WEIR_ENOTFOUND when it was never created. */
-WEIR_API int weir_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
+/** Drops created namespace `ns` from opts->branch (NULL: "main") as one commit with
+ *  message "drop namespace NS"; older commits keep it. *out_json (may be NULL):
+ *  {schema_version, namespace, change: "dropped", commit, branch}. Refused
+ *  (WEIR_EINVALIDARG, naming one) while a table at the branch's head is in it;
+ *  WEIR_ENOTFOUND when it was not created at the branch's head; WEIR_EINVALIDARG on a
+ *  protected branch; WEIR_ECONCURRENT (opts->expect_head). A namespace created lake-wide
+ *  by an older catalog is dropped lake-wide as before (no commit; refused while a table on
+ *  any branch is in it). */
+WEIR_API int weir_namespace_drop(weir_lake *lake, const char *ns, const weir_namespace_options *opts,
+                                 char **out_json, weir_error *err);
 
 /* ====================================================================================
  * Access: tokens and protected branches (docs/serve.md)

@@ -80,6 +80,7 @@ from weir.records import (
     RevertResult,
     RunState,
     TableChange,
+    NamespaceChange,
     TableDiff,
     TableFreshness,
     TableInfo,
@@ -138,7 +139,7 @@ __all__ = [
     # client and records
     "Client", "Commit", "CommitTable", "Branch", "Tag", "MergeResult", "Conflict", "ChangedTable", "TableSummary",
     "GcResult", "GcFile", "PrunedBranch",
-    "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "RevertResult", "ImportResult",
+    "TableInfo", "Column", "Diff", "TableDiff", "TableChange", "NamespaceChange", "RevertResult", "ImportResult",
     "AlterColumn",
     "AlterResult",
     "CompactResult",

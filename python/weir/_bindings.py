@@ -22,6 +22,7 @@ WEIR_MERGE_OPTIONS_VERSION = 2
 WEIR_REVERT_OPTIONS_VERSION = 1
 WEIR_IMPORT_OPTIONS_VERSION = 2
 WEIR_RUN_OPTIONS_VERSION = 1
+WEIR_NAMESPACE_OPTIONS_VERSION = 1
 WEIR_TOKEN_OPTIONS_VERSION = 1
 WEIR_STATUS_OPTIONS_VERSION = 1
 WEIR_SERVE_OPTIONS_VERSION = 1
@@ -200,6 +201,15 @@ class weir_run_options(ctypes.Structure):
         ("timeout", c_double),
     ]
 
+class weir_namespace_options(ctypes.Structure):
+    """``weir_namespace_options``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("branch", c_char_p),
+        ("expect_head", c_char_p),
+    ]
+
 class weir_token_options(ctypes.Structure):
     """``weir_token_options``."""
 
@@ -364,9 +374,10 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "weir_table_drop": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_table_rename": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
     "weir_table_log": (c_int, [c_void_p, c_char_p, c_char_p, c_int64, POINTER(c_void_p), POINTER(weir_error)]),
-    "weir_namespace_create": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_namespace_options_init": (c_int, [POINTER(weir_namespace_options), c_uint]),
+    "weir_namespace_create": (c_int, [c_void_p, c_char_p, POINTER(weir_namespace_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_namespace_list": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
-    "weir_namespace_drop": (c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(weir_error)]),
+    "weir_namespace_drop": (c_int, [c_void_p, c_char_p, POINTER(weir_namespace_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_token_options_init": (c_int, [POINTER(weir_token_options), c_uint]),
     "weir_token_create": (c_int, [c_void_p, POINTER(weir_token_options), POINTER(c_void_p), POINTER(weir_error)]),
     "weir_token_list": (c_int, [c_void_p, POINTER(c_void_p), POINTER(weir_error)]),
@@ -402,4 +413,4 @@ PRIVATE: frozenset[str] = frozenset({"weir_worker_scan", "weir_worker_stage_outp
 
 # The layout of every struct above: name -> (size, {field: offset}), as the C compiler
 # lays it out on the platform this file was generated for; see tests/py/test_bindings.py.
-STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options", "weir_delete_options", "weir_alter_change", "weir_alter_options",)
+STRUCTS: tuple[str, ...] = ("ArrowSchema", "ArrowArray", "ArrowArrayStream", "weir_error", "weir_lake_options", "weir_merge_options", "weir_revert_options", "weir_import_options", "weir_run_options", "weir_namespace_options", "weir_token_options", "weir_status_options", "weir_serve_options", "weir_compact_options", "weir_register_options", "weir_gc_options", "weir_prune_options", "weir_delete_options", "weir_alter_change", "weir_alter_options",)

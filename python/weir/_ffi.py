@@ -58,6 +58,7 @@ GcOptions = B.weir_gc_options
 PruneOptions = B.weir_prune_options
 DeleteOptions = B.weir_delete_options
 AlterOptions = B.weir_alter_options
+NamespaceOptions = B.weir_namespace_options
 PROGRESS_FN = B.weir_progress_fn
 
 _VERSIONS: dict[type[ctypes.Structure], int] = {
@@ -69,6 +70,7 @@ _VERSIONS: dict[type[ctypes.Structure], int] = {
     GcOptions: B.WEIR_GC_OPTIONS_VERSION, PruneOptions: B.WEIR_PRUNE_OPTIONS_VERSION,
     DeleteOptions: B.WEIR_DELETE_OPTIONS_VERSION,
     AlterOptions: B.WEIR_ALTER_OPTIONS_VERSION,
+    NamespaceOptions: B.WEIR_NAMESPACE_OPTIONS_VERSION,
 }
 
 _RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))

@@ -1073,21 +1073,30 @@ class Client:
                          _enc_branch(branch, "branch", optional=True))
         return TableRenamed.from_json(document(doc, "table rename"))
 
-    def create_namespace(self, namespace: str) -> None:
-        """Creates ``namespace`` (as ``weir namespace create``); a table's namespace exists
-        while the table does, created or not.
+    def create_namespace(self, namespace: str, *, branch: BranchLike | None = None,
+                         expect_head: RefLike | None = None) -> None:
+        """Creates ``namespace`` on ``branch`` (None: main) as one commit (as ``weir
+        namespace create``). Namespaces are versioned: it exists at the commits that have
+        it and reaches other branches by merging. A table's namespace exists while the
+        table does, created or not. ``expect_head`` (as for every write): the commit the
+        change was decided at; refused if the namespace changed on the branch since.
 
         Raises:
-            AlreadyExists: it exists. InvalidName: not an identifier. TypeError: not a str.
+            AlreadyExists: it was created on the branch. InvalidName: not an identifier.
+            InvalidArgument: a protected branch. NotFound: no such branch.
+            ConcurrentUpdate: it changed since ``expect_head``.
+            TypeError: an argument of the wrong type.
 
         Example:
-            >>> client.create_namespace("raw")                        # doctest: +SKIP
+            >>> client.create_namespace("raw", branch="dev")          # doctest: +SKIP
         """
-        self._call("weir_namespace_create", _enc(namespace, "namespace", name=True), None)
+        opts = _ffi.options(_ffi.NamespaceOptions, branch=_enc_branch(branch, "branch", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True))
+        self._call("weir_namespace_create", _enc(namespace, "namespace", name=True), ctypes.byref(opts), None)
 
     def get_namespaces(self, ref: RefLike | None = "main") -> list[Namespace]:
-        """Namespaces at ``ref`` (None: main): ``default``, every created one and every one a
-        table there is in, sorted by name.
+        """Namespaces at ``ref`` (None: main): ``default``, every one created at that commit
+        and every one a table there is in, sorted by name.
 
         Raises:
             NotFound: no such ref. TypeError: a ref of the wrong type.
@@ -1099,17 +1108,23 @@ class Client:
         doc = self._json("weir_namespace_list", _enc_ref(ref, optional=True))
         return [Namespace.from_json(n) for n in document(doc, "namespaces", "namespaces")]
 
-    def drop_namespace(self, namespace: str) -> None:
-        """Drops a created ``namespace`` (as ``weir namespace drop``).
+    def drop_namespace(self, namespace: str, *, branch: BranchLike | None = None,
+                         expect_head: RefLike | None = None) -> None:
+        """Drops created ``namespace`` from ``branch`` (None: main) as one commit (as
+        ``weir namespace drop``); older commits keep it. ``expect_head`` as for
+        ``create_namespace``.
 
         Raises:
-            InvalidArgument: a table at the head of some branch is in it (they are named).
-            NotFound: it was never created. TypeError: not a str.
+            InvalidArgument: a table at the branch's head is in it (named), or a protected
+                branch. NotFound: it was not created on the branch. TypeError: an argument
+                of the wrong type.
 
         Example:
             >>> client.drop_namespace("raw")                          # doctest: +SKIP
         """
-        self._call("weir_namespace_drop", _enc(namespace, "namespace", name=True), None)
+        opts = _ffi.options(_ffi.NamespaceOptions, branch=_enc_branch(branch, "branch", optional=True),
+                            expect_head=_enc_ref(expect_head, "expect_head", optional=True))
+        self._call("weir_namespace_drop", _enc(namespace, "namespace", name=True), ctypes.byref(opts), None)
     def delete_rows(self, table: str, *, where: str, branch: BranchLike | None = None,
                     expect_head: RefLike | None = None, message: str | None = None) -> DeleteResult:
         """Deletes the rows of ``table`` on ``branch`` (None: main) for which ``where`` (one

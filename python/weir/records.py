@@ -217,6 +217,34 @@ class TableChange:
 
 
 @dataclass(frozen=True)
+class NamespaceChange:
+    """One namespace a commit or merge created (``"added"``), dropped (``"dropped"``) or
+    changed the properties of (``"changed"``): namespaces are versioned (docs/versioning.md).
+
+    Example:
+        >>> NamespaceChange.from_json({"namespace": "raw", "change": "added"}).namespace
+        'raw'
+    """
+
+    namespace: str
+    change: str
+
+    @classmethod
+    def from_json(cls, d: object) -> NamespaceChange:
+        """Builds the record from libweir's ``{"namespace", "change"}`` object.
+
+        Raises:
+            RecordError: a key missing or of another type.
+
+        Example:
+            >>> NamespaceChange.from_json({"namespace": "raw", "change": "dropped"}).change
+            'dropped'
+        """
+        f = _Fields(d, "namespace change")
+        return cls(namespace=f.text("namespace"), change=f.text("change"))
+
+
+@dataclass(frozen=True)
 class CommitTable:
     """A table as one commit holds it: its Iceberg metadata file and snapshot.
 
@@ -269,6 +297,8 @@ class Commit:
     """When ``Client.gc`` marked the commit (its tables can no longer be read), else None."""
     expired_reason: str | None = None
     """``"expired"`` (older than ``expire_before``) or ``"unreachable"`` (no ref reached it)."""
+    namespaces_changed: tuple[NamespaceChange, ...] = ()
+    """The namespaces this commit created, dropped or changed (from ``get_commits``)."""
 
     @property
     def short_hash(self) -> str:
@@ -308,7 +338,9 @@ class Commit:
                    tables_changed=tuple(TableChange.from_json(x) for x in f.array("tables_changed")),
                    tables=tuple(CommitTable.from_json(x) for x in f.array("tables")) if f.has("tables") else (),
                    raw=dict(f.raw), expired=parse_time(ex.text("time")) if ex else None,
-                   expired_reason=ex.text("reason") if ex else None)
+                   expired_reason=ex.text("reason") if ex else None,
+                   namespaces_changed=tuple(NamespaceChange.from_json(x) for x in f.array("namespaces_changed"))
+                   if f.has("namespaces_changed") else ())
 
 
 @dataclass(frozen=True)
@@ -471,6 +503,8 @@ class MergeResult:
     into_commit: str | None
     tables: tuple[TableChange, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
+    namespaces: tuple[NamespaceChange, ...] = ()
+    """The namespaces the merge changed on the target branch."""
 
     @property
     def fast_forward(self) -> bool:
@@ -497,7 +531,9 @@ class MergeResult:
         return cls(result=f.text("result"), commit=f.text("commit"), base=f.opt_text("base"), source=f.text("source"),
                    source_commit=f.opt_text("source_commit"), into=f.text("into"),
                    into_commit=f.opt_text("into_commit"),
-                   tables=tuple(TableChange.from_json(x) for x in f.array("tables")), raw=dict(f.raw))
+                   tables=tuple(TableChange.from_json(x) for x in f.array("tables")), raw=dict(f.raw),
+                   namespaces=tuple(NamespaceChange.from_json(x) for x in f.array("namespaces"))
+                   if f.has("namespaces") else ())
 
 
 @dataclass(frozen=True)

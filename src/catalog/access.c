@@ -1,6 +1,8 @@
 /*
  * access.c -- who may reach the lake from outside (bearer tokens for `weir serve`), which
- * branches take only merges, and the namespaces created explicitly.
+ * branches take only merges, and the lake-wide namespaces older catalogs created (weir
+ * creates versioned ones now, as trie entries: catalog.h, manage.c; these rows keep
+ * existing at every ref, docs/catalog.md).
  *
  * Invariants:
  *   - A token's secret is shown once, when it is made, and never stored: the catalog
@@ -183,19 +185,6 @@ static int props_text(json_t *properties, char **out, weir_error *err) {
   json_decref(empty);
   if (!*out) return wr_oom(err);
   return WEIR_OK;
-}
-
-int catalog_namespace_create(wr_catalog *cat, const char *name, json_t *properties, weir_error *err) {
-  int rc = wr_ident_check(name, "namespace", err);
-  if (rc) return rc;
-  char *text = NULL;
-  if ((rc = props_text(properties, &text, err))) return rc;
-  if ((rc = catalog_tx_begin(cat, true, err)) == WEIR_OK) {
-    rc = cat->be->ops->namespace_put(cat->be, name, text, false, wr_now_us(), err);
-    rc = catalog_tx_end(cat, rc, err);
-  }
-  free(text);
-  return rc;
 }
 
 int catalog_namespace_get(wr_catalog *cat, const char *name, json_t **props, weir_error *err) {

@@ -644,7 +644,8 @@ static int commit_locked(wr_catalog *cat, const wr_commit_request *req,
   rc = ops->commit_put(cat->be, &c, err);
   for (size_t i = 0; i < n_applied && !rc; i++) {
     rc = ops->changes_put(cat->be, c.hash, applied[i].table, applied[i].kind, err);
-    if (!rc && applied[i].metadata_location)
+    /* A namespace entry's content is its properties, not a file: no provenance. */
+    if (!rc && applied[i].metadata_location && !catalog_key_is_namespace(applied[i].table))
       rc = ops->version_put(cat->be, applied[i].metadata_location, applied[i].table, c.hash,
                             req->run_id, err);
   }
@@ -684,6 +685,24 @@ int catalog_version_origin(wr_catalog *cat, const char *metadata_location, char 
 
 /* ---- table maps --------------------------------------------------------------------- */
 
+bool catalog_key_is_namespace(const char *key) { return key && !strchr(key, '.'); }
+
+/* Keeps, in place, the entries that are namespaces (`namespaces`) or tables (!namespaces). */
+static void keep_entries(wr_table_entry **v, size_t *n, bool namespaces) {
+  size_t k = 0;
+  for (size_t i = 0; i < *n; i++) {
+    if (catalog_key_is_namespace((*v)[i].table) == namespaces)
+      (*v)[k++] = (*v)[i];
+    else
+      wr_table_entry_clear(&(*v)[i]);
+  }
+  *n = k;
+  if (k == 0) {
+    free(*v);
+    *v = NULL;
+  }
+}
+
 static int commit_root(wr_catalog *cat, const char *hash, char root[WEIR_HASH_LEN + 1],
                        weir_error *err) {
   commit_head h;
@@ -721,7 +740,24 @@ int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size
   if (rc) return rc;
   rc = commit_root(cat, hash, root, err);
   if (!rc) rc = tree_list(cat, root, out, n, err);
-  return catalog_read_end(cat, opened, rc, err);
+  rc = catalog_read_end(cat, opened, rc, err);
+  if (!rc) keep_entries(out, n, false);
+  return rc;
+}
+
+int catalog_namespace_entries(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
+                              weir_error *err) {
+  *out = NULL;
+  *n = 0;
+  char root[WEIR_HASH_LEN + 1];
+  bool opened = false;
+  int rc = catalog_read_begin(cat, &opened, err);
+  if (rc) return rc;
+  rc = commit_root(cat, hash, root, err);
+  if (!rc) rc = tree_list(cat, root, out, n, err);
+  rc = catalog_read_end(cat, opened, rc, err);
+  if (!rc) keep_entries(out, n, true);
+  return rc;
 }
 
 int catalog_diff(wr_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
@@ -738,7 +774,7 @@ int catalog_diff(wr_catalog *cat, const char *hash_a, const char *hash_b, catalo
   rc = catalog_read_end(cat, opened, rc, err);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++)
-    if (fn(items[i].table, items[i].a, items[i].b, ctx)) break;
+    if (!catalog_key_is_namespace(items[i].table) && fn(items[i].table, items[i].a, items[i].b, ctx)) break;
   tree_diff_free(items, n);
   return WEIR_OK;
 }

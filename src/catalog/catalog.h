@@ -5,7 +5,8 @@
  * Model (docs/versioning.md, docs/catalog.md):
  *
  *   - A commit maps every table identifier ("ns.name") to one table version: the Iceberg
- *     metadata file, the snapshot it marks current, and its record count. The map is
+ *     metadata file, the snapshot it marks current, and its record count; and every
+ *     namespace created there to its properties (CATALOG_NAMESPACE_PREFIX, below). The map is
  *     stored as a content-addressed Merkle trie of tree nodes (as Git stores trees), so a
  *     commit that changes one table writes O(log n) small nodes, and a branch is one row:
  *     neither grows with the number of tables or commits.
@@ -206,11 +207,26 @@ int catalog_version_origin(wr_catalog *cat, const char *metadata_location, char 
 /* The version of `table` at commit `hash`. WEIR_ENOTFOUND when the table is not there. */
 int catalog_table_get(wr_catalog *cat, const char *hash, const char *table,
                       wr_table_entry *out, weir_error *err);
-/* Every table at commit `hash`, sorted by name. */
+/* Namespaces are versioned content (docs/versioning.md, "Namespaces"): a namespace
+ * created on a branch is an entry of the commit's trie beside the tables, under the
+ * namespace's own name as key. A table's key is always "ns.name", so a key without a dot
+ * is never a table. The entry's metadata_location is CATALOG_NAMESPACE_PREFIX followed by
+ * the canonical JSON object of the namespace's properties (its content: equal properties
+ * give equal entries, so diff and three-way merge work per key unchanged), snapshot_id is
+ * -1 and record_count 0. catalog_tables, catalog_diff and gc never hand these entries to
+ * table consumers; catalog_namespace_entries lists them. */
+#define CATALOG_NAMESPACE_PREFIX "weir-namespace:"
+/* Is trie key `key` a namespace entry (no dot) rather than a table? */
+bool catalog_key_is_namespace(const char *key);
+/* The namespace entries at commit `hash`, sorted by name (entry.table is the namespace). */
+int catalog_namespace_entries(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
+                              weir_error *err);
+
+/* Every table at commit `hash`, sorted by name (namespace entries left out). */
 int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
                    weir_error *err);
 
-/* Called once per table that differs between two commits, in name order; `a` or `b` is
+/* Called once per table that differs between two commits (namespace entries left out), in name order; `a` or `b` is
  * NULL when the table is absent on that side. Return non-zero to stop. Identical
  * subtrees are skipped by hash, so cost grows with the number of differing tables. */
 typedef int (*catalog_diff_fn)(const char *table, const wr_table_entry *a,
@@ -462,13 +478,13 @@ int catalog_branch_require_checks(wr_catalog *cat, const char *branch, const cha
  * reads the gate under the same lock it commits under. */
 int catalog_branch_checks(wr_catalog *cat, const char *branch, char ***projects, size_t *n, weir_error *err);
 
-/* Namespaces created explicitly (a table's namespace exists while the table does, with
- * or without a row here). Properties are a JSON object of strings. */
-int catalog_namespace_create(wr_catalog *cat, const char *name, json_t *properties, weir_error *err);
-/* *props (caller decrefs) NULL when not created explicitly. */
+/* Lake-wide namespaces, created by catalogs older than versioned namespaces (weir no longer
+ * adds rows: see CATALOG_NAMESPACE_PREFIX); they exist at every ref (docs/catalog.md).
+ * Properties are a JSON object of strings. */
+/* *props (caller decrefs) NULL when there is no such row. */
 int catalog_namespace_get(wr_catalog *cat, const char *name, json_t **props, weir_error *err);
 int catalog_namespace_list(wr_catalog *cat, char ***names, size_t *n, weir_error *err);
-/* Replaces the properties of an explicit namespace (creating its row when missing). */
+/* Replaces the properties of a lake-wide namespace (creating its row when missing). */
 int catalog_namespace_set_properties(wr_catalog *cat, const char *name, json_t *properties,
                                      weir_error *err);
 /* Errors: WEIR_ENOTFOUND when there is no such row. */

@@ -162,6 +162,7 @@ static int plan(wr_catalog *cat, int64_t expire_before_us, bool record, int64_t 
     size_t n = 0;
     if ((rc = tree_list(cat, roots.slots[i].key, &e, &n, err))) break;
     for (size_t j = 0; j < n; j++) {
+      if (catalog_key_is_namespace(e[j].table)) continue; /* properties, not a file */
       if (out->n_metadata == mcap) {
         char **nm = wr_realloc(out->metadata, (mcap ? 2 * mcap : 64) * sizeof *out->metadata);
         if (!nm) {

@@ -167,7 +167,8 @@ static int conflict_error(const wr_merge_request *req, json_t *conflicts, weir_e
       wr_buf_printf(&b, ", and %zu more", n - 10);
       break;
     }
-    wr_buf_printf(&b, "%s%s (%s: %s, %s: %s)", i ? ", " : "", wr_json_str(c, "table", ""),
+    const char *key = wr_json_str(c, "table", "");
+    wr_buf_printf(&b, "%s%s%s (%s: %s, %s: %s)", i ? ", " : "", catalog_key_is_namespace(key) ? "namespace " : "", key,
                     req->into, wr_json_str(c, "ours", ""), req->source,
                     wr_json_str(c, "theirs", ""));
   }
@@ -267,7 +268,8 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
       if (catalog_same_version(o->b, t->b)) continue; /* same result on both sides */
       /* Before any strategy: a combination keeps both sides' work, so no side has to win. */
       char *why = NULL;
-      if (req->combine && o->a && o->b && t->b) {
+      /* A namespace's content is its properties: different ones are a plain conflict. */
+      if (req->combine && o->a && o->b && t->b && !catalog_key_is_namespace(o->table)) {
         wr_table_change c = {0};
         bool combined = false;
         if ((rc = req->combine(o->table, o->a, o->b, t->b, req->combine_ctx, &c, &combined, &why, err))) {
@@ -314,8 +316,10 @@ static int plan_three_way(wr_catalog *cat, const wr_merge_request *req, merge_pl
                     "theirs", side_change(t->a, t->b), "base_metadata", loc_or_null(o->a),
                     "ours_metadata", loc_or_null(o->b), "theirs_metadata", loc_or_null(t->b))))
         rc = wr_oom(err);
-      else if (why && json_object_set_new(json_array_get(conflicts, json_array_size(conflicts) - 1), "reason",
-                                          json_string(why)))
+      if (!rc && !why && catalog_key_is_namespace(o->table))
+        why = wr_asprintf("namespace %s has different properties on each side", o->table);
+      if (!rc && why && json_object_set_new(json_array_get(conflicts, json_array_size(conflicts) - 1), "reason",
+                                            json_string(why)))
         rc = wr_oom(err);
       free(why);
     }
@@ -473,12 +477,30 @@ static int merge_once(wr_catalog *cat, const wr_merge_request *req, json_t **out
       *retry = true;
   }
   if (!rc) {
-    *out = json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:O}", "result", p.result, "commit", commit,
+    /* Namespace entries (catalog.h) are reported apart: `tables` lists tables only. */
+    json_t *tables = json_array(), *namespaces = json_array();
+    size_t ti;
+    json_t *tv;
+    json_array_foreach(p.tables, ti, tv) {
+      const char *key = wr_json_str(tv, "table", "");
+      if (catalog_key_is_namespace(key))
+        json_array_append_new(namespaces, json_pack("{s:s,s:O}", "namespace", key, "change", json_object_get(tv, "change")));
+      else
+        json_array_append(tables, tv);
+    }
+    *out = json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:o}", "result", p.result, "commit", commit,
                      "base", p.base[0] ? json_string(p.base) : json_null(), "source", req->source,
                      "source_commit", p.source_head, "into", req->into, "into_commit",
-                     p.into_head, "tables", p.tables);
+                     p.into_head, "tables", tables);
     /* The merge has landed (its commit is whole); only its report could not be made. */
-    if (!*out) rc = wr_oom(err);
+    if (!*out) {
+      json_decref(namespaces);
+      rc = wr_oom(err);
+    } else if (json_array_size(namespaces)) {
+      json_object_set_new(*out, "namespaces", namespaces);
+    } else {
+      json_decref(namespaces);
+    }
   }
   plan_clear(&p);
   return rc;

@@ -127,7 +127,9 @@ int catalog_serial_error(const catalog_serial_report *r, const char *what, const
     }
     const char *who = wr_json_str(x, "changed_by", NULL);
     const char *msg = wr_json_str(x, "changed_by_message", NULL);
-    wr_buf_printf(&b, "%stable %s %s", i ? "; " : "", wr_json_str(x, "table", ""), wr_json_str(x, "change", ""));
+    const char *key = wr_json_str(x, "table", "");
+    wr_buf_printf(&b, "%s%s %s %s", i ? "; " : "", catalog_key_is_namespace(key) ? "namespace" : "table", key,
+                  wr_json_str(x, "change", ""));
     if (who) wr_buf_printf(&b, " (by commit %.12s%s%s%s)", who, msg ? ", \"" : "", msg ? msg : "", msg ? "\"" : "");
     wr_buf_printf(&b, ", and %s", wr_json_str(x, "reason", ""));
   }

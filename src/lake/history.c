@@ -25,9 +25,23 @@ static json_t *commit_json(weir_lake *lake, const wr_commit_rec *c, weir_error *
   json_t *o = wr_json_commit(c);
   json_t *changes = NULL;
   *rc = o ? catalog_commit_changes(lake->cat, c->hash, &changes, err) : wr_oom(err);
-  if (*rc == WEIR_OK && json_object_set_new(o, "tables_changed", changes ? changes : json_array()))
-    *rc = wr_oom(err);
-  else if (*rc) json_decref(changes);
+  if (*rc == WEIR_OK) {
+    /* Namespace entries (keys without a dot, catalog.h) are listed apart from tables. */
+    json_t *tables = json_array(), *namespaces = json_array();
+    size_t ci;
+    json_t *cv;
+    json_array_foreach(changes, ci, cv) {
+      const char *key = wr_json_str(cv, "table", "");
+      if (catalog_key_is_namespace(key))
+        json_array_append_new(namespaces, json_pack("{s:s,s:O}", "namespace", key, "change", json_object_get(cv, "change")));
+      else
+        json_array_append(tables, cv);
+    }
+    if (json_object_set_new(o, "tables_changed", tables)) *rc = wr_oom(err);
+    if (json_array_size(namespaces)) json_object_set_new(o, "namespaces_changed", namespaces);
+    else json_decref(namespaces);
+  }
+  json_decref(changes);
   /* A commit gc marked: shown as such (its tables can no longer be read). */
   if (*rc == WEIR_OK) {
     int64_t when = 0;

@@ -391,9 +391,21 @@ int lake_status(weir_lake *lake, const weir_status_options *opts, char **out_jso
 int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err);
 int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, const char *branch,
                       char **out_json, weir_error *err);
-int lake_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
+/* Namespace changes are commits on `branch` (NULL: main); `props` (borrowed, may be NULL:
+ * none) an object of strings; `expect_head` (may be NULL) as weir_namespace_options. set_properties replaces the properties (creating the entry
+ * when the namespace exists only through its tables); a lake-wide namespace of an older
+ * catalog is changed lake-wide. */
+int lake_namespace_create(weir_lake *lake, const char *ns, const char *branch, const char *expect_head,
+                          json_t *props, char **out_json, weir_error *err);
+int lake_namespace_set_properties(weir_lake *lake, const char *ns, const char *branch, json_t *props,
+                                  weir_error *err);
 int lake_namespace_list(weir_lake *lake, const char *ref, char **out_json, weir_error *err);
-int lake_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err);
+int lake_namespace_drop(weir_lake *lake, const char *ns, const char *branch, const char *expect_head,
+                        char **out_json, weir_error *err);
+/* Does `ns` exist at commit `hash` (created there, lake-wide, held by a table, or
+ * "default")? *props (may be NULL) gets its properties (new object; {} when it has none). */
+int lake_namespace_get(weir_lake *lake, const char *hash, const char *ns, bool *found, json_t **props,
+                       weir_error *err);
 
 /* External data (register.c): adopting an Iceberg table another engine wrote, and adding
  * Parquet files to a table, both by reference (the files stay where they are). */

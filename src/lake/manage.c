@@ -13,6 +13,7 @@
 
 #include "lake/json_out.h"
 #include "lake/lake.h"
+#include "lake/serial.h"
 #include "util/json.h"
 
 #define MANAGE_ATTEMPTS 16
@@ -35,6 +36,10 @@ static int commit_changes(weir_lake *lake, const char *branch, prepare_fn prepar
     size_t n = 0;
     memset(changes, 0, sizeof changes);
     if ((rc = prepare(lake, head, changes, &n, ctx, err))) return rc;
+    if (n == 0) { /* nothing to change: no empty commit */
+      memcpy(out, head, WEIR_HASH_HEX_SIZE);
+      return WEIR_OK;
+    }
     wr_commit_request c = {0};
     c.branch = branch;
     c.expected_head = head;
@@ -156,15 +161,216 @@ int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, 
 
 /* ---- namespaces --------------------------------------------------------------------- */
 
-/* {namespace, change: "added" | "dropped"}: the result of a namespace's creation or drop. */
-static char *namespace_doc(const char *ns, const char *change) {
-  return wr_doc_dump(WR_DOC_NAMESPACE, json_pack("{s:s,s:s}", "namespace", ns, "change", change));
+/* Namespaces are versioned (docs/versioning.md, "Namespaces"): a created namespace is an
+ * entry of the commit trie under its own name (catalog.h, CATALOG_NAMESPACE_PREFIX), whose
+ * content is its properties, so a create, drop or property change is a commit on a branch
+ * and merges per namespace like a table. Catalogs older than this also hold lake-wide
+ * namespaces (the `namespaces` table, docs/catalog.md): they keep existing at every ref. */
+
+/* {namespace, change, commit, branch}: the result of a namespace's creation or drop. */
+static char *namespace_doc(const char *ns, const char *change, const char *commit, const char *branch) {
+  json_t *o = json_pack("{s:s,s:s}", "namespace", ns, "change", change);
+  if (commit) json_object_set_new(o, "commit", json_string(commit));
+  if (branch) json_object_set_new(o, "branch", json_string(branch));
+  return wr_doc_dump(WR_DOC_NAMESPACE, o);
 }
 
-int lake_namespace_create(weir_lake *lake, const char *ns, char **out_json, weir_error *err) {
+/* The properties of namespace entry `e` (a new object). */
+static json_t *entry_props(const wr_table_entry *e) {
+  const char *text = e->metadata_location + strlen(CATALOG_NAMESPACE_PREFIX);
+  json_t *o = json_loads(text, 0, NULL);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    o = json_object();
+  }
+  return o;
+}
+
+/* Is a table in `ns` at commit `hash`? *table (may be NULL) gets the first one (owned). */
+static int ns_holds_table(weir_lake *lake, const char *hash, const char *ns, bool *held, char **table,
+                          weir_error *err) {
+  if (table) *table = NULL;
+  *held = false;
+  wr_table_entry *all = NULL;
+  size_t na = 0;
+  int rc = catalog_tables(lake->cat, hash, &all, &na, err);
+  size_t plen = strlen(ns);
+  for (size_t i = 0; rc == WEIR_OK && i < na && !*held; i++)
+    if (strncmp(all[i].table, ns, plen) == 0 && all[i].table[plen] == '.') {
+      *held = true;
+      if (table) *table = wr_strdup(all[i].table);
+    }
+  wr_table_entries_free(all, na);
+  return rc;
+}
+
+/* The lake-wide namespace `ns` of an older catalog: *found, and its properties (may be NULL). */
+static int legacy_get(weir_lake *lake, const char *ns, bool *found, json_t **props, weir_error *err) {
+  if (props) *props = NULL;
+  json_t *p = NULL;
+  /* catalog_namespace_get leaves *p NULL when there is no such row. */
+  int rc = catalog_namespace_get(lake->cat, ns, &p, err);
+  *found = rc == WEIR_OK && p != NULL;
+  if (props && *found) *props = p;
+  else json_decref(p);
+  return rc;
+}
+
+int lake_namespace_get(weir_lake *lake, const char *hash, const char *ns, bool *found, json_t **props,
+                       weir_error *err) {
+  *found = false;
+  if (props) *props = NULL;
+  wr_table_entry e;
+  weir_error inner = {0};
+  int rc = catalog_table_get(lake->cat, hash, ns, &e, &inner);
+  if (rc == WEIR_OK) {
+    *found = true;
+    if (props) *props = entry_props(&e);
+    wr_table_entry_clear(&e);
+    return WEIR_OK;
+  }
+  if (rc != WEIR_ENOTFOUND) {
+    wr_error_move(err, &inner);
+    return rc;
+  }
+  weir_error_clear(&inner);
+  if ((rc = legacy_get(lake, ns, found, props, err)) || *found) return rc;
+  bool held = false;
+  if ((rc = ns_holds_table(lake, hash, ns, &held, NULL, err))) return rc;
+  *found = held || strcmp(ns, WEIR_DEFAULT_NAMESPACE) == 0;
+  if (*found && props) *props = json_object();
+  return WEIR_OK;
+}
+
+typedef struct ns_ctx {
+  const char *ns;
+  const char *branch;
+  json_t *props;   /* the content to commit; NULL drops the entry */
+  bool create;     /* refuse when the entry exists */
+  bool must_exist; /* refuse when it does not */
+  const char *base; /* --expect-head resolved, or NULL */
+  const char *what; /* "creating namespace NS", for a refusal */
+} ns_ctx;
+
+/* The change was decided at d->base: refused if the namespace changed on the branch since
+ * (a decision against the head it lands on is then the same decision). */
+static int check_base(weir_lake *lake, const ns_ctx *d, const char *head, weir_error *err) {
+  if (!d->base || strcmp(d->base, head) == 0) return WEIR_OK;
+  catalog_serial_report r;
+  catalog_serial_init(&r, d->branch, d->base, head);
+  int rc = catalog_serial_check_table(lake->cat, &r, d->ns, false, "this change was decided without seeing it", err);
+  if (!rc) rc = catalog_serial_error(&r, d->what, "review the namespace at the new head and retry", err);
+  catalog_serial_clear(&r);
+  return rc;
+}
+
+static int prepare_ns(weir_lake *lake, const char *head, wr_table_change *changes, size_t *n, void *ctx,
+                      weir_error *err) {
+  ns_ctx *d = ctx;
+  int rc = check_base(lake, d, head, err);
+  if (rc) return rc;
+  wr_table_entry e;
+  weir_error inner = {0};
+  rc = catalog_table_get(lake->cat, head, d->ns, &e, &inner);
+  bool have = rc == WEIR_OK;
+  char *want = NULL;
+  if (d->props) {
+    char *canon = wr_json_canonical(d->props);
+    want = wr_asprintf("%s%s", CATALOG_NAMESPACE_PREFIX, canon);
+    free(canon);
+  }
+  /* Properties set to what they are: no change (and so no commit). */
+  bool same = have && want && strcmp(e.metadata_location, want) == 0;
+  if (have) wr_table_entry_clear(&e);
+  if (same && !d->create) {
+    free(want);
+    *n = 0;
+    return WEIR_OK;
+  }
+  if (rc && rc != WEIR_ENOTFOUND) {
+    free(want);
+    wr_error_move(err, &inner);
+    return rc;
+  }
+  weir_error_clear(&inner);
+  if (have && d->create) {
+    free(want);
+    return wr_seterr(err, WEIR_EEXISTS, "namespace %s already exists on branch %s", d->ns, d->branch);
+  }
+  if (!d->props) {
+    char *t = NULL;
+    bool held = false;
+    rc = ns_holds_table(lake, head, d->ns, &held, &t, err);
+    if (!rc && held) {
+      rc = wr_seterr(err, WEIR_EINVALIDARG,
+                     "namespace %s is not empty: table %s on branch %s (drop or rename its tables first)", d->ns, t,
+                     d->branch);
+      wr_error_set_details(err, json_pack("[{s:s,s:s}]", "branch", d->branch, "table", t));
+    }
+    free(t);
+    if (rc) return rc;
+  }
+  if (!have && d->must_exist)
+    return wr_seterr(err, WEIR_ENOTFOUND, "namespace %s was not created on branch %s", d->ns, d->branch);
+  changes[0].table = d->ns;
+  changes[0].metadata_location = want; /* NULL: drop; freed by commit_changes */
+  changes[0].snapshot_id = -1;
+  changes[0].record_count = 0;
+  *n = 1;
+  return WEIR_OK;
+}
+
+static int check_props(json_t *props, weir_error *err) {
+  if (!props) return WEIR_OK;
+  if (!json_is_object(props))
+    return wr_seterr(err, WEIR_EINVALIDARG, "namespace properties must be an object of strings");
+  const char *k;
+  json_t *v;
+  json_object_foreach(props, k, v) if (!json_is_string(v))
+      return wr_seterr(err, WEIR_EINVALIDARG, "namespace property \"%s\" is not a string", k);
+  return WEIR_OK;
+}
+
+int lake_namespace_create(weir_lake *lake, const char *ns, const char *branch, const char *expect_head,
+                          json_t *props, char **out_json, weir_error *err) {
   if (out_json) *out_json = NULL;
-  int rc = catalog_namespace_create(lake->cat, ns, NULL, err);
-  if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "added");
+  int rc = wr_ident_check(ns, "namespace", err);
+  if (!rc) rc = check_props(props, err);
+  if (rc) return rc;
+  bool legacy = false;
+  if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
+  if (legacy) return wr_seterr(err, WEIR_EEXISTS, "namespace %s already exists (lake-wide)", ns);
+  char base[WEIR_HASH_HEX_SIZE];
+  if (expect_head && (rc = lake_write_base(lake, branch_or_main(branch), expect_head, base, err))) return rc;
+  json_t *empty = json_object();
+  char *what = wr_asprintf("creating namespace %s", ns);
+  ns_ctx d = {ns, branch_or_main(branch), props ? props : empty, true, false, expect_head ? base : NULL, what};
+  char *msg = wr_asprintf("create namespace %s", ns);
+  char hash[WEIR_HASH_HEX_SIZE];
+  rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
+  free(msg);
+  free(what);
+  json_decref(empty);
+  if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "added", hash, d.branch);
+  return rc;
+}
+
+int lake_namespace_set_properties(weir_lake *lake, const char *ns, const char *branch, json_t *props,
+                                  weir_error *err) {
+  int rc = wr_ident_check(ns, "namespace", err);
+  if (!rc) rc = check_props(props, err);
+  if (rc) return rc;
+  bool legacy = false;
+  if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
+  /* A lake-wide namespace of an older catalog keeps its lake-wide properties. */
+  if (legacy) return catalog_namespace_set_properties(lake->cat, ns, props, err);
+  json_t *empty = json_object(); /* NULL props: none (never a drop) */
+  ns_ctx d = {ns, branch_or_main(branch), props ? props : empty, false, false, NULL, NULL};
+  char *msg = wr_asprintf("set properties of namespace %s", ns);
+  char hash[WEIR_HASH_HEX_SIZE];
+  rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
+  free(msg);
+  json_decref(empty);
   return rc;
 }
 
@@ -181,6 +387,12 @@ int lake_namespaces_at(weir_lake *lake, const char *hash, json_t **out, weir_err
   catalog_strv_free(names, nn);
   wr_table_entry *all = NULL;
   size_t na = 0;
+  if (rc == WEIR_OK) rc = catalog_namespace_entries(lake->cat, hash, &all, &na, err);
+  for (size_t i = 0; rc == WEIR_OK && i < na; i++)
+    json_object_set_new(m, all[i].table, json_pack("{s:s,s:b,s:i}", "name", all[i].table, "created", 1, "tables", 0));
+  wr_table_entries_free(all, na);
+  all = NULL;
+  na = 0;
   if (rc == WEIR_OK) rc = catalog_tables(lake->cat, hash, &all, &na, err);
   for (size_t i = 0; rc == WEIR_OK && i < na; i++) {
     wr_table_id id;
@@ -247,10 +459,27 @@ int lake_namespace_tables(weir_lake *lake, const char *ns, json_t **out, weir_er
   return rc;
 }
 
-int lake_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_error *err) {
+int lake_namespace_drop(weir_lake *lake, const char *ns, const char *branch, const char *expect_head,
+                        char **out_json, weir_error *err) {
   if (out_json) *out_json = NULL;
   int rc = wr_ident_check(ns, "namespace", err);
   if (rc) return rc;
+  bool legacy = false;
+  if ((rc = legacy_get(lake, ns, &legacy, NULL, err))) return rc;
+  if (!legacy) {
+    char base[WEIR_HASH_HEX_SIZE];
+    if (expect_head && (rc = lake_write_base(lake, branch_or_main(branch), expect_head, base, err))) return rc;
+    char *what = wr_asprintf("dropping namespace %s", ns);
+    ns_ctx d = {ns, branch_or_main(branch), NULL, false, true, expect_head ? base : NULL, what};
+    char *msg = wr_asprintf("drop namespace %s", ns);
+    char hash[WEIR_HASH_HEX_SIZE];
+    rc = commit_changes(lake, d.branch, prepare_ns, &d, msg, NULL, hash, err);
+    free(msg);
+    free(what);
+    if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "dropped", hash, d.branch);
+    return rc;
+  }
+  /* Lake-wide (an older catalog's): dropped lake-wide, as then, while no branch holds it. */
   json_t *held = NULL;
   if ((rc = lake_namespace_tables(lake, ns, &held, err))) {
     json_decref(held);
@@ -267,6 +496,6 @@ int lake_namespace_drop(weir_lake *lake, const char *ns, char **out_json, weir_e
   }
   json_decref(held);
   rc = catalog_namespace_delete(lake->cat, ns, err);
-  if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "dropped");
+  if (rc == WEIR_OK && out_json) *out_json = namespace_doc(ns, "dropped", NULL, NULL);
   return rc;
 }

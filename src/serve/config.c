@@ -2,8 +2,9 @@
  * config.c -- GET /v1/config and the namespace routes.
  *
  * The warehouse a client asks for is a weir ref, and it comes back as the catalog's
- * prefix: every later route then reads the lake at that ref. Namespaces are lake-wide
- * (created ones live in the catalog), and at a ref a namespace also exists while a table
+ * prefix: every later route then reads the lake at that ref. Namespaces are versioned
+ * (src/lake/manage.c): create, drop and property updates are commits on the warehouse's
+ * branch (refused on tags and commits), and at a ref a namespace also exists while a table
  * there is in it, so every table a ref holds can be listed through its namespace.
  */
 #include <ctype.h>
@@ -118,29 +119,16 @@ void rest_h_config(rest_ctx *c) {
 
 /* ---- namespaces -------------------------------------------------------------------------- */
 
-/* Does namespace `ns` exist at the ref? *props (may be NULL) gets its properties. */
+/* Does namespace `ns` exist at the ref? *props (may be NULL) gets its properties there. */
 static bool ns_exists(rest_ctx *c, const char *ns, json_t **props, bool *ok) {
   *ok = true;
-  if (props) *props = NULL;
-  json_t *all = NULL;
+  bool found = false;
   weir_error err = {0};
-  if (lake_namespaces_at(c->lake, c->ref.hash, &all, &err)) {
+  if (lake_namespace_get(c->lake, c->ref.hash, ns, &found, props, &err)) {
     rest_respond_weir_error(c->resp, &err, "NoSuchNamespaceException");
     weir_error_clear(&err);
     *ok = false;
     return false;
-  }
-  bool found = false;
-  size_t i;
-  json_t *o;
-  json_array_foreach(all, i, o) if (strcmp(wr_json_str(o, "name", ""), ns) == 0) found = true;
-  json_decref(all);
-  if (found && props) {
-    if (catalog_namespace_get(c->lake->cat, ns, props, &err)) {
-      weir_error_clear(&err);
-      *props = NULL;
-    }
-    if (!*props) *props = json_object();
   }
   return found;
 }
@@ -211,7 +199,7 @@ void rest_h_ns_create(rest_ctx *c) {
     return;
   }
   weir_error err = {0};
-  if (catalog_namespace_create(c->lake->cat, name, props, &err)) {
+  if (lake_namespace_create(c->lake, name, c->ref.name, NULL, props, NULL, &err)) {
     rest_respond_weir_error(c->resp, &err, NULL);
     weir_error_clear(&err);
     json_decref(body);
@@ -241,7 +229,7 @@ void rest_h_ns_load(rest_ctx *c, bool head_only) {
 void rest_h_ns_drop(rest_ctx *c) {
   if (!rest_require_branch(c)) return;
   weir_error err = {0};
-  if (lake_namespace_drop(c->lake, c->route->ns, NULL, &err)) {
+  if (lake_namespace_drop(c->lake, c->route->ns, c->ref.name, NULL, NULL, &err)) {
     if (err.code == WEIR_EINVALIDARG)
       rest_respond_error(c->resp, 409, "NamespaceNotEmptyException", NULL, "%s", err.message);
     else
@@ -306,7 +294,7 @@ void rest_h_ns_props(rest_ctx *c) {
   if (bad && c->resp->status == 0)
     rest_respond_error(c->resp, 400, "BadRequestException", NULL, "%s: removals must be strings", where);
   weir_error err = {0};
-  if (!bad && catalog_namespace_set_properties(c->lake->cat, c->route->ns, props, &err)) {
+  if (!bad && lake_namespace_set_properties(c->lake, c->route->ns, c->ref.name, props, &err)) {
     rest_respond_weir_error(c->resp, &err, "NoSuchNamespaceException");
     weir_error_clear(&err);
     bad = true;

@@ -441,6 +441,26 @@ def test_table_management_and_namespaces_through_the_client(client):
         client.create_namespace("bad name")
     client.drop_namespace("staging")
     assert "staging" not in [n.name for n in client.get_namespaces()]
+    # namespaces are versioned: one created on a branch is absent on main until merged
+    client.create_branch("nsdev", from_ref="main")
+    client.create_namespace("lab", branch="nsdev")
+    assert "lab" in [n.name for n in client.get_namespaces(ref="nsdev")]
+    assert "lab" not in [n.name for n in client.get_namespaces()]
+    made = client.get_commits(ref="nsdev", limit=1)[0]
+    assert made.message == "create namespace lab" and made.tables_changed == ()
+    assert made.namespaces_changed == (weir.NamespaceChange(namespace="lab", change="added"),)
+    client.create_branch("nsmerge", from_ref="nsdev")
+    merged = client.merge("nsmerge", into_branch="main")
+    assert merged.namespaces == (weir.NamespaceChange(namespace="lab", change="added"),) and merged.tables == ()
+    assert "lab" in [n.name for n in client.get_namespaces()]
+    client.drop_namespace("lab", branch="nsdev")
+    assert "lab" not in [n.name for n in client.get_namespaces(ref="nsdev")]
+    assert "lab" in [n.name for n in client.get_namespaces(ref="nsdev~1")]
+    with pytest.raises(weir.NotFound):
+        client.drop_namespace("lab", branch="nsdev")
+    with pytest.raises(weir.ConcurrentUpdate, match="namespace lab changed"):
+        client.create_namespace("lab", branch="nsdev", expect_head="nsdev~1")
+    client.drop_namespace("lab")  # main's, which the merge brought
     client.import_data("raw.v", t)
     with pytest.raises(weir.AlreadyExists):
         client.rename_table("raw.u", "RAW.V")  # taken, case-insensitively

@@ -157,8 +157,21 @@ def test_create_list_drop_rename_through_the_catalog(served):
     srv, tokens = served
     weir("branch", "create", "ddl", lake=srv.lake)
     cat = catalog(srv, tokens["engine"], "ddl")
-    cat.create_namespace("sales")
+    cat.create_namespace("sales", {"owner": "ops"})
     assert ("sales",) in cat.list_namespaces()
+    # a namespace is versioned: a commit on ddl, absent on main until merged
+    assert ("sales",) not in catalog(srv, tokens["engine"], "main").list_namespaces()
+    assert weir("log", "ddl", "-n", "1", lake=srv.lake).stdout.count("namespace sales (added)") == 1
+    cat.update_namespace_properties("sales", updates={"tier": "gold"})
+    assert cat.load_namespace_properties("sales") == {"owner": "ops", "tier": "gold"}
+    assert "set properties of namespace sales" in weir("log", "ddl", "-n", "1", lake=srv.lake).stdout
+    head = weir("log", "ddl", "-n", "1", lake=srv.lake).stdout
+    cat.update_namespace_properties("sales", updates={"tier": "gold"})  # as they are: no commit
+    assert weir("log", "ddl", "-n", "1", lake=srv.lake).stdout == head
+    # a tag is read-only: no namespace is created there
+    weir("tag", "create", "ddl-v1", "--ref", "ddl", lake=srv.lake)
+    with pytest.raises(ForbiddenError, match="read-only"):
+        catalog(srv, tokens["engine"], "ddl-v1").create_namespace("other")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
     t = cat.create_table("sales.orders", schema=schema)
     t.append(pa.table({"id": [1, 2], "v": ["a", None]}, schema=schema))
@@ -218,3 +231,18 @@ def test_vended_credentials_only_on_opt_in(served, monkeypatch):
         assert t.scan().to_arrow().num_rows == 891
     finally:
         vend.stop()
+
+
+def test_namespaces_with_different_properties_conflict_on_merge(served):
+    """Namespace properties are versioned content: the same namespace created on two
+    branches with different properties is a merge conflict naming the namespace."""
+    srv, tokens = served
+    for b in ("np1", "np2"):
+        weir("branch", "create", b, lake=srv.lake)
+    catalog(srv, tokens["engine"], "np1").create_namespace("crm", {"owner": "a"})
+    catalog(srv, tokens["engine"], "np2").create_namespace("crm", {"owner": "b"})
+    assert weir("merge", "np1", "--into", "main", lake=srv.lake).returncode == 0
+    assert catalog(srv, tokens["engine"], "main").load_namespace_properties("crm") == {"owner": "a"}
+    r = weir("merge", "np2", "--into", "main", lake=srv.lake)
+    assert r.returncode != 0
+    assert "namespace crm" in r.stderr and "different properties" in r.stderr

@@ -420,4 +420,78 @@ TEST(merge_gives_up_when_the_target_keeps_moving) {
   fx_free(&f);
 }
 
+/* Namespace entries (catalog.h: a key without a dot, properties as content) merge per key:
+ * the same content on both sides is no conflict, different content a conflict naming the
+ * namespace, and neither reaches table readers (catalog_tables, catalog_diff). */
+static int count_diff(const char *table, const wr_table_entry *a, const wr_table_entry *b, void *ctx) {
+  (void)table, (void)a, (void)b;
+  (*(int *)ctx)++;
+  return 0;
+}
+
+TEST(namespace_entries_merge_per_key_and_are_no_tables) {
+  fx f = fx_new();
+  fx_set(&f, "main", "default.a", "/w/a1", NULL);
+  fx_branch(&f, "x", "main");
+  fx_branch(&f, "y", "main");
+  fx_branch(&f, "z", "main");
+  fx_set(&f, "x", "raw", CATALOG_NAMESPACE_PREFIX "{}", NULL);
+  fx_set(&f, "y", "raw", CATALOG_NAMESPACE_PREFIX "{}", NULL);
+  fx_set(&f, "z", "raw", CATALOG_NAMESPACE_PREFIX "{\"owner\":\"z\"}", NULL);
+  CHECK(catalog_key_is_namespace("raw"));
+  CHECK(!catalog_key_is_namespace("default.a"));
+  weir_error err = {0};
+  char hx[65];
+  CHECK_OK(catalog_resolve(f.cat, "x", hx, &err), &err);
+  wr_table_entry *v = NULL;
+  size_t n = 0;
+  CHECK_OK(catalog_tables(f.cat, hx, &v, &n, &err), &err);
+  CHECK_INT(n, 1);
+  CHECK_STR(v[0].table, "default.a");
+  wr_table_entries_free(v, n);
+  CHECK_OK(catalog_namespace_entries(f.cat, hx, &v, &n, &err), &err);
+  CHECK_INT(n, 1);
+  CHECK_STR(v[0].table, "raw");
+  wr_table_entries_free(v, n);
+  char hm[65];
+  CHECK_OK(catalog_resolve(f.cat, "main", hm, &err), &err);
+  int diffs = 0;
+  CHECK_OK(catalog_diff(f.cat, hm, hx, count_diff, &diffs, &err), &err);
+  CHECK_INT(diffs, 0);
+  /* the change is recorded (for log), no provenance is */
+  json_t *ch = NULL;
+  CHECK_OK(catalog_commit_changes(f.cat, hx, &ch, &err), &err);
+  CHECK_INT(json_array_size(ch), 1);
+  CHECK_STR(wr_json_str(json_array_get(ch, 0), "table", ""), "raw");
+  json_decref(ch);
+  char origin[65];
+  CHECK_OK(catalog_version_origin(f.cat, CATALOG_NAMESPACE_PREFIX "{}", origin, &err), &err);
+  CHECK_STR(origin, "");
+  json_t *o = NULL;
+  CHECK_OK(merge(&f, "x", "main", false, false, NULL, &o, &err), &err);
+  CHECK_INT(json_array_size(json_object_get(o, "tables")), 0);
+  CHECK_STR(wr_json_str(json_array_get(json_object_get(o, "namespaces"), 0), "namespace", ""), "raw");
+  json_decref(o);
+  CHECK_OK(merge(&f, "y", "main", false, false, NULL, &o, &err), &err); /* same content */
+  CHECK_STR(wr_json_str(o, "result", ""), "merge");
+  json_decref(o);
+  CHECK_INT(merge(&f, "z", "main", false, false, NULL, &o, &err), WEIR_ECONFLICT);
+  CHECK(strstr(err.message, "namespace raw (main: added, z: added)") != NULL);
+  CHECK(strstr(err.message, "namespace raw has different properties on each side") != NULL);
+  weir_error_clear(&err);
+  CHECK_STR(fx_loc(&f, "main", "raw"), CATALOG_NAMESPACE_PREFIX "{}");
+  /* a merge reviewed at an older head is refused when a namespace it changes changed
+   * since, and the message says it is a namespace */
+  char reviewed[65];
+  snprintf(reviewed, 65, "%s", fx_head(&f, "main"));
+  fx_set(&f, "main", "crm", CATALOG_NAMESPACE_PREFIX "{\"owner\":\"m\"}", NULL);
+  fx_branch(&f, "w", "main");
+  fx_set(&f, "w", "crm", CATALOG_NAMESPACE_PREFIX "{}", NULL);
+  wr_merge_request req = {.source = "w", .into = "main", .expected_head = reviewed};
+  CHECK_INT(catalog_merge(f.cat, &req, &o, &err), WEIR_ECONCURRENT);
+  CHECK(strstr(err.message, "namespace crm changed") != NULL);
+  weir_error_clear(&err);
+  fx_free(&f);
+}
+
 TEST_MAIN()
