@@ -129,14 +129,15 @@ static int build_batch(vstate *s, wr_arrow_table *in, size_t bi, weir_error *err
   return WEIR_OK;
 }
 
-static bool deferred(const rule_run *rr) {
-  return rr->rule->kind == WEIR_RULE_UNIQUE && rr->rule->mode == WEIR_MODE_DROP;
-}
+/* `unique` in every mode runs after the other rules: uniqueness is judged over the rows
+ * the drop-mode rules leave (docs/contracts.md, "Rule semantics"), so a fail-mode `unique`
+ * does not count a row a drop-mode enum removed. */
+static bool deferred(const rule_run *rr) { return rr->rule->kind == WEIR_RULE_UNIQUE; }
 
 static void check_batch(vstate *s, size_t bi) {
   const struct ArrowArray *ba = wr_arrow_batch_array(s->cb[bi]);
-  /* Two passes: every rule but drop-mode `unique`, then those, skipping the rows the
-   * others drop (a duplicate of a row that is not written is not a duplicate). */
+  /* Two passes: every rule but `unique`, then `unique`, skipping the rows the others
+   * drop (a duplicate of a row that is not written is not a duplicate). */
   uint8_t *skip = NULL;
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {

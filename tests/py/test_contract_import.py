@@ -350,3 +350,34 @@ def test_a_check_failing_only_on_real_rows_names_its_place(lake, tmp_path):
     r = weir("import", f, "--table", "t", "--contract", contract, lake=lake)
     assert r.returncode == 1
     assert r.stderr.startswith(f'error: {contract}:4:') and "does not run: " in r.stderr, r.stderr
+
+
+UNIQUE_AFTER_DROP = ("contract:\n  name: c5\n  columns:\n    - {name: id, type: Int64, unique: true}\n"
+                     "    - {name: s, type: String, enum: {values: [a], mode: drop}}\n")
+
+
+def test_fail_mode_unique_judges_the_rows_drop_rules_leave(lake, tmp_path):
+    # docs/contracts.md, "Rule semantics": (2,bad) is dropped by the enum, so (2,a) is no duplicate.
+    c = contract(tmp_path, UNIQUE_AFTER_DROP)
+    data = tmp_path / "d.csv"
+    data.write_text("id,s\n2,bad\n2,a\n")
+    r = weir("import", data, "--table", "t", "--contract", c, "--json", lake=lake)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["rows_written"] == 1 and res["rows_quarantined"] == 1
+    assert count(lake, "SELECT count(*) FROM t WHERE s = 'a'") == 1
+    dup = tmp_path / "dup.csv"
+    dup.write_text("id,s\n3,a\n3,a\n")
+    r = weir("import", dup, "--table", "t2", "--contract", c, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert 'column "id" has 1 duplicate value' in r.stderr
+
+
+def test_sdk_validate_judges_unique_after_drops(tmp_path):
+    import test_client_support  # noqa: F401 - makes python/ importable
+    import weir as sdk
+    from test_client_support import library_path
+
+    c = contract(tmp_path, UNIQUE_AFTER_DROP)
+    v = sdk.validate(pa.table({"id": [2, 2], "s": ["bad", "a"]}), str(c), library=library_path())
+    assert v.data.to_pydict() == {"id": [2], "s": ["a"]} and v.rows_dropped == 1
