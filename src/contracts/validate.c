@@ -264,6 +264,11 @@ static int apply_drops(vstate *s, wr_validation *out, weir_error *err) {
   struct ArrowSchema vs;
   wr_arrow_schema_copy(&s->p.out_schema, &vs);
   wr_arrow_table_set_schema(&out->valid, &vs);
+  /* The quarantine has its schema even when empty: a replace writes it empty, so that the
+   * quarantine of the table keeps the rejections of the table's current data only. */
+  struct ArrowSchema qs;
+  quarantine_schema(&s->p.out_schema, &qs);
+  wr_arrow_table_set_schema(&out->quarantine, &qs);
   bool any_drop = false;
   for (size_t r = 0; r < s->n_runs; r++)
     if (s->runs[r].rule->mode == WEIR_MODE_DROP && s->runs[r].hits.count) any_drop = true;
@@ -271,9 +276,6 @@ static int apply_drops(vstate *s, wr_validation *out, weir_error *err) {
     for (size_t b = 0; b < s->nb; b++) wr_arrow_table_append_batch(&out->valid, s->cb[b]);
     return WEIR_OK;
   }
-  struct ArrowSchema qs;
-  quarantine_schema(&s->p.out_schema, &qs);
-  wr_arrow_table_set_schema(&out->quarantine, &qs);
   for (size_t b = 0; b < s->nb; b++) {
     int64_t len = wr_arrow_batch_length(s->cb[b]);
     int64_t n_drop = 0;
