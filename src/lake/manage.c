@@ -74,11 +74,16 @@ static int prepare_quarantine(weir_lake *lake, const char *head, drop_ctx *d, wr
                               weir_error *err) {
   snprintf(d->q_table, sizeof d->q_table, "%s__quarantine", d->table);
   wr_table_entry q;
-  weir_error ignore = {0};
-  int rc = catalog_table_get(lake->cat, head, d->q_table, &q, &ignore);
-  weir_error_clear(&ignore);
-  if (rc == WEIR_ENOTFOUND) return WEIR_OK;
-  if (rc) return catalog_table_get(lake->cat, head, d->q_table, &q, err);
+  weir_error inner = {0}, ignore = {0};
+  int rc = catalog_table_get(lake->cat, head, d->q_table, &q, &inner);
+  if (rc == WEIR_ENOTFOUND) {
+    weir_error_clear(&inner);
+    return WEIR_OK;
+  }
+  if (rc) {
+    wr_error_move(err, &inner);
+    return rc;
+  }
   changes[*n].table = d->q_table;
   changes[*n].metadata_location = NULL;
   (*n)++;
