@@ -235,6 +235,14 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
   if (!rc && !unchanged && target && !allow_partial)
     rc = check_target_run(cat, table, to_ref, branch, hh.tables_root, target, err);
   if (!rc && !unchanged && o->check) rc = o->check(table, cur, target, o->check_ctx, err);
+  /* The table's quarantine (<table>__quarantine) follows it back to its version at `to`,
+   * in the same commit: it holds the rows rejected by the writes the table's data came
+   * from, so a table reverted without it would keep rejections of rows no longer there. */
+  char *qtable = wr_asprintf("%s__quarantine", table);
+  wr_table_entry *qcur = NULL, *qtarget = NULL;
+  if (!rc && !unchanged) rc = entry_at(cat, hh.tables_root, qtable, &qcur, err);
+  if (!rc && !unchanged) rc = entry_at(cat, ht.tables_root, qtable, &qtarget, err);
+  bool move_q = !rc && !unchanged && !catalog_same_version(qcur, qtarget);
   rc = catalog_read_end(cat, opened, rc, err);
 
   char commit[WEIR_HASH_LEN + 1];
@@ -246,14 +254,16 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
     char *msg = message ? NULL
                 : target ? wr_asprintf("Revert %s to %s", table, catalog_short(to, s))
                          : wr_asprintf("Drop %s (absent at %s)", table, catalog_short(to, s));
-    wr_table_change c = {table, target ? target->metadata_location : NULL,
-                           target ? target->snapshot_id : -1, target ? target->record_count : 0};
+    wr_table_change c[2] = {{table, target ? target->metadata_location : NULL,
+                             target ? target->snapshot_id : -1, target ? target->record_count : 0},
+                            {qtable, qtarget ? qtarget->metadata_location : NULL,
+                             qtarget ? qtarget->snapshot_id : -1, qtarget ? qtarget->record_count : 0}};
     json_t *props = json_pack("{s:s,s:s}", "reverted_table", table, "reverted_to", to);
     int bad = !props || (!message && !msg);
     wr_commit_request req = {.branch = branch,
                                .expected_head = head,
-                               .changes = &c,
-                               .n_changes = 1,
+                               .changes = c,
+                               .n_changes = move_q ? 2 : 1,
                                .message = message ? message : msg,
                                .properties = props,
                                .copies_from = to};
@@ -269,6 +279,9 @@ static int revert_table_once(wr_catalog *cat, const char *table, const char *to_
   }
   entry_free(cur);
   entry_free(target);
+  entry_free(qcur);
+  entry_free(qtarget);
+  free(qtable);
   return rc;
 }
 

@@ -129,14 +129,15 @@ static int build_batch(vstate *s, wr_arrow_table *in, size_t bi, weir_error *err
   return WEIR_OK;
 }
 
-static bool deferred(const rule_run *rr) {
-  return rr->rule->kind == WEIR_RULE_UNIQUE && rr->rule->mode == WEIR_MODE_DROP;
-}
+/* `unique` in every mode runs after the other rules: uniqueness is judged over the rows
+ * the drop-mode rules leave (docs/contracts.md, "Rule semantics"), so a fail-mode `unique`
+ * does not count a row a drop-mode enum removed. */
+static bool deferred(const rule_run *rr) { return rr->rule->kind == WEIR_RULE_UNIQUE; }
 
 static void check_batch(vstate *s, size_t bi) {
   const struct ArrowArray *ba = wr_arrow_batch_array(s->cb[bi]);
-  /* Two passes: every rule but drop-mode `unique`, then those, skipping the rows the
-   * others drop (a duplicate of a row that is not written is not a duplicate). */
+  /* Two passes: every rule but `unique`, then `unique`, skipping the rows the others
+   * drop (a duplicate of a row that is not written is not a duplicate). */
   uint8_t *skip = NULL;
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {
@@ -263,6 +264,11 @@ static int apply_drops(vstate *s, wr_validation *out, weir_error *err) {
   struct ArrowSchema vs;
   wr_arrow_schema_copy(&s->p.out_schema, &vs);
   wr_arrow_table_set_schema(&out->valid, &vs);
+  /* The quarantine has its schema even when empty: a replace writes it empty, so that the
+   * quarantine of the table keeps the rejections of the table's current data only. */
+  struct ArrowSchema qs;
+  quarantine_schema(&s->p.out_schema, &qs);
+  wr_arrow_table_set_schema(&out->quarantine, &qs);
   bool any_drop = false;
   for (size_t r = 0; r < s->n_runs; r++)
     if (s->runs[r].rule->mode == WEIR_MODE_DROP && s->runs[r].hits.count) any_drop = true;
@@ -270,9 +276,6 @@ static int apply_drops(vstate *s, wr_validation *out, weir_error *err) {
     for (size_t b = 0; b < s->nb; b++) wr_arrow_table_append_batch(&out->valid, s->cb[b]);
     return WEIR_OK;
   }
-  struct ArrowSchema qs;
-  quarantine_schema(&s->p.out_schema, &qs);
-  wr_arrow_table_set_schema(&out->quarantine, &qs);
   for (size_t b = 0; b < s->nb; b++) {
     int64_t len = wr_arrow_batch_length(s->cb[b]);
     int64_t n_drop = 0;

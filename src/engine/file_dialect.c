@@ -110,6 +110,12 @@ int wr_csv_header_check(const wr_csv_header *h, const char *path, weir_error *er
         return wr_seterr(err, WEIR_EINPUT,
                            "%s line 1: the header names column \"%s\" twice (fields %zu and %zu)", path,
                            h->names[i], j + 1, i + 1);
+      else if (h->names[i][0] && strcasecmp(h->names[i], h->names[j]) == 0)
+        /* DuckDB's names are case-insensitive: it would rename the second "ID_1". */
+        return wr_seterr(err, WEIR_EINPUT,
+                         "%s line 1: columns \"%s\" and \"%s\" differ only in case (fields %zu and %zu); SQL "
+                         "engines cannot tell them apart: rename one",
+                         path, h->names[j], h->names[i], j + 1, i + 1);
   }
   return WEIR_OK;
 }

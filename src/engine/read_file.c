@@ -231,6 +231,8 @@ static bool swapped_format(const char *fmt, char *out, size_t size) {
 }
 
 #define INT_TEXT "\\s*[+-]?[0-9]+\\s*"
+/* A timestamp text that ends in a UTC offset: a time of day, then Z, UTC or +hh[[:]mm]. */
+#define TZ_TEXT ".*[0-9]:[0-9]{2}(:[0-9]{2}(\\.[0-9]*)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)"
 
 /* The checks that keep inferred CSV columns exact. DuckDB's inference reads a column of
  * integers beyond Int64 as DOUBLE (rounding 12345678901234567890 to 1.2345678901234567e+19)
@@ -277,17 +279,40 @@ static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d,
   json_array_foreach(cols, i, c) {
     const char *name = json_string_value(json_object_get(c, "name"));
     const char *type = json_string_value(json_object_get(c, "type"));
-    if (!name || !type || json_object_get(types, name)) continue;
-    bool dbl = strcmp(type, "DOUBLE") == 0;
-    bool date = strcmp(type, "DATE") == 0 && date_ambiguous;
-    bool ts = strcmp(type, "TIMESTAMP") == 0 && ts_ambiguous;
-    if (!dbl && !date && !ts) continue;
+    if (!name || !type) continue;
+    /* A column declared Float64 (or Float32) by the contract is judged for overflow only. */
+    bool declared = json_object_get(types, name) != NULL;
+    bool over = strcmp(type, "DOUBLE") == 0 || strcmp(type, "FLOAT") == 0;
+    bool dbl = !declared && strcmp(type, "DOUBLE") == 0;
+    bool date = !declared && strcmp(type, "DATE") == 0 && date_ambiguous;
+    bool ts = !declared && strcmp(type, "TIMESTAMP") == 0 && ts_ambiguous;
+    bool tz = !declared && strcmp(type, "TIMESTAMP WITH TIME ZONE") == 0;
+    if (!over && !date && !ts && !tz) continue;
     wr_buf col = WEIR_BUF_INIT, cond = WEIR_BUF_INIT;
     wr_eng_put_ident(&col, name);
     const char *cn = wr_buf_cstr(&col);
     wr_buf_puts(&q, n_checks++ ? ", " : "SELECT ");
+    if (tz) {
+      /* DuckDB infers a column mixing values with a UTC offset and values without one as
+       * TIMESTAMP WITH TIME ZONE and reads the latter as UTC: a guessed time zone. The
+       * first value without an offset (a time of day followed by Z, UTC or +hh[:mm]). */
+      wr_buf_printf(&cond, "%s IS NOT NULL AND NOT regexp_full_match(trim(%s), '" TZ_TEXT "')", cn, cn);
+      wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"zl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"zv%zu\", ",
+                    wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
+      wr_buf_clear(&cond);
+      wr_buf_printf(&cond, "%s IS NOT NULL AND regexp_full_match(trim(%s), '" TZ_TEXT "')", cn, cn);
+      wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"zo%zu\"", wr_buf_cstr(&cond), i);
+    } else if (over) {
+      /* A number beyond Float64 (1e400) casts to inf without an error; the words inf,
+       * infinity and nan are what their writer meant and stay allowed. */
+      wr_buf_printf(&cond, "NOT regexp_full_match(lower(trim(%s)), '[+-]?(inf|infinity|nan)') AND "
+                           "isinf(TRY_CAST(trim(%s) AS DOUBLE))", cn, cn);
+      wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"ol%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"ov%zu\"",
+                    wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
+      wr_buf_clear(&cond);
+    }
     if (dbl) {
-      wr_buf_printf(&q, "count(*) FILTER (WHERE %s IS NOT NULL AND NOT regexp_full_match(%s, '" INT_TEXT "')) AS \"f%zu\", ",
+      wr_buf_printf(&q, ", count(*) FILTER (WHERE %s IS NOT NULL AND NOT regexp_full_match(%s, '" INT_TEXT "')) AS \"f%zu\", ",
                     cn, cn, i);
       wr_buf_printf(&cond, "regexp_full_match(%s, '" INT_TEXT "') AND TRY_CAST(trim(%s) AS BIGINT) IS NULL", cn, cn);
       wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"bl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"bv%zu\", ",
@@ -299,7 +324,7 @@ static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d,
                     cn, cn);
       wr_buf_printf(&q, "min(__weir_line) FILTER (WHERE %s) AS \"hl%zu\", arg_min(%s, __weir_line) FILTER (WHERE %s) AS \"hv%zu\"",
                     wr_buf_cstr(&cond), i, cn, wr_buf_cstr(&cond), i);
-    } else {
+    } else if (date || ts) {
       const char *fmt = date ? date_fmt : ts_fmt;
       const char *swap = date ? date_swap : ts_swap;
       const char *as = date ? "DATE" : "TIMESTAMP";
@@ -343,6 +368,18 @@ static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d,
     const char *name = json_string_value(json_object_get(c, "name"));
     char key[40];
     snprintf(key, sizeof key, "f%zu", i);
+    snprintf(key, sizeof key, "ol%zu", i);
+    json_int_t ol = json_integer_value(json_object_get(r, key));
+    if (ol > 0) {
+      snprintf(key, sizeof key, "ov%zu", i);
+      const char *ov = json_string_value(json_object_get(r, key));
+      rc = wr_seterr(err, WEIR_EINPUT,
+                     "%s line %lld: column \"%s\": the number %s is beyond Float64's range and would be "
+                     "stored as infinity; declare the column String in a contract to keep it as text",
+                     path, (long long)ol, name, ov ? ov : "?");
+      break;
+    }
+    snprintf(key, sizeof key, "f%zu", i);
     json_t *frac = json_object_get(r, key);
     if (json_is_integer(frac)) {
       snprintf(key, sizeof key, "hl%zu", i);
@@ -372,6 +409,20 @@ static int csv_exact_check(wr_engine *e, const char *path, const csv_dialect *d,
         break;
       }
       continue;
+    }
+    snprintf(key, sizeof key, "zl%zu", i);
+    json_int_t zl = json_integer_value(json_object_get(r, key));
+    if (zl > 0) {
+      snprintf(key, sizeof key, "zv%zu", i);
+      const char *zv = json_string_value(json_object_get(r, key));
+      snprintf(key, sizeof key, "zo%zu", i);
+      json_int_t zo = json_integer_value(json_object_get(r, key));
+      rc = wr_seterr(err, WEIR_EINPUT,
+                     "%s line %lld: column \"%s\": the timestamp \"%s\" has no UTC offset, but other values "
+                     "of the column have one (line %lld); weir does not guess a time zone: give every value "
+                     "an offset, or none",
+                     path, (long long)zl, name, zv ? zv : "?", (long long)zo);
+      break;
     }
     snprintf(key, sizeof key, "ds%zu", i);
     json_t *ds = json_object_get(r, key);
@@ -558,12 +609,104 @@ static void json_text_columns(wr_engine *e, const char *path, const char *format
   wr_buf_free(&sql);
 }
 
+/* Refuses two keys whose names differ only in case ({"a": 1, "A": 2}, in one record or
+ * two): DuckDB's names are case-insensitive and it would read the second as "A_1", a
+ * column nobody named. The keys come from the records themselves (read_json_objects),
+ * in order of first appearance, before DuckDB names any column. When the records cannot
+ * be read, the read says why. */
+static int json_check_names(wr_engine *e, const char *path, const char *format, weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "SELECT k FROM (SELECT n, unnest(json_keys(json)) AS k, unnest(range(len(json_keys(json)))) "
+                    "AS p FROM (SELECT row_number() OVER () AS n, json FROM read_json_objects(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_printf(&sql, ", format = '%s')) WHERE json_type(json) = 'OBJECT') GROUP BY k ORDER BY min(n * 1000000 + p)",
+                format);
+  json_t *rows = NULL;
+  int rc = WEIR_OK;
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &rows, NULL) == WEIR_OK) {
+    size_t n = json_array_size(rows);
+    for (size_t i = 0; i < n && !rc; i++)
+      for (size_t j = 0; j < i && !rc; j++) {
+        const char *a = json_string_value(json_object_get(json_array_get(rows, j), "k"));
+        const char *b = json_string_value(json_object_get(json_array_get(rows, i), "k"));
+        if (a && b && strcasecmp(a, b) == 0)
+          rc = wr_seterr(err, WEIR_EINPUT,
+                         "cannot read %s: columns \"%s\" and \"%s\" differ only in case (keys of its records); SQL "
+                         "engines cannot tell them apart: rename one",
+                         path, a, b);
+      }
+  }
+  json_decref(rows);
+  wr_buf_free(&sql);
+  return rc;
+}
+
+/* Refuses a number beyond Float64's range (1e400) in a column DuckDB reads as DOUBLE: its
+ * reader stores it as infinity without an error. The text of the value comes from the
+ * record itself (json_extract_string keeps "1e400"); a string "inf" is no number and is
+ * not judged. Names the record (the line of a JSON-lines file), column and value. */
+static int json_check_overflow(wr_engine *e, const char *path, const char *format, weir_error *err) {
+  wr_buf sql = WEIR_BUF_INIT;
+  wr_buf_puts(&sql, "DESCRIBE SELECT * FROM read_json(");
+  wr_eng_put_string(&sql, path);
+  wr_buf_printf(&sql, ", format = '%s', sample_size = -1)", format);
+  json_t *cols = NULL;
+  int rc = WEIR_OK;
+  if (wr_engine_query_json(e, wr_buf_cstr(&sql), &cols, NULL) == WEIR_OK) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(cols, i, c) {
+      const char *name = json_string_value(json_object_get(c, "column_name"));
+      const char *type = json_string_value(json_object_get(c, "column_type"));
+      if (!name || !type || (strcmp(type, "DOUBLE") != 0 && strcmp(type, "FLOAT") != 0)) continue;
+      wr_buf jp = WEIR_BUF_INIT, q = WEIR_BUF_INIT, v = WEIR_BUF_INIT;
+      wr_buf_puts(&jp, "$.\"");
+      for (const char *p = name; *p; p++) {
+        if (*p == '"' || *p == '\\') wr_buf_putc(&jp, '\\');
+        wr_buf_putc(&jp, *p);
+      }
+      wr_buf_putc(&jp, '"');
+      wr_buf_puts(&v, "json_extract_string(json, ");
+      wr_eng_put_string(&v, wr_buf_cstr(&jp));
+      wr_buf_putc(&v, ')');
+      wr_buf_printf(&q, "SELECT n, %s AS v FROM (SELECT row_number() OVER () AS n, json FROM read_json_objects(",
+                    wr_buf_cstr(&v));
+      wr_eng_put_string(&q, path);
+      wr_buf_printf(&q, ", format = '%s')) WHERE json_type(json, ", format);
+      wr_eng_put_string(&q, wr_buf_cstr(&jp));
+      wr_buf_printf(&q, ") IN ('DOUBLE', 'UBIGINT', 'BIGINT') AND isinf(TRY_CAST(%s AS DOUBLE)) ORDER BY n LIMIT 1",
+                    wr_buf_cstr(&v));
+      json_t *hit = NULL;
+      if (wr_engine_query_json(e, wr_buf_cstr(&q), &hit, NULL) == WEIR_OK && json_array_size(hit) > 0) {
+        json_t *h = json_array_get(hit, 0);
+        const char *val = json_string_value(json_object_get(h, "v"));
+        rc = wr_seterr(err, WEIR_EINPUT,
+                       "%s %s %lld: column \"%s\": the number %s is beyond Float64's range and would be stored "
+                       "as infinity; write it as a string and declare the column String in a contract",
+                       path, strcmp(format, "newline_delimited") == 0 ? "line" : "record",
+                       (long long)json_integer_value(json_object_get(h, "n")), name, val ? val : "?");
+      }
+      json_decref(hit);
+      wr_buf_free(&jp);
+      wr_buf_free(&q);
+      wr_buf_free(&v);
+      if (rc) break;
+    }
+  }
+  json_decref(cols);
+  wr_buf_free(&sql);
+  return rc;
+}
+
 static int read_jsonl_file(wr_engine *e, const char *path, wr_arrow_table *out, weir_error *err) {
   /* A .json file may hold one array of objects rather than one object per line; DuckDB's
    * "auto" tells the two apart. .jsonl and .ndjson are lines. */
   char buf[1024];
   const char *format =
       strcasecmp(wr_file_extension(path, buf, sizeof buf), "json") == 0 ? "auto" : "newline_delimited";
+  int nrc = json_check_names(e, path, format, err);
+  if (nrc == WEIR_OK) nrc = json_check_overflow(e, path, format, err);
+  if (nrc) return nrc;
   wr_buf sql = WEIR_BUF_INIT;
   wr_buf_puts(&sql, "SELECT *");
   json_text_columns(e, path, format, &sql);

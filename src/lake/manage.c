@@ -32,10 +32,13 @@ static int commit_changes(weir_lake *lake, const char *branch, prepare_fn prepar
   for (int attempt = 0; attempt < MANAGE_ATTEMPTS; attempt++) {
     char head[WEIR_HASH_HEX_SIZE];
     if ((rc = lake_branch_head(lake, branch, head, err))) return rc;
-    wr_table_change changes[2];
+    wr_table_change changes[4];
     size_t n = 0;
     memset(changes, 0, sizeof changes);
-    if ((rc = prepare(lake, head, changes, &n, ctx, err))) return rc;
+    if ((rc = prepare(lake, head, changes, &n, ctx, err))) {
+      for (size_t i = 0; i < n; i++) free((char *)changes[i].metadata_location);
+      return rc;
+    }
     if (n == 0) { /* nothing to change: no empty commit */
       memcpy(out, head, WEIR_HASH_HEX_SIZE);
       return WEIR_OK;
@@ -65,7 +68,50 @@ typedef struct drop_ctx {
   const char *table;
   const char *new_name;
   const char *branch;
+  /* The tables' quarantines (<table>__quarantine): they follow their table, dropped or
+   * renamed in the same commit, so that no quarantine outlives or loses its table. */
+  char q_table[2 * WEIR_NAME_MAX + 16], q_new[2 * WEIR_NAME_MAX + 16];
 } drop_ctx;
+
+/* Adds the changes that move the quarantine of d->table with it (dropped, or renamed to
+ * d->new_name's) when it has one at `head`. */
+static int prepare_quarantine(weir_lake *lake, const char *head, drop_ctx *d, wr_table_change *changes, size_t *n,
+                              weir_error *err) {
+  snprintf(d->q_table, sizeof d->q_table, "%s__quarantine", d->table);
+  wr_table_entry q;
+  weir_error inner = {0}, ignore = {0};
+  int rc = catalog_table_get(lake->cat, head, d->q_table, &q, &inner);
+  if (rc == WEIR_ENOTFOUND) {
+    weir_error_clear(&inner);
+    return WEIR_OK;
+  }
+  if (rc) {
+    wr_error_move(err, &inner);
+    return rc;
+  }
+  changes[*n].table = d->q_table;
+  changes[*n].metadata_location = NULL;
+  (*n)++;
+  if (d->new_name) {
+    snprintf(d->q_new, sizeof d->q_new, "%s__quarantine", d->new_name);
+    wr_table_entry other;
+    int orc = catalog_table_get(lake->cat, head, d->q_new, &other, &ignore);
+    weir_error_clear(&ignore);
+    if (orc == WEIR_OK) {
+      wr_table_entry_clear(&other);
+      wr_table_entry_clear(&q);
+      return wr_seterr(err, WEIR_EEXISTS, "cannot rename %s to %s: its quarantine would be %s, which already exists "
+                       "on branch %s", d->table, d->new_name, d->q_new, d->branch);
+    }
+    changes[*n].table = d->q_new;
+    changes[*n].metadata_location = wr_strdup(q.metadata_location);
+    changes[*n].snapshot_id = q.snapshot_id;
+    changes[*n].record_count = q.record_count;
+    (*n)++;
+  }
+  wr_table_entry_clear(&q);
+  return WEIR_OK;
+}
 
 static int prepare_drop(weir_lake *lake, const char *head, wr_table_change *changes, size_t *n, void *ctx,
                         weir_error *err) {
@@ -112,7 +158,7 @@ static int prepare_drop(weir_lake *lake, const char *head, wr_table_change *chan
     *n = 2;
   }
   wr_table_entry_clear(&e);
-  return WEIR_OK;
+  return prepare_quarantine(lake, head, d, changes, n, err);
 }
 
 int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char **out_json, weir_error *err) {
@@ -122,7 +168,7 @@ int lake_table_drop(weir_lake *lake, const char *table, const char *branch, char
   if (rc) return rc;
   char full[2 * WEIR_NAME_MAX + 2];
   wr_table_id_format(&id, full, sizeof full);
-  drop_ctx d = {full, NULL, branch_or_main(branch)};
+  drop_ctx d = {full, NULL, branch_or_main(branch), "", ""};
   char *msg = wr_asprintf("drop table %s", full);
   char hash[WEIR_HASH_HEX_SIZE];
   rc = commit_changes(lake, d.branch, prepare_drop, &d, msg, NULL, hash, err);
@@ -145,7 +191,7 @@ int lake_table_rename(weir_lake *lake, const char *table, const char *new_name, 
   wr_table_id_format(&a, fa, sizeof fa);
   wr_table_id_format(&b, fb, sizeof fb);
   if (strcmp(fa, fb) == 0) return wr_seterr(err, WEIR_EINVALIDARG, "cannot rename %s to itself", fa);
-  drop_ctx d = {fa, fb, branch_or_main(branch)};
+  drop_ctx d = {fa, fb, branch_or_main(branch), "", ""};
   char *msg = wr_asprintf("rename table %s to %s", fa, fb);
   json_t *props = json_pack("{s:s,s:s}", "weir.rename_from", fa, "weir.rename_to", fb);
   char hash[WEIR_HASH_HEX_SIZE];

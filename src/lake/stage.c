@@ -153,7 +153,20 @@ int lake_stage_output(weir_lake *lake, wr_engine *engine, wr_arrow_table *data,
     out->n_staged = 1;
     out->rows_written = out->staged[0].rows;
   }
-  if (rc == WEIR_OK && v.quarantine.n_rows > 0) {
+  /* A replace with no rejected rows empties the quarantine the table had at the base: it
+   * holds the rows rejected by the writes the table's current data came from, now none. */
+  bool empty_quarantine = false;
+  if (rc == WEIR_OK && v.quarantine.n_rows == 0 && v.quarantine.schema.release && req->mode != WEIR_MODE_APPEND &&
+      req->base_commit) {
+    char *qname = wr_asprintf("%s__quarantine", req->table);
+    iceberg_table *qt = NULL;
+    weir_error ignore = {0};
+    empty_quarantine = lake_table_at(lake, req->base_commit, qname, true, &qt, &ignore) == WEIR_OK && qt;
+    weir_error_clear(&ignore);
+    iceberg_table_free(qt);
+    free(qname);
+  }
+  if (rc == WEIR_OK && (v.quarantine.n_rows > 0 || empty_quarantine)) {
     char *qname = wr_asprintf("%s__quarantine", req->table);
     weir_contract *qc = NULL;
     rc = lake_infer_contract(&v.quarantine, "quarantine", &qc, err);

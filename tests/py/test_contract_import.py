@@ -350,3 +350,97 @@ def test_a_check_failing_only_on_real_rows_names_its_place(lake, tmp_path):
     r = weir("import", f, "--table", "t", "--contract", contract, lake=lake)
     assert r.returncode == 1
     assert r.stderr.startswith(f'error: {contract}:4:') and "does not run: " in r.stderr, r.stderr
+
+
+UNIQUE_AFTER_DROP = ("contract:\n  name: c5\n  columns:\n    - {name: id, type: Int64, unique: true}\n"
+                     "    - {name: s, type: String, enum: {values: [a], mode: drop}}\n")
+
+
+def test_fail_mode_unique_judges_the_rows_drop_rules_leave(lake, tmp_path):
+    # docs/contracts.md, "Rule semantics": (2,bad) is dropped by the enum, so (2,a) is no duplicate.
+    c = contract(tmp_path, UNIQUE_AFTER_DROP)
+    data = tmp_path / "d.csv"
+    data.write_text("id,s\n2,bad\n2,a\n")
+    r = weir("import", data, "--table", "t", "--contract", c, "--json", lake=lake)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["rows_written"] == 1 and res["rows_quarantined"] == 1
+    assert count(lake, "SELECT count(*) FROM t WHERE s = 'a'") == 1
+    dup = tmp_path / "dup.csv"
+    dup.write_text("id,s\n3,a\n3,a\n")
+    r = weir("import", dup, "--table", "t2", "--contract", c, lake=lake)
+    assert r.returncode == 3, r.stderr
+    assert 'column "id" has 1 duplicate value' in r.stderr
+
+
+def test_sdk_validate_judges_unique_after_drops(tmp_path):
+    import test_client_support  # noqa: F401 - makes python/ importable
+    import weir as sdk
+    from test_client_support import library_path
+
+    c = contract(tmp_path, UNIQUE_AFTER_DROP)
+    v = sdk.validate(pa.table({"id": [2, 2], "s": ["bad", "a"]}), str(c), library=library_path())
+    assert v.data.to_pydict() == {"id": [2], "s": ["a"]} and v.rows_dropped == 1
+
+
+def _tables(lake) -> dict[str, int]:
+    return {t["table"]: t["record_count"] for t in weir_list("tables", lake=lake)}
+
+
+def _people(lake, tmp_path):
+    """people with one row quarantined by a drop-mode enum; returns (contract, that commit)."""
+    c = contract(tmp_path, "contract:\n  name: c1\n  columns:\n    - {name: id, type: Int64}\n"
+                 "    - {name: s, type: String, enum: {values: [a], mode: drop}}\n")
+    p2 = tmp_path / "p2.csv"
+    p2.write_text("id,s\n1,a\n2,bad\n")
+    r = weir("import", p2, "--table", "people", "--contract", c, "--json", lake=lake)
+    assert r.returncode == 0, r.stderr
+    commit = json.loads(r.stdout)["commit"]
+    assert _tables(lake)["default.people__quarantine"] == 1
+    return c, commit
+
+
+def test_a_replace_without_rejections_empties_the_quarantine(lake, tmp_path):
+    c, _ = _people(lake, tmp_path)
+    clean = tmp_path / "clean.csv"
+    clean.write_text("id,s\n3,a\n")
+    r = weir("import", clean, "--table", "people", "--contract", c, "--mode", "replace", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert _tables(lake)["default.people__quarantine"] == 0
+    changed = sorted(t["table"] for t in weir_list("log", lake=lake)[0]["tables_changed"])
+    assert changed == ["default.people", "default.people__quarantine"]
+    # an append without rejections leaves it as it is
+    more = tmp_path / "more.csv"
+    more.write_text("id,s\n4,a\n")
+    r = weir("import", more, "--table", "people", "--mode", "append", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert _tables(lake)["default.people__quarantine"] == 0
+    assert len(weir_list("log", lake=lake)[0]["tables_changed"]) == 1
+
+
+def test_drop_and_rename_take_the_quarantine_along_in_the_same_commit(lake, tmp_path):
+    _people(lake, tmp_path)
+    r = weir("table", "rename", "people", "p2", lake=lake)
+    assert r.returncode == 0, r.stderr
+    t = _tables(lake)
+    assert "default.people__quarantine" not in t and t["default.p2__quarantine"] == 1
+    changed = sorted(x["table"] for x in weir_list("log", lake=lake)[0]["tables_changed"])
+    assert changed == ["default.p2", "default.p2__quarantine", "default.people", "default.people__quarantine"]
+    r = weir("table", "drop", "p2", lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert not [n for n in _tables(lake) if n.startswith("default.p")]
+    changed = sorted(x["table"] for x in weir_list("log", lake=lake)[0]["tables_changed"])
+    assert changed == ["default.p2", "default.p2__quarantine"]
+
+
+def test_a_revert_brings_the_quarantine_back_to_its_state_at_the_ref(lake, tmp_path):
+    c, first = _people(lake, tmp_path)
+    clean = tmp_path / "clean.csv"
+    clean.write_text("id,s\n3,a\n")
+    assert weir("import", clean, "--table", "people", "--contract", c, "--mode", "replace",
+                lake=lake).returncode == 0
+    assert _tables(lake)["default.people__quarantine"] == 0
+    r = weir("revert", "people", "--to", first, lake=lake)
+    assert r.returncode == 0, r.stderr
+    assert _tables(lake)["default.people__quarantine"] == 1
+    assert count(lake, "SELECT count(*) FROM people__quarantine WHERE s = 'bad'") == 1

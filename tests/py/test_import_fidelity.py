@@ -430,3 +430,75 @@ def test_a_zero_row_append_of_the_wrong_shape_is_refused(lake, tmp_path):
     (tmp_path / "zok.csv").write_text("id,big,d\n")
     r = imp(lake, tmp_path / "zok.csv", "za", "--mode", "append")
     assert r.returncode == 0 and "no rows to append" in r.stdout + r.stderr, r.stderr
+
+
+# ---- values a reader would change without a word (new-user review) --------------------------
+
+
+def test_a_float_beyond_float64_is_refused_naming_column_line_and_value(lake, tmp_path):
+    f = tmp_path / "ov.csv"
+    f.write_text("id,v\n1,1.5\n2,1e400\n3,-1e999\n")
+    r = imp(lake, f, "ov")
+    assert r.returncode == 1, r.stderr
+    assert 'line 3: column "v": the number 1e400 is beyond Float64' in r.stderr
+    j = tmp_path / "ov.jsonl"
+    j.write_text('{"id": 1, "v": 1.5}\n{"id": 2, "v": -1e400}\n')
+    r = imp(lake, j, "ovj")
+    assert r.returncode == 1, r.stderr
+    assert 'ov.jsonl line 2: column "v": the number -1e400 is beyond Float64' in r.stderr
+    assert cli("describe", "ov", lake=lake).returncode != 0
+
+
+def test_inf_and_nan_written_as_words_stay_allowed_and_declared_float64_is_judged(lake, tmp_path):
+    c = tmp_path / "f.yml"
+    c.write_text("contract:\n  name: f\n  columns:\n    - {name: id, type: Int64}\n"
+                 "    - {name: v, type: Float64}\n")
+    f = tmp_path / "words.csv"
+    f.write_text("id,v\n1,inf\n2,-Infinity\n3,nan\n4,1.5\n")
+    r = imp(lake, f, "words", "--contract", c)
+    assert r.returncode == 0, r.stderr
+    rows = query(lake, "SELECT count(*) AS n FROM words WHERE isinf(v) OR isnan(v)")
+    assert rows == [{"n": 3}]
+    big = tmp_path / "big.csv"
+    big.write_text("id,v\n1,1.5\n2,2e308\n")
+    r = imp(lake, big, "bigf", "--contract", c)
+    assert r.returncode == 1, r.stderr
+    assert 'line 3: column "v": the number 2e308 is beyond Float64' in r.stderr
+
+
+def test_naive_and_offset_timestamps_in_one_column_are_refused(lake, tmp_path):
+    f = tmp_path / "ts.csv"
+    f.write_text("id,t\n1,2024-01-02 10:00:00+02:00\n2,2024-01-02 10:00:00\n3,2024-01-03 10:00:00\n")
+    r = imp(lake, f, "ts")
+    assert r.returncode == 1, r.stderr
+    assert 'ts.csv line 3: column "t": the timestamp "2024-01-02 10:00:00" has no UTC offset' in r.stderr
+    assert "line 2" in r.stderr and "does not guess a time zone" in r.stderr
+
+
+@pytest.mark.parametrize("rows,typ", [
+    ("1,2024-01-02 10:00:00+02:00\n2,2024-01-02 10:00:00Z\n", "TimestampMicroUTC"),
+    ("1,2024-01-02 10:00:00\n2,2024-01-02 11:00:00\n", "TimestampMicro"),
+])
+def test_all_offset_and_all_naive_timestamp_columns_import(lake, tmp_path, rows, typ):
+    f = tmp_path / "ok.csv"
+    f.write_text("id,t\n" + rows)
+    r = imp(lake, f, "tsok")
+    assert r.returncode == 0, r.stderr
+    col = weir_json("describe", "tsok", lake=lake)["columns"][1]
+    assert col["weir_type"] == typ, col
+
+
+@pytest.mark.parametrize("name,text", [
+    ("c.csv", "id,ID\n1,2\n"),
+    ("c.jsonl", '{"a": 1, "A": 2}\n'),
+    ("c2.jsonl", '{"a": 1}\n{"A": 2}\n'),
+])
+def test_columns_differing_only_in_case_are_refused(lake, tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text)
+    r = imp(lake, f, "cased")
+    assert r.returncode == 1, r.stderr
+    assert "differ only in case" in r.stderr and "rename one" in r.stderr
+    first, second = ("id", "ID") if name == "c.csv" else ("a", "A")
+    assert f'columns "{first}" and "{second}"' in r.stderr
+    assert cli("describe", "cased", lake=lake).returncode != 0
