@@ -319,6 +319,8 @@ static int64_t auto_threshold(const iceberg_table *t) {
   return *end == 0 && n >= 1 ? (int64_t)n : 0;
 }
 
+bool lake_compact_threshold_set(const iceberg_table *t) { return t && auto_threshold(t) > 0; }
+
 json_t *lake_compact_after_append(weir_lake *lake, const char *table, const char *branch) {
   char head[WEIR_HASH_HEX_SIZE];
   weir_error err = {0};

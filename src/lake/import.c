@@ -209,7 +209,10 @@ static int import_table(import_ctx *ic, wr_engine *engine, wr_arrow_table *data,
                       res.n_staged > 1 ? json_string(res.staged[1].table) : json_null());
   json_object_set_new(o, "report", res.report ? json_incref(res.report) : json_null());
   if (opts->mode == WEIR_MODE_APPEND) {
-    json_t *compaction = lake_compact_after_append(lake, ic->table, ic->branch);
+    /* The threshold is a table property another writer sets: the appended-to version has
+     * it or the version committed now does not either. */
+    json_t *compaction = lake_compact_threshold_set(prev) ? lake_compact_after_append(lake, ic->table, ic->branch)
+                                                          : NULL;
     json_object_set_new(o, "compaction", compaction ? compaction : json_null());
   }
   json_object_set_new(o, "committed", json_true());

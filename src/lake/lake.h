@@ -120,6 +120,9 @@ int lake_table_alter(weir_lake *lake, const char *table, const weir_alter_option
  * {"error": {code, message, details}} when it failed (the append stays committed), or
  * NULL when there was nothing to do. Never fails the caller. Caller decrefs. */
 json_t *lake_compact_after_append(weir_lake *lake, const char *table, const char *branch);
+/* Whether table version t sets weir.compact.min-files: an append to a version without it
+ * skips lake_compact_after_append's reload of the table (a metadata parse per commit). */
+bool lake_compact_threshold_set(const iceberg_table *t);
 int lake_table_import(weir_lake *lake, const char *file, const weir_import_options *opts, char **out_json,
                       weir_error *err);
 int lake_table_import_arrow(weir_lake *lake, struct ArrowArrayStream *stream, const weir_import_options *opts,
