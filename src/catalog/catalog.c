@@ -730,8 +730,9 @@ int catalog_table_get(wr_catalog *cat, const char *hash, const char *table,
   return WEIR_OK;
 }
 
-int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
-                   weir_error *err) {
+/* The entries of commit `hash`'s trie that are namespaces (or, !namespaces, tables). */
+static int entries_of(wr_catalog *cat, const char *hash, bool namespaces, wr_table_entry **out, size_t *n,
+                      weir_error *err) {
   *out = NULL;
   *n = 0;
   char root[WEIR_HASH_LEN + 1];
@@ -741,23 +742,18 @@ int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size
   rc = commit_root(cat, hash, root, err);
   if (!rc) rc = tree_list(cat, root, out, n, err);
   rc = catalog_read_end(cat, opened, rc, err);
-  if (!rc) keep_entries(out, n, false);
+  if (!rc) keep_entries(out, n, namespaces);
   return rc;
+}
+
+int catalog_tables(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
+                   weir_error *err) {
+  return entries_of(cat, hash, false, out, n, err);
 }
 
 int catalog_namespace_entries(wr_catalog *cat, const char *hash, wr_table_entry **out, size_t *n,
                               weir_error *err) {
-  *out = NULL;
-  *n = 0;
-  char root[WEIR_HASH_LEN + 1];
-  bool opened = false;
-  int rc = catalog_read_begin(cat, &opened, err);
-  if (rc) return rc;
-  rc = commit_root(cat, hash, root, err);
-  if (!rc) rc = tree_list(cat, root, out, n, err);
-  rc = catalog_read_end(cat, opened, rc, err);
-  if (!rc) keep_entries(out, n, true);
-  return rc;
+  return entries_of(cat, hash, true, out, n, err);
 }
 
 int catalog_diff(wr_catalog *cat, const char *hash_a, const char *hash_b, catalog_diff_fn fn,
