@@ -57,6 +57,7 @@ void iceberg_partition_spec_clear(iceberg_partition_spec *s) {
   memset(s, 0, sizeof *s);
 }
 
+static void why_set(char *why, size_t n, const char *fmt, ...) WEIR_PRINTF(3, 4);
 static void why_set(char *why, size_t n, const char *fmt, ...) {
   if (!why || !n) return;
   va_list ap;
