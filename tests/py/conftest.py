@@ -23,6 +23,18 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("WEIR_BUILD_DIR", ROOT / "build")).resolve()
 TITANIC = ROOT / "examples" / "titanic" / "data" / "titanic.csv"
+#: The jars every Spark session of the suite loads. pyspark starts one JVM per process and
+#: Iceberg's FileIO loading does not see jars a later session adds, so every session names
+#: the same ones: the Spark runtime, and the AWS bundle S3 warehouses need (bootstrap.sh).
+SPARK_JARS = (ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar",
+              ROOT / ".deps" / "spark" / "iceberg-aws-bundle-1.10.0.jar")
+
+
+def spark_jars() -> str:
+    """SPARK_JARS as spark.jars takes them, each checked to exist."""
+    for jar in SPARK_JARS:
+        assert jar.exists(), f"{jar} is missing: run scripts/bootstrap.sh"
+    return ",".join(str(j) for j in SPARK_JARS)
 #: titanic's types and required columns, no rules (columns imported without a contract are
 #: optional; the example project reads some as required).
 TITANIC_SCHEMA = pathlib.Path(__file__).resolve().parent / "titanic_schema.yml"

@@ -325,16 +325,15 @@ def test_nanosecond_table_delete_keeps_v3_row_lineage(lake: pathlib.Path, tmp_pa
 def test_spark_reads_the_delete_and_the_version_before(events: pathlib.Path) -> None:
     """Spark 3.5 with Iceberg 1.10 opens the metadata files: 290 rows at head, the 10
     deleted ones still at the previous version, and the snapshot is an overwrite."""
-    from conftest import ROOT
+    from conftest import spark_jars
 
-    jar = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
-    assert jar.exists(), f"{jar} is missing: run scripts/bootstrap.sh"
+    jars = spark_jars()
     from pyspark.sql import SparkSession
 
     old_meta = _metadata(events)
     assert weir_json("delete", "events", "--where", "id >= 100 AND id < 110", lake=events)["rows_deleted"] == 10
     new_meta = _metadata(events)
-    spark = (SparkSession.builder.master("local[1]").appName("weir-delete-test").config("spark.jars", str(jar))
+    spark = (SparkSession.builder.master("local[1]").appName("weir-delete-test").config("spark.jars", jars)
              .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
              .config("spark.driver.memory", "1g").getOrCreate())

@@ -339,15 +339,14 @@ def test_sdk_import_with_evolve(three: dict[str, Any]) -> None:
 def test_spark_reads_the_renamed_column_from_files_written_before_the_rename(three: dict[str, Any]) -> None:
     """Spark (Iceberg's Spark runtime, from the metadata file alone): the data files still
     name the column `col`, so reading `value` with the old rows proves the mapping by id."""
-    from conftest import ROOT
+    from conftest import spark_jars
 
-    jar = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
-    assert jar.exists(), f"{jar} is missing: run scripts/bootstrap.sh"
+    jars = spark_jars()
     from pyspark.sql import SparkSession
 
     lake, first = three["lake"], three["first"]
     weir_json("alter", "readings", "--rename", "col", "value", lake=lake)
-    spark = (SparkSession.builder.master("local[1]").appName("weir-evolution-test").config("spark.jars", str(jar))
+    spark = (SparkSession.builder.master("local[1]").appName("weir-evolution-test").config("spark.jars", jars)
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
              .config("spark.driver.memory", "1g").getOrCreate())
     try:

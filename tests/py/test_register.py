@@ -23,9 +23,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import weir
-from conftest import ROOT, weir as cli, weir_json, weir_list
+from conftest import spark_jars, weir as cli, weir_json, weir_list
 
-JAR = ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
 
 
 def tree_hashes(folder: pathlib.Path) -> dict[str, str]:
@@ -171,12 +170,12 @@ def test_sdk_register_table_and_files(lake: pathlib.Path, pyice: dict[str, Any])
 def spark_table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A table written by real Spark with Iceberg's Hadoop catalog, and the session (one for
     the module), which later reads what weir wrote."""
-    assert JAR.exists(), f"{JAR} is missing: run scripts/bootstrap.sh"
+    jars = spark_jars()
     from pyspark.sql import SparkSession
 
     wh = tmp_path_factory.mktemp("spark") / "warehouse"
     spark = (SparkSession.builder.master("local[1]").appName("weir-register-test")
-             .config("spark.jars", str(JAR))
+             .config("spark.jars", jars)
              .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
              .config("spark.sql.catalog.hc", "org.apache.iceberg.spark.SparkCatalog")
              .config("spark.sql.catalog.hc.type", "hadoop").config("spark.sql.catalog.hc.warehouse", f"file://{wh}")

@@ -16,19 +16,16 @@ import math
 
 import pytest
 
-from conftest import ROOT, weir, weir_list
+from conftest import spark_jars, weir, weir_list
 from serve_support import SETTINGS, lake_files, served_lake, weir_rows
 
-JARS = (ROOT / ".deps" / "spark" / "iceberg-spark-runtime-3.5_2.12-1.10.0.jar",
-        ROOT / ".deps" / "spark" / "iceberg-aws-bundle-1.10.0.jar")
 COLUMNS = ["PassengerId", "Survived", "Pclass", "Name", "Sex", "Age", "SibSp", "Parch", "Ticket", "Fare", "Cabin",
            "Embarked"]
 
 
 @pytest.fixture(scope="module", params=SETTINGS)
 def env(request, tmp_path_factory):
-    for jar in JARS:
-        assert jar.exists(), f"{jar} is missing: run scripts/bootstrap.sh"
+    jars = spark_jars()
     from pyspark.sql import SparkSession
 
     served = served_lake(request, tmp_path_factory, request.param)
@@ -40,7 +37,7 @@ def env(request, tmp_path_factory):
         s3 = {"io-impl": "org.apache.iceberg.aws.s3.S3FileIO", "s3.access-key-id": srv.s3.access_key,
               "s3.secret-access-key": srv.s3.secret_key, "client.region": "us-east-1"}
     b = (SparkSession.builder.master("local[1]").appName("weir-serve-test")
-         .config("spark.jars", ",".join(str(j) for j in JARS))
+         .config("spark.jars", jars)
          .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
          .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
          .config("spark.driver.memory", "1g"))
