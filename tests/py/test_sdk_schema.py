@@ -312,7 +312,11 @@ def test_libweir_accepts_the_ir(weir_env):
     out = ctypes.c_void_p()
     lib.call("weir_contract_parse", text, len(text), b"json", b"test.py", ctypes.byref(out))
     try:
-        back = json.loads(ctypes.string_at(lib.fn("weir_contract_to_json")(out)).decode())
+        text_out = lib.fn("weir_contract_to_json")(out)  # the caller's, freed with weir_free
+        try:
+            back = json.loads(ctypes.string_at(text_out).decode())
+        finally:
+            lib.fn("weir_free")(text_out)
     finally:
         lib.fn("weir_contract_free")(out)
     mine = Full.to_ir()
